@@ -1,0 +1,53 @@
+"""fairalloc: fair allocation of several resources among users over time.
+
+Exact mechanisms (water-filling, LPs, MILPs), greedy schedulers, simulators and axiom checkers for
+DRF, SDRF, TSF, TV-TSF, BUC and learned priority functions. See ``DESIGN.md`` for the layout.
+
+>>> import fairalloc as fa
+>>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+>>> fa.drf(inst).dominant_shares.round(6).tolist()
+[0.666667, 0.666667]
+"""
+
+from importlib.metadata import PackageNotFoundError, version as _version
+
+from . import commitments, shares
+from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidInstanceError,
+                     SolverError, SolverUnavailableError)
+from .exact.solvers import available_solvers
+from .mechanisms import drf, max_min, sdrf
+from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
+from .result import SOLUTION_PRESENT, AllocationResult, Status
+
+try:
+    __version__ = _version("fairalloc")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0+unknown"
+
+__all__ = [
+    # models
+    "Instance",
+    "Cluster",
+    "TaskInstance",
+    "TimeVaryingInstance",
+    # results
+    "AllocationResult",
+    "Status",
+    "SOLUTION_PRESENT",
+    # divisible mechanisms
+    "max_min",
+    "drf",
+    "sdrf",
+    # formulas and state
+    "shares",
+    "commitments",
+    # solvers
+    "available_solvers",
+    # errors
+    "FairallocError",
+    "InvalidInstanceError",
+    "SolverError",
+    "SolverUnavailableError",
+    "InfeasibleError",
+    "FairallocWarning",
+]

@@ -1,0 +1,215 @@
+"""The solver layer: backends by name, capability checks, and honest statuses.
+
+Backends
+--------
+========== ============ ===================== ===========================================
+name       problems     interface             notes
+========== ============ ===================== ===========================================
+highs      LP (+ MILP)  cvxpy / PuLP (highspy) simplex LPs; HiGHS branch-and-cut for MILPs
+clarabel   LP, conic    cvxpy                 interior point (default tolerances tightened)
+cbc        MILP         PuLP                  bundled with PuLP
+scipy      LP           cvxpy                 scipy.optimize.linprog (HiGHS underneath)
+scs        LP, conic    cvxpy                 first-order, low accuracy
+gurobi ... LP, MILP     not installed         named so that the error says what to install
+========== ============ ===================== ===========================================
+
+``solver=None`` picks the first available backend of the documented default order
+(:data:`DEFAULT_ORDER`); that order may change between versions and should not be relied on.
+
+Honesty rule: a result is ``OPTIMAL`` only when the backend itself reports proven optimality. cvxpy's
+``optimal_inaccurate`` and ``user_limit`` become ``FEASIBLE`` (with the backend's words in the message).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..errors import SolverUnavailableError
+from ..result import Status
+
+__all__ = [
+    "Backend",
+    "BACKENDS",
+    "DEFAULT_ORDER",
+    "available_solvers",
+    "get_backend",
+    "SolveOutcome",
+    "solve_cvxpy",
+]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A solver reachable through cvxpy (continuous problems) and/or PuLP (MILPs)."""
+
+    name: str
+    cvxpy_name: str | None = None      # cvxpy solver constant for LP / conic problems
+    pulp_name: str | None = None       # PuLP solver class for MILPs
+    module: str | None = None          # import name whose presence makes it available
+    install: str = ""                  # what to pip install when missing
+
+    @property
+    def lp_capable(self) -> bool:
+        return self.cvxpy_name is not None
+
+    @property
+    def mip_capable(self) -> bool:
+        return self.pulp_name is not None
+
+    def available(self, kind: str = "lp") -> bool:
+        if kind == "lp" and self.cvxpy_name:
+            try:
+                import cvxpy as cp
+            except ImportError:  # pragma: no cover - cvxpy is a core dependency
+                return False
+            return self.cvxpy_name in cp.installed_solvers()
+        if kind == "milp" and self.pulp_name:
+            try:
+                import pulp
+            except ImportError:  # pragma: no cover - pulp is a core dependency
+                return False
+            return self.pulp_name in pulp.listSolvers(onlyAvailable=True)
+        return False
+
+
+BACKENDS: dict[str, Backend] = {
+    b.name: b
+    for b in [
+        Backend("highs", cvxpy_name="HIGHS", pulp_name="HiGHS", module="highspy", install="pip install highspy"),
+        Backend("clarabel", cvxpy_name="CLARABEL", module="clarabel", install="pip install clarabel"),
+        Backend("cbc", pulp_name="PULP_CBC_CMD", module="pulp", install="pip install pulp (bundles CBC)"),
+        Backend("scipy", cvxpy_name="SCIPY", module="scipy", install="pip install scipy"),
+        Backend("scs", cvxpy_name="SCS", module="scs", install="pip install scs"),
+        Backend("gurobi", cvxpy_name="GUROBI", pulp_name="GUROBI", module="gurobipy",
+                install="pip install gurobipy (and a Gurobi licence)"),
+        Backend("cplex", cvxpy_name="CPLEX", pulp_name="CPLEX_PY", module="cplex",
+                install="pip install cplex (and a CPLEX licence)"),
+        Backend("mosek", cvxpy_name="MOSEK", module="mosek", install="pip install mosek (and a licence)"),
+    ]
+}
+
+#: Default order when ``solver=None``, per problem kind. May change between versions.
+DEFAULT_ORDER: dict[str, tuple[str, ...]] = {
+    "lp": ("highs", "clarabel", "scipy", "scs"),
+    "milp": ("highs", "cbc", "gurobi", "cplex"),
+}
+
+_KINDS = ("lp", "milp")
+
+
+def available_solvers(kind: str | None = None) -> list[str]:
+    """Names of the installed backends that can solve ``kind`` ("lp", "milp", or None for either).
+
+    >>> "highs" in available_solvers("lp") and "cbc" in available_solvers("milp")
+    True
+    """
+    kinds = _KINDS if kind is None else (kind,)
+    for k in kinds:
+        if k not in _KINDS:
+            raise ValueError(f"kind={kind!r} must be one of {_KINDS} or None")
+    return [name for name, b in BACKENDS.items() if any(b.available(k) for k in kinds)]
+
+
+def get_backend(solver: str | None, kind: str) -> Backend:
+    """Resolve ``solver`` (a name or None) to an installed :class:`Backend` able to solve ``kind``.
+
+    Raises
+    ------
+    SolverUnavailableError
+        Unknown name (the message lists the options), a backend that cannot solve ``kind`` (a MILP on
+        an LP-only backend), or one that is not installed (the message says what to install).
+    """
+    if kind not in _KINDS:
+        raise ValueError(f"kind={kind!r} must be one of {_KINDS}")
+    if solver is None:
+        for name in DEFAULT_ORDER[kind]:
+            if BACKENDS[name].available(kind):
+                return BACKENDS[name]
+        raise SolverUnavailableError(f"no {kind.upper()} solver is installed; pip install highspy")
+    if not isinstance(solver, str):
+        raise SolverUnavailableError(f"solver={solver!r} must be a backend name (str) or None")
+    name = solver.lower()
+    if name not in BACKENDS:
+        raise SolverUnavailableError(
+            f"unknown solver {solver!r}; possible options are: {', '.join(BACKENDS)} "
+            f"(installed for {kind}: {', '.join(available_solvers(kind)) or 'none'})")
+    b = BACKENDS[name]
+    capable = b.lp_capable if kind == "lp" else b.mip_capable
+    if not capable:
+        can = [k for k in _KINDS if (b.lp_capable if k == "lp" else b.mip_capable)]
+        raise SolverUnavailableError(
+            f"solver {solver!r} cannot solve {kind.upper()} problems (it handles: {', '.join(can)}); "
+            f"installed {kind} solvers: {', '.join(available_solvers(kind))}")
+    if not b.available(kind):
+        raise SolverUnavailableError(f"solver {solver!r} is not installed: {b.install}")
+    return b
+
+
+@dataclass(frozen=True)
+class SolveOutcome:
+    """What one backend call produced, with the status already mapped honestly."""
+
+    status: Status
+    message: str
+    solver: str
+    objective: float | None = None
+    stats: Mapping[str, Any] = field(default_factory=dict)
+
+
+#: cvxpy status string -> (Status, whether the backend proved it)
+_CVXPY_STATUS = {
+    "optimal": Status.OPTIMAL,
+    "optimal_inaccurate": Status.FEASIBLE,
+    "user_limit": Status.FEASIBLE,
+    "infeasible": Status.INFEASIBLE,
+    "infeasible_inaccurate": Status.INFEASIBLE,
+    "unbounded": Status.UNBOUNDED,
+    "unbounded_inaccurate": Status.UNBOUNDED,
+    "solver_error": Status.ERROR,
+}
+
+#: Tighter defaults for interior-point backends so that LP cross-checks agree to ~1e-9.
+_CVXPY_DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
+    "clarabel": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
+    "scs": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
+}
+
+
+def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | None = None,
+                msg: bool = False) -> SolveOutcome:
+    """Solve a cvxpy ``problem`` with ``backend``; never raises for solver failures.
+
+    ``options`` go to ``problem.solve`` untouched (cvxpy passes them to the backend); when None, the
+    tighter defaults of :data:`_CVXPY_DEFAULT_OPTIONS` apply.
+    """
+    import cvxpy as cp
+
+    opts = dict(_CVXPY_DEFAULT_OPTIONS.get(backend.name, {})) if options is None else dict(options)
+    t0 = time.perf_counter()
+    try:
+        problem.solve(solver=getattr(cp, backend.cvxpy_name), verbose=msg, **opts)
+    except cp.error.SolverError as exc:
+        return SolveOutcome(Status.ERROR, f"{backend.name}: {exc}", backend.name,
+                            stats={"runtime_s": time.perf_counter() - t0})
+    raw = problem.status
+    status = _CVXPY_STATUS.get(raw, Status.ERROR)
+    if status is Status.FEASIBLE and problem.value is None:
+        status = Status.NOT_SOLVED
+    stats = {"runtime_s": time.perf_counter() - t0, "raw_status": raw}
+    st = problem.solver_stats
+    if st is not None:
+        if st.solve_time is not None:
+            stats["solve_time_s"] = st.solve_time
+        if st.num_iters is not None:
+            stats["nit"] = st.num_iters
+    message = "proven optimal" if status is Status.OPTIMAL else f"{backend.name} returned {raw!r}"
+    value = problem.value
+    objective = float(value) if status in (Status.OPTIMAL, Status.FEASIBLE) and value is not None else None
+    return SolveOutcome(status, message, backend.name, objective=objective, stats=stats)
+
+
+def _is_importable(module: str) -> bool:  # used by tests to skip missing optional backends
+    return importlib.util.find_spec(module) is not None

@@ -1,0 +1,7 @@
+"""Divisible, one-shot mechanisms on pooled resources, each a function over an :class:`~fairalloc.Instance`."""
+
+from .drf import drf
+from .max_min import max_min
+from .sdrf import sdrf
+
+__all__ = ["max_min", "drf", "sdrf"]

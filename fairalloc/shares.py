@@ -1,0 +1,246 @@
+r"""THE formulas: shares, dominant resources, commitments' dominant entry, utilities, task shares.
+
+Every other module (water-filling, LPs, MILPs, greedy schedulers, simulators, axiom checkers) calls
+these functions; no formula below is written a second time anywhere in fairalloc.
+
+Notation (SDRF paper [1]_ Section 3-4, TV-TSF paper [2]_ Section 1):
+
+* ``demands[i, r]`` = :math:`\theta_{ir}`, user *i*'s total demand of resource *r* in capacity units;
+  ``capacities[r]`` = :math:`C_r`. The normalised demand is :math:`a_{ir} = \theta_{ir} / C_r`.
+* dominant share :math:`\mu_i = \max_r a_{ir}`; dominant resource :math:`\tilde r_i = \arg\max_r a_{ir}`
+  (ties: lowest index); normalised demand vector :math:`\tilde\theta_{ir} = a_{ir} / \mu_i` (dominant entry 1).
+* dominant commitment :math:`\tilde c_i = \max_r c_{ir}` (commitments as fractions of capacity).
+* Leontief utility (SDRF Eq. 1): :math:`u_i(o_i) = \min\{\min_{r:\theta_{ir}>0} o_{ir}/\theta_{ir},\ 1\}`.
+* SDRF level (Eq. 5): :math:`(\tilde c_i + s_i) / w_i` with :math:`s_i` the dominant share held.
+* Servers: ``server_capacities[m, r]`` = :math:`C_{mr}`; per-task demand :math:`d_{ir}`. Tasks that fit
+  on a capacity vector: :math:`\lfloor \min_{r: d_{ir}>0} C_r / d_{ir} \rfloor`. Monopoly count
+  (TV-TSF Eq. 4, TSF): :math:`h_i = \sum_m \lfloor\min_r C_{mr}/d_{ir}\rfloor`; task share
+  :math:`x_i / (w_i h_i)`; cumulative task share (TV-TSF Eq. 3)
+  :math:`s_i(T) = \sum_{t\le T} x_i(t) / \sum_{t\le T} w_i(t) h_i(t)`.
+
+All functions take plain arrays (they are used on misreported and perturbed inputs too) and never
+modify them. Units: a ratio of two quantities in the same units is unit-free, so raw (cores, GB) or
+normalised inputs give the same shares as long as demands and capacities agree.
+
+References
+----------
+.. [1] H. Sadok, M. Campista, L. Costa, "O Passado Também Importa: Um Mecanismo de Alocação Justa de
+   Múltiplos Tipos de Recursos ao Longo do Tempo", SBRC 2018.
+.. [2] Li Jie, Wang Jianzhou, "A fair multi-resource allocation mechanism for time-varying discrete
+   jobs with placement constraints", Chinese Journal on Internet of Things, 2024.
+.. [3] A. Ghodsi et al., "Dominant Resource Fairness: Fair Allocation of Multiple Resource Types",
+   NSDI 2011.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._numeric import lastmax, lastmin
+from ._tol import FLOOR_EPS
+
+__all__ = [
+    "normalized_demands",
+    "dominant_resource",
+    "dominant_shares",
+    "demand_vectors",
+    "dominant_commitment",
+    "fair_shares",
+    "leontief_utility",
+    "sdrf_levels",
+    "normalized_capacities",
+    "tasks_that_fit",
+    "monopoly_tasks",
+    "task_shares",
+    "cumulative_task_shares",
+    "dominant_share_of_tasks",
+]
+
+
+def normalized_demands(demands, capacities) -> np.ndarray:
+    r"""Demands as fractions of capacity, :math:`a_{ir} = \theta_{ir} / C_r`.
+
+    The one place fairalloc divides a demand by a capacity.
+
+    >>> normalized_demands([[1, 4], [3, 1]], [9, 18]).round(4).tolist()
+    [[0.1111, 0.2222], [0.3333, 0.0556]]
+    """
+    return np.asarray(demands, dtype=float) / np.asarray(capacities, dtype=float)
+
+
+def dominant_resource(normalized) -> np.ndarray:
+    """Index of each user's dominant resource (argmax along the last axis; ties: lowest index).
+
+    >>> dominant_resource(normalized_demands([[1, 4], [3, 1]], [9, 18])).tolist()
+    [1, 0]
+    """
+    return np.argmax(np.asarray(normalized, dtype=float), axis=-1)  # first maximum on ties
+
+
+def dominant_shares(allocation, capacities=None) -> np.ndarray:
+    r"""Dominant share :math:`\max_r o_{ir} / C_r` of each row (allocations or demands).
+
+    With ``capacities=None`` the input is taken as already normalised.
+
+    >>> dominant_shares([[3, 12], [6, 2]], [9, 18]).round(4).tolist()   # DRF paper: 3 and 2 tasks
+    [0.6667, 0.6667]
+    """
+    a = np.asarray(allocation, dtype=float)
+    if capacities is not None:
+        a = normalized_demands(a, capacities)
+    return lastmax(a)
+
+
+def demand_vectors(normalized, dominant=None) -> np.ndarray:
+    r"""Normalised demand vectors :math:`\tilde\theta_{ir} = a_{ir} / \max_r a_{ir}` (dominant entry 1).
+
+    ``dominant`` may pass the already computed :func:`dominant_shares` of ``normalized``.
+
+    >>> demand_vectors([[0.5, 0.25], [0.1, 0.4]]).tolist()
+    [[1.0, 0.5], [0.25, 1.0]]
+    """
+    a = np.asarray(normalized, dtype=float)
+    mu = lastmax(a) if dominant is None else np.asarray(dominant, dtype=float)
+    return a / mu[..., None]
+
+
+def dominant_commitment(commitments) -> np.ndarray:
+    r"""Dominant commitment :math:`\tilde c_i = \max_r c_{ir}` (SDRF Section 4.4).
+
+    >>> dominant_commitment([[0.1, 0.3], [0.0, 0.0]]).tolist()
+    [0.3, 0.0]
+    """
+    return lastmax(np.asarray(commitments, dtype=float))
+
+
+def fair_shares(weights) -> np.ndarray:
+    r"""Each user's fair share of every resource: :math:`w_i / \sum_j w_j` (1/n with equal weights).
+
+    >>> fair_shares([1, 1, 2]).tolist()
+    [0.25, 0.25, 0.5]
+    """
+    w = np.asarray(weights, dtype=float)
+    return w / w.sum()
+
+
+def leontief_utility(bundle, demand, cap=1.0) -> np.ndarray:
+    r"""Leontief utility :math:`\min\{\mathrm{cap},\ \min_{r: d_r>0} A_r / d_r\}` (SDRF Eq. 1 with cap 1).
+
+    ``bundle`` and ``demand`` broadcast along leading axes; the last axis is the resource. With
+    ``demand`` the user's *total* demand and ``cap=1`` this is SDRF Eq. 1 (fraction of the demand
+    served). With ``demand`` a *per-task* vector and ``cap`` the task count (or ``np.inf``), it is the
+    number of tasks the bundle runs (``axioms.md``, divisible utility). Resources the user does not
+    need (``d_r = 0``) are ignored. Envy uses it with another user's bundle: ``u_i(A_j)``.
+
+    >>> leontief_utility([3, 12], [1, 4], cap=np.inf).item()     # DRF paper, user A: 3 tasks
+    3.0
+    >>> leontief_utility([[0.2, 0.5]], [[0.4, 0.0]]).tolist()      # needs only resource 0
+    [0.5]
+    """
+    a = np.asarray(bundle, dtype=float)
+    d = np.asarray(demand, dtype=float)
+    a, d = np.broadcast_arrays(a, d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = a / d                                   # x/0 = inf for x > 0; 0/0 = nan
+    ratio[d <= 0] = np.inf                              # resources the user does not need
+    return np.minimum(lastmin(ratio), cap)
+
+
+def sdrf_levels(dominant_share, commitments, weights=None) -> np.ndarray:
+    r"""SDRF level of each user, :math:`(\tilde c_i + s_i) / w_i` (SDRF Eq. 5; weights divide).
+
+    ``dominant_share`` is :math:`s_i` (normalised), ``commitments`` the (n, m) commitments as fractions
+    of capacity (or the (n,) dominant commitments). With unit weights this is the water height of
+    user *i*'s tank in Eq. 5: its commitment base plus the dominant share it holds.
+
+    >>> sdrf_levels([0.4, 0.6], [[0.2], [0.0]]).tolist()
+    [0.6000000000000001, 0.6]
+    """
+    c = np.asarray(commitments, dtype=float)
+    ct = dominant_commitment(c) if c.ndim == 2 else c
+    lev = ct + np.asarray(dominant_share, dtype=float)
+    return lev if weights is None else lev / np.asarray(weights, dtype=float)
+
+
+def normalized_capacities(server_capacities) -> np.ndarray:
+    r"""Per-server capacities as fractions of the cluster total, :math:`C_{mr} / \sum_{m'} C_{m'r}` (TV-TSF Eq. 1).
+
+    >>> normalized_capacities([[2, 8], [6, 8]]).tolist()
+    [[0.25, 0.5], [0.75, 0.5]]
+    """
+    c = np.asarray(server_capacities, dtype=float)
+    return c / c.sum(axis=0)
+
+
+def tasks_that_fit(capacity, task_demand, *, eps: float = FLOOR_EPS) -> np.ndarray:
+    r"""How many whole tasks of ``task_demand`` fit in ``capacity``: :math:`\lfloor\min_{r:d_r>0} C_r/d_r\rfloor`.
+
+    Broadcasts along leading axes (last axis = resource). A ratio within a relative ``eps`` below an
+    integer counts as that integer (``0.3 / 0.1`` is 2.9999999999999996 in floating point but 3 tasks
+    fit). Negative remaining capacity gives 0. A demand with no positive entry fits infinitely often.
+
+    >>> tasks_that_fit([0.3, 1.0], [0.1, 0.2]).item()
+    3.0
+    >>> tasks_that_fit([[9, 18]], [[1, 4], [3, 1]]).tolist()          # DRF paper: A alone, B alone
+    [4.0, 3.0]
+    """
+    ratio = leontief_utility(np.maximum(np.asarray(capacity, dtype=float), 0.0), task_demand, cap=np.inf)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(ratio), np.floor(ratio * (1.0 + eps) + eps), ratio)
+
+
+def monopoly_tasks(task_demands, server_capacities) -> np.ndarray:
+    r"""TSF / TV-TSF monopoly count :math:`h_i = \sum_m \lfloor \min_r C_{mr} / d_{ir} \rfloor` (TV-TSF Eq. 4).
+
+    Tasks user *i* could run alone on the whole cluster, server by server, **ignoring placement**
+    (the paper's definition, with "C_mr(t)" read as the full capacity, see the errata in
+    ``papers/tvtsf.md``). ``task_demands`` is (N, K) or (N, T, K); the result is (N,) or (N, T).
+
+    >>> monopoly_tasks([[1, 4], [3, 1]], [[9, 18]]).tolist()
+    [4.0, 3.0]
+    >>> monopoly_tasks([[2, 1]], [[4, 4], [3, 8]]).tolist()           # 2 + 1
+    [3.0]
+    """
+    d = np.asarray(task_demands, dtype=float)
+    c = np.asarray(server_capacities, dtype=float)
+    per_server = tasks_that_fit(c, d[..., None, :])      # (..., M)
+    return per_server.sum(axis=-1)
+
+
+def task_shares(tasks, monopoly, weights=None) -> np.ndarray:
+    r"""Task share :math:`x_i / (w_i h_i)` (TSF; weighted by dividing by :math:`w_i`).
+
+    >>> task_shares([3, 2], [4, 3]).round(4).tolist()
+    [0.75, 0.6667]
+    """
+    x = np.asarray(tasks, dtype=float)
+    h = np.asarray(monopoly, dtype=float)
+    if weights is not None:
+        h = h * np.asarray(weights, dtype=float)
+    return x / h
+
+
+def cumulative_task_shares(tasks, monopoly, weights=None) -> np.ndarray:
+    r"""TV-TSF Eq. 3 for every prefix: :math:`s_i(t) = \sum_{\tau\le t} x_i(\tau) / \sum_{\tau\le t} w_i(\tau) h_i(\tau)`.
+
+    ``tasks`` (N, T) are the tasks allocated (started) in each slot, ``monopoly`` (N, T) the
+    :math:`h_i(t)`, ``weights`` (N,) or (N, T). Returns (N, T); column ``t`` is the share after slot ``t``.
+
+    >>> cumulative_task_shares([[1, 1, 0]], [[2, 2, 2]]).tolist()
+    [[0.5, 0.5, 0.3333333333333333]]
+    """
+    x = np.asarray(tasks, dtype=float)
+    h = np.asarray(monopoly, dtype=float)
+    if weights is not None:
+        w = np.asarray(weights, dtype=float)
+        h = h * (w[:, None] if w.ndim == 1 else w)
+    return np.cumsum(x, axis=-1) / np.cumsum(h, axis=-1)
+
+
+def dominant_share_of_tasks(tasks, task_demands, totals) -> np.ndarray:
+    r"""Dominant share of :math:`x_i` tasks on a pool of ``totals``: :math:`x_i \max_r d_{ir} / C_r`.
+
+    >>> dominant_share_of_tasks([3, 2], [[1, 4], [3, 1]], [9, 18]).round(4).tolist()
+    [0.6667, 0.6667]
+    """
+    return np.asarray(tasks, dtype=float) * dominant_shares(task_demands, totals)
