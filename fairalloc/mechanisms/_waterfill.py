@@ -82,18 +82,19 @@ def _usage(x: float, base: np.ndarray, v: np.ndarray, mu: np.ndarray, b: np.ndar
     return base + s @ v
 
 
-def _first_crossing(base, v, mu, b, w, e):
+def _first_crossing(base, v, mu, b, w, e, full):
     """Smallest level x at which some resource's usage reaches 1, and the resources full there.
 
-    Requires that some resource exceeds 1 once every user is satisfied. Returns (x, saturated_mask).
+    ``full`` is the usage once every user is satisfied (some entry exceeds 1). Returns
+    (x, saturated_mask).
     """
     xs = np.sort(np.concatenate([b, e]))
     buf = np.empty_like(b)
     if np.all(w == 1.0):
         w = None
     lo, hi = 0, xs.size - 1                 # invariant: max U(xs[lo]) <= 1 < max U(xs[hi])
-    lo_u = _usage(xs[lo], base, v, mu, b, w, buf)
-    hi_u = _usage(xs[hi], base, v, mu, b, w, buf)
+    lo_u = base.copy()                      # U(min b) = base: nobody has started yet
+    hi_u = np.asarray(full, dtype=float)    # U(max e) = base + sum mu v: everybody satisfied
     if lo_u.max() > 1.0:                    # rounding left a needed resource at capacity already
         hi, hi_u = lo, lo_u
     while hi - lo > 1:
@@ -176,7 +177,7 @@ def waterfill(directions, caps, starts=None, rates=None) -> WaterfillSolution:
                 first_level = float(ea.max())
             break
         vc = va if cols.size == m else va[:, cols]
-        x_star, sat_cols = _first_crossing(base[cols], vc, mua, ba, wa, ea)
+        x_star, sat_cols = _first_crossing(base[cols], vc, mua, ba, wa, ea, full)
         if first_level is None:
             first_level = x_star
         sat = cols[sat_cols]
