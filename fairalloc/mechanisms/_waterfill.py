@@ -18,17 +18,19 @@ with zero demands the rounds continue on the resources that still have room.
 
 **Breakpoint search.** In a round, the usage :math:`U_r(x) = \text{frozen}_r + \sum_i v_{ir} s_i(x)`
 is piecewise linear and non-decreasing in *x*, with breakpoints at the starts :math:`b_i` and the
-satisfaction levels :math:`e_i = b_i + \mu_i / w_i`. The engine sorts the 2k breakpoints once and
-binary-searches them for the first one at which :math:`\max_r U_r > 1`, evaluating :math:`U(x)`
-directly as a sum of non-negative terms (no running sums that add and then subtract slopes, so no
-cancellation whatever the magnitudes). On the segment found every :math:`U_r` is linear, so each
-resource's crossing is interpolated exactly from its values at the two ends; the smallest is the
-round's level. Cost per round: one sort, :math:`O(k\log k)`, plus :math:`\lceil\log_2 2k\rceil + 2`
-evaluations of :math:`O(km)` each; there are at most :math:`\min(n, m + 1)` rounds, since every
-saturated resource freezes all its remaining users. (A sweep with cumulative slope sums is
-:math:`O(km)` after the sort but slower in NumPy, whose strided gathers and cumulative sums over
-(2k, m) cost more than ~20 contiguous matrix-vector products, and it can cancel catastrophically.
-``benchmarks/bench_waterfill.py`` measures the engine against one ``argsort`` of the 2k keys.)
+satisfaction levels :math:`e_i = b_i + \mu_i / w_i`. The engine sorts the 2n breakpoints once and
+searches them for the first level at which some needed resource reaches 1, with a safeguarded Newton
+iteration: from the bracket's left end it follows each resource's tangent (exact value and right
+derivative) to 1; if no breakpoint lies before that point, *U* is linear there and the point is the
+exact crossing; otherwise it probes the breakpoint the tangent lands in, and bisects after an
+overshoot. Every evaluation of :math:`U` or its slope is a sum of non-negative terms (never a running
+sum that adds and later subtracts slopes), so there is no cancellation whatever the magnitudes, and
+the result is exact up to rounding. Cost per round: :math:`O(nm)` per evaluation, a handful of
+evaluations in practice and :math:`O(\log n)` at worst, after the one :math:`O(n \log n)` sort;
+there are at most :math:`\min(n, m + 1)` rounds, since every saturated resource freezes all its
+remaining users. ``benchmarks/bench_waterfill.py`` measures the whole call against one ``argsort``
+of the 2n keys. (A sweep with cumulative slope sums, :math:`O(nm)` after the sort, was measured
+slower in NumPy and can cancel catastrophically when a large slope is added and later removed.)
 
 Ties: users with equal levels are treated symmetrically (no tie-breaking is needed: the allocation
 of a divisible water-filling is unique).
