@@ -18,6 +18,8 @@ from .exact.solvers import available_solvers
 from .mechanisms import drf, max_min, sdrf
 from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
 from .result import SOLUTION_PRESENT, AllocationResult, Status
+from . import workloads
+from .sim import SimulationResult, simulate
 
 try:
     __version__ = _version("fairalloc")
@@ -43,6 +45,10 @@ __all__ = [
     "commitments",
     # solvers
     "available_solvers",
+    # simulation
+    "workloads",
+    "simulate",
+    "SimulationResult",
     # errors
     "FairallocError",
     "InvalidInstanceError",

@@ -190,6 +190,8 @@ class QueuePolicy(Policy):
         self.estimate = est.tolist()
         self.submit_arr = wl.submit
         self.queue: list[int] = []
+        #: EASY: first shadow time (reservation) computed for each job when it was the blocked head
+        self.reservations: dict[int, float] = {}
 
     def on_submit(self, job: int, now: float) -> None:
         self.queue.append(job)
@@ -240,6 +242,7 @@ class QueuePolicy(Policy):
                 shadow = t_end
                 break
         extra = avail - need  # processors the head will not need at the shadow time
+        self.reservations.setdefault(head, shadow)
         out = []
         for j in order[pos + 1:]:
             p = procs[j]

@@ -44,7 +44,9 @@ A policy is any object with these methods (subclass :class:`Policy` for the defa
 ``schedule(now) -> iterable of (job, tasks, server)``
     What to start **now**, in order. Rigid jobs return ``(j, 1, 0)``; a task scheduler may start
     part of a job (``tasks < remaining[j]``) and the rest later, on any server. Return an empty list
-    to start nothing.
+    to start nothing. The engine applies the launches only after ``schedule`` returns, so a policy
+    that returns several must count its own launches against ``state.free`` (e.g. work on a copy
+    of ``state.free``).
 ``next_wakeup(now) -> float or None``
     A time ``> now`` at which ``schedule`` must run again even if no job arrives or ends: the
     *reschedule point*. Only the latest answer counts (an earlier pending wake-up is dropped).
