@@ -42,11 +42,13 @@ _V2018 = ["task_name", "instances", "job_name", "task_type", "status", "start_ti
           "cpu", "memory"]
 
 
-def _has_header(path: Path) -> bool:
+def _has_header(path: Path, numeric_column: int) -> bool:
+    """A header row is one whose always-numeric column (instances) is not a number."""
     import gzip
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt") as fh:
-        first = fh.readline().split(",")[0].strip()
+        fields = fh.readline().split(",")
+    first = fields[numeric_column].strip() if len(fields) > numeric_column else ""
     try:
         float(first)
         return False
@@ -87,7 +89,7 @@ def read_alibaba(path: str | Path, *, version: int = 2017, users: str | int = "j
     if not path.is_file():
         raise FileNotFoundError(f"batch_task file not found: {path}")
     names = _V2017 if version == 2017 else _V2018
-    header = 0 if _has_header(path) else None
+    header = 0 if _has_header(path, 4 if version == 2017 else 1) else None
     frames = list(pd.read_csv(path, header=header, names=names, chunksize=chunksize, dtype=str,
                               skipinitialspace=True, keep_default_na=False))
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({n: [] for n in names})

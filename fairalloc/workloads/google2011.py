@@ -176,7 +176,7 @@ def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "a
         agg = agg.groupby(key, sort=False).tail(1)
     agg = agg.sort_values(["submit", "job_id", "task_index", "attempt"], kind="stable")
     codes, uniques = pd.factorize(agg["user"], sort=False)
-    run = (agg["end"] - agg["start"]).to_numpy(float)
+    run = np.array(agg["end"] - agg["start"], dtype=float)
     run[run < 0] = np.nan
     return Workload(job_id=agg["job_id"].to_numpy(), user=codes, submit=agg["submit"].to_numpy(float),
                     run_time=run, resources=agg[["cpu", "memory"]].to_numpy(float),
