@@ -447,6 +447,8 @@ class BUC(PriorityPolicy):
         self.users = sim.workload.user
         self.runs = sim.workload.run_time
         self.walltimes = sim.workload.requested_time
+        top = int(self.users.max()) + 2 if len(self.users) else 1
+        self._su = np.full(top, self.initial_score)  # S_u by user id + 1 (slot 0: unknown user)
 
     def user_score(self, user: int) -> float:
         return self.scores.get(int(user), self.initial_score)
@@ -460,10 +462,11 @@ class BUC(PriorityPolicy):
         u = int(self.users[job])
         s = self.update(self.user_score(u), p)
         self.scores[u] = s
+        self._su[u + 1] = s
         self.history.append((now, u, p, s))
 
     def score(self, view: QueueView) -> np.ndarray:
-        su = np.array([self.scores.get(int(u), self.initial_score) for u in view.user])
+        su = self._su[view.user + 1]
         wt = np.where(np.isnan(view.requested_time), view.estimate, view.requested_time)
         return buc_score(su, wt, view.wait, self.k_p)
 
