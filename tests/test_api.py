@@ -8,6 +8,7 @@ PUBLIC = {
     "max_min", "drf", "sdrf",
     "shares", "commitments",
     "available_solvers",
+    "workloads", "simulate", "SimulationResult",
     "FairallocError", "InvalidInstanceError", "SolverError", "SolverUnavailableError", "InfeasibleError",
     "FairallocWarning",
 }
