@@ -36,6 +36,7 @@ from .errors import InvalidInstanceError
 __all__ = [
     "as_commitments",
     "excess",
+    "excess_over",
     "step",
     "from_history",
     "decay",
@@ -89,7 +90,19 @@ def excess(allocation, weights=None) -> np.ndarray:
     """
     o = np.asarray(allocation, dtype=float)
     w = np.ones(o.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    return np.maximum(o - shares.fair_shares(w)[:, None], 0.0)
+    return excess_over(o, shares.fair_shares(w)[:, None])
+
+
+def excess_over(allocation, fair_share) -> np.ndarray:
+    r"""Eq. 3's excess for a given fair share: :math:`\max\{o_{ir} - f_i, 0\}` (broadcasting).
+
+    What :func:`excess` computes once the fair share is known; an incremental scheduler updates one
+    user at a time with it (``excess_over(o_i, f_i)``).
+
+    >>> excess_over([0.75, 0.1], 0.5).tolist()
+    [0.25, 0.0]
+    """
+    return np.maximum(np.asarray(allocation, dtype=float) - np.asarray(fair_share, dtype=float), 0.0)
 
 
 def step(commitments, allocation, delta: float, weights=None) -> np.ndarray:

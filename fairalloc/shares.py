@@ -48,6 +48,7 @@ __all__ = [
     "fair_shares",
     "leontief_utility",
     "sdrf_levels",
+    "sdrf_printed_priorities",
     "normalized_capacities",
     "tasks_that_fit",
     "monopoly_tasks",
@@ -160,6 +161,21 @@ def sdrf_levels(dominant_share, commitments, weights=None) -> np.ndarray:
     ct = dominant_commitment(c) if c.ndim == 2 else c
     lev = ct + np.asarray(dominant_share, dtype=float)
     return lev if weights is None else lev / np.asarray(weights, dtype=float)
+
+
+def sdrf_printed_priorities(allocation, commitments, weights=None) -> np.ndarray:
+    r"""SDRF Algorithm 1's priority as printed: :math:`\max_r (o_{ir} + c_{ir}) / w_i`.
+
+    ``allocation`` (n, m) normalised (fractions of capacity), ``commitments`` (n, m). It differs from
+    :func:`sdrf_levels` (:math:`\max_r o_{ir} + \max_r c_{ir}`, Eq. 5's order) when the resource that
+    dominates the allocation is not the one that dominates the commitment (``papers/sdrf.md``, errata);
+    the weight divides, as in :func:`sdrf_levels`.
+
+    >>> sdrf_printed_priorities([[0.4, 0.1]], [[0.0, 0.2]]).tolist()     # level would be 0.4 + 0.2
+    [0.4]
+    """
+    p = lastmax(np.asarray(allocation, dtype=float) + np.asarray(commitments, dtype=float))
+    return p if weights is None else p / np.asarray(weights, dtype=float)
 
 
 def normalized_capacities(server_capacities) -> np.ndarray:
