@@ -34,6 +34,8 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._numeric import lastmax, lastmin
@@ -51,6 +53,7 @@ __all__ = [
     "sdrf_printed_priorities",
     "normalized_capacities",
     "tasks_that_fit",
+    "task_fits",
     "monopoly_tasks",
     "task_shares",
     "cumulative_task_shares",
@@ -203,6 +206,22 @@ def tasks_that_fit(capacity, task_demand, *, eps: float = FLOOR_EPS) -> np.ndarr
     ratio = leontief_utility(np.maximum(np.asarray(capacity, dtype=float), 0.0), task_demand, cap=np.inf)
     with np.errstate(invalid="ignore"):
         return np.where(np.isfinite(ratio), np.floor(ratio * (1.0 + eps) + eps), ratio)
+
+
+def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
+    r"""Whether one task fits in one capacity vector: ``tasks_that_fit(capacity, task_demand) >= 1``.
+
+    The same arithmetic as :func:`tasks_that_fit` entry by entry (:math:`\max(C_r, 0)/d_r`, then
+    ``* (1 + eps) + eps``, floored), without NumPy's overhead on a short vector: greedy schedulers ask
+    this once per decision. ``capacity`` and ``task_demand`` are 1-D sequences of equal length.
+
+    >>> task_fits([0.3, 1.0], [0.1, 0.2]), task_fits([0.25, 1.0], [0.1, 0.2]), task_fits([0.0, 1.0], [0.0, 2.0])
+    (True, True, False)
+    """
+    for c, d in zip(capacity, task_demand):
+        if d > 0 and math.floor((max(c, 0.0) / d) * (1.0 + eps) + eps) < 1:
+            return False
+    return True
 
 
 def monopoly_tasks(task_demands, server_capacities) -> np.ndarray:

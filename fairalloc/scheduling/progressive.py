@@ -159,7 +159,7 @@ class SDRFScheduler(TaskScheduler):
     def _changed(self, user: int, demand: np.ndarray, extra: Any, *, started: bool) -> None:
         i = user
         if self._tau is not None:
-            self._c0[i] = _c.decay(self._c0[i], self._excess[i], self._now - self._t0[i], self._tau)
+            self._c0[i] = _c.decay_unchecked(self._c0[i], self._excess[i], self._now - self._t0[i], self._tau)
             self._t0[i] = self._now
             o = shares.normalized_demands(self.usage[i], self.totals)
             self._excess[i] = _c.excess_over(o, self._fair[i])

@@ -91,9 +91,9 @@ class Servers:
 
     def find(self, user: int, demand: np.ndarray) -> int:
         """Server chosen for one task of ``user`` with ``demand`` (raw units), or -1 if none fits."""
+        if self.free.shape[0] == 1:                       # one pool: no NumPy on a short vector
+            return 0 if shares.task_fits(self.free[0].tolist(), demand.tolist()) else -1
         ok = self.fits(user, demand)
-        if self.free.shape[0] == 1:
-            return 0 if ok[0] else -1
         if not ok.any():
             return -1
         rule = self._rule
