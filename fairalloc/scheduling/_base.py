@@ -331,7 +331,8 @@ def one_shot(scheduler: TaskScheduler, instance: TaskInstance, *, shares_fn, ext
         allocation=np.asarray(allocation, dtype=float), dominant_shares=dom, levels=levels,
         utilities=per_user.astype(float), tasks=tasks, shares=np.asarray(shares_fn(per_user), dtype=float),
         message=f"greedy {scheduler.mechanism} ({scheduler.blocking}, {scheduler.servers.rule_name}): {why}",
-        stats=stats, details={"order": np.array([s.user for s in starts], dtype=np.int64)})
+        stats=stats, details={"order": np.array([s.user for s in starts], dtype=np.int64),
+                              "usage": np.einsum("im,ir->mr", tasks, instance.task_demands)})
 
 
 def check_task_instance(instance: Any) -> None:

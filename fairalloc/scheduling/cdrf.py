@@ -60,7 +60,9 @@ def cdrf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: An
                 structure: str = "live_tree") -> AllocationResult:
     r"""CDRF sequential min-max on a one-shot :class:`~fairalloc.TaskInstance`.
 
-    ``shares`` are the weighted dominant shares (fractions of the cluster totals); status FEASIBLE.
+    ``shares`` is the CDRF key at the end, each user's weighted dominant share after one more task,
+    :math:`(x_i + 1)\mu_i / w_i` (the value the exact CDRF program maximises lexicographically);
+    ``dominant_shares`` the shares held; ``levels`` the weighted dominant shares; status FEASIBLE.
 
     Examples
     --------
@@ -79,5 +81,5 @@ def cdrf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: An
     totals = instance.cluster.totals
     w = instance.weights
     res = one_shot(sched, instance,
-                   shares_fn=lambda x: shares.dominant_share_of_tasks(x, instance.task_demands, totals) / w)
-    return res.replace(levels=res.shares)
+                   shares_fn=lambda x: shares.dominant_share_of_tasks(x + 1, instance.task_demands, totals) / w)
+    return res.replace(levels=res.dominant_shares / w)

@@ -109,6 +109,7 @@ class SlotScheduler:
         self.usage = np.zeros((n, k))
         self.n_running = np.zeros(n, dtype=np.int64)
         self.utilization = np.zeros((t, k))
+        self.usage_per_slot = np.zeros((m, k, t))
         self._cum = np.zeros(n, dtype=np.int64)                          # tasks started before this slot
         self._monopoly = tv.monopoly
         self._cum_wh = np.cumsum(self._monopoly * tv.weights, axis=1)    # denominator of Eq. 3
@@ -175,7 +176,9 @@ class SlotScheduler:
             out.append(SlotStart(int(i), int(m), t, c))
             self._ending.setdefault(t + int(tv.durations[i]), []).append((int(i), int(m), c, tv.task_demands[i, t]))
         self._cum += x
-        self.utilization[t] = shares.normalized_demands(self.servers.used().sum(axis=0), self.totals)
+        used = self.servers.used()
+        self.usage_per_slot[:, :, t] = used
+        self.utilization[t] = shares.normalized_demands(used.sum(axis=0), self.totals)
         self.slot += 1
         return out
 
@@ -190,9 +193,10 @@ def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", s
         started per user, server and slot; ``shares`` the cumulative task shares :math:`s_i(T)` at the
         horizon (TV-TSF Eq. 3, :func:`fairalloc.shares.cumulative_task_shares`, the same metric for
         every policy); ``utilities`` tasks started per user; ``stats``: decisions, rounds, min_share,
-        unstarted, runtime_s; ``details``: ``cumulative_shares`` (N, T), ``starts`` (N, T),
-        ``unstarted`` (N,) tasks still pending after the last slot, ``utilization`` (T, K) fraction
-        of each resource in use per slot (after the slot's starts).
+        unstarted, runtime_s; ``details`` (the keys of the exact TV-TSF programs where they overlap):
+        ``cumulative_shares`` (N, T), ``started`` (N, T), ``pending`` (N, T) submitted but not started
+        after each slot, ``unstarted`` (N,) its last column, ``usage`` (M, K, T) resources held per
+        server and slot (raw units), ``utilization`` (T, K) fraction of each resource held per slot.
     """
     sched = SlotScheduler(instance, policy=policy, server=server)
     t0 = _time.perf_counter()
@@ -213,8 +217,9 @@ def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", s
                 f"{int(unstarted.sum())} tasks still pending at the horizon",
         stats={"decisions": total, "rounds": sched._rounds, "min_share": float(final.min()),
                "unstarted": int(unstarted.sum()), "server": sched.servers.rule_name, "runtime_s": runtime},
-        details={"cumulative_shares": cum, "starts": starts, "unstarted": unstarted,
-                 "utilization": sched.utilization})
+        details={"cumulative_shares": cum, "started": starts,
+                 "pending": np.cumsum(tv.arrivals, axis=1) - np.cumsum(starts, axis=1),
+                 "unstarted": unstarted, "usage": sched.usage_per_slot, "utilization": sched.utilization})
 
 
 def tvtsf_greedy(instance: TimeVaryingInstance, /, *, server: Any = None) -> AllocationResult:

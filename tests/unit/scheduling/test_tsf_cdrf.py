@@ -41,7 +41,8 @@ def test_cdrf_min_max_by_hand_and_against_drf():
     r = cdrf_greedy(ti)
     assert r.tasks.ravel().tolist() == [1, 6]
     assert r.details["order"].tolist() == [1, 1, 1, 0, 1, 1, 1]
-    np.testing.assert_allclose(r.shares, [0.4, 0.6])
+    np.testing.assert_allclose(r.dominant_shares, [0.4, 0.6])
+    np.testing.assert_allclose(r.shares, [0.8, 0.7])        # the key after one more task: 2 * 0.4, 7 * 0.1
     assert drf_greedy(ti).tasks.ravel().tolist() == [1, 4]
 
 

@@ -47,6 +47,9 @@ def test_tasks_occupy_servers_for_their_duration():
     r = tvtsf_greedy(tv)
     assert r.tasks[0, 0].tolist() == [2, 0, 1, 0]
     np.testing.assert_allclose(r.details["utilization"][:, 0], [1.0, 1.0, 0.5, 0.5])
+    # held per slot: 2 tasks in slots 0-1, the third in slots 2-3 (raw units <1, 1> each)
+    np.testing.assert_allclose(r.details["usage"][0], [[2, 2, 1, 1], [2, 2, 1, 1]])
+    assert r.details["pending"][0].tolist() == [1, 1, 0, 0]
 
 
 def test_unstarted_tasks_stay_pending():
