@@ -146,6 +146,57 @@ def _as_floats(name: str, values: Any, length: int | None = None) -> tuple[float
     return out
 
 
+def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool = False) -> float:
+    """Earliest time >= s after which x must no longer precede y (``inf``: never).
+
+    ``after_swap``: x and y have just been swapped at s because they cross there; trust the
+    direction of the crossing, not the sign of the rounding noise in their difference at s.
+    """
+    sx, lx = x.starts, x.lines
+    sy, ly = y.starts, y.lines
+    ix = 0 if len(sx) == 1 else bisect_right(sx, s) - 1
+    iy = 0 if len(sy) == 1 else bisect_right(sy, s) - 1
+    first = True
+    while True:
+        ax, bx = lx[ix]
+        ay, by = ly[iy]
+        nx = sx[ix + 1] if ix + 1 < len(sx) else _INF
+        ny = sy[iy + 1] if iy + 1 < len(sy) else _INF
+        end = nx if nx < ny else ny
+        if tau is None:
+            bxs, bys = bx, by
+        else:
+            bxs = bx * math.exp(-(s - x.t0) / tau) if bx else 0.0
+            bys = by * math.exp(-(s - y.t0) / tau) if by else 0.0
+        slope = bys - bxs                   # g(v) = (ay - ax) + slope * v, v = 1 at s
+        g0 = (ay - ax) + slope
+        if first and after_swap and g0 <= 0.0:
+            g0 = 0.0                        # the crossing just processed: equal, see docstring
+        elif g0 != 0.0 and slope != 0.0 and tau is not None and (g0 > 0.0) == (slope > 0.0):
+            vstar = (ax - ay) / slope       # approaching: equal if they cross within rounding
+            if vstar > 0.0 and s - tau * math.log(vstar) <= s:
+                g0 = 0.0
+        first = False
+        if g0 < 0.0:
+            return s
+        if g0 == 0.0:
+            if slope > 0 or (slope == 0 and x.key > y.key):
+                return s
+        elif slope > 0 and tau is not None:
+            vstar = (ax - ay) / slope
+            if vstar > 0.0:
+                t_root = s - tau * math.log(vstar)
+                if t_root < end:
+                    return t_root if t_root > s else s
+        if end == _INF:
+            return _INF
+        s = end
+        if nx == end:
+            ix += 1
+        if ny == end:
+            iy += 1
+
+
 class _Kinetic:
     """Shared part of :class:`LiveTree` and :class:`ResortQueue`: trajectories and their evaluation."""
 
@@ -488,64 +539,13 @@ class LiveTree(_Kinetic):
         if y is None:
             return
         self._certs += 1
-        t = self._fail_time(x, y, self._now, after_swap)
+        t = _fail_time(self._tau, x, y, self._now, after_swap)
         if t < _INF:
             self._seq += 1
             heapq.heappush(self._heap, (t, self._seq, x.token, x))
             if len(self._heap) > 8 * len(self._elems) + 64:
                 self._heap = [ev for ev in self._heap if ev[2] == ev[3].token]
                 heapq.heapify(self._heap)
-
-    def _fail_time(self, x: _Elem, y: _Elem, s: float, after_swap: bool) -> float:
-        """Earliest time >= s after which x must no longer precede y (``inf``: never).
-
-        ``after_swap``: x and y have just been swapped at s because they cross there; trust the
-        direction of the crossing, not the sign of the rounding noise in their difference at s.
-        """
-        tau = self._tau
-        sx, lx = x.starts, x.lines
-        sy, ly = y.starts, y.lines
-        ix = 0 if len(sx) == 1 else bisect_right(sx, s) - 1
-        iy = 0 if len(sy) == 1 else bisect_right(sy, s) - 1
-        first = True
-        while True:
-            ax, bx = lx[ix]
-            ay, by = ly[iy]
-            nx = sx[ix + 1] if ix + 1 < len(sx) else _INF
-            ny = sy[iy + 1] if iy + 1 < len(sy) else _INF
-            end = nx if nx < ny else ny
-            if tau is None:
-                bxs, bys = bx, by
-            else:
-                bxs = bx * math.exp(-(s - x.t0) / tau) if bx else 0.0
-                bys = by * math.exp(-(s - y.t0) / tau) if by else 0.0
-            slope = bys - bxs                   # g(v) = (ay - ax) + slope * v, v = 1 at s
-            g0 = (ay - ax) + slope
-            if first and after_swap and g0 <= 0.0:
-                g0 = 0.0                        # the crossing just processed: equal, see docstring
-            elif g0 != 0.0 and slope != 0.0 and tau is not None and (g0 > 0.0) == (slope > 0.0):
-                vstar = (ax - ay) / slope       # approaching: equal if they cross within rounding
-                if vstar > 0.0 and s - tau * math.log(vstar) <= s:
-                    g0 = 0.0
-            first = False
-            if g0 < 0.0:
-                return s
-            if g0 == 0.0:
-                if slope > 0 or (slope == 0 and x.key > y.key):
-                    return s
-            elif slope > 0 and tau is not None:
-                vstar = (ax - ay) / slope
-                if vstar > 0.0:
-                    t_root = s - tau * math.log(vstar)
-                    if t_root < end:
-                        return t_root if t_root > s else s
-            if end == _INF:
-                return _INF
-            s = end
-            if nx == end:
-                ix += 1
-            if ny == end:
-                iy += 1
 
     def _process(self, t: float) -> None:
         heap = self._heap

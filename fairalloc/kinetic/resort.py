@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Hashable, Iterator
 
-from .live_tree import _INF, _Elem, _Kinetic, _cmp
+from .live_tree import _INF, _Elem, _Kinetic, _cmp, _fail_time
 
 __all__ = ["ResortQueue"]
 
@@ -59,7 +59,11 @@ class ResortQueue(_Kinetic):
 
     @property
     def next_event_time(self) -> float:
-        return _INF
+        """Time of the next change of order, found by brute force over the sorted neighbours."""
+        now, tau = self._now, self._tau
+        cmp = functools.cmp_to_key(lambda p, q: _cmp(*self._key(p), *self._key(q), now, tau))
+        order = sorted(self._elems.values(), key=cmp)
+        return min((_fail_time(tau, x, y, now) for x, y in zip(order, order[1:])), default=_INF)
 
     def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
         if key in self._elems:

@@ -141,6 +141,13 @@ class TaskScheduler:
         return self._queue.swaps
 
     @property
+    def next_change(self) -> float:
+        """When the priority order of the users with pending tasks changes next (``inf``: not before
+        the next submit or finish). A simulator that is blocked (``blocking="stop"``) can reschedule
+        then: SDRF's decaying commitments may bring a user whose task fits to the front."""
+        return self._queue.next_event_time
+
+    @property
     def decisions(self) -> int:
         """Tasks started so far."""
         return self._decisions

@@ -202,6 +202,8 @@ class _TreeMachine(RuleBasedStateMachine):
         if not self.near_tie():
             assert order == self.oracle_order()
             assert order == list(self.resort)
+            nt, nr = self.tree.next_event_time, self.resort.next_event_time
+            assert nt == nr or math.isclose(nt, nr, rel_tol=1e-9, abs_tol=1e-9), (nt, nr)
         if order:
             assert self.tree.min() == order[0]
             for k in order:

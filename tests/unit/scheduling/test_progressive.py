@@ -236,3 +236,22 @@ def test_one_shot_does_not_mutate_the_instance():
     before = ti.to_dict()
     sdrf_greedy(ti)
     assert ti.to_dict() == before
+
+
+@pytest.mark.parametrize("structure", STRUCTURES)
+def test_next_change_wakes_a_blocked_scheduler(structure):
+    # One resource, capacity 1, three users (fair share 1/3), tau = 1. User 2 runs 0.5 and user 0 runs
+    # 0.2 (below its fair share: no excess, level 0.2). User 0 then wants 0.6 (only 0.3 is free) and user 1,
+    # with commitment 0.5 decaying as 0.5 e^{-t}, wants 0.3. Levels: user 0 at 0.2, user 1 at 0.5 e^{-t}:
+    # user 0 is first and blocked (stop) until 0.5 e^{-t} = 0.2, t = ln 2.5 (by hand); then user 1 is
+    # first and its task fits.
+    s = SDRFScheduler([[1.0]], n_users=3, tau=1.0, commitments=[[0.0], [0.5], [0.0]], structure=structure)
+    s.submit(2, [0.5])
+    s.submit(0, [0.2])
+    assert sorted(st.user for st in s.schedule()) == [0, 2]
+    s.submit(0, [0.6])
+    s.submit(1, [0.3])
+    assert s.schedule() == [] and s.blocked_by == 0
+    assert s.next_change == pytest.approx(np.log(2.5), rel=1e-12)
+    s.advance(1.0)
+    assert [st.user for st in s.schedule()] == [1]
