@@ -13,7 +13,7 @@ calls; a one-shot :class:`~fairalloc.model.TaskInstance` is one :meth:`submit` p
 * :meth:`schedule` ``()``: start tasks now, by the mechanism's rule, until it stops; returns the
   :class:`Start` records (task, user, server, time).
 
-Subclasses define the priority (:meth:`_lines`, a trajectory for the live tree) and how a start or
+Subclasses define the priority (:meth:`_trajectory`, a trajectory for the live tree) and how a start or
 finish changes their own state (:meth:`_changed`).
 
 Blocking (what happens when the chosen user's next task does not fit on any server it may use):

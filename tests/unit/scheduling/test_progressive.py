@@ -70,16 +70,11 @@ def test_two_resource_filling_by_hand():
 
 
 def test_skip_continues_past_a_blocked_user():
-    # Two servers <2, 2> and <1, 1>; user 0 (tasks <2, 2>) may use only server 0, user 1 (<1, 1>) both.
-    # DRF by hand (first fit): tie -> 0 on server 0 (share 2/3); user 1 (0) on server 1 (1/3);
-    # user 1 (1/3 < 2/3): no room anywhere (server 0 full, server 1 full). Everyone blocked: [1, 1].
-    # stop vs skip differ when the blocked user comes first and others still fit:
-    ti = fa.TaskInstance([[2, 2], [2, 2]], [[2, 2], [1, 1]], tasks=[5, 5], placement=[[1, 0], [1, 1]])
-    # by hand: 0 on s0 (share 1/2); 1 on s1 (1/4); 1 on s1 (2/4); tie 1/2: user 0 first, no room on s0:
-    # stop -> [1, 2]; skip -> user 1 again: s0 and s1 full -> [1, 2] as well. Make s1 bigger:
+    # Servers <2, 2> and <4, 4> (totals <6, 6>); user 0 (tasks <2, 2>) may use only server 0, user 1
+    # (<1, 1>) both. DRF by hand, first fit: tie -> user 0 on s0 (share 1/3, s0 full); user 1 (0) on
+    # s0? no room -> s1 (1/6); user 1 (1/6 < 1/3) on s1 (2/6); tie 1/3 -> user 0: no room on s0.
+    # stop: [1, 2]. skip: user 0 is set aside and user 1 fills s1 (4 tasks): [1, 4].
     ti = fa.TaskInstance([[2, 2], [4, 4]], [[2, 2], [1, 1]], tasks=[5, 5], placement=[[1, 0], [1, 1]])
-    # totals <6, 6>: 0 on s0 (1/3); 1 on s1 (1/6); 1 (2/6); tie 1/3 -> user 0: s0 full.
-    # stop: [1, 2]. skip: user 1 fills s1: 4 tasks -> [1, 4].
     assert drf_greedy(ti, blocking="stop").tasks.tolist() == [[1, 0], [0, 2]]
     assert drf_greedy(ti, blocking="skip").tasks.tolist() == [[1, 0], [0, 4]]
 
