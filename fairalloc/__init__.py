@@ -11,7 +11,7 @@ DRF, SDRF, TSF, TV-TSF, BUC and learned priority functions. See ``DESIGN.md`` fo
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from . import commitments, shares
+from . import clusters, commitments, scheduling, shares
 from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidInstanceError,
                      SolverError, SolverUnavailableError)
 from .exact.solvers import available_solvers
@@ -67,6 +67,9 @@ __all__ = [
     # formulas and state
     "shares",
     "commitments",
+    # greedy task schedulers and built-in clusters
+    "scheduling",
+    "clusters",
     # solvers
     "available_solvers",
     # simulation

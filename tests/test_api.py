@@ -8,7 +8,7 @@ PUBLIC = {
     "max_min", "drf", "sdrf",
     "shares", "commitments",
     "available_solvers",
-    "workloads", "simulate", "SimulationResult",
+    "workloads", "simulate", "SimulationResult", "scheduling", "clusters",
     "FairallocError", "InvalidInstanceError", "SolverError", "SolverUnavailableError", "InfeasibleError",
     "FairallocWarning",
 }
