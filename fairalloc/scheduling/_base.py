@@ -35,7 +35,7 @@ import numpy as np
 from .. import shares
 from .._validation import as_array, require_choice, require_nonnegative, require_shape
 from ..errors import InvalidInstanceError
-from ..kinetic import LiveTree, ResortQueue
+from ..kinetic import LazyHeap, LiveTree, ResortQueue
 from ..model import Cluster, TaskInstance, _placement, _weights
 from ..result import AllocationResult, Status
 from .servers import Servers
@@ -45,7 +45,7 @@ __all__ = ["Start", "TaskScheduler", "BLOCKING", "STRUCTURES"]
 logger = logging.getLogger(__name__)
 
 BLOCKING = ("stop", "skip")
-STRUCTURES = ("live_tree", "resort")
+STRUCTURES = ("live_tree", "resort", "heap")
 
 
 class Start(NamedTuple):
@@ -114,7 +114,7 @@ class TaskScheduler:
         self._next_id = 0
         self._decisions = 0
         self._blocked: int | None = None
-        qcls = LiveTree if self.structure == "live_tree" else ResortQueue
+        qcls = {"live_tree": LiveTree, "resort": ResortQueue, "heap": LazyHeap}[self.structure]
         self._queue = qcls(self._tau, time=t)
 
     # --- read-only state ---------------------------------------------------------------------------
@@ -146,6 +146,14 @@ class TaskScheduler:
         the next submit or finish). A simulator that is blocked (``blocking="stop"``) can reschedule
         then: SDRF's decaying commitments may bring a user whose task fits to the front."""
         return self._queue.next_event_time
+
+    @property
+    def next_min_change(self) -> float:
+        """When the user served first would next change (``inf``: not before the next submit or
+        finish). Only that change can unblock a scheduler stopped on its first user
+        (``blocking="stop"``); swaps further down the order cannot. ``inf`` for ``structure="heap"``,
+        which does not know (:class:`~fairalloc.kinetic.LazyHeap`)."""
+        return self._queue.next_min_change
 
     @property
     def decisions(self) -> int:
@@ -207,6 +215,11 @@ class TaskScheduler:
                 f"(capacities {self.cluster.capacities[servers].tolist()})",
                 argument="demand", index=(i,), value=d.tolist())
         d.setflags(write=False)
+        return self._enqueue(i, d, count)
+
+    def _enqueue(self, i: int, d: np.ndarray, count: int) -> range:
+        """:meth:`submit` without the checks: ``d`` a read-only (K,) float array that fits somewhere
+        ``i`` may run, ``count >= 1`` (callers that validated a whole workload at once use this)."""
         ids = range(self._next_id, self._next_id + count)
         self._next_id += count
         was_idle = self._n_pending[i] == 0

@@ -99,8 +99,9 @@ class SDRFScheduler(TaskScheduler):
     placement : array_like (N, M) of bool, optional
     server : {"first_fit", "best_fit", "tvtsf"} or callable
     blocking : {"stop", "skip"}, default "stop"
-    structure : {"live_tree", "resort"}
-        Keep users sorted with the live tree, or re-sort all of them at every decision (baseline).
+    structure : {"live_tree", "resort", "heap"}
+        Keep users sorted with the live tree, re-sort all of them at every decision (exact baseline),
+        or a heap with lazy recomputation (inexact baseline, :class:`~fairalloc.kinetic.LazyHeap`).
     time : float, default 0.0
 
     Raises
