@@ -66,6 +66,17 @@ class LazyHeap(_Kinetic):
         self._set_trajectory(e, intercepts, slopes, t0)
         self._push(e)
 
+    def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+        e = _Elem(key)
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._elems[key] = e
+        self._push(e)
+
+    def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+        e = self._elems[key]
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._push(e)
+
     def remove(self, key: Hashable) -> None:
         e = self._elems.pop(key)
         e.token += 1

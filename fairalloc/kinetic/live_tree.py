@@ -147,6 +147,11 @@ def _as_floats(name: str, values: Any, length: int | None = None) -> tuple[float
     return out
 
 
+def _line_key(ab: tuple[float, float]) -> tuple[float, float]:
+    """Lines by value at v = 1, largest first; ties: smaller slope first (larger for v < 1)."""
+    return (-(ab[0] + ab[1]), ab[1])
+
+
 def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool = False) -> float:
     """Earliest time >= s after which x must no longer precede y (``inf``: never).
 
@@ -252,13 +257,37 @@ class _Kinetic:
         e.ct = math.nan
         self._envelope(e)
 
+    def _set_trusted(self, e: _Elem, a: Sequence[float], b: Sequence[float], t0: float) -> None:
+        """:meth:`_set_trajectory` without checks (see :meth:`LiveTree.update_trusted`)."""
+        e.a, e.b, e.t0 = a, b, t0
+        e.ct = math.nan
+        self._envelope(e)
+
     def _envelope(self, e: _Elem) -> None:
         """Upper envelope of the lines for t >= t0, as pieces (start time, intercept, slope)."""
         tau = self._tau
-        lines = sorted(set(zip(e.a, e.b)), key=lambda ab: (-(ab[0] + ab[1]), ab[1]))
+        if len(e.a) == 1:
+            lines = [(e.a[0], e.b[0])]
+        else:
+            lines = sorted(set(zip(e.a, e.b)), key=_line_key)
         if tau is None:
             ca, cb = lines[0]
             e.starts, e.lines = [e.t0], [(ca + cb, 0.0)]
+            return
+        if len(lines) == 1:
+            e.starts, e.lines = [e.t0], lines
+            return
+        if len(lines) == 2:                    # the general loop below, unrolled (two resources)
+            (a1, b1), (a2, b2) = lines
+            if b2 < b1 and a2 > a1:
+                vk = (a2 - a1) / (b1 - b2)
+                st = e.t0 - tau * math.log(vk) if vk < 1.0 else e.t0
+                if st <= e.t0:
+                    e.starts, e.lines = [e.t0], [(a2, b2)]
+                else:
+                    e.starts, e.lines = [e.t0, st], lines
+            else:
+                e.starts, e.lines = [e.t0], [(a1, b1)]
             return
         ca, cb = lines[0]                      # max at v = 1; ties: smaller slope wins for v < 1
         v = 1.0
@@ -349,6 +378,10 @@ class LiveTree(_Kinetic):
     [3, 1, 2]
     """
 
+    #: Keep an updated element in place when it still lies between its neighbours (False: always
+    #: remove and re-insert, as before; the scheduler benchmark measures both).
+    in_place_updates = True
+
     def __init__(self, tau: float | None = None, *, time: float = 0.0, load: int = 64) -> None:
         super().__init__(tau, time=time)
         self._load = max(4, int(load))
@@ -431,16 +464,48 @@ class LiveTree(_Kinetic):
         """
         e = self._elems[key]
         self._set_trajectory(e, intercepts, slopes, t0)
-        p = self._prev(e)
-        q = self._next(e)
-        if (p is None or self._precedes(p, e)) and (q is None or self._precedes(e, q)):
-            if p is not None:
-                self._cert(p)
-            self._cert(e)
+        self._reposition(e)
+
+    def _reposition(self, e: _Elem) -> None:
+        """Restore the order after e's trajectory changed (in place when it still fits there)."""
+        b, i = self._pos(e)
+        items = b.items
+        p = items[i - 1] if i > 0 else (self._blocks[b.idx - 1].items[-1] if b.idx > 0 else None)
+        if i + 1 < len(items):
+            q = items[i + 1]
+        else:
+            q = self._blocks[b.idx + 1].items[0] if b.idx + 1 < len(self._blocks) else None
+        if self.in_place_updates and (p is None or self._precedes(p, e)) and (q is None or self._precedes(e, q)):
+            if self._tau is None:               # constant priorities in order: no certificate to renew
+                e.token += 1
+            else:
+                if p is not None:
+                    p.token += 1
+                    self._cert_to(p, e)
+                e.token += 1
+                self._cert_to(e, q)
         else:
             self._unplace(e)
             self._place(e)
         self._process(self._now)
+
+    def insert_trusted(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
+                       t0: float) -> None:
+        """:meth:`insert` without argument checks, for callers whose trajectories are valid by
+        construction (the schedulers): ``intercepts`` and ``slopes`` sequences of finite floats of equal
+        length, ``t0 <= now``, ``key`` absent."""
+        e = _Elem(key)
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._elems[key] = e
+        self._place(e)
+        self._process(self._now)
+
+    def update_trusted(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
+                       t0: float) -> None:
+        """:meth:`update` without argument checks (see :meth:`insert_trusted`)."""
+        e = self._elems[key]
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._reposition(e)
 
     def remove(self, key: Hashable) -> None:
         """Remove ``key`` (``KeyError`` if absent)."""
@@ -464,8 +529,14 @@ class LiveTree(_Kinetic):
     # --- order internals ------------------------------------------------------------------------
     def _precedes(self, p: _Elem, q: _Elem) -> bool:
         t = self._now
-        ap, sp = self._state(p, t)
-        aq, sq = self._state(q, t)
+        if p.ct == t:                           # _state's cache, inlined (the hot path of _place)
+            ap, sp = p.ca, p.cs
+        else:
+            ap, sp = self._state(p, t)
+        if q.ct == t:
+            aq, sq = q.ca, q.cs
+        else:
+            aq, sq = self._state(q, t)
         return _cmp(ap, sp, p.key, aq, sq, q.key, t, self._tau) < 0
 
     def _pos(self, e: _Elem) -> tuple[_Block, int]:
@@ -556,7 +627,14 @@ class LiveTree(_Kinetic):
     def _cert(self, x: _Elem, after_swap: bool = False) -> None:
         """(Re)compute the certificate of the pair (x, next(x)) from now and queue it."""
         x.token += 1
+        if self._tau is None:                   # constant priorities in order never swap
+            x.cert = _INF
+            return
         y = self._next(x)
+        self._cert_to(x, y, after_swap)
+
+    def _cert_to(self, x: _Elem, y: _Elem | None, after_swap: bool = False) -> None:
+        """:meth:`_cert` with y = next(x) known and x's token already bumped."""
         if y is None:
             x.cert = _INF
             return

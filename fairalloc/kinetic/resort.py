@@ -85,6 +85,14 @@ class ResortQueue(_Kinetic):
     def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
         self._set_trajectory(self._elems[key], intercepts, slopes, t0)
 
+    def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+        e = _Elem(key)
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._elems[key] = e
+
+    def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+        self._set_trusted(self._elems[key], intercepts, slopes, t0)
+
     def remove(self, key: Hashable) -> None:
         del self._elems[key]
 

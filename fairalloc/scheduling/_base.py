@@ -26,6 +26,7 @@ is considered (no reordering within a user).
 from __future__ import annotations
 
 import logging
+import math
 import time as _time
 from collections import deque
 from typing import Any, NamedTuple
@@ -60,13 +61,14 @@ class Start(NamedTuple):
 class _Pending:
     """A run of identical pending tasks of one user: ``count`` tasks, ids ``first, first + 1, ...``."""
 
-    __slots__ = ("demand", "count", "first", "extra")
+    __slots__ = ("demand", "count", "first", "extra", "dlist")
 
     def __init__(self, demand: np.ndarray, count: int, first: int, extra: Any = None) -> None:
         self.demand = demand
         self.count = count
         self.first = first
         self.extra = extra
+        self.dlist = demand.tolist()
 
 
 class TaskScheduler:
@@ -106,10 +108,12 @@ class TaskScheduler:
             raise InvalidInstanceError(f"time={time!r} must be finite", argument="time", value=time)
         self._now = t
         k = cl.n_resources
-        self.usage = np.zeros((n, k))                 # raw units held by running tasks
-        self._n_running = np.zeros(n, dtype=np.int64)
+        # per-user state in Python lists (one decision touches one user's K numbers; NumPy is ten
+        # times slower than floats on such short vectors; sums are the same IEEE operations)
+        self._usage = [[0.0] * k for _ in range(n)]   # raw units held by running tasks
+        self._n_running = [0] * n
         self._pending: list[deque[_Pending]] = [deque() for _ in range(n)]
-        self._n_pending = np.zeros(n, dtype=np.int64)
+        self._n_pending = [0] * n
         self._running: dict[int, tuple[int, int, np.ndarray, Any]] = {}
         self._next_id = 0
         self._decisions = 0
@@ -128,12 +132,17 @@ class TaskScheduler:
         return self.servers.free.copy()
 
     @property
+    def usage(self) -> np.ndarray:
+        """(N, K) raw resources held by each user's running tasks (a copy)."""
+        return np.array(self._usage, dtype=float).reshape(self.n_users, self.cluster.n_resources)
+
+    @property
     def n_running(self) -> np.ndarray:
-        return self._n_running.copy()
+        return np.array(self._n_running, dtype=np.int64)
 
     @property
     def n_pending(self) -> np.ndarray:
-        return self._n_pending.copy()
+        return np.array(self._n_pending, dtype=np.int64)
 
     @property
     def swaps(self) -> int:
@@ -226,25 +235,24 @@ class TaskScheduler:
         self._pending[i].append(_Pending(d, count, ids.start, self._pending_extra(i, d)))
         self._n_pending[i] += count
         if was_idle:
-            a, b, t0 = self._trajectory(i)
-            self._queue.insert(i, a, b, t0=t0)
+            self._queue.insert_trusted(i, *self._trajectory(i))
         return ids
 
     def finish(self, task: int) -> None:
         """Task ``task`` ended now: free its server capacity and update its user's state."""
         try:
-            i, m, d, extra = self._running.pop(task)
+            i, m, d, run = self._running.pop(task)
         except KeyError:
             raise InvalidInstanceError(f"task={task!r} is not running", argument="task", value=task) from None
         self.servers.release(m, d)
-        self.usage[i] -= d
         self._n_running[i] -= 1
         if self._n_running[i] == 0:
-            self.usage[i] = 0.0                       # no round-off residue once nothing runs
-        self._changed(i, d, extra, started=False)
+            self._usage[i] = [0.0] * len(self._usage[i])   # no round-off residue once nothing runs
+        else:
+            self._usage[i] = [u - x for u, x in zip(self._usage[i], run.dlist)]
+        self._changed(i, d, run.extra, started=False)
         if self._n_pending[i]:
-            a, b, t0 = self._trajectory(i)
-            self._queue.update(i, a, b, t0=t0)
+            self._queue.update_trusted(i, *self._trajectory(i))
 
     def schedule(self, *, max_starts: int | None = None) -> list[Start]:
         """Start tasks now until the rule stops (or ``max_starts``); return what started, in order."""
@@ -253,7 +261,7 @@ class TaskScheduler:
         skipped: set[int] = set()
         stop = self.blocking == "stop"
         self._blocked = None
-        limit = np.inf if max_starts is None else int(max_starts)
+        limit = math.inf if max_starts is None else int(max_starts)
         while len(queue) and len(starts) < limit:
             if stop:
                 i = queue.min()
@@ -277,13 +285,12 @@ class TaskScheduler:
             self._n_pending[i] -= 1
             d = head.demand
             self.servers.take(m, d)
-            self.usage[i] += d
+            self._usage[i] = [u + x for u, x in zip(self._usage[i], head.dlist)]
             self._n_running[i] += 1
-            self._running[task] = (i, m, d, head.extra)
+            self._running[task] = (i, m, d, head)
             self._changed(i, d, head.extra, started=True)
             if self._n_pending[i]:
-                a, b, t0 = self._trajectory(i)
-                queue.update(i, a, b, t0=t0)
+                queue.update_trusted(i, *self._trajectory(i))
             else:
                 queue.remove(i)
             starts.append(Start(task, i, m, self._now))
@@ -299,7 +306,8 @@ class TaskScheduler:
         """A task of ``user`` started or finished now (usage already updated)."""
 
     def _trajectory(self, user: int) -> tuple:
-        """(intercepts, slopes, t0) of the user's priority for the queue (t0 None: now)."""
+        """(intercepts, slopes, t0) of the user's priority for the queue: two equal-length tuples of
+        finite floats and a reference time <= now (the queue's ``*_trusted`` methods check nothing)."""
         raise NotImplementedError
 
     def _head_demand(self, user: int) -> np.ndarray:

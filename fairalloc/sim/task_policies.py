@@ -181,6 +181,9 @@ class TaskPolicy(Policy):
         Ask to be woken when the first user is overtaken while blocked (``blocking="stop"``); False
         re-runs Algorithm 1 only at arrivals and completions (the paper's "re-run whenever a task
         arrives or finishes").
+    wake_on : {"first", "any"}
+        Wake at the next change of the first user (default; the only change that can unblock) or at
+        the next swap anywhere in the order (the same schedule, more wake-ups; kept to measure).
     **options
         SDRF only: ``delta``, ``dt``, ``tau``, ``priority``, ``commitments``.
 
@@ -191,13 +194,14 @@ class TaskPolicy(Policy):
     """
 
     def __init__(self, mechanism: str = "drf", *, weights: Any = None, server: Any = "first_fit",
-                 blocking: str | None = None, tree: str = "live", wakeups: bool = True, **options: Any) -> None:
+                 blocking: str | None = None, tree: str = "live", wakeups: bool = True,
+                 wake_on: str = "first", **options: Any) -> None:
         self.mechanism = require_choice("policy", mechanism, tuple(_SCHEDULERS))
         self.structure = TREES[require_choice("tree", tree, tuple(TREES))]
         extra = set(options) - set(_SDRF_ONLY)
         if extra or (options and self.mechanism != "sdrf"):
             bad = sorted(extra or options)
-            allowed = "weights, server, blocking, tree, wakeups" + (
+            allowed = "weights, server, blocking, tree, wakeups, wake_on" + (
                 ", " + ", ".join(_SDRF_ONLY) if self.mechanism == "sdrf" else "")
             raise InvalidInstanceError(f"option(s) {bad} do not apply to policy {self.mechanism!r} "
                                        f"(it takes {allowed})", argument="options", value=bad)
@@ -207,6 +211,7 @@ class TaskPolicy(Policy):
         self.server = server
         self.blocking = blocking
         self.wakeups = bool(wakeups)
+        self.wake_on = require_choice("wake_on", wake_on, ("first", "any"))
         self.options = options
         self.name = self.mechanism
         self.scheduler = None
@@ -227,6 +232,7 @@ class TaskPolicy(Policy):
         self._t = 0.0
         self._stop = self.scheduler.blocking == "stop"
         self.n_wakeups = 0
+        self._wake = math.nan
 
     def _advance(self, now: float) -> None:
         if now > self._t:
@@ -246,14 +252,17 @@ class TaskPolicy(Policy):
 
     def schedule(self, now: float) -> list[tuple[int, int, int]]:
         self._advance(now)
+        if now == self._wake:
+            self.n_wakeups += 1                       # woken by our own reschedule point
         return self._launches.group(self.scheduler.schedule())
 
     def next_wakeup(self, now: float) -> float | None:
         if not (self.wakeups and self._stop) or self.scheduler.blocked_by is None:
             return None
-        t = self.scheduler.next_min_change
+        s = self.scheduler
+        t = s.next_min_change if self.wake_on == "first" else s.next_change
         if now < t < math.inf:
-            self.n_wakeups += 1
+            self._wake = t
             return t
         return None
 
