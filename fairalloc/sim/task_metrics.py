@@ -85,7 +85,8 @@ def job_completion_times(result: Any, /) -> pd.Series:
 def completed_tasks(result: Any, /, *, horizon: float | None = None) -> pd.DataFrame:
     """Per user: tasks submitted by ``horizon``, tasks finished by it, and their ratio (SDRF Fig. 5).
 
-    ``horizon`` defaults to the last submission time. Launches count by their end time.
+    ``horizon`` defaults to the last submission time. Launches count by their end time. Every user
+    of the result has a row (ratio NaN when it had submitted nothing by the horizon).
     """
     h = _horizon(result, horizon)
     j = result.jobs
@@ -94,7 +95,9 @@ def completed_tasks(result: Any, /, *, horizon: float | None = None) -> pd.DataF
     user_of = j.set_index("row")["user"]
     done_l = lf[lf["end"].to_numpy() <= h]
     done = done_l.groupby(user_of.loc[done_l["job"].to_numpy()].to_numpy())["tasks"].sum()
-    out = pd.DataFrame({"submitted": sub}).join(pd.DataFrame({"completed": done}), how="outer").fillna(0)
+    users = np.unique(j["user"].to_numpy())
+    out = pd.DataFrame({"submitted": sub.reindex(users, fill_value=0),
+                        "completed": done.reindex(users, fill_value=0)}, index=users)
     out = out.astype({"submitted": np.int64, "completed": np.int64})
     out["completed_ratio"] = out["completed"] / out["submitted"].where(out["submitted"] > 0)
     out.index.name = "user"
