@@ -17,7 +17,7 @@ from fairalloc import AllocationResult, Instance, TaskInstance
 from fairalloc._tol import ATOL
 from fairalloc.errors import InvalidInstanceError
 
-__all__ = ["ATOL", "exact_array", "pooled_allocation", "server_tasks", "utility_array", "as_float"]
+__all__ = ["ATOL", "exact_array", "pooled_allocation", "server_tasks", "as_float"]
 
 
 def exact_array(value: Any) -> np.ndarray:
@@ -37,7 +37,10 @@ def exact_array(value: Any) -> np.ndarray:
 
 def as_float(value: Any) -> np.ndarray:
     """Float copy of a (possibly exact) array."""
-    return np.asarray(value, dtype=float)
+    arr = np.asarray(value)
+    if arr.dtype == object:
+        return np.array([float(v) for v in arr.reshape(-1)], dtype=float).reshape(arr.shape)
+    return np.asarray(arr, dtype=float)
 
 
 def _unwrap(allocation: Any, attr: str) -> Any:

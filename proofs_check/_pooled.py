@@ -41,8 +41,16 @@ class PooledData:
         self.C = conv(instance.capacities)
         self.w = conv(instance.weights)
         self.n, self.m = instance.n_agents, instance.n_resources
-        self.c = None if commitments is None else conv(as_commitments(commitments, self.n, self.m))
-        self.raw_commitments = None if commitments is None else as_commitments(commitments, self.n, self.m)
+        self.raw_commitments = None
+        self.c = None
+        if commitments is not None:
+            fl = as_commitments(as_float(exact_array(commitments)) if exact else commitments, self.n, self.m)
+            self.raw_commitments = fl
+            if exact:                                # keep exact rationals given as Fractions or "p/q"
+                ex = exact_array(commitments)
+                self.c = ex.reshape(self.n, self.m)
+            else:
+                self.c = fl
         self.u = shares.leontief_utility(self.A, self.theta)              # (n,) fractions
         self.one = Fraction(1) if exact else 1.0
         self.satisfied = np.array([ui >= self.one - self.tol for ui in self.u], dtype=bool)

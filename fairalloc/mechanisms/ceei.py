@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from typing import Any, Mapping
 
@@ -197,7 +198,9 @@ def ceei(instance: Instance, /, *, solver: str | None = None,
         prob, u, a_t, b, cap = _problem(n, m)
         a_t.value = np.ascontiguousarray(a.T)
         b.value = np.asarray(budgets, dtype=float)
-        out = solve_cvxpy(prob, backend, options=options)
+        with warnings.catch_warnings():          # cvxpy's "may be inaccurate" is reported as the status
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
+            out = solve_cvxpy(prob, backend, options=options)
         uval = None if u.value is None else np.array(u.value, dtype=float)
         prices = None if cap.dual_value is None else np.array(cap.dual_value, dtype=float).reshape(-1)
     stats = dict(out.stats)
