@@ -32,8 +32,8 @@ from .shrink import shrink
 from .strategies import cases
 from .verdict import Verdict, jsonable
 
-__all__ = ["CellReport", "run_cell", "run_all", "cell_strategy", "write_report", "report_markdown",
-           "select_claims"]
+__all__ = ["CellReport", "SearchOutcome", "search", "run_cell", "run_all", "cell_strategy", "write_report",
+           "report_markdown", "select_claims"]
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +93,63 @@ def _status(claim: Claim, violated: bool, examples: int) -> str:
     return "violation found" if violated else "none found"
 
 
+@dataclass
+class SearchOutcome:
+    """What :func:`search` saw: cases tried, undecided checks, the first violation, elapsed seconds."""
+
+    examples: int
+    undecided: int
+    case: Any
+    verdict: Verdict | None
+    seconds: float
+    timed_out: bool
+
+
+def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed: int = 0,
+           progress: str | None = None) -> SearchOutcome:
+    """Draw cases from ``strategy`` (hypothesis, generate phase, seeded) until ``check(case)`` is violated.
+
+    ``check`` returns a :class:`~proofs_check.verdict.Verdict`. Stops at the first violation, after
+    ``examples`` cases or after ``seconds``. ``progress`` names a tqdm bar (None: no bar).
+    """
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=examples, desc=progress, unit="ex", leave=False)
+    state: dict[str, Any] = {"n": 0, "undecided": 0, "hit": None, "timeout": False}
+    t0 = time.perf_counter()
+
+    def condition(case) -> bool:
+        if state["hit"] is not None:                      # hypothesis replays the failing example
+            return True
+        if time.perf_counter() - t0 > seconds:
+            state["timeout"] = True
+            raise _Timeout()
+        state["n"] += 1
+        if bar is not None:
+            bar.update(1)
+        v = check(case)
+        if v.holds is None:
+            state["undecided"] += 1
+        if v.violated:
+            state["hit"] = (case, v)
+            return True
+        return False
+
+    cfg = settings(max_examples=examples, phases=[Phase.generate], database=None, deadline=None,
+                   suppress_health_check=list(HealthCheck))
+    try:
+        find(strategy, condition, settings=cfg, random=random.Random(seed))
+    except (NoSuchExample, _Timeout):
+        pass
+    finally:
+        if bar is not None:
+            bar.close()
+    case, v = state["hit"] if state["hit"] is not None else (None, None)
+    return SearchOutcome(state["n"], state["undecided"], case, v, time.perf_counter() - t0, state["timeout"])
+
+
 def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: int = 0,
              do_shrink: bool = True, budget: int | None = None, progress: bool = False) -> CellReport:
     """Search one claim (see the module docstring). ``budget``: lies / deviations per user and case."""
@@ -103,43 +160,12 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
         return CellReport(claim, "skipped", reason="not applicable ('-' in axioms.md)")
     if info.domain.setting != "pooled" or claim.axiom == "ef1":
         return CellReport(claim, "skipped", reason="phase B: checks on task instances")
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=examples, desc=claim.key, unit="ex", leave=False)
-    state = {"n": 0, "undecided": 0, "verdict": None}
     t0 = time.perf_counter()
-
-    def condition(case: Case) -> bool:
-        if state["verdict"] is not None:                  # hypothesis replays the failing example
-            return True
-        if time.perf_counter() - t0 > seconds:
-            raise _Timeout()
-        state["n"] += 1
-        if bar is not None:
-            bar.update(1)
-        v = check_case(claim, case, seed=seed, budget=budget)
-        if v.holds is None:
-            state["undecided"] += 1
-        if v.violated:
-            state["verdict"] = (case, v)
-            return True
-        return False
-
-    cfg = settings(max_examples=examples, phases=[Phase.generate], database=None, deadline=None,
-                   suppress_health_check=list(HealthCheck))
-    try:
-        find(cell_strategy(claim), condition, settings=cfg, random=random.Random(seed))
-    except (NoSuchExample, _Timeout):
-        pass
-    finally:
-        if bar is not None:
-            bar.close()
-    elapsed = time.perf_counter() - t0
-    rep = CellReport(claim, "", examples=state["n"], undecided=state["undecided"], seconds=elapsed)
-    if state["verdict"] is not None:
-        case, v = state["verdict"]
+    out = search(cell_strategy(claim), lambda case: check_case(claim, case, seed=seed, budget=budget),
+                 examples=examples, seconds=seconds, seed=seed, progress=claim.key if progress else None)
+    rep = CellReport(claim, "", examples=out.examples, undecided=out.undecided, seconds=out.seconds)
+    if out.verdict is not None:
+        case, v = out.case, out.verdict
         rep.original_size = case.size()
         if do_shrink:
             case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=max(10.0, seconds))
@@ -147,7 +173,7 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
         rep.verdict = v
         rep.seconds = time.perf_counter() - t0
     rep.status = _status(claim, rep.verdict is not None, rep.examples)
-    if elapsed > seconds and rep.verdict is None:
+    if out.timed_out and rep.verdict is None:
         rep.reason = f"time budget {seconds}s reached after {rep.examples} examples"
     return rep
 

@@ -131,12 +131,22 @@ def pooled_instances(draw, *, n_agents=(2, 4), n_resources=(1, 3), zero_demands:
 
 @st.composite
 def commitment_arrays(draw, n_agents: int, n_resources: int, *, max_value: float = 0.5) -> np.ndarray:
-    """SDRF commitments (n, m), fractions of capacity in [0, max_value] (zeros and ties likely)."""
+    """SDRF commitments (n, m), fractions of capacity in [0, max_value].
+
+    Zeros are likely (all users in a third of the draws, each user otherwise with probability 1/2):
+    users without history are the common case, and they shrink to it.
+    """
     if not 0 < max_value <= 1:
         raise InvalidArgument(f"max_value={max_value!r} must be in (0, 1]")
     grid = st.integers(0, 10).map(lambda k: k * max_value / 10)
     val = st.one_of(grid, st.floats(0, max_value, allow_nan=False, allow_subnormal=False))
-    return np.array([[draw(val) for _ in range(n_resources)] for _ in range(n_agents)])
+    out = np.zeros((n_agents, n_resources))
+    if draw(st.integers(0, 2)) == 0:                   # one case in three: no history at all (DRF)
+        return out
+    for i in range(n_agents):
+        if draw(st.booleans()):                         # users without commitments are common
+            out[i] = [draw(val) for _ in range(n_resources)]
+    return out
 
 
 @st.composite
@@ -228,9 +238,14 @@ def time_varying_instances(draw, *, n_agents=(1, 3), n_servers=(1, 2), n_resourc
 
 @st.composite
 def repeated_games(draw, *, n_agents=(2, 3), n_resources=(1, 2), n_periods=(2, 3), zero_demands: bool = True,
-                   caps: bool = True, absent: bool = True, changing: bool = True,
+                   caps: bool = True, absent: bool = True, changing: bool = True, unit_tasks: bool = False,
                    weights: bool = False) -> RepeatedGame:
-    """Multi-period demand sequences: per-task vectors that may change between periods, caps, absences."""
+    """Multi-period demand sequences: per-task vectors that may change between periods, caps, absences.
+
+    ``changing``: a user's per-task vector may change between periods (else only its task count
+    does). ``unit_tasks``: every per-task vector has dominant entry 1 (a task is always one unit of
+    its dominant resource), so that changes of vector are not changes of task size.
+    """
     na = _check_range("n_agents", n_agents)
     nr = _check_range("n_resources", n_resources)
     nt = _check_range("n_periods", n_periods)
@@ -241,6 +256,8 @@ def repeated_games(draw, *, n_agents=(2, 3), n_resources=(1, 2), n_periods=(2, 3
     for t in range(T):
         for i in range(n):
             vec = draw(demand_vectors(m, zero_demands=zero_demands)) if (changing and draw(st.booleans())) else base[i]
+            if unit_tasks:
+                vec = vec / vec.max()
             d[t, i] = vec
             if absent and draw(st.integers(0, 5)) == 0:
                 k[t, i] = 0.0

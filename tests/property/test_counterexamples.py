@@ -14,8 +14,8 @@ from proofs_check.campaign import run_cell
 from proofs_check.claims import implemented_claims
 from proofs_check.replay import replay
 
-EXAMPLES = 300
-SECONDS = 60.0
+EXAMPLES = 500
+SECONDS = 90.0
 F_CLAIMS = [c for c in implemented_claims() if c.expected == "F"]
 
 
