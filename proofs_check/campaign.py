@@ -10,6 +10,11 @@ Outcomes per cell: expected T and no violation found: ``"agrees"``; expected F a
 found: ``"agrees"``; a violation in a T cell, or none in an F cell within the budget:
 ``"DISAGREES"`` (a finding for a T cell, a too-weak search for an F cell); open cells report
 ``"violation found"`` or ``"none found"``; unimplemented rows ``"skipped"`` with the reason.
+
+Reproducibility: a seed fixes the search for a given code base. Hypothesis also draws values from
+the constants of the modules loaded in the process, so adding or importing other modules can change
+which cases a seed produces (not their validity); budgets are therefore set well above the number of
+cases the F cells need.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = 
             rep = np.asarray(hint["report"]["demands"], float)
             if u < inst.n_agents and rep.shape == (inst.n_resources,):
                 v = find_profitable_misreport(fn, inst, u, commitments=c, budget=1, rng=seed, atol=tol,
-                                              candidates=[{"demands": rep}])
+                                              candidates=[{"family": hint.get("family", "candidate"), "demands": rep}])
         if v is None or not v.violated:
             v = find_profitable_misreport(fn, inst, commitments=c, budget=b, rng=seed, atol=tol)
     elif ax == "sp-repeated":

@@ -301,7 +301,10 @@ def find_profitable_misreport(mechanism: Callable, instance, /, user: int | None
             if i not in truth_cache:
                 vals = [_utility_under(mechanism, instance, commitments, i, None, p) for p in orders]
                 runs += len(orders)
-                truth_cache[i] = (max(v for v in vals if v is not None), len(vals))
+                ok_vals = [v for v in vals if v is not None]
+                if not ok_vals:
+                    continue                                 # the mechanism fails on every order
+                truth_cache[i] = (max(ok_vals), len(vals))
             lies_u = [_utility_under(mechanism, instance, commitments, i, lie, p) for p in orders]
             runs += len(orders)
             if any(v is None for v in lies_u):

@@ -77,9 +77,73 @@ def _instance_and_commitments(w: Mapping[str, Any]):
     return inst, None if c is None else np.asarray(c, float)
 
 
+def _replay_servers(w: Mapping[str, Any]) -> Replay:
+    """Task allocations on servers: recount tasks with :func:`fairalloc.shares.tasks_that_fit`."""
+    ti = fa.TaskInstance.from_dict(w["instance"])
+    x = np.asarray(w["tasks"], float)
+    divisible = bool(w.get("divisible", False))
+    d, P, K, caps = ti.task_demands, ti.placement, ti.tasks.astype(float), ti.cluster.capacities
+    n = ti.n_agents
+    tol = float(w.get("atol", 0.0))
+    fit = (lambda b, dd: float(shares.leontief_utility(b, dd, cap=np.inf))) if divisible else \
+        (lambda b, dd: float(shares.tasks_that_fit(b, dd)))
+    X = x.sum(axis=1)
+
+    def value(i, bundles):                               # u_i of per-server bundles (M, K)
+        return min(K[i], sum(fit(bundles[l], d[i]) for l in range(ti.n_servers) if P[i, l]))
+
+    axiom, variant = w["axiom"], w["variant"]
+    if axiom == "sharing-incentive" and variant != "commitment":
+        i = int(w["user"])
+        share = ti.weights[i] / ti.weights.sum() if variant == "weighted" else 1.0 / n
+        ref = value(i, caps * share)
+        return Replay(X[i] < ref - tol, f"user {i}: {X[i]:g} tasks vs fair-share value {ref:g}",
+                      {"have": X[i], "reference": ref})
+    if axiom == "envy-free" and w.get("placement_mode", "given") == "given" and variant != "commitment":
+        i, j = int(w["envious"]), int(w["envied"])
+        uij = value(i, x[j][:, None] * d[j][None, :])
+        gap = uij * (ti.weights[i] / ti.weights[j] if variant == "weighted" else 1.0) - X[i]
+        return Replay(X[i] < K[i] and gap > tol, f"user {i} values user {j}'s bundles at {uij:g} tasks vs own {X[i]:g}",
+                      {"u_own": X[i], "u_other": uij})
+    if axiom == "ef1":
+        i, j = int(w["envious"]), int(w["envied"])
+        B = x[j][:, None] * d[j][None, :]
+        uij = value(i, B)
+        if variant == "gain":
+            return Replay(uij > X[i] + 1 + tol, f"u_{i}(A_{j}) = {uij:g} vs x_{i} + 1 = {X[i] + 1:g}", {"u_other": uij})
+        after = []
+        for l in np.flatnonzero(x[j] >= 1):
+            B2 = B.copy()
+            B2[l] = (x[j, l] - 1) * d[j]
+            after.append(value(i, B2))
+        best = min(after) if after else 0.0
+        return Replay(best > X[i] + tol, f"after removing any one of user {j}'s tasks user {i} still values "
+                      f"them at >= {best:g} > {X[i]:g}", {"best_after_removal": best})
+    if axiom in ("non-wasteful", "bottleneck"):
+        i, l = int(w["user"]), int(w["server"])
+        left = caps[l] - x[:, l] @ d
+        room = fit(np.maximum(left, 0.0), d[i])
+        ok = X[i] < K[i] - tol and P[i, l] and (room >= 1 if not divisible else room > tol)
+        return Replay(ok, f"user {i} unsatisfied; {room:g} more of its tasks fit on server {l}", {"room": room})
+    if axiom == "pareto":
+        y = np.asarray(w["improved_tasks"], float)
+        feasible = (np.all(y >= -1e-9) and np.all(y[~P] <= 1e-9) and np.all(y.sum(axis=1) <= K + 1e-9)
+                    and np.all(y.T @ d <= caps * (1 + 1e-9) + 1e-9)
+                    and (divisible or np.allclose(y, np.round(y))))
+        Y = y.sum(axis=1)
+        nobody_loses = np.all(Y >= X - 1e-9)
+        gain = Y.sum() - X.sum() if variant == "strong" else float(np.min((Y - X)[X < K - tol], initial=np.inf))
+        need = (1 - 1e-6) if not divisible else tol
+        ok = bool(feasible and nobody_loses and gain >= need)
+        return Replay(ok, f"improved tasks feasible={feasible}, nobody loses={nobody_loses}, gain {gain:g}",
+                      {"gain": gain})
+    return Replay(False, f"replay of server witnesses for {axiom}/{variant} is not supported "
+                  "(the MILP of placement='any' and the commitment variants need the checker itself)")
+
+
 def _replay_allocation(w: Mapping[str, Any]) -> Replay:
-    if w.get("setting") != "pooled":
-        return Replay(False, "replay of server allocations is not supported yet (phase B)")
+    if w.get("setting") == "servers":
+        return _replay_servers(w)
     inst, c = _instance_and_commitments(w)
     A = np.asarray(exact_array(w["allocation"]), dtype=object)
     numbers: dict[str, Any] = {}

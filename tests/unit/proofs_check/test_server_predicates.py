@@ -193,3 +193,25 @@ def test_ef1_needs_integer_task_instance():
     ti = one_server([4], [[1], [1]], [2, 2])
     with pytest.raises(ValueError, match="commitments"):
         axioms.has_sharing_incentive(ti, [[1], [1]], commitments=[[0.0], [0.0]])
+
+
+def test_server_witnesses_replay():
+    from proofs_check.replay import replay
+
+    ti = one_server([11], [[3], [1]], [5, 8])
+    cases = [
+        axioms.is_ef1(ti, [[1], [8]], variant="remove"),
+        axioms.is_ef1(one_server([5], [[1], [4]], [5, 1]), [[1], [1]], variant="gain"),
+        axioms.is_envy_free(one_server([4, 4], [[1, 1], [1, 1]], [4, 4]), [[1], [3]]),
+        axioms.has_sharing_incentive(one_server([4, 4], [[1, 1], [1, 1]], [4, 4]), [[1], [3]]),
+        axioms.is_non_wasteful(one_server([5], [[2], [1]], [3, 3]), [[1], [2]]),
+        axioms.is_pareto_efficient(one_server([5], [[2], [1]], [3, 3]), [[1], [2]]),
+        axioms.is_pareto_efficient(one_server([5], [[2], [1]], [3, 3]), [[1], [2.5]], divisible=True),
+    ]
+    for v in cases:
+        assert v.holds is False
+        r = replay(v.to_dict())
+        assert r.confirmed, (v.axiom, v.variant, r.detail)
+    w = dict(cases[0].witness)
+    w["tasks"] = [[2], [6]]                                  # tampered: 6 tasks -> removal leaves 5 -> 1 <= 2
+    assert not replay(w).confirmed
