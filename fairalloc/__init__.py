@@ -11,7 +11,7 @@ DRF, SDRF, TSF, TV-TSF, BUC and learned priority functions. See ``DESIGN.md`` fo
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from . import commitments, shares
+from . import clusters, commitments, scheduling, shares
 from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidInstanceError,
                      SolverError, SolverUnavailableError)
 from .exact.solvers import available_solvers
@@ -19,6 +19,32 @@ from .mechanisms import drf, max_min, sdrf
 from .mechanisms import asset_fairness, ceei
 from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
 from .result import SOLUTION_PRESENT, AllocationResult, Status
+
+#: Heavier parts (pandas, scipy.stats, solvers) load on first use: ``fa.simulate`` imports the
+#: simulator then. Name -> (module, attribute or None for the module itself).
+_LAZY = {
+    "workloads": ("fairalloc.workloads", None),
+    "simulate": ("fairalloc.sim", "simulate"),
+    "SimulationResult": ("fairalloc.sim", "SimulationResult"),
+}
+
+
+def __getattr__(name: str):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'fairalloc' has no attribute {name!r}") from None
+    import importlib
+
+    obj = importlib.import_module(module)
+    obj = obj if attr is None else getattr(obj, attr)
+    globals()[name] = obj
+    return obj
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 try:
     __version__ = _version("fairalloc")
@@ -44,8 +70,15 @@ __all__ = [
     # formulas and state
     "shares",
     "commitments",
+    # greedy task schedulers and built-in clusters
+    "scheduling",
+    "clusters",
     # solvers
     "available_solvers",
+    # simulation
+    "workloads",
+    "simulate",
+    "SimulationResult",
     # errors
     "FairallocError",
     "InvalidInstanceError",

@@ -34,6 +34,8 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._numeric import lastmax, lastmin
@@ -48,8 +50,10 @@ __all__ = [
     "fair_shares",
     "leontief_utility",
     "sdrf_levels",
+    "sdrf_printed_priorities",
     "normalized_capacities",
     "tasks_that_fit",
+    "task_fits",
     "monopoly_tasks",
     "task_shares",
     "cumulative_task_shares",
@@ -184,6 +188,21 @@ def sdrf_levels(dominant_share, commitments, weights=None) -> np.ndarray:
     return lev if weights is None else lev / np.asarray(weights, dtype=float)
 
 
+def sdrf_printed_priorities(allocation, commitments, weights=None) -> np.ndarray:
+    r"""SDRF Algorithm 1's priority as printed: :math:`\max_r (o_{ir} + c_{ir}) / w_i`.
+
+    ``allocation`` (n, m) normalised (fractions of capacity), ``commitments`` (n, m). It differs from
+    :func:`sdrf_levels` (:math:`\max_r o_{ir} + \max_r c_{ir}`, Eq. 5's order) when the resource that
+    dominates the allocation is not the one that dominates the commitment (``papers/sdrf.md``, errata);
+    the weight divides, as in :func:`sdrf_levels`.
+
+    >>> sdrf_printed_priorities([[0.4, 0.1]], [[0.0, 0.2]]).tolist()     # level would be 0.4 + 0.2
+    [0.4]
+    """
+    p = lastmax(np.asarray(allocation, dtype=float) + np.asarray(commitments, dtype=float))
+    return p if weights is None else p / np.asarray(weights, dtype=float)
+
+
 def normalized_capacities(server_capacities) -> np.ndarray:
     r"""Per-server capacities as fractions of the cluster total, :math:`C_{mr} / \sum_{m'} C_{m'r}` (TV-TSF Eq. 1).
 
@@ -209,6 +228,22 @@ def tasks_that_fit(capacity, task_demand, *, eps: float = FLOOR_EPS) -> np.ndarr
     ratio = leontief_utility(np.maximum(np.asarray(capacity, dtype=float), 0.0), task_demand, cap=np.inf)
     with np.errstate(invalid="ignore"):
         return np.where(np.isfinite(ratio), np.floor(ratio * (1.0 + eps) + eps), ratio)
+
+
+def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
+    r"""Whether one task fits in one capacity vector: ``tasks_that_fit(capacity, task_demand) >= 1``.
+
+    The same arithmetic as :func:`tasks_that_fit` entry by entry (:math:`\max(C_r, 0)/d_r`, then
+    ``* (1 + eps) + eps``, floored), without NumPy's overhead on a short vector: greedy schedulers ask
+    this once per decision. ``capacity`` and ``task_demand`` are 1-D sequences of equal length.
+
+    >>> task_fits([0.3, 1.0], [0.1, 0.2]), task_fits([0.25, 1.0], [0.1, 0.2]), task_fits([0.0, 1.0], [0.0, 2.0])
+    (True, True, False)
+    """
+    for c, d in zip(capacity, task_demand):
+        if d > 0 and math.floor((max(c, 0.0) / d) * (1.0 + eps) + eps) < 1:
+            return False
+    return True
 
 
 def monopoly_tasks(task_demands, server_capacities) -> np.ndarray:
