@@ -69,15 +69,20 @@ def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = 
     ax, var = claim.axiom, claim.variant
     tol = mechanism_tolerance(info)
     inst, c = case.instance, case.commitments
-    if ax in ("si", "ef", "po", "bottleneck"):
+    if ax in ("si", "ef", "po", "bottleneck", "ef1"):
         res = fn(inst) if c is None else fn(inst, commitments=c)
         if not res.success:
             return Verdict(None, None, f"mechanism failed: {res.status.value} {res.message}", var, ax)
         kw = dict(commitments=c, atol=info.atol)
         if ax == "si":
             v = axioms.has_sharing_incentive(inst, res, variant=var, **kw)
+        elif ax == "ef1":
+            if var not in ("remove", "gain"):
+                raise ValueError(f"EF1 variant {var!r} needs the time-varying checks (phase B)")
+            v = axioms.is_ef1(inst, res, variant=var, atol=info.atol)
         elif ax == "ef":
-            v = axioms.is_envy_free(inst, res, variant=var, **kw)
+            v = axioms.is_envy_free(inst, res, variant=var if var in ("plain", "weighted", "commitment") else "plain",
+                                    **kw)
         elif ax == "po":
             v = axioms.is_pareto_efficient(inst, res, variant=var, **kw)
         elif var == "bottleneck":
@@ -87,12 +92,16 @@ def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = 
     elif ax == "sp-stage":
         b = budget or DEFAULT_BUDGET["sp-stage"]
         v = None
-        if hint and hint.get("kind") == "misreport" and "demands" in hint.get("report", {}):
+        if hint and hint.get("kind") == "misreport":
             u = int(hint["user"])
-            rep = np.asarray(hint["report"]["demands"], float)
-            if u < inst.n_agents and rep.shape == (inst.n_resources,):
+            rep = dict(hint.get("report", {}))
+            key = "demands" if "demands" in rep else "task_demands"
+            vec = np.asarray(rep.get(key, []), float)
+            if u < inst.n_agents and vec.shape == (inst.n_resources,):
+                rep[key] = vec
+                rep["family"] = hint.get("family", "candidate")
                 v = find_profitable_misreport(fn, inst, u, commitments=c, budget=1, rng=seed, atol=tol,
-                                              candidates=[{"family": hint.get("family", "candidate"), "demands": rep}])
+                                              candidates=[rep])
         if v is None or not v.violated:
             v = find_profitable_misreport(fn, inst, commitments=c, budget=b, rng=seed, atol=tol)
     elif ax == "sp-repeated":
@@ -113,5 +122,5 @@ def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = 
     elif ax == "rm":
         v = is_resource_monotone(fn, inst, commitments=c, atol=tol)
     else:
-        raise ValueError(f"axiom {ax!r} has no pooled check (phase B adds EF1 and task instances)")
+        raise ValueError(f"unknown axiom {ax!r}")
     return _annotate(v, claim, case)

@@ -49,6 +49,8 @@ class Domain:
 
     ``caps``: users may have finite demands (be satisfiable); without caps every user's total
     dominant demand exceeds the capacity. ``zero_demands``: users may not need some resource.
+    ``setting="servers"``: task instances (:class:`fairalloc.TaskInstance`, integer tasks) on
+    ``n_servers`` servers, with placement constraints when ``placement``.
     """
 
     n_agents: tuple[int, int] = (2, 4)
@@ -58,6 +60,8 @@ class Domain:
     weights: bool = False
     commitments: bool = False
     setting: str = "pooled"
+    n_servers: tuple[int, int] = (1, 3)
+    placement: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}

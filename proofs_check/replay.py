@@ -79,7 +79,7 @@ def _instance_and_commitments(w: Mapping[str, Any]):
 
 def _replay_servers(w: Mapping[str, Any]) -> Replay:
     """Task allocations on servers: recount tasks with :func:`fairalloc.shares.tasks_that_fit`."""
-    ti = fa.TaskInstance.from_dict(w["instance"])
+    ti = _task_instance(w)
     x = np.asarray(w["tasks"], float)
     divisible = bool(w.get("divisible", False))
     d, P, K, caps = ti.task_demands, ti.placement, ti.tasks.astype(float), ti.cluster.capacities
@@ -218,9 +218,43 @@ def _replay_allocation(w: Mapping[str, Any]) -> Replay:
     return Replay(False, f"unknown allocation axiom {axiom!r}")
 
 
+def _task_instance(w: Mapping[str, Any]) -> "fa.TaskInstance":
+    if "case" in w and w["case"].get("kind") == "servers":
+        return Case.from_dict(w["case"]).instance
+    return fa.TaskInstance.from_dict(w["instance"])
+
+
+def _replay_task_misreport(w: Mapping[str, Any]) -> Replay:
+    ti = _task_instance(w)
+    fn = resolve_mechanism(_mech_name(w))
+    i = int(w["user"])
+    rep_d = np.asarray(w["report"]["task_demands"], float)
+    d = np.array(ti.task_demands, float)
+    k = np.array(ti.tasks)
+    d[i], k[i] = rep_d, int(w["report"]["tasks"])
+    lied = ti.replace(task_demands=d, tasks=k)
+    from . import _setting
+
+    def true_tasks(row, reported) -> float:          # tasks of the true demand the received bundles run
+        per = [float(shares.tasks_that_fit(row[l] * reported, ti.task_demands[i])) if ti.placement[i, l] else 0.0
+               for l in range(ti.n_servers)]
+        return min(float(ti.tasks[i]), sum(per))
+
+    gains = []
+    for order in (np.arange(ti.n_agents), np.arange(ti.n_agents)[::-1]):
+        pos = int(np.flatnonzero(order == i)[0])
+        rt = fn(_setting.permute(ti, order)[0])
+        rl = fn(_setting.permute(lied, order)[0])
+        gains.append(true_tasks(np.asarray(rl.tasks, float)[pos], rep_d)
+                     - true_tasks(np.asarray(rt.tasks, float)[pos], ti.task_demands[i]))
+    g = min(gains)
+    return Replay(g > float(w.get("atol", 0.0)), f"user {i} runs {g:g} more true tasks with the lie "
+                  "(both user orders)", {"gain": g})
+
+
 def _replay_misreport(w: Mapping[str, Any]) -> Replay:
-    if w.get("setting") != "pooled":
-        return Replay(False, "replay of task-instance misreports is not supported yet (phase B)")
+    if w.get("setting") == "servers":
+        return _replay_task_misreport(w)
     inst, c = _instance_and_commitments(w)
     fn = resolve_mechanism(_mech_name(w))
     i = int(w["user"])
@@ -269,9 +303,26 @@ def _replay_repeated(w: Mapping[str, Any]) -> Replay:
 
 
 def _replay_mechanism(w: Mapping[str, Any]) -> Replay:
-    inst, c = _instance_and_commitments(w)
-    fn = resolve_mechanism(_mech_name(w))
     from . import _setting
+
+    fn = resolve_mechanism(_mech_name(w))
+    if w.get("setting") == "servers":
+        ti = _task_instance(w)
+        before = fn(ti)
+        if w["axiom"] == "population-monotone":
+            k = int(w["leaving"])
+            ti2, _ = _setting.remove_user(ti, k)
+            loser = int(w["loser"])
+            pos = loser - (1 if loser > k else 0)
+        else:
+            ti2 = _setting.scale_resource(ti, int(w["resource"]), float(w["factor"]))
+            loser = pos = int(w["loser"])
+        after = fn(ti2)
+        ub = float(np.asarray(before.tasks, float)[loser].sum())
+        ua = float(np.asarray(after.tasks, float)[pos].sum())
+        return Replay(ub - ua > float(w.get("atol", 1e-7)), f"user {loser}: {ub:g} -> {ua:g} tasks",
+                      {"before": ub, "after": ua})
+    inst, c = _instance_and_commitments(w)
 
     before = fn(inst) if c is None else fn(inst, commitments=c)
     if w["axiom"] == "population-monotone":

@@ -15,7 +15,7 @@ from typing import Iterator
 
 import numpy as np
 
-from fairalloc import Instance, shares
+from fairalloc import Cluster, Instance, TaskInstance, shares
 from fairalloc.errors import InvalidInstanceError
 
 from .cases import Case
@@ -44,6 +44,15 @@ def in_domain(domain: Domain, case: Case) -> bool:
                 return False
         return True
     inst = case.instance
+    if isinstance(inst, TaskInstance):
+        return (domain.setting == "servers" and inst.n_agents >= 1
+                and domain.n_resources[0] <= inst.n_resources <= domain.n_resources[1]
+                and inst.n_servers <= domain.n_servers[1]
+                and (domain.placement or bool(inst.placement.all()))
+                and (domain.weights or bool(np.all(inst.weights == 1)))
+                and (domain.commitments or not np.any(inst.commitments)))
+    if domain.setting != "pooled":
+        return False
     if inst.n_agents < 1 or not (domain.n_resources[0] <= inst.n_resources <= domain.n_resources[1]):
         return False
     if not domain.zero_demands and (inst.demands <= 0).any():
@@ -107,6 +116,55 @@ def _pooled_candidates(case: Case) -> Iterator[Case]:
                 yield Case(inst, r)
 
 
+def _server_candidates(case: Case) -> Iterator[Case]:
+    ti = case.instance
+    n, M, K = ti.n_agents, ti.n_servers, ti.n_resources
+    d, k, P = ti.task_demands, ti.tasks, ti.placement
+    caps, w, c = ti.cluster.capacities, ti.weights, ti.commitments
+
+    def make(caps_=caps, d_=d, k_=k, P_=P, w_=w, c_=c):
+        try:
+            return Case(TaskInstance(Cluster(caps_), d_, k_, P_, w_, c_))
+        except InvalidInstanceError:                     # e.g. a task that no longer fits anywhere
+            return None
+
+    for i in range(n):                                       # drop a user
+        if n > 1:
+            keep = [j for j in range(n) if j != i]
+            yield make(d_=d[keep], k_=k[keep], P_=P[keep], w_=w[keep], c_=c[keep])
+    for l in range(M):                                       # drop a server
+        if M > 1:
+            keep = [q for q in range(M) if q != l]
+            if P[:, keep].any(axis=1).all():
+                yield make(caps_=caps[keep], P_=P[:, keep])
+    for r in range(K):                                       # drop a resource
+        if K > 1:
+            keep = [q for q in range(K) if q != r]
+            if (d[:, keep] > 0).any(axis=1).all() and (caps[:, keep] > 0).any(axis=0).all():
+                yield make(caps_=caps[:, keep], d_=d[:, keep], c_=c[:, keep])
+    for i in range(n):                                       # fewer tasks
+        for kk in sorted({1, int(k[i]) - 1} - {int(k[i])}):
+            if 0 <= kk < k[i]:
+                kv = k.copy(); kv[i] = kk
+                yield make(k_=kv)
+    if not P.all():
+        yield make(P_=np.ones_like(P))
+    for l in range(M):                                       # smaller servers
+        for r in range(K):
+            if caps[l, r] > 1:
+                cv = caps.copy(); cv[l, r] -= 1
+                yield make(caps_=cv)
+    for i in range(n):                                       # smaller tasks
+        for r in range(K):
+            if d[i, r] > 1 or (d[i, r] > 0 and (d[i] > 0).sum() > 1):
+                dv = d.copy(); dv[i, r] -= 1 if d[i, r] > 1 else d[i, r]
+                yield make(d_=dv)
+    if not np.all(w == 1):
+        yield make(w_=np.ones(n))
+    if np.any(c):
+        yield make(c_=np.zeros_like(c))
+
+
 def _game_candidates(case: Case) -> Iterator[Case]:
     g = case.game
     T, n, m = g.n_periods, g.n_agents, g.n_resources
@@ -159,7 +217,12 @@ def shrink(claim: Claim, case: Case, verdict: Verdict, *, seed: int = 0, budget:
     improved = True
     while improved:
         improved = False
-        gen = _game_candidates(current) if current.game is not None else _pooled_candidates(current)
+        if current.game is not None:
+            gen = _game_candidates(current)
+        elif isinstance(current.instance, TaskInstance):
+            gen = _server_candidates(current)
+        else:
+            gen = _pooled_candidates(current)
         for cand in gen:
             if cand is None:
                 continue

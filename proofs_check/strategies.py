@@ -299,10 +299,17 @@ def cases(draw, domain: Domain, *, game: bool = False, stateful: bool = False, m
 
     ``game=True`` draws a :class:`~proofs_check.repeated.RepeatedGame` with SDRF memory ``delta``
     (from 0.1..0.9) and a user discount ``gamma`` (0.5, 0.9 or 1); otherwise a pooled instance, with
-    commitments when the domain has them.
+    commitments when the domain has them, or a :class:`~fairalloc.TaskInstance` for a servers domain.
     """
+    if domain.setting == "servers":
+        if game:
+            raise InvalidArgument("repeated games are pooled; the servers setting has no game")
+        ti = draw(task_instances(n_agents=domain.n_agents, n_servers=domain.n_servers,
+                                 n_resources=domain.n_resources, placement=domain.placement,
+                                 weights=domain.weights, commitments=domain.commitments))
+        return Case(ti)
     if domain.setting != "pooled":
-        raise InvalidArgument(f"cases() draws pooled domains; got setting={domain.setting!r}")
+        raise InvalidArgument(f"cases() draws pooled or servers domains; got setting={domain.setting!r}")
     if game:
         g = draw(repeated_games(n_agents=(2, 3), n_resources=domain.n_resources if domain.n_resources[1] <= 2
                                 else (domain.n_resources[0], 2), zero_demands=domain.zero_demands,
