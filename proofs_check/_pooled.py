@@ -112,7 +112,7 @@ def envy_free(d: PooledData, variant: str) -> Verdict:
     axiom = "envy-free"
     U = shares.leontief_utility(d.A[None, :, :], d.theta[:, None, :])   # U[i, j] = u_i(A_j)
     n = d.n
-    worst, worst_gap, worst_pair = None, None, None
+    worst_gap, worst_pair = None, None
     s = D = None
     if variant == "commitment":
         if d.c is None:

@@ -14,7 +14,7 @@ import numpy as np
 from fairalloc import AllocationResult, Instance, TaskInstance, shares
 
 __all__ = ["call", "utilities", "remove_user", "scale_resource", "permute", "unpermute_result_rows",
-           "n_agents", "setting_of"]
+           "n_agents", "setting_of", "mechanism_name"]
 
 
 def setting_of(instance: Any) -> str:
@@ -23,6 +23,12 @@ def setting_of(instance: Any) -> str:
     if isinstance(instance, TaskInstance):
         return "servers"
     raise TypeError(f"instance must be a fairalloc.Instance or TaskInstance, got {type(instance).__name__}")
+
+
+def mechanism_name(mechanism: Callable) -> str:
+    """A callable's name for witnesses (``functools.partial`` objects: the wrapped function's)."""
+    return (getattr(mechanism, "__name__", None) or getattr(getattr(mechanism, "func", None), "__name__", None)
+            or repr(mechanism))
 
 
 def n_agents(instance: Any) -> int:

@@ -61,12 +61,9 @@ References
 
 from __future__ import annotations
 
-from typing import Any
-
-from fairalloc import Instance, TaskInstance
 from fairalloc._validation import require_choice
 
-from . import _pooled, _servers
+from . import _pooled, _servers, _setting
 from .monotonicity import is_population_monotone, is_resource_monotone
 from .verdict import Verdict
 
@@ -97,12 +94,7 @@ def _server_data(instance, allocation, commitments, divisible, atol, exact) -> _
     return _servers.ServerData(instance, allocation, divisible=divisible, atol=atol)
 
 
-def _dispatch(instance: Any) -> str:
-    if isinstance(instance, Instance):
-        return "pooled"
-    if isinstance(instance, TaskInstance):
-        return "servers"
-    raise TypeError(f"instance must be a fairalloc.Instance or TaskInstance, got {type(instance).__name__}")
+_dispatch = _setting.setting_of
 
 
 def has_sharing_incentive(instance, allocation, /, *, variant: str = "plain", commitments=None,

@@ -30,7 +30,6 @@ from typing import Any, Iterable
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
-from .cases import Case
 from .checks import check_case
 from .claims import CLAIMS, MECHANISMS, Claim, claims_for, mechanism
 from .shrink import shrink

@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from fairalloc import Instance, TaskInstance, shares
+from fairalloc import TaskInstance, shares
 from fairalloc._rng import as_generator
 from fairalloc.errors import InvalidInstanceError
 
@@ -57,10 +57,6 @@ _UP = (1.5, 2.0, 4.0, 10.0)
 _DOWN = (0.9, 0.5, 0.1)
 _CAP = (0.5, 0.9, 1.1, 2.0, 10.0)
 _PHI = (0.999, 0.99, 0.95, 0.9, 0.75, 0.5, 0.25)
-
-
-def _mech_name(mechanism: Callable) -> str:
-    return getattr(mechanism, "__name__", None) or getattr(getattr(mechanism, "func", None), "__name__", repr(mechanism))
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,7 +311,7 @@ def find_profitable_misreport(mechanism: Callable, instance, /, user: int | None
                 continue
             lie_json = {k: jsonable(v) for k, v in lie.items()}
             witness = {"kind": "misreport", "setting": setting, "axiom": "strategy-proof", "variant": "stage",
-                       "mechanism": _mech_name(mechanism), "instance": instance.to_dict(), "user": int(i),
+                       "mechanism": _setting.mechanism_name(mechanism), "instance": instance.to_dict(), "user": int(i),
                        "report": lie_json, "family": lie["family"], "truthful_utility": truth_cache[i][0],
                        "misreport_utility": min(lies_u), "gain": robust, "tie_orders": len(orders),
                        "utility_unit": "tasks" if is_tasks else "fraction of the user's total demand (SDRF Eq. 1)",

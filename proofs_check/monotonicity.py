@@ -22,12 +22,8 @@ __all__ = ["is_population_monotone", "is_resource_monotone"]
 ATOL_MECH = 1e-7
 
 
-def _name(mechanism: Callable) -> str:
-    return getattr(mechanism, "__name__", None) or getattr(getattr(mechanism, "func", None), "__name__", repr(mechanism))
-
-
 def _base(mechanism, instance, commitments, axiom, atol) -> dict[str, Any]:
-    w = {"kind": "mechanism", "axiom": axiom, "mechanism": _name(mechanism), "atol": atol,
+    w = {"kind": "mechanism", "axiom": axiom, "mechanism": _setting.mechanism_name(mechanism), "atol": atol,
          "setting": _setting.setting_of(instance), "instance": instance.to_dict()}
     if commitments is not None:
         w["commitments"] = jsonable(np.asarray(commitments, float))
