@@ -7,10 +7,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fairalloc as fa
 from fairalloc.errors import InvalidInstanceError
 from proofs_check import axioms
+from proofs_check import strategies as S
 
 PREDICATES = {
     "si": axioms.has_sharing_incentive,
@@ -217,3 +220,17 @@ def test_verdict_is_truthy_only_when_it_holds():
     assert bool(axioms.is_envy_free(inst, [[0.5], [0.5]]))
     assert not bool(axioms.is_envy_free(inst, [[0.2], [0.8]]))
     assert "VIOLATED" in repr(axioms.is_envy_free(inst, [[0.2], [0.8]]))
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_pareto_certificate_agrees_with_the_lp(data):
+    """The exact certificate (bottleneck of minimal bundles) and axioms.md's LP give the same verdicts."""
+    inst = data.draw(S.pooled_instances(n_agents=(1, 4), n_resources=(1, 3)))
+    alloc = data.draw(S.pooled_allocations(inst, waste=data.draw(st.booleans()), saturate=data.draw(st.booleans())))
+    for variant in ("strong", "weak"):
+        cert = axioms.is_pareto_efficient(inst, alloc, variant=variant)
+        lp = axioms.is_pareto_efficient(inst, alloc, variant=variant, method="lp", atol=1e-7)
+        if cert.holds is False and -cert.margin < 1e-6:
+            continue                                        # within the LP solver's tolerance
+        assert cert.holds == lp.holds, (variant, cert.detail, lp.detail)
