@@ -13,17 +13,13 @@ References
 
 from __future__ import annotations
 
-import time
-import warnings
 from typing import Any, Mapping
 
 from .. import shares
 from .._validation import require_choice
-from ..errors import FairallocWarning
 from ..model import Instance
-from ..result import AllocationResult, Status
-from ._pooled import METHODS, check_instance
-from ._waterfill import waterfill
+from ..result import AllocationResult
+from ._pooled import METHODS, check_instance, run_filling
 
 __all__ = ["asset_fairness"]
 
@@ -75,21 +71,8 @@ def asset_fairness(instance: Instance, /, *, method: str = "waterfill", solver: 
     alpha = shares.asset_shares(a)                   # asset share of each full demand
     v = a / alpha[:, None]                           # resource use per unit of asset share
     starts = 0.0 * w
-    t0 = time.perf_counter()
-    if method == "waterfill":
-        if solver is not None or options:
-            warnings.warn(f"solver={solver!r} and options are ignored by method='waterfill'",
-                          FairallocWarning, stacklevel=2)
-        sol = waterfill(v, alpha, starts, w)
-        s, level, status, message, used = sol.shares, sol.level, Status.OPTIMAL, "exact water-filling", None
-        stats: dict[str, Any] = {"rounds": sol.rounds, "saturated": list(sol.saturated)}
-    else:
-        from ..exact.progressive import progressive_filling_lp
-
-        out = progressive_filling_lp(v, alpha, starts, w, solver=solver, options=options)
-        s, level, status, message, used = out.shares, out.level, out.status, out.message, out.solver
-        stats = dict(out.stats)
-    stats["runtime_s"] = time.perf_counter() - t0
+    s, level, status, message, used, stats = run_filling(v, alpha, starts, w, method=method,
+                                                         solver=solver, options=options, stacklevel=3)
     if s is None:
         return AllocationResult(status=status, mechanism="asset_fairness", method=method, solver=used,
                                 message=message, stats=stats)
