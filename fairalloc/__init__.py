@@ -16,6 +16,7 @@ from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidI
                      SolverError, SolverUnavailableError)
 from .exact.solvers import available_solvers
 from .mechanisms import drf, max_min, sdrf
+from .mechanisms import asset_fairness, ceei
 from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
 from .result import SOLUTION_PRESENT, AllocationResult, Status
 
@@ -64,6 +65,8 @@ __all__ = [
     "max_min",
     "drf",
     "sdrf",
+    "asset_fairness",
+    "ceei",
     # formulas and state
     "shares",
     "commitments",

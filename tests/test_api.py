@@ -5,7 +5,7 @@ import fairalloc as fa
 PUBLIC = {
     "Instance", "Cluster", "TaskInstance", "TimeVaryingInstance",
     "AllocationResult", "Status", "SOLUTION_PRESENT",
-    "max_min", "drf", "sdrf",
+    "max_min", "drf", "sdrf", "asset_fairness", "ceei",
     "shares", "commitments",
     "available_solvers",
     "workloads", "simulate", "SimulationResult", "scheduling", "clusters",
