@@ -77,6 +77,10 @@ class LazyHeap(_Kinetic):
         self._set_trusted(e, intercepts, slopes, t0)
         self._push(e)
 
+    def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> bool:
+        """Always False: the baseline takes no shortcut (the caller updates, then asks ``min``)."""
+        return False
+
     def remove(self, key: Hashable) -> None:
         e = self._elems.pop(key)
         e.token += 1

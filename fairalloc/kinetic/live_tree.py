@@ -266,10 +266,17 @@ class _Kinetic:
     def _envelope(self, e: _Elem) -> None:
         """Upper envelope of the lines for t >= t0, as pieces (start time, intercept, slope)."""
         tau = self._tau
-        if len(e.a) == 1:
-            lines = [(e.a[0], e.b[0])]
+        a, b = e.a, e.b
+        if len(a) == 1:
+            lines = [(a[0], b[0])]
+        elif len(a) == 2:                      # sorted(set(...)) of two lines, without the calls
+            l1, l2 = (a[0], b[0]), (a[1], b[1])
+            if l1 == l2:
+                lines = [l1]
+            else:                              # distinct lines never have equal keys
+                lines = [l1, l2] if _line_key(l1) < _line_key(l2) else [l2, l1]
         else:
-            lines = sorted(set(zip(e.a, e.b)), key=_line_key)
+            lines = sorted(set(zip(a, b)), key=_line_key)
         if tau is None:
             ca, cb = lines[0]
             e.starts, e.lines = [e.t0], [(ca + cb, 0.0)]
@@ -506,6 +513,19 @@ class LiveTree(_Kinetic):
         e = self._elems[key]
         self._set_trusted(e, intercepts, slopes, t0)
         self._reposition(e)
+
+    def leads_with(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
+                   t0: float) -> bool:
+        """Whether ``key`` (present) would come first now if its trajectory were this one.
+
+        Nothing changes: a caller about to serve the first element can serve ``key`` without moving
+        it twice (a scheduler's user whose task just ended). Arguments as :meth:`update_trusted`.
+        """
+        probe = _Elem(key)
+        self._set_trusted(probe, intercepts, slopes, t0)
+        first = self._blocks[0].items[0]
+        other = self._next(first) if first is self._elems[key] else first
+        return other is None or self._precedes(probe, other)
 
     def remove(self, key: Hashable) -> None:
         """Remove ``key`` (``KeyError`` if absent)."""

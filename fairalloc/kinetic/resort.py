@@ -93,6 +93,10 @@ class ResortQueue(_Kinetic):
     def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
         self._set_trusted(self._elems[key], intercepts, slopes, t0)
 
+    def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> bool:
+        """Always False: the baseline takes no shortcut (the caller updates, then asks ``min``)."""
+        return False
+
     def remove(self, key: Hashable) -> None:
         del self._elems[key]
 

@@ -118,6 +118,7 @@ class TaskScheduler:
         self._next_id = 0
         self._decisions = 0
         self._blocked: int | None = None
+        self._dirty: dict[int, None] = {}             # users whose queue entry is stale (insertion order)
         qcls = {"live_tree": LiveTree, "resort": ResortQueue, "heap": LazyHeap}[self.structure]
         self._queue = qcls(self._tau, time=t)
 
@@ -154,6 +155,7 @@ class TaskScheduler:
         """When the priority order of the users with pending tasks changes next (``inf``: not before
         the next submit or finish). A simulator that is blocked (``blocking="stop"``) can reschedule
         then: SDRF's decaying commitments may bring a user whose task fits to the front."""
+        self._flush()
         return self._queue.next_event_time
 
     @property
@@ -162,6 +164,7 @@ class TaskScheduler:
         finish). Only that change can unblock a scheduler stopped on its first user
         (``blocking="stop"``); swaps further down the order cannot. ``inf`` for ``structure="heap"``,
         which does not know (:class:`~fairalloc.kinetic.LazyHeap`)."""
+        self._flush()
         return self._queue.next_min_change
 
     @property
@@ -176,6 +179,7 @@ class TaskScheduler:
 
     def order(self) -> list[int]:
         """Users with pending tasks, in the order the scheduler would serve them now."""
+        self._flush()
         return list(self._queue)
 
     def normalized_usage(self) -> np.ndarray:
@@ -184,6 +188,7 @@ class TaskScheduler:
 
     def queue_priority(self, user: int) -> float:
         """The priority the queue holds for an active ``user`` now (for checks against :meth:`priorities`)."""
+        self._flush()
         return self._queue.priority(user)
 
     # --- driving --------------------------------------------------------------------------------------
@@ -193,9 +198,24 @@ class TaskScheduler:
         if not np.isfinite(t) or t < self._now:
             raise InvalidInstanceError(f"t={t!r} must be finite and >= the current time {self._now!r}",
                                        argument="t", value=t)
+        self._flush()
         n = self._queue.advance(t)
         self._now = t
         return n
+
+    def _flush(self) -> None:
+        """Bring the queue up to date for users whose state changed since (finished tasks).
+
+        :meth:`finish` only marks the user: a simulator finishes tasks and then schedules at the same
+        instant, and the user whose task ended is often the next one served, whose priority then
+        returns to about where it was. :meth:`schedule` serves such a user without moving it twice
+        (``_lead``); every other read of the queue flushes first, so the order is always exact.
+        """
+        if self._dirty:
+            q = self._queue
+            for i in self._dirty:
+                q.update_trusted(i, *self._trajectory(i))
+            self._dirty.clear()
 
     def submit(self, user: int, demand: Any, count: int = 1) -> range:
         """Add ``count`` pending tasks of ``demand`` (raw units, shape (K,)) for ``user``; return their ids.
@@ -252,7 +272,7 @@ class TaskScheduler:
             self._usage[i] = [u - x for u, x in zip(self._usage[i], run.dlist)]
         self._changed(i, d, run.extra, started=False)
         if self._n_pending[i]:
-            self._queue.update_trusted(i, *self._trajectory(i))
+            self._dirty[i] = None              # its place in the queue is updated lazily (see _flush)
 
     def schedule(self, *, max_starts: int | None = None) -> list[Start]:
         """Start tasks now until the rule stops (or ``max_starts``); return what started, in order."""
@@ -262,8 +282,11 @@ class TaskScheduler:
         stop = self.blocking == "stop"
         self._blocked = None
         limit = math.inf if max_starts is None else int(max_starts)
+        lead = self._lead()
         while len(queue) and len(starts) < limit:
-            if stop:
+            if lead is not None:
+                i = lead
+            elif stop:
                 i = queue.min()
             else:
                 i = next((u for u in queue if u not in skipped), None)
@@ -272,11 +295,17 @@ class TaskScheduler:
             head = self._pending[i][0]
             m = self.servers.find(i, head.demand)
             if m < 0:
+                if lead is not None:
+                    self._flush()
+                    lead = None
                 if stop:
                     self._blocked = i
                     break
                 skipped.add(i)
                 continue
+            if lead is not None:
+                self._dirty.clear()                # its queue entry is replaced just below
+                lead = None
             task = head.first
             head.first += 1
             head.count -= 1
@@ -296,6 +325,20 @@ class TaskScheduler:
             starts.append(Start(task, i, m, self._now))
         self._decisions += len(starts)
         return starts
+
+    def _lead(self) -> int | None:
+        """The one user marked by :meth:`finish` if it now comes first (serve it before moving it in
+        the queue); otherwise flush and return None. Exact: it is the user ``min()`` would return."""
+        if len(self._dirty) != 1:
+            self._flush()
+            return None
+        (i,) = self._dirty
+        traj = self._trajectory(i)
+        if self._queue.leads_with(i, *traj):
+            return i
+        self._queue.update_trusted(i, *traj)
+        self._dirty.clear()
+        return None
 
     # --- hooks ------------------------------------------------------------------------------------------
     def _pending_extra(self, user: int, demand: np.ndarray) -> Any:
