@@ -15,7 +15,8 @@ from . import commitments, shares
 from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidInstanceError,
                      SolverError, SolverUnavailableError)
 from .exact.solvers import available_solvers
-from .mechanisms import drf, max_min, sdrf
+from . import exact
+from .mechanisms import drf, max_min, sdrf, tsf, tvtsf
 from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
 from .result import SOLUTION_PRESENT, AllocationResult, Status
 
@@ -38,6 +39,10 @@ __all__ = [
     "max_min",
     "drf",
     "sdrf",
+    # servers, indivisible tasks, time slots (exact programs in fairalloc.exact)
+    "tsf",
+    "tvtsf",
+    "exact",
     # formulas and state
     "shares",
     "commitments",

@@ -3,5 +3,7 @@
 from .drf import drf
 from .max_min import max_min
 from .sdrf import sdrf
+from .tsf import tsf
+from .tvtsf import tvtsf
 
-__all__ = ["max_min", "drf", "sdrf"]
+__all__ = ["max_min", "drf", "sdrf", "tsf", "tvtsf"]
