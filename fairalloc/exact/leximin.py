@@ -212,7 +212,8 @@ def _read_totals(totals: Sequence[Any]) -> np.ndarray:
 def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, objective: str,
                   backend: Backend, time_limit: float | None = None, mip_gap: float | None = None,
                   threads: int | None = None, msg: bool = False, options: Mapping[str, Any] | None = None,
-                  export_dir: str | os.PathLike | None = None, label: str = "") -> LeximinOutcome:
+                  export_dir: str | os.PathLike | None = None, label: str = "",
+                  warm_start: bool = True) -> LeximinOutcome:
     """Maximise ``valuation`` over ``problem`` lexicographically (or just its minimum).
 
     Parameters
@@ -228,6 +229,10 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         early; the result is then FEASIBLE (not proven).
     export_dir : path, optional
         Write every MILP of the sequence there as ``{label}round{k:02d}-{kind}.lp``.
+    warm_start : bool
+        Start every MILP after the first from the previous solution (it is feasible for the next
+        one: every constraint added is satisfied by it), completed with consistent values of the
+        new level and indicator variables.
 
     Returns
     -------
@@ -270,6 +275,11 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             leximin.append((float(v), int(np.sum(fixed_vals == v))))
     vmax = float(val.value(val.upper).max(initial=0.0))
 
+    def hint(y: Any, i: int, threshold: int) -> None:
+        """Warm-start value of an indicator ``X_i >= threshold * y`` from the current solution."""
+        cur = state["totals"]
+        y.varValue = 1.0 if cur is not None and cur[i] >= threshold else 0.0
+
     def remaining() -> float | None:
         if deadline is None:
             return None
@@ -283,8 +293,10 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         problem.setObjective(obj)
         if export is not None:
             export_model(problem, export / f"{label}round{k:02d}-{kind}.lp")
+        warm = warm_start and state["totals"] is not None
         out = solve_pulp(problem, backend, time_limit=left, mip_gap=user_gap or 0.0,
-                         abs_gap=None if user_gap else proven * 0.999, proven_gap=proven, **gap_kw)
+                         abs_gap=None if user_gap else proven * 0.999, proven_gap=proven, warm_start=warm,
+                         **gap_kw)
         rounds.append({"round": k, "kind": kind, "status": out.status.value, "objective": out.objective,
                        "bound": out.stats.get("bound"), "mip_gap": out.stats.get("mip_gap"),
                        "runtime_s": out.stats.get("runtime_s"), "raw_status": out.stats.get("raw_status")})
@@ -295,7 +307,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         return out
 
     def finish(status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
-        stats = {"n_solves": len(rounds), "rounds": rounds, "runtime_s": time.perf_counter() - t0,
+        stats = {"n_solves": len(rounds), "rounds": rounds, "tie_levels": tie_levels,
+                 "count_skipped": skipped,
+                 "runtime_s": time.perf_counter() - t0,
                  "resolution": delta / scale if math.isfinite(delta) else None, "scale": scale,
                  "levels_proven": len(leximin)}
         last = rounds[-1] if rounds else {}
@@ -321,24 +335,44 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         return finish(Status.OPTIMAL, "every user is at its only possible task count")
 
     level_rows = 0
+    tie_levels = 0            # levels whose MILP needed "at least c of G" binaries (undetermined ties)
+    skipped = 0               # count MILPs skipped because the level solution attained |can|
     while c > 0:
         # ---- level MILP ------------------------------------------------------------------
         tmp = _Temp(problem)
         z = tmp.var(f"{label}lexz{level_rows}", None, vmax)     # a column only while it is used
         gi = group
+        if state["totals"] is not None:
+            cur_v = val.slope[gi] * state["totals"][gi] + val.offset[gi]
+            order = np.argsort(-cur_v, kind="stable")
+            z.varValue = float(cur_v[order[c - 1]])
+            top = set(gi[order[:c]].tolist())
+        else:
+            top = set()
         if c == gi.size:
             for i in gi:
                 tmp.add(val.slope[i] * totals[i] + val.offset[i] - z >= 0, f"{label}lv{level_rows}_{i}")
         else:
+            tie_levels += 1
             ys = []
             for i in gi:
                 y = tmp.var(f"{label}lvy{level_rows}_{i}", 0, 1, integer=True)
+                y.varValue = 1.0 if i in top else 0.0
                 big = vmax - float(val.slope[i] * val.lower[i] + val.offset[i])
                 tmp.add(val.slope[i] * totals[i] + val.offset[i] - z + big * (1 - y) >= 0,
                         f"{label}lv{level_rows}_{i}")
                 ys.append(y)
             tmp.add(sum(ys) >= c, f"{label}lvcount{level_rows}")
-        out = run("level", z, delta / 2 if math.isfinite(delta) else 0.5)
+        step = delta if math.isfinite(delta) else 1.0
+        obj = z
+        if objective == "leximin":
+            # secondary term: among max-min optima prefer users above the level (lets the count
+            # MILP be skipped); its whole range is <= step/4, so it can never trade off z
+            span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
+            if span > 0:
+                eps = step / (4 * span)
+                obj = z + sum(float(eps * val.slope[i]) * totals[i] for i in gi)
+        out = run("level", obj, step / 4 if objective == "leximin" else step / 2)
         tmp.drop()
         if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
             return _stopped(finish, out, leximin, "level")
@@ -346,7 +380,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             b = out.stats.get("bound")
             return finish(Status.FEASIBLE, _partial(out, leximin), None if b is None else b / scale)
         xs = state["totals"]
-        vg = val.value(xs[gi])
+        vg = val.slope[gi] * xs[gi] + val.offset[gi]
         level = float(np.sort(vg)[::-1][c - 1])                  # c-th largest over the group
         if objective == "maxmin":          # only the first level; its multiplicity is not computed
             return finish(Status.OPTIMAL, f"max-min level proven optimal by {backend.name}",
@@ -361,6 +395,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             ys = []
             for i in gi:
                 y = add_var(problem, f"{label}gey{level_rows}_{i}", 0, 1, integer=True)
+                hint(y, i, int(lge[i]))
                 problem.addConstraint(totals[i] - int(lge[i]) * y >= 0, f"{label}ge{level_rows}_{i}")
                 ys.append(y)
             problem.addConstraint(sum(ys) >= c, f"{label}gecount{level_rows}")
@@ -370,10 +405,23 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             leximin.append((level / scale, c))
             c = 0
             break
+        above_now = can[xs[can] >= lgt[can]]
+        if above_now.size == can.size:
+            # the level solution already has every user that could exceed the level above it: the
+            # count MILP's optimum (at most |can|) is attained, so it is skipped (exact)
+            skipped += 1
+            leximin.append((level / scale, c - int(can.size)))
+            for i in can:
+                problem.addConstraint(totals[i] >= int(lgt[i]), f"{label}gtfix{level_rows}_{i}")
+            group = can
+            c = int(can.size)
+            level_rows += 1
+            continue
         tmp = _Temp(problem)
         ys = {}
         for i in can:
             y = tmp.var(f"{label}gty{level_rows}_{i}", 0, 1, integer=True)
+            hint(y, i, int(lgt[i]))
             tmp.add(totals[i] - int(lgt[i]) * y >= 0, f"{label}gt{level_rows}_{i}")
             ys[i] = y
         out = run("count", sum(ys.values()), 0.5)
@@ -396,6 +444,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                 ys2 = []
                 for i in can:
                     y = add_var(problem, f"{label}gtk{level_rows}_{i}", 0, 1, integer=True)
+                    hint(y, i, int(lgt[i]))
                     problem.addConstraint(totals[i] - int(lgt[i]) * y >= 0, f"{label}gtk{level_rows}_{i}")
                     ys2.append(y)
                 problem.addConstraint(sum(ys2) >= c_new, f"{label}gtcount{level_rows}")

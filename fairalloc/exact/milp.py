@@ -111,19 +111,44 @@ def _highs_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return good
 
 
+_WARM_HIGHS = None
+
+
+def _warm_highs_class() -> type:
+    """``pulp.HiGHS`` that hands the variables' current values to HiGHS as a MIP start."""
+    global _WARM_HIGHS
+    if _WARM_HIGHS is None:
+        import highspy
+
+        pulp = _pulp()
+
+        class WarmHiGHS(pulp.HiGHS):
+            def callSolver(self, lp):  # noqa: N802 - PuLP's name
+                cols = sorted(lp.variables(), key=lambda v: v.index)
+                sol = highspy.HighsSolution()
+                sol.col_value = [float(v.varValue) if v.varValue is not None else 0.0 for v in cols]
+                sol.value_valid = True
+                with redirect_stdout(io.StringIO()):
+                    lp.solverModel.setSolution(sol)
+                lp.solverModel.run()
+
+        _WARM_HIGHS = WarmHiGHS
+    return _WARM_HIGHS
+
+
 def _make_solver(backend: Backend, *, time_limit: float | None, mip_gap: float | None,
                  abs_gap: float | None, threads: int | None, msg: bool,
-                 options: Mapping[str, Any] | None, log_path: str | None) -> Any:
+                 options: Mapping[str, Any] | None, log_path: str | None, warm_start: bool = False) -> Any:
     pulp = _pulp()
     opts = dict(options or {})
     if backend.name == "highs":
         good = _highs_options(opts) if opts else {}
-        return pulp.HiGHS(msg=msg, timeLimit=time_limit, gapRel=mip_gap, gapAbs=abs_gap, threads=threads,
-                          **good)
+        cls = _warm_highs_class() if warm_start else pulp.HiGHS
+        return cls(msg=msg, timeLimit=time_limit, gapRel=mip_gap, gapAbs=abs_gap, threads=threads, **good)
     if backend.name == "cbc":
         extra = [f"{k} {v}" if v is not None else str(k) for k, v in opts.items()]
         kw = dict(msg=False, timeLimit=time_limit, gapRel=mip_gap, gapAbs=abs_gap, threads=threads,
-                  options=extra, logPath=log_path)
+                  options=extra, logPath=log_path, warmStart=warm_start)
         try:   # PuLP 3.x marks the bundled CBC deprecated (for 4.0); it is what pulp ships today
             return pulp.PULP_CBC_CMD(**kw, _skip_v4_deprecation=True)
         except TypeError:  # pragma: no cover - PuLP 2.x
@@ -238,7 +263,7 @@ def _read_highs(problem: Any, maximize: bool, constant: float) -> tuple[dict[str
 def solve_pulp(problem: Any, backend: Backend | str | None = None, *, time_limit: float | None = None,
                mip_gap: float | None = 0.0, abs_gap: float | None = None, threads: int | None = None,
                msg: bool = False, options: Mapping[str, Any] | None = None,
-               proven_gap: float | None = None) -> SolveOutcome:
+               proven_gap: float | None = None, warm_start: bool = False) -> SolveOutcome:
     """Solve a ``pulp.LpProblem`` with a MILP backend; never raises for solver outcomes.
 
     Parameters
@@ -266,6 +291,9 @@ def solve_pulp(problem: Any, backend: Backend | str | None = None, *, time_limit
         Absolute objective gap that counts as proof: when the objective can only take values at
         least ``proven_gap`` apart beyond the incumbent, a smaller gap proves optimality. Default:
         relative :data:`PROVEN_GAP`.
+    warm_start : bool
+        Hand the variables' current values to the backend as a MIP start (HiGHS ``setSolution``,
+        CBC ``-mips``); the caller makes sure they are feasible, or the backend ignores them.
 
     Returns
     -------
@@ -288,7 +316,7 @@ def solve_pulp(problem: Any, backend: Backend | str | None = None, *, time_limit
         fd, log_path = tempfile.mkstemp(prefix="fairalloc-cbc-", suffix=".log")
         os.close(fd)
     solver = _make_solver(backend, time_limit=time_limit, mip_gap=mip_gap, abs_gap=abs_gap,
-                          threads=threads, msg=msg, options=options, log_path=log_path)
+                          threads=threads, msg=msg, options=options, log_path=log_path, warm_start=warm_start)
     t0 = time.perf_counter()
     crash: str | None = None
     try:

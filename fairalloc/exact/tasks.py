@@ -290,7 +290,8 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
                   solver: str | None = None, time_limit: float | None = None, mip_gap: float | None = None,
                   threads: int | None = None, msg: bool = False, options: Mapping[str, Any] | None = None,
                   min_tasks: Any = None, symmetry: bool = True, aggregate: bool = True,
-                  decompose: bool = True, export_dir: str | os.PathLike | None = None) -> AllocationResult:
+                  decompose: bool = True, warm_start: bool = True,
+                  export_dir: str | os.PathLike | None = None) -> AllocationResult:
     r"""Exact leximin (or max-min) allocation of indivisible tasks on servers (sequential MILPs).
 
     Parameters
@@ -381,14 +382,15 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
         left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
         out = solve_leximin(built.problem, built.totals, sub, objective=objective, backend=backend,
                             time_limit=left, mip_gap=mip_gap, threads=threads, msg=msg, options=options,
-                            export_dir=export_dir, label=f"c{k}_" if len(comps) > 1 else "")
+                            export_dir=export_dir, label=f"c{k}_" if len(comps) > 1 else "",
+                            warm_start=warm_start)
         runs.append(ComponentRun(users, servers, out))
         if out.solution is not None:
             tasks[np.ix_(users, servers)] = _extract(built, out.solution, users.size, servers.size)
     status, message, stats, leximin = merge_runs(runs, objective)
     stats.update(runtime_s=time.perf_counter() - t0, build_s=build_s, n_variables=n_vars,
                  n_constraints=n_rows, rows_dropped=dropped, symmetry=symmetry, aggregate=aggregate,
-                 decompose=decompose, mechanism=mechanism, objective=objective)
+                 decompose=decompose, warm_start=warm_start, mechanism=mechanism, objective=objective)
     if status is Status.INFEASIBLE and mt is not None:
         verdict = flow_check(ti, mt)
         message = (f"min_tasks cannot be met: {verdict.message}" if not verdict.feasible else

@@ -155,7 +155,8 @@ class _BuiltTV:
 
 
 def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *, symmetry: bool,
-              aggregate: bool, label: str = "") -> _BuiltTV:
+              aggregate: bool, tighten: bool = True, upper: np.ndarray | None = None,
+              label: str = "") -> _BuiltTV:
     import pulp
 
     d = tv.task_demands[users]                                  # (n, T, K)
@@ -240,6 +241,27 @@ def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *
                 dropped += 1
                 continue
             prob.addConstraint(pulp.lpSum(started) <= int(cum[i, t]), f"{label}dem_{i}_{t}")
+    if tighten:
+        # own-fit rows: user i's running tasks on server k never exceed what fits of them alone
+        for i in range(n):
+            ei = int(e[i])
+            for k in range(m):
+                if covered[k]:
+                    continue
+                for t in range(T):
+                    if (i, k, t) not in x:
+                        continue
+                    win = [tau for tau in range(max(0, t - ei + 1), t + 1) if (i, k, tau) in x]
+                    if len(win) < 2:
+                        continue
+                    f = shares.tasks_that_fit(caps[k], d[i, win].min(axis=0))
+                    run = [x[(i, k, tau)] for tau in win]
+                    if np.isfinite(f) and sum(v.upBound for v in run) > f:
+                        prob.addConstraint(pulp.lpSum(run) <= int(f), f"{label}own_{i}_{k}_{t}")
+        if upper is not None:
+            for i in range(n):
+                if sum(v.upBound for v in per_user[i]) > upper[i] and upper[i] < cum[i, T - 1]:
+                    prob.addConstraint(totals[i] <= int(upper[i]), f"{label}upper_{i}")
     if symmetry:
         mu = shares.dominant_shares(d[:, :, None, :], caps[None, None, :, :])      # (n, T, m)
         for g in server_groups:
@@ -351,8 +373,8 @@ def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = True, aggregate:
 def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver: str | None = None,
                time_limit: float | None = None, mip_gap: float | None = None, threads: int | None = None,
                msg: bool = False, options: Mapping[str, Any] | None = None, symmetry: bool = True,
-               aggregate: bool = True, decompose: bool = True,
-               export_dir: str | os.PathLike | None = None) -> AllocationResult:
+               aggregate: bool = True, decompose: bool = True, tighten: bool = True,
+               warm_start: bool = True, export_dir: str | os.PathLike | None = None) -> AllocationResult:
     """TV-TSF over the whole horizon: Eq. 10 with the errata fixed (see the module docstring).
 
     Parameters are those of :func:`fairalloc.tvtsf` (``method="milp"``). Returns an
@@ -371,7 +393,8 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     for k, (users, servers) in enumerate(comps):
         label = f"c{k}_" if len(comps) > 1 else ""
         tb = time.perf_counter()
-        built = _build_tv(tv, users, servers, symmetry=symmetry, aggregate=aggregate, label=label)
+        built = _build_tv(tv, users, servers, symmetry=symmetry, aggregate=aggregate, tighten=tighten,
+                          upper=upper[users], label=label)
         build_s += time.perf_counter() - tb
         n_vars += len(built.problem.variables())
         n_rows += len(built.problem._constraints)
@@ -380,7 +403,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
         left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
         out = solve_leximin(built.problem, built.totals, sub, objective=objective, backend=backend,
                             time_limit=left, mip_gap=mip_gap, threads=threads, msg=msg, options=options,
-                            export_dir=export_dir, label=label)
+                            export_dir=export_dir, label=label, warm_start=warm_start)
         runs.append(ComponentRun(users, servers, out))
         if out.solution is not None:
             starts[np.ix_(users, servers, np.arange(T))] = _extract_tv(built, out.solution, users.size,
@@ -388,7 +411,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     status, message, stats, leximin = merge_runs(runs, objective)
     stats.update(runtime_s=time.perf_counter() - t0, build_s=build_s, n_variables=n_vars,
                  n_constraints=n_rows, rows_dropped=dropped, symmetry=symmetry, aggregate=aggregate,
-                 decompose=decompose, objective=objective)
+                 decompose=decompose, tighten=tighten, warm_start=warm_start, objective=objective)
     common = dict(solver=backend.name, message=message, stats=stats)
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
         return AllocationResult._adopt(status=status, mechanism="tvtsf", method="milp", **common)
