@@ -86,21 +86,23 @@ def random_task_instance(n_agents: int, n_servers: int, *, rng=None, max_tasks: 
 
 def random_time_varying_instance(n_agents: int, n_servers: int, n_slots: int, *, rng=None,
                                  load: float = 1.5, max_duration: int = 4, placement_density: float = 0.7,
-                                 activity: float = 0.6, task_size: str = "any") -> TimeVaryingInstance:
+                                 activity: float = 0.6, task_size: str = "any",
+                                 n_server_types: int | None = None) -> TimeVaryingInstance:
     """A random :class:`TimeVaryingInstance`: Table 3-like servers, per-type placement, bursty arrivals.
 
     Each user is active in a random window of slots and, in each active slot (probability
     ``activity``), submits a Poisson number of tasks. Rates are set so that the tasks submitted would
     keep about ``load`` times the cluster busy (in dominant share) while users are active: ``load`` >
     1 means contention, which is what makes fairness (and the MILPs) non-trivial. Durations are
-    ``1..max_duration`` slots; demands are constant in time (integers: cores and GB).
+    ``1..max_duration`` slots; demands are constant in time (integers: cores and GB). Servers come
+    in ``n_server_types`` types (default about a third of the servers).
 
     >>> tv = random_time_varying_instance(3, 2, 4, rng=1)
     >>> tv.n_agents, tv.n_servers, tv.n_slots
     (3, 2, 4)
     """
     g = as_generator(rng)
-    cl, kind = random_cluster(n_servers, rng=g)
+    cl, kind = random_cluster(n_servers, rng=g, n_types=n_server_types)
     d = _demands(g, n_agents, cl.capacities, task_size)
     from .. import shares
 

@@ -34,18 +34,20 @@ Every mechanism is leximin over integer allocations, so the result is Pareto-eff
 counts (any allocation giving every user at least as many tasks and one user more would be
 leximin-better).
 
-Formulation improvements (``symmetry=True``, ``decompose=True``, both exact)
--------------------------------------------------------------------------------
-* Components of the placement graph are solved separately and merged (exact, see
-  :mod:`fairalloc.exact.placement`).
-* Identical servers (same capacities, same eligible users) are interchangeable: their loads
-  :math:`\sum_i \mu_{im} x_{im}` are ordered. Identical users (same demand, wants, weight,
-  commitment, eligibility) are interchangeable: their totals are ordered. Any optimum can be
-  permuted into this order, and every constraint the leximin sequence adds is symmetric, so no
-  optimum is lost.
-* Where all users eligible on a group of *k* identical servers have the same task demand, the group
-  is aggregated into one variable per user with capacity :math:`k f` tasks (exact: any split of the
-  total into servers of :math:`f` tasks works).
+Formulation improvements (all exact; defaults chosen by measurement)
+--------------------------------------------------------------------
+* ``decompose=True``: components of the placement graph are solved separately and merged (exact,
+  see :mod:`fairalloc.exact.placement`).
+* ``aggregate=True``: where all users eligible on a group of *k* identical servers (same capacities,
+  same eligible users) have the same task demand, the group becomes one variable per user with
+  capacity :math:`k f` tasks (exact: any split of the total into servers of :math:`f` tasks works).
+* ``warm_start=None``: each MILP of the leximin sequence starts from the previous solution (HiGHS;
+  off for CBC, which it slows down).
+* ``symmetry=False``: when on, identical servers' loads :math:`\sum_i \mu_{im} x_{im}` are ordered and
+  identical users' totals are ordered (valid: any optimum can be permuted into that order, and every
+  constraint the leximin sequence adds is symmetric). Off by default because it measured *slower*
+  (``benchmarks/bench_milp.py --ablation``): HiGHS detects and exploits the symmetry itself, and
+  the ordering rows get in its way.
 
 References
 ----------
@@ -260,7 +262,7 @@ def _min_tasks(ti: TaskInstance, min_tasks: Any) -> np.ndarray | None:
 
 
 def tasks_model(ti: TaskInstance, /, *, mechanism: str = "drf", min_tasks: Any = None,
-                symmetry: bool = True, aggregate: bool = True) -> MilpModel:
+                symmetry: bool = False, aggregate: bool = True) -> MilpModel:
     """The first MILP of :func:`tasks_leximin` (the max-min) for the whole instance, to export or inspect.
 
     Variables: ``x`` ((user, server) -> integer tasks; aggregated groups appear as
@@ -289,8 +291,8 @@ def tasks_model(ti: TaskInstance, /, *, mechanism: str = "drf", min_tasks: Any =
 def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str = "leximin",
                   solver: str | None = None, time_limit: float | None = None, mip_gap: float | None = None,
                   threads: int | None = None, msg: bool = False, options: Mapping[str, Any] | None = None,
-                  min_tasks: Any = None, symmetry: bool = True, aggregate: bool = True,
-                  decompose: bool = True, warm_start: bool = True,
+                  min_tasks: Any = None, symmetry: bool = False, aggregate: bool = True,
+                  decompose: bool = True, warm_start: bool | None = None,
                   export_dir: str | os.PathLike | None = None) -> AllocationResult:
     r"""Exact leximin (or max-min) allocation of indivisible tasks on servers (sequential MILPs).
 
@@ -369,7 +371,7 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
     runs: list[ComponentRun] = []
     tasks = np.zeros((n, m), dtype=np.int64)
     build_s = 0.0
-    n_vars = n_rows = dropped = 0
+    n_vars = n_rows = dropped = aggregated = 0
     for k, (users, servers) in enumerate(comps):
         tb = time.perf_counter()
         built = _build(ti, users, servers, mechanism, min_tasks=None if mt is None else mt[users],
@@ -378,6 +380,7 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
         n_vars += len(built.problem.variables())
         n_rows += len(built.problem._constraints)
         dropped += built.n_rows_dropped
+        aggregated += sum(int(g[0].size) for g in built.groups)
         sub = Valuation(full_val.slope[users], full_val.offset[users], full_val.lower[users], full_val.upper[users])
         left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
         out = solve_leximin(built.problem, built.totals, sub, objective=objective, backend=backend,
@@ -389,7 +392,8 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
             tasks[np.ix_(users, servers)] = _extract(built, out.solution, users.size, servers.size)
     status, message, stats, leximin = merge_runs(runs, objective)
     stats.update(runtime_s=time.perf_counter() - t0, build_s=build_s, n_variables=n_vars,
-                 n_constraints=n_rows, rows_dropped=dropped, symmetry=symmetry, aggregate=aggregate,
+                 n_constraints=n_rows, rows_dropped=dropped, aggregated_servers=aggregated,
+                 symmetry=symmetry, aggregate=aggregate,
                  decompose=decompose, warm_start=warm_start, mechanism=mechanism, objective=objective)
     if status is Status.INFEASIBLE and mt is not None:
         verdict = flow_check(ti, mt)

@@ -37,12 +37,16 @@ demand rows at slots followed by no new submission (implied by the next one).
 an online system can do: at slot *t* it maximises (lexicographically) the cumulative shares
 :math:`s_i(t)` using only the starts of slot *t*; tasks already running keep their resources.
 
-Formulation improvements (exact): per-component solves (:mod:`fairalloc.exact.placement`); identical
-servers' schedules ordered by load and identical users' totals ordered (a permutation of
-interchangeable servers or users maps optima to optima); aggregation of a group of *k* identical
+Formulation improvements (exact; measured with ``benchmarks/bench_milp.py --ablation``): per-component
+solves (:mod:`fairalloc.exact.placement`, ``decompose=True``); aggregation of a group of *k* identical
 servers into one "k f task slots" resource when every user eligible there has the same task demand in
-every slot (exact: tasks are intervals of slots, and intervals whose overlap never exceeds *kf* can be
-given *kf* positions, interval graphs being perfect; :func:`_disaggregate` does it greedily by start).
+every slot (``aggregate=True``; exact: tasks are intervals of slots, and intervals whose overlap never
+exceeds *kf* can be given *kf* positions, interval graphs being perfect; :func:`_disaggregate` does it
+greedily by start); MIP starts between the leximin MILPs (``warm_start``, HiGHS). Two more are
+available but off by default because they measured slower on random instances: ``symmetry=True``
+(identical servers' schedules ordered by load, identical users' totals ordered) and ``tighten=True``
+(per user and server, the tasks running at once never exceed what fits of them alone; per user, the
+starts never exceed the window bound of :func:`_upper_offline`).
 
 References
 ----------
@@ -155,7 +159,7 @@ class _BuiltTV:
 
 
 def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *, symmetry: bool,
-              aggregate: bool, tighten: bool = True, upper: np.ndarray | None = None,
+              aggregate: bool, tighten: bool = False, upper: np.ndarray | None = None,
               label: str = "") -> _BuiltTV:
     import pulp
 
@@ -347,7 +351,8 @@ def _pack_tv(tv: TimeVaryingInstance, starts: np.ndarray, status: Status, method
                                    level=low, objective=low, details=details, **common)
 
 
-def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = True, aggregate: bool = True) -> MilpModel:
+def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = False, aggregate: bool = True,
+                tighten: bool = False) -> MilpModel:
     """Eq. 10 (errata fixed) as one max-min MILP, to export or inspect (``x``: (i, m, t) -> var, ``z``).
 
     The level is in scaled units (shares divided by the smallest per-task share step).
@@ -359,8 +364,10 @@ def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = True, aggregate:
     """
     _check(tv, "maxmin")
     n = tv.n_agents
-    b = _build_tv(tv, np.arange(n), np.arange(tv.n_servers), symmetry=symmetry, aggregate=aggregate)
-    val, scale = tvtsf_valuation(tv, upper=_upper_offline(tv, _fits(tv))).scaled()
+    upper = _upper_offline(tv, _fits(tv))
+    b = _build_tv(tv, np.arange(n), np.arange(tv.n_servers), symmetry=symmetry, aggregate=aggregate,
+                  tighten=tighten, upper=upper)
+    val, scale = tvtsf_valuation(tv, upper=upper).scaled()
     z = add_var(b.problem, "z", None, float(val.value(val.upper).max()))
     for i in range(n):
         if val.upper[i] > 0:
@@ -372,9 +379,9 @@ def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = True, aggregate:
 
 def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver: str | None = None,
                time_limit: float | None = None, mip_gap: float | None = None, threads: int | None = None,
-               msg: bool = False, options: Mapping[str, Any] | None = None, symmetry: bool = True,
-               aggregate: bool = True, decompose: bool = True, tighten: bool = True,
-               warm_start: bool = True, export_dir: str | os.PathLike | None = None) -> AllocationResult:
+               msg: bool = False, options: Mapping[str, Any] | None = None, symmetry: bool = False,
+               aggregate: bool = True, decompose: bool = True, tighten: bool = False,
+               warm_start: bool | None = None, export_dir: str | os.PathLike | None = None) -> AllocationResult:
     """TV-TSF over the whole horizon: Eq. 10 with the errata fixed (see the module docstring).
 
     Parameters are those of :func:`fairalloc.tvtsf` (``method="milp"``). Returns an
@@ -390,6 +397,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     full = tvtsf_valuation(tv, upper=upper)
     comps = placement_components(tv) if decompose else [(np.arange(n), np.flatnonzero(edges(tv).any(axis=0)))]
     runs, starts, build_s, n_vars, n_rows, dropped = [], np.zeros((n, m, T), dtype=np.int64), 0.0, 0, 0, 0
+    aggregated = 0
     for k, (users, servers) in enumerate(comps):
         label = f"c{k}_" if len(comps) > 1 else ""
         tb = time.perf_counter()
@@ -399,6 +407,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
         n_vars += len(built.problem.variables())
         n_rows += len(built.problem._constraints)
         dropped += built.rows_dropped
+        aggregated += sum(int(g[0].size) for g in built.groups)
         sub = Valuation(full.slope[users], full.offset[users], full.lower[users], full.upper[users])
         left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
         out = solve_leximin(built.problem, built.totals, sub, objective=objective, backend=backend,
@@ -410,7 +419,8 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
                                                                        servers.size, T, tv.durations[users])
     status, message, stats, leximin = merge_runs(runs, objective)
     stats.update(runtime_s=time.perf_counter() - t0, build_s=build_s, n_variables=n_vars,
-                 n_constraints=n_rows, rows_dropped=dropped, symmetry=symmetry, aggregate=aggregate,
+                 n_constraints=n_rows, rows_dropped=dropped, aggregated_servers=aggregated,
+                 symmetry=symmetry, aggregate=aggregate,
                  decompose=decompose, tighten=tighten, warm_start=warm_start, objective=objective)
     common = dict(solver=backend.name, message=message, stats=stats)
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
@@ -420,7 +430,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
 
 def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver: str | None = None,
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int | None = None,
-                 msg: bool = False, options: Mapping[str, Any] | None = None, symmetry: bool = True,
+                 msg: bool = False, options: Mapping[str, Any] | None = None, symmetry: bool = False,
                  decompose: bool = True) -> AllocationResult:
     """Slot-by-slot TV-TSF: at each slot, the exact leximin (or max-min) of the cumulative shares
     :math:`s_i(t)` over the starts of that slot, with every earlier start fixed.
