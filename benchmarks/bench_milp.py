@@ -49,7 +49,7 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
                             **options)
     wall = time.perf_counter() - t0
     return {"status": r.status.value, "seconds": wall, "n_milps": r.stats.get("n_solves", 0),
-            "gap": r.stats.get("mip_gap"), "objective": r.objective, "components": r.stats.get("n_components"),
+            "gap": r.stats.get("mip_gap"), "min_share": r.objective, "components": r.stats.get("n_components"),
             "variables": r.stats.get("n_variables"), "constraints": r.stats.get("n_constraints"),
             "ties": sum(c.get("tie_levels", 0) for c in r.stats.get("components", [])),
             "skipped": sum(c.get("count_skipped", 0) for c in r.stats.get("components", [])),
