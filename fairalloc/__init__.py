@@ -20,6 +20,32 @@ from .mechanisms import drf, max_min, sdrf, tsf, tvtsf
 from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
 from .result import SOLUTION_PRESENT, AllocationResult, Status
 
+#: Heavier parts (pandas, scipy.stats, solvers) load on first use: ``fa.simulate`` imports the
+#: simulator then. Name -> (module, attribute or None for the module itself).
+_LAZY = {
+    "workloads": ("fairalloc.workloads", None),
+    "simulate": ("fairalloc.sim", "simulate"),
+    "SimulationResult": ("fairalloc.sim", "SimulationResult"),
+}
+
+
+def __getattr__(name: str):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'fairalloc' has no attribute {name!r}") from None
+    import importlib
+
+    obj = importlib.import_module(module)
+    obj = obj if attr is None else getattr(obj, attr)
+    globals()[name] = obj
+    return obj
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
 try:
     __version__ = _version("fairalloc")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
@@ -48,6 +74,10 @@ __all__ = [
     "commitments",
     # solvers
     "available_solvers",
+    # simulation
+    "workloads",
+    "simulate",
+    "SimulationResult",
     # errors
     "FairallocError",
     "InvalidInstanceError",

@@ -81,9 +81,10 @@ def require_shape(argument: str, arr: np.ndarray, shape: tuple[int | None, ...],
     """Check ``arr.shape`` against ``shape`` (None = any length along that axis)."""
     ok = arr.ndim == len(shape) and all(s is None or a == s for a, s in zip(arr.shape, shape))
     if not ok:
-        want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+        comma = "," if len(shape) == 1 else ""
+        want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + comma + ")"
         if names:
-            want += " = (" + ", ".join(names) + ")"
+            want += " = (" + ", ".join(names) + comma + ")"
         raise InvalidInstanceError(f"{argument} must have shape {want}, got {arr.shape}",
                                    argument=argument, value=arr.shape)
 

@@ -18,17 +18,19 @@ with zero demands the rounds continue on the resources that still have room.
 
 **Breakpoint search.** In a round, the usage :math:`U_r(x) = \text{frozen}_r + \sum_i v_{ir} s_i(x)`
 is piecewise linear and non-decreasing in *x*, with breakpoints at the starts :math:`b_i` and the
-satisfaction levels :math:`e_i = b_i + \mu_i / w_i`. The engine sorts the 2k breakpoints once and
-binary-searches them for the first one at which :math:`\max_r U_r > 1`, evaluating :math:`U(x)`
-directly as a sum of non-negative terms (no running sums that add and then subtract slopes, so no
-cancellation whatever the magnitudes). On the segment found every :math:`U_r` is linear, so each
-resource's crossing is interpolated exactly from its values at the two ends; the smallest is the
-round's level. Cost per round: one sort, :math:`O(k\log k)`, plus :math:`\lceil\log_2 2k\rceil + 2`
-evaluations of :math:`O(km)` each; there are at most :math:`\min(n, m + 1)` rounds, since every
-saturated resource freezes all its remaining users. (A sweep with cumulative slope sums is
-:math:`O(km)` after the sort but slower in NumPy, whose strided gathers and cumulative sums over
-(2k, m) cost more than ~20 contiguous matrix-vector products, and it can cancel catastrophically.
-``benchmarks/bench_waterfill.py`` measures the engine against one ``argsort`` of the 2k keys.)
+satisfaction levels :math:`e_i = b_i + \mu_i / w_i`. The engine sorts the 2n breakpoints once and
+searches them for the first level at which some needed resource reaches 1, with a safeguarded Newton
+iteration: from the bracket's left end it follows each resource's tangent (exact value and right
+derivative) to 1; if no breakpoint lies before that point, *U* is linear there and the point is the
+exact crossing; otherwise it probes the breakpoint the tangent lands in, and bisects after an
+overshoot. Every evaluation of :math:`U` or its slope is a sum of non-negative terms (never a running
+sum that adds and later subtracts slopes), so there is no cancellation whatever the magnitudes, and
+the result is exact up to rounding. Cost per round: :math:`O(nm)` per evaluation, a handful of
+evaluations in practice and :math:`O(\log n)` at worst, after the one :math:`O(n \log n)` sort;
+there are at most :math:`\min(n, m + 1)` rounds, since every saturated resource freezes all its
+remaining users. ``benchmarks/bench_waterfill.py`` measures the whole call against one ``argsort``
+of the 2n keys. (A sweep with cumulative slope sums, :math:`O(nm)` after the sort, was measured
+slower in NumPy and can cancel catastrophically when a large slope is added and later removed.)
 
 Ties: users with equal levels are treated symmetrically (no tie-breaking is needed: the allocation
 of a divisible water-filling is unique).
@@ -69,49 +71,89 @@ class WaterfillSolution:
 
 
 def _usage(x: float, base: np.ndarray, v: np.ndarray, mu: np.ndarray, b: np.ndarray,
-           w: np.ndarray | None, buf: np.ndarray) -> np.ndarray:
-    """Exact usage at level x: base + sum_i v_i * clip(w_i (x - b_i), 0, mu_i) (non-negative terms).
+           w: np.ndarray | None, alive: np.ndarray | None, buf: np.ndarray) -> np.ndarray:
+    """Exact usage at level x: base + sum over growing users of v_i clip(w_i (x - b_i), 0, mu_i).
 
-    ``w=None`` means unit rates; ``buf`` is scratch space of b's shape.
+    A sum of non-negative terms. ``w=None`` means unit rates; ``alive`` (0/1 floats, or None for
+    everybody) masks users frozen in earlier rounds (their usage is in ``base``); ``buf`` is scratch.
     """
     s = np.subtract(x, b, out=buf)
     if w is not None:
         np.multiply(s, w, out=s)
     np.maximum(s, 0.0, out=s)
     np.minimum(s, mu, out=s)
+    if alive is not None:
+        np.multiply(s, alive, out=s)
     return base + s @ v
 
 
-def _first_crossing(base, v, mu, b, w, e):
-    """Smallest level x at which some resource's usage reaches 1, and the resources full there.
+def _slope(x: float, v: np.ndarray, b: np.ndarray, e: np.ndarray, w: np.ndarray | None,
+           alive: np.ndarray | None) -> np.ndarray:
+    """Right derivative of U at x: sum of w_i v_i over growing users filling just above x (b_i <= x < e_i)."""
+    filling = ((b <= x) & (e > x)).astype(float)
+    if w is not None:
+        filling *= w
+    if alive is not None:
+        filling *= alive
+    return filling @ v
 
-    Requires that some resource exceeds 1 once every user is satisfied. Returns (x, saturated_mask).
+
+def _first_crossing(xs, lo, base, v, mu, b, w, e, alive, cols, full, buf):
+    """Smallest level x >= xs[lo] at which a needed resource's usage reaches 1, and those resources.
+
+    ``xs`` are the sorted breakpoints (a superset of the growing users' starts and ends: extra points
+    where no slope changes are harmless), ``max U(xs[lo])[cols] <= 1``, ``cols`` the resources growing
+    users need, ``full`` the usage once they are all satisfied (some needed entry exceeds 1).
+    Returns ``(x, saturated)`` with ``saturated`` a boolean mask over all resources.
+
+    Safeguarded Newton search over the sorted breakpoints: from the left end ``lo`` of the bracket,
+    follow each resource's tangent (exact value and right derivative, both sums of non-negative
+    terms) to where it reaches 1. If no breakpoint lies before that point, U is linear there and the
+    point is the exact crossing. Otherwise probe the breakpoint it falls in; after a probe that
+    overshoots (U > 1 there), the next probe bisects the bracket, so the number of evaluations is
+    O(log k) in the worst case and a handful in practice.
     """
-    xs = np.sort(np.concatenate([b, e]))
-    buf = np.empty_like(b)
-    if np.all(w == 1.0):
-        w = None
-    lo, hi = 0, xs.size - 1                 # invariant: max U(xs[lo]) <= 1 < max U(xs[hi])
-    lo_u = _usage(xs[lo], base, v, mu, b, w, buf)
-    hi_u = _usage(xs[hi], base, v, mu, b, w, buf)
-    if lo_u.max() > 1.0:                    # rounding left a needed resource at capacity already
+    m = base.size
+    hi = xs.size - 1                                     # invariant: max U(xs[lo]) <= 1 < max U(xs[hi])
+    lo_u = _usage(xs[lo], base, v, mu, b, w, alive, buf)
+    hi_u = full
+    if lo_u[cols].max() > 1.0:                           # rounding left a needed resource at capacity
         hi, hi_u = lo, lo_u
+    newton = True
     while hi - lo > 1:
-        mid = (lo + hi) // 2
-        mid_u = _usage(xs[mid], base, v, mu, b, w, buf)
-        if mid_u.max() > 1.0:
-            hi, hi_u = mid, mid_u
+        j = -1
+        if newton:
+            x_lo = xs[lo]
+            slope = _slope(x_lo, v, b, e, w, alive)[cols]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cand_c = np.where(slope > 0, x_lo + (1.0 - lo_u[cols]) / slope, np.inf)
+            cand = float(cand_c.min())
+            nxt = int(np.searchsorted(xs, x_lo, side="right"))        # first breakpoint > x_lo
+            if nxt >= xs.size or cand <= xs[nxt]:                       # U linear on [x_lo, cand]
+                sat = np.zeros(m, dtype=bool)
+                sat[cols] = cand_c <= cand + _SAT_RTOL * max(1.0, abs(cand))
+                return cand, sat
+            j = int(np.searchsorted(xs, cand, side="right")) - 1        # segment the tangent lands in
+            if not lo < j < hi:
+                j = -1
+        if j < 0:
+            j = (lo + hi) // 2
+        u = _usage(xs[j], base, v, mu, b, w, alive, buf)
+        if u[cols].max() > 1.0:
+            hi, hi_u, newton = j, u, False
         else:
-            lo, lo_u = mid, mid_u
+            lo, lo_u, newton = j, u, True
     x_lo, x_hi = xs[lo], xs[hi]
     # U is linear on [x_lo, x_hi]: interpolate each resource's crossing from the exact end values
-    rise = hi_u - lo_u
-    crosses = hi_u > 1.0
+    lo_c, hi_c = lo_u[cols], hi_u[cols]
+    rise = hi_c - lo_c
+    crosses = hi_c > 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        frac = np.where(crosses & (rise > 0), (1.0 - lo_u) / rise, 0.0)
-    x_r = np.where(crosses, x_lo + np.clip(frac, 0.0, 1.0) * (x_hi - x_lo), np.inf)
-    x_star = float(x_r.min())
-    sat = x_r <= x_star + _SAT_RTOL * max(1.0, abs(x_star))
+        frac = np.where(crosses & (rise > 0), (1.0 - lo_c) / rise, 0.0)
+    x_c = np.where(crosses, x_lo + np.clip(frac, 0.0, 1.0) * (x_hi - x_lo), np.inf)
+    x_star = float(x_c.min())
+    sat = np.zeros(m, dtype=bool)
+    sat[cols] = x_c <= x_star + _SAT_RTOL * max(1.0, abs(x_star))
     return x_star, sat
 
 
@@ -135,8 +177,9 @@ def waterfill(directions, caps, starts=None, rates=None) -> WaterfillSolution:
 
     Notes
     -----
-    Inputs are trusted (the public mechanisms validate them). Complexity
-    :math:`O(\text{rounds}\cdot(n\log n + nm))` with at most :math:`\min(n, m+1)` rounds.
+    Inputs are trusted (the public mechanisms validate them). The breakpoints are sorted once; later
+    rounds reuse them (frozen users' usage moves to a constant and their breakpoints stay as harmless
+    extra points) and start their search at the previous round's level.
 
     Examples
     --------
@@ -152,44 +195,46 @@ def waterfill(directions, caps, starts=None, rates=None) -> WaterfillSolution:
     b = np.zeros(n) if starts is None else np.asarray(starts, dtype=float)
     w = np.ones(n) if rates is None else np.asarray(rates, dtype=float)
     e = b + mu / w
+    w_eval = None if np.all(w == 1.0) else w
 
     s = np.zeros(n)
     freeze = np.full(n, np.nan)
-    active = np.arange(n)
+    alive_b = np.ones(n, dtype=bool)
+    alive = None                                             # float mask once somebody is frozen
     base = np.zeros(m)
     first_level: float | None = None
     rounds = 0
     saturated: list[int] = []
-    while active.size:
+    xs: np.ndarray | None = None
+    buf = np.empty(n)
+    lo = 0
+    while True:
         rounds += 1
-        sel = slice(None) if active.size == n else active      # first round: no gathers
-        if active.size == n:
-            va, mua, ba, wa, ea = v, mu, b, w, e
-        else:
-            va, mua, ba, wa, ea = v[active], mu[active], b[active], w[active], e[active]
-        demand = mua @ va                                     # (m,) what the growing users want
+        mu_alive = mu if alive is None else mu * alive
+        demand = mu_alive @ v                                 # (m,) what the growing users want
         cols = np.flatnonzero(demand > 0)                     # resources someone still needs
-        full = base[cols] + demand[cols]
-        if np.all(full <= 1.0 + _SAT_RTOL):                   # everybody left can be satisfied
-            s[sel], freeze[sel] = mua, ea
+        full = base + demand
+        if np.all(full[cols] <= 1.0 + _SAT_RTOL):             # everybody left can be satisfied
+            s[alive_b], freeze[alive_b] = mu[alive_b], e[alive_b]
             if first_level is None:
-                first_level = float(ea.max())
+                first_level = float(e[alive_b].max())
             break
-        vc = va if cols.size == m else va[:, cols]
-        x_star, sat_cols = _first_crossing(base[cols], vc, mua, ba, wa, ea)
+        if xs is None:
+            xs = np.sort(np.concatenate([b, e]))
+        x_star, sat = _first_crossing(xs, lo, base, v, mu, b, w_eval, e, alive, cols, full, buf)
         if first_level is None:
             first_level = x_star
-        sat = cols[sat_cols]
-        saturated.extend(int(r) for r in sat)
-        sa = np.minimum(np.maximum(wa * (x_star - ba), 0.0), mua)
-        done = (lastmax(va[:, sat]) > 0) | (ea <= x_star)   # blocked by a full resource, or satisfied
-        fl = np.minimum(ea, x_star)
-        if done.all():                                        # the usual case: no gathers needed
-            s[sel], freeze[sel] = sa, fl
+        saturated.extend(int(r) for r in np.flatnonzero(sat))
+        sa = np.minimum(np.maximum(w * (x_star - b), 0.0), mu)
+        done = alive_b & ((lastmax(v[:, sat]) > 0) | (e <= x_star))   # blocked by a full resource, or satisfied
+        fl = np.minimum(e, x_star)
+        if done.sum() == alive_b.sum():                      # the usual case: everybody stops here
+            s[alive_b], freeze[alive_b] = sa[alive_b], fl[alive_b]
             break
-        idx = active[done]
-        s[idx], freeze[idx] = sa[done], fl[done]
-        base = base + sa[done] @ va[done]
-        active = active[~done]
+        s[done], freeze[done] = sa[done], fl[done]
+        base = base + np.where(done, sa, 0.0) @ v
+        alive_b = alive_b & ~done
+        alive = alive_b.astype(float)
+        lo = max(int(np.searchsorted(xs, x_star, side="right")) - 1, 0)
     return WaterfillSolution(shares=s, level=float(first_level if first_level is not None else 0.0),
                              freeze_levels=freeze, rounds=rounds, saturated=tuple(saturated))

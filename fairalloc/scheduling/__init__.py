@@ -4,4 +4,10 @@ Job-queue policies (rigid parallel jobs on identical processors) live in :mod:`.
 task schedulers (DRF / SDRF Algorithm 1, TSF, CDRF, TV-TSF Algorithms 1-5) in their own modules.
 """
 
-__all__: list[str] = []
+from .policy import Policy
+from .queue import (BUC, F1, F2, FCFS, QUEUE_POLICIES, SJF, UNICEF, WFP3, PriorityPolicy, QueuePolicy,
+                    QueueView, ema_update, make_queue_policy)
+
+__all__: list[str] = ["Policy", "QueuePolicy", "FCFS", "SJF", "WFP3", "UNICEF", "F1", "F2", "BUC",
+                      "PriorityPolicy", "QueueView", "ema_update", "make_queue_policy",
+                      "QUEUE_POLICIES"]

@@ -1,0 +1,124 @@
+"""Benchmark of the job-queue simulator against the same FCFS model written with SimPy.
+
+For each size (Lublin-Feitelson workloads, 256 processors) it runs, each in a fresh process so that
+peak memory (ru_maxrss) belongs to that run alone:
+
+* FCFS with ``engine="kernel"`` (what ``simulate(policy="fcfs")`` uses) and ``engine="events"``
+  (the general event engine with the FCFS policy object);
+* EASY backfilling (event engine);
+* FCFS written with SimPy (a ``Container`` of processors, whose ``get`` queue is strict FIFO) on the
+  same jobs; its start times are checked equal to ours.
+
+It prints jobs per second, peak memory, and the ratios against SimPy measured in the same run.
+Targets (issue 4): FCFS >= 10x SimPy; 10^6 jobs under 1 GB peak. Needs ``pip install -e .[bench]``.
+
+    python benchmarks/bench_sim.py --sizes 100000 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import resource
+import time
+
+import numpy as np
+
+
+def _workload(n: int, nodes: int, seed: int):
+    from fairalloc.workloads import lublin
+    return lublin(n, nodes=nodes, rng=seed)
+
+
+def _simpy_fcfs(submit, procs, run, capacity):
+    import simpy
+
+    n = len(submit)
+    start = np.zeros(n)
+    env = simpy.Environment()
+    pool = simpy.Container(env, capacity=capacity, init=capacity)
+
+    def job(i, p, r):
+        yield pool.get(p)          # strict FIFO: the head blocks later requests
+        start[i] = env.now
+        yield env.timeout(r)
+        yield pool.put(p)
+
+    def arrivals():
+        for i in range(n):
+            dt = submit[i] - env.now
+            if dt > 0:
+                yield env.timeout(dt)
+            env.process(job(i, procs[i], run[i]))
+
+    env.process(arrivals())
+    env.run()
+    return start
+
+
+def _measure(kind: str, n: int, nodes: int, seed: int, queue: "mp.Queue") -> None:
+    wl = _workload(n, nodes, seed)
+    order = np.argsort(wl.submit, kind="stable")
+    t0 = time.perf_counter()
+    if kind == "simpy":
+        start = _simpy_fcfs(wl.submit[order].tolist(), wl.processors[order].tolist(),
+                            wl.run_time[order].tolist(), nodes)
+        starts = np.empty(n)
+        starts[order] = start
+    else:
+        from fairalloc.sim import simulate
+        policy, engine = {"fcfs-kernel": ("fcfs", "kernel"), "fcfs-events": ("fcfs", "events"),
+                          "easy": ("easy", "events")}[kind]
+        r = simulate(wl, nodes, policy=policy, engine=engine)
+        starts = r.jobs["start"].to_numpy()
+    dt = time.perf_counter() - t0
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    queue.put((kind, n, dt, peak_mb, starts if kind in ("simpy", "fcfs-kernel") else None))
+
+
+def run_one(kind: str, n: int, nodes: int, seed: int):
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_measure, args=(kind, n, nodes, seed, q))
+    p.start()
+    out = q.get()
+    p.join()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    ap.add_argument("--nodes", type=int, default=256)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--skip-simpy-above", type=int, default=None,
+                    help="do not run SimPy on workloads larger than this")
+    args = ap.parse_args()
+    print(f"Lublin-Feitelson workloads (typed), {args.nodes} processors, seed {args.seed}")
+    print(f"{'jobs':>9} {'run':<12} {'seconds':>8} {'jobs/s':>11} {'peak MB':>8} {'vs SimPy':>9}")
+    for n in args.sizes:
+        rows = {}
+        kinds = ["fcfs-kernel", "fcfs-events", "easy"]
+        if args.skip_simpy_above is None or n <= args.skip_simpy_above:
+            kinds.append("simpy")
+        for kind in kinds:
+            rows[kind] = run_one(kind, n, args.nodes, args.seed)
+        simpy_rate = n / rows["simpy"][2] if "simpy" in rows else None
+        for kind in kinds:
+            _, _, dt, mb, _ = rows[kind]
+            rate = n / dt
+            ratio = f"{rate / simpy_rate:8.1f}x" if simpy_rate and kind != "simpy" else ""
+            print(f"{n:>9} {kind:<12} {dt:8.2f} {rate:11,.0f} {mb:8.0f} {ratio:>9}")
+        if "simpy" in rows:
+            same = np.array_equal(rows["simpy"][4], rows["fcfs-kernel"][4])
+            print(f"{'':>9} FCFS start times identical to SimPy's: {same}")
+        mem_ok = all(r[3] < 1024 for r in rows.values() if r[0] != "simpy")
+        fast = [rows[k][2] for k in ("fcfs-kernel", "fcfs-events")]
+        if simpy_rate:
+            print(f"{'':>9} target FCFS >= 10x SimPy: kernel {'met' if rows['simpy'][2] / fast[0] >= 10 else 'MISSED'}, "
+                  f"event engine {'met' if rows['simpy'][2] / fast[1] >= 10 else 'MISSED'}; "
+                  f"peak < 1 GB: {'met' if mem_ok else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""``fairalloc solve``: solve one instance with one or several mechanisms and print them side by side.
+
+Examples
+--------
+::
+
+    fairalloc solve --example sdrf-fig2                       # max-min, DRF and SDRF side by side
+    fairalloc solve examples/drf_paper.yaml --mechanism drf --method lp --solver clarabel
+    fairalloc solve examples/three_users.csv --commitments examples/three_users_commitments.csv --json out.json
+    fairalloc solve --list-examples
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import mechanisms
+from .._validation import require_choice
+from ..errors import InvalidInstanceError
+from ..examples import EXAMPLES, get_example
+from ..io import InstanceSpec, load_commitments, load_instance, write_json
+from ..result import AllocationResult
+
+__all__ = ["register", "run", "POOLED_MECHANISMS", "solve_pooled_spec", "format_pooled_table"]
+
+
+def _max_min(spec: InstanceSpec, **kw: Any) -> AllocationResult:
+    return mechanisms.max_min(spec.instance, **kw)
+
+
+def _drf(spec: InstanceSpec, **kw: Any) -> AllocationResult:
+    return mechanisms.drf(spec.instance, **kw)
+
+
+def _sdrf(spec: InstanceSpec, **kw: Any) -> AllocationResult:
+    return mechanisms.sdrf(spec.instance, spec.commitments, **kw)
+
+
+#: Mechanisms on pooled instances, in the order the table shows them. max-min needs one resource.
+POOLED_MECHANISMS: dict[str, Callable[..., AllocationResult]] = {
+    "max-min": _max_min,
+    "drf": _drf,
+    "sdrf": _sdrf,
+}
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "solve", help="solve an instance with max-min, DRF and SDRF (or chosen mechanisms)",
+        description="Solve one instance exactly and print the allocations side by side. The instance "
+                    "comes from a JSON, YAML or CSV file (schema: see `python -c \"import fairalloc.io; "
+                    "help(fairalloc.io)\"` and the files under examples/) or from --example NAME.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="built-in examples: " + ", ".join(EXAMPLES))
+    p.add_argument("file", nargs="?", help="instance file (.json, .yaml/.yml, .csv)")
+    p.add_argument("--example", metavar="NAME", help="use a built-in example instead of a file")
+    p.add_argument("--list-examples", action="store_true", help="list the built-in examples and exit")
+    p.add_argument("--mechanism", default="all",
+                   help="comma-separated mechanisms: max-min, drf, sdrf, or all (default: all that apply)")
+    p.add_argument("--method", default="waterfill", help="waterfill (exact sweep, default) or lp (iterated LPs)")
+    p.add_argument("--solver", default=None, help="backend for --method lp (see `fairalloc solve --list-solvers`)")
+    p.add_argument("--list-solvers", action="store_true", help="list installed solver backends and exit")
+    p.add_argument("--commitments", metavar="FILE", help="SDRF commitments (fractions of capacity) from a file")
+    p.add_argument("--json", metavar="OUT", help="write machine-readable results to OUT ('-' for stdout)")
+    p.add_argument("--precision", type=int, default=4, help="digits shown in the table (default 4)")
+    p.set_defaults(func=run)
+    return p
+
+
+def _selected(arg: str, spec: InstanceSpec) -> list[str]:
+    if arg.strip().lower() == "all":
+        names = list(POOLED_MECHANISMS)
+        return names
+    names = [require_choice("mechanism", m.strip(), list(POOLED_MECHANISMS)) for m in arg.split(",") if m.strip()]
+    if not names:
+        raise InvalidInstanceError("--mechanism is empty", argument="mechanism", value=arg)
+    return names
+
+
+def solve_pooled_spec(spec: InstanceSpec, names: list[str], *, method: str = "waterfill",
+                      solver: str | None = None) -> dict[str, AllocationResult | str]:
+    """Run each named pooled mechanism; a mechanism that does not apply maps to the reason (a str)."""
+    out: dict[str, AllocationResult | str] = {}
+    kw: dict[str, Any] = {"method": method}
+    if solver is not None:
+        kw["solver"] = solver
+    for name in names:
+        if name == "max-min" and spec.instance.n_resources != 1:
+            out[name] = f"n/a: max-min needs one resource (this instance has {spec.instance.n_resources})"
+            continue
+        out[name] = POOLED_MECHANISMS[name](spec, **kw)
+    return out
+
+
+def format_pooled_table(spec: InstanceSpec, results: dict[str, AllocationResult | str],
+                        precision: int = 4) -> str:
+    """Users as rows; demand, commitment, then each mechanism's allocation (and dominant share)."""
+    import pandas as pd
+
+    inst = spec.instance
+    res_names = list(inst.resource_names)
+    one = inst.n_resources == 1
+    cols: dict[str, Any] = {}
+    for r, name in enumerate(res_names):
+        cols[("demand", name) if not one else ("demand", "")] = inst.demands[:, r]
+    if not np.all(inst.weights == 1):
+        cols[("weight", "")] = inst.weights
+    if spec.commitments is not None:
+        for r, name in enumerate(res_names):
+            cols[("commitment (share)", name) if not one else ("commitment (share)", "")] = spec.commitments[:, r]
+    notes = []
+    for mech, res in results.items():
+        label = mech if not (mech == "max-min" and spec.commitments is not None) else "max-min (no commitments)"
+        if isinstance(res, str):
+            notes.append(f"{mech}: {res}")
+            continue
+        if mech == "sdrf" and spec.commitments is None:
+            label = "sdrf (zero commitments)"
+        elif mech == "sdrf" and one:
+            label = "sdrf (= stateful max-min)"
+        for r, name in enumerate(res_names):
+            cols[(label, name) if not one else (label, "")] = res.allocation[:, r]
+        if not one:
+            cols[(label, "dom.share")] = res.dominant_shares
+    frame = pd.DataFrame(cols, index=pd.Index(inst.agent_names, name="user"))
+    if one:
+        frame.columns = [c[0] for c in frame.columns]
+        frame.index.name = None
+    else:
+        frame.columns = pd.MultiIndex.from_tuples(frame.columns)
+    cap = ", ".join(f"{n}={c:g}" for n, c in zip(res_names, inst.capacities))
+    lines = [f"instance: {spec.source}  ({inst.n_agents} users; capacities {cap})",
+             frame.to_string(float_format=lambda v: f"{v:.{precision}g}")]
+    for mech, res in results.items():
+        if not isinstance(res, str):
+            lines.append(f"{mech}: status={res.status.value}, method={res.method}"
+                         + (f", solver={res.solver}" if res.solver else "")
+                         + (f", level={res.level:.{precision}g}" if res.level is not None else "")
+                         + f", {res.stats.get('runtime_s', float('nan')) * 1e3:.2f} ms")
+    lines += notes
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list_examples:
+        for name, fn in EXAMPLES.items():
+            print(f"{name:22s} {(fn.__doc__ or '').strip().splitlines()[0]}")
+        return 0
+    if args.list_solvers:
+        from ..exact.solvers import available_solvers
+
+        print("LP:  ", ", ".join(available_solvers("lp")))
+        print("MILP:", ", ".join(available_solvers("milp")))
+        return 0
+    if bool(args.file) == bool(args.example):
+        raise InvalidInstanceError("give an instance FILE or --example NAME (not both); "
+                                   f"built-in examples: {', '.join(EXAMPLES)}", argument="file")
+    spec = get_example(args.example) if args.example else load_instance(args.file)
+    if args.commitments:
+        spec = InstanceSpec(spec.instance, load_commitments(args.commitments, spec.instance), spec.source,
+                            spec.kind)
+    names = _selected(args.mechanism, spec)
+    results = solve_pooled_spec(spec, names, method=args.method, solver=args.solver)
+    print(format_pooled_table(spec, results, args.precision))
+    if args.json:
+        payload = {"source": spec.source, "instance": spec.instance.to_dict(),
+                   "commitments": spec.commitments,
+                   "results": {k: (v.to_dict() if isinstance(v, AllocationResult) else {"skipped": v})
+                               for k, v in results.items()}}
+        text = write_json(payload, args.json)
+        if args.json == "-":
+            sys.stdout.write(text + "\n")
+    return 0

@@ -1,0 +1,281 @@
+"""Reading instances and commitments from files; writing results.
+
+Instance files (``.json``, ``.yaml`` / ``.yml``, ``.csv``) describe a pooled :class:`~fairalloc.Instance`
+and optionally its SDRF commitments. JSON and YAML take either form below (``kind: pooled`` is the
+default; other kinds, e.g. task instances on servers, are registered by the modules that solve them):
+
+*Per-user form*::
+
+    resources: [cpu, mem]          # optional names (default r0, r1, ...)
+    capacities: [9, 18]            # optional (default: ones)
+    users:
+      - name: A                    # optional (default user0, ...)
+        demand: [1, 4]             # total demand, or per-task demand when `tasks` is given
+        tasks: 100                 # optional: demand is per task, total = tasks * demand
+        weight: 1                  # optional (default 1)
+        commitment: [0.1, 0.0]     # optional SDRF commitments, fractions of capacity
+      - {name: B, demand: [3, 1], tasks: 100}
+
+*Matrix form*::
+
+    demands: [[100, 400], [300, 100]]
+    capacities: [9, 18]
+    weights: [1, 1]                # optional
+    commitments: [[0.1, 0], [0, 0]]   # optional
+    agent_names: [A, B]            # optional
+    resource_names: [cpu, mem]     # optional
+
+*CSV*: one row per user; a column ``user`` (names; the row whose user is ``capacity`` holds the
+capacities), optional ``weight`` and ``tasks`` columns, optional ``commitment:<resource>`` columns,
+and every other column a resource demand::
+
+    user,cpu,mem,weight,commitment:cpu,commitment:mem
+    capacity,9,18,,,
+    A,100,400,1,0.1,0
+    B,300,100,1,0,0
+
+Commitment files given separately (``fairalloc solve --commitments FILE``): CSV rows per user (an
+optional leading ``user`` column), or JSON/YAML as a list of rows or a mapping ``name: [values]``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .errors import InvalidInstanceError
+from .model import Instance
+
+__all__ = ["InstanceSpec", "load_instance", "load_commitments", "parse_instance", "write_json",
+           "INSTANCE_KINDS"]
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    """What an instance file describes: the instance, its commitments (or None) and its source."""
+
+    instance: Any
+    commitments: np.ndarray | None = None
+    source: str = ""
+    kind: str = "pooled"
+
+
+def _read_mapping(path: Path) -> Any:
+    text = path.read_text()
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".json":
+            return json.loads(text)
+        if suffix in (".yaml", ".yml"):
+            import yaml
+
+            return yaml.safe_load(text)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise InvalidInstanceError(f"{path}: not valid {suffix[1:].upper()}: {exc}", argument="path",
+                                   value=str(path)) from None
+    except Exception as exc:  # yaml.YAMLError and friends
+        raise InvalidInstanceError(f"{path}: not valid YAML: {exc}", argument="path", value=str(path)) from None
+    raise InvalidInstanceError(f"{path}: unknown file type {suffix!r}; use .json, .yaml, .yml or .csv",
+                               argument="path", value=str(path))
+
+
+def _float(text: str, where: str, column: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InvalidInstanceError(f"{where}: column {column!r} has {text!r}, not a number",
+                                   argument=column, value=text) from None
+
+
+def _parse_csv(path: Path) -> dict[str, Any]:
+    with path.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    rows = [r for r in rows if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
+    if len(rows) < 2:
+        raise InvalidInstanceError(f"{path}: needs a header row and at least one user row",
+                                   argument="path", value=str(path))
+    header = [h.strip() for h in rows[0]]
+    special = {"user", "weight", "tasks"}
+    res_cols = [j for j, h in enumerate(header) if h.lower() not in special and not h.lower().startswith("commitment:")]
+    com_cols = {h.split(":", 1)[1]: j for j, h in enumerate(header) if h.lower().startswith("commitment:")}
+    if not res_cols:
+        raise InvalidInstanceError(f"{path}: no resource columns in header {header}", argument="path",
+                                   value=str(path))
+    resources = [header[j] for j in res_cols]
+    unknown = set(com_cols) - set(resources)
+    if unknown:
+        raise InvalidInstanceError(f"{path}: commitment columns for unknown resources {sorted(unknown)}",
+                                   argument="commitments", value=sorted(unknown))
+    col = {h.lower(): j for j, h in enumerate(header)}
+    users, demands, weights, tasks, commits, capacities = [], [], [], [], [], None
+    for lineno, row in enumerate(rows[1:], start=2):
+        where = f"{path}:{lineno}"
+        if len(row) != len(header):
+            raise InvalidInstanceError(f"{where}: {len(row)} fields, header has {len(header)}",
+                                       argument="path", value=row)
+        name = row[col["user"]].strip() if "user" in col else f"user{len(users)}"
+        values = [_float(row[j], where, header[j]) for j in res_cols]
+        if name.lower() == "capacity":
+            capacities = values
+            continue
+        users.append(name)
+        demands.append(values)
+        if "weight" in col:
+            weights.append(_float(row[col["weight"]], where, "weight") if row[col["weight"]].strip() else 1.0)
+        if "tasks" in col:
+            tasks.append(_float(row[col["tasks"]], where, "tasks") if row[col["tasks"]].strip() else 1.0)
+        if com_cols:
+            commits.append([_float(row[com_cols[r]], where, f"commitment:{r}") if r in com_cols and
+                            row[com_cols[r]].strip() else 0.0 for r in resources])
+    d = np.array(demands, dtype=float)
+    if tasks:
+        d = d * np.array(tasks)[:, None]
+    out: dict[str, Any] = {"demands": d, "capacities": capacities, "agent_names": users,
+                           "resource_names": resources}
+    if weights:
+        out["weights"] = weights
+    if commits:
+        out["commitments"] = commits
+    return out
+
+
+def _from_users(data: Mapping[str, Any], where: str) -> dict[str, Any]:
+    users = data["users"]
+    if not isinstance(users, list) or not users:
+        raise InvalidInstanceError(f"{where}: 'users' must be a non-empty list", argument="users", value=users)
+    allowed = {"name", "demand", "tasks", "weight", "commitment"}
+    demands, names, weights, commits = [], [], [], []
+    any_commit = any(isinstance(u, Mapping) and "commitment" in u for u in users)
+    for i, u in enumerate(users):
+        if not isinstance(u, Mapping) or "demand" not in u:
+            raise InvalidInstanceError(f"{where}: users[{i}] must be a mapping with a 'demand'",
+                                       argument="users", index=(i,), value=u)
+        extra = set(u) - allowed
+        if extra:
+            raise InvalidInstanceError(f"{where}: users[{i}] has unknown key(s) {sorted(extra)}; allowed: {sorted(allowed)}",
+                                       argument="users", index=(i,), value=sorted(extra))
+        d = np.atleast_1d(np.asarray(u["demand"], dtype=float))
+        if "tasks" in u:
+            d = d * float(u["tasks"])
+        demands.append(d)
+        names.append(str(u.get("name", f"user{i}")))
+        weights.append(float(u.get("weight", 1.0)))
+        if any_commit:
+            commits.append(u.get("commitment", [0.0] * len(d)))
+    lens = {len(d) for d in demands}
+    if len(lens) != 1:
+        raise InvalidInstanceError(f"{where}: users have demand vectors of different lengths {sorted(lens)}",
+                                   argument="users", value=sorted(lens))
+    out = {"demands": np.stack(demands), "capacities": data.get("capacities"),
+           "weights": weights, "agent_names": names, "resource_names": data.get("resources")}
+    if any_commit:
+        out["commitments"] = commits
+    return out
+
+
+def _pooled(data: Mapping[str, Any], where: str) -> InstanceSpec:
+    if "users" in data:
+        allowed = {"kind", "users", "capacities", "resources", "name", "description"}
+        fields = _from_users(data, where)
+    else:
+        allowed = {"kind", "demands", "capacities", "weights", "commitments", "agent_names",
+                   "resource_names", "name", "description"}
+        if "demands" not in data:
+            raise InvalidInstanceError(f"{where}: needs 'users' or 'demands'", argument="demands")
+        fields = {k: data.get(k) for k in ("demands", "capacities", "weights", "agent_names",
+                                           "resource_names", "commitments") if k in data}
+    unknown = set(data) - allowed
+    if unknown:
+        raise InvalidInstanceError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(allowed)}",
+                                   argument=sorted(unknown)[0], value=sorted(unknown))
+    commitments = fields.pop("commitments", None)
+    inst = Instance(**fields)
+    c = None
+    if commitments is not None:
+        from .commitments import as_commitments
+
+        c = as_commitments(commitments, inst.n_agents, inst.n_resources)
+    return InstanceSpec(inst, c, where, "pooled")
+
+
+#: Parsers of instance kinds: ``kind`` value -> function(mapping, source) -> InstanceSpec.
+INSTANCE_KINDS: dict[str, Callable[[Mapping[str, Any], str], InstanceSpec]] = {"pooled": _pooled}
+
+
+def parse_instance(data: Mapping[str, Any], source: str = "<data>") -> InstanceSpec:
+    """Build an :class:`InstanceSpec` from a mapping in one of the documented forms."""
+    if not isinstance(data, Mapping):
+        raise InvalidInstanceError(f"{source}: the top level must be a mapping, got {type(data).__name__}",
+                                   argument="data", value=type(data).__name__)
+    kind = str(data.get("kind", "pooled")).lower()
+    if kind not in INSTANCE_KINDS:
+        raise InvalidInstanceError(f"{source}: unknown kind {kind!r}; known kinds: {sorted(INSTANCE_KINDS)}",
+                                   argument="kind", value=kind)
+    return INSTANCE_KINDS[kind](data, source)
+
+
+def load_instance(path: str | Path) -> InstanceSpec:
+    """Read an instance file (``.json``, ``.yaml``/``.yml`` or ``.csv``; see the module docstring)."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"instance file not found: {p}")
+    if p.suffix.lower() == ".csv":
+        return parse_instance(_parse_csv(p), str(p))
+    return parse_instance(_read_mapping(p), str(p))
+
+
+def load_commitments(path: str | Path, instance: Instance) -> np.ndarray:
+    """Read commitments (n_agents, n_resources) for ``instance`` from CSV, JSON or YAML."""
+    from .commitments import as_commitments
+
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"commitments file not found: {p}")
+    if p.suffix.lower() == ".csv":
+        with p.open(newline="") as fh:
+            rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
+        try:
+            float(rows[0][-1])
+        except (ValueError, IndexError):
+            rows = rows[1:]                           # a header row
+        by_name = {}
+        plain = []
+        for lineno, r in enumerate(rows, start=1):
+            try:
+                vals = [float(x) for x in r]
+                plain.append(vals)
+            except ValueError:
+                try:
+                    by_name[r[0].strip()] = [float(x) for x in r[1:]]
+                except ValueError:
+                    raise InvalidInstanceError(f"{p}: row {lineno} {r!r} is not numeric",
+                                               argument="commitments", index=(lineno,), value=r) from None
+        data: Any = by_name if by_name else plain
+    else:
+        data = _read_mapping(p)
+        if isinstance(data, Mapping) and "commitments" in data:
+            data = data["commitments"]
+    if isinstance(data, Mapping):
+        missing = [n for n in instance.agent_names if n not in data]
+        extra = [n for n in data if n not in instance.agent_names]
+        if extra:
+            raise InvalidInstanceError(f"{p}: commitments for unknown users {extra}; users: {list(instance.agent_names)}",
+                                       argument="commitments", value=extra)
+        data = [data.get(n, [0.0] * instance.n_resources) for n in instance.agent_names]
+        _ = missing  # users without a row have zero commitments
+    return as_commitments(data, instance.n_agents, instance.n_resources)
+
+
+def write_json(obj: Any, path: str | Path | None) -> str:
+    """Serialise ``obj`` (results, dicts with arrays) as JSON to ``path`` (or return the text for ``-``/None)."""
+    from .result import _jsonable
+
+    text = json.dumps(_jsonable(obj), indent=2)
+    if path is not None and str(path) != "-":
+        Path(path).write_text(text + "\n")
+    return text

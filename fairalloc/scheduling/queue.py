@@ -1,0 +1,495 @@
+r"""Job-queue policies for rigid parallel jobs on identical processors.
+
+Every policy keeps the waiting jobs, orders them by a key when the engine asks (at each queue event:
+a job added or a job finished), and starts them **in that order until the first one that does not
+fit** (no job overtakes the head: the papers' setting without backfilling). With ``backfill=True``
+EASY backfilling [3]_ runs on top of that order: the first waiting job that does not fit gets a
+reservation at the *shadow time* (the earliest time enough processors are free, from the running
+jobs' start + requested time), and any later job may start now if it fits and either ends (by its
+requested time) before the shadow time or uses only processors the head job will not need.
+
+Orders (lower key first; ties always by arrival, i.e. FCFS underneath):
+
+================  ===================================================================================
+``FCFS``          arrival order
+``SJF``           shortest requested time first
+``WFP3``          :math:`(w / r)^3 \cdot n`, highest first (Tang et al. 2009 [1]_)
+``UNICEF``        :math:`w / (\log_2(n) \cdot r)`, highest first [1]_; serial jobs (n = 1, where
+                  :math:`\log_2 n = 0`) use :math:`\log_2 2 = 1`, i.e. they are scored as 2-processor jobs
+``F1``            :math:`c_1 \sqrt{r} \cdot c_2 n + c_3 \ln s`, lowest first (learned priorities, Table 1)
+``F2``            :math:`c_1 r + c_2 \sqrt{n} + c_3 \ln s`, lowest first (Table 1)
+``BUC``           :math:`S_f = (0.8 S_u + 0.2 \cdot 10^5 / W_t) K_p + T_e`, highest first (BUC Eq. 2)
+``PriorityPolicy`` any ``score(now, queue)`` you write
+================  ===================================================================================
+
+Here *w* is the wait so far (now - submit), *r* the run-time estimate a scheduler may use (the
+requested time, or the actual run time when the workload has no request, e.g. Lublin's exact
+estimates), *n* the processors and *s* the submit time in seconds from the trace start. *r* is
+taken as at least 1 s in ratios. F1/F2 use the natural logarithm (the paper does not give the base;
+any base only rescales :math:`c_3`) of :math:`\max(s, 1)`, so a job submitted at s = 0 gets
+:math:`\ln 1 = 0` instead of :math:`-\infty`.
+
+References
+----------
+.. [1] W. Tang, Z. Lan, N. Desai, D. Buettner, "Fault-aware, utility-based job scheduling on Blue
+   Gene/P systems", IEEE Cluster 2009 (WFP3, UNICEF).
+.. [2] D. Carastan-Santos, R. Y. de Camargo, "Obtendo políticas de escalonamento para HPC com
+   simulação e regressão" (learned priorities, Table 1); and "Obtaining dynamic scheduling policies
+   with simulation and machine learning", SC'17.
+.. [3] A. W. Mu'alem, D. G. Feitelson, "Utilization, predictability, workloads, and user runtime
+   estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
+.. [4] Corrêa, Pillon, "BUC: Beneficiador de Usuários Conscientes em Grades" (Eqs. 1-2).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import InvalidInstanceError
+from .policy import Policy
+
+__all__ = ["QueuePolicy", "FCFS", "SJF", "PriorityPolicy", "WFP3", "UNICEF", "F1", "F2", "BUC",
+           "QueueView", "ema_update", "precision", "wfp3_score", "unicef_score", "f1_score",
+           "f2_score", "buc_score", "make_queue_policy", "QUEUE_POLICIES", "F1_COEFFS", "F2_COEFFS"]
+
+logger = logging.getLogger(__name__)
+
+#: Table 1 of the learned-priorities paper.
+F1_COEFFS = (0.0001352, 0.2765352, 0.0071470)
+F2_COEFFS = (0.0000002, 0.0003207, 0.0069554)
+
+
+@dataclass(frozen=True)
+class QueueView:
+    """The waiting jobs handed to a score function, as arrays aligned with ``jobs``.
+
+    ``jobs`` are workload rows in arrival order; ``wait = now - submit``; ``estimate`` is the
+    requested time (actual run time when unknown); ``user``, ``processors``, ``submit``,
+    ``requested_time`` are the workload's columns for those rows.
+    """
+
+    now: float
+    jobs: np.ndarray
+    submit: np.ndarray
+    wait: np.ndarray
+    estimate: np.ndarray
+    processors: np.ndarray
+    user: np.ndarray
+    requested_time: np.ndarray
+
+
+# ---- score functions (array in, array out; lower = earlier unless stated) ------------------------
+def wfp3_score(wait: Any, estimate: Any, processors: Any) -> np.ndarray:
+    """WFP3 :math:`(w/r)^3 n` (higher = earlier).
+
+    >>> wfp3_score([10, 20], [10, 10], [4, 1]).tolist()   # (1)^3*4, (2)^3*1
+    [4.0, 8.0]
+    """
+    r = np.maximum(np.asarray(estimate, float), 1.0)
+    return (np.asarray(wait, float) / r) ** 3 * np.asarray(processors, float)
+
+
+def unicef_score(wait: Any, estimate: Any, processors: Any) -> np.ndarray:
+    """UNICEF :math:`w / (\\log_2(\\max(n, 2)) \\cdot r)` (higher = earlier).
+
+    >>> unicef_score([8, 8], [2, 2], [1, 4]).tolist()   # 8/(1*2), 8/(2*2)
+    [4.0, 2.0]
+    """
+    r = np.maximum(np.asarray(estimate, float), 1.0)
+    n = np.maximum(np.asarray(processors, float), 2.0)
+    return np.asarray(wait, float) / (np.log2(n) * r)
+
+
+def f1_score(estimate: Any, processors: Any, submit: Any, coeffs: tuple = F1_COEFFS) -> np.ndarray:
+    """F1 :math:`c_1\\sqrt{r} \\cdot c_2 n + c_3 \\ln \\max(s, 1)` (lower = earlier).
+
+    >>> round(float(f1_score([100], [2], [1])[0]), 9)   # 0.0001352*10 * 0.2765352*2 + 0
+    0.000747751
+    """
+    c1, c2, c3 = coeffs
+    r = np.maximum(np.asarray(estimate, float), 1.0)
+    s = np.maximum(np.asarray(submit, float), 1.0)
+    return c1 * np.sqrt(r) * c2 * np.asarray(processors, float) + c3 * np.log(s)
+
+
+def f2_score(estimate: Any, processors: Any, submit: Any, coeffs: tuple = F2_COEFFS) -> np.ndarray:
+    """F2 :math:`c_1 r + c_2 \\sqrt{n} + c_3 \\ln \\max(s, 1)` (lower = earlier).
+
+    >>> round(float(f2_score([100], [4], [1])[0]), 9)   # 0.0000002*100 + 0.0003207*2
+    0.0006614
+    """
+    c1, c2, c3 = coeffs
+    r = np.maximum(np.asarray(estimate, float), 1.0)
+    s = np.maximum(np.asarray(submit, float), 1.0)
+    return c1 * r + c2 * np.sqrt(np.asarray(processors, float)) + c3 * np.log(s)
+
+
+def buc_score(user_score: Any, walltime: Any, wait: Any, k_p: float) -> np.ndarray:
+    """BUC Eq. 2: :math:`S_f = (0.8 S_u + 0.2 / (W_t / 10^5)) K_p + T_e` (higher = earlier).
+
+    >>> buc_score([60], [3600], [100], 1440).round(3).tolist()   # (48 + 0.2*27.778)*1440 + 100
+    [77220.0]
+    """
+    w = np.maximum(np.asarray(walltime, float), 1.0)
+    return (0.8 * np.asarray(user_score, float) + 0.2 / (w / 100000.0)) * k_p + np.asarray(wait, float)
+
+
+def precision(run_time: float, walltime: float) -> float:
+    """BUC Eq. 1: :math:`P = R_t / W_t`, clipped to [0, 1]; NaN when the walltime is unknown or 0."""
+    if not walltime > 0:
+        return float("nan")
+    return min(max(run_time / walltime, 0.0), 1.0)
+
+
+def ema_update(alpha: float = 0.1) -> Callable[[float, float], float]:
+    """BUC's default score update: :math:`S_u \\leftarrow (1-\\alpha) S_u + \\alpha \\cdot 100 P`.
+
+    The paper says only that S_u rises for precise users and falls otherwise; this moving average
+    stays in [0, 100] and tends to 100 P for a user of constant precision P.
+
+    >>> round(ema_update(0.5)(60.0, 1.0), 6), round(ema_update(0.5)(60.0, 0.0), 6)
+    (80.0, 30.0)
+    """
+    if not 0.0 < alpha <= 1.0:
+        raise InvalidInstanceError(f"alpha={alpha!r} must be in (0, 1]", argument="alpha", value=alpha)
+
+    def update(score: float, p: float) -> float:
+        return (1.0 - alpha) * score + alpha * 100.0 * p
+
+    update.__name__ = f"ema(alpha={alpha})"
+    return update
+
+
+# ---- the policies --------------------------------------------------------------------------------
+class QueuePolicy(Policy):
+    """Base class: a queue ordered by :meth:`order`, strict order, optional EASY on top.
+
+    Subclasses implement ``order(now) -> list of waiting jobs, first to start first``.
+    """
+
+    name = "queue"
+
+    def __init__(self, *, backfill: bool = False) -> None:
+        self.backfill = bool(backfill)
+        if self.backfill and not self.name.endswith("+easy"):
+            self.name = f"{self.name}+easy"
+
+    def reset(self, sim: Any) -> None:
+        super().reset(sim)
+        self.state = sim.state
+        wl = sim.workload
+        self.procs = wl.processors.tolist()
+        est = np.where(np.isnan(wl.requested_time), wl.run_time, wl.requested_time)
+        self.estimate_arr = est
+        self.estimate = est.tolist()
+        self.submit_arr = wl.submit
+        self.queue: list[int] = []
+        #: EASY: first shadow time (reservation) computed for each job when it was the blocked head
+        self.reservations: dict[int, float] = {}
+
+    def on_submit(self, job: int, now: float) -> None:
+        self.queue.append(job)
+
+    def order(self, now: float) -> list[int]:
+        return self.queue
+
+    def schedule(self, now: float) -> list[tuple[int, int, int]]:
+        queue = self.queue
+        if not queue:
+            return []
+        state = self.state
+        free = state.free
+        procs = self.procs
+        order = self.order(now)
+        started: list[int] = []
+        pos = 0
+        for j in order:  # strict order
+            p = procs[j]
+            if p > free:
+                break
+            free -= p
+            started.append(j)
+            pos += 1
+        if self.backfill and pos < len(order) and free > 0:
+            started += self._easy(now, order, pos, free, started)
+        if started:
+            gone = set(started)
+            self.queue = [j for j in queue if j not in gone]
+        return [(j, 1, 0) for j in started]
+
+    def _easy(self, now: float, order: list[int], pos: int, free: int,
+              just_started: list[int]) -> list[int]:
+        """EASY: reserve for ``order[pos]``; backfill later jobs that do not delay it."""
+        procs, est = self.procs, self.estimate
+        head = order[pos]
+        need = procs[head]
+        # running jobs (and those started a moment ago) by expected end = start + requested time;
+        # jobs running past their request are expected to end now
+        ends = [(max(rec[4], now), rec[0]) for rec in self.sim.running.values()]
+        ends += [(now + est[j], j) for j in just_started]
+        ends.sort()
+        avail = free
+        shadow = math.inf
+        for t_end, j in ends:
+            avail += procs[j]
+            if avail >= need:
+                shadow = t_end
+                break
+        extra = avail - need  # processors the head will not need at the shadow time
+        self.reservations.setdefault(head, shadow)
+        out = []
+        for j in order[pos + 1:]:
+            p = procs[j]
+            if p > free:
+                continue
+            if now + est[j] <= shadow:
+                free -= p
+                out.append(j)
+            elif p <= extra:
+                free -= p
+                extra -= p
+                out.append(j)
+            if free == 0:
+                break
+        return out
+
+
+class FCFS(QueuePolicy):
+    """First come, first served (arrival order; ``backfill=True`` gives EASY backfilling)."""
+
+    name = "fcfs"
+
+    def reset(self, sim: Any) -> None:
+        super().reset(sim)
+        self.queue = deque()  # type: ignore[assignment]
+
+    def schedule(self, now: float) -> list[tuple[int, int, int]]:
+        queue = self.queue
+        if not queue:
+            return []
+        if self.backfill:
+            self.queue = list(queue)
+            out = QueuePolicy.schedule(self, now)
+            self.queue = deque(self.queue)
+            return out
+        free = self.state.free
+        procs = self.procs
+        out = []
+        while queue and procs[queue[0]] <= free:
+            j = queue.popleft()
+            free -= procs[j]
+            out.append((j, 1, 0))
+        return out
+
+
+class PriorityPolicy(QueuePolicy):
+    """Order the queue by ``score(view) -> array`` (lower first, or higher with ``higher_first``).
+
+    Parameters
+    ----------
+    score : callable
+        ``score(view: QueueView) -> array of float``, one value per waiting job, evaluated at every
+        queue event with the current time (so wait-based scores are time-dependent).
+    higher_first : bool
+        Start the highest score first instead of the lowest.
+    backfill : bool
+        EASY backfilling on top of the order.
+    name : str
+
+    Examples
+    --------
+    Largest job first, a policy the module does not ship:
+
+    >>> widest = PriorityPolicy(lambda q: q.processors, higher_first=True, name="widest")
+    """
+
+    name = "priority"
+
+    def __init__(self, score: Callable[[QueueView], Any] | None = None, *, higher_first: bool = False,
+                 backfill: bool = False, name: str | None = None) -> None:
+        if name is not None:
+            self.name = name
+        super().__init__(backfill=backfill)
+        if score is not None:
+            self.score = score  # type: ignore[method-assign]
+        self.higher_first = bool(higher_first)
+
+    def score(self, view: QueueView) -> np.ndarray:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def view(self, now: float) -> QueueView:
+        wl = self.sim.workload
+        jobs = np.fromiter(self.queue, dtype=np.int64, count=len(self.queue))
+        sub = self.submit_arr[jobs]
+        return QueueView(now=now, jobs=jobs, submit=sub, wait=now - sub,
+                         estimate=self.estimate_arr[jobs], processors=wl.processors[jobs],
+                         user=wl.user[jobs], requested_time=wl.requested_time[jobs])
+
+    def order(self, now: float) -> list[int]:
+        if len(self.queue) <= 1:
+            return self.queue
+        v = self.view(now)
+        key = np.asarray(self.score(v), dtype=float)
+        if key.shape != v.jobs.shape:
+            raise InvalidInstanceError(f"score returned shape {key.shape}, expected {v.jobs.shape}",
+                                       argument="score", value=key.shape)
+        if self.higher_first:
+            key = -key
+        return v.jobs[np.argsort(key, kind="stable")].tolist()  # stable: ties in arrival order
+
+
+class SJF(PriorityPolicy):
+    """Shortest requested time first."""
+
+    name = "sjf"
+
+    def score(self, view: QueueView) -> np.ndarray:
+        return view.estimate
+
+
+class WFP3(PriorityPolicy):
+    """WFP3: :math:`(w/r)^3 \\cdot n`, highest first [1]_."""
+
+    name = "wfp3"
+
+    def __init__(self, *, backfill: bool = False) -> None:
+        super().__init__(higher_first=True, backfill=backfill)
+
+    def score(self, view: QueueView) -> np.ndarray:
+        return wfp3_score(view.wait, view.estimate, view.processors)
+
+
+class UNICEF(PriorityPolicy):
+    """UNICEF: :math:`w / (\\log_2(\\max(n,2)) \\cdot r)`, highest first [1]_ (n = 1 as n = 2)."""
+
+    name = "unicef"
+
+    def __init__(self, *, backfill: bool = False) -> None:
+        super().__init__(higher_first=True, backfill=backfill)
+
+    def score(self, view: QueueView) -> np.ndarray:
+        return unicef_score(view.wait, view.estimate, view.processors)
+
+
+class F1(PriorityPolicy):
+    """Learned function F1 (Table 1), lowest first; natural log of max(s, 1)."""
+
+    name = "f1"
+
+    def __init__(self, *, backfill: bool = False, coeffs: tuple = F1_COEFFS) -> None:
+        super().__init__(backfill=backfill)
+        self.coeffs = tuple(coeffs)
+
+    def score(self, view: QueueView) -> np.ndarray:
+        return f1_score(view.estimate, view.processors, view.submit, self.coeffs)
+
+
+class F2(PriorityPolicy):
+    """Learned function F2 (Table 1), lowest first; natural log of max(s, 1)."""
+
+    name = "f2"
+
+    def __init__(self, *, backfill: bool = False, coeffs: tuple = F2_COEFFS) -> None:
+        super().__init__(backfill=backfill)
+        self.coeffs = tuple(coeffs)
+
+    def score(self, view: QueueView) -> np.ndarray:
+        return f2_score(view.estimate, view.processors, view.submit, self.coeffs)
+
+
+class BUC(PriorityPolicy):
+    """BUC: reward users whose walltime requests are accurate (BUC Eqs. 1-2), FCFS underneath.
+
+    Every user starts at ``initial_score`` (60 on a 0..100 scale). When a job of the user ends
+    normally, its precision :math:`P = R_t / W_t` (Eq. 1, clipped to [0, 1]) updates the score with
+    ``update(score, P)`` (default :func:`ema_update` with alpha 0.1); jobs killed at their walltime
+    and jobs without a walltime do not update it. Waiting jobs are ordered by Eq. 2,
+    :math:`S_f = (0.8 S_u + 0.2 / (W_t / 10^5)) K_p + T_e`, highest first, recomputed at every queue
+    event; equal :math:`S_f` keep arrival order. With equal scores *and* equal walltimes the order is
+    FCFS (the :math:`W_t` term otherwise favours short requests even among equally precise users).
+
+    Parameters
+    ----------
+    k_p : float
+        Administrator constant :math:`K_p` (the paper tries 1440 and 10800).
+    initial_score : float
+    update : callable ``(score, precision) -> score``
+    backfill : bool
+
+    Attributes
+    ----------
+    scores : dict
+        Current :math:`S_u` by user id (after a run: the final scores).
+    history : list of (time, user, precision, score)
+    """
+
+    name = "buc"
+
+    def __init__(self, *, k_p: float = 10800.0, initial_score: float = 60.0,
+                 update: Callable[[float, float], float] | None = None, backfill: bool = False) -> None:
+        super().__init__(higher_first=True, backfill=backfill)
+        if not (k_p > 0 and math.isfinite(k_p)):
+            raise InvalidInstanceError(f"k_p={k_p!r} must be > 0", argument="k_p", value=k_p)
+        self.k_p = float(k_p)
+        self.initial_score = float(initial_score)
+        self.update = update if update is not None else ema_update(0.1)
+
+    def reset(self, sim: Any) -> None:
+        super().reset(sim)
+        self.scores: dict[int, float] = {}
+        self.history: list[tuple[float, int, float, float]] = []
+        self.users = sim.workload.user
+        self.runs = sim.workload.run_time
+        self.walltimes = sim.workload.requested_time
+        top = int(self.users.max()) + 2 if len(self.users) else 1
+        self._su = np.full(top, self.initial_score)  # S_u by user id + 1 (slot 0: unknown user)
+
+    def user_score(self, user: int) -> float:
+        return self.scores.get(int(user), self.initial_score)
+
+    def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
+        if killed:
+            return
+        p = precision(float(self.runs[job]), float(self.walltimes[job]))
+        if math.isnan(p):
+            return
+        u = int(self.users[job])
+        s = self.update(self.user_score(u), p)
+        self.scores[u] = s
+        self._su[u + 1] = s
+        self.history.append((now, u, p, s))
+
+    def score(self, view: QueueView) -> np.ndarray:
+        su = self._su[view.user + 1]
+        wt = np.where(np.isnan(view.requested_time), view.estimate, view.requested_time)
+        return buc_score(su, wt, view.wait, self.k_p)
+
+
+#: Names understood by :func:`make_queue_policy` and ``fairalloc simulate --policy``.
+QUEUE_POLICIES: dict[str, type[QueuePolicy]] = {
+    "fcfs": FCFS, "sjf": SJF, "wfp3": WFP3, "unicef": UNICEF, "f1": F1, "f2": F2, "buc": BUC}
+
+
+def make_queue_policy(name: str, **options: Any) -> QueuePolicy:
+    """Build a policy by name; ``"easy"`` = FCFS + EASY, ``"<name>+easy"`` adds EASY to any.
+
+    >>> make_queue_policy("wfp3+easy").name, make_queue_policy("easy").name
+    ('wfp3+easy', 'fcfs+easy')
+    """
+    key = str(name).lower().strip()
+    backfill = options.pop("backfill", False)
+    if key == "easy":
+        key, backfill = "fcfs", True
+    if key.endswith("+easy"):
+        key, backfill = key[: -len("+easy")], True
+    if key not in QUEUE_POLICIES:
+        raise InvalidInstanceError(f"policy={name!r} is not one of "
+                                   f"{', '.join(sorted(QUEUE_POLICIES))}, 'easy' or '<name>+easy'",
+                                   argument="policy", value=name)
+    return QUEUE_POLICIES[key](backfill=backfill, **options)

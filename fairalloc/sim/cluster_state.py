@@ -1,0 +1,213 @@
+"""What is free right now: identical processors, a pooled resource vector, or servers with placement.
+
+The engine owns one state object and is the only one that changes it (``allocate`` when a launch
+starts, ``release`` when it ends); policies read it (``free``, ``fits``) to decide what to start.
+Every state answers the same four questions, so one engine serves rigid jobs and task schedulers:
+
+* ``fits(job, tasks, server)``: would ``tasks`` tasks of ``job`` fit on ``server`` now?
+* ``never_fits(job)``: can one task of ``job`` not fit even on an empty machine (or nowhere its
+  placement allows)? The engine rejects such jobs up front instead of waiting forever.
+* ``allocate`` / ``release``: change the free capacity (``allocate`` raises
+  :class:`~fairalloc.sim.engine.SimulationError` when a policy over-commits).
+* ``usage()``: resources in use, per resource (for utilisation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tol import ATOL
+from ..errors import FairallocError, InvalidInstanceError
+from ..model import Cluster
+
+__all__ = ["ClusterState", "ProcessorPool", "ResourcePool", "Servers", "SimulationError"]
+
+
+class SimulationError(FairallocError, RuntimeError):
+    """A policy asked for something impossible (over-commitment, unknown job, too many tasks)."""
+
+
+class ClusterState:
+    """Base class; see the module docstring for the contract."""
+
+    n_servers: int = 1
+    resource_names: tuple[str, ...] = ()
+
+    def bind(self, workload: Any) -> None:
+        """Attach the workload whose jobs will be allocated (called once by the engine)."""
+        raise NotImplementedError
+
+    def fits(self, job: int, tasks: int = 1, server: int = 0) -> bool:
+        raise NotImplementedError
+
+    def never_fits(self, job: int) -> str | None:
+        """Why one task of ``job`` can never run here (a reason string), or None."""
+        raise NotImplementedError
+
+    def allocate(self, job: int, tasks: int, server: int) -> None:
+        raise NotImplementedError
+
+    def release(self, job: int, tasks: int, server: int) -> None:
+        raise NotImplementedError
+
+    def usage(self) -> np.ndarray:
+        raise NotImplementedError
+
+    @property
+    def totals(self) -> np.ndarray:
+        raise NotImplementedError
+
+
+class ProcessorPool(ClusterState):
+    """``capacity`` identical processors; job *j* needs ``workload.processors[j]`` of them.
+
+    ``free`` is a plain int (policies read it directly; this is the hot path of queue simulations).
+
+    >>> pool = ProcessorPool(4)
+    >>> pool.free, pool.totals.tolist()
+    (4, [4.0])
+    """
+
+    resource_names = ("processors",)
+
+    def __init__(self, capacity: int) -> None:
+        if isinstance(capacity, bool) or int(capacity) != capacity or capacity < 1:
+            raise InvalidInstanceError(f"capacity={capacity!r} must be a positive number of processors",
+                                       argument="capacity", value=capacity)
+        self.capacity = int(capacity)
+        self.free = self.capacity
+        self.procs: list[int] = []
+
+    def bind(self, workload: Any) -> None:
+        self.procs = workload.processors.tolist()
+        self.free = self.capacity
+
+    def fits(self, job: int, tasks: int = 1, server: int = 0) -> bool:
+        return self.procs[job] * tasks <= self.free
+
+    def never_fits(self, job: int) -> str | None:
+        p = self.procs[job]
+        if p < 1:
+            return "processors unknown"
+        if p > self.capacity:
+            return f"wider than the machine ({p} > {self.capacity} processors)"
+        return None
+
+    def allocate(self, job: int, tasks: int, server: int) -> None:
+        need = self.procs[job] * tasks
+        if need > self.free or server != 0:
+            raise SimulationError(f"job {job} needs {need} processors on server {server}; "
+                                  f"{self.free} free on the single pool")
+        self.free -= need
+
+    def release(self, job: int, tasks: int, server: int) -> None:
+        self.free += self.procs[job] * tasks
+
+    def usage(self) -> np.ndarray:
+        return np.array([self.capacity - self.free], dtype=float)
+
+    @property
+    def totals(self) -> np.ndarray:
+        return np.array([float(self.capacity)])
+
+
+class Servers(ClusterState):
+    """Servers with per-server capacity vectors (``Cluster``) and optional per-user placement.
+
+    Job *j*'s tasks each need ``workload.resources[j]``; ``placement[u, m]`` (bool, per *user*)
+    says whether user *u*'s tasks may run on server *m* (default everywhere). A pool of pooled
+    resources is the one-server case, :class:`ResourcePool`.
+
+    Parameters
+    ----------
+    cluster : Cluster or array_like (M, K)
+        Per-server capacities, in the same units as the workload's resources.
+    placement : array_like of bool, shape (n_users, M), optional
+    atol : float
+        Slack when comparing demand with free capacity.
+    """
+
+    def __init__(self, cluster: Any, placement: Any = None, *, atol: float = ATOL) -> None:
+        cl = cluster if isinstance(cluster, Cluster) else Cluster(cluster)
+        self.cluster = cl
+        self.capacities = np.array(cl.capacities, dtype=float)
+        self.n_servers, self.n_resources = self.capacities.shape
+        self.resource_names = tuple(cl.resource_names)
+        self.placement = None if placement is None else np.asarray(placement, dtype=bool)
+        if self.placement is not None and (self.placement.ndim != 2
+                                           or self.placement.shape[1] != self.n_servers):
+            raise InvalidInstanceError(f"placement must have shape (n_users, {self.n_servers}), "
+                                       f"got {self.placement.shape}", argument="placement",
+                                       value=self.placement.shape)
+        self.atol = float(atol)
+        self.free = self.capacities.copy()
+        self.demand = np.zeros((0, self.n_resources))
+        self.user = np.zeros(0, dtype=np.int64)
+
+    def bind(self, workload: Any) -> None:
+        res = workload.resources
+        if res.shape[1] != self.n_resources:
+            raise InvalidInstanceError(
+                f"the workload has {res.shape[1]} resource column(s) {list(workload.resource_names)}, "
+                f"the cluster {self.n_resources}", argument="capacity", value=self.capacities.shape)
+        self.demand = res
+        self.user = workload.user
+        if self.placement is not None and len(workload) and workload.user.max() >= self.placement.shape[0]:
+            raise InvalidInstanceError(f"placement has {self.placement.shape[0]} rows but user "
+                                       f"{int(workload.user.max())} appears", argument="placement",
+                                       value=self.placement.shape)
+        self.free = self.capacities.copy()
+
+    def allowed(self, job: int, server: int) -> bool:
+        return self.placement is None or bool(self.placement[self.user[job], server])
+
+    def fits(self, job: int, tasks: int = 1, server: int = 0) -> bool:
+        if not self.allowed(job, server):
+            return False
+        return bool(np.all(self.demand[job] * tasks <= self.free[server] + self.atol))
+
+    def never_fits(self, job: int) -> str | None:
+        d = self.demand[job]
+        if not np.all(np.isfinite(d)):
+            return "resource demand unknown"
+        ok = np.all(d <= self.capacities + self.atol, axis=1)
+        if self.placement is not None:
+            ok &= self.placement[self.user[job]]
+        if not ok.any():
+            return "fits no server its placement allows"
+        return None
+
+    def allocate(self, job: int, tasks: int, server: int) -> None:
+        if not (0 <= server < self.n_servers):
+            raise SimulationError(f"server {server} does not exist ({self.n_servers} servers)")
+        if not self.allowed(job, server):
+            raise SimulationError(f"job {job} (user {self.user[job]}) may not run on server {server}")
+        need = self.demand[job] * tasks
+        if np.any(need > self.free[server] + self.atol):
+            raise SimulationError(f"{tasks} task(s) of job {job} need {need.tolist()} on server "
+                                  f"{server}; free {self.free[server].tolist()}")
+        self.free[server] -= need
+
+    def release(self, job: int, tasks: int, server: int) -> None:
+        self.free[server] += self.demand[job] * tasks
+
+    def usage(self) -> np.ndarray:
+        return (self.capacities - self.free).sum(axis=0)
+
+    @property
+    def totals(self) -> np.ndarray:
+        return self.capacities.sum(axis=0)
+
+
+class ResourcePool(Servers):
+    """One pool of pooled resources with capacity vector ``capacity`` (K,): SDRF's setting.
+
+    >>> ResourcePool([1.0, 1.0]).totals.tolist()
+    [1.0, 1.0]
+    """
+
+    def __init__(self, capacity: Any, *, atol: float = ATOL) -> None:
+        cap = np.atleast_1d(np.asarray(capacity, dtype=float))
+        super().__init__(cap.reshape(1, -1), None, atol=atol)

@@ -1,0 +1,296 @@
+r"""The discrete-event core: one event heap, one cluster state, one policy.
+
+Vocabulary (fixed once for the whole simulator): a **job** is one row of a
+:class:`~fairalloc.workloads.Workload` (the allocation model's *request* of an agent); its **user** is
+the model's *agent*; a **task** is one of the job's ``tasks`` identical units, each needing the job's
+demand (``processors[j]`` processors, or the vector ``resources[j]``) for ``run_time[j]`` seconds; a
+**launch** ``(job, tasks, server)`` starts that many tasks of a job together on one server. A rigid
+parallel job is a job of one task launched once.
+
+Events and time
+---------------
+Events live in a heap keyed by ``(time, priority, sequence number)``; the sequence number is a
+counter, so ties are broken by insertion order and never by set order or wall-clock time. Priorities
+at one instant: ``COMPLETION`` (0) before ``ARRIVAL`` (1) before ``WAKEUP`` (2): resources freed at
+*t* are free for jobs arriving at *t*. Arrivals are a pre-sorted stream (by submit time, then row)
+merged with the heap, which is the same order as pushing them with priority ``ARRIVAL`` but costs no
+heap operations. At every instant *t* where something happened the engine
+
+1. processes every event at *t*: a completion releases the launch's resources and calls
+   ``policy.on_finish``; an arrival calls ``policy.on_submit``;
+2. calls ``policy.schedule(t)`` **once** and applies the launches it returns, in order (each is
+   checked against the free capacity: a policy that over-commits raises :class:`SimulationError`);
+3. asks ``policy.next_wakeup(t)`` for a reschedule point.
+
+The run ends when no event is left. Jobs still waiting then (a policy that never starts them) are
+reported as unfinished; jobs that could never run (unknown run time, wider than the machine, fitting
+no server) are rejected *before* the run and counted, so no simulation can hang.
+
+The policy interface
+--------------------
+A policy is any object with these methods (subclass :class:`Policy` for the defaults):
+
+``reset(sim)``
+    Called once before the first event. ``sim`` is the :class:`Simulation`: read ``sim.workload``
+    (columns as numpy arrays), ``sim.state`` (the :mod:`~fairalloc.sim.cluster_state` object:
+    ``free``, ``fits(job, tasks, server)``, and for servers ``capacities``/``placement``),
+    ``sim.enforce_walltime``, ``sim.remaining[job]`` (tasks not yet launched) and
+    ``sim.running`` (``{launch id: (job, tasks, server, start, expected_end)}``).
+``on_submit(job, now)``
+    Job ``job`` arrived; all its tasks are waiting.
+``on_finish(job, tasks, server, now, killed)``
+    A launch ended (its resources are already free). ``killed`` is True when it hit its walltime
+    under ``enforce_walltime=True`` (its run time was cut to the requested time).
+``schedule(now) -> iterable of (job, tasks, server)``
+    What to start **now**, in order. Rigid jobs return ``(j, 1, 0)``; a task scheduler may start
+    part of a job (``tasks < remaining[j]``) and the rest later, on any server. Return an empty list
+    to start nothing. The engine applies the launches only after ``schedule`` returns, so a policy
+    that returns several must count its own launches against ``state.free`` (e.g. work on a copy
+    of ``state.free``).
+``next_wakeup(now) -> float or None``
+    A time ``> now`` at which ``schedule`` must run again even if no job arrives or ends: the
+    *reschedule point*. Only the latest answer counts (an earlier pending wake-up is dropped).
+
+**Time-dependent priorities** (wait-based scores such as WFP3, BUC's :math:`T_e`, SDRF's decaying
+commitments) are evaluated inside ``schedule(now)`` from ``now``: nothing is stored per time step.
+The queue-policy papers re-rank only at queue events (arrival or completion), which is what a policy
+gets without wake-ups; a policy whose order can change *between* events in a way that matters (a
+kinetic structure's next swap, SDRF Eq. 6) returns that instant from ``next_wakeup``.
+
+**Slotted time** (TV-TSF): workloads in slots use integer ``submit`` and ``run_time`` (e.g.
+``alibaba_like``; time unit = one slot). A slotted policy collects arrivals in ``on_submit``, starts
+tasks only when ``now`` is a slot boundary, and returns the next boundary from ``next_wakeup`` while it
+has pending tasks; with integer times every event already falls on a boundary.
+
+Walltime
+--------
+With ``enforce_walltime=True`` (the Parallel Workloads Archive convention) a task whose run time
+exceeds its requested time is killed at the requested time; with ``False`` (default) it runs to
+completion. Either way the result says which (``SimulationResult.enforce_walltime`` and the
+``killed`` column).
+
+References
+----------
+.. [1] SimPy's ``Environment``: ``heappush(queue, (now + delay, priority, next(eid), event))``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+from typing import Any, Iterable
+
+import numpy as np
+
+from .cluster_state import ClusterState, ProcessorPool, SimulationError
+from ..scheduling.policy import Policy
+from ..workloads import Workload
+
+__all__ = ["Simulation", "Policy", "SimulationError", "COMPLETION", "ARRIVAL", "WAKEUP"]
+
+logger = logging.getLogger(__name__)
+
+COMPLETION, ARRIVAL, WAKEUP = 0, 1, 2
+
+
+class Simulation:
+    """One run of ``policy`` on ``workload`` over ``state``.
+
+    Parameters
+    ----------
+    workload : Workload
+    state : ClusterState
+        :class:`~fairalloc.sim.cluster_state.ProcessorPool` for rigid jobs,
+        :class:`~fairalloc.sim.cluster_state.ResourcePool` or
+        :class:`~fairalloc.sim.cluster_state.Servers` for tasks.
+    policy : Policy
+    enforce_walltime : bool
+        Kill a task at its requested time when its run time is longer (see the module docstring).
+    progress : bool
+        Show a tqdm progress bar over finished jobs.
+
+    Notes
+    -----
+    :meth:`run` returns a :class:`~fairalloc.sim.metrics.SimulationResult`. The workload is never
+    modified; rejected rows keep their index in the result's ``rejected`` table.
+    """
+
+    def __init__(self, workload: Workload, state: ClusterState, policy: Any, *,
+                 enforce_walltime: bool = False, progress: bool = False) -> None:
+        self.workload = workload
+        self.state = state
+        self.policy = policy
+        self.enforce_walltime = bool(enforce_walltime)
+        self.progress = progress
+        self.now = 0.0
+
+    # ------------------------------------------------------------------------------------------
+    def _admissible(self) -> tuple[np.ndarray, list[tuple[int, str]]]:
+        wl = self.workload
+        n = len(wl)
+        rejected: list[tuple[int, str]] = []
+        ok = np.ones(n, dtype=bool)
+        bad_run = np.isnan(wl.run_time)
+        for j in np.flatnonzero(bad_run):
+            rejected.append((int(j), "run time unknown"))
+        ok &= ~bad_run
+        if isinstance(self.state, ProcessorPool):  # vectorised version of never_fits
+            p = wl.processors
+            for j in np.flatnonzero(ok & ((p < 1) | (p > self.state.capacity))):
+                rejected.append((int(j), self.state.never_fits(int(j)) or "unknown"))
+            ok &= (p >= 1) & (p <= self.state.capacity)
+        else:
+            for j in np.flatnonzero(ok):
+                why = self.state.never_fits(int(j))
+                if why is not None:
+                    rejected.append((int(j), why))
+                    ok[j] = False
+        rejected.sort()
+        return ok, rejected
+
+    def run(self) -> "SimulationResult":
+        from .metrics import SimulationResult
+
+        wl = self.workload
+        n = len(wl)
+        state, policy = self.state, self.policy
+        state.bind(wl)
+        ok, rejected = self._admissible()
+        if rejected:
+            logger.info("%d job(s) rejected before the run (e.g. row %d: %s)", len(rejected),
+                        rejected[0][0], rejected[0][1])
+        run = wl.run_time
+        req = wl.requested_time
+        if self.enforce_walltime:
+            kill = ok & ~np.isnan(req) & (run > req)
+            dur = np.where(kill, req, run)
+        else:
+            kill = np.zeros(n, dtype=bool)
+            dur = run.copy()
+        expected = np.where(np.isnan(req), run, req)  # what a reservation may assume
+        self.expected_duration = expected
+        self.remaining = wl.tasks.copy() * ok
+        self.running: dict[int, tuple[int, int, int, float, float]] = {}
+        idx = np.flatnonzero(ok)
+        order = idx[np.argsort(wl.submit[idx], kind="stable")]
+        arr_t = wl.submit[order].tolist()
+        arr_j = order.tolist()
+        n_arr = len(arr_j)
+
+        start = np.full(n, np.nan)
+        end = np.full(n, np.nan)
+        killed = np.zeros(n, dtype=bool)
+        rigid = bool(np.all(wl.tasks[ok] == 1))
+        log_j: list[int] = []
+        log_k: list[int] = []
+        log_s: list[int] = []
+        log_t0: list[float] = []
+        log_t1: list[float] = []
+        log_kill: list[bool] = []
+        durl = dur.tolist()
+        killl = kill.tolist()
+        expl = expected.tolist()
+        remaining = self.remaining
+        rem_launch = wl.tasks.copy() * ok  # tasks not yet finished, per job
+
+        heap: list[tuple] = []
+        push, pop = heapq.heappush, heapq.heappop
+        seq = 0
+        wake_token = -1
+        policy.reset(self)
+        on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
+        next_wakeup = getattr(policy, "next_wakeup", None)
+        alloc, release = state.allocate, state.release
+        running = self.running
+        bar = None
+        if self.progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=int(ok.sum()), unit="job", desc=getattr(policy, "name", "sim"),
+                       mininterval=0.5)
+        done = 0
+        i = 0
+        inf = float("inf")
+        n_events = 0
+        while True:
+            t_heap = heap[0][0] if heap else inf
+            t_arr = arr_t[i] if i < n_arr else inf
+            now = t_heap if t_heap <= t_arr else t_arr
+            if now == inf:
+                break
+            self.now = now
+            # 1. every event at `now`: completions (priority 0) first, then arrivals, then wake-ups
+            while heap and heap[0][0] == now and heap[0][1] == COMPLETION:
+                _, _, lid, j, k, s, kl = pop(heap)
+                del running[lid]
+                release(j, k, s)
+                rem_launch[j] -= k
+                if kl:
+                    killed[j] = True
+                if rem_launch[j] == 0:
+                    end[j] = now
+                    done += 1
+                on_finish(j, k, s, now, kl)
+                n_events += 1
+            while i < n_arr and arr_t[i] == now:
+                on_submit(arr_j[i], now)
+                i += 1
+                n_events += 1
+            while heap and heap[0][0] == now:  # wake-ups (priority 2)
+                pop(heap)
+                wake_token = -1
+                n_events += 1
+            # 2. one scheduling decision
+            for j, k, s in schedule(now):
+                if k < 1 or k > remaining[j]:
+                    raise SimulationError(f"policy {policy!r} launched {k} task(s) of job {j} "
+                                          f"with {remaining[j]} waiting at t={now}")
+                alloc(j, k, s)
+                remaining[j] -= k
+                if start[j] != start[j]:  # NaN: first launch of this job
+                    start[j] = now
+                d = durl[j]
+                seq += 1
+                running[seq] = (j, k, s, now, now + expl[j])
+                push(heap, (now + d, COMPLETION, seq, j, k, s, killl[j]))
+                if not rigid:
+                    log_j.append(j)
+                    log_k.append(k)
+                    log_s.append(s)
+                    log_t0.append(now)
+                    log_t1.append(now + d)
+                    log_kill.append(killl[j])
+            # 3. reschedule point
+            if next_wakeup is not None:
+                w = next_wakeup(now)
+                if w is not None:
+                    if not w > now:
+                        raise SimulationError(f"next_wakeup returned {w}, not after now={now}")
+                    if w != wake_token:
+                        # drop the earlier pending wake-up: rebuild without it (rare)
+                        heap = [e for e in heap if e[1] != WAKEUP]
+                        heapq.heapify(heap)
+                        seq += 1
+                        push(heap, (w, WAKEUP, seq))
+                        wake_token = w
+                elif wake_token >= 0:
+                    heap = [e for e in heap if e[1] != WAKEUP]
+                    heapq.heapify(heap)
+                    wake_token = -1
+            if bar is not None and done - bar.n >= 1000:
+                bar.update(done - bar.n)
+        if bar is not None:
+            bar.update(done - bar.n)
+            bar.close()
+        launches = None
+        if not rigid:
+            launches = {"job": np.array(log_j, dtype=np.int64), "tasks": np.array(log_k, dtype=np.int64),
+                        "server": np.array(log_s, dtype=np.int64), "start": np.array(log_t0),
+                        "end": np.array(log_t1), "killed": np.array(log_kill, dtype=bool)}
+        unfinished = ok & np.isnan(end)
+        if unfinished.any():
+            logger.warning("%d job(s) never finished: the policy left them waiting",
+                           int(unfinished.sum()))
+        return SimulationResult.from_run(
+            wl, start=start, end=end, killed=killed, rejected=rejected, launches=launches,
+            policy=getattr(policy, "name", type(policy).__name__), state=state,
+            enforce_walltime=self.enforce_walltime, stats={"events": n_events})

@@ -1,0 +1,153 @@
+"""``fa.simulate``: one call from a workload, a capacity and a policy name to a SimulationResult."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import InvalidInstanceError
+from ..model import Cluster
+from ..scheduling.policy import Policy
+from ..scheduling.queue import FCFS, QUEUE_POLICIES, make_queue_policy
+from ..workloads import Workload
+from ._kernels import fcfs_rigid
+from .cluster_state import ClusterState, ProcessorPool, ResourcePool, Servers
+from .engine import Simulation
+from .metrics import SimulationResult
+
+__all__ = ["simulate", "register_policy", "POLICY_FACTORIES", "make_state"]
+
+logger = logging.getLogger(__name__)
+
+#: Extra policy names (task schedulers register theirs here): name -> factory(**options) -> Policy.
+POLICY_FACTORIES: dict[str, Callable[..., Policy]] = {}
+
+
+def register_policy(name: str, factory: Callable[..., Policy]) -> None:
+    """Make ``simulate(..., policy=name, **options)`` build ``factory(**options)``."""
+    POLICY_FACTORIES[str(name).lower()] = factory
+
+
+def make_state(workload: Workload, capacity: Any, placement: Any = None) -> ClusterState:
+    """The cluster state for ``capacity``: processors (int), a pool (vector) or servers (Cluster)."""
+    if isinstance(capacity, ClusterState):
+        return capacity
+    if capacity is None:
+        meta = workload.meta
+        for key in ("MaxProcs", "MaxNodes"):
+            v = meta.get(key)
+            if isinstance(v, (int, float)) and v > 0:
+                return ProcessorPool(int(v))
+        raise InvalidInstanceError("capacity is required: the workload's metadata gives no MaxProcs "
+                                   "or MaxNodes", argument="capacity", value=None)
+    if isinstance(capacity, Cluster):
+        return Servers(capacity, placement)
+    if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool):
+        return ProcessorPool(int(capacity))
+    arr = np.asarray(capacity, dtype=float)
+    if arr.ndim == 2:
+        return Servers(arr, placement)
+    if arr.ndim == 1:
+        return ResourcePool(arr)
+    if arr.ndim == 0 and float(arr).is_integer():
+        return ProcessorPool(int(arr))
+    raise InvalidInstanceError(f"capacity={capacity!r} must be a processor count, a resource vector "
+                               "or a Cluster", argument="capacity", value=capacity)
+
+
+def _policy(policy: Any, options: dict[str, Any]) -> Policy:
+    if not isinstance(policy, str):
+        if options:
+            raise InvalidInstanceError(f"options {sorted(options)} apply only to a policy given by name",
+                                       argument="options", value=sorted(options))
+        return policy
+    key = policy.lower()
+    if key in POLICY_FACTORIES:
+        return POLICY_FACTORIES[key](**options)
+    base = key[:-5] if key.endswith("+easy") else key
+    if base in QUEUE_POLICIES or base == "easy":
+        return make_queue_policy(key, **options)
+    known = sorted(set(QUEUE_POLICIES) | set(POLICY_FACTORIES) | {"easy"})
+    raise InvalidInstanceError(f"policy={policy!r} is not one of {', '.join(known)} "
+                               "(or '<queue policy>+easy')", argument="policy", value=policy)
+
+
+def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
+             enforce_walltime: bool = False, placement: Any = None, progress: bool = False,
+             engine: str = "auto", **options: Any) -> SimulationResult:
+    """Simulate ``policy`` on ``workload`` and return its :class:`SimulationResult`.
+
+    Parameters
+    ----------
+    workload : Workload
+    capacity : int, array_like, Cluster or ClusterState, optional
+        Processors for rigid jobs (default: the workload's ``MaxProcs``/``MaxNodes``), a resource
+        vector for a pool, or a :class:`~fairalloc.Cluster` of servers.
+    policy : str or Policy
+        ``"fcfs"``, ``"easy"`` (FCFS + EASY), ``"sjf"``, ``"wfp3"``, ``"unicef"``, ``"f1"``,
+        ``"f2"``, ``"buc"``, any of them with ``"+easy"``, a name registered with
+        :func:`register_policy`, or a policy object (see :mod:`fairalloc.sim.engine`).
+    enforce_walltime : bool
+        Kill jobs at their requested time (True) or let them run to completion (False, default).
+    placement : array_like of bool (n_users, n_servers), optional
+        With a Cluster: where each user's tasks may run.
+    progress : bool
+        tqdm progress bar.
+    engine : {"auto", "events", "kernel"}
+        ``"auto"`` uses a specialised loop when one gives the same schedule (FCFS without
+        backfilling on processors), the event engine otherwise; ``"events"`` forces the engine.
+    **options
+        Passed to the policy (e.g. ``k_p=1440`` for BUC).
+
+    Returns
+    -------
+    SimulationResult
+
+    Examples
+    --------
+    >>> from fairalloc.workloads import Workload
+    >>> wl = Workload(submit=[0, 0, 1], run_time=[10, 5, 5], processors=[3, 2, 1])
+    >>> r = simulate(wl, 4, policy="fcfs")
+    >>> r.jobs["start"].tolist(), r.enforce_walltime
+    ([0.0, 10.0, 10.0], False)
+    >>> simulate(wl, 4, policy="easy").jobs["start"].tolist()   # job 2 backfills: ends by 10
+    [0.0, 10.0, 1.0]
+    """
+    if not isinstance(workload, Workload):
+        raise InvalidInstanceError(f"workload must be a Workload, got {type(workload).__name__}",
+                                   argument="workload", value=type(workload).__name__)
+    if engine not in ("auto", "events", "kernel"):
+        raise InvalidInstanceError(f"engine={engine!r} is not one of 'auto', 'events', 'kernel'",
+                                   argument="engine", value=engine)
+    state = make_state(workload, capacity, placement)
+    pol = _policy(policy, dict(options))
+    fast = (type(pol) is FCFS and not pol.backfill and isinstance(state, ProcessorPool)
+            and bool(np.all(workload.tasks == 1)))
+    if engine == "kernel" and not fast:
+        raise InvalidInstanceError("engine='kernel' exists only for FCFS without backfilling on "
+                                   "processors", argument="engine", value=engine)
+    sim = Simulation(workload, state, pol, enforce_walltime=enforce_walltime, progress=progress)
+    if fast and engine != "events":
+        return _run_fcfs_kernel(sim)
+    return sim.run()
+
+
+def _run_fcfs_kernel(sim: Simulation) -> SimulationResult:
+    wl, state = sim.workload, sim.state
+    state.bind(wl)
+    ok, rejected = sim._admissible()
+    n = len(wl)
+    run, req = wl.run_time, wl.requested_time
+    kill = ok & ~np.isnan(req) & (run > req) if sim.enforce_walltime else np.zeros(n, dtype=bool)
+    dur = np.where(kill, req, run)
+    idx = np.flatnonzero(ok)
+    order = idx[np.argsort(wl.submit[idx], kind="stable")]
+    start = np.full(n, np.nan)
+    start[order] = fcfs_rigid(wl.submit[order], wl.processors[order], dur[order], state.capacity)
+    end = start + dur
+    return SimulationResult.from_run(wl, start=start, end=end, killed=kill, rejected=rejected,
+                                     launches=None, policy=sim.policy.name, state=state,
+                                     enforce_walltime=sim.enforce_walltime,
+                                     stats={"events": 2 * int(ok.sum()), "engine": "kernel"})

@@ -1,0 +1,52 @@
+"""``fairalloc simulate`` on a generated workload (no shared data needed)."""
+
+import argparse
+import json
+
+import pandas as pd
+import pytest
+
+from fairalloc.cli import simulate as cli_simulate
+from fairalloc.errors import InvalidInstanceError
+
+
+def run_cli(argv):
+    parser = argparse.ArgumentParser(prog="fairalloc")
+    cli_simulate.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["simulate", *argv])
+    return args.func(args)
+
+
+def test_simulate_generated_workload(tmp_path, capsys):
+    out = tmp_path / "sim"
+    rc = run_cli(["--workload", "lublin:n=400,nodes=64,seed=3,users=5", "--policy",
+                  "fcfs,easy,wfp3,unicef,f1,f2,buc", "--processors", "64", "--out", str(out),
+                  "--no-progress"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "run to completion" in text and "avebsld" in text and "wfp3" in text
+    summary = pd.read_csv(out / "summary.csv", index_col="policy")
+    assert list(summary.index) == ["fcfs", "fcfs+easy", "wfp3", "unicef", "f1", "f2", "buc"]
+    assert (summary["finished"] == 400).all()
+    jobs = pd.read_parquet(out / "wfp3" / "jobs.parquet")
+    assert len(jobs) == 400 and {"wait", "bsld", "killed"} <= set(jobs.columns)
+    assert json.loads((out / "buc" / "summary.json").read_text())["summary"]["policy"] == "buc"
+    for fig in ("wait_cdf.png", "avebsld.png"):
+        assert (out / fig).stat().st_size > 1000
+
+
+def test_simulate_swf_with_walltime(tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("; MaxProcs: 4\n1 0 -1 100 4 -1 -1 4 50 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                   "2 1 -1 10 2 -1 -1 2 20 -1 1 2 1 -1 -1 -1 -1 -1\n")
+    assert run_cli(["--workload", f"swf:{swf}", "--policy", "fcfs", "--enforce-walltime",
+                    "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "killed at walltime" in text and "4 processors" in text
+
+
+def test_bad_workload_spec():
+    with pytest.raises(InvalidInstanceError, match="unknown key"):
+        run_cli(["--workload", "lublin:dayz=3", "--no-progress"])
+    with pytest.raises(InvalidInstanceError, match="expected swf:PATH"):
+        run_cli(["--workload", "trace.swf", "--no-progress"])
