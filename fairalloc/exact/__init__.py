@@ -11,6 +11,7 @@ from .milp import MilpModel, export_model, solve_pulp
 from .placement import flow_check, maxmin_flow_bound, placement_components, placement_graph
 from .solvers import available_solvers, get_backend
 from .tasks import tasks_leximin, tasks_model
+from .files import register_kinds as _register_kinds
 from .tsf_lp import tsf_lp
 from .tvtsf import schedule_details, tvtsf_milp, tvtsf_model, tvtsf_online
 
@@ -32,3 +33,5 @@ __all__ = [
     "flow_check",
     "maxmin_flow_bound",
 ]
+
+_register_kinds()          # fairalloc.io reads "kind: tasks" and "kind: time-varying" files

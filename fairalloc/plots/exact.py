@@ -80,7 +80,10 @@ def tvtsf_schedule(result: Any, instance: Any):
     ax, ax2 = fig.subplots(1, 2)
     slots = np.arange(instance.n_slots)
     for i, name in enumerate(instance.agent_names):
-        ax.step(slots, cum[i], where="post", label=name)
+        ax.plot(slots, cum[i], marker="o", label=name)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("slot")
     ax.set_ylabel("cumulative task share $s_i(t)$")
     ax.set_title(f"TV-TSF ({result.method}, {result.status.value})")
@@ -88,7 +91,10 @@ def tvtsf_schedule(result: Any, instance: Any):
         ax.legend(fontsize="small", ncols=2)
     im = ax2.imshow(load, aspect="auto", origin="lower", vmin=0, vmax=1, cmap="viridis",
                     interpolation="nearest")
+    ax2.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax2.set_xlabel("slot")
+    if instance.n_servers <= 30:
+        ax2.set_yticks(np.arange(instance.n_servers), instance.cluster.server_names)
     ax2.set_ylabel("server")
     ax2.set_title("server load (bottleneck resource)")
     fig.colorbar(im, ax=ax2, label="fraction held by running tasks")

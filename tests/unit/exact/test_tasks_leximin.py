@@ -112,6 +112,16 @@ def test_divisible_tsf_second_level():
     np.testing.assert_allclose(r.shares, [4 / 6, 1 / 6], atol=1e-7)
 
 
+def test_divisible_tsf_on_the_drf_example():
+    # h = (4, 3) (see test_task_models). Equal task shares t: x_A = 4t, x_B = 3t. CPU: 4t + 9t <= 9
+    # -> t <= 9/13; memory: 16t + 3t <= 18 -> t <= 18/19. So t = 9/13: x = (36/13, 27/13), and then
+    # CPU is full, which both users need: nobody rises.
+    ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[100, 100])
+    r = fa.tsf(ti, method="lp")
+    np.testing.assert_allclose(r.tasks.ravel(), [36 / 13, 27 / 13], rtol=1e-7)
+    np.testing.assert_allclose(r.shares, [9 / 13, 9 / 13], rtol=1e-7)
+
+
 def test_integer_tsf_via_the_mechanism_entry_point():
     ti = fa.TaskInstance([[4], [2]], [[1], [1]], tasks=[10, 10], placement=[[1, 0], [1, 1]])
     r = fa.tsf(ti, method="milp", solver="cbc")
