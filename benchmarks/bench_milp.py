@@ -53,6 +53,7 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
             "variables": r.stats.get("n_variables"), "constraints": r.stats.get("n_constraints"),
             "ties": sum(c.get("tie_levels", 0) for c in r.stats.get("components", [])),
             "skipped": sum(c.get("count_skipped", 0) for c in r.stats.get("components", [])),
+            "levels_proven": r.stats.get("levels_proven"), "n_users": tv.n_agents,
             "leximin": None if r.details is None or "leximin" not in r.details else r.details["leximin"]}
 
 
@@ -60,7 +61,9 @@ def fmt(res: dict) -> str:
     if res["status"] == "optimal":
         return f"{res['seconds']:7.2f}s optimal  {res['n_milps']:3d} MILPs"
     gap = "n/a" if res["gap"] is None else f"{res['gap']:.3g}"
-    return f"{res['seconds']:7.2f}s {res['status']:8s} {res['n_milps']:3d} MILPs gap {gap}"
+    lv = res.get("levels_proven")
+    lv = f", {lv} of {res['n_users']} leximin entries proven" if lv is not None and res.get("leximin") is None else ""
+    return f"{res['seconds']:7.2f}s {res['status']:8s} {res['n_milps']:3d} MILPs gap {gap}{lv}"
 
 
 def main(argv=None) -> int:

@@ -50,11 +50,19 @@ the incumbent proves that no better achievable level exists. If :math:`\delta` f
 those scaled units), the solvers' own feasibility tolerances (about 1e-7) approach it and a
 :class:`~fairalloc.errors.FairallocWarning` says so.
 
+Two savings, both exact. (a) The level MILP's objective is :math:`z + \epsilon \sum_{i\in G} v_i`
+with :math:`\epsilon \sum_i (v_i(U_i) - v_i(L_i)) \le \delta/4`: the secondary term can never trade
+off any amount of *z* (levels differ by at least :math:`\delta`), and among max-min optima it prefers
+users above the level. (b) If in the level solution every user of *G* that could exceed
+:math:`\ell` at all (:math:`L'_i \le U_i`) already does, the count MILP's optimum (at most that
+many) is attained and the count MILP is skipped.
+
 Cost
 ----
-At most two MILPs per distinct value of the leximin vector (so at most 2n), each the allocation
-model plus at most |G| binaries per level whose users tie. Max-min (``objective="maxmin"``) is the
-first level MILP alone.
+At most two MILPs per distinct value of the leximin vector (so at most 2n; fewer with the skip),
+each the allocation model plus at most |G| binaries per level whose users tie. Max-min
+(``objective="maxmin"``) is the first level MILP alone. ``stats`` reports ``n_solves``,
+``tie_levels`` (levels that needed binaries) and ``count_skipped``.
 
 References
 ----------
@@ -528,6 +536,7 @@ def merge_runs(runs: Sequence[ComponentRun], objective: str) -> tuple[Status, st
                                                              if k != "rounds"},
                         "rounds": r.outcome.stats.get("rounds", [])} for r in runs],
     }
+    stats["levels_proven"] = sum(int(r.outcome.stats.get("levels_proven", 0)) for r in runs)
     res = [r.outcome.stats.get("resolution") for r in runs if r.outcome.stats.get("resolution") is not None]
     if res:
         stats["resolution"] = min(res)
@@ -545,3 +554,29 @@ def merge_runs(runs: Sequence[ComponentRun], objective: str) -> tuple[Status, st
         if all(b is not None for b in bounds):
             stats["bound"] = min(bounds)
     return worst, message, stats, leximin
+
+
+def component_budget(time_limit: float | None, t0: float, sizes: Sequence[float], k: int) -> float | None:
+    """Seconds for component ``k``: what is left of ``time_limit``, shared in proportion to size.
+
+    Time a component does not use flows to the later ones.
+    """
+    if time_limit is None:
+        return None
+    left = time_limit - (time.perf_counter() - t0)
+    share = float(sizes[k]) / max(float(sum(sizes[k:])), 1e-12)
+    return max(left * share, 1e-3)
+
+
+def empty_fallback(out: LeximinOutcome, valuation: Valuation) -> LeximinOutcome:
+    """A component that found no incumbent in its time gets the empty allocation when that is feasible.
+
+    Honest: status FEASIBLE, the message says its users got no tasks because of the time limit.
+    """
+    if out.solution is not None or out.status is not Status.NOT_SOLVED or (valuation.lower > 0).any():
+        return out
+    out.status = Status.FEASIBLE
+    out.message = (f"{out.message}; no incumbent within this component's share of the time limit, so its "
+                   f"users get no tasks (the empty allocation is feasible)")
+    out.solution = {}
+    return out

@@ -75,7 +75,7 @@ from .._validation import as_array, require_choice, require_integral, require_no
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult, Status
-from .leximin import ComponentRun, Valuation, merge_runs, solve_leximin
+from .leximin import ComponentRun, Valuation, component_budget, empty_fallback, merge_runs, solve_leximin
 from .milp import MilpModel, add_var
 from .placement import edges, flow_check, maxmin_flow_bound, placement_components
 from .solvers import get_backend
@@ -370,6 +370,7 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
         comps = [(np.arange(n), np.flatnonzero(edges(ti).any(axis=0)))]
     runs: list[ComponentRun] = []
     tasks = np.zeros((n, m), dtype=np.int64)
+    sizes = [float(edges(ti)[np.ix_(u, s)].sum()) for u, s in comps]
     build_s = 0.0
     n_vars = n_rows = dropped = aggregated = 0
     for k, (users, servers) in enumerate(comps):
@@ -382,11 +383,12 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
         dropped += built.n_rows_dropped
         aggregated += sum(int(g[0].size) for g in built.groups)
         sub = Valuation(full_val.slope[users], full_val.offset[users], full_val.lower[users], full_val.upper[users])
-        left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
+        left = component_budget(time_limit, t0, sizes, k)
         out = solve_leximin(built.problem, built.totals, sub, objective=objective, backend=backend,
                             time_limit=left, mip_gap=mip_gap, threads=threads, msg=msg, options=options,
                             export_dir=export_dir, label=f"c{k}_" if len(comps) > 1 else "",
                             warm_start=warm_start)
+        out = empty_fallback(out, sub)
         runs.append(ComponentRun(users, servers, out))
         if out.solution is not None:
             tasks[np.ix_(users, servers)] = _extract(built, out.solution, users.size, servers.size)

@@ -70,7 +70,8 @@ import numpy as np
 from .. import shares
 from ..model import TimeVaryingInstance
 from ..result import AllocationResult, Status
-from .leximin import ComponentRun, LeximinOutcome, Valuation, merge_runs, solve_leximin
+from .leximin import (ComponentRun, LeximinOutcome, Valuation, component_budget, empty_fallback,
+                      merge_runs, solve_leximin)
 from .milp import MilpModel, add_var
 from .placement import edges, placement_components
 from .solvers import get_backend
@@ -398,6 +399,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     comps = placement_components(tv) if decompose else [(np.arange(n), np.flatnonzero(edges(tv).any(axis=0)))]
     runs, starts, build_s, n_vars, n_rows, dropped = [], np.zeros((n, m, T), dtype=np.int64), 0.0, 0, 0, 0
     aggregated = 0
+    sizes = [float(edges(tv)[np.ix_(u, s)].sum()) * T for u, s in comps]
     for k, (users, servers) in enumerate(comps):
         label = f"c{k}_" if len(comps) > 1 else ""
         tb = time.perf_counter()
@@ -409,10 +411,11 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
         dropped += built.rows_dropped
         aggregated += sum(int(g[0].size) for g in built.groups)
         sub = Valuation(full.slope[users], full.offset[users], full.lower[users], full.upper[users])
-        left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
+        left = component_budget(time_limit, t0, sizes, k)
         out = solve_leximin(built.problem, built.totals, sub, objective=objective, backend=backend,
                             time_limit=left, mip_gap=mip_gap, threads=threads, msg=msg, options=options,
                             export_dir=export_dir, label=label, warm_start=warm_start)
+        out = empty_fallback(out, sub)
         runs.append(ComponentRun(users, servers, out))
         if out.solution is not None:
             starts[np.ix_(users, servers, np.arange(T))] = _extract_tv(built, out.solution, users.size,
@@ -431,14 +434,15 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
 def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver: str | None = None,
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int | None = None,
                  msg: bool = False, options: Mapping[str, Any] | None = None, symmetry: bool = False,
-                 decompose: bool = True) -> AllocationResult:
+                 decompose: bool = True, progress: bool = False) -> AllocationResult:
     """Slot-by-slot TV-TSF: at each slot, the exact leximin (or max-min) of the cumulative shares
     :math:`s_i(t)` over the starts of that slot, with every earlier start fixed.
 
     This is what an online system can compute (it never revises the past nor looks ahead); it is
     not optimal for Eq. 10 in general, and the gap to :func:`tvtsf_milp` measures the price of being
     online. ``time_limit`` is for the whole run; a slot that runs out of time keeps its best
-    incumbent and later slots start nothing (FEASIBLE, said in ``message``).
+    incumbent and later slots start nothing (FEASIBLE, said in ``message``). ``progress=True``
+    shows a progress bar over the slots.
     """
     objective = _check(tv, objective)
     backend = get_backend(solver, "milp")
@@ -462,7 +466,9 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
     import pulp
 
     out_of_time = False
-    for t in range(T):
+    from tqdm.auto import tqdm
+
+    for t in tqdm(range(T), desc="TV-TSF online", unit="slot", disable=not progress):
         if out_of_time:
             break
         started = starts.sum(axis=(1, 2))
