@@ -74,8 +74,6 @@ def solve_exact_spec(spec: InstanceSpec, names: list[str], *, method: str | None
     opts: dict[str, Any] = dict(kw, objective=objective, time_limit=time_limit, mip_gap=mip_gap)
     if not method.startswith("milp"):
         opts = {}                                  # other methods take their own defaults
-    if method == "milp-online":
-        opts.pop("mip_gap", None) if mip_gap is None else None
     for name in names:
         out[name] = mechanisms.tvtsf(spec.instance, method=method, **opts)
     return out
