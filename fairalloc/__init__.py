@@ -11,12 +11,13 @@ DRF, SDRF, TSF, TV-TSF, BUC and learned priority functions. See ``DESIGN.md`` fo
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from . import commitments, shares
+from . import clusters, commitments, scheduling, shares
 from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidInstanceError,
                      SolverError, SolverUnavailableError)
 from .exact.solvers import available_solvers
 from . import exact
 from .mechanisms import drf, max_min, sdrf, tsf, tvtsf
+from .mechanisms import asset_fairness, ceei
 from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
 from .result import SOLUTION_PRESENT, AllocationResult, Status
 
@@ -69,9 +70,14 @@ __all__ = [
     "tsf",
     "tvtsf",
     "exact",
+    "asset_fairness",
+    "ceei",
     # formulas and state
     "shares",
     "commitments",
+    # greedy task schedulers and built-in clusters
+    "scheduling",
+    "clusters",
     # solvers
     "available_solvers",
     # simulation

@@ -27,6 +27,8 @@ stated; here it is the number of rows passed (all users), or the weights' normal
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import shares
@@ -36,9 +38,11 @@ from .errors import InvalidInstanceError
 __all__ = [
     "as_commitments",
     "excess",
+    "excess_over",
     "step",
     "from_history",
     "decay",
+    "decay_unchecked",
     "tau_from_delta",
     "delta_from_tau",
     "half_life_from_tau",
@@ -89,7 +93,19 @@ def excess(allocation, weights=None) -> np.ndarray:
     """
     o = np.asarray(allocation, dtype=float)
     w = np.ones(o.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    return np.maximum(o - shares.fair_shares(w)[:, None], 0.0)
+    return excess_over(o, shares.fair_shares(w)[:, None])
+
+
+def excess_over(allocation, fair_share) -> np.ndarray:
+    r"""Eq. 3's excess for a given fair share: :math:`\max\{o_{ir} - f_i, 0\}` (broadcasting).
+
+    What :func:`excess` computes once the fair share is known; an incremental scheduler updates one
+    user at a time with it (``excess_over(o_i, f_i)``).
+
+    >>> excess_over([0.75, 0.1], 0.5).tolist()
+    [0.25, 0.0]
+    """
+    return np.maximum(np.asarray(allocation, dtype=float) - np.asarray(fair_share, dtype=float), 0.0)
 
 
 def step(commitments, allocation, delta: float, weights=None) -> np.ndarray:
@@ -149,8 +165,22 @@ def decay(c0, excess_, dt, tau: float) -> np.ndarray:
     dt = np.asarray(dt, dtype=float)
     if not np.all(np.isfinite(dt)) or np.any(dt < 0):
         raise InvalidInstanceError(f"dt={dt.tolist()!r} must be finite and >= 0", argument="dt", value=dt.tolist())
-    one_minus = -np.expm1(-dt / tau)             # 1 - delta_hat, accurate for tiny dt / tau
-    return one_minus * np.asarray(excess_, dtype=float) + (1.0 - one_minus) * np.asarray(c0, dtype=float)
+    return decay_unchecked(np.asarray(c0, dtype=float), np.asarray(excess_, dtype=float), dt, tau)
+
+
+def decay_unchecked(c0: np.ndarray, excess_: np.ndarray, dt, tau: float) -> np.ndarray:
+    r"""Eq. 6 as :func:`decay`, for arrays and a ``tau`` already validated (schedulers' inner loop).
+
+    ``dt`` may be a float or an array; no argument is checked or converted.
+
+    >>> decay_unchecked(np.array([0.0]), np.array([0.5]), 1.0, tau_from_delta(0.5)).tolist()
+    [0.25]
+    """
+    if np.ndim(dt) == 0:
+        one_minus = -math.expm1(-float(dt) / tau)     # 1 - delta_hat, accurate for tiny dt / tau
+    else:
+        one_minus = -np.expm1(-dt / tau)
+    return one_minus * excess_ + (1.0 - one_minus) * c0
 
 
 def tau_from_delta(delta: float, dt: float = 1.0) -> float:

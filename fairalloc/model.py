@@ -68,7 +68,7 @@ def _placement(placement: Any, n: int, m: int) -> np.ndarray:
     bad = (p != 0) & (p != 1)
     if bad.any():
         i, k = (int(v) for v in np.argwhere(bad)[0])
-        raise InvalidInstanceError(f"placement[{i}, {k}]={p[i, k]!r} must be 0/1 (or bool)",
+        raise InvalidInstanceError(f"placement[{i}, {k}]={p[i, k].item()!r} must be 0/1 (or bool)",
                                    argument="placement", index=(i, k), value=p[i, k])
     p = p.astype(bool)
     empty = ~p.any(axis=1)
@@ -587,7 +587,7 @@ class TimeVaryingInstance(_Frozen):
         require_finite("durations", e)
         if (e < 1).any():
             i = int(np.flatnonzero(e < 1)[0])
-            raise InvalidInstanceError(f"durations[{i}]={e[i]!r} must be >= 1 slot",
+            raise InvalidInstanceError(f"durations[{i}]={e[i].item()!r} must be >= 1 slot",
                                        argument="durations", index=(i,), value=e[i].item())
         e = require_integral("durations", e)
         p = _placement(placement, n, cl.n_servers)

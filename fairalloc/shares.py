@@ -34,6 +34,8 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._numeric import lastmax, lastmin
@@ -48,14 +50,28 @@ __all__ = [
     "fair_shares",
     "leontief_utility",
     "sdrf_levels",
+    "sdrf_printed_priorities",
     "normalized_capacities",
     "tasks_that_fit",
+    "task_fits",
     "monopoly_tasks",
     "task_shares",
     "cumulative_task_shares",
     "dominant_share_of_tasks",
+    "asset_shares",
+    "commitment_entitlements",
     "next_task_dominant_shares",
 ]
+
+
+def _num(x) -> np.ndarray:
+    """``x`` as a float array, or unchanged if it is an object array of exact rationals.
+
+    Object arrays (``fractions.Fraction`` entries) let the axiom checkers evaluate these same formulas
+    in exact arithmetic on small instances; every other input is converted to float as before.
+    """
+    a = np.asarray(x)
+    return a if a.dtype == object else np.asarray(a, dtype=float)
 
 
 def normalized_demands(demands, capacities) -> np.ndarray:
@@ -66,7 +82,7 @@ def normalized_demands(demands, capacities) -> np.ndarray:
     >>> normalized_demands([[1, 4], [3, 1]], [9, 18]).round(4).tolist()
     [[0.1111, 0.2222], [0.3333, 0.0556]]
     """
-    return np.asarray(demands, dtype=float) / np.asarray(capacities, dtype=float)
+    return _num(demands) / _num(capacities)
 
 
 def dominant_resource(normalized) -> np.ndarray:
@@ -86,7 +102,7 @@ def dominant_shares(allocation, capacities=None) -> np.ndarray:
     >>> dominant_shares([[3, 12], [6, 2]], [9, 18]).round(4).tolist()   # DRF paper: 3 and 2 tasks
     [0.6667, 0.6667]
     """
-    a = np.asarray(allocation, dtype=float)
+    a = _num(allocation)
     if capacities is not None:
         a = normalized_demands(a, capacities)
     return lastmax(a)
@@ -111,7 +127,7 @@ def dominant_commitment(commitments) -> np.ndarray:
     >>> dominant_commitment([[0.1, 0.3], [0.0, 0.0]]).tolist()
     [0.3, 0.0]
     """
-    return lastmax(np.asarray(commitments, dtype=float))
+    return lastmax(_num(commitments))
 
 
 def fair_shares(weights) -> np.ndarray:
@@ -120,7 +136,7 @@ def fair_shares(weights) -> np.ndarray:
     >>> fair_shares([1, 1, 2]).tolist()
     [0.25, 0.25, 0.5]
     """
-    w = np.asarray(weights, dtype=float)
+    w = _num(weights)
     return w / w.sum()
 
 
@@ -137,10 +153,20 @@ def leontief_utility(bundle, demand, cap=1.0) -> np.ndarray:
     3.0
     >>> leontief_utility([[0.2, 0.5]], [[0.4, 0.0]]).tolist()      # needs only resource 0
     [0.5]
+
+    Exact rationals (object arrays of ``Fraction``) stay exact:
+
+    >>> from fractions import Fraction as F
+    >>> leontief_utility(np.array([F(1, 3), F(1, 2)], dtype=object), np.array([F(1), F(1)], dtype=object)).item()
+    Fraction(1, 3)
     """
-    a = np.asarray(bundle, dtype=float)
-    d = np.asarray(demand, dtype=float)
+    a = _num(bundle)
+    d = _num(demand)
     a, d = np.broadcast_arrays(a, d)
+    if a.dtype == object or d.dtype == object:         # exact arithmetic: no inf/nan tricks
+        need = d > 0
+        ratio = np.where(need, a / np.where(need, d, 1), np.inf)
+        return np.asarray(np.minimum(lastmin(ratio), cap), dtype=object)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = a / d                                   # x/0 = inf for x > 0; 0/0 = nan
     ratio[d <= 0] = np.inf                              # resources the user does not need
@@ -161,6 +187,21 @@ def sdrf_levels(dominant_share, commitments, weights=None) -> np.ndarray:
     ct = dominant_commitment(c) if c.ndim == 2 else c
     lev = ct + np.asarray(dominant_share, dtype=float)
     return lev if weights is None else lev / np.asarray(weights, dtype=float)
+
+
+def sdrf_printed_priorities(allocation, commitments, weights=None) -> np.ndarray:
+    r"""SDRF Algorithm 1's priority as printed: :math:`\max_r (o_{ir} + c_{ir}) / w_i`.
+
+    ``allocation`` (n, m) normalised (fractions of capacity), ``commitments`` (n, m). It differs from
+    :func:`sdrf_levels` (:math:`\max_r o_{ir} + \max_r c_{ir}`, Eq. 5's order) when the resource that
+    dominates the allocation is not the one that dominates the commitment (``papers/sdrf.md``, errata);
+    the weight divides, as in :func:`sdrf_levels`.
+
+    >>> sdrf_printed_priorities([[0.4, 0.1]], [[0.0, 0.2]]).tolist()     # level would be 0.4 + 0.2
+    [0.4]
+    """
+    p = lastmax(np.asarray(allocation, dtype=float) + np.asarray(commitments, dtype=float))
+    return p if weights is None else p / np.asarray(weights, dtype=float)
 
 
 def normalized_capacities(server_capacities) -> np.ndarray:
@@ -188,6 +229,22 @@ def tasks_that_fit(capacity, task_demand, *, eps: float = FLOOR_EPS) -> np.ndarr
     ratio = leontief_utility(np.maximum(np.asarray(capacity, dtype=float), 0.0), task_demand, cap=np.inf)
     with np.errstate(invalid="ignore"):
         return np.where(np.isfinite(ratio), np.floor(ratio * (1.0 + eps) + eps), ratio)
+
+
+def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
+    r"""Whether one task fits in one capacity vector: ``tasks_that_fit(capacity, task_demand) >= 1``.
+
+    The same arithmetic as :func:`tasks_that_fit` entry by entry (:math:`\max(C_r, 0)/d_r`, then
+    ``* (1 + eps) + eps``, floored), without NumPy's overhead on a short vector: greedy schedulers ask
+    this once per decision. ``capacity`` and ``task_demand`` are 1-D sequences of equal length.
+
+    >>> task_fits([0.3, 1.0], [0.1, 0.2]), task_fits([0.25, 1.0], [0.1, 0.2]), task_fits([0.0, 1.0], [0.0, 2.0])
+    (True, True, False)
+    """
+    for c, d in zip(capacity, task_demand):
+        if d > 0 and math.floor((max(c, 0.0) / d) * (1.0 + eps) + eps) < 1:
+            return False
+    return True
 
 
 def monopoly_tasks(task_demands, server_capacities) -> np.ndarray:
@@ -245,6 +302,56 @@ def dominant_share_of_tasks(tasks, task_demands, totals) -> np.ndarray:
     [0.6667, 0.6667]
     """
     return np.asarray(tasks, dtype=float) * dominant_shares(task_demands, totals)
+
+
+def asset_shares(normalized) -> np.ndarray:
+    r"""Asset share :math:`\sum_r a_{ir}`: the sum of a bundle's shares of every resource.
+
+    The quantity asset fairness equalises (Ghodsi et al. [3]_ Section 4.1): with normalised demands
+    :math:`a_{ir}` it is the asset share of the full demand; with a normalised allocation, of the bundle.
+
+    >>> asset_shares(normalized_demands([[1, 4], [3, 1]], [9, 18])).round(4).tolist()   # 1/9+4/18, 3/9+1/18
+    [0.3333, 0.3889]
+    """
+    a = _num(normalized)
+    return a.sum(axis=-1)
+
+
+def commitment_entitlements(commitments, weights=None) -> np.ndarray:
+    r"""Dominant share an SDRF user is guaranteed given the commitments: :math:`\max(0, w_i L_0 - \tilde c_i)`.
+
+    :math:`L_0` is the water level at which the entitlements exhaust one unit of a resource,
+    :math:`\sum_j \max(0, w_j L_0 - \tilde c_j) = 1` (``axioms.md``, commitment-adjusted sharing
+    incentive; with unit weights :math:`\max(0, L_0 - \tilde c_i)`). With zero commitments this is the
+    fair share :math:`w_i/\sum_j w_j`. SDRF (Eq. 5) gives every user at least
+    :math:`\min(D_i, \max(0, w_i L_0 - \tilde c_i))`, :math:`D_i` the dominant share of its demand.
+
+    ``commitments`` is (n, m) (fractions of capacity) or the (n,) dominant commitments. Object arrays
+    of ``Fraction`` are computed exactly.
+
+    >>> commitment_entitlements([[0.2], [0.0]]).round(9).tolist()      # L0 = 0.6: 0.4 and 0.6
+    [0.4, 0.6]
+    >>> commitment_entitlements([[0.9], [0.0], [0.0]]).round(9).tolist()   # L0 = 0.5, user 0 is above it
+    [0.0, 0.5, 0.5]
+    """
+    c = _num(commitments)
+    ct = dominant_commitment(c) if c.ndim == 2 else c
+    w = np.ones(ct.shape[0], dtype=ct.dtype) if weights is None else _num(weights)
+    starts = ct / w                                  # level at which each user starts receiving
+    order = np.argsort(starts.astype(float), kind="stable")
+    w_sum = 0
+    c_sum = 0
+    level = None
+    for k, j in enumerate(order):
+        w_sum = w_sum + w[j]
+        c_sum = c_sum + ct[j]
+        cand = (1 + c_sum) / w_sum                   # level if exactly the first k+1 users receive
+        nxt = starts[order[k + 1]] if k + 1 < len(order) else None
+        if nxt is None or cand <= nxt:
+            level = cand
+            break
+    g = w * level - ct
+    return np.where(g > 0, g, np.zeros_like(g))
 
 
 def next_task_dominant_shares(tasks, task_demands, totals, weights=None) -> np.ndarray:

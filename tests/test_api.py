@@ -5,11 +5,11 @@ import fairalloc as fa
 PUBLIC = {
     "Instance", "Cluster", "TaskInstance", "TimeVaryingInstance",
     "AllocationResult", "Status", "SOLUTION_PRESENT",
-    "max_min", "drf", "sdrf",
+    "max_min", "drf", "sdrf", "asset_fairness", "ceei",
     "tsf", "tvtsf", "exact",
     "shares", "commitments",
     "available_solvers",
-    "workloads", "simulate", "SimulationResult",
+    "workloads", "simulate", "SimulationResult", "scheduling", "clusters",
     "FairallocError", "InvalidInstanceError", "SolverError", "SolverUnavailableError", "InfeasibleError",
     "FairallocWarning",
 }

@@ -21,7 +21,7 @@ from ..model import Instance
 from ..result import AllocationResult, Status
 from ._waterfill import waterfill
 
-__all__ = ["METHODS", "solve_pooled", "check_instance"]
+__all__ = ["METHODS", "solve_pooled", "run_filling", "check_instance"]
 
 METHODS = ("waterfill", "lp")
 
@@ -30,6 +30,30 @@ def check_instance(instance: Any, cls: type = Instance, argument: str = "instanc
     if not isinstance(instance, cls):
         raise TypeError(f"{argument} must be a fairalloc.{cls.__name__}, got {type(instance).__name__}; "
                         f"build one with fairalloc.{cls.__name__}(...)")
+
+
+def run_filling(v, caps, starts, w, *, method: str, solver: str | None,
+                options: Mapping[str, Any] | None, stacklevel: int = 4):
+    """Run lexicographic progressive filling by ``method``: (shares, level, status, message, solver, stats).
+
+    Shared by every pooled mechanism that is a water-filling over per-user directions (DRF, SDRF,
+    max-min, asset fairness); ``shares`` is None when an LP backend failed.
+    """
+    t0 = time.perf_counter()
+    if method == "waterfill":
+        if solver is not None or options:
+            warnings.warn(f"solver={solver!r} and options are ignored by method='waterfill'",
+                          FairallocWarning, stacklevel=stacklevel)
+        sol = waterfill(v, caps, starts, w)
+        out = (sol.shares, sol.level, Status.OPTIMAL, "exact water-filling", None,
+               {"rounds": sol.rounds, "saturated": list(sol.saturated)})
+    else:
+        from ..exact.progressive import progressive_filling_lp
+
+        lp = progressive_filling_lp(v, caps, starts, w, solver=solver, options=options)
+        out = (lp.shares, lp.level, lp.status, lp.message, lp.solver, dict(lp.stats))
+    out[5]["runtime_s"] = time.perf_counter() - t0
+    return out
 
 
 def solve_pooled(instance: Instance, commitments: Any, *, mechanism: str, method: str,
@@ -43,23 +67,8 @@ def solve_pooled(instance: Instance, commitments: Any, *, mechanism: str, method
     v = shares.demand_vectors(a, mu)
     ct = shares.dominant_commitment(c)
     starts = ct / w
-    t0 = time.perf_counter()
-    if method == "waterfill":
-        if solver is not None or options:
-            warnings.warn(f"solver={solver!r} and options are ignored by method='waterfill'",
-                          FairallocWarning, stacklevel=3)
-        sol = waterfill(v, mu, starts, w)
-        s, level, status, message = sol.shares, sol.level, Status.OPTIMAL, "exact water-filling"
-        used_solver = None
-        stats: dict[str, Any] = {"rounds": sol.rounds, "saturated": list(sol.saturated)}
-    else:
-        from ..exact.progressive import progressive_filling_lp
-
-        out = progressive_filling_lp(v, mu, starts, w, solver=solver, options=options)
-        s, level, status, message = out.shares, out.level, out.status, out.message
-        used_solver = out.solver
-        stats = dict(out.stats)
-    stats["runtime_s"] = time.perf_counter() - t0
+    s, level, status, message, used_solver, stats = run_filling(v, mu, starts, w, method=method,
+                                                                solver=solver, options=options)
     if s is None:
         return AllocationResult(status=status, mechanism=mechanism, method=method, solver=used_solver,
                                 message=message, stats=stats)

@@ -32,8 +32,15 @@ def _milp_online(tv: TimeVaryingInstance, /, **kw: Any) -> AllocationResult:
     return tvtsf_online(tv, **kw)
 
 
+def _greedy(tv: TimeVaryingInstance, /, **kw: Any) -> AllocationResult:
+    from ..scheduling.tvtsf import tvtsf_greedy
+
+    return tvtsf_greedy(tv, **kw)
+
+
 #: method name -> implementation ``f(tv, /, **options) -> AllocationResult``.
-METHODS: dict[str, Callable[..., AllocationResult]] = {"milp": _milp, "milp-online": _milp_online}
+METHODS: dict[str, Callable[..., AllocationResult]] = {"milp": _milp, "milp-online": _milp_online,
+                                                       "greedy": _greedy}
 
 
 def register_method(name: str, func: Callable[..., AllocationResult]) -> None:
@@ -50,7 +57,9 @@ def tvtsf(instance: TimeVaryingInstance, /, *, method: str = "milp", **options: 
     method : str
         A key of :data:`METHODS`: ``"milp"`` (Eq. 10 over the whole horizon, errata fixed;
         :func:`fairalloc.exact.tvtsf_milp`), ``"milp-online"`` (slot by slot with the past fixed;
-        :func:`fairalloc.exact.tvtsf_online`), and whatever other modules registered.
+        :func:`fairalloc.exact.tvtsf_online`), ``"greedy"`` (Algorithms 1-5,
+        :func:`fairalloc.scheduling.tvtsf_greedy`; options ``server``), and whatever other modules
+        registered.
     **options
         Passed to the method: for the MILPs ``objective`` ("leximin" or "maxmin"), ``solver``,
         ``time_limit``, ``mip_gap``, ``threads``, ``msg``, ``options``, ``symmetry``, ``decompose``.

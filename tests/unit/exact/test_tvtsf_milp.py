@@ -197,8 +197,18 @@ def test_hard_instance_with_a_one_second_limit_is_not_optimal(solver):
 
 def test_unknown_method_lists_the_known_ones():
     tv = golden_instance()
-    with pytest.raises(InvalidInstanceError, match="'milp', 'milp-online'"):
+    with pytest.raises(InvalidInstanceError, match="'milp', 'milp-online', 'greedy'"):
         fa.tvtsf(tv, method="magic")
+
+
+def test_greedy_is_never_leximin_better_than_the_exact_program():
+    # the greedy heuristic (scheduling branch) through the same entry point; on the golden case the
+    # exact leximin (3/9, 4/9) is at least as good in the leximin order
+    tv = golden_instance()
+    g = fa.tvtsf(tv, method="greedy")
+    assert g.method == "greedy" and g.status is Status.FEASIBLE
+    assert_schedule_feasible(tv, g.tasks)
+    assert tuple(np.sort(g.shares)) <= (3 / 9, 4 / 9)
 
 
 def test_other_branches_can_register_a_method():

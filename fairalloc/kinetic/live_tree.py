@@ -1,0 +1,573 @@
+r"""The live tree: a kinetic sorted structure for priorities that move predictably with time.
+
+Every element carries a *trajectory*, a maximum of functions affine in :math:`u = e^{-t/\tau}`
+(one :math:`\tau` shared by all elements):
+
+.. math:: p(t) = \max_k \bigl(a_k + b_k\, e^{-(t - t_0)/\tau}\bigr),
+
+a convex piecewise-linear function of :math:`u`. SDRF's priorities have this form: with Eq. 6 every
+commitment is :math:`c_{ir}(t) = \bar o_{ir} + (c_{ir}(t_0) - \bar o_{ir})\,e^{-(t-t_0)/\tau}` while the
+user's allocation does not change, and both priority readings (dominant share plus dominant
+commitment, or :math:`\max_r (o_{ir} + c_{ir})`) are a maximum over resources of such terms. With
+``tau=None`` every trajectory is constant (:math:`u \equiv 1`): DRF, TSF.
+
+The structure keeps the elements in the order of the key
+
+.. math:: \bigl(p(t),\ -\beta(t),\ \mathrm{key}\bigr), \qquad \beta(t) = b_{k^*} e^{-(t-t_0)/\tau},
+
+where :math:`k^*` is the line active just after *t*: equal priorities are ordered by which one will be
+smaller *just after* t (the one decreasing faster first, :math:`dp/dt = -\beta/\tau`), then by the
+element's key (which must therefore be orderable, e.g. an int). This "right-limit" order is a total
+order, deterministic, and it is the order that holds on an interval :math:`[t, t+\epsilon)`.
+
+Like the paper's structure (SDRF Section 6.3) it keeps, for every pair of neighbours, the time at
+which they will swap (a *certificate*), in an event queue; :meth:`LiveTree.advance` pops only the
+events due, swaps those neighbours and computes the certificates of the new neighbours. With no event
+due an advance costs O(1); a query of the minimum is O(1).
+
+Implementation notes
+--------------------
+* Order: a list of blocks (each a Python list of at most ``2 * load`` elements; the design of
+  ``sortedcontainers``). Locating an element is a C-level scan of its block; inserting costs
+  O(log n) priority evaluations plus a block insert. Events: a binary heap with lazy invalidation
+  (each element owns the certificate of the pair it starts, stamped with a token).
+* Crossing times are exact: on a stretch where both envelopes are single lines, the difference of two
+  trajectories is :math:`A + Bv` in :math:`v = e^{-(t-s)/\tau}` measured from the start *s* of the
+  stretch, so the root is :math:`v^* = -A/B` and :math:`t^* = s - \tau\ln v^*`.
+* Numerics for large :math:`t/\tau`: no factor :math:`e^{+t/\tau}` is ever formed. Every element keeps
+  its own reference time :math:`t_0 \le` now and every coefficient is rescaled by
+  :math:`e^{-(s - t_0)/\tau} \le 1` before use, so terms can only underflow to 0 (their true size
+  relative to the intercepts) and never overflow, for any horizon.
+* Floating point: two priorities are compared through their difference
+  :math:`(a_p - a_q) + (\beta_p - \beta_q)`, so a decaying term keeps its sign after it has become
+  negligible against the intercepts. Two elements that approach each other and would cross within
+  the time resolution at *t* (the computed crossing time rounds to *t*) count as equal, so the
+  trend decides; the certificates use the same rule, and after a swap the new pair trusts the
+  direction of the crossing rather than the sign of rounding noise, so no crossing is processed twice.
+  Priorities that differ by rounding only (about 1e-15 relative) may therefore appear in either
+  order.
+
+References
+----------
+.. [1] H. Sadok, M. Campista, L. Costa, "O Passado Também Importa: Um Mecanismo de Alocação Justa de
+   Múltiplos Tipos de Recursos ao Longo do Tempo", SBRC 2018, Section 6.3 (the live tree).
+.. [2] J. Basch, L. Guibas, J. Hershberger, "Data structures for mobile data", J. Algorithms 31(1),
+   1999 (kinetic data structures).
+
+Examples
+--------
+Two elements: ``"a"`` constant at 0.5, ``"b"`` decaying from 1.0 towards 0 with tau = 1. They swap
+when :math:`e^{-t} = 0.5`, i.e. at :math:`t = \ln 2`:
+
+>>> tree = LiveTree(tau=1.0)
+>>> tree.insert(0, [0.5])
+>>> tree.insert(1, [0.0], [1.0])
+>>> list(tree), round(tree.next_event_time, 6)
+([0, 1], 0.693147)
+>>> tree.advance(1.0)
+1
+>>> list(tree), tree.min(), tree.swaps
+([1, 0], 1, 1)
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from bisect import bisect_right
+from typing import Any, Hashable, Iterator, Sequence
+
+__all__ = ["LiveTree"]
+
+_INF = math.inf
+
+
+def _cmp(ap: float, sp: float, kp: Any, aq: float, sq: float, kq: Any, s: float,
+         tau: float | None) -> int:
+    """Order of p and q at time s (-1: p first, 1: q first, 0: same key); p(s) = ap + sp.
+
+    The priorities are compared through their difference ``d = (ap - aq) + (sp - sq)``, not as two
+    rounded sums, so the sign of a decaying term still counts after it has become negligible
+    against the intercepts. When the two approach each other and would cross within the time
+    resolution at s (``s - tau * log(v*)`` rounds to s), they count as equal: the trend decides, as it
+    does for the certificates. Then the larger slope term (decreasing faster) first, then the key.
+    """
+    ds = sp - sq
+    d = (ap - aq) + ds
+    if d != 0.0 and ds != 0.0 and tau is not None and (d > 0.0) == (ds > 0.0):
+        vstar = (aq - ap) / ds
+        if vstar > 0.0 and s - tau * math.log(vstar) <= s:
+            d = 0.0
+    if d != 0.0:
+        return -1 if d < 0.0 else 1
+    if ds != 0.0:
+        return -1 if ds > 0.0 else 1
+    return -1 if kp < kq else (1 if kq < kp else 0)
+
+
+class _Elem:
+    """One element: its key, its trajectory (lines, reference time), envelope, position, certificate."""
+
+    __slots__ = ("key", "a", "b", "t0", "starts", "lines", "blk", "token", "ct", "ca", "cs")
+
+    def __init__(self, key: Hashable) -> None:
+        self.key = key
+        self.blk: _Block | None = None
+        self.token = 0
+        self.ct = math.nan          # time of the cached (intercept, slope term)
+        self.ca = 0.0
+        self.cs = 0.0
+
+
+class _Block:
+    __slots__ = ("items", "idx")
+
+    def __init__(self, items: list, idx: int) -> None:
+        self.items = items
+        self.idx = idx
+
+
+def _as_floats(name: str, values: Any, length: int | None = None) -> tuple[float, ...]:
+    if isinstance(values, (int, float)):
+        values = [values]
+    try:
+        out = tuple(float(v) for v in values)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}={values!r} must be a sequence of numbers: {exc}") from None
+    if not out:
+        raise ValueError(f"{name} must have at least one entry")
+    if length is not None and len(out) != length:
+        if len(out) == 1:
+            return out * length
+        raise ValueError(f"{name} has {len(out)} entries, expected {length} (one per intercept)")
+    for k, v in enumerate(out):
+        if not math.isfinite(v):
+            raise ValueError(f"{name}[{k}]={v!r} must be finite")
+    return out
+
+
+def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool = False) -> float:
+    """Earliest time >= s after which x must no longer precede y (``inf``: never).
+
+    ``after_swap``: x and y have just been swapped at s because they cross there; trust the
+    direction of the crossing, not the sign of the rounding noise in their difference at s.
+    """
+    sx, lx = x.starts, x.lines
+    sy, ly = y.starts, y.lines
+    ix = 0 if len(sx) == 1 else bisect_right(sx, s) - 1
+    iy = 0 if len(sy) == 1 else bisect_right(sy, s) - 1
+    first = True
+    while True:
+        ax, bx = lx[ix]
+        ay, by = ly[iy]
+        nx = sx[ix + 1] if ix + 1 < len(sx) else _INF
+        ny = sy[iy + 1] if iy + 1 < len(sy) else _INF
+        end = nx if nx < ny else ny
+        if tau is None:
+            bxs, bys = bx, by
+        else:
+            bxs = bx * math.exp(-(s - x.t0) / tau) if bx else 0.0
+            bys = by * math.exp(-(s - y.t0) / tau) if by else 0.0
+        slope = bys - bxs                   # g(v) = (ay - ax) + slope * v, v = 1 at s
+        g0 = (ay - ax) + slope
+        if first and after_swap and g0 <= 0.0:
+            g0 = 0.0                        # the crossing just processed: equal, see docstring
+        elif g0 != 0.0 and slope != 0.0 and tau is not None and (g0 > 0.0) == (slope > 0.0):
+            vstar = (ax - ay) / slope       # approaching: equal if they cross within rounding
+            if vstar > 0.0 and s - tau * math.log(vstar) <= s:
+                g0 = 0.0
+        first = False
+        if g0 < 0.0:
+            return s
+        if g0 == 0.0:
+            if slope > 0 or (slope == 0 and x.key > y.key):
+                return s
+        elif slope > 0 and tau is not None:
+            vstar = (ax - ay) / slope
+            if vstar > 0.0:
+                t_root = s - tau * math.log(vstar)
+                if t_root < end:
+                    return t_root if t_root > s else s
+        if end == _INF:
+            return _INF
+        s = end
+        if nx == end:
+            ix += 1
+        if ny == end:
+            iy += 1
+
+
+class _Kinetic:
+    """Shared part of :class:`LiveTree` and :class:`ResortQueue`: trajectories and their evaluation."""
+
+    def __init__(self, tau: float | None = None, *, time: float = 0.0) -> None:
+        if tau is not None:
+            tau = float(tau)
+            if not (tau > 0):
+                raise ValueError(f"tau={tau!r} must be > 0 (or None for constant priorities)")
+            if math.isinf(tau):
+                tau = None
+        time = float(time)
+        if not math.isfinite(time):
+            raise ValueError(f"time={time!r} must be finite")
+        self._tau = tau
+        self._now = time
+        self._elems: dict[Hashable, _Elem] = {}
+
+    # --- public read-only state ----------------------------------------------------------------
+    @property
+    def tau(self) -> float | None:
+        """The common time constant (None: constant priorities)."""
+        return self._tau
+
+    @property
+    def now(self) -> float:
+        """Current time: the order reflects the priorities at this time."""
+        return self._now
+
+    def __len__(self) -> int:
+        return len(self._elems)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._elems
+
+    def priority(self, key: Hashable, t: float | None = None) -> float:
+        r""":math:`p(t)` of element ``key`` (default: at :attr:`now`; ``t`` must be >= its reference time)."""
+        e = self._elems[key]
+        t = self._now if t is None else float(t)
+        if t < e.t0:
+            raise ValueError(f"t={t!r} is before the trajectory's reference time {e.t0!r}")
+        a, s = self._state(e, t)
+        return a + s
+
+    # --- trajectories ------------------------------------------------------------------------------
+    def _set_trajectory(self, e: _Elem, intercepts: Any, slopes: Any, t0: float | None) -> None:
+        a = _as_floats("intercepts", intercepts)
+        b = _as_floats("slopes", 0.0 if slopes is None else slopes, len(a))
+        t0 = self._now if t0 is None else float(t0)
+        if not math.isfinite(t0) or t0 > self._now:
+            raise ValueError(f"t0={t0!r} must be finite and <= now ({self._now!r})")
+        e.a, e.b, e.t0 = a, b, t0
+        e.ct = math.nan
+        self._envelope(e)
+
+    def _envelope(self, e: _Elem) -> None:
+        """Upper envelope of the lines for t >= t0, as pieces (start time, intercept, slope)."""
+        tau = self._tau
+        lines = sorted(set(zip(e.a, e.b)), key=lambda ab: (-(ab[0] + ab[1]), ab[1]))
+        if tau is None:
+            ca, cb = lines[0]
+            e.starts, e.lines = [e.t0], [(ca + cb, 0.0)]
+            return
+        ca, cb = lines[0]                      # max at v = 1; ties: smaller slope wins for v < 1
+        v = 1.0
+        starts, out = [e.t0], [(ca, cb)]
+        while True:
+            best_v, best = 0.0, None
+            for ak, bk in lines:
+                if bk < cb and ak > ca:        # overtakes the current line as v decreases
+                    vk = (ak - ca) / (cb - bk)
+                    if vk > best_v or (vk == best_v and best is not None and bk < best[1]):
+                        best_v, best = vk, (ak, bk)
+            if best is None:
+                break
+            v_next = min(best_v, v)
+            ca, cb = best
+            if v_next >= v:                    # rounding: the new line already leads at the last start
+                out[-1] = best
+            else:
+                starts.append(e.t0 - tau * math.log(v_next))
+                out.append(best)
+                if starts[-1] <= starts[-2]:
+                    starts.pop()
+                    out.pop()
+                    out[-1] = best
+            v = v_next
+        e.starts, e.lines = starts, out
+
+    def _state(self, e: _Elem, t: float) -> tuple[float, float]:
+        """(intercept a, slope term beta(t)) of the line active just after t (cached); p(t) = a + beta."""
+        if e.ct == t:
+            return e.ca, e.cs
+        starts = e.starts
+        j = 0 if len(starts) == 1 else bisect_right(starts, t) - 1
+        a, b = e.lines[j]
+        if self._tau is None or b == 0.0:
+            s = b
+        else:
+            s = b * math.exp(-(t - e.t0) / self._tau)
+        e.ct, e.ca, e.cs = t, a, s
+        return a, s
+
+    def _check_time(self, t: float) -> float:
+        t = float(t)
+        if not math.isfinite(t):
+            raise ValueError(f"t={t!r} must be finite")
+        if t < self._now:
+            raise ValueError(f"cannot advance to t={t!r}: before the current time {self._now!r}")
+        return t
+
+
+class LiveTree(_Kinetic):
+    r"""Kinetic sorted structure of elements with priorities :math:`\max_k(a_k + b_k e^{-(t-t_0)/\tau})`.
+
+    Parameters
+    ----------
+    tau : float or None
+        The time constant shared by all trajectories (SDRF: :math:`\tau = -\Delta t/\ln\delta`). None
+        (or ``inf``) makes every priority constant: the structure is then a plain ordered set.
+    time : float, default 0.0
+        The initial current time.
+    load : int, default 64
+        Block size of the order (performance only).
+
+    Notes
+    -----
+    Operations (n elements, K lines per trajectory, d swap events due):
+
+    ========================  ===========================================
+    ``insert``/``update``      O(log n) priority evaluations + O(K) certificates
+    ``remove``                 O(K) certificates
+    ``min``                    O(1)
+    ``advance(t)``             O(1) if no event is due, else O((d + 1) K log n)
+    iteration                  O(n)
+    ========================  ===========================================
+
+    Ties are deterministic (module docstring): by priority, then by which element is smaller just
+    after now, then by key. :attr:`swaps` counts the swap events processed (the figure of SDRF
+    Fig. 6); mutations are not swaps.
+
+    Examples
+    --------
+    >>> tree = LiveTree(tau=None)               # constant priorities: an ordered set with ties by key
+    >>> for k, p in [(3, 0.2), (1, 0.5), (2, 0.2)]:
+    ...     tree.insert(k, [p])
+    >>> list(tree), tree.min()
+    ([2, 3, 1], 2)
+    >>> tree.update(2, [0.9]); list(tree)
+    [3, 1, 2]
+    """
+
+    def __init__(self, tau: float | None = None, *, time: float = 0.0, load: int = 64) -> None:
+        super().__init__(tau, time=time)
+        self._load = max(4, int(load))
+        self._blocks: list[_Block] = []
+        self._heap: list[tuple[float, int, int, _Elem]] = []
+        self._seq = 0
+        self._swaps = 0
+        self._certs = 0
+
+    # --- read-only -----------------------------------------------------------------------------
+    @property
+    def swaps(self) -> int:
+        """Number of swap events processed since construction."""
+        return self._swaps
+
+    @property
+    def certificates(self) -> int:
+        """Number of certificates (pair swap times) computed since construction."""
+        return self._certs
+
+    @property
+    def next_event_time(self) -> float:
+        """Time of the next pending swap event (``inf`` if none)."""
+        heap = self._heap
+        while heap and heap[0][2] != heap[0][3].token:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else _INF
+
+    def __iter__(self) -> Iterator[Hashable]:
+        """Keys in order at :attr:`now`."""
+        for b in self._blocks:
+            for e in b.items:
+                yield e.key
+
+    def min(self) -> Hashable:
+        """Key of the first element (lowest priority now). Raises ``KeyError`` when empty."""
+        if not self._blocks:
+            raise KeyError("min() of an empty LiveTree")
+        return self._blocks[0].items[0].key
+
+    def first(self, n: int) -> list[Hashable]:
+        """Keys of the first ``n`` elements in order."""
+        out: list[Hashable] = []
+        for b in self._blocks:
+            for e in b.items:
+                if len(out) >= n:
+                    return out
+                out.append(e.key)
+        return out
+
+    # --- mutations ------------------------------------------------------------------------------
+    def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
+        r"""Add element ``key`` with priority :math:`\max_k(a_k + b_k e^{-(t - t_0)/\tau})`.
+
+        ``intercepts`` :math:`a` and ``slopes`` :math:`b` are sequences of equal length (a scalar slope
+        applies to every line; default 0); ``t0`` (default :attr:`now`) must not be in the future.
+        """
+        if key in self._elems:
+            raise KeyError(f"key {key!r} is already in the tree; use update()")
+        e = _Elem(key)
+        self._set_trajectory(e, intercepts, slopes, t0)
+        self._elems[key] = e
+        self._place(e)
+        self._process(self._now)
+
+    def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
+        """Replace the trajectory of ``key`` (same arguments as :meth:`insert`)."""
+        e = self._elems[key]
+        self._unplace(e)
+        self._set_trajectory(e, intercepts, slopes, t0)
+        self._place(e)
+        self._process(self._now)
+
+    def remove(self, key: Hashable) -> None:
+        """Remove ``key`` (``KeyError`` if absent)."""
+        e = self._elems.pop(key)
+        self._unplace(e)
+        self._process(self._now)
+
+    def discard(self, key: Hashable) -> None:
+        """Remove ``key`` if present."""
+        if key in self._elems:
+            self.remove(key)
+
+    def advance(self, t: float) -> int:
+        """Move the current time to ``t`` (>= now), processing the swap events due; return their number."""
+        t = self._check_time(t)
+        before = self._swaps
+        self._process(t)
+        self._now = t
+        return self._swaps - before
+
+    # --- order internals ------------------------------------------------------------------------
+    def _precedes(self, p: _Elem, q: _Elem) -> bool:
+        t = self._now
+        ap, sp = self._state(p, t)
+        aq, sq = self._state(q, t)
+        return _cmp(ap, sp, p.key, aq, sq, q.key, t, self._tau) < 0
+
+    def _pos(self, e: _Elem) -> tuple[_Block, int]:
+        b = e.blk
+        return b, b.items.index(e)
+
+    def _next(self, e: _Elem) -> _Elem | None:
+        b, i = self._pos(e)
+        if i + 1 < len(b.items):
+            return b.items[i + 1]
+        j = b.idx + 1
+        return self._blocks[j].items[0] if j < len(self._blocks) else None
+
+    def _prev(self, e: _Elem) -> _Elem | None:
+        b, i = self._pos(e)
+        if i > 0:
+            return b.items[i - 1]
+        return self._blocks[b.idx - 1].items[-1] if b.idx > 0 else None
+
+    def _renumber(self, start: int) -> None:
+        blocks = self._blocks
+        for j in range(start, len(blocks)):
+            blocks[j].idx = j
+
+    def _place(self, e: _Elem) -> None:
+        """Insert e at its position at now and refresh the certificates around it."""
+        blocks = self._blocks
+        if not blocks:
+            blk = _Block([e], 0)
+            blocks.append(blk)
+            e.blk = blk
+            self._cert(e)
+            return
+        lo, hi = 0, len(blocks)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._precedes(blocks[mid].items[0], e):
+                lo = mid + 1
+            else:
+                hi = mid
+        blk = blocks[max(lo - 1, 0)]
+        items = blk.items
+        lo, hi = 0, len(items)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._precedes(items[mid], e):
+                lo = mid + 1
+            else:
+                hi = mid
+        items.insert(lo, e)
+        e.blk = blk
+        if len(items) > 2 * self._load:
+            half = len(items) // 2
+            nb = _Block(items[half:], blk.idx + 1)
+            del items[half:]
+            for x in nb.items:
+                x.blk = nb
+            blocks.insert(blk.idx + 1, nb)
+            self._renumber(blk.idx + 1)
+        p = self._prev(e)
+        if p is not None:
+            self._cert(p)
+        self._cert(e)
+
+    def _unplace(self, e: _Elem) -> None:
+        p = self._prev(e)
+        b, i = self._pos(e)
+        del b.items[i]
+        e.blk = None
+        e.token += 1                            # its own certificate is void
+        if not b.items:
+            del self._blocks[b.idx]
+            self._renumber(b.idx)
+        if p is not None:
+            self._cert(p)
+
+    def _swap(self, x: _Elem, y: _Elem) -> None:
+        """Swap neighbours x, y (y right after x)."""
+        bx, i = self._pos(x)
+        if i + 1 < len(bx.items):
+            bx.items[i], bx.items[i + 1] = y, x
+        else:
+            by = self._blocks[bx.idx + 1]
+            bx.items[i], by.items[0] = y, x
+            x.blk, y.blk = by, bx
+
+    # --- certificates and events ----------------------------------------------------------------
+    def _cert(self, x: _Elem, after_swap: bool = False) -> None:
+        """(Re)compute the certificate of the pair (x, next(x)) from now and queue it."""
+        x.token += 1
+        y = self._next(x)
+        if y is None:
+            return
+        self._certs += 1
+        t = _fail_time(self._tau, x, y, self._now, after_swap)
+        if t < _INF:
+            self._seq += 1
+            heapq.heappush(self._heap, (t, self._seq, x.token, x))
+            if len(self._heap) > 8 * len(self._elems) + 64:
+                self._heap = [ev for ev in self._heap if ev[2] == ev[3].token]
+                heapq.heapify(self._heap)
+
+    def _process(self, t: float) -> None:
+        heap = self._heap
+        guard_time, guard_count = None, 0
+        while heap and heap[0][0] <= t:
+            when, _, token, x = heapq.heappop(heap)
+            if token != x.token:
+                continue                        # stale certificate
+            if when == guard_time:
+                guard_count += 1
+                if guard_count > len(self._elems) ** 2 + 64:
+                    raise RuntimeError(f"LiveTree: swap events do not terminate at t={when!r}; "
+                                       "this is a bug, please report it with the trajectories")
+            else:
+                guard_time, guard_count = when, 0
+            if when > self._now:
+                self._now = when
+            y = self._next(x)
+            p = self._prev(x)
+            self._swap(x, y)
+            self._swaps += 1
+            if p is not None:
+                self._cert(p)
+            self._cert(y, after_swap=True)
+            self._cert(x)

@@ -1,0 +1,274 @@
+r"""DRF and SDRF task filling: SDRF Algorithm 1 (Section 6.2) with continuous-time commitments.
+
+Active users are those with pending tasks. Repeatedly, the active user with the lowest priority
+gets its next task, on a server where it fits (``server=``), until the rule stops:
+
+.. code-block:: text
+
+    while A != {}:
+        i <- argmin_{i in A} priority_i(now)
+        d_i <- demand of i's next task
+        if d_i fits on a server i may use:  start it;  if i has no more pending tasks: A <- A \ {i}
+        else: return            # blocking="stop", as printed;  "skip": set i aside, try the next user
+
+Priorities (users normalised to capacity 1 per resource; :math:`o_i` held, :math:`c_i(t)` commitments):
+
+``priority="level"`` (default)
+    :math:`(\max_r o_{ir} + \max_r c_{ir}(t)) / w_i`: dominant share plus dominant commitment, the
+    level of Eq. 5 (:func:`fairalloc.shares.sdrf_levels`). Filling by this key approaches Eq. 5's
+    water-filling as tasks shrink (:mod:`fairalloc.experiments.convergence`).
+``priority="printed"``
+    :math:`\max_r (o_{ir} + c_{ir}(t)) / w_i`, as Algorithm 1 prints it
+    (:func:`fairalloc.shares.sdrf_printed_priorities`).
+
+With zero commitments both are the DRF key :math:`\max_r o_{ir} / w_i` (:class:`DRFScheduler`).
+
+Commitments evolve in continuous time by SDRF Eq. 6 (:func:`fairalloc.commitments.decay`): between two
+changes of a user's allocation its excess :math:`\bar o_i = \max(o_i - f_i, 0)` over the fair share
+:math:`f_i = w_i / \sum_j w_j` (all users, see below) is constant, so
+:math:`c_{ir}(t) = \bar o_{ir} + (c_{ir}(t_0) - \bar o_{ir}) e^{-(t - t_0)/\tau}` with
+:math:`\tau = -\Delta t/\ln\delta` (:func:`fairalloc.commitments.tau_from_delta`). Every priority is
+therefore a maximum of functions affine in :math:`e^{-t/\tau}` with one :math:`\tau` for all users,
+which is what the live tree (:class:`fairalloc.kinetic.LiveTree`) keeps sorted exactly; this module
+builds those trajectories (``_trajectory``) and :meth:`SDRFScheduler.priorities` recomputes the same
+priorities from :mod:`fairalloc.shares` and :mod:`fairalloc.commitments` (the tests check they agree).
+
+Errata and choices (``papers/sdrf.md``):
+
+* Algorithm 1's printed key :math:`\max_r(o_{ir}+c_{ir})` is not Eq. 5's order when the resource that
+  dominates the allocation differs from the one that dominates the commitment; both are offered,
+  ``"level"`` is the default (the authors' public simulator uses it too).
+* Algorithm 1 stops at the first task that does not fit (head-of-line blocking); ``blocking="skip"``
+  tries the next user instead. Default ``"stop"``, as printed.
+* The fair share in Eq. 3 counts *all* users of the scheduler (``n_users`` / ``weights``), whether
+  active or not (the paper does not say).
+* Servers: the paper's setting is one pool (a :class:`~fairalloc.model.Cluster` with one server whose
+  capacities are the totals); on several servers shares are fractions of the cluster totals and
+  ``server=`` chooses where a task goes (:mod:`fairalloc.scheduling.servers`).
+* Ties (equal priorities): the live tree's rule, which is deterministic: the user whose priority
+  will be lower just after now (decaying faster) first, then the lowest user index.
+
+References
+----------
+.. [1] H. Sadok, M. Campista, L. Costa, "O Passado Também Importa: Um Mecanismo de Alocação Justa de
+   Múltiplos Tipos de Recursos ao Longo do Tempo", SBRC 2018, Eq. 3, 5, 6, Algorithm 1.
+.. [2] A. Ghodsi et al., "Dominant Resource Fairness: Fair Allocation of Multiple Resource Types",
+   NSDI 2011 (progressive filling of tasks).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import commitments as _c
+from .. import shares
+from .._validation import require_choice
+from ..errors import InvalidInstanceError
+from ..model import TaskInstance
+from ..result import AllocationResult
+from ._base import TaskScheduler, check_task_instance, one_shot
+
+__all__ = ["SDRFScheduler", "DRFScheduler", "sdrf_greedy", "drf_greedy", "PRIORITIES"]
+
+PRIORITIES = ("level", "printed")
+
+
+class SDRFScheduler(TaskScheduler):
+    r"""Incremental SDRF Algorithm 1 (see the module docstring for the rule, readings and errata).
+
+    Parameters
+    ----------
+    cluster : Cluster or array_like (M, K)
+        One server for the paper's pooled setting; shares are fractions of the cluster totals.
+    n_users : int, optional
+        Number of users (or give ``weights``).
+    weights : array_like (N,), optional
+        Positive weights; the priority is divided by the weight and the fair share is
+        :math:`w_i / \sum_j w_j`.
+    commitments : array_like (N, K), optional
+        Commitments at ``time``, as fractions of the cluster totals (default zeros).
+    delta : float in (0, 1), optional
+        Discount per ``dt`` (Eq. 3); gives :math:`\tau = -dt/\ln\delta`. Without ``delta`` and
+        ``tau``, commitments stay constant (a snapshot: one-shot scheduling).
+    dt : float, default 1.0
+    tau : float, optional
+        The time constant directly (instead of ``delta``).
+    priority : {"level", "printed"}
+    placement : array_like (N, M) of bool, optional
+    server : {"first_fit", "best_fit", "tvtsf"} or callable
+    blocking : {"stop", "skip"}, default "stop"
+    structure : {"live_tree", "resort"}
+        Keep users sorted with the live tree, or re-sort all of them at every decision (baseline).
+    time : float, default 0.0
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``delta`` outside (0, 1), ``tau`` <= 0, bad shapes, negative commitments, ...
+    """
+
+    mechanism = "sdrf"
+    default_blocking = "stop"
+
+    def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
+                 commitments: Any = None, delta: float | None = None, dt: float = 1.0,
+                 tau: float | None = None, priority: str = "level", placement: Any = None,
+                 server: Any = "first_fit", blocking: str | None = None, structure: str = "live_tree",
+                 time: float = 0.0) -> None:
+        if delta is not None and tau is not None:
+            raise InvalidInstanceError("give delta or tau, not both", argument="tau", value=tau)
+        if delta is not None:
+            tau = _c.tau_from_delta(delta, dt)
+        elif tau is not None:
+            tau = float(tau)
+            if not (np.isfinite(tau) and tau > 0):
+                raise InvalidInstanceError(f"tau={tau!r} must be finite and > 0", argument="tau", value=tau)
+        self._tau = tau
+        self.delta = delta
+        self.priority = require_choice("priority", priority, PRIORITIES)
+        super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
+                         blocking=blocking, structure=structure, time=time)
+        n, k = self.n_users, self.cluster.n_resources
+        self._c0 = _c.as_commitments(commitments, n, k)          # commitments at self._t0
+        self._t0 = np.full(n, self._now)
+        self._fair = shares.fair_shares(self.weights)
+        self._excess = np.zeros((n, k))                          # nothing runs yet
+
+    @property
+    def tau(self) -> float | None:
+        """Time constant of Eq. 6 (None: commitments held constant)."""
+        return self._tau
+
+    def commitments(self, t: float | None = None) -> np.ndarray:
+        """(N, K) commitments at ``t`` (default now, >= every user's last change), by Eq. 6."""
+        t = self._now if t is None else float(t)
+        if self._tau is None:
+            return self._c0.copy()
+        return _c.decay(self._c0, self._excess, (t - self._t0)[:, None], self._tau)
+
+    def priorities(self) -> np.ndarray:
+        """(N,) every user's priority now, from :mod:`fairalloc.shares` (the one definition)."""
+        o = self.normalized_usage()
+        c = self.commitments()
+        if self.priority == "level":
+            return shares.sdrf_levels(shares.dominant_shares(o), c, self.weights)
+        return shares.sdrf_printed_priorities(o, c, self.weights)
+
+    def _changed(self, user: int, demand: np.ndarray, extra: Any, *, started: bool) -> None:
+        i = user
+        if self._tau is not None:
+            self._c0[i] = _c.decay_unchecked(self._c0[i], self._excess[i], self._now - self._t0[i], self._tau)
+            self._t0[i] = self._now
+            o = shares.normalized_demands(self.usage[i], self.totals)
+            self._excess[i] = _c.excess_over(o, self._fair[i])
+
+    def _trajectory(self, user: int) -> tuple:
+        i = user
+        w = self.weights[i]
+        o = shares.normalized_demands(self.usage[i], self.totals)
+        ob = self._excess[i]
+        if self.priority == "level":
+            a = (shares.dominant_shares(o) + ob) / w
+        else:
+            a = (o + ob) / w
+        b = (self._c0[i] - ob) / w
+        return a.tolist(), b.tolist(), float(self._t0[i])
+
+
+class DRFScheduler(SDRFScheduler):
+    """Incremental DRF task filling: the active user with the lowest weighted dominant share next.
+
+    SDRF with zero commitments (both priority readings coincide). Same parameters as
+    :class:`SDRFScheduler` without ``commitments``, ``delta``, ``tau`` and ``priority``.
+
+    >>> s = DRFScheduler([[9, 18]], n_users=2)                      # DRF paper, Section 4
+    >>> _ = s.submit(0, [1, 4], count=10); _ = s.submit(1, [3, 1], count=10)
+    >>> [st.user for st in s.schedule()]
+    [0, 1, 0, 1, 0]
+    """
+
+    mechanism = "drf"
+
+    def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
+                 placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
+                 structure: str = "live_tree", time: float = 0.0) -> None:
+        super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
+                         blocking=blocking, structure=structure, time=time)
+
+
+def sdrf_greedy(instance: TaskInstance, /, *, priority: str = "level", blocking: str = "stop",
+                server: Any = "first_fit", structure: str = "live_tree") -> AllocationResult:
+    r"""SDRF Algorithm 1 on a one-shot :class:`~fairalloc.TaskInstance` (commitments held constant).
+
+    Every task of every user is pending at once; the instance's ``commitments`` (fractions of the
+    cluster totals) are the snapshot. Returns status FEASIBLE (a heuristic, not proven optimal).
+
+    Returns
+    -------
+    AllocationResult
+        ``tasks`` (N, M) tasks started per user and server, ``allocation`` (N, K) raw units,
+        ``dominant_shares``, ``levels`` (Eq. 5: dominant share + dominant commitment, weighted),
+        ``shares`` the final priorities in the chosen reading, ``utilities`` tasks per user;
+        ``stats``: decisions, swaps, blocked_by, unplaced, runtime_s; ``details["order"]`` the users
+        in the order they received tasks.
+
+    Examples
+    --------
+    One pool of 10 units of two resources; user 0 has committed 0.3 of resource 1; both want
+    unit tasks <1, 1>. The level reading serves user 1 until its level 0.1 k catches up with
+    0.3 + 0.1 k' (see ``tests/unit/scheduling``):
+
+    >>> import fairalloc as fa
+    >>> ti = fa.TaskInstance([[10, 10]], [[1, 1], [1, 1]], tasks=[10, 10], commitments=[[0, 0.3], [0, 0]])
+    >>> sdrf_greedy(ti).tasks.ravel().tolist()
+    [4, 6]
+    """
+    check_task_instance(instance)
+    sched = SDRFScheduler(instance.cluster, weights=instance.weights, commitments=instance.commitments,
+                          priority=priority, placement=instance.placement, server=server,
+                          blocking=blocking, structure=structure)
+    c = instance.commitments
+    w = instance.weights
+    totals = instance.cluster.totals
+
+    def final(per_user):
+        o = shares.normalized_demands(per_user[:, None] * instance.task_demands, totals)
+        if sched.priority == "level":
+            return shares.sdrf_levels(shares.dominant_shares(o), c, w)
+        return shares.sdrf_printed_priorities(o, c, w)
+
+    res = one_shot(sched, instance, shares_fn=final, extra_stats={"priority": sched.priority})
+    return res.replace(levels=shares.sdrf_levels(res.dominant_shares, c, w))
+
+
+def drf_greedy(instance: TaskInstance, /, *, blocking: str = "stop", server: Any = "first_fit",
+               structure: str = "live_tree") -> AllocationResult:
+    r"""DRF progressive filling of tasks on a one-shot :class:`~fairalloc.TaskInstance`.
+
+    The user with the lowest weighted dominant share (fractions of the cluster totals) gets its next
+    task, until the rule stops. The instance's commitments are ignored. ``shares`` and ``levels``
+    are the weighted dominant shares.
+
+    Examples
+    --------
+    DRF paper [2]_, Section 4: 9 CPUs and 18 GB; A's tasks need <1 CPU, 4 GB>, B's <3 CPUs, 1 GB>.
+    A gets 3 tasks and B 2, both at dominant share 2/3:
+
+    >>> import fairalloc as fa
+    >>> r = drf_greedy(fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[100, 100]))
+    >>> r.tasks.ravel().tolist(), r.dominant_shares.round(4).tolist()
+    ([3, 2], [0.6667, 0.6667])
+    """
+    check_task_instance(instance)
+    sched = DRFScheduler(instance.cluster, weights=instance.weights, placement=instance.placement,
+                         server=server, blocking=blocking, structure=structure)
+    totals = instance.cluster.totals
+    w = instance.weights
+
+    def final(per_user):
+        return shares.dominant_share_of_tasks(per_user, instance.task_demands, totals) / w
+
+    res = one_shot(sched, instance, shares_fn=final)
+    return res.replace(levels=res.shares)

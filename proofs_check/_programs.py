@@ -1,0 +1,244 @@
+"""The linear and mixed-integer programs the checkers solve (scipy.optimize + HiGHS, no extra packages).
+
+* :func:`dominating_pooled`: Pareto LP for pooled Leontief users (``axioms.md``: maximise
+  :math:`\\sum_i y_i` s.t. :math:`\\sum_i y_i \\theta_{ir} \\le C_r`, :math:`u_i \\le y_i \\le 1`), and its
+  weak variant (maximise *t* with :math:`y_i \\ge u_i + t` for every unsatisfied user).
+* :func:`dominating_servers`: the same on servers with placement, LP (divisible) or MILP (integer).
+* :func:`envy_free_placement`: is there a placement of given task totals under which nobody envies?
+  The utility :math:`\\sum_l \\min_r(\\cdot)` is concave in the bundle, so "u_i(A_j) <= X_i" is a
+  disjunction (one LP per choice of the minimising resource on every server); it is encoded exactly
+  with binary selectors and big-M bounds and solved as one MILP.
+
+Every function returns an :class:`Outcome` whose ``status`` is the solver's own word; callers turn a
+non-optimal status into an undecided verdict (``holds=None``), never into a violation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+
+__all__ = ["Outcome", "dominating_pooled", "dominating_servers", "envy_free_placement"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str                 # "optimal", "infeasible", or the solver's message
+    value: float | None = None  # objective at the optimum
+    x: np.ndarray | None = None
+    info: Any = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "optimal"
+
+
+def _lp(c, A_ub, b_ub, bounds, *, integrality=None, time_limit=None) -> Outcome:
+    """minimise c @ x subject to A_ub x <= b_ub and bounds (scipy HiGHS)."""
+    if integrality is not None and np.any(integrality):
+        opts = {"time_limit": time_limit} if time_limit else {}
+        lo, hi = zip(*bounds)
+        cons = [LinearConstraint(A_ub, -np.inf, b_ub)] if len(b_ub) else []
+        res = milp(c, integrality=integrality, bounds=Bounds(np.array(lo, float), np.array(hi, float)),
+                   constraints=cons, options=opts)
+        if res.status == 0:
+            return Outcome("optimal", float(res.fun), np.asarray(res.x))
+        if res.status == 2:
+            return Outcome("infeasible")
+        return Outcome(f"milp status {res.status}: {res.message}")
+    opts = {"time_limit": time_limit} if time_limit else None
+    res = linprog(c, A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
+                  bounds=bounds, method="highs", options=opts)
+    if res.status == 0:
+        return Outcome("optimal", float(res.fun), np.asarray(res.x))
+    if res.status == 2:
+        return Outcome("infeasible")
+    return Outcome(f"linprog status {res.status}: {res.message}")
+
+
+def dominating_pooled(a, u, *, weak: bool = False, satisfied=None) -> Outcome:
+    r"""Best Pareto improvement of utilities ``u`` (fractions) for normalised demands ``a`` (n, m).
+
+    Strong: maximise :math:`\sum y` with :math:`u \le y \le 1`, :math:`\sum_i y_i a_{ir} \le 1`; returns
+    ``value`` = the maximum of :math:`\sum y` and ``x`` = y. Weak: maximise *t* with
+    :math:`y_i \ge u_i + t` for unsatisfied users, :math:`y_i \ge u_i` for the others; ``value`` = t*,
+    ``x`` = y.
+    """
+    a = np.asarray(a, dtype=float)
+    u = np.minimum(np.asarray(u, dtype=float), 1.0)
+    n, m = a.shape
+    if not weak:
+        out = _lp(-np.ones(n), a.T, np.ones(m), list(zip(u, np.ones(n))))
+        return Outcome(out.status, None if out.value is None else -out.value, out.x)
+    sat = np.zeros(n, bool) if satisfied is None else np.asarray(satisfied, bool)
+    # variables (y_1..y_n, t): maximise t; -y_i + t <= -u_i for unsatisfied i
+    rows = [np.concatenate([a[:, r], [0.0]]) for r in range(m)]
+    rhs = [1.0] * m
+    for i in np.flatnonzero(~sat):
+        row = np.zeros(n + 1)
+        row[i], row[n] = -1.0, 1.0
+        rows.append(row)
+        rhs.append(-u[i])
+    c = np.zeros(n + 1)
+    c[n] = -1.0
+    out = _lp(c, np.array(rows), np.array(rhs), list(zip(u, np.ones(n))) + [(None, 1.0)])
+    return Outcome(out.status, None if out.value is None else -out.value,
+                   None if out.x is None else out.x[:n])
+
+
+def dominating_servers(task_demands, capacities, placement, totals, caps, *, integer: bool,
+                       weak: bool = False, time_limit: float | None = None) -> Outcome:
+    r"""Best Pareto improvement of task totals on servers.
+
+    Variables :math:`y_{il} \ge 0` for eligible (i, l) (integer when ``integer``). Strong: maximise
+    :math:`\sum y` s.t. :math:`X_i \le \sum_l y_{il} \le K_i` and per-server capacities. Weak: maximise
+    *t* with :math:`\sum_l y_{il} \ge X_i + t` for every unsatisfied user (integer: feasibility of
+    t = 1). ``x`` is the (n, M) matrix y.
+    """
+    d = np.asarray(task_demands, float)
+    c = np.asarray(capacities, float)
+    p = np.asarray(placement, bool)
+    X = np.asarray(totals, float)
+    K = np.asarray(caps, float)
+    n, M = p.shape
+    R = d.shape[1]
+    pairs = [(i, l) for i in range(n) for l in range(M) if p[i, l]]
+    nv = len(pairs)
+    unsat = X < K - 1e-9
+    extra = 1 if (weak and not integer) else 0
+    rows, rhs = [], []
+    for l in range(M):
+        for r in range(R):
+            row = np.zeros(nv + extra)
+            for k, (i, ll) in enumerate(pairs):
+                if ll == l:
+                    row[k] = d[i, r]
+            if row.any():
+                rows.append(row)
+                rhs.append(c[l, r])
+    for i in range(n):
+        row = np.zeros(nv + extra)
+        for k, (ii, _) in enumerate(pairs):
+            if ii == i:
+                row[k] = 1.0
+        rows.append(row.copy())                        # sum_l y_il <= K_i
+        rhs.append(K[i])
+        neg = -row
+        if weak and unsat[i]:
+            if integer:
+                rows.append(neg); rhs.append(-(X[i] + 1.0))
+            else:
+                neg[nv] = 1.0
+                rows.append(neg); rhs.append(-X[i])
+        else:
+            rows.append(neg); rhs.append(-X[i])        # sum_l y_il >= X_i
+    A = np.array(rows) if rows else np.zeros((0, nv + extra))
+    b = np.array(rhs)
+    bounds = [(0.0, float(K[i])) for (i, _) in pairs] + ([(None, None)] if extra else [])
+    integrality = np.array([1] * nv + [0] * extra) if integer else None
+    if weak and integer:
+        cost = np.zeros(nv)
+    elif weak:
+        cost = np.zeros(nv + 1)
+        cost[nv] = -1.0
+    else:
+        cost = -np.ones(nv)
+    out = _lp(cost, A, b, bounds, integrality=integrality, time_limit=time_limit)
+    if not out.ok:
+        return out
+    y = np.zeros((n, M))
+    for k, (i, l) in enumerate(pairs):
+        y[i, l] = out.x[k]
+    value = -out.value if not (weak and integer) else 1.0
+    return Outcome("optimal", value, y)
+
+
+def envy_free_placement(task_demands, capacities, placement, totals, caps, weights=None, *,
+                        integer: bool, weighted: bool = False,
+                        time_limit: float | None = None) -> Outcome:
+    r"""Is there a placement :math:`y` of the task totals :math:`X` under which nobody envies anybody?
+
+    For every ordered pair (i, j), i unsatisfied, every server l eligible for both and every resource
+    r that i needs, a binary :math:`z_{ijlr}` selects the resource attaining
+    :math:`\min_r y_{jl} d_{jr}/d_{ir}`; :math:`t_{ijl}` bounds it from above on that resource only
+    (integer tasks: :math:`\lfloor\cdot\rfloor \le t_{ijl}`, :math:`t` integer), and
+    :math:`\sum_l t_{ijl} \le X_i` (weighted: :math:`\le X_i w_j / w_i`). Returns ``"optimal"`` with
+    ``x`` = an envy-free placement, or ``"infeasible"`` when none exists (the disjunction of LPs is
+    empty).
+    """
+    d = np.asarray(task_demands, float)
+    c = np.asarray(capacities, float)
+    p = np.asarray(placement, bool)
+    X = np.asarray(totals, float)
+    K = np.asarray(caps, float)
+    w = np.ones(len(X)) if weights is None else np.asarray(weights, float)
+    n, M = p.shape
+    R = d.shape[1]
+    names: list[tuple] = []
+    lo: list[float] = []
+    hi: list[float] = []
+    integ: list[int] = []
+
+    def var(name, low, high, is_int):
+        names.append(name); lo.append(low); hi.append(high); integ.append(int(is_int))
+        return len(names) - 1
+
+    y = {}
+    for j in range(n):
+        for l in range(M):
+            if p[j, l]:
+                y[j, l] = var(("y", j, l), 0.0, X[j], integer)
+    rows: list[dict[int, float]] = []
+    rhs_lo: list[float] = []
+    rhs_hi: list[float] = []
+    for j in range(n):                                             # totals kept
+        rows.append({y[j, l]: 1.0 for l in range(M) if p[j, l]}); rhs_lo.append(X[j]); rhs_hi.append(X[j])
+    for l in range(M):                                             # capacities
+        for r in range(R):
+            row = {y[j, l]: d[j, r] for j in range(n) if p[j, l] and d[j, r] > 0}
+            if row:
+                rows.append(row); rhs_lo.append(-np.inf); rhs_hi.append(c[l, r])
+    eps = 1e-6
+    for i in range(n):
+        if X[i] >= K[i] - 1e-9:
+            continue                                               # satisfied users envy nobody
+        need = np.flatnonzero(d[i] > 0)
+        for j in range(n):
+            if j == i:
+                continue
+            ts = []
+            for l in range(M):
+                if not (p[i, l] and p[j, l]):
+                    continue
+                big = X[j] * float(np.max(d[j, need] / d[i, need])) + 2.0
+                t = var(("t", i, j, l), 0.0, big, integer)
+                ts.append(t)
+                zs = [var(("z", i, j, l, r), 0.0, 1.0, True) for r in need]
+                rows.append({z: 1.0 for z in zs}); rhs_lo.append(1.0); rhs_hi.append(1.0)
+                for z, r in zip(zs, need):
+                    # y_jl d_jr / d_ir - t - (1 - eps if integer) <= big (1 - z)
+                    shift = (1.0 - eps) if integer else 0.0
+                    rows.append({y[j, l]: d[j, r] / d[i, r], t: -1.0, z: big})
+                    rhs_lo.append(-np.inf); rhs_hi.append(big + shift)
+            if ts:
+                bound = X[i] * (w[j] / w[i] if weighted else 1.0)
+                rows.append({t: 1.0 for t in ts}); rhs_lo.append(-np.inf); rhs_hi.append(bound)
+    nv = len(names)
+    A = np.zeros((len(rows), nv))
+    for k, row in enumerate(rows):
+        for v, coef in row.items():
+            A[k, v] += coef
+    opts = {"time_limit": time_limit} if time_limit else {}
+    res = milp(np.zeros(nv), integrality=np.array(integ), bounds=Bounds(np.array(lo), np.array(hi)),
+               constraints=[LinearConstraint(A, np.array(rhs_lo), np.array(rhs_hi))], options=opts)
+    if res.status == 2:
+        return Outcome("infeasible")
+    if res.status != 0:
+        return Outcome(f"milp status {res.status}: {res.message}")
+    place = np.zeros((n, M))
+    for (j, l), k in y.items():
+        place[j, l] = res.x[k]
+    return Outcome("optimal", 0.0, place)

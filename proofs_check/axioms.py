@@ -1,0 +1,269 @@
+r"""Fairness-axiom predicates with witnesses (``axioms.md``): pure functions, no hypothesis.
+
+Every predicate takes the instance first and the allocation second (positional), options
+keyword-only, and returns a :class:`~proofs_check.verdict.Verdict`. Two settings:
+
+* **pooled, divisible**: a :class:`fairalloc.Instance` and an (n, m) allocation in capacity units
+  (or the :class:`~fairalloc.AllocationResult` of a mechanism). Utilities are fractions of the total
+  demand (SDRF Eq. 1); the per-task view of ``axioms.md`` differs by the factor :math:`K_i`, which
+  cancels in every comparison (see :mod:`proofs_check.units`).
+* **servers**: a :class:`fairalloc.TaskInstance` and an (n, M) matrix of tasks per server, integer
+  (default) or ``divisible=True``. Utilities are tasks; placement is honoured.
+
+An allocation of the wrong shape, with negative entries or above capacity raises
+:class:`~fairalloc.InvalidInstanceError` (invalid, not unfair). Tolerances are explicit (``atol``,
+absolute, in the utility units; default ``1e-9``); ``exact=True`` (pooled) evaluates the same formulas
+in ``fractions.Fraction`` arithmetic with tolerance 0 unless given, for small hand-made or rational
+allocations.
+
+======================== =========================================== =================================
+axiom                    variants                                    function
+======================== =========================================== =================================
+sharing incentive        plain, weighted, commitment                 :func:`has_sharing_incentive`
+envy-freeness            plain, weighted, commitment; servers:       :func:`is_envy_free`
+                         placement "given" or "any" (MILP)
+EF1 (integer tasks)      remove, gain                                :func:`is_ef1`
+bottleneck               (SDRF Prop. 1)                              :func:`is_bottleneck`
+non-wastefulness         divisible, integer                          :func:`is_non_wasteful`
+Pareto efficiency        strong, weak                                :func:`is_pareto_efficient`
+population monotonicity  (mechanism)                                 :func:`is_population_monotone`
+resource monotonicity    (mechanism)                                 :func:`is_resource_monotone`
+strategy-proofness       stage / repeated game (searches)            :func:`find_profitable_misreport`,
+                                                                     :func:`find_profitable_deviation`
+======================== =========================================== =================================
+
+Examples
+--------
+The DRF paper's example is fair by every axiom DRF satisfies:
+
+>>> import fairalloc as fa
+>>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+>>> r = fa.drf(inst)
+>>> [bool(f(inst, r)) for f in (has_sharing_incentive, is_envy_free, is_pareto_efficient, is_non_wasteful)]
+[True, True, True, True]
+
+An envious pair, exactly: one resource, user 0 holds 1/3 and user 1 holds 2/3, both want everything:
+
+>>> v = is_envy_free(fa.Instance([[1], [1]]), [["1/3"], ["2/3"]], exact=True)
+>>> v.holds, v.witness["envious"], v.witness["envied"], v.witness["u_other"]
+(False, 0, 1, '2/3')
+
+References
+----------
+.. [1] A. Ghodsi et al., "Dominant Resource Fairness: Fair Allocation of Multiple Resource Types",
+   NSDI 2011 (SI, EF, PO, SP, PM, RM for Leontief users).
+.. [2] H. Sadok, M. Campista, L. Costa, SBRC 2018 (SDRF: bottleneck, non-wasteful, Props. 1-6).
+.. [3] D. Parkes, A. Procaccia, N. Shah, "Beyond Dominant Resource Fairness", ACM TEAC 2015
+   (zero demands, weights, indivisible tasks).
+.. [4] W. Wang, B. Li, B. Liang, "Multi-resource fair allocation in heterogeneous cloud computing
+   systems" (DRFH), IEEE TPDS 2015; W. Wang et al., "Fair allocation with placement constraints" (TSF).
+"""
+
+from __future__ import annotations
+
+from fairalloc._validation import require_choice
+
+from . import _pooled, _servers, _setting
+from .monotonicity import is_population_monotone, is_resource_monotone
+from .verdict import Verdict
+
+__all__ = [
+    "Verdict",
+    "has_sharing_incentive",
+    "is_envy_free",
+    "is_ef1",
+    "is_bottleneck",
+    "is_non_wasteful",
+    "is_pareto_efficient",
+    "is_population_monotone",
+    "is_resource_monotone",
+    "find_profitable_misreport",
+    "find_profitable_deviation",
+]
+
+
+def _pooled_data(instance, allocation, commitments, atol, exact) -> _pooled.PooledData:
+    return _pooled.PooledData(instance, allocation, commitments=commitments, atol=atol, exact=exact)
+
+
+def _server_data(instance, allocation, commitments, divisible, atol, exact) -> _servers.ServerData:
+    if commitments is not None:
+        raise ValueError("a TaskInstance carries its own commitments; do not pass commitments=")
+    if exact:
+        raise ValueError("exact=True applies to pooled instances (task allocations are counts already)")
+    return _servers.ServerData(instance, allocation, divisible=divisible, atol=atol)
+
+
+_dispatch = _setting.setting_of
+
+
+def has_sharing_incentive(instance, allocation, /, *, variant: str = "plain", commitments=None,
+                          divisible: bool = False, atol: float | None = None, exact: bool = False) -> Verdict:
+    r"""Sharing incentive: nobody is worse off than with an equal split (``axioms.md``).
+
+    Parameters
+    ----------
+    instance : Instance or TaskInstance
+    allocation : array_like or AllocationResult
+        (n, m) bundles in capacity units (pooled) or (n, M) tasks per server.
+    variant : {"plain", "weighted", "commitment"}
+        plain: :math:`u_i(A_i) \ge u_i(C/n)` (servers: :math:`\sum_{l\in E_i} u_i(c_l/n)`);
+        weighted: :math:`u_i(A_i) \ge u_i(w_i C/\sum w)`; commitment (SDRF): dominant share
+        :math:`s_i \ge \min(D_i, \max(0, w_i L_0 - \tilde c_i))` with
+        :func:`fairalloc.shares.commitment_entitlements`.
+    commitments : array_like (n, m), optional
+        Pooled SDRF commitments (needed by ``variant="commitment"``); task instances carry their own.
+    divisible : bool
+        Task instances only: fractional task counts allowed, utilities without floors.
+    atol : float, optional
+        Allowed shortfall (default 1e-9; 0 with ``exact=True``).
+    exact : bool
+        Pooled only: exact rational arithmetic.
+
+    Returns
+    -------
+    Verdict
+        Witness on violation: the worst user, its value, the reference value and bundle.
+    """
+    variant = require_choice("variant", variant, ("plain", "weighted", "commitment"))
+    if _dispatch(instance) == "pooled":
+        d = _pooled_data(instance, allocation, commitments, atol, exact)
+        return _pooled.sharing_incentive(d, variant)
+    return _servers.sharing_incentive(_server_data(instance, allocation, commitments, divisible, atol, exact), variant)
+
+
+def is_envy_free(instance, allocation, /, *, variant: str = "plain", commitments=None,
+                 placement: str = "given", divisible: bool = False, atol: float | None = None,
+                 exact: bool = False, time_limit: float | None = None) -> Verdict:
+    r"""Envy-freeness: :math:`u_i(A_j) \le u_i(A_i)` for all users i, j (``axioms.md``).
+
+    Parameters
+    ----------
+    variant : {"plain", "weighted", "commitment"}
+        weighted: :math:`u_i(A_j)\,w_i/w_j \le u_i(A_i)`; commitment (SDRF): whenever i envies j and
+        j received something, :math:`(\tilde c_j + D_i u_i(A_j))/w_j \le (\tilde c_i + s_i)/w_i`
+        (``axioms.md``'s :math:`c_j + \mu_i u_i(A_j) \le c_i + s_i` in dominant-share units; no user
+        envies one with an equal or higher commitment).
+    placement : {"given", "any"}
+        Task instances: judge the placement as given, or ask whether *some* placement of the same
+        task totals is envy-free (the disjunction of LPs, solved as one MILP; plain/weighted only).
+    time_limit : float, optional
+        Seconds for the MILP of ``placement="any"``; when it stops early the verdict is undecided.
+
+    Notes
+    -----
+    A satisfied user (utility at its cap) envies nobody in every variant: no bundle is worth more to
+    it. Utilities are capped at the demand, as ``axioms.md``'s :math:`\min(K_i, \cdot)`.
+
+    Other parameters are as in :func:`has_sharing_incentive`.
+    """
+    variant = require_choice("variant", variant, ("plain", "weighted", "commitment"))
+    placement = require_choice("placement", placement, ("given", "any"))
+    if _dispatch(instance) == "pooled":
+        return _pooled.envy_free(_pooled_data(instance, allocation, commitments, atol, exact), variant)
+    s = _server_data(instance, allocation, commitments, divisible, atol, exact)
+    if placement == "any":
+        return _servers.envy_free_any_placement(s, variant, time_limit=time_limit)
+    return _servers.envy_free(s, variant)
+
+
+def is_ef1(instance, tasks, /, *, variant: str = "remove", atol: float | None = None) -> Verdict:
+    r"""Envy-freeness up to one task, for integer tasks on servers (``axioms.md``, both variants).
+
+    * ``"remove"``: for all i, j with :math:`x_j \ge 1` some task of j (on some server) can be
+      removed so that :math:`u_i(A_j - d_j) \le x_i`;
+    * ``"gain"``: :math:`u_i(A_j) \le x_i + 1`.
+
+    Examples
+    --------
+    One server <4>, both users need 1 unit per task; user 0 runs 1 task, user 1 runs 3 (hand-made):
+    user 0 values user 1's bundle at 3 tasks > 1 + 1, and removing one task leaves 2 > 1.
+
+    >>> import fairalloc as fa
+    >>> ti = fa.TaskInstance([[4]], [[1], [1]], tasks=[4, 4])
+    >>> is_ef1(ti, [[1], [3]], variant="gain").holds, is_ef1(ti, [[1], [3]], variant="remove").holds
+    (False, False)
+    >>> is_ef1(ti, [[2], [2]]).holds
+    True
+    """
+    variant = require_choice("variant", variant, ("remove", "gain"))
+    if _dispatch(instance) != "servers":
+        raise TypeError("is_ef1 needs a fairalloc.TaskInstance (integer tasks)")
+    return _servers.ef1(_server_data(instance, tasks, None, False, atol, False), variant)
+
+
+def is_bottleneck(instance, allocation, /, *, commitments=None, divisible: bool = False,
+                  atol: float | None = None, exact: bool = False) -> Verdict:
+    """Bottleneck (SDRF Prop. 1): every user is satisfied or needs a saturated resource.
+
+    Task instances: no unsatisfied user can run more on any eligible server's leftover (the
+    per-server reading; same as :func:`is_non_wasteful` there).
+    """
+    if _dispatch(instance) == "pooled":
+        return _pooled.bottleneck(_pooled_data(instance, allocation, commitments, atol, exact))
+    return _servers.non_wasteful(_server_data(instance, allocation, None, divisible, atol, exact), "bottleneck")
+
+
+def is_non_wasteful(instance, allocation, /, *, commitments=None, divisible: bool = False,
+                    atol: float | None = None, exact: bool = False) -> Verdict:
+    """Non-wastefulness (``axioms.md``).
+
+    Divisible pooled: bundles proportional to demands (nothing held that is not used) and the
+    bottleneck property. Integer tasks: no unsatisfied user's next task fits in the leftover capacity
+    of an eligible server (divisible tasks on servers: no positive amount fits).
+    """
+    if _dispatch(instance) == "pooled":
+        return _pooled.non_wasteful(_pooled_data(instance, allocation, commitments, atol, exact))
+    s = _server_data(instance, allocation, None, divisible, atol, exact)
+    return _servers.non_wasteful(s, "divisible" if divisible else "integer")
+
+
+def is_pareto_efficient(instance, allocation, /, *, variant: str = "strong", method: str = "auto",
+                        commitments=None, divisible: bool = False, atol: float | None = None,
+                        exact: bool = False, time_limit: float | None = None) -> Verdict:
+    r"""Pareto efficiency, strong or weak (``axioms.md``).
+
+    Strong: no feasible :math:`A'` with :math:`u(A') \ge u(A)` and :math:`\sum u(A') > \sum u(A)`.
+    Weak: no :math:`A'` giving *every unsatisfied user* more while nobody loses.
+
+    Parameters
+    ----------
+    method : {"auto", "certificate", "lp"}
+        Pooled: ``"certificate"`` (exact and fast): with minimal bundles :math:`u_i\theta_i`, a
+        strong improvement exists iff some unsatisfied user needs no saturated resource, a weak one
+        iff no unsatisfied user needs one; ``"lp"``: ``axioms.md``'s LP (HiGHS). Task instances always
+        solve the LP (divisible) or MILP (integer) over per-server task counts with placement.
+        ``"auto"``: certificate for pooled, program for servers.
+    time_limit : float, optional
+        Seconds for the MILP; when it stops early the verdict is undecided (``holds=None``).
+
+    Examples
+    --------
+    A Pareto-dominated allocation: one resource, two users wanting 0.5 each, given 0.25 each:
+
+    >>> import fairalloc as fa
+    >>> v = is_pareto_efficient(fa.Instance([[0.5], [0.5]]), [[0.25], [0.25]])
+    >>> v.holds, v.witness["improved_users"]
+    (False, [0])
+    """
+    variant = require_choice("variant", variant, ("strong", "weak"))
+    method = require_choice("method", method, ("auto", "certificate", "lp"))
+    if _dispatch(instance) == "pooled":
+        d = _pooled_data(instance, allocation, commitments, atol, exact)
+        return _pooled.pareto(d, variant, "lp" if method == "lp" else "certificate")
+    s = _server_data(instance, allocation, commitments, divisible, atol, exact)
+    return _servers.pareto(s, variant, time_limit=time_limit)
+
+
+def find_profitable_misreport(*args, **kwargs):
+    """See :func:`proofs_check.misreports.find_profitable_misreport` (re-exported, ``DESIGN.md``)."""
+    from .misreports import find_profitable_misreport as f
+
+    return f(*args, **kwargs)
+
+
+def find_profitable_deviation(*args, **kwargs):
+    """See :func:`proofs_check.misreports.find_profitable_deviation`."""
+    from .misreports import find_profitable_deviation as f
+
+    return f(*args, **kwargs)

@@ -1,0 +1,287 @@
+"""Campaigns: search every implemented cell of the claims table and compare with what is expected.
+
+:func:`run_cell` draws cases from the row's domain with the hypothesis engine
+(:func:`hypothesis.find`, generate phase only, seeded), checks each with
+:func:`~proofs_check.checks.check_case` until a violation appears or the budget (examples and
+seconds) runs out, and shrinks a violation with :func:`~proofs_check.shrink.shrink`. :func:`run_all`
+does every implemented cell; :func:`write_report` writes the markdown report and the heatmap.
+
+Outcomes per cell: expected T and no violation found: ``"agrees"``; expected F and a violation
+found: ``"agrees"``; a violation in a T cell, or none in an F cell within the budget:
+``"DISAGREES"`` (a finding for a T cell, a too-weak search for an F cell); open cells report
+``"violation found"`` or ``"none found"``; unimplemented rows ``"skipped"`` with the reason.
+
+Reproducibility: a seed fixes the search for a given code base. Hypothesis also draws values from
+the constants of the modules loaded in the process, so adding or importing other modules can change
+which cases a seed produces (not their validity); budgets are therefore set well above the number of
+cases the F cells need.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis.errors import NoSuchExample
+
+from .checks import check_case
+from .claims import CLAIMS, MECHANISMS, Claim, claims_for, mechanism
+from .shrink import shrink
+from .strategies import cases
+from .verdict import Verdict, jsonable
+
+__all__ = ["CellReport", "SearchOutcome", "search", "run_cell", "run_all", "cell_strategy", "write_report",
+           "report_markdown", "select_claims"]
+
+logger = logging.getLogger(__name__)
+
+
+class _Timeout(Exception):
+    pass
+
+
+@dataclass
+class CellReport:
+    """What a campaign found for one claim."""
+
+    claim: Claim
+    status: str
+    examples: int = 0
+    undecided: int = 0
+    seconds: float = 0.0
+    verdict: Verdict | None = None
+    original_size: dict | None = None
+    shrink_stats: dict = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def found(self) -> str:
+        """"F" (violation found), "T" (none found), "?" (undecided), "" (skipped)."""
+        if self.status == "skipped":
+            return ""
+        if self.verdict is not None and self.verdict.violated:
+            return "F"
+        return "T" if self.examples else "?"
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.claim
+        out = {"mechanism": c.mechanism, "axiom": c.axiom, "variant": c.variant, "expected": c.expected,
+               "cell": c.cell, "derived": c.derived, "status": self.status, "found": self.found,
+               "examples": self.examples, "undecided": self.undecided, "seconds": round(self.seconds, 3),
+               "reason": self.reason}
+        if self.verdict is not None and self.verdict.violated:
+            out["detail"] = self.verdict.detail
+            out["witness"] = jsonable(self.verdict.witness)
+            out["original_size"] = self.original_size
+            out["shrink"] = self.shrink_stats
+        return out
+
+
+def cell_strategy(claim: Claim):
+    """The hypothesis strategy of cases for a claim (its row's domain; games for the repeated game)."""
+    info = mechanism(claim.mechanism)
+    return cases(info.domain, game=claim.axiom == "sp-repeated", stateful=info.dynamics == "sdrf")
+
+
+def _status(claim: Claim, violated: bool, examples: int) -> str:
+    if claim.expected == "T":
+        return "DISAGREES" if violated else ("agrees" if examples else "inconclusive")
+    if claim.expected == "F":
+        return "agrees" if violated else "DISAGREES"
+    return "violation found" if violated else "none found"
+
+
+@dataclass
+class SearchOutcome:
+    """What :func:`search` saw: cases tried, undecided checks, the first violation, elapsed seconds."""
+
+    examples: int
+    undecided: int
+    case: Any
+    verdict: Verdict | None
+    seconds: float
+    timed_out: bool
+
+
+def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed: int = 0,
+           progress: str | None = None) -> SearchOutcome:
+    """Draw cases from ``strategy`` (hypothesis, generate phase, seeded) until ``check(case)`` is violated.
+
+    ``check`` returns a :class:`~proofs_check.verdict.Verdict`. Stops at the first violation, after
+    ``examples`` cases or after ``seconds``. ``progress`` names a tqdm bar (None: no bar).
+    """
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=examples, desc=progress, unit="ex", leave=False)
+    state: dict[str, Any] = {"n": 0, "undecided": 0, "hit": None, "timeout": False}
+    t0 = time.perf_counter()
+
+    def condition(case) -> bool:
+        if state["hit"] is not None:                      # hypothesis replays the failing example
+            return True
+        if time.perf_counter() - t0 > seconds:
+            state["timeout"] = True
+            raise _Timeout()
+        state["n"] += 1
+        if bar is not None:
+            bar.update(1)
+        v = check(case)
+        if v.holds is None:
+            state["undecided"] += 1
+        if v.violated:
+            state["hit"] = (case, v)
+            return True
+        return False
+
+    cfg = settings(max_examples=examples, phases=[Phase.generate], database=None, deadline=None,
+                   suppress_health_check=list(HealthCheck))
+    try:
+        find(strategy, condition, settings=cfg, random=random.Random(seed))
+    except (NoSuchExample, _Timeout):
+        pass
+    finally:
+        if bar is not None:
+            bar.close()
+    case, v = state["hit"] if state["hit"] is not None else (None, None)
+    return SearchOutcome(state["n"], state["undecided"], case, v, time.perf_counter() - t0, state["timeout"])
+
+
+def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: int = 0,
+             do_shrink: bool = True, budget: int | None = None, progress: bool = False) -> CellReport:
+    """Search one claim (see the module docstring). ``budget``: lies / deviations per user and case."""
+    info = mechanism(claim.mechanism)
+    if not info.implemented:
+        return CellReport(claim, "skipped", reason=info.why_not)
+    if claim.expected == "-":
+        return CellReport(claim, "skipped", reason="not applicable ('-' in axioms.md)")
+    if info.domain.setting not in ("pooled", "servers"):
+        return CellReport(claim, "skipped", reason=f"no checks yet for the {info.domain.setting} setting (phase B)")
+    if claim.axiom == "sp-repeated" and info.domain.setting != "pooled":
+        return CellReport(claim, "skipped", reason="the repeated game is implemented for pooled SDRF dynamics")
+    t0 = time.perf_counter()
+    out = search(cell_strategy(claim), lambda case: check_case(claim, case, seed=seed, budget=budget),
+                 examples=examples, seconds=seconds, seed=seed, progress=claim.key if progress else None)
+    rep = CellReport(claim, "", examples=out.examples, undecided=out.undecided, seconds=out.seconds)
+    if out.verdict is not None:
+        case, v = out.case, out.verdict
+        rep.original_size = case.size()
+        if do_shrink:
+            case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=max(10.0, seconds))
+            rep.shrink_stats = st
+        rep.verdict = v
+        rep.seconds = time.perf_counter() - t0
+    rep.status = _status(claim, rep.verdict is not None, rep.examples)
+    if out.timed_out and rep.verdict is None:
+        rep.reason = f"time budget {seconds}s reached after {rep.examples} examples"
+    return rep
+
+
+def select_claims(mechanism_key: str | None = None, axiom: str | None = None,
+                  variant: str | None = None) -> list[Claim]:
+    out = claims_for(mechanism_key, axiom)
+    if variant is not None:
+        out = [c for c in out if c.variant == variant]
+    return out
+
+
+def run_all(claims: Iterable[Claim] = CLAIMS, *, examples: int = 200, seconds: float = 30.0, seed: int = 0,
+            budget: int | None = None, progress: bool = True) -> list[CellReport]:
+    """Run every claim (skipping unimplemented rows with their reason)."""
+    claims = list(claims)
+    it = claims
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(claims, desc="claims", unit="cell")
+    return [run_cell(c, examples=examples, seconds=seconds, seed=seed, budget=budget, progress=False) for c in it]
+
+
+def _mark(r: CellReport) -> str:
+    if r.status == "skipped":
+        return ""
+    sym = {"agrees": "ok", "DISAGREES": "**DISAGREES**", "violation found": "found F",
+           "none found": "none found", "inconclusive": "?"}[r.status]
+    return f"{r.claim.expected}→{r.found} {sym}"
+
+
+def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check --all") -> str:
+    """The markdown report: summary, matrix (expected→found), disagreements and minimal witnesses."""
+    lines = [f"# {title}", ""]
+    done = [r for r in reports if r.status != "skipped"]
+    counts: dict[str, int] = {}
+    for r in done:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    lines.append(f"{len(done)} cells checked, {len(reports) - len(done)} skipped: "
+                 + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    lines += ["", "## Matrix (expected → found)", ""]
+    axes = ["sp-stage", "sp-repeated", "po", "si", "ef", "ef1", "bottleneck", "pm", "rm"]
+    lines.append("| mechanism | " + " | ".join(axes) + " |")
+    lines.append("|---" * (len(axes) + 1) + "|")
+    for key, info in MECHANISMS.items():
+        rows = [r for r in reports if r.claim.mechanism == key]
+        if not rows:
+            continue
+        cells = []
+        for a in axes:
+            rs = [r for r in rows if r.claim.axiom == a and r.status != "skipped"]
+            cells.append("<br>".join(f"{r.claim.variant}: {_mark(r)}" for r in rs) if rs else "")
+        lines.append(f"| {info.label} | " + " | ".join(cells) + " |")
+    dis = [r for r in done if r.status == "DISAGREES"]
+    lines += ["", "## Disagreements", ""]
+    if not dis:
+        lines.append("None: every checked cell agrees with axioms.md.")
+    for r in dis:
+        lines.append(f"- `{r.claim.key}` expected {r.claim.expected}: "
+                     + (r.verdict.detail if r.verdict is not None and r.verdict.violated
+                        else f"no violation in {r.examples} examples ({r.reason or 'budget exhausted'})"))
+    lines += ["", "## Minimal counterexamples", ""]
+    for r in done:
+        if r.verdict is None or not r.verdict.violated:
+            continue
+        w = r.verdict.witness or {}
+        size = w.get("case", {})
+        lines.append(f"### `{r.claim.key}` (expected {r.claim.expected})")
+        lines.append("")
+        lines.append(f"{r.verdict.detail}. Found after {r.examples} examples, {r.seconds:.1f} s; "
+                     f"original size {r.original_size}, shrunk in {r.shrink_stats.get('steps', 0)} steps.")
+        lines.append("")
+        lines.append("```json")
+        lines.append(json.dumps(jsonable(size), indent=None))
+        lines.append("```")
+        lines.append("")
+    sk = [r for r in reports if r.status == "skipped"]
+    lines += ["## Skipped", ""]
+    reasons: dict[str, list[str]] = {}
+    for r in sk:
+        reasons.setdefault(r.reason, []).append(r.claim.key)
+    for reason, keys in reasons.items():
+        lines.append(f"- {reason}: {len(keys)} cells ({', '.join(sorted({k.split('/')[0] for k in keys}))})")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_report(reports: list[CellReport], out_dir: str | Path) -> dict[str, Path]:
+    """Write ``report.md``, ``results.json``, one ``witnesses/<cell>.json`` per violation and ``heatmap.png``."""
+    out = Path(out_dir)
+    (out / "witnesses").mkdir(parents=True, exist_ok=True)
+    paths = {"report": out / "report.md", "results": out / "results.json", "heatmap": out / "heatmap.png"}
+    paths["report"].write_text(report_markdown(reports))
+    records = [r.to_dict() for r in reports]
+    paths["results"].write_text(json.dumps(records, indent=1))
+    for r in reports:
+        if r.verdict is not None and r.verdict.violated:
+            name = r.claim.key.replace("/", "__") + ".json"
+            (out / "witnesses" / name).write_text(json.dumps(jsonable(r.verdict.witness), indent=1))
+    from fairalloc.plots.axioms import claims_heatmap
+
+    fig = claims_heatmap(records, labels={k: m.label for k, m in MECHANISMS.items()})
+    fig.savefig(paths["heatmap"], dpi=120, bbox_inches="tight")
+    return paths

@@ -1,0 +1,126 @@
+"""One campaign cell = one claim of the table, checked on one :class:`~proofs_check.cases.Case`.
+
+:func:`check_case` runs the mechanism of a :class:`~proofs_check.claims.Claim` on a case and applies
+the matching predicate or search, returning a :class:`~proofs_check.verdict.Verdict` whose witness
+also records the claim and the case (so that :mod:`proofs_check.replay` can re-verify it from JSON).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import axioms
+from .cases import Case
+from .claims import Claim, MechanismInfo, mechanism
+from .misreports import find_profitable_deviation, find_profitable_misreport
+from .monotonicity import is_population_monotone, is_resource_monotone
+from .repeated import SDRFDynamics, StatelessDynamics
+from .verdict import Verdict
+
+__all__ = ["check_case", "dynamics_for", "mechanism_tolerance", "DEFAULT_BUDGET"]
+
+#: Lies (stage) or deviations (repeated game) tried per user and case.
+DEFAULT_BUDGET = {"sp-stage": 60, "sp-repeated": 60}
+
+
+def mechanism_tolerance(info: MechanismInfo) -> float:
+    """Tolerance for mechanism-level comparisons (gains, losses): 1e-7, or 10x the mechanism's accuracy."""
+    return max(1e-7, 10 * info.atol)
+
+
+def dynamics_for(info: MechanismInfo, delta: float | None):
+    fn = info.resolve()
+    if info.dynamics == "sdrf":
+        return SDRFDynamics(0.5 if delta is None else delta, mechanism=fn, name=info.key)
+    return StatelessDynamics(fn, name=info.key)
+
+
+def _annotate(v: Verdict, claim: Claim, case: Case) -> Verdict:
+    if v.witness is None:
+        return v
+    w = dict(v.witness)
+    w["claim"] = {"mechanism": claim.mechanism, "axiom": claim.axiom, "variant": claim.variant,
+                  "expected": claim.expected}
+    w["case"] = case.to_dict()
+    return Verdict(v.holds, w, v.detail, v.variant, v.axiom, v.margin, v.stats)
+
+
+def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = None,
+               hint: Mapping[str, Any] | None = None) -> Verdict:
+    """Check ``claim`` on ``case``.
+
+    Parameters
+    ----------
+    claim : Claim
+    case : Case
+    seed : int
+        Seeds the random lie families (the same seed gives the same search).
+    budget : int, optional
+        Lies / deviations per user (default :data:`DEFAULT_BUDGET`).
+    hint : dict, optional
+        A previous witness of the same cell; its lie is tried first (used when shrinking).
+    """
+    info = mechanism(claim.mechanism)
+    fn = info.resolve()
+    if fn is None:
+        raise RuntimeError(f"{claim.mechanism} is not implemented: {info.why_not}")
+    ax, var = claim.axiom, claim.variant
+    tol = mechanism_tolerance(info)
+    inst, c = case.instance, case.commitments
+    if ax in ("si", "ef", "po", "bottleneck", "ef1"):
+        res = fn(inst) if c is None else fn(inst, commitments=c)
+        if not res.success:
+            return Verdict(None, None, f"mechanism failed: {res.status.value} {res.message}", var, ax)
+        kw = dict(commitments=c, atol=info.atol)
+        if ax == "si":
+            v = axioms.has_sharing_incentive(inst, res, variant=var, **kw)
+        elif ax == "ef1":
+            if var not in ("remove", "gain"):
+                raise ValueError(f"EF1 variant {var!r} needs the time-varying checks (phase B)")
+            v = axioms.is_ef1(inst, res, variant=var, atol=info.atol)
+        elif ax == "ef":
+            v = axioms.is_envy_free(inst, res, variant=var if var in ("plain", "weighted", "commitment") else "plain",
+                                    **kw)
+        elif ax == "po":
+            v = axioms.is_pareto_efficient(inst, res, variant=var, **kw)
+        elif var == "bottleneck":
+            v = axioms.is_bottleneck(inst, res, **kw)
+        else:
+            v = axioms.is_non_wasteful(inst, res, **kw)
+    elif ax == "sp-stage":
+        b = budget or DEFAULT_BUDGET["sp-stage"]
+        v = None
+        if hint and hint.get("kind") == "misreport":
+            u = int(hint["user"])
+            rep = dict(hint.get("report", {}))
+            key = "demands" if "demands" in rep else "task_demands"
+            vec = np.asarray(rep.get(key, []), float)
+            if u < inst.n_agents and vec.shape == (inst.n_resources,):
+                rep[key] = vec
+                rep["family"] = hint.get("family", "candidate")
+                v = find_profitable_misreport(fn, inst, u, commitments=c, budget=1, rng=seed, atol=tol,
+                                              candidates=[rep])
+        if v is None or not v.violated:
+            v = find_profitable_misreport(fn, inst, commitments=c, budget=b, rng=seed, atol=tol)
+    elif ax == "sp-repeated":
+        b = budget or DEFAULT_BUDGET["sp-repeated"]
+        dyn = dynamics_for(info, case.delta)
+        v = None
+        if hint and hint.get("kind") == "repeated":
+            u = int(hint["user"])
+            dev = {int(t): (np.asarray(r["task_demand"], float), float(r["tasks"]))
+                   for t, r in hint["deviation"].items()}
+            g = case.game
+            if u < g.n_agents and all(t < g.n_periods and d.shape == (g.n_resources,) for t, (d, _) in dev.items()):
+                v = find_profitable_deviation(dyn, g, u, case.gamma, budget=1, rng=seed, atol=tol, candidates=[dev])
+        if v is None or not v.violated:
+            v = find_profitable_deviation(dyn, case.game, None, case.gamma, budget=b, rng=seed, atol=tol)
+    elif ax == "pm":
+        v = is_population_monotone(fn, inst, commitments=c, atol=tol)
+    elif ax == "rm":
+        v = is_resource_monotone(fn, inst, commitments=c, atol=tol)
+    else:
+        raise ValueError(f"unknown axiom {ax!r}")
+    return _annotate(v, claim, case)

@@ -1,0 +1,243 @@
+"""Greedy shrinking of a counterexample: fewer users, resources and periods, simpler numbers.
+
+Hypothesis finds the first failing case of a campaign; re-running a whole strategy-proofness search
+for every shrink step of hypothesis would be slow, so campaigns shrink the witness themselves: try
+each simplification (drop a user, a resource, a period; round demands, capacities, weights,
+commitments, discounts), keep it when the claim still fails on the smaller case (the previous
+witness's lie is tried first), repeat until nothing simplifies. Every candidate stays inside the
+claim's :class:`~proofs_check.claims.Domain` (no zero demands or caps where the row excludes them).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterator
+
+import numpy as np
+
+from fairalloc import Cluster, Instance, TaskInstance, shares
+from fairalloc.errors import InvalidInstanceError
+
+from .cases import Case
+from .checks import check_case
+from .claims import Claim, Domain, mechanism
+from .repeated import RepeatedGame
+from .verdict import Verdict
+
+__all__ = ["shrink", "in_domain"]
+
+
+def in_domain(domain: Domain, case: Case) -> bool:
+    """Does ``case`` belong to the instances ``domain`` describes?"""
+    if case.game is not None:
+        g = case.game
+        if g.n_agents < 1 or not (domain.n_resources[0] <= g.n_resources <= domain.n_resources[1]):
+            return False
+        present = g.tasks > 0
+        if not domain.zero_demands and (present[:, :, None] & (g.task_demands <= 0)).any():
+            return False
+        if not domain.weights and not np.all(g.weights == 1):
+            return False
+        if not domain.caps:
+            dom = g.tasks * (g.task_demands / g.capacities).max(axis=2)
+            if (present & (dom <= 1)).any():
+                return False
+        return True
+    inst = case.instance
+    if isinstance(inst, TaskInstance):
+        return (domain.setting == "servers" and inst.n_agents >= 1
+                and domain.n_resources[0] <= inst.n_resources <= domain.n_resources[1]
+                and inst.n_servers <= domain.n_servers[1]
+                and (domain.placement or bool(inst.placement.all()))
+                and (domain.weights or bool(np.all(inst.weights == 1)))
+                and (domain.commitments or not np.any(inst.commitments)))
+    if domain.setting != "pooled":
+        return False
+    if inst.n_agents < 1 or not (domain.n_resources[0] <= inst.n_resources <= domain.n_resources[1]):
+        return False
+    if not domain.zero_demands and (inst.demands <= 0).any():
+        return False
+    if not domain.weights and not np.all(inst.weights == 1):
+        return False
+    if not domain.caps and (shares.dominant_shares(inst.demands, inst.capacities) <= 1).any():
+        return False
+    if domain.commitments != (case.commitments is not None) and case.commitments is not None:
+        return False
+    return True
+
+
+def _round(x: np.ndarray, digits: int, keep_positive: bool) -> np.ndarray:
+    r = np.round(x, digits)
+    if keep_positive:
+        r = np.where((x > 0) & (r <= 0), 10.0 ** -digits, r)
+    return r
+
+
+def _pooled_candidates(case: Case) -> Iterator[Case]:
+    inst, c = case.instance, case.commitments
+    n, m = inst.n_agents, inst.n_resources
+    for k in range(n):                                       # drop a user
+        if n > 1:
+            keep = [i for i in range(n) if i != k]
+            yield Case(Instance(inst.demands[keep], inst.capacities, inst.weights[keep]),
+                       None if c is None else c[keep])
+    for r in range(m):                                       # drop a resource
+        if m > 1:
+            keep = [q for q in range(m) if q != r]
+            d = inst.demands[:, keep]
+            if (d > 0).any(axis=1).all():
+                yield Case(Instance(d, inst.capacities[keep], inst.weights), None if c is None else c[:, keep])
+    a = shares.normalized_demands(inst.demands, inst.capacities)
+    if not np.all(inst.capacities == 1):
+        yield Case(Instance(a, None, inst.weights), c)       # unit capacities (same shares)
+    for digits in (0, 1, 2):
+        r = _round(a, digits, keep_positive=True)
+        if not np.array_equal(r, a) and (r > 0).any(axis=1).all():
+            yield Case(Instance(r, None, inst.weights), c)
+    for i in range(n):                                       # one user at a time
+        for digits in (1, 2):
+            r = a.copy()
+            r[i] = _round(a[i], digits, keep_positive=True)
+            if not np.array_equal(r, a):
+                yield Case(Instance(r, None, inst.weights), c)
+    if not np.all(inst.weights == 1):
+        yield Case(inst.replace(weights=None), c)
+        yield Case(inst.replace(weights=np.round(inst.weights)), c) if np.all(np.round(inst.weights) > 0) else None
+    if c is not None:
+        if np.any(c != 0):
+            yield Case(inst, np.zeros_like(c))
+        for i in range(n):
+            if np.any(c[i] != 0):
+                cc = c.copy(); cc[i] = 0
+                yield Case(inst, cc)
+        for digits in (1, 2):
+            r = np.round(c, digits)
+            if not np.array_equal(r, c):
+                yield Case(inst, r)
+
+
+def _server_candidates(case: Case) -> Iterator[Case]:
+    ti = case.instance
+    n, M, K = ti.n_agents, ti.n_servers, ti.n_resources
+    d, k, P = ti.task_demands, ti.tasks, ti.placement
+    caps, w, c = ti.cluster.capacities, ti.weights, ti.commitments
+
+    def make(caps_=caps, d_=d, k_=k, P_=P, w_=w, c_=c):
+        try:
+            return Case(TaskInstance(Cluster(caps_), d_, k_, P_, w_, c_))
+        except InvalidInstanceError:                     # e.g. a task that no longer fits anywhere
+            return None
+
+    for i in range(n):                                       # drop a user
+        if n > 1:
+            keep = [j for j in range(n) if j != i]
+            yield make(d_=d[keep], k_=k[keep], P_=P[keep], w_=w[keep], c_=c[keep])
+    for l in range(M):                                       # drop a server
+        if M > 1:
+            keep = [q for q in range(M) if q != l]
+            if P[:, keep].any(axis=1).all():
+                yield make(caps_=caps[keep], P_=P[:, keep])
+    for r in range(K):                                       # drop a resource
+        if K > 1:
+            keep = [q for q in range(K) if q != r]
+            if (d[:, keep] > 0).any(axis=1).all() and (caps[:, keep] > 0).any(axis=0).all():
+                yield make(caps_=caps[:, keep], d_=d[:, keep], c_=c[:, keep])
+    for i in range(n):                                       # fewer tasks
+        for kk in sorted({1, int(k[i]) - 1} - {int(k[i])}):
+            if 0 <= kk < k[i]:
+                kv = k.copy(); kv[i] = kk
+                yield make(k_=kv)
+    if not P.all():
+        yield make(P_=np.ones_like(P))
+    for l in range(M):                                       # smaller servers
+        for r in range(K):
+            if caps[l, r] > 1:
+                cv = caps.copy(); cv[l, r] -= 1
+                yield make(caps_=cv)
+    for i in range(n):                                       # smaller tasks
+        for r in range(K):
+            if d[i, r] > 1 or (d[i, r] > 0 and (d[i] > 0).sum() > 1):
+                dv = d.copy(); dv[i, r] -= 1 if d[i, r] > 1 else d[i, r]
+                yield make(d_=dv)
+    if not np.all(w == 1):
+        yield make(w_=np.ones(n))
+    if np.any(c):
+        yield make(c_=np.zeros_like(c))
+
+
+def _game_candidates(case: Case) -> Iterator[Case]:
+    g = case.game
+    T, n, m = g.n_periods, g.n_agents, g.n_resources
+    for t in range(T):                                       # drop a period
+        if T > 1:
+            keep = [s for s in range(T) if s != t]
+            yield case.replace(game=RepeatedGame(g.capacities, g.task_demands[keep], g.tasks[keep], g.weights))
+    for k in range(n):                                       # drop a user
+        if n > 1:
+            keep = [i for i in range(n) if i != k]
+            yield case.replace(game=RepeatedGame(g.capacities, g.task_demands[:, keep], g.tasks[:, keep],
+                                                 g.weights[keep]))
+    for r in range(m):
+        if m > 1:
+            keep = [q for q in range(m) if q != r]
+            d = g.task_demands[:, :, keep]
+            ok = ((g.tasks <= 0) | (d > 0).any(axis=2)).all()
+            if ok:
+                yield case.replace(game=RepeatedGame(g.capacities[keep], d, g.tasks, g.weights))
+    if case.gamma is not None and case.gamma != 1.0:
+        yield case.replace(gamma=1.0)
+    if case.delta is not None and case.delta != 0.5:
+        yield case.replace(delta=0.5)
+    # simpler numbers: per-task vectors with dominant entry 1 and rounded dominant totals
+    a = g.task_demands / g.capacities
+    mu = a.max(axis=2)
+    safe = np.where(mu > 0, mu, 1.0)
+    v = a / safe[:, :, None]
+    tot = g.tasks * mu
+    for digits in (1, 2):
+        vr = _round(v, digits, keep_positive=True)
+        tr = np.where(tot > 0, np.maximum(np.round(tot, digits), 10.0 ** -digits), 0.0)
+        cand = RepeatedGame(np.ones(m), vr, tr, g.weights)
+        if not (np.array_equal(vr, v) and np.array_equal(tr, g.tasks) and np.all(g.capacities == 1)):
+            yield case.replace(game=cand)
+    if not np.all(g.weights == 1):
+        yield case.replace(game=g.replace(weights=np.ones(n)))
+
+
+def shrink(claim: Claim, case: Case, verdict: Verdict, *, seed: int = 0, budget: int | None = None,
+           time_limit: float = 60.0, max_checks: int = 400) -> tuple[Case, Verdict, dict]:
+    """Shrink a failing ``case`` of ``claim`` while the claim keeps failing.
+
+    Returns the smallest case found, its verdict (a violation), and stats (checks run, steps taken).
+    """
+    domain = mechanism(claim.mechanism).domain
+    t0 = time.perf_counter()
+    checks = steps = 0
+    current, cur_v = case, verdict
+    improved = True
+    while improved:
+        improved = False
+        if current.game is not None:
+            gen = _game_candidates(current)
+        elif isinstance(current.instance, TaskInstance):
+            gen = _server_candidates(current)
+        else:
+            gen = _pooled_candidates(current)
+        for cand in gen:
+            if cand is None:
+                continue
+            if time.perf_counter() - t0 > time_limit or checks >= max_checks:
+                return current, cur_v, {"checks": checks, "steps": steps, "stopped": "budget"}
+            try:
+                if not in_domain(domain, cand):
+                    continue
+                v = check_case(claim, cand, seed=seed, budget=budget, hint=cur_v.witness)
+            except (InvalidInstanceError, ValueError):
+                continue
+            checks += 1
+            if v.violated:
+                current, cur_v = cand, v
+                steps += 1
+                improved = True
+                break
+    return current, cur_v, {"checks": checks, "steps": steps}

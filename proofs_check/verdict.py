@@ -1,0 +1,113 @@
+"""The answer of every checker: :class:`Verdict`, and the JSON conversion of witnesses.
+
+A verdict says whether an axiom holds on one input (``holds``), which variant was tested
+(``variant``), a one-line human explanation (``detail``) and, when the axiom fails, a *witness*: a
+plain JSON-serialisable dictionary with everything needed to re-check the violation without this
+package's state (the instance, the allocation or the lie, the users involved and the numbers
+compared). ``holds`` is ``None`` when the checker could not decide (a solver failed or hit a limit).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping
+
+import numpy as np
+
+__all__ = ["Verdict", "jsonable"]
+
+
+def jsonable(value: Any) -> Any:
+    """Plain-Python, JSON-ready copy of ``value``.
+
+    Arrays become nested lists, NumPy scalars Python scalars, ``Fraction`` a ``"p/q"`` string (exact),
+    infinities the strings ``"inf"``/``"-inf"``, objects with ``to_dict()`` their dictionary.
+
+    >>> jsonable({"a": np.array([1.5, np.inf]), "b": Fraction(1, 3)})
+    {'a': [1.5, 'inf'], 'b': '1/3'}
+    """
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()] if value.dtype == object else jsonable(value.tolist())
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else value.numerator
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        v = float(value)
+        if math.isnan(v):
+            return None
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return v
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "to_dict"):
+        return jsonable(value.to_dict())
+    return value
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Outcome of one axiom check.
+
+    Attributes
+    ----------
+    holds : bool or None
+        True: the axiom holds on this input (for searches: no violation found within the budget);
+        False: violated, see ``witness``; None: undecided (solver failure or limit, see ``detail``).
+    witness : dict or None
+        JSON-serialisable description of the violation (None when ``holds`` is True).
+    detail : str
+        One line for humans.
+    variant : str
+        Which variant of the axiom was tested (``"plain"``, ``"weighted"``, ``"commitment"``,
+        ``"strong"``, ``"remove"``, ...).
+    axiom : str
+        The axiom's key (``"sharing-incentive"``, ``"envy-free"``, ...).
+    margin : float or None
+        Signed slack of the tightest comparison: >= 0 when it holds, the size of the violation
+        (negative) otherwise, in the units stated in ``detail``.
+    stats : dict
+        Counters (lies tried, LPs solved, ...).
+
+    ``bool(verdict)`` is True only when ``holds is True``, so ``assert verdict`` fails on a
+    violation and on an undecided check alike.
+    """
+
+    holds: bool | None
+    witness: Mapping[str, Any] | None = None
+    detail: str = ""
+    variant: str = "plain"
+    axiom: str = ""
+    margin: float | None = None
+    stats: Mapping[str, Any] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return self.holds is True
+
+    @property
+    def violated(self) -> bool:
+        """True when the axiom is shown to fail (``holds is False``)."""
+        return self.holds is False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"axiom": self.axiom, "variant": self.variant, "holds": self.holds, "detail": self.detail,
+                "margin": jsonable(self.margin), "witness": jsonable(self.witness),
+                "stats": jsonable(dict(self.stats))}
+
+    def to_json(self, **kw: Any) -> str:
+        return json.dumps(self.to_dict(), **kw)
+
+    def __repr__(self) -> str:
+        state = {True: "holds", False: "VIOLATED", None: "undecided"}[self.holds]
+        return f"Verdict({self.axiom or 'axiom'}[{self.variant}]: {state}; {self.detail})"

@@ -1,0 +1,44 @@
+"""The formulas this area added to shares.py / commitments.py agree with the ones they specialise."""
+
+from __future__ import annotations
+
+import hypothesis.strategies as st
+import numpy as np
+from hypothesis import given
+
+from fairalloc import commitments as fc
+from fairalloc import shares
+
+VALUES = st.sampled_from([0.0, 0.1, 0.2, 0.3, 1 / 3, 0.5, 0.7, 1.0, 2.0, -0.1, 0.30000000000000004])
+
+
+@given(st.lists(st.tuples(VALUES, VALUES), min_size=1, max_size=4))
+def test_task_fits_is_tasks_that_fit_at_least_one(pairs):
+    cap = [c for c, _ in pairs]
+    d = [abs(x) for _, x in pairs]
+    if not any(v > 0 for v in d):
+        d[0] = 0.1
+    assert shares.task_fits(cap, d) == bool(shares.tasks_that_fit(cap, d) >= 1)
+
+
+def test_task_fits_rounding_cases():
+    # 0.3 / 0.1 = 2.9999999999999996 in floating point, but three tasks of 0.1 fit in 0.3 (and one does)
+    assert shares.task_fits([0.1], [0.1]) and shares.task_fits([0.3 - 0.2], [0.1])
+    assert not shares.task_fits([0.09], [0.1])
+
+
+def test_printed_priority_and_levels_by_hand():
+    # o = (0.4, 0.1), c = (0, 0.35): level = 0.4 + 0.35 = 0.75; printed = max(0.4, 0.45) = 0.45
+    np.testing.assert_allclose(shares.sdrf_levels([0.4], [[0.0, 0.35]]), [0.75])
+    np.testing.assert_allclose(shares.sdrf_printed_priorities([[0.4, 0.1]], [[0.0, 0.35]]), [0.45])
+    np.testing.assert_allclose(shares.sdrf_printed_priorities([[0.4, 0.1]], [[0.0, 0.35]], weights=[2.0]),
+                               [0.225])
+
+
+def test_excess_over_and_decay_unchecked_match_their_checked_versions():
+    rng = np.random.default_rng(0)
+    o = rng.uniform(0, 1, (5, 3))
+    np.testing.assert_array_equal(fc.excess(o), fc.excess_over(o, 1 / 5))
+    c0, ex = rng.uniform(0, 1, (5, 3)), rng.uniform(0, 1, (5, 3))
+    for dt in (0.0, 1e-9, 0.7, 1e6):
+        np.testing.assert_array_equal(fc.decay(c0, ex, dt, 3.0), fc.decay_unchecked(c0, ex, dt, 3.0))
