@@ -15,7 +15,8 @@ from . import clusters, commitments, scheduling, shares
 from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidInstanceError,
                      SolverError, SolverUnavailableError)
 from .exact.solvers import available_solvers
-from .mechanisms import drf, max_min, sdrf
+from . import exact
+from .mechanisms import drf, max_min, sdrf, tsf, tvtsf
 from .mechanisms import asset_fairness, ceei
 from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
 from .result import SOLUTION_PRESENT, AllocationResult, Status
@@ -65,6 +66,10 @@ __all__ = [
     "max_min",
     "drf",
     "sdrf",
+    # servers, indivisible tasks, time slots (exact programs in fairalloc.exact)
+    "tsf",
+    "tvtsf",
+    "exact",
     "asset_fairness",
     "ceei",
     # formulas and state

@@ -389,6 +389,31 @@ def _check_fits(d: np.ndarray, caps: np.ndarray, placement: np.ndarray, argument
             f"{idx[0]}'s eligible servers {servers}", argument=argument, index=idx, value=d[idx].tolist())
 
 
+def _from_dict(cls: type, data: Mapping[str, Any], allowed: set[str]) -> Any:
+    """Shared ``from_dict`` of the server-based instances: unknown or missing fields are named."""
+    if not isinstance(data, Mapping):
+        raise InvalidInstanceError(f"{cls.__name__} data must be a mapping, got {type(data).__name__}",
+                                   argument="data", value=type(data).__name__)
+    data = dict(data)
+    unknown = set(data) - allowed - {"cluster"}
+    if unknown:
+        raise InvalidInstanceError(f"unknown {cls.__name__} field(s) {sorted(unknown)}; allowed: "
+                                   f"{sorted(allowed | {'cluster'})}", argument=sorted(unknown)[0])
+    if "cluster" not in data:
+        raise InvalidInstanceError(f"{cls.__name__} data needs a 'cluster' (capacities per server)",
+                                   argument="cluster")
+    cl = data.pop("cluster")
+    if isinstance(cl, Mapping):
+        extra = set(cl) - {"capacities", "server_names", "resource_names"}
+        if extra:
+            raise InvalidInstanceError(f"unknown cluster field(s) {sorted(extra)}; allowed: "
+                                       f"['capacities', 'resource_names', 'server_names']", argument="cluster")
+        if "capacities" not in cl:
+            raise InvalidInstanceError("cluster needs 'capacities' (n_servers x n_resources)", argument="cluster")
+        cl = Cluster(**cl)
+    return cls(cl, **data)
+
+
 class TaskInstance(_Frozen):
     """Users with indivisible tasks on a :class:`Cluster`, with placement constraints.
 
@@ -495,10 +520,9 @@ class TaskInstance(_Frozen):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "TaskInstance":
-        data = dict(data)
-        cl = data.pop("cluster")
-        cl = Cluster(**cl) if isinstance(cl, Mapping) else cl
-        return cls(cl, **data)
+        """Inverse of :meth:`to_dict`; ``cluster`` may be a mapping or a capacity matrix."""
+        return _from_dict(cls, data, {"task_demands", "tasks", "placement", "weights", "commitments",
+                                      "agent_names"})
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TaskInstance):
@@ -633,10 +657,9 @@ class TimeVaryingInstance(_Frozen):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "TimeVaryingInstance":
-        data = dict(data)
-        cl = data.pop("cluster")
-        cl = Cluster(**cl) if isinstance(cl, Mapping) else cl
-        return cls(cl, **data)
+        """Inverse of :meth:`to_dict`; ``cluster`` may be a mapping or a capacity matrix."""
+        return _from_dict(cls, data, {"task_demands", "arrivals", "durations", "placement", "weights",
+                                      "agent_names"})
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TimeVaryingInstance):

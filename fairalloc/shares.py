@@ -61,6 +61,7 @@ __all__ = [
     "dominant_share_of_tasks",
     "asset_shares",
     "commitment_entitlements",
+    "next_task_dominant_shares",
 ]
 
 
@@ -372,3 +373,23 @@ def commitment_entitlements(commitments, weights=None) -> np.ndarray:
             break
     g = w * level - ct
     return np.where(g > 0, g, np.zeros_like(g))
+
+
+def next_task_dominant_shares(tasks, task_demands, totals, weights=None) -> np.ndarray:
+    r"""Dominant share after one more task, :math:`(x_i + 1)\max_r d_{ir}/C_r / w_i` (the CDRF key).
+
+    The quantity Parkes, Procaccia and Shah's *SequentialMinMax* (the indivisible DRF that the TV-TSF
+    paper calls CDRF) minimises at every step: the next task goes to the user whose dominant share
+    *after* receiving it is smallest. fairalloc's exact CDRF maximises this key lexicographically
+    (:func:`fairalloc.exact.tasks_leximin` with ``mechanism="cdrf"``). Weights divide.
+
+    >>> next_task_dominant_shares([3, 2], [[1, 4], [3, 1]], [9, 18]).round(4).tolist()
+    [0.8889, 1.0]
+
+    References
+    ----------
+    .. [1] D. Parkes, A. Procaccia, N. Shah, "Beyond Dominant Resource Fairness: Extensions,
+       Limitations, and Indivisibilities", ACM TEAC 3(1), 2015, Section 6.
+    """
+    key = (np.asarray(tasks, dtype=float) + 1.0) * dominant_shares(task_demands, totals)
+    return key if weights is None else key / np.asarray(weights, dtype=float)

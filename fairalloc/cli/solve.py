@@ -8,6 +8,8 @@ Examples
     fairalloc solve examples/drf_paper.yaml --mechanism drf --method lp --solver clarabel
     fairalloc solve examples/three_users.csv --commitments examples/three_users_commitments.csv --json out.json
     fairalloc solve --list-examples
+    fairalloc solve examples/tvtsf_two_users.yaml --mechanism tvtsf --method milp     # TV-TSF Eq. 10
+    fairalloc solve examples/tasks_placement.yaml --mechanism drf,tsf --solver cbc   # integer tasks
 """
 
 from __future__ import annotations
@@ -60,8 +62,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--example", metavar="NAME", help="use a built-in example instead of a file")
     p.add_argument("--list-examples", action="store_true", help="list the built-in examples and exit")
     p.add_argument("--mechanism", default="all",
-                   help="comma-separated mechanisms: max-min, drf, sdrf, or all (default: all that apply)")
-    p.add_argument("--method", default="waterfill", help="waterfill (exact sweep, default) or lp (iterated LPs)")
+                   help="comma-separated mechanisms: max-min, drf, sdrf (pooled); drf, sdrf, tsf, cdrf (kind: "
+                        "tasks); tvtsf (kind: time-varying); or all (default: all that apply)")
+    p.add_argument("--method", default=None,
+                   help="pooled: waterfill (exact sweep, default) or lp (iterated LPs); tasks: milp (default) or "
+                        "lp (divisible TSF); time-varying: milp (default) or milp-online")
+    p.add_argument("--objective", default="leximin", choices=["leximin", "maxmin"],
+                   help="MILPs (tasks, time-varying): leximin (default) or the single max-min")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SEC",
+                   help="MILPs: seconds for the whole solve; an unproven result is reported as feasible")
+    p.add_argument("--mip-gap", type=float, default=None, help="MILPs: relative gap (default 0: prove optimality)")
+    p.add_argument("--out", default=None, metavar="DIR", help="tasks / time-varying: write figures to DIR")
     p.add_argument("--solver", default=None, help="backend for --method lp (see `fairalloc solve --list-solvers`)")
     p.add_argument("--list-solvers", action="store_true", help="list installed solver backends and exit")
     p.add_argument("--commitments", metavar="FILE", help="SDRF commitments (fractions of capacity) from a file")
@@ -160,11 +171,15 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInstanceError("give an instance FILE or --example NAME (not both); "
                                    f"built-in examples: {', '.join(EXAMPLES)}", argument="file")
     spec = get_example(args.example) if args.example else load_instance(args.file)
+    if spec.kind != "pooled":                       # tasks on servers, TV-TSF slots: exact programs
+        from ._solve_exact import run_exact
+
+        return run_exact(spec, args)
     if args.commitments:
         spec = InstanceSpec(spec.instance, load_commitments(args.commitments, spec.instance), spec.source,
                             spec.kind)
     names = _selected(args.mechanism, spec)
-    results = solve_pooled_spec(spec, names, method=args.method, solver=args.solver)
+    results = solve_pooled_spec(spec, names, method=args.method or "waterfill", solver=args.solver)
     print(format_pooled_table(spec, results, args.precision))
     if args.json:
         payload = {"source": spec.source, "instance": spec.instance.to_dict(),

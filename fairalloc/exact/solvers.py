@@ -18,6 +18,9 @@ gurobi ... LP, MILP     not installed         named so that the error says what 
 
 Honesty rule: a result is ``OPTIMAL`` only when the backend itself reports proven optimality. cvxpy's
 ``optimal_inaccurate`` and ``user_limit`` become ``FEASIBLE`` (with the backend's words in the message).
+MILPs go through PuLP (:func:`solve_pulp`, see :mod:`fairalloc.exact.milp`); there the status is read
+from ``prob.sol_status`` and the backend's own report, never from ``LpStatus[prob.status]`` (which says
+"Optimal" for CBC and HiGHS stopped by a time limit).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ __all__ = [
     "get_backend",
     "SolveOutcome",
     "solve_cvxpy",
+    "solve_pulp",
+    "export_model",
 ]
 
 
@@ -209,6 +214,20 @@ def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | 
     value = problem.value
     objective = float(value) if status in (Status.OPTIMAL, Status.FEASIBLE) and value is not None else None
     return SolveOutcome(status, message, backend.name, objective=objective, stats=stats)
+
+
+def solve_pulp(problem: Any, backend: Backend | str | None = None, **kw: Any) -> SolveOutcome:
+    """Solve a PuLP MILP with honest statuses; see :func:`fairalloc.exact.milp.solve_pulp`."""
+    from .milp import solve_pulp as _solve
+
+    return _solve(problem, backend, **kw)
+
+
+def export_model(problem: Any, path: Any) -> Any:
+    """Write a PuLP model as .lp/.mps; see :func:`fairalloc.exact.milp.export_model`."""
+    from .milp import export_model as _export
+
+    return _export(problem, path)
 
 
 def _is_importable(module: str) -> bool:  # used by tests to skip missing optional backends

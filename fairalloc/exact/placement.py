@@ -1,0 +1,193 @@
+r"""The placement graph: users and servers as a bipartite graph (networkx), components and flow bounds.
+
+An edge joins user *i* and server *m* when *i* may run there (``placement[i, m]``) and one of its
+tasks fits on *m* alone (in some slot, for time-varying instances). Users in different connected
+components never compete for a server, so every exact mechanism here (leximin and max-min alike)
+can be solved per component and merged: the leximin order is *separable* (adding the same values to
+two vectors does not change which sorted vector is larger), so the merged per-component optima are
+optimal for the whole instance.
+
+The graph also gives cheap necessary conditions through max-flow. For a vector of required task
+counts :math:`n_i` and each resource *r*, route :math:`n_i d_{ir}` units from a source to user *i*,
+at most :math:`\min(n_i, f_{im}) d_{ir}` from user *i* to each eligible server *m* (:math:`f_{im}` =
+tasks of *i* that fit on *m* alone), and at most :math:`C_{mr}` from server *m* to the sink. Any
+integer (or fractional) placement of the required tasks is such a flow, so a max-flow below
+:math:`\sum_i n_i d_{ir}` proves infeasibility, and the minimum cut names a set of users whose
+eligible servers do not hold enough of resource *r* (Hall's condition). Binary search on a level
+gives an upper bound on the max-min value (:func:`maxmin_flow_bound`).
+
+References
+----------
+.. [1] W. Wang, B. Li, B. Liang, J. Li, "Multi-resource fair sharing for datacenter jobs with
+   placement constraints", SC 2016 (TSF; placement as a bipartite graph).
+.. [2] L. R. Ford, D. R. Fulkerson, "Maximal flow through a network", Canad. J. Math. 8, 1956.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import shares
+from ..model import TaskInstance, TimeVaryingInstance
+
+__all__ = ["edges", "placement_graph", "placement_components", "FlowVerdict", "flow_check",
+           "maxmin_flow_bound"]
+
+
+def edges(instance: TaskInstance | TimeVaryingInstance) -> np.ndarray:
+    """(n_agents, n_servers) bool: user *i* may run a task on server *m* (eligible and it fits)."""
+    caps = instance.cluster.capacities
+    if isinstance(instance, TimeVaryingInstance):
+        fit = shares.tasks_that_fit(caps, instance.task_demands[:, :, None, :]) >= 1      # (N, T, M)
+        fit = fit.any(axis=1)
+    else:
+        fit = shares.tasks_that_fit(caps, instance.task_demands[:, None, :]) >= 1         # (N, M)
+    return fit & instance.placement
+
+
+def placement_graph(instance: TaskInstance | TimeVaryingInstance):
+    """The bipartite user-server graph: nodes ``("u", i)`` and ``("s", m)``, edges where :func:`edges` holds.
+
+    >>> from fairalloc.model import TaskInstance
+    >>> ti = TaskInstance([[4, 4], [4, 4]], [[1, 1], [1, 1]], [2, 2], placement=[[1, 0], [0, 1]])
+    >>> g = placement_graph(ti)
+    >>> sorted(g.edges())
+    [(('u', 0), ('s', 0)), (('u', 1), ('s', 1))]
+    """
+    import networkx as nx
+
+    e = edges(instance)
+    g = nx.Graph()
+    g.add_nodes_from((("u", i) for i in range(e.shape[0])), bipartite=0)
+    g.add_nodes_from((("s", m) for m in range(e.shape[1])), bipartite=1)
+    g.add_edges_from((("u", int(i)), ("s", int(m))) for i, m in zip(*np.nonzero(e)))
+    return g
+
+
+def placement_components(instance: TaskInstance | TimeVaryingInstance) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Connected components as ``(users, servers)`` index arrays, ordered by their smallest user.
+
+    Servers no user can use are left out; every user is in exactly one component (validation
+    guarantees it has an eligible server where its task fits).
+
+    >>> from fairalloc.model import TaskInstance
+    >>> ti = TaskInstance([[4, 4]] * 3, [[1, 1]] * 3, [2, 2, 2], placement=[[1, 0, 0], [0, 1, 0], [1, 0, 0]])
+    >>> [(u.tolist(), s.tolist()) for u, s in placement_components(ti)]
+    [([0, 2], [0]), ([1], [1])]
+    """
+    import networkx as nx
+
+    g = placement_graph(instance)
+    comps = []
+    for comp in nx.connected_components(g):
+        users = np.array(sorted(k for t, k in comp if t == "u"), dtype=np.int64)
+        servers = np.array(sorted(k for t, k in comp if t == "s"), dtype=np.int64)
+        if users.size:
+            comps.append((users, servers))
+    comps.sort(key=lambda c: int(c[0][0]))
+    return comps
+
+
+@dataclass(frozen=True)
+class FlowVerdict:
+    """Outcome of :func:`flow_check`.
+
+    ``feasible`` False means *proved infeasible*; True means only that the flow condition holds (the
+    integer packing may still fail). On failure ``resource``, ``users``, ``servers``, ``need`` and
+    ``have`` describe a violated Hall condition: those users need ``need`` of the resource but their
+    eligible servers hold only ``have``.
+    """
+
+    feasible: bool
+    resource: int | None = None
+    users: tuple[int, ...] = ()
+    servers: tuple[int, ...] = ()
+    need: float = 0.0
+    have: float = 0.0
+
+    @property
+    def message(self) -> str:
+        if self.feasible:
+            return "the max-flow condition holds for every resource"
+        return (f"users {list(self.users)} need {self.need:.6g} of resource {self.resource} in total, but "
+                f"the servers they may use {list(self.servers)} hold only {self.have:.6g}")
+
+
+def flow_check(instance: TaskInstance, required: Any, *, tol: float = 1e-9) -> FlowVerdict:
+    """Necessary condition for placing ``required[i]`` tasks of every user: one max-flow per resource.
+
+    >>> from fairalloc.model import TaskInstance
+    >>> ti = TaskInstance([[4, 4], [4, 4]], [[2, 1], [2, 1]], [5, 5], placement=[[1, 0], [1, 0]])
+    >>> v = flow_check(ti, [2, 1])      # 3 tasks x 2 cores > 4 cores on server 0
+    >>> v.feasible, v.message
+    (False, 'users [0, 1] need 6 of resource 0 in total, but the servers they may use [0] hold only 4')
+    """
+    import networkx as nx
+
+    req = np.asarray(required, dtype=float)
+    d = instance.task_demands
+    caps = instance.cluster.capacities
+    fit = instance.fits                                    # (N, M), 0 where not eligible
+    n, m = fit.shape
+    for r in range(caps.shape[1]):
+        need_i = req * d[:, r]
+        total = float(need_i.sum())
+        if total <= tol:
+            continue
+        g = nx.DiGraph()
+        for i in range(n):
+            if need_i[i] > 0:
+                g.add_edge("src", ("u", i), capacity=float(need_i[i]))
+                for k in np.flatnonzero(fit[i] > 0):
+                    g.add_edge(("u", i), ("s", int(k)), capacity=float(min(req[i], fit[i, k]) * d[i, r]))
+        for k in range(m):
+            g.add_edge(("s", k), "snk", capacity=float(caps[k, r]))
+        value, (side, _) = nx.minimum_cut(g, "src", "snk")
+        if value < total - tol * max(1.0, total):
+            users = tuple(sorted(k for t, k in (x for x in side if isinstance(x, tuple)) if t == "u"))
+            servers = tuple(sorted(int(k) for k in set(np.flatnonzero(fit[list(users)].sum(axis=0) > 0))))
+            need = float(need_i[list(users)].sum())
+            have = float(caps[list(servers), r].sum()) if servers else 0.0
+            return FlowVerdict(False, r, users, servers, need, have)
+    return FlowVerdict(True)
+
+
+def maxmin_flow_bound(instance: TaskInstance, valuation: Any) -> float:
+    r"""Upper bound on the max-min value of ``valuation`` (a :class:`~fairalloc.exact.leximin.Valuation`).
+
+    The largest achievable level :math:`\ell` such that the task counts :math:`L_i(\ell)` every user
+    needs to reach it pass :func:`flow_check`; binary search over the achievable values of all users
+    (capped by ``valuation.upper``). Exact optimum <= this bound.
+
+    >>> from fairalloc.model import TaskInstance
+    >>> from fairalloc.exact.leximin import Valuation
+    >>> ti = TaskInstance([[4, 4]], [[1, 1], [1, 1]], [9, 9])
+    >>> maxmin_flow_bound(ti, Valuation([1, 1], [0, 0], [0, 0], [9, 9]))   # 4 slots, 2 users
+    2.0
+    """
+    val = valuation
+    up, lo_x = val.upper, val.lower
+    top = float(val.value(up).min())
+    cand = np.unique(np.concatenate([val.slope[i] * np.arange(lo_x[i], up[i] + 1) + val.offset[i]
+                                     for i in range(val.n)]))
+    cand = cand[cand <= top * (1 + 1e-12) + 1e-12]
+    if cand.size == 0:
+        return top
+
+    def need(level: float) -> np.ndarray:
+        x = np.ceil((level - val.offset) / val.slope - 1e-9)
+        return np.clip(x, lo_x, up).astype(np.int64)
+
+    lo, hi = 0, cand.size - 1
+    best = float(cand[0])
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if flow_check(instance, need(float(cand[mid]))).feasible:
+            best = float(cand[mid])
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return best

@@ -1,0 +1,183 @@
+"""The PuLP side of the solver layer: statuses are honest, bounds and gaps are reported, models export."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pulp
+import pytest
+
+import fairalloc as fa
+from fairalloc.errors import FairallocWarning, InvalidInstanceError
+from fairalloc.exact import milp
+from fairalloc.exact.milp import add_var, check_solution, export_model, solve_pulp
+from fairalloc.result import Status
+
+MILP_SOLVERS = ["highs", "cbc"]
+
+
+def market_split(offset: float = 0.0, seed: int = 1):
+    """Cornuejols-Dawande market split (5 rows, 30 binaries) as 'maximise minus the total slack'.
+
+    Famously hard for branch and bound: the LP bound stays at 0 while integer points miss every
+    right-hand side, so no backend closes the gap in a second; x = 0 is feasible, so incumbents exist.
+    """
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 100, size=(5, 30))
+    b = a.sum(axis=1) // 2
+    p = pulp.LpProblem("market_split", pulp.LpMaximize)
+    x = [add_var(p, f"x{j}", 0, 1, integer=True) for j in range(30)]
+    sp = [add_var(p, f"sp{i}", 0) for i in range(5)]
+    sm = [add_var(p, f"sm{i}", 0) for i in range(5)]
+    one = add_var(p, "one", 1, 1)
+    for i in range(5):
+        p += pulp.lpSum(int(a[i, j]) * x[j] for j in range(30)) + sp[i] - sm[i] == int(b[i]), f"row{i}"
+    p += offset * one - pulp.lpSum(sp) - pulp.lpSum(sm)
+    return p
+
+
+def small_knapsack():
+    # max x + y  s.t.  3x + 2y <= 7.5, integers in [0, 10]: (1, 2) or (0, 3) -> 3 (LP bound 3.75)
+    p = pulp.LpProblem("k", pulp.LpMaximize)
+    x = add_var(p, "x", 0, 10, integer=True)
+    y = add_var(p, "y", 0, 10, integer=True)
+    p += 3 * x + 2 * y <= 7.5, "cap"
+    p += x + y
+    return p, x, y
+
+
+@pytest.mark.parametrize("solver", MILP_SOLVERS)
+def test_optimal_is_proven_with_zero_gap(solver):
+    p, x, y = small_knapsack()
+    out = solve_pulp(p, solver)
+    assert out.status is Status.OPTIMAL
+    assert out.objective == pytest.approx(3.0)
+    assert out.stats["mip_gap"] == 0.0 and out.stats["bound"] == pytest.approx(3.0)
+    assert out.stats["sol_status"] == "Optimal Solution Found"
+
+
+@pytest.mark.parametrize("solver", MILP_SOLVERS)
+def test_infeasible_is_reported_with_the_backends_words(solver):
+    p, x, y = small_knapsack()
+    p += x + y >= 5, "too_much"
+    out = solve_pulp(p, solver)
+    assert out.status is Status.INFEASIBLE
+    assert "infeasible" in out.message.lower() and out.objective is None
+
+
+@pytest.mark.parametrize("solver", MILP_SOLVERS)
+def test_time_limit_on_a_hard_instance_is_never_optimal(solver):
+    out = solve_pulp(market_split(), solver, time_limit=1)
+    assert out.status is not Status.OPTIMAL
+    assert out.status in (Status.FEASIBLE, Status.NOT_SOLVED)
+    assert out.stats["runtime_s"] < 10
+    if out.status is Status.FEASIBLE:
+        # maximisation: the bound is above the incumbent, and the gap says how far
+        assert out.stats["bound"] >= out.objective
+        assert out.stats["mip_gap"] > 0
+        assert "not proven" in out.message
+
+
+@pytest.mark.parametrize("solver", MILP_SOLVERS)
+def test_a_user_gap_is_not_called_optimal(solver):
+    # with an offset of 1000 the first incumbents are within 5 % of the bound (1000), so both
+    # backends stop and call it "optimal"; the gap they stopped at is not zero, so fairalloc says FEASIBLE
+    out = solve_pulp(market_split(offset=1000.0), solver, time_limit=20, mip_gap=0.05)
+    assert out.status is Status.FEASIBLE
+    assert 0 < out.stats["mip_gap"] <= 0.05 + 1e-9
+    assert "not proven" in out.message
+
+
+def test_cbc_log_summary_parsing():
+    log = """
+Result - Stopped on time limit
+
+Objective value:                -8.00000000
+Upper bound:                    -0.000
+Gap:                            -inf
+Enumerated nodes:               141955
+Total iterations:               443798
+"""
+    got = milp._parse_cbc_log(log)
+    assert got == {"result": "Stopped on time limit", "objective": -8.0, "bound": -0.0,
+                   "backend_gap": float("-inf"), "nodes": 141955}
+    assert milp._parse_cbc_log("Problem is infeasible - 0.00 seconds\n")["result"].startswith("Problem is infeasible")
+
+
+def test_status_mapping_tables():
+    # PuLP reports sol_status 1 whenever CBC wrote "objective" (also after a time limit, old builds):
+    # the summary line decides
+    assert milp._map_cbc(1, "Stopped on time limit", None)[0] is Status.FEASIBLE
+    assert milp._map_cbc(1, "Optimal solution found", None)[0] is Status.OPTIMAL
+    assert milp._map_cbc(2, "Stopped on time limit", None)[0] is Status.FEASIBLE
+    assert milp._map_cbc(0, "Stopped on time limit", None)[0] is Status.NOT_SOLVED
+    assert milp._map_cbc(-1, None, None)[0] is Status.INFEASIBLE
+    assert milp._map_cbc(1, None, "PulpSolverError: boom")[0] is Status.ERROR
+    assert milp._map_highs("Time limit reached", True, None)[0] is Status.FEASIBLE
+    assert milp._map_highs("Time limit reached", False, None)[0] is Status.NOT_SOLVED
+    assert milp._map_highs("Optimal", True, None)[0] is Status.OPTIMAL
+    assert milp._map_highs("Infeasible", False, None)[0] is Status.INFEASIBLE
+    assert milp._map_highs("Solve error", False, "x")[0] is Status.ERROR
+
+
+def test_an_incumbent_that_violates_the_model_is_not_trusted():
+    p, x, y = small_knapsack()
+    x.varValue, y.varValue = 3.0, 3.0            # 3*3 + 2*3 = 15 > 7.5
+    assert "cap" in check_solution(p)
+    x.varValue, y.varValue = 1.0, 2.0
+    assert check_solution(p) is None
+    x.varValue = 1.5
+    assert "not integral" in check_solution(p)
+
+
+@pytest.mark.parametrize("ext", [".lp", ".mps"])
+def test_export_model_is_readable_by_another_solver(tmp_path, ext):
+    import highspy
+
+    p, x, y = small_knapsack()
+    path = export_model(p, tmp_path / f"k{ext}")
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(path))
+    h.run()
+    # the file keeps the sense (maximise) and integrality: optimum 3, not the LP's 3.75
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    assert abs(h.getInfo().objective_function_value) == pytest.approx(3.0)
+
+
+def test_export_model_rejects_other_formats(tmp_path):
+    p, _, _ = small_knapsack()
+    with pytest.raises(InvalidInstanceError, match=".lp or .mps"):
+        export_model(p, tmp_path / "k.txt")
+
+
+def test_bad_time_limit_and_gap():
+    p, _, _ = small_knapsack()
+    with pytest.raises(InvalidInstanceError, match="time_limit"):
+        solve_pulp(p, "highs", time_limit=0)
+    with pytest.raises(InvalidInstanceError, match="mip_gap"):
+        solve_pulp(p, "highs", mip_gap=-1)
+
+
+def test_unknown_highs_option_warns_and_is_dropped():
+    p, _, _ = small_knapsack()
+    with pytest.warns(FairallocWarning, match="no_such_option"):
+        out = solve_pulp(p, "highs", options={"no_such_option": 1, "mip_heuristic_effort": 0.1})
+    assert out.status is Status.OPTIMAL
+
+
+def test_available_solvers_lists_both_milp_backends():
+    assert {"highs", "cbc"} <= set(fa.available_solvers("milp"))
+
+
+def test_milp_model_of_the_tasks_program_exports(tmp_path):
+    ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
+    model = fa.exact.tasks_model(ti, mechanism="drf")
+    path = model.export_model(tmp_path / "drf.mps")
+    assert path.stat().st_size > 0
+    out = model.solve("cbc")
+    assert out.status is Status.OPTIMAL
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert {k: v for k, v in model.value("x").items()} == {(0, 0): 3.0, (1, 0): 2.0}
