@@ -40,8 +40,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", help="instance files (JSON/YAML, kind: tasks or time-varying)")
     p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
                    help="comma-separated variants (default: %(default)s)")
-    p.add_argument("--random", type=int, default=10, help="random task instances (default: %(default)s)")
-    p.add_argument("--random-tv", type=int, default=5,
+    p.add_argument("--random", type=int, default=40, help="random task instances (default: %(default)s)")
+    p.add_argument("--random-tv", type=int, default=12,
                    help="random time-varying instances (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random instances (default: %(default)s)")
     p.add_argument("--no-builtin", action="store_true", help="leave out the built-in instances")
