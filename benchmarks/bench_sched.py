@@ -23,8 +23,9 @@ Printed, all from this one process (timings on a shared machine are noisy; ratio
    structures scale when all users compete, which is where the live tree pays;
 4. the effect of two changes made for speed, measured in the same process on the 627-user window:
    updating a live-tree element in place when it stays between its neighbours (vs remove and
-   re-insert), and waking a blocked scheduler only when its first user is overtaken (vs at every
-   swap, phase A's ``next_change``);
+   re-insert), updating a finishing user's entry lazily so that a user served right after its task
+   ended moves once instead of twice (vs at once), and waking a blocked scheduler only when its
+   first user is overtaken (vs at every swap, phase A's ``next_change``);
 5. live-tree swap events per 1000 tasks for delta = 1 - 10^-1 .. 1 - 10^-7 on a 627-user workload
    spread over 29 days like the Google 2011 trace (``--swap-horizon``; over the generator's default
    day a commitment with tau = 10^6 s barely moves), compared with the paper's about 200 per 1000 at
@@ -47,6 +48,7 @@ import numpy as np
 
 import fairalloc as fa
 from fairalloc.kinetic import LazyHeap, LiveTree, ResortQueue
+from fairalloc.scheduling import TaskScheduler
 from fairalloc.sim import ResourcePool, TaskPolicy
 
 
@@ -176,7 +178,7 @@ def main(argv=None) -> None:
     p.add_argument("--deltas", type=int, nargs="*", default=[1, 2, 3, 4, 5, 6, 7],
                    help="k in delta = 1 - 10^-k")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--skip-full", action="store_true", help="skip the full DRF/SDRF runs")
+    p.add_argument("--sections", type=int, nargs="*", default=[1, 2, 3, 4, 5], help="sections to run")
     a = p.parse_args(argv)
     delta = 1 - 1e-6
     print(f"google_like workloads, {a.tasks:,} tasks, pool = {a.fraction:.0%} of R, seed {a.seed}; "
@@ -190,8 +192,8 @@ def main(argv=None) -> None:
         print(f"[{users} users] {len(wl):,} jobs, {wl.n_tasks:,} tasks, R = "
               f"{np.round(pool.totals / a.fraction, 2).tolist()}, generated in {time.perf_counter() - t0:.1f} s")
 
-    print("\n1. Whole simulation, live tree (decisions/s = tasks started / wall time of fa.simulate)")
-    if not a.skip_full:
+    if 1 in a.sections:
+        print("\n1. Whole simulation, live tree (decisions/s = tasks started / wall time of fa.simulate)")
         for users, (wl, pool) in workloads.items():
             for name, kw in (("drf", {}), ("sdrf", {"delta": delta})):
                 rate, dt, r = full_run(wl, pool, name, **kw)
@@ -201,79 +203,89 @@ def main(argv=None) -> None:
                       f"{rate:>9,.0f}/s; swaps {r.stats['swaps']:,}, wake-ups {r.stats['wakeups']:,}, "
                       f"events {r.stats['events']:,}{tgt}")
 
-    print(f"\n2. Live tree vs re-sort vs lazy heap: a window of {a.window:,} decisions after "
-          f"{a.warmup:,} of the same SDRF run")
-    for users, (wl, pool) in workloads.items():
-        warm = min(a.warmup, wl.n_tasks - 2 * a.window)
-        rates, logs = {}, {}
-        for st in ("live_tree", "resort", "heap"):
-            rates[st], logs[st], pol = run_window(wl, pool, st, warmup=warm, window=a.window, delta=delta)
-            active = len(pol.scheduler._queue)
-            print(f"   {users:>6} users  {st:<9} {rates[st]:>9,.0f} decisions/s   ({active:,} users with "
-                  f"pending tasks at the window's end)")
-        same, frac, first = agreement(logs["live_tree"], logs["resort"])
-        ratio = rates["live_tree"] / rates["resort"]
-        target = 5 if users <= 1000 else 50
-        print(f"          live tree / re-sort = {ratio:,.1f}x (target >= {target}x: "
-              f"{'met' if ratio >= target else 'MISSED'}); same launches: {same}")
-        same_h, frac_h, first_h = agreement(logs["live_tree"], logs["heap"])
-        print(f"          live tree / lazy heap = {rates['live_tree'] / rates['heap']:,.2f}x; lazy heap's "
-              f"launches equal to the live tree's: {frac_h:.1%}"
-              + ("" if same_h else f" (first difference at launch {first_h})"))
+    if 2 in a.sections:
+        print(f"\n2. Live tree vs re-sort vs lazy heap: a window of {a.window:,} decisions after "
+              f"{a.warmup:,} of the same SDRF run")
+        for users, (wl, pool) in workloads.items():
+            warm = min(a.warmup, wl.n_tasks - 2 * a.window)
+            rates, logs = {}, {}
+            for st in ("live_tree", "resort", "heap"):
+                rates[st], logs[st], pol = run_window(wl, pool, st, warmup=warm, window=a.window, delta=delta)
+                active = len(pol.scheduler._queue)
+                print(f"   {users:>6} users  {st:<9} {rates[st]:>9,.0f} decisions/s   ({active:,} users with "
+                      f"pending tasks at the window's end)")
+            same, frac, first = agreement(logs["live_tree"], logs["resort"])
+            ratio = rates["live_tree"] / rates["resort"]
+            target = 5 if users <= 1000 else 50
+            print(f"          live tree / re-sort = {ratio:,.1f}x (target >= {target}x: "
+                  f"{'met' if ratio >= target else 'MISSED'}); same launches: {same}")
+            same_h, frac_h, first_h = agreement(logs["live_tree"], logs["heap"])
+            print(f"          live tree / lazy heap = {rates['live_tree'] / rates['heap']:,.2f}x; lazy heap's "
+                  f"launches equal to the live tree's: {frac_h:.1%}"
+                  + ("" if same_h else f" (first difference at launch {first_h})"))
 
-    print(f"\n3. Every user backlogged (scheduler alone, phase A's driver; SDRF delta = 1 - 1e-6; "
-          f"{a.backlog_tasks:,} decisions, re-sort {a.backlog_resort_tasks:,})")
-    for users in a.users:
-        res = {}
-        for st, n in (("live_tree", a.backlog_tasks), ("resort", a.backlog_resort_tasks), ("heap", a.backlog_tasks)):
-            d, busy, swaps, log = backlog_run(st, users=users, tasks=n, delta=delta, seed=a.seed)
-            res[st] = (d / busy, log)
-            print(f"   {users:>6} users  {st:<9} {d:>7,} decisions {d / busy:>9,.0f}/s" +
-                  (f"   swaps per 1000 tasks {1000 * swaps / d:.1f}" if st == "live_tree" else ""))
-        ratio = res["live_tree"][0] / res["resort"][0]
-        target = 5 if users <= 1000 else 50
-        m = min(len(res["live_tree"][1]), len(res["resort"][1]))
-        same = res["live_tree"][1][:m] == res["resort"][1][:m]
-        mh = min(len(res["live_tree"][1]), len(res["heap"][1]))
-        agree = sum(x == y for x, y in zip(res["live_tree"][1][:mh], res["heap"][1][:mh])) / max(mh, 1)
-        print(f"          live tree / re-sort = {ratio:,.1f}x (target >= {target}x: "
-              f"{'met' if ratio >= target else 'MISSED'}); same starts on the first {m:,}: {same}; "
-              f"live tree / lazy heap = {res['live_tree'][0] / res['heap'][0]:.2f}x, heap starts equal "
-              f"to the live tree's: {agree:.1%}")
+    if 3 in a.sections:
+        print(f"\n3. Every user backlogged (scheduler alone, phase A's driver; SDRF delta = 1 - 1e-6; "
+              f"{a.backlog_tasks:,} decisions, re-sort {a.backlog_resort_tasks:,})")
+        for users in a.users:
+            res = {}
+            for st, n in (("live_tree", a.backlog_tasks), ("resort", a.backlog_resort_tasks), ("heap", a.backlog_tasks)):
+                d, busy, swaps, log = backlog_run(st, users=users, tasks=n, delta=delta, seed=a.seed)
+                res[st] = (d / busy, log)
+                print(f"   {users:>6} users  {st:<9} {d:>7,} decisions {d / busy:>9,.0f}/s" +
+                      (f"   swaps per 1000 tasks {1000 * swaps / d:.1f}" if st == "live_tree" else ""))
+            ratio = res["live_tree"][0] / res["resort"][0]
+            target = 5 if users <= 1000 else 50
+            m = min(len(res["live_tree"][1]), len(res["resort"][1]))
+            same = res["live_tree"][1][:m] == res["resort"][1][:m]
+            mh = min(len(res["live_tree"][1]), len(res["heap"][1]))
+            agree = sum(x == y for x, y in zip(res["live_tree"][1][:mh], res["heap"][1][:mh])) / max(mh, 1)
+            print(f"          live tree / re-sort = {ratio:,.1f}x (target >= {target}x: "
+                  f"{'met' if ratio >= target else 'MISSED'}); same starts on the first {m:,}: {same}; "
+                  f"live tree / lazy heap = {res['live_tree'][0] / res['heap'][0]:.2f}x, heap starts equal "
+                  f"to the live tree's: {agree:.1%}")
 
-    print("\n4. Effect of the speed changes (627-user window, same process)")
-    if 627 in workloads:
-        wl, pool = workloads[627]
-        warm = min(a.warmup, wl.n_tasks - 2 * a.window)
-        base, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
-        LiveTree.in_place_updates = False
-        try:
-            reins, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
-        finally:
-            LiveTree.in_place_updates = True
-        print(f"   in-place update: {base:,.0f}/s; remove + re-insert: {reins:,.0f}/s "
-              f"({base / reins:.2f}x)")
-        sub = wl.head(_rows_for(wl, min(wl.n_tasks, 200_000)))
-        for wake in ("first", "any"):
-            rate, dt, r = full_run(sub, pool, "sdrf", delta=1 - 1e-3, wake_on=wake)
-            print(f"   wake on {wake:<5} change (delta = 1 - 1e-3, first {sub.n_tasks:,} tasks): {rate:,.0f}/s, "
-                  f"wake-ups {r.stats['wakeups']:,}, swaps {r.stats['swaps']:,}")
+    if 4 in a.sections:
+        print("\n4. Effect of the speed changes (627-user window, same process)")
+        if 627 in workloads:
+            wl, pool = workloads[627]
+            warm = min(a.warmup, wl.n_tasks - 2 * a.window)
+            base, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
+            LiveTree.in_place_updates = False
+            try:
+                reins, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
+            finally:
+                LiveTree.in_place_updates = True
+            print(f"   in-place update: {base:,.0f}/s; remove + re-insert: {reins:,.0f}/s "
+                  f"({base / reins:.2f}x)")
+            TaskScheduler.defer_finish = False
+            try:
+                eager, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
+            finally:
+                TaskScheduler.defer_finish = True
+            print(f"   finish() updates the queue lazily (serve-then-move): {base:,.0f}/s; at once: "
+                  f"{eager:,.0f}/s ({base / eager:.2f}x)")
+            sub = wl.head(_rows_for(wl, min(wl.n_tasks, 200_000)))
+            for wake in ("first", "any"):
+                rate, dt, r = full_run(sub, pool, "sdrf", delta=1 - 1e-3, wake_on=wake)
+                print(f"   wake on {wake:<5} change (delta = 1 - 1e-3, first {sub.n_tasks:,} tasks): {rate:,.0f}/s, "
+                      f"wake-ups {r.stats['wakeups']:,}, swaps {r.stats['swaps']:,}")
 
-    n_swap = a.swap_tasks or a.tasks
-    print(f"\n5. Live-tree swap events per 1000 tasks (google_like, 627 users, {n_swap:,} tasks over "
-          f"{a.swap_horizon / 86400:g} days, SDRF, pool at {a.fraction:.0%} of R)")
-    if a.deltas:
-        wl = fa.workloads.google_like(627, n_swap, rng=a.seed, horizon=a.swap_horizon)
-        pool = ResourcePool.from_workload(wl, a.fraction)
-        print(f"   {'delta':>14} {'tasks':>10} {'swaps':>10} {'per 1000':>9} {'wake-ups':>9} {'s':>7}")
-        for k in a.deltas:
-            d = 1 - 10.0 ** -k
-            rate, dt, r = full_run(wl, pool, "sdrf", delta=d)
-            n = r.stats["decisions"]
-            print(f"   {'1 - 1e-' + str(k):>14} {n:>10,} {r.stats['swaps']:>10,} "
-                  f"{1000 * r.stats['swaps'] / n:>9.1f} {r.stats['wakeups']:>9,} {dt:>7.1f}")
-        print("   (SDRF paper, Google trace, 50% of R: ~200 per 1000 at 1 - 1e-1, ~7 per 1000 at 1 - 1e-6)")
-
+    if 5 in a.sections:
+        n_swap = a.swap_tasks or a.tasks
+        print(f"\n5. Live-tree swap events per 1000 tasks (google_like, 627 users, {n_swap:,} tasks over "
+              f"{a.swap_horizon / 86400:g} days, SDRF, pool at {a.fraction:.0%} of R)")
+        if a.deltas:
+            wl = fa.workloads.google_like(627, n_swap, rng=a.seed, horizon=a.swap_horizon)
+            pool = ResourcePool.from_workload(wl, a.fraction)
+            print(f"   {'delta':>14} {'tasks':>10} {'swaps':>10} {'per 1000':>9} {'wake-ups':>9} {'s':>7}")
+            for k in a.deltas:
+                d = 1 - 10.0 ** -k
+                rate, dt, r = full_run(wl, pool, "sdrf", delta=d)
+                n = r.stats["decisions"]
+                print(f"   {'1 - 1e-' + str(k):>14} {n:>10,} {r.stats['swaps']:>10,} "
+                      f"{1000 * r.stats['swaps'] / n:>9.1f} {r.stats['wakeups']:>9,} {dt:>7.1f}")
+            print("   (SDRF paper, Google trace, 50% of R: ~200 per 1000 at 1 - 1e-1, ~7 per 1000 at 1 - 1e-6)")
 
 def _rows_for(wl, tasks: int) -> int:
     """Rows of the workload (in submission order) holding at most ``tasks`` tasks."""

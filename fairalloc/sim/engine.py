@@ -49,7 +49,9 @@ A policy is any object with these methods (subclass :class:`Policy` for the defa
     of ``state.free``).
 ``next_wakeup(now) -> float or None``
     A time ``> now`` at which ``schedule`` must run again even if no job arrives or ends: the
-    *reschedule point*. Only the latest answer counts (an earlier pending wake-up is dropped).
+    *reschedule point*. Only the latest answer counts (an earlier pending wake-up is dropped: it
+    stays in the heap and is skipped when its time comes, so asking again costs O(log n); an
+    instant with nothing but dropped wake-ups does not call ``schedule``).
 
 **Time-dependent priorities** (wait-based scores such as WFP3, BUC's :math:`T_e`, SDRF's decaying
 commitments) are evaluated inside ``schedule(now)`` from ``now``: nothing is stored per time step.

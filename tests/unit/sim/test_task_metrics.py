@@ -88,3 +88,16 @@ def test_rigid_results_have_no_task_metrics():
     assert not r.is_task_result
     with pytest.raises(ValueError, match="task metrics need a task simulation"):
         tm.task_queuing_times(r)
+
+
+def test_task_figures(result):
+    from fairalloc.plots import tasks as figs
+
+    fig = figs.time_cdfs({"drf": result})
+    assert len(fig.axes) == 3 and "μ 4.5" in fig.axes[0].get_legend().get_texts()[0].get_text()
+    # against itself every user's ratio is 1, and nobody completes fewer (at the horizon 13, user 1
+    # has nothing completed and is left out)
+    fig = figs.completed_ratio(result, result, horizon=13)
+    assert fig.axes[0].get_title() == "0 of 1 users complete fewer tasks under drf"
+    fig = figs.resource_utilization(result)
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["cpu", "mem"]
