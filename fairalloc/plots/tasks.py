@@ -59,7 +59,7 @@ def completed_ratio(result: Any, baseline: Any, *, horizon: float | None = None)
 
     a = tm.completed_tasks(result, horizon=horizon)
     b = tm.completed_tasks(baseline, horizon=horizon)
-    both = a.join(b, lsuffix="_r", rsuffix="_b", how="inner")
+    both = a.add_suffix("_r").join(b.add_suffix("_b"), how="inner")
     both = both[both["completed_b"] > 0]
     ratio = both["completed_r"] / both["completed_b"]
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
