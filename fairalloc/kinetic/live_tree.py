@@ -80,6 +80,9 @@ from typing import Any, Hashable, Iterator, Sequence
 __all__ = ["LiveTree"]
 
 _INF = math.inf
+#: Relative agreement of two slope terms (same intercept) below which two lines are one function
+#: written from different reference times (their values differ by rounding only).
+_SAME = 1e-12
 
 
 def _cmp(ap: float, sp: float, kp: Any, aq: float, sq: float, kq: Any, s: float,
@@ -91,8 +94,13 @@ def _cmp(ap: float, sp: float, kp: Any, aq: float, sq: float, kq: Any, s: float,
     against the intercepts. When the two approach each other and would cross within the time
     resolution at s (``s - tau * log(v*)`` rounds to s), they count as equal: the trend decides, as it
     does for the certificates. Then the larger slope term (decreasing faster) first, then the key.
+    Two lines with the same intercept whose slope terms agree to ``_SAME`` (relative) are the same
+    function (one tau: equal at one time, equal at all times), written from different reference
+    times; they are equal, and the key decides.
     """
     ds = sp - sq
+    if ap == aq and abs(ds) <= _SAME * max(abs(sp), abs(sq)):
+        return -1 if kp < kq else (1 if kq < kp else 0)
     d = (ap - aq) + ds
     if d != 0.0 and ds != 0.0 and tau is not None and (d > 0.0) == (ds > 0.0):
         vstar = (aq - ap) / ds
@@ -175,6 +183,18 @@ def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool
             bxs = bx * math.exp(-(s - x.t0) / tau) if bx else 0.0
             bys = by * math.exp(-(s - y.t0) / tau) if by else 0.0
         slope = bys - bxs                   # g(v) = (ay - ax) + slope * v, v = 1 at s
+        if ay == ax and abs(slope) <= _SAME * max(abs(bxs), abs(bys)):
+            if x.key > y.key:               # the same function on this piece (see _cmp): by key
+                return s
+            if end == _INF:
+                return _INF
+            s = end
+            if nx == end:
+                ix += 1
+            if ny == end:
+                iy += 1
+            first = False
+            continue
         g0 = (ay - ax) + slope
         if first and after_swap and g0 <= 0.0:
             g0 = 0.0                        # the crossing just processed: equal, see docstring

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+import fairalloc as fa
+
 from fairalloc.kinetic import LazyHeap, LiveTree, ResortQueue
 
 
@@ -87,3 +89,21 @@ def test_trusted_equals_checked():
     a.advance(3.0)
     b.advance(3.0)
     assert list(a) == list(b) and a.swaps == b.swaps
+
+
+def test_one_function_from_two_reference_times_ties_by_key():
+    # Found by hypothesis in an SDRF simulation (delta = 0.9): two users with the same excess reach
+    # the same trajectory a + b e^{-(t - t0)/tau} from different reference times: user 2 since 4.88,
+    # user 0 since 7.38, whose slope is user 2's decayed by e^{-2.5/tau} (to rounding). One function,
+    # so a tie, by key; evaluated at 8.76 the two differ in the last bit, which ordered them
+    # differently in the live tree (key order, placed at 7.38) and in the re-sort baseline.
+    tau = fa.commitments.tau_from_delta(0.9)
+    a = 0.41666666666666663
+    for t in (8.76, 9.0, 12.5, 40.0):
+        tree, ref = LiveTree(tau=tau, time=7.38), ResortQueue(tau=tau, time=7.38)
+        for q in (tree, ref):
+            q.insert(2, [a], [-0.08333333333333331], t0=4.88)
+            q.insert(0, [a], [-0.06403612261840967], t0=7.38)
+            q.advance(t)
+        assert list(tree) == list(ref) == [0, 2] and ref.min() == 0, t
+        assert tree.swaps == 0
