@@ -212,7 +212,9 @@ def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool
             vstar = (ax - ay) / slope
             if vstar > 0.0:
                 t_root = s - tau * math.log(vstar)
-                if t_root < end:
+                # a root at the piece's end (to rounding) is where y's envelope turns: the next
+                # piece decides whether they cross there or only touch
+                if end == _INF or t_root < end - 1e-12 * (abs(end) + tau):
                     return t_root if t_root > s else s
         if end == _INF:
             return _INF

@@ -107,3 +107,19 @@ def test_one_function_from_two_reference_times_ties_by_key():
             q.advance(t)
         assert list(tree) == list(ref) == [0, 2] and ref.min() == 0, t
         assert tree.swaps == 0
+
+
+def test_touching_at_an_envelope_breakpoint_is_not_a_swap():
+    # Found by hypothesis (thorough profile): x = 0.1 constant, y = max(0.2 e^{-t}, 0.1) meet at
+    # t = ln 2, where y's envelope turns flat: from then on they are equal (one function), so x (the
+    # lower key) stays first and nothing swaps. Computed from t = 0.1, the root of the first piece
+    # fell one ulp before the breakpoint and the re-sort baseline announced a swap the tree did not.
+    for cls in (LiveTree, ResortQueue):
+        q = cls(tau=1.0)
+        q.insert(5, (0.0, 0.1), (0.0, 0.0))
+        q.insert(6, (0.0, 0.1), (0.2, 0.0))
+        for t in (0.0, 0.1, 0.5):
+            q.advance(t)
+            assert q.next_event_time == math.inf, (cls.__name__, t)
+        q.advance(2.0)
+        assert list(q) == [5, 6] and q.swaps == 0
