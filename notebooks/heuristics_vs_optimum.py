@@ -127,7 +127,8 @@ at_k.round(4)
 # %% [markdown]
 # With the **level** reading (dominant share + dominant commitment, Eq. 5's order) the distance to
 # Eq. 5 falls like 1/k on every instance. The **printed** reading (max_r o_ir + c_ir) converges too,
-# but on `cross` to a different allocation (distance about 0.225 whatever k): it counts a commitment
+# but to a different allocation on `cross` (about 0.225 whatever k) and on `three` (about 0.13),
+# whose commitments lie on resources that do not dominate the allocation: it counts a commitment
 # only where it exceeds the allocation's own dominance, so Algorithm 1 as printed does not implement
 # Eq. 5 there. With zero commitments (`drf`) both readings are DRF filling and coincide.
 
