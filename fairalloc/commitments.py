@@ -43,6 +43,8 @@ __all__ = [
     "from_history",
     "decay",
     "decay_unchecked",
+    "decay_row",
+    "excess_row",
     "tau_from_delta",
     "delta_from_tau",
     "half_life_from_tau",
@@ -181,6 +183,27 @@ def decay_unchecked(c0: np.ndarray, excess_: np.ndarray, dt, tau: float) -> np.n
     else:
         one_minus = -np.expm1(-dt / tau)
     return one_minus * excess_ + (1.0 - one_minus) * c0
+
+
+def decay_row(c0: list, excess_: list, dt: float, tau: float) -> list:
+    r"""Eq. 6 for one user's commitments as Python lists: :func:`decay_unchecked`'s arithmetic, term by
+    term (bitwise the same values), without NumPy's overhead on a short vector (schedulers' inner loop).
+
+    >>> decay_row([0.0, 0.4], [0.5, 0.0], 1.0, tau_from_delta(0.5))
+    [0.25, 0.2]
+    """
+    one_minus = -math.expm1(-dt / tau)
+    keep = 1.0 - one_minus
+    return [one_minus * x + keep * c for c, x in zip(c0, excess_)]
+
+
+def excess_row(allocation: list, fair_share: float) -> list:
+    r""":func:`excess_over` for one user as a Python list: :math:`\max\{o_{ir} - f_i, 0\}`.
+
+    >>> excess_row([0.75, 0.1], 0.5)
+    [0.25, 0.0]
+    """
+    return [x - fair_share if x > fair_share else 0.0 for x in allocation]
 
 
 def tau_from_delta(delta: float, dt: float = 1.0) -> float:

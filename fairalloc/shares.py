@@ -54,6 +54,7 @@ __all__ = [
     "normalized_capacities",
     "tasks_that_fit",
     "task_fits",
+    "tasks_that_fit_one",
     "monopoly_tasks",
     "task_shares",
     "cumulative_task_shares",
@@ -245,6 +246,26 @@ def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
         if d > 0 and math.floor((max(c, 0.0) / d) * (1.0 + eps) + eps) < 1:
             return False
     return True
+
+
+def tasks_that_fit_one(capacity, task_demand, *, eps: float = FLOOR_EPS) -> float:
+    r""":func:`tasks_that_fit` for one capacity vector and one task, without NumPy (a float; ``inf``
+    when the task needs nothing).
+
+    The same arithmetic entry by entry (:math:`\max(C_r, 0)/d_r`, then ``* (1 + eps) + eps``,
+    floored, minimum over :math:`d_r > 0`; flooring commutes with the minimum because both maps are
+    monotone). The simulator's cluster state checks every launch with it.
+
+    >>> tasks_that_fit_one([0.3, 1.0], [0.1, 0.2]), tasks_that_fit_one([9, 18], [1, 4]), tasks_that_fit_one([1], [0])
+    (3, 4, inf)
+    """
+    best = math.inf
+    for c, d in zip(capacity, task_demand):
+        if d > 0:
+            k = math.floor((max(c, 0.0) / d) * (1.0 + eps) + eps)
+            if k < best:
+                best = k
+    return best
 
 
 def monopoly_tasks(task_demands, server_capacities) -> np.ndarray:

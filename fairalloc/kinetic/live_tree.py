@@ -80,6 +80,9 @@ from typing import Any, Hashable, Iterator, Sequence
 __all__ = ["LiveTree"]
 
 _INF = math.inf
+#: Relative agreement of two slope terms (same intercept) below which two lines are one function
+#: written from different reference times (their values differ by rounding only).
+_SAME = 1e-12
 
 
 def _cmp(ap: float, sp: float, kp: Any, aq: float, sq: float, kq: Any, s: float,
@@ -91,8 +94,13 @@ def _cmp(ap: float, sp: float, kp: Any, aq: float, sq: float, kq: Any, s: float,
     against the intercepts. When the two approach each other and would cross within the time
     resolution at s (``s - tau * log(v*)`` rounds to s), they count as equal: the trend decides, as it
     does for the certificates. Then the larger slope term (decreasing faster) first, then the key.
+    Two lines with the same intercept whose slope terms agree to ``_SAME`` (relative) are the same
+    function (one tau: equal at one time, equal at all times), written from different reference
+    times; they are equal, and the key decides.
     """
     ds = sp - sq
+    if ap == aq and abs(ds) <= _SAME * max(abs(sp), abs(sq)):
+        return -1 if kp < kq else (1 if kq < kp else 0)
     d = (ap - aq) + ds
     if d != 0.0 and ds != 0.0 and tau is not None and (d > 0.0) == (ds > 0.0):
         vstar = (aq - ap) / ds
@@ -108,12 +116,13 @@ def _cmp(ap: float, sp: float, kp: Any, aq: float, sq: float, kq: Any, s: float,
 class _Elem:
     """One element: its key, its trajectory (lines, reference time), envelope, position, certificate."""
 
-    __slots__ = ("key", "a", "b", "t0", "starts", "lines", "blk", "token", "ct", "ca", "cs")
+    __slots__ = ("key", "a", "b", "t0", "starts", "lines", "blk", "token", "ct", "ca", "cs", "cert")
 
     def __init__(self, key: Hashable) -> None:
         self.key = key
         self.blk: _Block | None = None
         self.token = 0
+        self.cert = math.inf        # time of the certificate of (self, next), inf: none
         self.ct = math.nan          # time of the cached (intercept, slope term)
         self.ca = 0.0
         self.cs = 0.0
@@ -146,6 +155,11 @@ def _as_floats(name: str, values: Any, length: int | None = None) -> tuple[float
     return out
 
 
+def _line_key(ab: tuple[float, float]) -> tuple[float, float]:
+    """Lines by value at v = 1, largest first; ties: smaller slope first (larger for v < 1)."""
+    return (-(ab[0] + ab[1]), ab[1])
+
+
 def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool = False) -> float:
     """Earliest time >= s after which x must no longer precede y (``inf``: never).
 
@@ -169,6 +183,18 @@ def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool
             bxs = bx * math.exp(-(s - x.t0) / tau) if bx else 0.0
             bys = by * math.exp(-(s - y.t0) / tau) if by else 0.0
         slope = bys - bxs                   # g(v) = (ay - ax) + slope * v, v = 1 at s
+        if ay == ax and abs(slope) <= _SAME * max(abs(bxs), abs(bys)):
+            if x.key > y.key:               # the same function on this piece (see _cmp): by key
+                return s
+            if end == _INF:
+                return _INF
+            s = end
+            if nx == end:
+                ix += 1
+            if ny == end:
+                iy += 1
+            first = False
+            continue
         g0 = (ay - ax) + slope
         if first and after_swap and g0 <= 0.0:
             g0 = 0.0                        # the crossing just processed: equal, see docstring
@@ -186,7 +212,9 @@ def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool
             vstar = (ax - ay) / slope
             if vstar > 0.0:
                 t_root = s - tau * math.log(vstar)
-                if t_root < end:
+                # a root at the piece's end (to rounding) is where y's envelope turns: the next
+                # piece decides whether they cross there or only touch
+                if end == _INF or t_root < end - 1e-12 * (abs(end) + tau):
                     return t_root if t_root > s else s
         if end == _INF:
             return _INF
@@ -251,13 +279,44 @@ class _Kinetic:
         e.ct = math.nan
         self._envelope(e)
 
+    def _set_trusted(self, e: _Elem, a: Sequence[float], b: Sequence[float], t0: float) -> None:
+        """:meth:`_set_trajectory` without checks (see :meth:`LiveTree.update_trusted`)."""
+        e.a, e.b, e.t0 = a, b, t0
+        e.ct = math.nan
+        self._envelope(e)
+
     def _envelope(self, e: _Elem) -> None:
         """Upper envelope of the lines for t >= t0, as pieces (start time, intercept, slope)."""
         tau = self._tau
-        lines = sorted(set(zip(e.a, e.b)), key=lambda ab: (-(ab[0] + ab[1]), ab[1]))
+        a, b = e.a, e.b
+        if len(a) == 1:
+            lines = [(a[0], b[0])]
+        elif len(a) == 2:                      # sorted(set(...)) of two lines, without the calls
+            l1, l2 = (a[0], b[0]), (a[1], b[1])
+            if l1 == l2:
+                lines = [l1]
+            else:                              # distinct lines never have equal keys
+                lines = [l1, l2] if _line_key(l1) < _line_key(l2) else [l2, l1]
+        else:
+            lines = sorted(set(zip(a, b)), key=_line_key)
         if tau is None:
             ca, cb = lines[0]
             e.starts, e.lines = [e.t0], [(ca + cb, 0.0)]
+            return
+        if len(lines) == 1:
+            e.starts, e.lines = [e.t0], lines
+            return
+        if len(lines) == 2:                    # the general loop below, unrolled (two resources)
+            (a1, b1), (a2, b2) = lines
+            if b2 < b1 and a2 > a1:
+                vk = (a2 - a1) / (b1 - b2)
+                st = e.t0 - tau * math.log(vk) if vk < 1.0 else e.t0
+                if st <= e.t0:
+                    e.starts, e.lines = [e.t0], [(a2, b2)]
+                else:
+                    e.starts, e.lines = [e.t0, st], lines
+            else:
+                e.starts, e.lines = [e.t0], [(a1, b1)]
             return
         ca, cb = lines[0]                      # max at v = 1; ties: smaller slope wins for v < 1
         v = 1.0
@@ -348,6 +407,10 @@ class LiveTree(_Kinetic):
     [3, 1, 2]
     """
 
+    #: Keep an updated element in place when it still lies between its neighbours (False: always
+    #: remove and re-insert, as before; the scheduler benchmark measures both).
+    in_place_updates = True
+
     def __init__(self, tau: float | None = None, *, time: float = 0.0, load: int = 64) -> None:
         super().__init__(tau, time=time)
         self._load = max(4, int(load))
@@ -375,6 +438,15 @@ class LiveTree(_Kinetic):
         while heap and heap[0][2] != heap[0][3].token:
             heapq.heappop(heap)
         return heap[0][0] if heap else _INF
+
+    @property
+    def next_min_change(self) -> float:
+        """When the first element will next be overtaken (``inf``: never, or at most one element).
+
+        This is the certificate of the first pair; other swaps do not change :meth:`min`. A scheduler
+        blocked on the first element needs to look again only then (or at its next mutation).
+        """
+        return self._blocks[0].items[0].cert if self._blocks else _INF
 
     def __iter__(self) -> Iterator[Hashable]:
         """Keys in order at :attr:`now`."""
@@ -414,12 +486,68 @@ class LiveTree(_Kinetic):
         self._process(self._now)
 
     def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
-        """Replace the trajectory of ``key`` (same arguments as :meth:`insert`)."""
+        """Replace the trajectory of ``key`` (same arguments as :meth:`insert`).
+
+        When the element still lies between its neighbours it keeps its place (two comparisons and
+        two certificates instead of a removal and a binary-search insertion).
+        """
         e = self._elems[key]
-        self._unplace(e)
         self._set_trajectory(e, intercepts, slopes, t0)
+        self._reposition(e)
+
+    def _reposition(self, e: _Elem) -> None:
+        """Restore the order after e's trajectory changed (in place when it still fits there)."""
+        b, i = self._pos(e)
+        items = b.items
+        p = items[i - 1] if i > 0 else (self._blocks[b.idx - 1].items[-1] if b.idx > 0 else None)
+        if i + 1 < len(items):
+            q = items[i + 1]
+        else:
+            q = self._blocks[b.idx + 1].items[0] if b.idx + 1 < len(self._blocks) else None
+        if self.in_place_updates and (p is None or self._precedes(p, e)) and (q is None or self._precedes(e, q)):
+            if self._tau is None:               # constant priorities in order: no certificate to renew
+                e.token += 1
+            else:
+                if p is not None:
+                    p.token += 1
+                    self._cert_to(p, e)
+                e.token += 1
+                self._cert_to(e, q)
+        else:
+            self._unplace(e)
+            self._place(e)
+        self._process(self._now)
+
+    def insert_trusted(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
+                       t0: float) -> None:
+        """:meth:`insert` without argument checks, for callers whose trajectories are valid by
+        construction (the schedulers): ``intercepts`` and ``slopes`` sequences of finite floats of equal
+        length, ``t0 <= now``, ``key`` absent."""
+        e = _Elem(key)
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._elems[key] = e
         self._place(e)
         self._process(self._now)
+
+    def update_trusted(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
+                       t0: float) -> None:
+        """:meth:`update` without argument checks (see :meth:`insert_trusted`)."""
+        e = self._elems[key]
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._reposition(e)
+
+    def leads_with(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
+                   t0: float) -> bool:
+        """Whether ``key`` (present) would come first now if its trajectory were this one.
+
+        Nothing changes: a caller about to serve the first element can serve ``key`` without moving
+        it twice (a scheduler's user whose task just ended). Arguments as :meth:`update_trusted`.
+        """
+        probe = _Elem(key)
+        self._set_trusted(probe, intercepts, slopes, t0)
+        first = self._blocks[0].items[0]
+        other = self._next(first) if first is self._elems[key] else first
+        return other is None or self._precedes(probe, other)
 
     def remove(self, key: Hashable) -> None:
         """Remove ``key`` (``KeyError`` if absent)."""
@@ -443,8 +571,14 @@ class LiveTree(_Kinetic):
     # --- order internals ------------------------------------------------------------------------
     def _precedes(self, p: _Elem, q: _Elem) -> bool:
         t = self._now
-        ap, sp = self._state(p, t)
-        aq, sq = self._state(q, t)
+        if p.ct == t:                           # _state's cache, inlined (the hot path of _place)
+            ap, sp = p.ca, p.cs
+        else:
+            ap, sp = self._state(p, t)
+        if q.ct == t:
+            aq, sq = q.ca, q.cs
+        else:
+            aq, sq = self._state(q, t)
         return _cmp(ap, sp, p.key, aq, sq, q.key, t, self._tau) < 0
 
     def _pos(self, e: _Elem) -> tuple[_Block, int]:
@@ -535,11 +669,20 @@ class LiveTree(_Kinetic):
     def _cert(self, x: _Elem, after_swap: bool = False) -> None:
         """(Re)compute the certificate of the pair (x, next(x)) from now and queue it."""
         x.token += 1
+        if self._tau is None:                   # constant priorities in order never swap
+            x.cert = _INF
+            return
         y = self._next(x)
+        self._cert_to(x, y, after_swap)
+
+    def _cert_to(self, x: _Elem, y: _Elem | None, after_swap: bool = False) -> None:
+        """:meth:`_cert` with y = next(x) known and x's token already bumped."""
         if y is None:
+            x.cert = _INF
             return
         self._certs += 1
         t = _fail_time(self._tau, x, y, self._now, after_swap)
+        x.cert = t
         if t < _INF:
             self._seq += 1
             heapq.heappush(self._heap, (t, self._seq, x.token, x))

@@ -65,6 +65,16 @@ class ResortQueue(_Kinetic):
         order = sorted(self._elems.values(), key=cmp)
         return min((_fail_time(tau, x, y, now) for x, y in zip(order, order[1:])), default=_INF)
 
+    @property
+    def next_min_change(self) -> float:
+        """When the first element is next overtaken, by brute force (a full sort, then its certificate)."""
+        if len(self._elems) < 2:
+            return _INF
+        now, tau = self._now, self._tau
+        cmp = functools.cmp_to_key(lambda p, q: _cmp(*self._key(p), *self._key(q), now, tau))
+        order = sorted(self._elems.values(), key=cmp)
+        return _fail_time(tau, order[0], order[1], now)
+
     def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
         if key in self._elems:
             raise KeyError(f"key {key!r} is already in the queue; use update()")
@@ -74,6 +84,18 @@ class ResortQueue(_Kinetic):
 
     def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
         self._set_trajectory(self._elems[key], intercepts, slopes, t0)
+
+    def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+        e = _Elem(key)
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._elems[key] = e
+
+    def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+        self._set_trusted(self._elems[key], intercepts, slopes, t0)
+
+    def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> bool:
+        """Always False: the baseline takes no shortcut (the caller updates, then asks ``min``)."""
+        return False
 
     def remove(self, key: Hashable) -> None:
         del self._elems[key]

@@ -19,6 +19,7 @@ from .progressive import DRFScheduler, SDRFScheduler, drf_greedy, sdrf_greedy
 from .servers import SERVER_RULES, Servers
 from .tsf import TSFScheduler, tsf_greedy
 from .tvtsf import SlotScheduler, SlotStart, slotted_greedy, tvtsf_greedy
+from .online_slots import OnlineSlotScheduler
 
 #: One-shot greedy schedulers by mechanism name (TaskInstance -> AllocationResult).
 GREEDY = {"drf": drf_greedy, "sdrf": sdrf_greedy, "tsf": tsf_greedy, "cdrf": cdrf_greedy}
@@ -38,6 +39,7 @@ __all__ = [
     "CDRFScheduler",
     "SlotScheduler",
     "SlotStart",
+    "OnlineSlotScheduler",
     "drf_greedy",
     "sdrf_greedy",
     "tsf_greedy",

@@ -26,6 +26,7 @@ is considered (no reordering within a user).
 from __future__ import annotations
 
 import logging
+import math
 import time as _time
 from collections import deque
 from typing import Any, NamedTuple
@@ -35,7 +36,7 @@ import numpy as np
 from .. import shares
 from .._validation import as_array, require_choice, require_nonnegative, require_shape
 from ..errors import InvalidInstanceError
-from ..kinetic import LiveTree, ResortQueue
+from ..kinetic import LazyHeap, LiveTree, ResortQueue
 from ..model import Cluster, TaskInstance, _placement, _weights
 from ..result import AllocationResult, Status
 from .servers import Servers
@@ -45,7 +46,7 @@ __all__ = ["Start", "TaskScheduler", "BLOCKING", "STRUCTURES"]
 logger = logging.getLogger(__name__)
 
 BLOCKING = ("stop", "skip")
-STRUCTURES = ("live_tree", "resort")
+STRUCTURES = ("live_tree", "resort", "heap")
 
 
 class Start(NamedTuple):
@@ -60,13 +61,14 @@ class Start(NamedTuple):
 class _Pending:
     """A run of identical pending tasks of one user: ``count`` tasks, ids ``first, first + 1, ...``."""
 
-    __slots__ = ("demand", "count", "first", "extra")
+    __slots__ = ("demand", "count", "first", "extra", "dlist")
 
     def __init__(self, demand: np.ndarray, count: int, first: int, extra: Any = None) -> None:
         self.demand = demand
         self.count = count
         self.first = first
         self.extra = extra
+        self.dlist = demand.tolist()
 
 
 class TaskScheduler:
@@ -76,6 +78,9 @@ class TaskScheduler:
     default_blocking = "stop"
     #: whether priorities move with time (only SDRF with a finite tau)
     _tau: float | None = None
+    #: Update a finishing user's queue entry lazily (True; see :meth:`_flush`) or at once (False: the
+    #: same schedule, kept so the benchmark can measure the difference).
+    defer_finish = True
 
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
                  placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
@@ -106,15 +111,18 @@ class TaskScheduler:
             raise InvalidInstanceError(f"time={time!r} must be finite", argument="time", value=time)
         self._now = t
         k = cl.n_resources
-        self.usage = np.zeros((n, k))                 # raw units held by running tasks
-        self._n_running = np.zeros(n, dtype=np.int64)
+        # per-user state in Python lists (one decision touches one user's K numbers; NumPy is ten
+        # times slower than floats on such short vectors; sums are the same IEEE operations)
+        self._usage = [[0.0] * k for _ in range(n)]   # raw units held by running tasks
+        self._n_running = [0] * n
         self._pending: list[deque[_Pending]] = [deque() for _ in range(n)]
-        self._n_pending = np.zeros(n, dtype=np.int64)
+        self._n_pending = [0] * n
         self._running: dict[int, tuple[int, int, np.ndarray, Any]] = {}
         self._next_id = 0
         self._decisions = 0
         self._blocked: int | None = None
-        qcls = LiveTree if self.structure == "live_tree" else ResortQueue
+        self._dirty: dict[int, None] = {}             # users whose queue entry is stale (insertion order)
+        qcls = {"live_tree": LiveTree, "resort": ResortQueue, "heap": LazyHeap}[self.structure]
         self._queue = qcls(self._tau, time=t)
 
     # --- read-only state ---------------------------------------------------------------------------
@@ -128,12 +136,17 @@ class TaskScheduler:
         return self.servers.free.copy()
 
     @property
+    def usage(self) -> np.ndarray:
+        """(N, K) raw resources held by each user's running tasks (a copy)."""
+        return np.array(self._usage, dtype=float).reshape(self.n_users, self.cluster.n_resources)
+
+    @property
     def n_running(self) -> np.ndarray:
-        return self._n_running.copy()
+        return np.array(self._n_running, dtype=np.int64)
 
     @property
     def n_pending(self) -> np.ndarray:
-        return self._n_pending.copy()
+        return np.array(self._n_pending, dtype=np.int64)
 
     @property
     def swaps(self) -> int:
@@ -145,7 +158,17 @@ class TaskScheduler:
         """When the priority order of the users with pending tasks changes next (``inf``: not before
         the next submit or finish). A simulator that is blocked (``blocking="stop"``) can reschedule
         then: SDRF's decaying commitments may bring a user whose task fits to the front."""
+        self._flush()
         return self._queue.next_event_time
+
+    @property
+    def next_min_change(self) -> float:
+        """When the user served first would next change (``inf``: not before the next submit or
+        finish). Only that change can unblock a scheduler stopped on its first user
+        (``blocking="stop"``); swaps further down the order cannot. ``inf`` for ``structure="heap"``,
+        which does not know (:class:`~fairalloc.kinetic.LazyHeap`)."""
+        self._flush()
+        return self._queue.next_min_change
 
     @property
     def decisions(self) -> int:
@@ -159,6 +182,7 @@ class TaskScheduler:
 
     def order(self) -> list[int]:
         """Users with pending tasks, in the order the scheduler would serve them now."""
+        self._flush()
         return list(self._queue)
 
     def normalized_usage(self) -> np.ndarray:
@@ -167,6 +191,7 @@ class TaskScheduler:
 
     def queue_priority(self, user: int) -> float:
         """The priority the queue holds for an active ``user`` now (for checks against :meth:`priorities`)."""
+        self._flush()
         return self._queue.priority(user)
 
     # --- driving --------------------------------------------------------------------------------------
@@ -176,9 +201,24 @@ class TaskScheduler:
         if not np.isfinite(t) or t < self._now:
             raise InvalidInstanceError(f"t={t!r} must be finite and >= the current time {self._now!r}",
                                        argument="t", value=t)
+        self._flush()
         n = self._queue.advance(t)
         self._now = t
         return n
+
+    def _flush(self) -> None:
+        """Bring the queue up to date for users whose state changed since (finished tasks).
+
+        :meth:`finish` only marks the user: a simulator finishes tasks and then schedules at the same
+        instant, and the user whose task ended is often the next one served, whose priority then
+        returns to about where it was. :meth:`schedule` serves such a user without moving it twice
+        (``_lead``); every other read of the queue flushes first, so the order is always exact.
+        """
+        if self._dirty:
+            q = self._queue
+            for i in self._dirty:
+                q.update_trusted(i, *self._trajectory(i))
+            self._dirty.clear()
 
     def submit(self, user: int, demand: Any, count: int = 1) -> range:
         """Add ``count`` pending tasks of ``demand`` (raw units, shape (K,)) for ``user``; return their ids.
@@ -207,31 +247,37 @@ class TaskScheduler:
                 f"(capacities {self.cluster.capacities[servers].tolist()})",
                 argument="demand", index=(i,), value=d.tolist())
         d.setflags(write=False)
+        return self._enqueue(i, d, count)
+
+    def _enqueue(self, i: int, d: np.ndarray, count: int) -> range:
+        """:meth:`submit` without the checks: ``d`` a read-only (K,) float array that fits somewhere
+        ``i`` may run, ``count >= 1`` (callers that validated a whole workload at once use this)."""
         ids = range(self._next_id, self._next_id + count)
         self._next_id += count
         was_idle = self._n_pending[i] == 0
         self._pending[i].append(_Pending(d, count, ids.start, self._pending_extra(i, d)))
         self._n_pending[i] += count
         if was_idle:
-            a, b, t0 = self._trajectory(i)
-            self._queue.insert(i, a, b, t0=t0)
+            self._queue.insert_trusted(i, *self._trajectory(i))
         return ids
 
     def finish(self, task: int) -> None:
         """Task ``task`` ended now: free its server capacity and update its user's state."""
         try:
-            i, m, d, extra = self._running.pop(task)
+            i, m, d, run = self._running.pop(task)
         except KeyError:
             raise InvalidInstanceError(f"task={task!r} is not running", argument="task", value=task) from None
         self.servers.release(m, d)
-        self.usage[i] -= d
         self._n_running[i] -= 1
         if self._n_running[i] == 0:
-            self.usage[i] = 0.0                       # no round-off residue once nothing runs
-        self._changed(i, d, extra, started=False)
+            self._usage[i] = [0.0] * len(self._usage[i])   # no round-off residue once nothing runs
+        else:
+            self._usage[i] = [u - x for u, x in zip(self._usage[i], run.dlist)]
+        self._changed(i, d, run.extra, started=False)
         if self._n_pending[i]:
-            a, b, t0 = self._trajectory(i)
-            self._queue.update(i, a, b, t0=t0)
+            self._dirty[i] = None              # its place in the queue is updated lazily (see _flush)
+            if not self.defer_finish:
+                self._flush()
 
     def schedule(self, *, max_starts: int | None = None) -> list[Start]:
         """Start tasks now until the rule stops (or ``max_starts``); return what started, in order."""
@@ -240,9 +286,12 @@ class TaskScheduler:
         skipped: set[int] = set()
         stop = self.blocking == "stop"
         self._blocked = None
-        limit = np.inf if max_starts is None else int(max_starts)
+        limit = math.inf if max_starts is None else int(max_starts)
+        lead = self._lead()
         while len(queue) and len(starts) < limit:
-            if stop:
+            if lead is not None:
+                i = lead
+            elif stop:
                 i = queue.min()
             else:
                 i = next((u for u in queue if u not in skipped), None)
@@ -251,11 +300,17 @@ class TaskScheduler:
             head = self._pending[i][0]
             m = self.servers.find(i, head.demand)
             if m < 0:
+                if lead is not None:
+                    self._flush()
+                    lead = None
                 if stop:
                     self._blocked = i
                     break
                 skipped.add(i)
                 continue
+            if lead is not None:
+                self._dirty.clear()                # its queue entry is replaced just below
+                lead = None
             task = head.first
             head.first += 1
             head.count -= 1
@@ -264,18 +319,31 @@ class TaskScheduler:
             self._n_pending[i] -= 1
             d = head.demand
             self.servers.take(m, d)
-            self.usage[i] += d
+            self._usage[i] = [u + x for u, x in zip(self._usage[i], head.dlist)]
             self._n_running[i] += 1
-            self._running[task] = (i, m, d, head.extra)
+            self._running[task] = (i, m, d, head)
             self._changed(i, d, head.extra, started=True)
             if self._n_pending[i]:
-                a, b, t0 = self._trajectory(i)
-                queue.update(i, a, b, t0=t0)
+                queue.update_trusted(i, *self._trajectory(i))
             else:
                 queue.remove(i)
             starts.append(Start(task, i, m, self._now))
         self._decisions += len(starts)
         return starts
+
+    def _lead(self) -> int | None:
+        """The one user marked by :meth:`finish` if it now comes first (serve it before moving it in
+        the queue); otherwise flush and return None. Exact: it is the user ``min()`` would return."""
+        if len(self._dirty) != 1:
+            self._flush()
+            return None
+        (i,) = self._dirty
+        traj = self._trajectory(i)
+        if self._queue.leads_with(i, *traj):
+            return i
+        self._queue.update_trusted(i, *traj)
+        self._dirty.clear()
+        return None
 
     # --- hooks ------------------------------------------------------------------------------------------
     def _pending_extra(self, user: int, demand: np.ndarray) -> Any:
@@ -286,7 +354,8 @@ class TaskScheduler:
         """A task of ``user`` started or finished now (usage already updated)."""
 
     def _trajectory(self, user: int) -> tuple:
-        """(intercepts, slopes, t0) of the user's priority for the queue (t0 None: now)."""
+        """(intercepts, slopes, t0) of the user's priority for the queue: two equal-length tuples of
+        finite floats and a reference time <= now (the queue's ``*_trusted`` methods check nothing)."""
         raise NotImplementedError
 
     def _head_demand(self, user: int) -> np.ndarray:

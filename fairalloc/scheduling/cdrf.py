@@ -52,8 +52,8 @@ class CDRFScheduler(TaskScheduler):
                          blocking=blocking, structure=structure, time=time)
 
     def _trajectory(self, user: int) -> tuple:
-        after = shares.normalized_demands(self.usage[user] + self._head_demand(user), self.totals)
-        return [float(shares.dominant_shares(after)) / self.weights[user]], None, None
+        after = shares.normalized_demands(np.add(self._usage[user], self._head_demand(user)), self.totals)
+        return (float(shares.dominant_shares(after)) / self.weights[user],), (0.0,), self._now
 
 
 def cdrf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: Any = "first_fit",

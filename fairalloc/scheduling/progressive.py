@@ -99,8 +99,9 @@ class SDRFScheduler(TaskScheduler):
     placement : array_like (N, M) of bool, optional
     server : {"first_fit", "best_fit", "tvtsf"} or callable
     blocking : {"stop", "skip"}, default "stop"
-    structure : {"live_tree", "resort"}
-        Keep users sorted with the live tree, or re-sort all of them at every decision (baseline).
+    structure : {"live_tree", "resort", "heap"}
+        Keep users sorted with the live tree, re-sort all of them at every decision (exact baseline),
+        or a heap with lazy recomputation (inexact baseline, :class:`~fairalloc.kinetic.LazyHeap`).
     time : float, default 0.0
 
     Raises
@@ -131,10 +132,16 @@ class SDRFScheduler(TaskScheduler):
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
                          blocking=blocking, structure=structure, time=time)
         n, k = self.n_users, self.cluster.n_resources
-        self._c0 = _c.as_commitments(commitments, n, k)          # commitments at self._t0
-        self._t0 = np.full(n, self._now)
-        self._fair = shares.fair_shares(self.weights)
-        self._excess = np.zeros((n, k))                          # nothing runs yet
+        # per-user state as Python lists: a decision touches one user's K numbers, which NumPy handles
+        # ten times slower than plain floats; the arithmetic is that of shares / commitments (the
+        # *_row functions reproduce it bitwise), and priorities() recomputes it from them
+        self._c0 = _c.as_commitments(commitments, n, k).tolist()  # commitments at self._t0
+        self._t0 = [self._now] * n
+        self._fair = shares.fair_shares(self.weights).tolist()
+        self._excess = [[0.0] * k for _ in range(n)]              # nothing runs yet
+        self._w = self.weights.tolist()
+        self._tot = self.totals.tolist()
+        self._o = [[0.0] * k for _ in range(n)]                  # normalised usage, kept by _changed
 
     @property
     def tau(self) -> float | None:
@@ -144,9 +151,10 @@ class SDRFScheduler(TaskScheduler):
     def commitments(self, t: float | None = None) -> np.ndarray:
         """(N, K) commitments at ``t`` (default now, >= every user's last change), by Eq. 6."""
         t = self._now if t is None else float(t)
+        c0 = np.array(self._c0, dtype=float)
         if self._tau is None:
-            return self._c0.copy()
-        return _c.decay(self._c0, self._excess, (t - self._t0)[:, None], self._tau)
+            return c0
+        return _c.decay(c0, np.array(self._excess, dtype=float), (t - np.array(self._t0))[:, None], self._tau)
 
     def priorities(self) -> np.ndarray:
         """(N,) every user's priority now, from :mod:`fairalloc.shares` (the one definition)."""
@@ -156,25 +164,30 @@ class SDRFScheduler(TaskScheduler):
             return shares.sdrf_levels(shares.dominant_shares(o), c, self.weights)
         return shares.sdrf_printed_priorities(o, c, self.weights)
 
+    def _normalized(self, i: int) -> list:
+        """User i's usage as fractions of the totals: :func:`fairalloc.shares.normalized_demands`, in floats."""
+        return [u / t for u, t in zip(self._usage[i], self._tot)]
+
     def _changed(self, user: int, demand: np.ndarray, extra: Any, *, started: bool) -> None:
         i = user
+        o = self._o[i] = self._normalized(i)
         if self._tau is not None:
-            self._c0[i] = _c.decay_unchecked(self._c0[i], self._excess[i], self._now - self._t0[i], self._tau)
+            self._c0[i] = _c.decay_row(self._c0[i], self._excess[i], self._now - self._t0[i], self._tau)
             self._t0[i] = self._now
-            o = shares.normalized_demands(self.usage[i], self.totals)
-            self._excess[i] = _c.excess_over(o, self._fair[i])
+            self._excess[i] = _c.excess_row(o, self._fair[i])
 
     def _trajectory(self, user: int) -> tuple:
         i = user
-        w = self.weights[i]
-        o = shares.normalized_demands(self.usage[i], self.totals)
+        w = self._w[i]
+        o = self._o[i]
         ob = self._excess[i]
         if self.priority == "level":
-            a = (shares.dominant_shares(o) + ob) / w
+            dom = max(o)                                          # shares.dominant_shares of one row
+            a = tuple([(dom + x) / w for x in ob])
         else:
-            a = (o + ob) / w
-        b = (self._c0[i] - ob) / w
-        return a.tolist(), b.tolist(), float(self._t0[i])
+            a = tuple([(y + x) / w for y, x in zip(o, ob)])
+        b = tuple([(c - x) / w for c, x in zip(self._c0[i], ob)])
+        return a, b, self._t0[i]
 
 
 class DRFScheduler(SDRFScheduler):

@@ -73,7 +73,7 @@ class TSFScheduler(TaskScheduler):
         return np.array([self._share(i) for i in range(self.n_users)])
 
     def _trajectory(self, user: int) -> tuple:
-        return [self._share(user)], None, None
+        return (self._share(user),), (0.0,), self._now
 
 
 def tsf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: Any = "first_fit",

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._tol import ATOL
+from .. import shares
 from ..errors import FairallocError, InvalidInstanceError
 from ..model import Cluster
 
@@ -120,16 +120,19 @@ class Servers(ClusterState):
     says whether user *u*'s tasks may run on server *m* (default everywhere). A pool of pooled
     resources is the one-server case, :class:`ResourcePool`.
 
+    This is the engine's *job-level* view of :class:`fairalloc.scheduling.servers.Servers`, the one
+    class that holds free capacity per server and placement, and answers whether tasks fit
+    (:func:`fairalloc.shares.tasks_that_fit`, the one definition, with its tolerance for
+    floating-point round-off): the engine and the greedy task schedulers therefore agree on what fits.
+
     Parameters
     ----------
     cluster : Cluster or array_like (M, K)
         Per-server capacities, in the same units as the workload's resources.
     placement : array_like of bool, shape (n_users, M), optional
-    atol : float
-        Slack when comparing demand with free capacity.
     """
 
-    def __init__(self, cluster: Any, placement: Any = None, *, atol: float = ATOL) -> None:
+    def __init__(self, cluster: Any, placement: Any = None) -> None:
         cl = cluster if isinstance(cluster, Cluster) else Cluster(cluster)
         self.cluster = cl
         self.capacities = np.array(cl.capacities, dtype=float)
@@ -141,10 +144,20 @@ class Servers(ClusterState):
             raise InvalidInstanceError(f"placement must have shape (n_users, {self.n_servers}), "
                                        f"got {self.placement.shape}", argument="placement",
                                        value=self.placement.shape)
-        self.atol = float(atol)
-        self.free = self.capacities.copy()
         self.demand = np.zeros((0, self.n_resources))
         self.user = np.zeros(0, dtype=np.int64)
+        self._make_pool(1 if self.placement is None else self.placement.shape[0])
+
+    def _make_pool(self, n_users: int) -> None:
+        from ..scheduling.servers import Servers as _FreeCapacity
+
+        p = np.ones((max(n_users, 1), self.n_servers), dtype=bool) if self.placement is None else self.placement
+        self.pool = _FreeCapacity(self.capacities, p)
+
+    @property
+    def free(self) -> np.ndarray:
+        """(M, K) free capacity per server (the pool's array: read it, do not write it)."""
+        return self.pool.free
 
     def bind(self, workload: Any) -> None:
         res = workload.resources
@@ -154,11 +167,12 @@ class Servers(ClusterState):
                 f"the cluster {self.n_resources}", argument="capacity", value=self.capacities.shape)
         self.demand = res
         self.user = workload.user
-        if self.placement is not None and len(workload) and workload.user.max() >= self.placement.shape[0]:
+        n_users = int(workload.user.max()) + 1 if len(workload) else 1
+        if self.placement is not None and len(workload) and n_users > self.placement.shape[0]:
             raise InvalidInstanceError(f"placement has {self.placement.shape[0]} rows but user "
                                        f"{int(workload.user.max())} appears", argument="placement",
                                        value=self.placement.shape)
-        self.free = self.capacities.copy()
+        self._make_pool(n_users)
 
     def allowed(self, job: int, server: int) -> bool:
         return self.placement is None or bool(self.placement[self.user[job], server])
@@ -166,16 +180,18 @@ class Servers(ClusterState):
     def fits(self, job: int, tasks: int = 1, server: int = 0) -> bool:
         if not self.allowed(job, server):
             return False
-        return bool(np.all(self.demand[job] * tasks <= self.free[server] + self.atol))
+        return bool(shares.tasks_that_fit(self.pool.free[server], self.demand[job]) >= tasks)
 
     def never_fits(self, job: int) -> str | None:
         d = self.demand[job]
         if not np.all(np.isfinite(d)):
             return "resource demand unknown"
-        ok = np.all(d <= self.capacities + self.atol, axis=1)
-        if self.placement is not None:
-            ok &= self.placement[self.user[job]]
-        if not ok.any():
+        u = int(self.user[job])
+        if self.placement is None:
+            ok = bool((shares.tasks_that_fit(self.capacities, d) >= 1).any())
+        else:
+            ok = 0 <= u < self.placement.shape[0] and self.pool.fits_capacity(u, d)
+        if not ok:
             return "fits no server its placement allows"
         return None
 
@@ -184,17 +200,18 @@ class Servers(ClusterState):
             raise SimulationError(f"server {server} does not exist ({self.n_servers} servers)")
         if not self.allowed(job, server):
             raise SimulationError(f"job {job} (user {self.user[job]}) may not run on server {server}")
-        need = self.demand[job] * tasks
-        if np.any(need > self.free[server] + self.atol):
-            raise SimulationError(f"{tasks} task(s) of job {job} need {need.tolist()} on server "
-                                  f"{server}; free {self.free[server].tolist()}")
-        self.free[server] -= need
+        d = self.demand[job]
+        row = self.pool.free[server]
+        if shares.tasks_that_fit_one(row.tolist(), d.tolist()) < tasks:
+            raise SimulationError(f"{tasks} task(s) of job {job} need {(d * tasks).tolist()} on server "
+                                  f"{server}; free {row.tolist()}")
+        row -= d * tasks
 
     def release(self, job: int, tasks: int, server: int) -> None:
-        self.free[server] += self.demand[job] * tasks
+        self.pool.free[server] += self.demand[job] * tasks
 
     def usage(self) -> np.ndarray:
-        return (self.capacities - self.free).sum(axis=0)
+        return (self.capacities - self.pool.free).sum(axis=0)
 
     @property
     def totals(self) -> np.ndarray:
@@ -208,6 +225,32 @@ class ResourcePool(Servers):
     [1.0, 1.0]
     """
 
-    def __init__(self, capacity: Any, *, atol: float = ATOL) -> None:
+    def __init__(self, capacity: Any, *, resource_names: Any = None) -> None:
         cap = np.atleast_1d(np.asarray(capacity, dtype=float))
-        super().__init__(cap.reshape(1, -1), None, atol=atol)
+        super().__init__(Cluster(cap.reshape(1, -1), server_names=["pool"], resource_names=resource_names),
+                         None)
+
+    @classmethod
+    def from_workload(cls, workload: Any, fraction: float = 1.0, *, horizon: float | None = None) -> "ResourcePool":
+        r"""A pool of ``fraction`` times the workload's mean use *R* of every resource (SDRF Section 7).
+
+        The SDRF paper sizes the pool from 50% to 100% of *R*
+        (:func:`fairalloc.workloads.mean_utilization`), so that queues form. Shares are fractions of
+        the pool's totals: the resources are normalised to 1, as in the paper.
+
+        >>> from fairalloc.workloads import Workload
+        >>> wl = Workload(submit=[0, 100], run_time=[50, 100], tasks=[2, 1], resources=[[0.5, 1], [1, 0.5]])
+        >>> ResourcePool.from_workload(wl, 0.5).totals.tolist()     # R = (1.5, 1.5)
+        [0.75, 0.75]
+        """
+        from ..workloads.tasks import mean_utilization
+
+        f = float(fraction)
+        if not (np.isfinite(f) and f > 0):
+            raise InvalidInstanceError(f"fraction={fraction!r} must be > 0", argument="fraction", value=fraction)
+        r = mean_utilization(workload, horizon=horizon)
+        zero = np.flatnonzero(r <= 0)
+        if zero.size:
+            raise InvalidInstanceError(f"resource {int(zero[0])} is never used (R = 0): a pool of 0 cannot "
+                                       "hold anything", argument="workload", index=(int(zero[0]),), value=0.0)
+        return cls(f * r, resource_names=workload.resource_names or None)

@@ -49,7 +49,9 @@ A policy is any object with these methods (subclass :class:`Policy` for the defa
     of ``state.free``).
 ``next_wakeup(now) -> float or None``
     A time ``> now`` at which ``schedule`` must run again even if no job arrives or ends: the
-    *reschedule point*. Only the latest answer counts (an earlier pending wake-up is dropped).
+    *reschedule point*. Only the latest answer counts (an earlier pending wake-up is dropped: it
+    stays in the heap and is skipped when its time comes, so asking again costs O(log n); an
+    instant with nothing but dropped wake-ups does not call ``schedule``).
 
 **Time-dependent priorities** (wait-based scores such as WFP3, BUC's :math:`T_e`, SDRF's decaying
 commitments) are evaluated inside ``schedule(now)`` from ``now``: nothing is stored per time step.
@@ -180,7 +182,7 @@ class Simulation:
         start = np.full(n, np.nan)
         end = np.full(n, np.nan)
         killed = np.zeros(n, dtype=bool)
-        rigid = bool(np.all(wl.tasks[ok] == 1))
+        rigid = isinstance(state, ProcessorPool) and bool(np.all(wl.tasks[ok] == 1))  # else: log launches
         log_j: list[int] = []
         log_k: list[int] = []
         log_s: list[int] = []
@@ -196,7 +198,7 @@ class Simulation:
         heap: list[tuple] = []
         push, pop = heapq.heappush, heapq.heappop
         seq = 0
-        wake_token = -1
+        wake_seq, wake_time = -1, -1.0     # the pending wake-up (sequence number, time); -1: none
         policy.reset(self)
         on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
         next_wakeup = getattr(policy, "next_wakeup", None)
@@ -218,6 +220,7 @@ class Simulation:
             if now == inf:
                 break
             self.now = now
+            seen = n_events
             # 1. every event at `now`: completions (priority 0) first, then arrivals, then wake-ups
             while heap and heap[0][0] == now and heap[0][1] == COMPLETION:
                 _, _, lid, j, k, s, kl = pop(heap)
@@ -236,9 +239,12 @@ class Simulation:
                 i += 1
                 n_events += 1
             while heap and heap[0][0] == now:  # wake-ups (priority 2)
-                pop(heap)
-                wake_token = -1
-                n_events += 1
+                if pop(heap)[2] == wake_seq:
+                    wake_seq = -1
+                    wake_time = -1.0
+                    n_events += 1
+            if n_events == seen:
+                continue                       # only superseded wake-ups: nothing happened
             # 2. one scheduling decision
             for j, k, s in schedule(now):
                 if k < 1 or k > remaining[j]:
@@ -259,23 +265,19 @@ class Simulation:
                     log_t0.append(now)
                     log_t1.append(now + d)
                     log_kill.append(killl[j])
-            # 3. reschedule point
+            # 3. reschedule point. Only the latest answer counts: a superseded wake-up stays in the
+            # heap (removing it would cost O(heap)) and is skipped when popped (sequence mismatch).
             if next_wakeup is not None:
                 w = next_wakeup(now)
                 if w is not None:
                     if not w > now:
                         raise SimulationError(f"next_wakeup returned {w}, not after now={now}")
-                    if w != wake_token:
-                        # drop the earlier pending wake-up: rebuild without it (rare)
-                        heap = [e for e in heap if e[1] != WAKEUP]
-                        heapq.heapify(heap)
+                    if w != wake_time:
                         seq += 1
                         push(heap, (w, WAKEUP, seq))
-                        wake_token = w
-                elif wake_token >= 0:
-                    heap = [e for e in heap if e[1] != WAKEUP]
-                    heapq.heapify(heap)
-                    wake_token = -1
+                        wake_seq, wake_time = seq, w
+                else:
+                    wake_seq, wake_time = -1, -1.0
             if bar is not None and done - bar.n >= 1000:
                 bar.update(done - bar.n)
         if bar is not None:
@@ -290,7 +292,11 @@ class Simulation:
         if unfinished.any():
             logger.warning("%d job(s) never finished: the policy left them waiting",
                            int(unfinished.sum()))
+        stats: dict[str, Any] = {"events": n_events}
+        run_stats = getattr(policy, "run_stats", None)
+        if run_stats is not None:                # e.g. a task scheduler's decisions and swap events
+            stats.update(run_stats())
         return SimulationResult.from_run(
             wl, start=start, end=end, killed=killed, rejected=rejected, launches=launches,
             policy=getattr(policy, "name", type(policy).__name__), state=state,
-            enforce_walltime=self.enforce_walltime, stats={"events": n_events})
+            enforce_walltime=self.enforce_walltime, stats=stats)

@@ -144,6 +144,10 @@ class SimulationResult:
             per_task = (workload.resources[jj, 0] if workload.resources.shape[1]
                         else workload.processors[jj].astype(float))
             lf["amount"] = lf["tasks"].to_numpy() * per_task
+            res = workload.resources
+            if res.shape[1] == len(state.resource_names):    # per-resource amounts (task metrics)
+                for k, name in enumerate(state.resource_names):
+                    lf[f"amount:{name}"] = lf["tasks"].to_numpy() * res[jj, k]
         meta = {"workload": workload.meta.get("source", ""), "n_workload_rows": len(workload)}
         return cls(jobs, rej, policy=policy, enforce_walltime=enforce_walltime,
                    capacity=state.totals, resource_names=tuple(state.resource_names),
@@ -223,10 +227,33 @@ class SimulationResult:
                 f"{s['rejected']} rejected, AVEbsld={s['avebsld']:.4g}, mean wait={s['mean_wait']:.4g}, "
                 f"jobs exceeding their request: {walltime})")
 
+    # -- task metrics (fairalloc.sim.task_metrics) --------------------------------------------
+    @property
+    def is_task_result(self) -> bool:
+        """Whether this is a task simulation with per-resource launch amounts."""
+        return self.launches is not None and all(f"amount:{n}" in self.launches for n in self.resource_names)
+
+    def task_users(self, *, horizon: float | None = None) -> pd.DataFrame:
+        """Per user: waiting time, mean task queuing and job completion times, completed-task ratio
+        by ``horizon`` (:func:`fairalloc.sim.task_metrics.per_user`)."""
+        from .task_metrics import per_user
+        return per_user(self, horizon=horizon)
+
+    def task_summary(self, *, horizon: float | None = None) -> dict[str, Any]:
+        """Headline task figures (:func:`fairalloc.sim.task_metrics.summary`)."""
+        from .task_metrics import summary
+        return summary(self, horizon=horizon)
+
+    def resource_utilization(self) -> pd.DataFrame:
+        """Fraction of every resource in use over time (:func:`fairalloc.sim.task_metrics.resource_utilization`)."""
+        from .task_metrics import resource_utilization
+        return resource_utilization(self)
+
     # -- files ---------------------------------------------------------------------------------
     def to_parquet(self, directory: str | Path) -> Path:
         """Write ``jobs.parquet``, ``users.parquet``, ``rejected.parquet``, ``utilization.parquet``
-        (and ``launches.parquet``) plus ``summary.json`` into ``directory`` (created)."""
+        (and ``launches.parquet``; for task simulations also ``task_users.parquet`` and
+        ``resource_utilization.parquet``) plus ``summary.json`` into ``directory`` (created)."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         self.jobs.to_parquet(d / "jobs.parquet", index=False)
@@ -235,7 +262,12 @@ class SimulationResult:
         self.utilization().to_parquet(d / "utilization.parquet", index=False)
         if self.launches is not None:
             self.launches.to_parquet(d / "launches.parquet", index=False)
-        info = {"summary": self.summary(), "capacity": self.capacity.tolist(),
+        task_info = None
+        if self.is_task_result:
+            self.task_users().to_parquet(d / "task_users.parquet", index=False)
+            self.resource_utilization().to_parquet(d / "resource_utilization.parquet", index=False)
+            task_info = self.task_summary()
+        info = {"summary": self.summary(), "task_summary": task_info, "capacity": self.capacity.tolist(),
                 "resource_names": list(self.resource_names), "stats": self.stats, "meta": self.meta}
         (d / "summary.json").write_text(json.dumps(info, indent=2, default=str))
         return d

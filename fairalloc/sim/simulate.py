@@ -47,10 +47,11 @@ def make_state(workload: Workload, capacity: Any, placement: Any = None) -> Clus
     if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool):
         return ProcessorPool(int(capacity))
     arr = np.asarray(capacity, dtype=float)
-    if arr.ndim == 2:
-        return Servers(arr, placement)
+    names = workload.resource_names if len(workload.resource_names) == arr.shape[-1] else None
+    if arr.ndim == 2:      # a bare array: the resources are the workload's columns, named as there
+        return Servers(Cluster(arr, resource_names=names), placement)
     if arr.ndim == 1:
-        return ResourcePool(arr)
+        return ResourcePool(arr, resource_names=names)
     if arr.ndim == 0 and float(arr).is_integer():
         return ProcessorPool(int(arr))
     raise InvalidInstanceError(f"capacity={capacity!r} must be a processor count, a resource vector "

@@ -42,3 +42,23 @@ def test_excess_over_and_decay_unchecked_match_their_checked_versions():
     c0, ex = rng.uniform(0, 1, (5, 3)), rng.uniform(0, 1, (5, 3))
     for dt in (0.0, 1e-9, 0.7, 1e6):
         np.testing.assert_array_equal(fc.decay(c0, ex, dt, 3.0), fc.decay_unchecked(c0, ex, dt, 3.0))
+
+
+@given(st.lists(st.tuples(VALUES, VALUES), min_size=1, max_size=4))
+def test_tasks_that_fit_one_is_tasks_that_fit(pairs):
+    cap = [c for c, _ in pairs]
+    d = [abs(x) for _, x in pairs]
+    want = shares.tasks_that_fit(cap, d).item()
+    assert shares.tasks_that_fit_one(cap, d) == want          # inf when the task needs nothing
+
+
+@given(st.lists(st.tuples(VALUES, VALUES, VALUES), min_size=1, max_size=4),
+       st.sampled_from([0.0, 1e-9, 0.5, 3.0, 1e7]), st.sampled_from([1e-3, 1.0, 1e6]), VALUES)
+def test_row_versions_are_bitwise_the_array_versions(rows, dt, tau, fair):
+    # the schedulers' inner loop uses decay_row / excess_row on Python lists; they must give the
+    # very same floats as decay_unchecked / excess_over (no tolerance: schedules depend on ties)
+    c0 = [abs(a) for a, _, _ in rows]
+    ex = [abs(b) for _, b, _ in rows]
+    o = [c for _, _, c in rows]
+    assert fc.decay_row(c0, ex, dt, tau) == fc.decay_unchecked(np.array(c0), np.array(ex), dt, tau).tolist()
+    assert fc.excess_row(o, fair) == fc.excess_over(np.array(o), fair).tolist()

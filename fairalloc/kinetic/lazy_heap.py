@@ -1,0 +1,135 @@
+r"""A binary heap with lazy recomputation: the usual shortcut for time-varying priorities, and why it is not exact.
+
+Each element sits in a heap under the priority it had when it was last (re)computed. :meth:`LazyHeap.min`
+recomputes the priority of the top at the current time; if it grew past the stored one, the top is
+pushed back under its fresh priority and the next one is examined, until the top's stored priority is
+current. That is exact when priorities can only *grow* with time (the stored values are lower bounds
+of the true ones, so the first top whose stored value is current is the true minimum). SDRF's
+priorities also *shrink*: the commitment of a user who holds less than its fair share decays
+(Eq. 6), so its priority falls while it sits deep in the heap under a stale, larger value, and it is
+served later than it should be. The structure is kept as the baseline of the scheduler benchmark
+(``benchmarks/bench_sched.py`` reports how often its schedule differs from the live tree's); do not use
+it where the exact order matters.
+
+Same interface as :class:`~fairalloc.kinetic.LiveTree` and the same comparison and tie rule for the
+elements it compares. Iteration (used by ``blocking="skip"``) is a full sort at the current time (exact).
+``next_event_time`` and ``next_min_change`` are ``inf``: the heap does not know when the order
+changes, so a simulator using it never reschedules between events.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+from typing import Any, Hashable, Iterator
+
+from .live_tree import _INF, _Elem, _Kinetic, _cmp
+
+__all__ = ["LazyHeap"]
+
+
+class LazyHeap(_Kinetic):
+    """Heap keyed by the priority at the last recomputation (module docstring: inexact for SDRF).
+
+    >>> h = LazyHeap(tau=1.0)
+    >>> h.insert(0, [0.5]); h.insert(1, [0.0], [1.0])      # 1 decays from 1.0 below 0.5 at t = ln 2
+    >>> h.min(); _ = h.advance(1.0); h.min()                 # stale key 1.0: still behind 0
+    0
+    0
+    >>> list(h)                                              # a full sort at t = 1 is exact
+    [1, 0]
+    """
+
+    swaps = 0
+    certificates = 0
+
+    def __init__(self, tau: float | None = None, *, time: float = 0.0) -> None:
+        super().__init__(tau, time=time)
+        self._heap: list[tuple[float, Hashable, int, _Elem]] = []
+        self.recomputations = 0
+
+    def _push(self, e: _Elem) -> None:
+        a, s = self._state(e, self._now)
+        e.token += 1
+        heapq.heappush(self._heap, (a + s, e.key, e.token, e))        # ties: by key, as the tree
+
+    def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
+        if key in self._elems:
+            raise KeyError(f"key {key!r} is already in the heap; use update()")
+        e = _Elem(key)
+        self._set_trajectory(e, intercepts, slopes, t0)
+        self._elems[key] = e
+        self._push(e)
+
+    def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
+        e = self._elems[key]
+        self._set_trajectory(e, intercepts, slopes, t0)
+        self._push(e)
+
+    def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+        e = _Elem(key)
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._elems[key] = e
+        self._push(e)
+
+    def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+        e = self._elems[key]
+        self._set_trusted(e, intercepts, slopes, t0)
+        self._push(e)
+
+    def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> bool:
+        """Always False: the baseline takes no shortcut (the caller updates, then asks ``min``)."""
+        return False
+
+    def remove(self, key: Hashable) -> None:
+        e = self._elems.pop(key)
+        e.token += 1
+
+    def discard(self, key: Hashable) -> None:
+        if key in self._elems:
+            self.remove(key)
+
+    def advance(self, t: float) -> int:
+        self._now = self._check_time(t)
+        return 0
+
+    def min(self) -> Hashable:
+        heap, now = self._heap, self._now
+        while heap:
+            stored, key, token, e = heap[0]
+            if token != e.token:
+                heapq.heappop(heap)                    # removed or updated since
+                continue
+            a, s = self._state(e, now)
+            if a + s > stored:                         # grew since it was stored: push back, look again
+                self.recomputations += 1
+                heapq.heappop(heap)
+                self._push(e)
+                continue
+            if len(heap) > 4 * len(self._elems) + 64:
+                self._heap = heap = [x for x in heap if x[2] == x[3].token]
+                heapq.heapify(heap)
+            return key
+        raise KeyError("min() of an empty LazyHeap")
+
+    def _sorted(self) -> list[Hashable]:
+        now, tau = self._now, self._tau
+        keys = [self._state(e, now) + (e.key,) for e in self._elems.values()]
+        cmp = functools.cmp_to_key(lambda p, q: _cmp(*p, *q, now, tau))
+        return [k[2] for k in sorted(keys, key=cmp)]
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self._sorted())
+
+    def first(self, n: int) -> list[Hashable]:
+        return self._sorted()[:n]
+
+    @property
+    def next_event_time(self) -> float:
+        """Always ``inf``: the heap does not track when its order changes."""
+        return _INF
+
+    @property
+    def next_min_change(self) -> float:
+        """Always ``inf`` (see :attr:`next_event_time`)."""
+        return _INF

@@ -1,0 +1,89 @@
+"""Figures of task-scheduler simulations: the TV-TSF paper's time CDFs, SDRF's Fig. 5, utilisation.
+
+Every function takes :class:`~fairalloc.sim.SimulationResult` s of task simulations (metrics from
+:mod:`fairalloc.sim.task_metrics`), draws on a new Figure and returns it; nothing calls
+``pyplot.show`` or touches global pyplot state.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+__all__ = ["time_cdfs", "completed_ratio", "resource_utilization"]
+
+
+def _results(results: Any) -> list[tuple[str, Any]]:
+    if isinstance(results, Mapping):
+        return list(results.items())
+    if isinstance(results, Sequence):
+        return [(r.policy, r) for r in results]
+    return [(results.policy, results)]
+
+
+def time_cdfs(results: Any, *, unit: str = "s") -> Figure:
+    """Empirical CDFs of user waiting time, task queuing time and job completion time, one line per
+    policy, with the mean and variance in the legend (TV-TSF paper, Section 3's figures).
+
+    ``results``: a SimulationResult, a list of them, or a mapping label -> result.
+    """
+    from ..sim import task_metrics as tm
+
+    fig = Figure(figsize=(13, 3.8), layout="constrained")
+    axes = fig.subplots(1, 3)
+    getters = [("user waiting time", lambda r: tm.user_waiting_times(r).to_numpy()),
+               ("task queuing time", tm.task_queuing_times),
+               ("job completion time", lambda r: tm.job_completion_times(r).to_numpy())]
+    for ax, (title, get) in zip(axes, getters):
+        for label, r in _results(results):
+            v = np.sort(np.asarray(get(r), dtype=float))
+            v = v[~np.isnan(v)]
+            if not v.size:
+                continue
+            ax.step(v, np.arange(1, v.size + 1) / v.size, where="post",
+                    label=f"{label} (μ {v.mean():,.3g}, σ² {v.var():,.3g})")
+        ax.set_xlabel(f"{title} ({unit})")
+        ax.set_ylabel("fraction")
+        ax.set_title(title)
+        ax.legend(fontsize="x-small")
+    return fig
+
+
+def completed_ratio(result: Any, baseline: Any, *, horizon: float | None = None) -> Figure:
+    """Per user, tasks completed by the horizon under ``result`` over those under ``baseline``
+    (SDRF paper Fig. 5: SDRF against DRF), bubble area growing with the log of tasks submitted.
+    Users with nothing completed under the baseline are left out (the ratio is undefined)."""
+    from ..sim import task_metrics as tm
+
+    a = tm.completed_tasks(result, horizon=horizon)
+    b = tm.completed_tasks(baseline, horizon=horizon)
+    both = a.add_suffix("_r").join(b.add_suffix("_b"), how="inner")
+    both = both[both["completed_b"] > 0]
+    ratio = both["completed_r"] / both["completed_b"]
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    size = 10 + 20 * np.log10(1 + both["submitted_r"].to_numpy())
+    ax.scatter(both.index, ratio, s=size, alpha=0.5)
+    ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+    worse = int((ratio < 1 - 1e-12).sum())
+    ax.set_xlabel("user")
+    ax.set_ylabel(f"completed tasks, {result.policy} / {baseline.policy}")
+    ax.set_title(f"{worse} of {len(ratio)} users complete fewer tasks under {result.policy}")
+    return fig
+
+
+def resource_utilization(result: Any) -> Figure:
+    """Fraction of every resource in use over time (a step line per resource)."""
+    u = result.resource_utilization()
+    fig = Figure(figsize=(6.4, 3.6), layout="constrained")
+    ax = fig.add_subplot()
+    for name in result.resource_names:
+        ax.step(u["time"], u[name], where="post", label=name)
+    ax.set_xlabel("time")
+    ax.set_ylabel("fraction in use")
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"utilisation under {result.policy}")
+    ax.legend(fontsize="small")
+    return fig

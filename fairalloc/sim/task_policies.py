@@ -1,0 +1,358 @@
+r"""The multi-resource task schedulers as simulator policies: ``drf``, ``sdrf``, ``tsf``, ``cdrf``, ``tvtsf``.
+
+Registered with :func:`~fairalloc.sim.register_policy`, so that
+
+.. code-block:: python
+
+    fa.simulate(workload, capacity, policy="sdrf", delta=1 - 1e-6)
+
+runs SDRF Algorithm 1 on a task workload (DESIGN.md's contract). ``capacity`` is a resource vector
+(one pool, SDRF's setting: :meth:`~fairalloc.sim.ResourcePool.from_workload` sizes it as a fraction of
+the workload's mean use *R*) or a :class:`~fairalloc.Cluster` of servers with ``placement=`` per user
+(TV-TSF's setting, e.g. :func:`fairalloc.clusters.tvtsf_table3`).
+
+Vocabulary (:mod:`fairalloc.sim.engine`): a workload row is a *job* of ``tasks`` identical tasks; its
+``user`` is the scheduler's user (the model's agent). Each job is handed to the scheduler as one
+:meth:`~fairalloc.scheduling.TaskScheduler.submit` of its tasks (first in, first out per user); the
+tasks the scheduler starts one by one are returned to the engine as launches ``(job, tasks, server)``,
+consecutive starts of the same job on the same server merged into one launch.
+
+Continuous time (``drf``, ``sdrf``, ``tsf``, ``cdrf``)
+    :class:`TaskPolicy` drives an incremental scheduler of :mod:`fairalloc.scheduling` (advance to
+    the event time, finish, submit, then one :meth:`schedule` per instant). SDRF's commitments decay
+    by Eq. 6 between events (``delta`` per ``dt`` seconds, SDRF's :math:`\Delta t = 1` s by default).
+    With ``blocking="stop"`` (Algorithm 1 as printed) a scheduler can be stopped on its first user
+    while the order moves; it asks the engine to wake it when the first user is next overtaken
+    (the live tree's first certificate), which is the only change that can unblock it.
+Slotted time (``tvtsf``; ``tsf`` and ``cdrf`` with ``slot=``)
+    :class:`SlotPolicy` drives :class:`~fairalloc.scheduling.online_slots.OnlineSlotScheduler`: tasks
+    start only at slot boundaries ``k * slot`` (a task submitted inside a slot waits for the next
+    boundary), one Algorithm 2 round per slot; the policy asks for a wake-up at the next boundary
+    while tasks are pending. Workloads in slots use integer submit and run times (``alibaba_like``).
+
+Options (keyword arguments of :func:`~fairalloc.simulate` after ``policy=``):
+
+=================  ========================================================================
+``weights``        (n_users,) positive weights (default ones)
+``server``         server rule: ``"first_fit"`` (default; ``"tvtsf"`` for slotted policies),
+                   ``"best_fit"``, ``"tvtsf"`` or a callable (:mod:`fairalloc.scheduling.servers`)
+``blocking``       ``"stop"`` (default for drf/sdrf) or ``"skip"`` (default for tsf/cdrf)
+``tree``           ``"live"`` (default), ``"resort"`` (re-sort every user at every decision, the
+                   exact baseline) or ``"heap"`` (lazy heap, inexact baseline)
+``delta``, ``dt``,  SDRF only: discount per ``dt`` seconds (Eq. 3; or ``tau`` directly),
+``tau``,           priority reading ``"level"`` (default) or ``"printed"``, initial commitments
+``priority``,      (n_users, K) as fractions of the totals
+``commitments``
+``slot``           slot length (tvtsf: default 1.0; tsf/cdrf: giving it selects the slotted baseline)
+=================  ========================================================================
+
+Bad input raises :class:`~fairalloc.InvalidInstanceError` naming the argument, row and value: a row
+with no user (-1), a task with zero demand on every resource or a zero run time (clean a trace with
+:func:`fairalloc.workloads.prepare_tasks`), ``delta`` outside (0, 1), a user with no eligible server.
+Tasks that fit on no server the user may use are rejected by the engine before the run and counted
+in ``result.rejected`` with that reason (as every simulator policy's jobs are).
+
+References
+----------
+.. [1] H. Sadok, M. Campista, L. Costa, "O Passado Também Importa", SBRC 2018, Algorithm 1, Eq. 6.
+.. [2] Li Jie, Wang Jianzhou, "A fair multi-resource allocation mechanism for time-varying discrete
+   jobs with placement constraints", Chinese Journal on Internet of Things, 2024, Algorithms 1-5.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validation import require_choice
+from ..commitments import tau_from_delta
+from ..errors import InvalidInstanceError
+from ..scheduling.cdrf import CDRFScheduler
+from ..scheduling.online_slots import OnlineSlotScheduler
+from ..scheduling.policy import Policy
+from ..scheduling.progressive import DRFScheduler, SDRFScheduler
+from ..scheduling.tsf import TSFScheduler
+from .cluster_state import Servers
+from .simulate import register_policy
+
+__all__ = ["TaskPolicy", "SlotPolicy", "TASK_POLICIES", "TREES", "make_task_policy"]
+
+_SCHEDULERS = {"drf": DRFScheduler, "sdrf": SDRFScheduler, "tsf": TSFScheduler, "cdrf": CDRFScheduler}
+#: ``tree=`` names -> the scheduler's ``structure``.
+TREES = {"live": "live_tree", "live_tree": "live_tree", "resort": "resort", "heap": "heap"}
+_SDRF_ONLY = ("delta", "dt", "tau", "priority", "commitments")
+#: Policy names registered by this module.
+TASK_POLICIES = ("drf", "sdrf", "tsf", "cdrf", "tvtsf")
+
+
+def _check_workload(sim: Any, name: str) -> tuple[Any, Servers]:
+    state = sim.state
+    if not isinstance(state, Servers):
+        raise InvalidInstanceError(f"policy {name!r} schedules tasks with resource vectors: give a resource "
+                                   f"vector or a Cluster as capacity, not {type(state).__name__}",
+                                   argument="capacity", value=type(state).__name__)
+    wl = sim.workload
+    if not len(wl):
+        return wl, state
+    user = wl.user
+    if user.min() < 0:
+        r = int(np.argmax(user < 0))
+        raise InvalidInstanceError(f"user[{r}]=-1: policy {name!r} needs the user of every job",
+                                   argument="user", index=(r,), value=-1)
+    res = wl.resources
+    zero = np.isfinite(res).all(axis=1) & ~(res > 0).any(axis=1)
+    if zero.any():
+        r = int(np.argmax(zero))
+        raise InvalidInstanceError(f"resources[{r}]={res[r].tolist()!r} is zero on every resource: a task "
+                                   "scheduler ranks users by their shares (drop such rows with "
+                                   "fairalloc.workloads.prepare_tasks)", argument="resources", index=(r,),
+                                   value=res[r].tolist())
+    zr = wl.run_time == 0
+    if zr.any():
+        r = int(np.argmax(zr))
+        raise InvalidInstanceError(f"run_time[{r}]=0.0: a task must hold its resources for some time "
+                                   "(drop such rows with fairalloc.workloads.prepare_tasks)",
+                                   argument="run_time", index=(r,), value=0.0)
+    return wl, state
+
+
+def _n_users(wl: Any, state: Servers, weights: Any) -> int:
+    n = int(wl.user.max()) + 1 if len(wl) else 1
+    if state.placement is not None:
+        n = max(n, state.placement.shape[0])
+    if weights is not None:
+        w = len(np.atleast_1d(weights))
+        if w < n:
+            raise InvalidInstanceError(f"weights has {w} entries but the workload has users 0..{n - 1}",
+                                       argument="weights", value=w)
+        n = w
+    return n
+
+
+class _Launches:
+    """Task ids -> jobs, and the running tasks of every (job, server), for one policy run."""
+
+    def __init__(self) -> None:
+        self.job_of: list[int] = []
+        self.running: dict[tuple[int, int], list[int]] = {}
+
+    def add(self, job: int, ids: range) -> None:
+        self.job_of.extend([job] * len(ids))
+
+    def group(self, starts: list) -> list[tuple[int, int, int]]:
+        out: list[list[int]] = []
+        job_of, running = self.job_of, self.running
+        last = None
+        for st in starts:
+            j = job_of[st.task]
+            key = (j, st.server)
+            lst = running.get(key)
+            if lst is None:
+                running[key] = [st.task]
+            else:
+                lst.append(st.task)
+            if key == last:
+                out[-1][1] += 1
+            else:
+                out.append([j, 1, st.server])
+                last = key
+        return [(j, k, s) for j, k, s in out]
+
+    def finished(self, job: int, tasks: int, server: int) -> list[int]:
+        lst = self.running[(job, server)]
+        done = lst[-tasks:]
+        del lst[-tasks:]
+        if not lst:
+            del self.running[(job, server)]
+        return done
+
+
+class TaskPolicy(Policy):
+    """A continuous-time task scheduler (``drf``, ``sdrf``, ``tsf``, ``cdrf``) as a simulator policy.
+
+    Parameters
+    ----------
+    mechanism : {"drf", "sdrf", "tsf", "cdrf"}
+    weights, server, blocking, tree
+        See the module docstring.
+    wakeups : bool, default True
+        Ask to be woken when the first user is overtaken while blocked (``blocking="stop"``); False
+        re-runs Algorithm 1 only at arrivals and completions (the paper's "re-run whenever a task
+        arrives or finishes").
+    wake_on : {"first", "any"}
+        Wake at the next change of the first user (default; the only change that can unblock) or at
+        the next swap anywhere in the order (the same schedule, more wake-ups; kept to measure).
+    **options
+        SDRF only: ``delta``, ``dt``, ``tau``, ``priority``, ``commitments``.
+
+    Attributes
+    ----------
+    scheduler : TaskScheduler
+        The scheduler of the current run (after :meth:`reset`): read its state in tests.
+    """
+
+    def __init__(self, mechanism: str = "drf", *, weights: Any = None, server: Any = "first_fit",
+                 blocking: str | None = None, tree: str = "live", wakeups: bool = True,
+                 wake_on: str = "first", **options: Any) -> None:
+        self.mechanism = require_choice("policy", mechanism, tuple(_SCHEDULERS))
+        self.structure = TREES[require_choice("tree", tree, tuple(TREES))]
+        extra = set(options) - set(_SDRF_ONLY)
+        if extra or (options and self.mechanism != "sdrf"):
+            bad = sorted(extra or options)
+            allowed = "weights, server, blocking, tree, wakeups, wake_on" + (
+                ", " + ", ".join(_SDRF_ONLY) if self.mechanism == "sdrf" else "")
+            raise InvalidInstanceError(f"option(s) {bad} do not apply to policy {self.mechanism!r} "
+                                       f"(it takes {allowed})", argument="options", value=bad)
+        if options.get("delta") is not None:
+            tau_from_delta(options["delta"], options.get("dt", 1.0))       # checks delta in (0, 1)
+        self.weights = weights
+        self.server = server
+        self.blocking = blocking
+        self.wakeups = bool(wakeups)
+        self.wake_on = require_choice("wake_on", wake_on, ("first", "any"))
+        self.options = options
+        self.name = self.mechanism
+        self.scheduler = None
+        self.n_wakeups = 0
+
+    def reset(self, sim: Any) -> None:
+        super().reset(sim)
+        wl, state = _check_workload(sim, self.mechanism)
+        n = _n_users(wl, state, self.weights)
+        cls = _SCHEDULERS[self.mechanism]
+        self.scheduler = cls(state.capacities, n_users=n if self.weights is None else None,
+                             weights=self.weights, placement=state.placement, server=self.server,
+                             blocking=self.blocking, structure=self.structure, time=0.0, **self.options)
+        self._user = wl.user.tolist()
+        self._tasks = wl.tasks.tolist()
+        self._demand = wl.resources
+        self._launches = _Launches()
+        self._t = 0.0
+        self._stop = self.scheduler.blocking == "stop"
+        self.n_wakeups = 0
+        self._wake = math.nan
+
+    def _advance(self, now: float) -> None:
+        if now > self._t:
+            self.scheduler.advance(now)
+            self._t = now
+
+    def on_submit(self, job: int, now: float) -> None:
+        self._advance(now)
+        ids = self.scheduler._enqueue(self._user[job], self._demand[job], self._tasks[job])
+        self._launches.add(job, ids)
+
+    def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
+        self._advance(now)
+        finish = self.scheduler.finish
+        for task in self._launches.finished(job, tasks, server):
+            finish(task)
+
+    def schedule(self, now: float) -> list[tuple[int, int, int]]:
+        self._advance(now)
+        if now == self._wake:
+            self.n_wakeups += 1                       # woken by our own reschedule point
+        return self._launches.group(self.scheduler.schedule())
+
+    def next_wakeup(self, now: float) -> float | None:
+        if not (self.wakeups and self._stop) or self.scheduler.blocked_by is None:
+            return None
+        s = self.scheduler
+        t = s.next_min_change if self.wake_on == "first" else s.next_change
+        if now < t < math.inf:
+            self._wake = t
+            return t
+        return None
+
+    def run_stats(self) -> dict[str, Any]:
+        """Figures of the run for :attr:`SimulationResult.stats`."""
+        s = self.scheduler
+        return {"decisions": s.decisions, "swaps": s.swaps, "wakeups": self.n_wakeups,
+                "structure": s.structure, "blocking": s.blocking, "server": s.servers.rule_name}
+
+
+class SlotPolicy(Policy):
+    """A slotted task scheduler (``tvtsf``; ``tsf`` / ``cdrf`` baselines) as a simulator policy.
+
+    Parameters
+    ----------
+    mechanism : {"tvtsf", "tsf", "cdrf"}
+    slot : float, default 1.0
+        Slot length in the workload's time unit.
+    weights, server
+        See the module docstring (server default ``"tvtsf"``, Algorithm 4).
+    """
+
+    def __init__(self, mechanism: str = "tvtsf", *, slot: float = 1.0, weights: Any = None,
+                 server: Any = None) -> None:
+        self.mechanism = require_choice("policy", mechanism, ("tvtsf", "tsf", "cdrf"))
+        L = float(slot)
+        if not (np.isfinite(L) and L > 0):
+            raise InvalidInstanceError(f"slot={slot!r} must be finite and > 0", argument="slot", value=slot)
+        self.slot = L
+        self.weights = weights
+        self.server = server
+        self.name = self.mechanism if self.mechanism == "tvtsf" else f"{self.mechanism}-slotted"
+        self.scheduler = None
+
+    def reset(self, sim: Any) -> None:
+        super().reset(sim)
+        wl, state = _check_workload(sim, self.name)
+        n = _n_users(wl, state, self.weights)
+        self.scheduler = OnlineSlotScheduler(state.capacities, n_users=n if self.weights is None else None,
+                                             weights=self.weights, placement=state.placement,
+                                             policy=self.mechanism, server=self.server)
+        self._user = wl.user.tolist()
+        self._tasks = wl.tasks.tolist()
+        self._demand = wl.resources
+        self._launches = _Launches()
+
+    def _boundary(self, now: float) -> int:
+        """Index of the first slot boundary at or after ``now``."""
+        k = math.floor(now / self.slot)
+        return k if k * self.slot >= now else k + 1
+
+    def on_submit(self, job: int, now: float) -> None:
+        ids = self.scheduler.submit(self._user[job], self._demand[job], self._tasks[job],
+                                    slot=self._boundary(now))
+        self._launches.add(job, ids)
+
+    def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
+        for task in self._launches.finished(job, tasks, server):
+            self.scheduler.finish(task)
+
+    def schedule(self, now: float) -> list[tuple[int, int, int]]:
+        k = self._boundary(now)
+        if k * self.slot != now or k <= self.scheduler.slot or not self.scheduler.has_pending:
+            return []
+        return self._launches.group(self.scheduler.step(k))
+
+    def next_wakeup(self, now: float) -> float | None:
+        if not self.scheduler.has_pending:
+            return None
+        k = self._boundary(now)
+        if k * self.slot <= now:
+            k += 1
+        return k * self.slot
+
+    def run_stats(self) -> dict[str, Any]:
+        s = self.scheduler
+        return {"decisions": s.decisions, "rounds": s.rounds, "slot": self.slot,
+                "server": s.servers.rule_name}
+
+
+def make_task_policy(name: str, **options: Any) -> Policy:
+    """The policy ``name`` (one of :data:`TASK_POLICIES`) with ``options`` (module docstring)."""
+    name = require_choice("policy", name, TASK_POLICIES)
+    if name == "tvtsf":
+        return SlotPolicy("tvtsf", **options)
+    if name in ("tsf", "cdrf") and options.get("slot") is not None:
+        return SlotPolicy(name, **options)
+    options.pop("slot", None)
+    return TaskPolicy(name, **options)
+
+
+for _name in TASK_POLICIES:
+    register_policy(_name, lambda _n=_name, **kw: make_task_policy(_n, **kw))
