@@ -1,4 +1,13 @@
-"""``fairalloc simulate``: run job-queue policies on a trace or a generated workload.
+"""``fairalloc simulate``: run scheduling policies on a trace or a generated workload.
+
+Two kinds of workload, told apart by whether the workload has per-task resource vectors:
+
+* **rigid parallel jobs** (Parallel Workloads Archive SWF traces, the Lublin-Feitelson model) on
+  identical processors, with the job-queue policies FCFS, EASY, SJF, WFP3, UNICEF, F1, F2, BUC;
+* **tasks with resource vectors** (Google 2011, Alibaba traces; ``google_like``, ``alibaba_like``)
+  on a pool sized as a fraction of the workload's mean use R (``--pool``, SDRF's setting) or on the
+  TV-TSF paper's 100 servers (``--cluster tvtsf-table3``), with the task schedulers DRF, SDRF
+  (Algorithm 1, ``--delta``, ``--priority``, ``--blocking``, ``--tree``), TSF, CDRF and TV-TSF.
 
 Examples::
 
@@ -6,6 +15,10 @@ Examples::
         --processors 256 --out out/sim
     fairalloc simulate --workload swf:../shared/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --policy fcfs,buc \\
         --enforce-walltime --out out/kth
+    fairalloc simulate --workload google_like:users=627,tasks=100000 --policy drf,sdrf --pool 0.5 \\
+        --delta 0.999999 --out out/sdrf
+    fairalloc simulate --workload alibaba_like:jobs=200,large=0.5 --policy tvtsf,tsf,cdrf \\
+        --cluster tvtsf-table3 --slot 1 --out out/tvtsf
 """
 
 from __future__ import annotations
@@ -25,6 +38,11 @@ logger = logging.getLogger(__name__)
 
 _LUBLIN_KEYS = {"days": float, "n": int, "n_jobs": int, "nodes": int, "typed": int, "seed": int,
                 "n_users": int, "users": int, "estimate": str, "umed": float}
+_GOOGLE_LIKE_KEYS = {"users": int, "tasks": int, "horizon": float, "seed": int}
+_ALIBABA_LIKE_KEYS = {"jobs": int, "large": str, "users": int, "slots": int, "seed": int}
+#: Task policies (multi-resource schedulers) accepted for task workloads.
+TASK_POLICY_NAMES = ("drf", "sdrf", "tsf", "cdrf", "tvtsf")
+CLUSTERS = ("tvtsf-table3",)
 
 
 def _kv(text: str, spec: str) -> dict[str, str]:
@@ -38,23 +56,58 @@ def _kv(text: str, spec: str) -> dict[str, str]:
     return out
 
 
+def _typed(spec: str, kv: dict[str, str], keys: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(kv) - set(keys))
+    if unknown:
+        raise InvalidInstanceError(f"--workload {spec!r}: unknown key(s) {unknown}; known: {sorted(keys)}",
+                                   argument="workload", value=spec)
+    try:
+        return {k: keys[k](x) for k, x in kv.items()}
+    except ValueError as exc:
+        raise InvalidInstanceError(f"--workload {spec!r}: {exc}", argument="workload", value=spec) from None
+
+
 def parse_workload(spec: str, *, seed: int = 0):
-    """Build a Workload from ``swf:PATH``, ``parquet:PATH`` or ``lublin:key=value,...``.
+    """Build a Workload from a spec string.
+
+    ``swf:PATH``, ``parquet:PATH``, ``lublin:key=value,...`` (rigid jobs); ``google2011:PATH``,
+    ``alibaba:PATH`` (2017 layout), ``alibaba2018:PATH``, ``google_like:key=value,...``,
+    ``alibaba_like:key=value,...`` (tasks; traces are cleaned with
+    :func:`fairalloc.workloads.prepare_tasks`, which drops tasks with unknown run time).
 
     Lublin keys: ``days`` or ``n`` (jobs), ``nodes``, ``typed`` (0/1), ``seed``, ``users``,
-    ``estimate`` (``exact`` or a factor >= 1), ``umed``.
+    ``estimate`` (``exact`` or a factor >= 1), ``umed``. ``google_like`` keys: ``users``, ``tasks``,
+    ``horizon`` (s), ``seed``. ``alibaba_like`` keys: ``jobs``, ``large`` (fraction of large jobs, or
+    ``normal``), ``users``, ``slots``, ``seed``.
 
     >>> len(parse_workload("lublin:n=50,nodes=64,seed=1"))
     50
+    >>> parse_workload("google_like:users=5,tasks=40,seed=2").n_tasks
+    40
     """
-    from ..workloads import Workload, lublin, read_swf
+    from ..workloads import (Workload, alibaba_like, google_like, lublin, prepare_tasks, read_alibaba,
+                             read_google2011, read_swf)
 
     kind, _, rest = spec.partition(":")
-    kind = kind.lower()
+    kind = kind.lower().replace("-", "_")
     if kind == "swf":
         return read_swf(rest)
     if kind == "parquet":
         return Workload.read_parquet(rest)
+    if kind == "google2011":
+        return prepare_tasks(read_google2011(rest))
+    if kind in ("alibaba", "alibaba2017", "alibaba2018"):
+        return prepare_tasks(read_alibaba(rest, version=2018 if kind == "alibaba2018" else 2017))
+    if kind == "google_like":
+        v = _typed(spec, _kv(rest, spec), _GOOGLE_LIKE_KEYS)
+        return google_like(v.get("users", 627), v.get("tasks", 100_000),
+                           horizon=v.get("horizon", 86400.0), rng=v.get("seed", seed))
+    if kind == "alibaba_like":
+        v = _typed(spec, _kv(rest, spec), _ALIBABA_LIKE_KEYS)
+        large = v.get("large", "0.25")
+        large = None if large.lower() == "normal" else float(large)
+        return alibaba_like(v.get("jobs", 200), large_fraction=large, n_users=v.get("users"),
+                            slots=v.get("slots", 600), rng=v.get("seed", seed))
     if kind == "lublin":
         kv = _kv(rest, spec)
         unknown = sorted(set(kv) - set(_LUBLIN_KEYS))
@@ -76,23 +129,29 @@ def parse_workload(spec: str, *, seed: int = 0):
         return lublin(n, days=days, nodes=v.get("nodes", 128), typed=bool(v.get("typed", 1)),
                       rng=v.get("seed", seed), n_users=v.get("users", v.get("n_users")),
                       estimate=est, umed=v.get("umed"))
-    raise InvalidInstanceError(f"--workload {spec!r}: expected swf:PATH, parquet:PATH or "
-                               "lublin:key=value,...", argument="workload", value=spec)
+    raise InvalidInstanceError(f"--workload {spec!r}: expected swf:PATH, parquet:PATH, lublin:..., "
+                               "google2011:PATH, alibaba:PATH, alibaba2018:PATH, google_like:... or "
+                               "alibaba_like:...", argument="workload", value=spec)
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "simulate", help="simulate job-queue policies on a trace or a generated workload",
+        "simulate", help="simulate scheduling policies on a trace or a generated workload",
         description="Simulate job-queue policies (FCFS, EASY, SJF, WFP3, UNICEF, F1, F2, BUC; any "
-                    "with +easy) on rigid parallel jobs; print a summary table and write per-job "
-                    "Parquet and figures to --out.",
+                    "with +easy) on rigid parallel jobs, or the task schedulers (DRF, SDRF, TSF, "
+                    "CDRF, TV-TSF) on tasks with resource vectors; print a summary table and write "
+                    "per-job Parquet and figures to --out.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="workload specs: swf:PATH | parquet:PATH | lublin:days=30,nodes=256[,typed=1,seed=0,"
-               "users=K,estimate=exact|F]")
+        epilog="workload specs (rigid jobs): swf:PATH | parquet:PATH | lublin:days=30,nodes=256"
+               "[,typed=1,seed=0,users=K,estimate=exact|F]\n"
+               "workload specs (tasks): google2011:PATH | alibaba:PATH | alibaba2018:PATH | "
+               "google_like:users=627,tasks=100000[,horizon=86400,seed=0] | "
+               "alibaba_like:jobs=200,large=0.25|normal[,users=K,slots=600,seed=0]")
     p.add_argument("--workload", default="lublin:days=30,nodes=256",
                    help="workload spec (default: %(default)s)")
-    p.add_argument("--policy", default="fcfs,easy,wfp3,unicef,f1,f2",
-                   help="comma-separated policies (default: %(default)s)")
+    p.add_argument("--policy", default=None,
+                   help="comma-separated policies (default: fcfs,easy,wfp3,unicef,f1,f2 for rigid "
+                        "jobs; drf,sdrf for tasks)")
     p.add_argument("--processors", type=int, default=None,
                    help="processors (default: the workload's MaxProcs / MaxNodes)")
     p.add_argument("--out", default=None, help="output folder (Parquet, CSV, figures)")
@@ -102,19 +161,122 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed for generated workloads")
     p.add_argument("--head", type=int, default=None, help="use only the first N jobs")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    t = p.add_argument_group("task workloads")
+    t.add_argument("--pool", type=float, default=None, metavar="F",
+                   help="one pool of every resource sized at F times the workload's mean use R "
+                        "(SDRF paper: 0.5 .. 1.0; default 0.5 unless --cluster)")
+    t.add_argument("--cluster", choices=CLUSTERS, default=None,
+                   help="servers instead of a pool (tvtsf-table3: the TV-TSF paper's 100 servers)")
+    t.add_argument("--delta", type=float, default=1 - 1e-6,
+                   help="SDRF discount per second, in (0, 1) (default 1-1e-6, the paper's best)")
+    t.add_argument("--priority", choices=("level", "printed"), default="level",
+                   help="SDRF priority reading (default: level, consistent with Eq. 5)")
+    t.add_argument("--blocking", choices=("stop", "skip"), default=None,
+                   help="stop at the first task that does not fit (Algorithm 1 as printed) or skip "
+                        "to the next user (default: stop for drf/sdrf, skip for tsf/cdrf)")
+    t.add_argument("--tree", choices=("live", "resort", "heap"), default="live",
+                   help="SDRF priority structure (default: the live tree)")
+    t.add_argument("--slot", type=float, default=None,
+                   help="slot length for tvtsf (default 1) and slotted tsf/cdrf baselines")
     p.set_defaults(func=run)
     return p
 
 
+def _is_task_workload(wl) -> bool:
+    """Tasks with resource vectors (Google, Alibaba) rather than rigid jobs on processors (SWF, Lublin)."""
+    return len(wl.resource_names) > 0
+
+
+def _task_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
+    opts: dict[str, Any] = {}
+    if name == "sdrf":
+        opts.update(delta=args.delta, priority=args.priority, tree=args.tree)
+    if args.blocking and name in ("drf", "sdrf", "tsf", "cdrf"):
+        opts["blocking"] = args.blocking
+    if args.slot is not None and name in ("tvtsf", "tsf", "cdrf"):
+        opts["slot"] = args.slot
+    if args.cluster == "tvtsf-table3" and name != "tvtsf" and "server" not in opts:
+        opts["server"] = "best_fit"
+    return opts
+
+
+def _run_tasks(wl, args: argparse.Namespace, policies: list[str]) -> int:
+    from tqdm.auto import tqdm
+
+    from ..sim import ResourcePool, simulate
+
+    bad = [p for p in policies if p.lower() not in TASK_POLICY_NAMES]
+    if bad:
+        raise InvalidInstanceError(f"--policy {bad[0]!r} does not schedule tasks with resource vectors; "
+                                   f"task policies: {', '.join(TASK_POLICY_NAMES)}",
+                                   argument="policy", value=bad[0])
+    if args.cluster:
+        from .. import clusters
+
+        capacity = clusters.tvtsf_table3()
+        where = f"the {capacity.n_servers} servers of TV-TSF Table 3"
+    else:
+        frac = 0.5 if args.pool is None else args.pool
+        capacity = ResourcePool.from_workload(wl, frac)
+        where = f"a pool at {frac:g} x R"
+    show = not args.no_progress
+    results = {}
+    for name in tqdm(policies, desc="policies", disable=not show or len(policies) < 2):
+        results[name] = simulate(wl, capacity, policy=name.lower(), progress=show,
+                                 **_task_options(name.lower(), args))
+    table = pd.DataFrame([r.task_summary() for r in results.values()]).set_index("policy")
+    table.insert(2, "rejected_tasks", [int(wl.tasks[r.rejected["row"].to_numpy()].sum())
+                                       for r in results.values()])
+    print(f"workload: {args.workload} ({len(wl)} jobs, {wl.n_tasks} tasks, {wl.n_users} users, "
+          f"resources {list(wl.resource_names)}) on {where}")
+    if table["rejected_tasks"].any():
+        print("rejected_tasks: tasks that fit on no server (or exceed the pool) are rejected before the "
+              "run and counted; see each result's .rejected table for the reasons")
+    with pd.option_context("display.width", 200, "display.float_format", "{:,.3f}".format):
+        print(table.to_string())
+    if args.out:
+        from ..plots.tasks import completed_ratio, resource_utilization, time_cdfs
+
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, r in results.items():
+            r.to_parquet(out / name)
+            resource_utilization(r).savefig(out / f"utilization_{name}.png", dpi=120)
+        table.to_csv(out / "summary.csv")
+        time_cdfs(results).savefig(out / "time_cdfs.png", dpi=120)
+        written = ["summary.csv", "time_cdfs.png", "utilization_<policy>.png"]
+        if "sdrf" in results and "drf" in results:
+            completed_ratio(results["sdrf"], results["drf"]).savefig(out / "completed_ratio.png", dpi=120)
+            written.append("completed_ratio.png")
+        print(f"wrote {out}/" + ", ".join(written) + " and per-policy Parquet folders")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    wl = parse_workload(args.workload, seed=args.seed)
+    if args.head:
+        wl = wl.sorted().head(args.head)
+    tasks = _is_task_workload(wl)
+    default = "drf,sdrf" if tasks else "fcfs,easy,wfp3,unicef,f1,f2"
+    policies = [s.strip() for s in (args.policy or default).split(",") if s.strip()]
+    if tasks:
+        return _run_tasks(wl, args, policies)
+    if args.pool is not None or args.cluster:
+        raise InvalidInstanceError("--pool and --cluster apply to task workloads; this workload has rigid "
+                                   "jobs on --processors", argument="pool", value=args.pool)
+    return _run_jobs(wl, args, policies)
+
+
+def _run_jobs(wl, args: argparse.Namespace, policies: list[str]) -> int:
     from tqdm.auto import tqdm
 
     from ..sim import simulate
 
-    wl = parse_workload(args.workload, seed=args.seed)
-    if args.head:
-        wl = wl.sorted().head(args.head)
-    policies = [s.strip() for s in args.policy.split(",") if s.strip()]
+    bad = [p for p in policies if p.lower() in TASK_POLICY_NAMES]
+    if bad:
+        raise InvalidInstanceError(f"--policy {bad[0]!r} schedules tasks with resource vectors; this "
+                                   "workload has rigid jobs (use a queue policy: fcfs, easy, sjf, wfp3, "
+                                   "unicef, f1, f2, buc)", argument="policy", value=bad[0])
     capacity = args.processors
     results = {}
     show = not args.no_progress
