@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
 from .checks import check_case
-from .claims import CLAIMS, MECHANISMS, Claim, claims_for, mechanism
+from .claims import CLAIMS, MECHANISMS, Claim, claim_domain, claims_for, mechanism
 from .shrink import shrink
 from .strategies import cases
 from .verdict import Verdict, jsonable
@@ -84,9 +84,10 @@ class CellReport:
 
 
 def cell_strategy(claim: Claim):
-    """The hypothesis strategy of cases for a claim (its row's domain; games for the repeated game)."""
+    """The hypothesis strategy of cases for a claim (its domain, :func:`~proofs_check.claims.claim_domain`;
+    games for the repeated game)."""
     info = mechanism(claim.mechanism)
-    return cases(info.domain, game=claim.axiom == "sp-repeated", stateful=info.dynamics == "sdrf")
+    return cases(claim_domain(claim), game=claim.axiom == "sp-repeated", stateful=info.dynamics == "sdrf")
 
 
 def _status(claim: Claim, violated: bool, examples: int) -> str:
@@ -162,10 +163,9 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
         return CellReport(claim, "skipped", reason=info.why_not)
     if claim.expected == "-":
         return CellReport(claim, "skipped", reason="not applicable ('-' in axioms.md)")
-    if info.domain.setting not in ("pooled", "servers"):
-        return CellReport(claim, "skipped", reason=f"no checks yet for the {info.domain.setting} setting (phase B)")
-    if claim.axiom == "sp-repeated" and info.domain.setting != "pooled":
-        return CellReport(claim, "skipped", reason="the repeated game is implemented for pooled SDRF dynamics")
+    if claim.axiom == "sp-repeated" and info.domain.setting == "servers":
+        return CellReport(claim, "skipped", reason="no repeated game on servers: the mechanism keeps no state, so "
+                          "a period is its stage game (see the SP-stage cell)")
     t0 = time.perf_counter()
     out = search(cell_strategy(claim), lambda case: check_case(claim, case, seed=seed, budget=budget),
                  examples=examples, seconds=seconds, seed=seed, progress=claim.key if progress else None)
