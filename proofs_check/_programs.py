@@ -240,7 +240,11 @@ def envy_free_placement(task_demands, capacities, placement, totals, caps, weigh
     r that i needs, a binary :math:`z_{ijlr}` selects the resource attaining
     :math:`\min_r y_{jl} d_{jr}/d_{ir}`; :math:`t_{ijl}` bounds it from above on that resource only
     (integer tasks: :math:`\lfloor\cdot\rfloor \le t_{ijl}`, :math:`t` integer), and
-    :math:`\sum_l t_{ijl} \le X_i` (weighted: :math:`\le X_i w_j / w_i`). Returns ``"optimal"`` with
+    :math:`\sum_l t_{ijl} \le X_i` (weighted: :math:`\le X_i w_j / w_i`). The floor is encoded as
+    :math:`v \le t + 1 - \epsilon` with :math:`\epsilon = 10^{-4}`: it must exceed the solver's
+    integrality tolerance (1e-6) times the big-M, or a selector at :math:`1 - 10^{-6}` slips through
+    (CBC then calls an infeasible instance feasible, HiGHS reports a solve error); task ratios in
+    fairalloc's instances are far coarser than 1e-4. Returns ``"optimal"`` with
     ``x`` = an envy-free placement, or ``"infeasible"`` when none exists (the disjunction of LPs is
     empty).
     """
@@ -276,7 +280,7 @@ def envy_free_placement(task_demands, capacities, placement, totals, caps, weigh
             row = {y[j, l]: d[j, r] for j in range(n) if p[j, l] and d[j, r] > 0}
             if row:
                 rows.append(row); rhs_lo.append(-np.inf); rhs_hi.append(c[l, r])
-    eps = 1e-6
+    eps = 1e-4                 # well above HiGHS' integrality tolerance times big (see the docstring)
     for i in range(n):
         if X[i] >= K[i] - 1e-9:
             continue                                               # satisfied users envy nobody
