@@ -36,7 +36,7 @@ from .shrink import shrink
 from .strategies import cases
 from .verdict import Verdict, jsonable
 
-__all__ = ["CellReport", "SearchOutcome", "search", "run_cell", "run_all", "cell_strategy", "write_report",
+__all__ = ["CellReport", "SearchOutcome", "search", "skip_reason", "run_cell", "run_all", "cell_strategy", "write_report",
            "report_markdown", "select_claims"]
 
 logger = logging.getLogger(__name__)
@@ -155,17 +155,27 @@ def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed:
     return SearchOutcome(state["n"], state["undecided"], case, v, time.perf_counter() - t0, state["timeout"])
 
 
-def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: int = 0,
-             do_shrink: bool = True, budget: int | None = None, progress: bool = False) -> CellReport:
-    """Search one claim (see the module docstring). ``budget``: lies / deviations per user and case."""
+def skip_reason(claim: Claim) -> str:
+    """Why campaigns skip ``claim`` ("" when they check it)."""
     info = mechanism(claim.mechanism)
     if not info.implemented:
-        return CellReport(claim, "skipped", reason=info.why_not)
+        return info.why_not
     if claim.expected == "-":
-        return CellReport(claim, "skipped", reason="not applicable ('-' in axioms.md)")
+        return "not applicable ('-' in axioms.md)"
     if claim.axiom == "sp-repeated" and info.domain.setting == "servers":
-        return CellReport(claim, "skipped", reason="no repeated game on servers: the mechanism keeps no state, so "
-                          "a period is its stage game (see the SP-stage cell)")
+        return ("no repeated game on servers: the mechanism keeps no state, so a period is its stage game "
+                "(see the SP-stage cell)")
+    return ""
+
+
+def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: int = 0,
+             do_shrink: bool = True, budget: int | None = None, progress: bool = False,
+             shrink_seconds: float | None = None) -> CellReport:
+    """Search one claim (see the module docstring). ``budget``: lies / deviations per user and case;
+    ``shrink_seconds``: time for shrinking a violation (default ``max(10, seconds)``)."""
+    why = skip_reason(claim)
+    if why:
+        return CellReport(claim, "skipped", reason=why)
     t0 = time.perf_counter()
     out = search(cell_strategy(claim), lambda case: check_case(claim, case, seed=seed, budget=budget),
                  examples=examples, seconds=seconds, seed=seed, progress=claim.key if progress else None)
@@ -174,7 +184,8 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
         case, v = out.case, out.verdict
         rep.original_size = case.size()
         if do_shrink:
-            case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=max(10.0, seconds))
+            limit = max(10.0, seconds) if shrink_seconds is None else shrink_seconds
+            case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=limit)
             rep.shrink_stats = st
         rep.verdict = v
         rep.seconds = time.perf_counter() - t0
