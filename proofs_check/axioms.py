@@ -25,7 +25,8 @@ axiom                    variants                                    function
 sharing incentive        plain, weighted, commitment                 :func:`has_sharing_incentive`
 envy-freeness            plain, weighted, commitment; servers:       :func:`is_envy_free`
                          placement "given" or "any" (MILP)
-EF1 (integer tasks)      remove, gain                                :func:`is_ef1`
+EF1 (integer tasks)      remove, gain (time-varying: cumulative,     :func:`is_ef1`
+                         per slot)
 bottleneck               (SDRF Prop. 1)                              :func:`is_bottleneck`
 non-wastefulness         divisible, integer                          :func:`is_non_wasteful`
 Pareto efficiency        strong, weak                                :func:`is_pareto_efficient`
@@ -60,6 +61,8 @@ References
    (zero demands, weights, indivisible tasks).
 .. [4] W. Wang, B. Li, B. Liang, "Multi-resource fair allocation in heterogeneous cloud computing
    systems" (DRFH), IEEE TPDS 2015; W. Wang et al., "Fair allocation with placement constraints" (TSF).
+.. [5] Li Jie, Wang Jianzhou, TV-TSF, Chinese Journal on Internet of Things, 2024, Eqs. 2-9
+   (time-varying tasks: sharing incentive, EF1 and Pareto optimality over the horizon).
 """
 
 from __future__ import annotations

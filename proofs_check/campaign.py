@@ -36,7 +36,7 @@ from .shrink import shrink
 from .strategies import cases
 from .verdict import Verdict, jsonable
 
-__all__ = ["CellReport", "SearchOutcome", "search", "skip_reason", "run_cell", "run_all", "cell_strategy", "write_report",
+__all__ = ["CellReport", "SearchOutcome", "QUICK", "search", "skip_reason", "run_cell", "run_quick", "run_all", "cell_strategy", "write_report",
            "report_markdown", "select_claims"]
 
 logger = logging.getLogger(__name__)
@@ -155,6 +155,24 @@ def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed:
     return SearchOutcome(state["n"], state["undecided"], case, v, time.perf_counter() - t0, state["timeout"])
 
 
+#: Cells whose violation seed 0 finds late or rarely: claim key -> (seed, examples, lies per user) that
+#: find it within a few seconds (measured when set; the tests and the notebook's small scale use them).
+#: Seed 0 finds each of them too, after more cases (bundling DRF filling ~150, TSF's PM ~350 LP
+#: cases, TV-TSF greedy's lie ~370), except the cumulative EF1 of TV-TSF: about one case in 2500.
+QUICK: dict[str, tuple[int, int, int | None]] = {
+    "drf_indivisible_stop/sp-stage/stage": (1, 500, None),
+    "drf_indivisible_skip/sp-stage/stage": (1, 500, None),
+    "sequential_minmax/sp-stage/stage": (2, 500, None),
+    "tvtsf_milp/sp-stage/stage": (2, 200, 12),
+    "tvtsf_greedy/sp-stage/stage": (2, 300, 20),
+    "tsf/pm/plain": (3, 500, None),
+    "tsf_unfloored/pm/plain": (3, 500, None),
+    "tsf/sp-stage/stage": (0, 40, 20),
+    "tvtsf_greedy/ef1/cumulative-remove": (1, 3000, None),
+    "tvtsf_milp/ef1/cumulative-constrained-remove": (2, 3000, None),
+}
+
+
 def skip_reason(claim: Claim) -> str:
     """Why campaigns skip ``claim`` ("" when they check it)."""
     info = mechanism(claim.mechanism)
@@ -193,6 +211,12 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
     if out.timed_out and rep.verdict is None:
         rep.reason = f"time budget {seconds}s reached after {rep.examples} examples"
     return rep
+
+
+def run_quick(claim: Claim, *, examples: int = 500, seconds: float = 60.0, **kw: Any) -> CellReport:
+    """:func:`run_cell` with the :data:`QUICK` seed and budget of the cell, if it has one (else seed 0)."""
+    seed, ex, budget = QUICK.get(claim.key, (0, examples, None))
+    return run_cell(claim, examples=ex, seconds=seconds, seed=seed, budget=budget, **kw)
 
 
 def select_claims(mechanism_key: str | None = None, axiom: str | None = None,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import pytest
 
-from proofs_check.campaign import run_cell, skip_reason
+from proofs_check.campaign import QUICK, run_cell, skip_reason
 from proofs_check.claims import CLAIMS, FINDINGS, implemented_claims
 from proofs_check.replay import replay
 
@@ -30,23 +30,13 @@ EXAMPLES = 500
 SECONDS = 90.0
 F_CLAIMS = [c for c in implemented_claims() if c.expected == "F" and not skip_reason(c)]
 FOUND_T = [c for c in CLAIMS if c.key in FINDINGS]
-#: claim key -> (seed, examples, lies per user, slow); measured with ``-p no:xdist`` and ``-n 2`` alike
-SEARCH = {
-    "drf_indivisible_stop/sp-stage/stage": (1, 500, None, False),
-    "drf_indivisible_skip/sp-stage/stage": (1, 500, None, False),
-    "sequential_minmax/sp-stage/stage": (2, 500, None, False),
-    "tvtsf_milp/sp-stage/stage": (2, 200, 12, False),
-    "tvtsf_greedy/sp-stage/stage": (2, 300, 20, False),
-    "tsf/pm/plain": (3, 500, None, False),
-    "tvtsf_greedy/ef1/cumulative-remove": (1, 3000, None, False),
-    # derived rows repeating the table's TSF row, and the findings that hand tests already reproduce
-    "tsf_unfloored/pm/plain": (3, 500, None, True),
-    "tsf_unfloored/rm/plain": (0, 500, None, True),
-    "tsf/sp-stage/stage": (0, 40, 20, True),
-    "tsf_unfloored/si/plain": (0, 500, None, True),
-    # rare instances (about one case in 2500) and an MILP per case: 20 s
-    "tvtsf_milp/ef1/cumulative-constrained-remove": (2, 3000, None, True),
-}
+#: claim key -> (seed, examples, lies per user): :data:`proofs_check.campaign.QUICK` (seeds that find the
+#: violation quickly), measured with ``-p no:xdist`` and ``-n 2`` alike
+SEARCH = dict(QUICK)
+#: derived rows repeating the table's TSF row, the findings that hand tests already reproduce, and a
+#: rare instance (about one case in 2500, an MILP per case: 20 s): ``--runslow``
+SLOW = {"tsf_unfloored/pm/plain", "tsf_unfloored/rm/plain", "tsf/sp-stage/stage", "tsf_unfloored/si/plain",
+        "tvtsf_milp/ef1/cumulative-constrained-remove"}
 #: rows whose mechanism is an LP or MILP: shrinking re-runs the search at every step, so it gets a
 #: few seconds only (the witness is small anyway: the row's domain has <= 3 users, <= 2 resources
 #: and servers, <= 3 slots, and the size is asserted below)
@@ -69,7 +59,7 @@ def _size(w) -> tuple[int, int, int, int]:
 
 
 def _check(claim):
-    seed, examples, budget, _ = SEARCH.get(claim.key, (0, EXAMPLES, None, False))
+    seed, examples, budget = SEARCH.get(claim.key, (0, EXAMPLES, None))
     rep = run_cell(claim, examples=examples, seconds=SECONDS, seed=seed, budget=budget,
                    shrink_seconds=SHRINK_SECONDS if claim.mechanism in EXACT else None)
     assert rep.verdict is not None and rep.verdict.violated, \
@@ -85,8 +75,7 @@ def _check(claim):
 
 
 def _params(claims):
-    return [pytest.param(c, id=c.key, marks=[pytest.mark.slow] if SEARCH.get(c.key, (0, 0, 0, False))[3] else [])
-            for c in claims]
+    return [pytest.param(c, id=c.key, marks=[pytest.mark.slow] if c.key in SLOW else []) for c in claims]
 
 
 @pytest.mark.parametrize("claim", _params(F_CLAIMS))
