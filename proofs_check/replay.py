@@ -89,9 +89,39 @@ def _replay_servers(w: Mapping[str, Any]) -> Replay:
         numbers["rerun_max_difference"] = diff
         if diff > 1e-6 * max(1.0, float(ti.tasks.max())):
             return Replay(False, f"re-running {name} gives another allocation (max difference {diff:.3g})", numbers)
-    out = _replay_server_arrays(w, ti.task_demands, ti.placement, ti.tasks.astype(float), ti.cluster.capacities,
-                                ti.weights, x, bool(w.get("divisible", False)))
+    if w["axiom"] in ("sharing-incentive", "envy-free") and w["variant"] == "commitment":
+        out = _replay_server_commitment(w, ti, x)
+    else:
+        out = _replay_server_arrays(w, ti.task_demands, ti.placement, ti.tasks.astype(float), ti.cluster.capacities,
+                                    ti.weights, x, bool(w.get("divisible", False)))
     return Replay(out.confirmed, out.detail, {**numbers, **out.numbers})
+
+
+def _replay_server_commitment(w: Mapping[str, Any], ti, x) -> Replay:
+    """Commitment-adjusted SI / EF on servers (``axioms.md``, SDRF notes), in dominant-share units, exactly."""
+    d = exact_array(ti.task_demands)
+    tot = exact_array(ti.cluster.totals)
+    mu = [max((d[i][r] / tot[r] for r in range(ti.n_resources)), default=Fraction(0)) for i in range(ti.n_agents)]
+    X = [Fraction(int(round(v))) if not w.get("divisible") else Fraction(float(v)) for v in x.sum(axis=1)]
+    wts = exact_array(ti.weights)
+    tol = Fraction(w.get("atol", 0.0))
+    if w["axiom"] == "sharing-incentive":
+        i = int(w["user"])
+        g = shares.commitment_entitlements(exact_array(ti.commitments), wts)[i]
+        ref = min(Fraction(int(ti.tasks[i])) * mu[i], g)
+        have = X[i] * mu[i]
+        return Replay(have < ref - tol, f"user {i}: dominant share {float(have):.9g} vs entitlement {float(ref):.9g} "
+                      "(exact)", {"have": have, "reference": ref})
+    i, j = int(w["envious"]), int(w["envied"])
+    c = exact_array(ti.commitments)
+    ct = [max(c[k]) for k in range(ti.n_agents)]
+    P = ti.placement
+    uij = sum(float(shares.tasks_that_fit(x[j, l] * ti.task_demands[j], ti.task_demands[i]))
+              for l in range(ti.n_servers) if P[i, l])
+    uij = Fraction(min(float(ti.tasks[i]), uij))
+    gap = (ct[j] + mu[i] * uij) / wts[j] - (ct[i] + mu[i] * X[i]) / wts[i]
+    ok = uij > X[i] and X[j] > 0 and X[i] < int(ti.tasks[i]) and gap > tol
+    return Replay(ok, f"user {i} vs user {j}: commitment-adjusted envy {float(gap):.9g} (exact)", {"gap": gap})
 
 
 def _replay_server_arrays(w: Mapping[str, Any], d, P, K, caps, weights, x, divisible: bool) -> Replay:

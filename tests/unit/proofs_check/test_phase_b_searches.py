@@ -193,3 +193,19 @@ def test_monotonicity_of_a_time_varying_mechanism_replays():
     assert w["setting"] == "time-varying" and replay(w).confirmed
     w["loser"] = (w["loser"] + 1) % len(w["utilities_before"])
     assert not replay(w).confirmed
+
+
+def test_commitment_variants_on_servers_replay():
+    # one server <4, 4>, unit tasks <1, 1> (dominant share 1/4 each), 4 wanted each; user 1's dominant
+    # commitment 0.3. Entitlements: L0 + (L0 - 0.3) = 1 -> L0 = 0.65: user 1 is owed min(4/4, 0.35).
+    # Allocation 3 / 1: user 1 holds 1/4 < 0.35 (SI fails by 0.1); commitment-adjusted envy of user 1
+    # toward user 0: (0 + 3/4) - (0.3 + 1/4) = 0.2 > 0.
+    ti = fa.TaskInstance([[4, 4]], [[1, 1], [1, 1]], tasks=[4, 4], commitments=[[0.0, 0.0], [0.3, 0.3]])
+    si = axioms.has_sharing_incentive(ti, [[3], [1]], variant="commitment")
+    ef = axioms.is_envy_free(ti, [[3], [1]], variant="commitment")
+    rs, re_ = replay(si.witness), replay(ef.witness)
+    assert rs.confirmed and float(rs.numbers["reference"]) == pytest.approx(0.35)
+    assert re_.confirmed and float(re_.numbers["gap"]) == pytest.approx(0.2)
+    w = json.loads(json.dumps(ef.witness))
+    w["tasks"] = [[2], [2]]                                 # 2 / 2: (0 + 2/4) - (0.3 + 2/4) < 0, no envy left
+    assert not replay(w).confirmed
