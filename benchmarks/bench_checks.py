@@ -9,6 +9,12 @@ random task instances (greedy fill in random order). Misreport searches: lies tr
 DRF and SDRF. Target (issue 6): >= 200 instances/s for the SI, EF and PO predicates on divisible
 mechanisms.
 
+Phase B (the indivisible, server and time-varying rows): the integer predicates on the allocations
+of the registered mechanisms (DRF task filling stop/skip, sequential min-max, integer TSF, divisible
+TSF), with the mechanism's own run rate as the same-process baseline; the time-varying predicates
+(over the horizon and per slot) on TV-TSF schedules (greedy, the program slot by slot, the program
+over the horizon); lies tried per second on task and time-varying instances.
+
     python benchmarks/bench_checks.py              # default sizes
     python benchmarks/bench_checks.py --quick      # fewer instances (smoke test)
 """
@@ -58,6 +64,89 @@ def rate(fn, items) -> float:
     for it in items:
         fn(*it)
     return len(items) / (time.perf_counter() - t0)
+
+
+def tv_instance(rng, n, M, T):
+    caps = rng.integers(4, 12, (M, 2)).astype(float)
+    d = rng.integers(0, 4, (n, T, 2)).astype(float)
+    d[:, :, 0] = np.maximum(d[:, :, 0], 1)
+    P = rng.random((n, M)) < 0.7
+    P[np.arange(n), rng.integers(0, M, n)] = True
+    return fa.TimeVaryingInstance(caps, d, rng.integers(0, 4, (n, T)), rng.integers(1, 3, n), P)
+
+
+def phase_b(rng, count) -> None:
+    from fairalloc.scheduling import cdrf_greedy, drf_greedy
+
+    print("\n== phase B: integer predicates on the new mechanisms' allocations, instances/s "
+          "(ratio = predicate rate / mechanism rate) ==")
+    mechs = {"DRF filling, stop": lambda t: drf_greedy(t, blocking="stop"),
+             "DRF filling, skip": lambda t: drf_greedy(t, blocking="skip"),
+             "sequential min-max": cdrf_greedy,
+             "TSF integer (MILP)": lambda t: fa.exact.tasks_leximin(t, mechanism="tsf", solver="highs"),
+             "TSF divisible (LP)": lambda t: fa.tsf(t, solver="highs")}
+    n_inst = max(10, count // 10)
+    insts = {k: [tasks(rng, *k)[0] for _ in range(n_inst)] for k in [(4, 2, 2), (8, 3, 2)]}
+    preds = {"SI": lambda t, r, div: axioms.has_sharing_incentive(t, r, divisible=div, atol=1e-6),
+             "EF": lambda t, r, div: axioms.is_envy_free(t, r, divisible=div, atol=1e-6),
+             "EF1 remove": lambda t, r, div: axioms.is_ef1(t, r) if not div else None,
+             "non-wasteful": lambda t, r, div: axioms.is_non_wasteful(t, r, divisible=div, atol=1e-6),
+             "PO strong (MILP/LP)": lambda t, r, div: axioms.is_pareto_efficient(t, r, divisible=div, atol=1e-6),
+             "EF any placement": lambda t, r, div: axioms.is_envy_free(t, r, divisible=div, placement="any",
+                                                                       atol=1e-6)}
+    for k, ts in insts.items():
+        print(f"-- n={k[0]} users, M={k[1]} servers, K={k[2]} resources, {len(ts)} instances")
+        print(f"{'mechanism':22s}{'runs/s':>9s}" + "".join(f"{p:>22s}" for p in preds))
+        for name, fn in mechs.items():
+            div = "divisible" in name
+            base = rate(fn, [(t,) for t in ts])
+            res = [(t, fn(t)) for t in ts]
+            cells = []
+            for p, pf in preds.items():
+                if div and p == "EF1 remove":
+                    cells.append("-")
+                    continue
+                r = rate(lambda t, x, pf=pf: pf(t, x, div), res)
+                cells.append(f"{r:.0f} ({r / base:.1f}x)")
+            print(f"{name:22s}{base:9.0f}" + "".join(f"{c:>22s}" for c in cells))
+
+    print("\n== phase B: time-varying predicates on TV-TSF schedules, instances/s (ratio to the mechanism) ==")
+    tvm = {"greedy (Alg. 1-5)": lambda tv: fa.tvtsf(tv, method="greedy"),
+           "program per slot": lambda tv: fa.tvtsf(tv, method="milp-online", solver="highs"),
+           "program, horizon": lambda tv: fa.tvtsf(tv, method="milp", solver="highs")}
+    tpreds = {"SI cum.": dict(f=axioms.has_sharing_incentive, scope="cumulative"),
+              "EF cum.": dict(f=axioms.is_envy_free, scope="cumulative"),
+              "EF1 cum.": dict(f=axioms.is_ef1, scope="cumulative"),
+              "PO cum. (MILP)": dict(f=axioms.is_pareto_efficient, scope="cumulative"),
+              "PO per slot": dict(f=axioms.is_pareto_efficient, scope="per-slot"),
+              "no waste cum.": dict(f=axioms.is_non_wasteful, scope="cumulative")}
+    for n, M, T in [(3, 2, 3), (6, 2, 4)]:
+        tvs = [tv_instance(rng, n, M, T) for _ in range(max(10, count // 15))]
+        print(f"-- n={n}, M={M}, T={T} slots, {len(tvs)} instances")
+        print(f"{'mechanism':20s}{'runs/s':>9s}" + "".join(f"{p:>18s}" for p in tpreds))
+        for name, fn in tvm.items():
+            base = rate(fn, [(tv,) for tv in tvs])
+            res = [(tv, fn(tv)) for tv in tvs]
+            cells = []
+            for p, spec in tpreds.items():
+                r = rate(lambda tv, x, spec=spec: spec["f"](tv, x, scope=spec["scope"]), res)
+                cells.append(f"{r:.0f} ({r / base:.1f}x)")
+            print(f"{name:20s}{base:9.0f}" + "".join(f"{c:>18s}" for c in cells))
+
+    print("\n== phase B: lies tried per second (budget 40 per user, 8 instances) ==")
+    for label, fn, make in [
+            ("DRF filling, stop (n=3, M=2)", lambda t: drf_greedy(t, blocking="stop"), lambda: tasks(rng, 3, 2, 2)[0]),
+            ("TV-TSF greedy (n=3, M=2, T=3)", lambda tv: fa.tvtsf(tv, method="greedy"), lambda: tv_instance(rng, 3, 2, 3)),
+            ("TV-TSF per slot (n=3, M=2, T=3)", lambda tv: fa.tvtsf(tv, method="milp-online", solver="highs"),
+             lambda: tv_instance(rng, 3, 2, 3))]:
+        t0 = time.perf_counter()
+        tried = runs = 0
+        for _ in range(8):
+            v = find_profitable_misreport(fn, make(), budget=40, rng=0)
+            tried += v.stats.get("lies_tried", 0)
+            runs += v.stats.get("mechanism_runs", 0)
+        el = time.perf_counter() - t0
+        print(f"{label:34s}: {tried / el:8.0f} lies/s ({tried} lies and {runs} mechanism runs in {el:.2f} s)")
 
 
 def main(argv=None) -> int:
@@ -133,6 +222,8 @@ def main(argv=None) -> int:
             el = time.perf_counter() - t0
             print(f"{label:5s} n={n} m={m}: {tried / el:8.0f} lies/s ({tried} lies, {el:.2f} s; "
                   f"{base[(n, m)]:.0f} DRF runs/s baseline)")
+
+    phase_b(rng, count)
 
     print("\n== target: >= 200 instances/s for SI, EF, PO on divisible allocations ==")
     print("MET" if not misses else "MISSED: " + "; ".join(misses))

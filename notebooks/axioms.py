@@ -18,12 +18,15 @@
 # (T), known to fail (F) or open (?). `proofs_check` turns that table into data
 # (`proofs_check.claims`), searches each implemented cell for counterexamples with hypothesis-drawn
 # instances, shrinks what it finds and re-verifies every witness from its JSON alone. This notebook
-# shows the matrix (expected vs found), the minimal counterexamples as small tables, and the SDRF
-# repeated-game deviation step by step. It defines no algorithm: every number comes from
-# `fairalloc` and `proofs_check`.
+# shows the matrix (expected vs found), the minimal counterexamples as small tables, the SDRF
+# repeated-game deviation step by step, and the rows of indivisible tasks, servers and time slots:
+# bundling against DRF task filling, what the floors of TSF's monopoly count do, and TV-TSF judged
+# per slot or over the horizon. It defines no algorithm: every number comes from `fairalloc` and
+# `proofs_check`.
 #
 # `FAIRALLOC_SCALE=small` (default, CI) tries few cases per T cell; `full` the campaign budget of
-# `fairalloc check --all`. F cells stop at their first counterexample either way.
+# `fairalloc check --all`. F cells stop at their first counterexample either way (cells whose
+# violation is rare start from the seed listed in `proofs_check.campaign.QUICK`).
 
 # %%
 import json
@@ -33,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 import fairalloc as fa
-from fairalloc.plots.axioms import claims_heatmap
+from fairalloc.plots.axioms import claims_heatmap, schedule_chart
 from proofs_check import campaign, claims
 from proofs_check.misreports import find_profitable_deviation
 from proofs_check.repeated import RepeatedGame, SDRFDynamics, play
@@ -41,6 +44,8 @@ from proofs_check.replay import replay
 
 SCALE = os.environ.get("FAIRALLOC_SCALE", "small")
 T_EXAMPLES = {"small": 6, "full": 300}[SCALE]       # cases per T / ? cell
+EXACT_EXAMPLES = {"small": 2, "full": 60}[SCALE]    # rows whose mechanism solves LPs / MILPs
+EXACT = {"tsf", "tsf_unfloored", "tsf_integer", "tvtsf_milp", "tvtsf_offline"}
 F_EXAMPLES = 500                                     # F cells stop at the first counterexample
 SECONDS = {"small": 20.0, "full": 60.0}[SCALE]
 pd.set_option("display.width", 140)
@@ -48,8 +53,10 @@ print(f"scale={SCALE}: {T_EXAMPLES} cases per T cell, up to {F_EXAMPLES} per F c
 
 # %% [markdown]
 # ## The claims table
-# Every row of axioms.md, one line per (axiom, variant); rows whose mechanism is not in fairalloc
-# yet (indivisible DRF variants, TSF, DRFH, TV-TSF: phase B) are listed and skipped.
+# Every row of axioms.md, one line per (axiom, variant), plus three rows of ours (marked "[ours]":
+# TSF with indivisible tasks, TSF with Wang et al.'s unfloored task share, and the TV-TSF program
+# over the whole horizon). Rows whose mechanism is not in fairalloc (DRFH, dynamic DRF, bottleneck
+# max fairness) are listed and skipped.
 
 # %%
 table = pd.DataFrame([{"mechanism": c.mechanism, "axiom": c.axiom, "variant": c.variant, "expected": c.expected,
@@ -65,15 +72,34 @@ print(table.pivot_table(index="mechanism", columns="axiom", values="expected",
 # %%
 reports = []
 for c in claims.implemented_claims():
-    if c.axiom == "ef1":
+    if campaign.skip_reason(c):
         continue
-    n = F_EXAMPLES if c.expected == "F" else T_EXAMPLES
-    reports.append(campaign.run_cell(c, examples=n, seconds=SECONDS, seed=0))
+    costly = c.mechanism in EXACT
+    if c.expected == "F" or c.key in claims.FINDINGS:
+        reports.append(campaign.run_quick(c, examples=F_EXAMPLES, seconds=SECONDS,
+                                          shrink_seconds=3.0 if costly else None))
+    else:
+        reports.append(campaign.run_cell(c, examples=EXACT_EXAMPLES if costly else T_EXAMPLES, seconds=SECONDS,
+                                         seed=0, budget=8 if costly else None))
 found = pd.DataFrame([r.to_dict() for r in reports])[["mechanism", "axiom", "variant", "expected", "found",
                                                          "status", "examples", "seconds"]]
 print(found.to_string(index=False))
-DISAGREEMENTS = int((found.status == "DISAGREES").sum())
-print(f"disagreements with axioms.md: {DISAGREEMENTS}")
+KNOWN = found.apply(lambda r: f"{r.mechanism}/{r.axiom}/{r.variant}" in claims.FINDINGS, axis=1)
+DISAGREEMENTS = int(((found.status == "DISAGREES") & ~KNOWN).sum())
+FINDINGS_FOUND = int(((found.status == "DISAGREES") & KNOWN).sum())
+print(f"disagreements with axioms.md: {DISAGREEMENTS} (besides {FINDINGS_FOUND} of the "
+      f"{len(claims.FINDINGS)} known findings, below)")
+
+# %% [markdown]
+# ## Findings: T cells the checkers refute
+# Each is reproduced by a hand computation in `tests/unit/proofs_check/test_phase_b_searches.py`.
+
+# %%
+for key, why in claims.FINDINGS.items():
+    r = [r for r in reports if r.claim.key == key]
+    state = (r[0].verdict.detail if r and r[0].verdict is not None and r[0].verdict.violated
+             else "not refuted at this scale")
+    print(f"- {key}: {state}\n  why: {why}")
 
 # %%
 import io  # noqa: E402
@@ -94,6 +120,20 @@ Image(buf.getvalue())
 # %%
 def instance_table(case):
     inst = case["instance"]
+    if case.get("kind") in ("servers", "time-varying"):
+        d = np.asarray(inst["task_demands"], float)
+        K = d.shape[-1]
+        df = pd.DataFrame({"eligible servers": [np.flatnonzero(p).tolist() for p in inst["placement"]]})
+        if case["kind"] == "servers":
+            for r in range(K):
+                df[f"task r{r}"] = d[:, r]
+            df["tasks wanted"] = inst["tasks"]
+        else:
+            df["task per slot"] = [np.round(row, 3).tolist() for row in d]
+            df["submitted per slot"] = inst["arrivals"]
+            df["duration"] = inst["durations"]
+        df.index.name = "user"
+        return df
     df = pd.DataFrame(inst["demands"], columns=[f"demand r{r}" for r in range(len(inst["capacities"]))])
     if case.get("commitments") is not None:
         for r, col in enumerate(np.asarray(case["commitments"]).T):
@@ -114,16 +154,102 @@ for r in reports:
     print(f"\n=== {r.claim.key} (expected {r.claim.expected}) — replay {'confirmed' if ok else 'FAILED'}")
     print(r.verdict.detail)
     if "instance" in w["case"]:
-        print("capacities", w["case"]["instance"]["capacities"])
+        inst = w["case"]["instance"]
+        print("capacities", inst["cluster"]["capacities"] if "cluster" in inst else inst["capacities"])
         print(instance_table(w["case"]).to_string())
     if w["kind"] == "allocation":
-        print("allocation", np.round(w["allocation"], 4).tolist())
+        key = "schedule" if "schedule" in w else ("tasks" if "tasks" in w else "allocation")
+        print(key, np.round(w[key], 4).tolist(), f"(slot {w['slot']})" if "slot" in w else "")
     elif w["kind"] == "misreport":
-        print("lie of user", w["user"], ":", np.round(w["report"]["demands"], 4).tolist(),
+        rep = w["report"]
+        lie = rep.get("demands", rep.get("task_demands"))
+        extra = {k: rep[k] for k in ("tasks", "arrivals") if k in rep}
+        print("lie of user", w["user"], f"({w['family']}):", np.round(lie, 4).tolist(), extra,
               f"utility {w['truthful_utility']:.4f} -> {w['misreport_utility']:.4f}")
     elif w["kind"] == "mechanism":
         print({k: w[k] for k in ("leaving", "resource", "factor", "loser", "before", "after") if k in w})
 print(f"\nreplayed and confirmed: {REPLAYED}")
+
+# %% [markdown]
+# ## Indivisible tasks: bundling beats DRF task filling
+# One server with 4 units; unit tasks; user 0 wants 3, user 1 wants 2. DRF filling (stop or skip at
+# the first misfit alike) alternates: 2 and 2. If user 0 reports one task of 3 units instead, it is
+# served first (share 0, in either user order) and its bundle runs 3 of its true tasks: a lie that
+# wins under every tie order, which the search finds in the "bundle" family.
+
+# %%
+from fairalloc.scheduling import drf_greedy  # noqa: E402
+from proofs_check.misreports import find_profitable_misreport  # noqa: E402
+
+ti = fa.TaskInstance([[4]], [[1], [1]], tasks=[3, 2])
+lied = ti.replace(task_demands=[[3], [1]], tasks=[1, 2])
+print("truthful:", drf_greedy(ti).tasks.ravel().tolist(), "| user 0 bundles 3 tasks:", drf_greedy(lied).tasks.ravel().tolist())
+BUNDLE = find_profitable_misreport(claims.MECHANISMS["drf_indivisible_stop"].resolve(), ti, user=0, rng=0)
+print(BUNDLE.detail)
+
+# %% [markdown]
+# ## TSF: what the floors of the monopoly count do
+# fairalloc's divisible TSF divides by TV-TSF Eq. 4's monopoly count $h_i=\sum_m\lfloor\min_r
+# C_{mr}/d_{ir}\rfloor$, the count its integer mechanisms use. Wang et al.'s task share has no floors
+# (row `tsf_unfloored`, the same LP reached through the weights). On one server of 4 units with
+# tasks of 3 and 4 units, the floors make both users "worth" one task and TSF splits 4/7 each,
+# below user 0's 2/3 on half the server; without floors, 2/3 and 1/2 (= DRF).
+
+# %%
+from proofs_check import axioms  # noqa: E402
+from proofs_check.variants import tsf_unfloored, unfloored_monopoly  # noqa: E402
+
+ti = fa.TaskInstance([[4]], [[3], [4]], tasks=[1, 1])
+rows = []
+for name, fn, h in [("fa.tsf (floored h)", lambda t: fa.tsf(t, solver="highs"), ti.monopoly),
+                    ("tsf_unfloored", tsf_unfloored, unfloored_monopoly(ti))]:
+    res = fn(ti)
+    rows.append({"mechanism": name, "h": np.round(h, 4).tolist(), "tasks": np.round(res.tasks.ravel(), 4).tolist(),
+                 "sharing incentive": axioms.has_sharing_incentive(ti, res, divisible=True, atol=1e-6).holds,
+                 "envy-free": axioms.is_envy_free(ti, res, divisible=True, atol=1e-6).holds})
+print(pd.DataFrame(rows).to_string(index=False))
+
+# %% [markdown]
+# ## TV-TSF: per slot or over the horizon
+# The table's TV-TSF row is the integer program as the mechanism applies it: each slot maximises
+# the smallest cumulative task share, the past fixed (`fa.tvtsf(method="milp-online")`). Each slot
+# is then Pareto-efficient and non-wasteful, but the slots together are not (row `tvtsf_milp`, open
+# cells). Eq. 10 solved once over the whole horizon (`method="milp"`, row `tvtsf_offline`) is
+# Pareto-efficient over the horizon (Theorem 3) but cares only how many tasks start by the end, not
+# when: its optimum may leave a slot idle while tasks wait. The campaign's witness:
+
+# %%
+po = [r for r in reports if r.claim.key == "tvtsf_offline/po/per-slot"][0]
+w = po.verdict.witness
+tv = fa.TimeVaryingInstance.from_dict(w["case"]["instance"])
+print(po.verdict.detail)
+online = fa.tvtsf(tv, method="milp-online", solver="highs")
+print("offline starts", np.asarray(w["schedule"]).astype(int).tolist(), "| online starts", online.tasks.tolist())
+fig = schedule_chart(tv, w["schedule"], title=f"offline program: slot {w['slot']} leaves room", highlight_slot=w["slot"])
+buf = io.BytesIO()
+fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+Image(buf.getvalue())
+
+# %% [markdown]
+# Cumulative envy needs tasks that exist: user *i* values *j*'s schedule by what it would start in
+# *j*'s place, slot by slot, with its own submissions (TV-TSF Eq. 2). The cumulative EF1 cells are
+# refuted only by rare instances, where a user's later tasks are cheaper than its earlier ones:
+
+# %%
+ef1 = [r for r in reports if r.claim.key == "tvtsf_greedy/ef1/cumulative-remove"][0]
+if ef1.verdict is not None and ef1.verdict.violated:
+    w = ef1.verdict.witness
+    tv = fa.TimeVaryingInstance.from_dict(w["case"]["instance"])
+    print(ef1.verdict.detail)
+    print(instance_table(w["case"]).to_string())
+    fig = schedule_chart(tv, w["schedule"], title="TV-TSF greedy: EF1 (remove) fails over the horizon")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    display_png = Image(buf.getvalue())
+else:
+    display_png = None
+    print("not found at this scale:", ef1.reason)
+display_png
 
 # %% [markdown]
 # ## SDRF in the repeated game, step by step

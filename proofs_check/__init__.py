@@ -2,10 +2,12 @@
 
 * :mod:`proofs_check.axioms`: predicates (sharing incentive, envy-freeness, EF1, bottleneck,
   non-wastefulness, Pareto efficiency, population and resource monotonicity) returning
-  :class:`Verdict` objects with JSON witnesses; no hypothesis import.
+  :class:`Verdict` objects with JSON witnesses, on pooled instances, tasks on servers and
+  time-varying schedules (over the horizon or per slot); no hypothesis import.
 * :mod:`proofs_check.misreports`: searches for profitable lies (stage game) and deviations
   (repeated game with SDRF commitments, :mod:`proofs_check.repeated`).
-* :mod:`proofs_check.claims`: the table of ``axioms.md`` as data.
+* :mod:`proofs_check.claims`: the table of ``axioms.md`` as data (and ``FINDINGS``, the T cells refuted);
+  :mod:`proofs_check.variants`: re-parametrisations used to tell causes apart (TSF without floors).
 * :mod:`proofs_check.strategies` (needs hypothesis), :mod:`proofs_check.campaign` (``fairalloc
   check``), :mod:`proofs_check.replay` (re-verify a witness from its JSON).
 

@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from fairalloc import AllocationResult, Instance, TaskInstance
+from fairalloc import AllocationResult, Instance, TaskInstance, TimeVaryingInstance
 from fairalloc._tol import ATOL
 from fairalloc.errors import InvalidInstanceError
 
-__all__ = ["ATOL", "exact_array", "pooled_allocation", "server_tasks", "as_float"]
+__all__ = ["ATOL", "exact_array", "pooled_allocation", "server_tasks", "slot_schedule", "running_usage",
+           "as_float"]
 
 
 def exact_array(value: Any) -> np.ndarray:
@@ -149,4 +150,64 @@ def server_tasks(instance: TaskInstance, tasks: Any, *, divisible: bool = False,
         raise InvalidInstanceError(
             f"server {l} resource {r}: usage {usage[l, r]!r} > capacity {caps[l, r]!r}: the allocation is "
             "infeasible (invalid, not unfair)", argument="allocation", index=(l, r), value=usage[l, r].item())
+    return x
+
+
+def running_usage(tv: TimeVaryingInstance, starts: np.ndarray) -> np.ndarray:
+    r"""(M, K, T) resources held on each server in each slot by the tasks of ``starts`` (N, M, T).
+
+    A task of user *i* started in slot :math:`\tau` holds :math:`d_i(\tau)` in slots
+    :math:`\tau .. \tau + e_i - 1` (TV-TSF Eq. 10b; slots past the horizon are not counted).
+    """
+    x = np.asarray(starts, float)
+    n, m, T = x.shape
+    usage = np.zeros((m, tv.n_resources, T))
+    for i in range(n):
+        e = int(tv.durations[i])
+        held = np.einsum("mt,tr->mrt", x[i], tv.task_demands[i])        # (M, K, T) started in t
+        for lag in range(min(e, T)):
+            usage[:, :, lag:] += held[:, :, : T - lag]
+    return usage
+
+
+def slot_schedule(instance: TimeVaryingInstance, tasks: Any, *, atol: float = ATOL) -> np.ndarray:
+    """Validated (n_agents, n_servers, n_slots) integer start schedule of a :class:`~fairalloc.TimeVaryingInstance`.
+
+    Accepts an :class:`~fairalloc.AllocationResult` (its ``tasks``). Every entry must be a whole
+    number of tasks started on an eligible server; a user never starts more tasks by slot *t* than it
+    submitted by slot *t*; the tasks running in every slot fit every server (TV-TSF Eq. 10b).
+    """
+    if not isinstance(instance, TimeVaryingInstance):
+        raise TypeError(f"instance must be a fairalloc.TimeVaryingInstance, got {type(instance).__name__}")
+    raw = _unwrap(tasks, "tasks")
+    x = np.array(raw, dtype=float)
+    n, M, T = instance.n_agents, instance.n_servers, instance.n_slots
+    if x.shape != (n, M, T):
+        raise InvalidInstanceError(f"allocation must have shape (n_agents, n_servers, n_slots) = ({n}, {M}, {T}), "
+                                   f"got {x.shape}", argument="allocation", value=x.shape)
+    bad = ~np.isfinite(x) | (x < -atol) | (np.abs(x - np.round(x)) > atol)
+    if bad.any():
+        i, l, t = _first(bad)
+        raise InvalidInstanceError(f"allocation[{i}, {l}, {t}]={x[i, l, t]!r} must be a whole number of tasks >= 0",
+                                   argument="allocation", index=(i, l, t), value=x[i, l, t].item())
+    x = np.round(x)
+    outside = (x > 0) & ~instance.placement[:, :, None]
+    if outside.any():
+        i, l, t = _first(outside)
+        raise InvalidInstanceError(f"allocation[{i}, {l}, {t}]={x[i, l, t]!r}: user {i} may not run on server {l} "
+                                   "(placement)", argument="allocation", index=(i, l, t), value=x[i, l, t].item())
+    early = np.cumsum(x.sum(axis=1), axis=1) > np.cumsum(instance.arrivals, axis=1)
+    if early.any():
+        i, t = _first(early)
+        raise InvalidInstanceError(f"allocation[{i}, :, :{t + 1}] starts more tasks by slot {t} than user {i} "
+                                   "submitted by then", argument="allocation", index=(i, t),
+                                   value=float(x[i, :, : t + 1].sum()))
+    usage = running_usage(instance, x)
+    caps = instance.cluster.capacities[:, :, None]
+    over = usage > caps * (1.0 + atol) + atol
+    if over.any():
+        l, r, t = _first(over)
+        raise InvalidInstanceError(
+            f"server {l} resource {r} slot {t}: usage {usage[l, r, t]!r} > capacity {caps[l, r, 0]!r}: the schedule "
+            "is infeasible (invalid, not unfair)", argument="allocation", index=(l, r, t), value=usage[l, r, t].item())
     return x

@@ -4,6 +4,9 @@
   :math:`\\sum_i y_i` s.t. :math:`\\sum_i y_i \\theta_{ir} \\le C_r`, :math:`u_i \\le y_i \\le 1`), and its
   weak variant (maximise *t* with :math:`y_i \\ge u_i + t` for every unsatisfied user).
 * :func:`dominating_servers`: the same on servers with placement, LP (divisible) or MILP (integer).
+* :func:`dominating_schedule`: the same over the whole horizon of a time-varying instance (TV-TSF
+  Eqs. 7-9): any start schedule that respects Eq. 10b (tasks hold their resources while they run)
+  and the submissions (no task starts before it is submitted), integer.
 * :func:`envy_free_placement`: is there a placement of given task totals under which nobody envies?
   The utility :math:`\\sum_l \\min_r(\\cdot)` is concave in the bundle, so "u_i(A_j) <= X_i" is a
   disjunction (one LP per choice of the minimising resource on every server); it is encoded exactly
@@ -21,7 +24,9 @@ from typing import Any
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-__all__ = ["Outcome", "dominating_pooled", "dominating_servers", "envy_free_placement"]
+from fairalloc import shares
+
+__all__ = ["Outcome", "dominating_pooled", "dominating_servers", "dominating_schedule", "envy_free_placement"]
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,76 @@ def dominating_servers(task_demands, capacities, placement, totals, caps, *, int
     return Outcome("optimal", value, y)
 
 
+def dominating_schedule(task_demands, capacities, placement, arrivals, durations, totals, *,
+                        weak: bool = False, time_limit: float | None = None) -> Outcome:
+    r"""Best Pareto improvement of the task totals of a start schedule (TV-TSF Eqs. 7-9), an MILP.
+
+    Variables :math:`y_{imt} \in \mathbb{N}` (tasks of *i* started on *m* in *t*) where *i* may use *m*,
+    one task of :math:`d_i(t)` fits there and *i* has submitted something by *t*. Constraints: for every
+    server, resource and slot, the tasks running hold at most the capacity,
+    :math:`\sum_i\sum_{\tau=t-e_i+1}^{t} d_{ir}(\tau) y_{im\tau} \le C_{mr}` (Eq. 10b); for every user
+    and slot, :math:`\sum_{m,\tau\le t} y_{im\tau} \le \sum_{\tau\le t} B_i(\tau)`; totals
+    :math:`\sum_{m,t} y_{imt} \ge X_i` (weak: :math:`\ge X_i + 1` for every unsatisfied user).
+    Strong: maximise the sum of the totals (``value``); weak: feasibility (``value`` 1). ``x`` is
+    the (N, M, T) schedule.
+    """
+    d = np.asarray(task_demands, float)              # (N, T, K)
+    c = np.asarray(capacities, float)                # (M, K)
+    p = np.asarray(placement, bool)
+    B = np.asarray(arrivals, float)
+    e = np.asarray(durations, int)
+    X = np.asarray(totals, float)
+    n, T, R = d.shape
+    M = c.shape[0]
+    cumB = np.cumsum(B, axis=1)
+    K = cumB[:, -1]
+    fits = shares.tasks_that_fit(c[None, None, :, :], d[:, :, None, :])          # (N, T, M)
+    idx = {}
+    for i in range(n):
+        for m in range(M):
+            for t in range(T):
+                if p[i, m] and fits[i, t, m] >= 1 and cumB[i, t] > 0:
+                    idx[i, m, t] = len(idx)
+    nv = len(idx)
+    rows, rhs = [], []
+    for m in range(M):
+        for r in range(R):
+            for t in range(T):
+                row = np.zeros(nv)
+                for (i, mm, tau), k in idx.items():
+                    if mm == m and tau <= t < tau + e[i]:
+                        row[k] = d[i, tau, r]
+                if row.any():
+                    rows.append(row); rhs.append(c[m, r])
+    unsat = X < K - 1e-9
+    for i in range(n):
+        for t in range(T):
+            row = np.zeros(nv)
+            for (ii, _, tau), k in idx.items():
+                if ii == i and tau <= t:
+                    row[k] = 1.0
+            if row.any():
+                rows.append(row); rhs.append(cumB[i, t])
+        row = np.zeros(nv)
+        for (ii, _, _), k in idx.items():
+            if ii == i:
+                row[k] = -1.0
+        rows.append(row); rhs.append(-(X[i] + (1.0 if weak and unsat[i] else 0.0)))
+    A = np.array(rows) if rows else np.zeros((0, nv))
+    bounds = [(0.0, float(min(K[i], fits[i, t, m]))) for (i, m, t) in idx]
+    cost = np.zeros(nv) if weak else -np.ones(nv)
+    if nv == 0:
+        ok = bool(np.all(X + (unsat if weak else 0) <= 0))
+        return Outcome("optimal", 0.0, np.zeros((n, M, T))) if ok else Outcome("infeasible")
+    out = _lp(cost, A, np.array(rhs), bounds, integrality=np.ones(nv), time_limit=time_limit)
+    if not out.ok:
+        return out
+    y = np.zeros((n, M, T))
+    for (i, m, t), k in idx.items():
+        y[i, m, t] = out.x[k]
+    return Outcome("optimal", 1.0 if weak else -out.value, y)
+
+
 def envy_free_placement(task_demands, capacities, placement, totals, caps, weights=None, *,
                         integer: bool, weighted: bool = False,
                         time_limit: float | None = None) -> Outcome:
@@ -165,7 +240,11 @@ def envy_free_placement(task_demands, capacities, placement, totals, caps, weigh
     r that i needs, a binary :math:`z_{ijlr}` selects the resource attaining
     :math:`\min_r y_{jl} d_{jr}/d_{ir}`; :math:`t_{ijl}` bounds it from above on that resource only
     (integer tasks: :math:`\lfloor\cdot\rfloor \le t_{ijl}`, :math:`t` integer), and
-    :math:`\sum_l t_{ijl} \le X_i` (weighted: :math:`\le X_i w_j / w_i`). Returns ``"optimal"`` with
+    :math:`\sum_l t_{ijl} \le X_i` (weighted: :math:`\le X_i w_j / w_i`). The floor is encoded as
+    :math:`v \le t + 1 - \epsilon` with :math:`\epsilon = 10^{-4}`: it must exceed the solver's
+    integrality tolerance (1e-6) times the big-M, or a selector at :math:`1 - 10^{-6}` slips through
+    (CBC then calls an infeasible instance feasible, HiGHS reports a solve error); task ratios in
+    fairalloc's instances are far coarser than 1e-4. Returns ``"optimal"`` with
     ``x`` = an envy-free placement, or ``"infeasible"`` when none exists (the disjunction of LPs is
     empty).
     """
@@ -201,7 +280,7 @@ def envy_free_placement(task_demands, capacities, placement, totals, caps, weigh
             row = {y[j, l]: d[j, r] for j in range(n) if p[j, l] and d[j, r] > 0}
             if row:
                 rows.append(row); rhs_lo.append(-np.inf); rhs_hi.append(c[l, r])
-    eps = 1e-6
+    eps = 1e-4                 # well above HiGHS' integrality tolerance times big (see the docstring)
     for i in range(n):
         if X[i] >= K[i] - 1e-9:
             continue                                               # satisfied users envy nobody

@@ -41,9 +41,39 @@ class ServerData:
         self.P = np.asarray(instance.placement, bool)
         self.caps = np.asarray(instance.cluster.capacities, float)
         self.w = np.asarray(instance.weights, float)
+        self.totals = np.asarray(instance.cluster.totals, float)
+        self.commitments = np.asarray(instance.commitments, float)
+        self.context: dict[str, Any] = {"setting": "servers", "instance": instance.to_dict()}
+        self._derived()
+
+    def _derived(self) -> None:
         self.n, self.M = self.x.shape
         self.X = self.x.sum(axis=1)
         self.satisfied = self.X >= self.K - self.atol
+
+    @classmethod
+    def from_arrays(cls, *, task_demands, tasks_wanted, placement, capacities, weights, allocation,
+                    context: dict[str, Any], atol: float | None = None) -> "ServerData":
+        """Integer task data built from arrays (already validated by the caller), e.g. one slot of a
+        time-varying schedule: the free capacity of every server, the pending tasks, the slot's starts.
+
+        ``context`` replaces the instance in witnesses (it must say how to rebuild the arrays).
+        """
+        self = cls.__new__(cls)
+        self.instance = None
+        self.divisible = False
+        self.atol = ATOL if atol is None else float(atol)
+        self.x = np.asarray(allocation, float)
+        self.d = np.asarray(task_demands, float)
+        self.K = np.asarray(tasks_wanted, float)
+        self.P = np.asarray(placement, bool)
+        self.caps = np.maximum(np.asarray(capacities, float), 0.0)
+        self.w = np.asarray(weights, float)
+        self.totals = self.caps.sum(axis=0)
+        self.commitments = np.zeros_like(self.d)
+        self.context = dict(context)
+        self._derived()
+        return self
 
     # -- utilities -------------------------------------------------------------------------
     def fit(self, bundle, demand) -> np.ndarray:
@@ -68,8 +98,8 @@ class ServerData:
         return self.caps - np.einsum("il,ir->lr", self.x, self.d)
 
     def witness(self, axiom: str, variant: str, **extra: Any) -> dict[str, Any]:
-        w = {"kind": "allocation", "setting": "servers", "axiom": axiom, "variant": variant,
-             "divisible": self.divisible, "instance": self.instance.to_dict(), "tasks": self.x.tolist(),
+        w = {"kind": "allocation", "axiom": axiom, "variant": variant, **self.context,
+             "divisible": self.divisible, "tasks": self.x.tolist(),
              "utilities": self.X.tolist(), "utility_unit": UNIT, "atol": self.atol}
         w.update({k: jsonable(v) for k, v in extra.items()})
         return w
@@ -78,9 +108,9 @@ class ServerData:
 def sharing_incentive(s: ServerData, variant: str) -> Verdict:
     axiom = "sharing-incentive"
     if variant == "commitment":
-        mu = shares.dominant_shares(s.d, s.instance.cluster.totals)
+        mu = shares.dominant_shares(s.d, s.totals)
         have = s.X * mu
-        g = shares.commitment_entitlements(s.instance.commitments, s.w)
+        g = shares.commitment_entitlements(s.commitments, s.w)
         ref = np.minimum(s.K * mu, g)
         unit = "dominant share"
     else:
@@ -102,8 +132,8 @@ def sharing_incentive(s: ServerData, variant: str) -> Verdict:
 def envy_free(s: ServerData, variant: str) -> Verdict:
     axiom = "envy-free"
     U = s.value_matrix()
-    mu = shares.dominant_shares(s.d, s.instance.cluster.totals)
-    ct = shares.dominant_commitment(s.instance.commitments)
+    mu = shares.dominant_shares(s.d, s.totals)
+    ct = shares.dominant_commitment(s.commitments)
     best = None
     for i in range(s.n):
         if s.satisfied[i]:

@@ -1,8 +1,9 @@
-"""Operations on instances that the mechanism-level checks share (pooled and task instances alike).
+"""Operations on instances that the mechanism-level checks share (pooled, task and time-varying instances).
 
 Running a mechanism, reading the utilities it gives (fractions of demand for pooled instances, task
-counts for task instances), removing a user, scaling a resource, permuting users, replacing one
-user's report. Nothing here computes a share: utilities come from :mod:`fairalloc.shares`.
+counts for task instances, tasks started over the horizon for time-varying instances), removing a
+user, scaling a resource, permuting users, replacing one user's report. Nothing here computes a
+share: utilities come from :mod:`fairalloc.shares`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from fairalloc import AllocationResult, Instance, TaskInstance, shares
+from fairalloc import AllocationResult, Instance, TaskInstance, TimeVaryingInstance, shares
 
 __all__ = ["call", "utilities", "remove_user", "scale_resource", "permute", "unpermute_result_rows",
            "n_agents", "setting_of", "mechanism_name"]
@@ -22,7 +23,10 @@ def setting_of(instance: Any) -> str:
         return "pooled"
     if isinstance(instance, TaskInstance):
         return "servers"
-    raise TypeError(f"instance must be a fairalloc.Instance or TaskInstance, got {type(instance).__name__}")
+    if isinstance(instance, TimeVaryingInstance):
+        return "time-varying"
+    raise TypeError("instance must be a fairalloc.Instance, TaskInstance or TimeVaryingInstance, "
+                    f"got {type(instance).__name__}")
 
 
 def mechanism_name(mechanism: Callable) -> str:
@@ -43,8 +47,9 @@ def call(mechanism: Callable[..., AllocationResult], instance: Any, commitments:
 
 
 def utilities(instance: Any, result: AllocationResult) -> np.ndarray:
-    """Each user's utility under ``result``: fraction of demand (pooled) or tasks run (task instance)."""
-    if isinstance(instance, TaskInstance):
+    """Each user's utility under ``result``: fraction of demand (pooled), tasks run (task instance) or
+    tasks started over the horizon (time-varying instance)."""
+    if isinstance(instance, (TaskInstance, TimeVaryingInstance)):
         t = np.asarray(result.tasks, float)
         return t.reshape(t.shape[0], -1).sum(axis=1)
     return shares.leontief_utility(result.allocation, instance.demands)
@@ -58,6 +63,8 @@ def remove_user(instance: Any, k: int, commitments: Any = None):
     """(instance without user k, commitments without row k)."""
     n = instance.n_agents
     keep = np.array([i for i in range(n) if i != k])
+    if isinstance(instance, TimeVaryingInstance):
+        return _tv_rows(instance, keep), None
     if isinstance(instance, TaskInstance):
         new = TaskInstance(instance.cluster, instance.task_demands[keep], instance.tasks[keep],
                            instance.placement[keep], instance.weights[keep], instance.commitments[keep])
@@ -72,7 +79,7 @@ def scale_resource(instance: Any, r: int, factor: float):
 
     Commitments stay the same fractions of capacity.
     """
-    if isinstance(instance, TaskInstance):
+    if isinstance(instance, (TaskInstance, TimeVaryingInstance)):
         caps = np.array(instance.cluster.capacities, float)
         caps[:, r] *= factor
         return instance.replace(cluster=type(instance.cluster)(caps))
@@ -84,6 +91,8 @@ def scale_resource(instance: Any, r: int, factor: float):
 def permute(instance: Any, perm, commitments: Any = None):
     """Users reordered: new user k is old user ``perm[k]``."""
     perm = np.asarray(perm)
+    if isinstance(instance, TimeVaryingInstance):
+        return _tv_rows(instance, perm), None
     if isinstance(instance, TaskInstance):
         new = TaskInstance(instance.cluster, instance.task_demands[perm], instance.tasks[perm],
                            instance.placement[perm], instance.weights[perm], instance.commitments[perm])
@@ -91,6 +100,12 @@ def permute(instance: Any, perm, commitments: Any = None):
     new = Instance(instance.demands[perm], instance.capacities, instance.weights[perm],
                    resource_names=instance.resource_names)
     return new, _rows(commitments, perm)
+
+
+def _tv_rows(tv: TimeVaryingInstance, rows) -> TimeVaryingInstance:
+    """The time-varying instance restricted to (or reordered by) ``rows`` of users."""
+    return TimeVaryingInstance(tv.cluster, tv.task_demands[rows], tv.arrivals[rows], tv.durations[rows],
+                               tv.placement[rows], tv.weights[rows])
 
 
 def unpermute_result_rows(values: np.ndarray, perm) -> np.ndarray:

@@ -9,6 +9,9 @@ keyword-only, and returns a :class:`~proofs_check.verdict.Verdict`. Two settings
   cancels in every comparison (see :mod:`proofs_check.units`).
 * **servers**: a :class:`fairalloc.TaskInstance` and an (n, M) matrix of tasks per server, integer
   (default) or ``divisible=True``. Utilities are tasks; placement is honoured.
+* **time-varying**: a :class:`fairalloc.TimeVaryingInstance` and an (n, M, T) start schedule
+  (TV-TSF). ``scope="cumulative"`` judges the whole horizon (TV-TSF Eqs. 5-9), ``scope="per-slot"``
+  each slot's starts as a one-shot allocation of the free capacity (:mod:`proofs_check._timevarying`).
 
 An allocation of the wrong shape, with negative entries or above capacity raises
 :class:`~fairalloc.InvalidInstanceError` (invalid, not unfair). Tolerances are explicit (``atol``,
@@ -22,7 +25,8 @@ axiom                    variants                                    function
 sharing incentive        plain, weighted, commitment                 :func:`has_sharing_incentive`
 envy-freeness            plain, weighted, commitment; servers:       :func:`is_envy_free`
                          placement "given" or "any" (MILP)
-EF1 (integer tasks)      remove, gain                                :func:`is_ef1`
+EF1 (integer tasks)      remove, gain (time-varying: cumulative,     :func:`is_ef1`
+                         per slot)
 bottleneck               (SDRF Prop. 1)                              :func:`is_bottleneck`
 non-wastefulness         divisible, integer                          :func:`is_non_wasteful`
 Pareto efficiency        strong, weak                                :func:`is_pareto_efficient`
@@ -57,13 +61,15 @@ References
    (zero demands, weights, indivisible tasks).
 .. [4] W. Wang, B. Li, B. Liang, "Multi-resource fair allocation in heterogeneous cloud computing
    systems" (DRFH), IEEE TPDS 2015; W. Wang et al., "Fair allocation with placement constraints" (TSF).
+.. [5] Li Jie, Wang Jianzhou, TV-TSF, Chinese Journal on Internet of Things, 2024, Eqs. 2-9
+   (time-varying tasks: sharing incentive, EF1 and Pareto optimality over the horizon).
 """
 
 from __future__ import annotations
 
 from fairalloc._validation import require_choice
 
-from . import _pooled, _servers, _setting
+from . import _pooled, _servers, _setting, _timevarying
 from .monotonicity import is_population_monotone, is_resource_monotone
 from .verdict import Verdict
 
@@ -97,8 +103,16 @@ def _server_data(instance, allocation, commitments, divisible, atol, exact) -> _
 _dispatch = _setting.setting_of
 
 
+def _tv_data(instance, allocation, commitments, divisible, atol, exact, scope) -> _timevarying.TVData:
+    if commitments is not None or divisible or exact:
+        raise ValueError("time-varying schedules are integer task starts: no commitments=, divisible= or exact=")
+    require_choice("scope", scope, _timevarying.SCOPES)
+    return _timevarying.TVData(instance, allocation, atol=atol)
+
+
 def has_sharing_incentive(instance, allocation, /, *, variant: str = "plain", commitments=None,
-                          divisible: bool = False, atol: float | None = None, exact: bool = False) -> Verdict:
+                          divisible: bool = False, atol: float | None = None, exact: bool = False,
+                          scope: str = "cumulative") -> Verdict:
     r"""Sharing incentive: nobody is worse off than with an equal split (``axioms.md``).
 
     Parameters
@@ -119,6 +133,9 @@ def has_sharing_incentive(instance, allocation, /, *, variant: str = "plain", co
         Allowed shortfall (default 1e-9; 0 with ``exact=True``).
     exact : bool
         Pooled only: exact rational arithmetic.
+    scope : {"cumulative", "per-slot"}
+        Time-varying instances only: over the horizon (TV-TSF Eq. 5: at least the tasks the user
+        starts alone on its 1/n share of every eligible server) or in every slot.
 
     Returns
     -------
@@ -126,6 +143,9 @@ def has_sharing_incentive(instance, allocation, /, *, variant: str = "plain", co
         Witness on violation: the worst user, its value, the reference value and bundle.
     """
     variant = require_choice("variant", variant, ("plain", "weighted", "commitment"))
+    if _dispatch(instance) == "time-varying":
+        tvd = _tv_data(instance, allocation, commitments, divisible, atol, exact, scope)
+        return _timevarying.sharing_incentive(tvd, variant, scope)
     if _dispatch(instance) == "pooled":
         d = _pooled_data(instance, allocation, commitments, atol, exact)
         return _pooled.sharing_incentive(d, variant)
@@ -134,7 +154,7 @@ def has_sharing_incentive(instance, allocation, /, *, variant: str = "plain", co
 
 def is_envy_free(instance, allocation, /, *, variant: str = "plain", commitments=None,
                  placement: str = "given", divisible: bool = False, atol: float | None = None,
-                 exact: bool = False, time_limit: float | None = None) -> Verdict:
+                 exact: bool = False, time_limit: float | None = None, scope: str = "cumulative") -> Verdict:
     r"""Envy-freeness: :math:`u_i(A_j) \le u_i(A_i)` for all users i, j (``axioms.md``).
 
     Parameters
@@ -149,6 +169,8 @@ def is_envy_free(instance, allocation, /, *, variant: str = "plain", commitments
         task totals is envy-free (the disjunction of LPs, solved as one MILP; plain/weighted only).
     time_limit : float, optional
         Seconds for the MILP of ``placement="any"``; when it stops early the verdict is undecided.
+    scope : {"cumulative", "per-slot"}
+        Time-varying instances only (module docstring); the schedule's servers are as given.
 
     Notes
     -----
@@ -159,6 +181,9 @@ def is_envy_free(instance, allocation, /, *, variant: str = "plain", commitments
     """
     variant = require_choice("variant", variant, ("plain", "weighted", "commitment"))
     placement = require_choice("placement", placement, ("given", "any"))
+    if _dispatch(instance) == "time-varying":
+        tvd = _tv_data(instance, allocation, commitments, divisible, atol, exact, scope)
+        return _timevarying.envy_free(tvd, variant, scope)
     if _dispatch(instance) == "pooled":
         return _pooled.envy_free(_pooled_data(instance, allocation, commitments, atol, exact), variant)
     s = _server_data(instance, allocation, commitments, divisible, atol, exact)
@@ -167,12 +192,16 @@ def is_envy_free(instance, allocation, /, *, variant: str = "plain", commitments
     return _servers.envy_free(s, variant)
 
 
-def is_ef1(instance, tasks, /, *, variant: str = "remove", atol: float | None = None) -> Verdict:
+def is_ef1(instance, tasks, /, *, variant: str = "remove", atol: float | None = None,
+           scope: str = "cumulative") -> Verdict:
     r"""Envy-freeness up to one task, for integer tasks on servers (``axioms.md``, both variants).
 
     * ``"remove"``: for all i, j with :math:`x_j \ge 1` some task of j (on some server) can be
       removed so that :math:`u_i(A_j - d_j) \le x_i`;
     * ``"gain"``: :math:`u_i(A_j) \le x_i + 1`.
+
+    Time-varying instances (TV-TSF Eq. 6, unweighted): ``scope="cumulative"`` over the horizon (a
+    task of *j* is one start, in some slot on some server), ``"per-slot"`` in every slot.
 
     Examples
     --------
@@ -187,31 +216,44 @@ def is_ef1(instance, tasks, /, *, variant: str = "remove", atol: float | None = 
     True
     """
     variant = require_choice("variant", variant, ("remove", "gain"))
+    if _dispatch(instance) == "time-varying":
+        return _timevarying.ef1(_tv_data(instance, tasks, None, False, atol, False, scope), variant, scope)
     if _dispatch(instance) != "servers":
-        raise TypeError("is_ef1 needs a fairalloc.TaskInstance (integer tasks)")
+        raise TypeError("is_ef1 needs a fairalloc.TaskInstance or TimeVaryingInstance (integer tasks)")
     return _servers.ef1(_server_data(instance, tasks, None, False, atol, False), variant)
 
 
 def is_bottleneck(instance, allocation, /, *, commitments=None, divisible: bool = False,
-                  atol: float | None = None, exact: bool = False) -> Verdict:
+                  atol: float | None = None, exact: bool = False, scope: str = "per-slot") -> Verdict:
     """Bottleneck (SDRF Prop. 1): every user is satisfied or needs a saturated resource.
 
     Task instances: no unsatisfied user can run more on any eligible server's leftover (the
-    per-server reading; same as :func:`is_non_wasteful` there).
+    per-server reading; same as :func:`is_non_wasteful` there). Time-varying instances: the same in
+    every slot (``scope="per-slot"``, default: no user with a pending task is left with room for
+    it after the slot's starts) or over the horizon (``"cumulative"``, as :func:`is_non_wasteful`).
     """
+    if _dispatch(instance) == "time-varying":
+        tvd = _tv_data(instance, allocation, commitments, divisible, atol, exact, scope)
+        return _timevarying.non_wasteful(tvd, scope, "bottleneck")
     if _dispatch(instance) == "pooled":
         return _pooled.bottleneck(_pooled_data(instance, allocation, commitments, atol, exact))
     return _servers.non_wasteful(_server_data(instance, allocation, None, divisible, atol, exact), "bottleneck")
 
 
 def is_non_wasteful(instance, allocation, /, *, commitments=None, divisible: bool = False,
-                    atol: float | None = None, exact: bool = False) -> Verdict:
+                    atol: float | None = None, exact: bool = False, scope: str = "cumulative") -> Verdict:
     """Non-wastefulness (``axioms.md``).
 
     Divisible pooled: bundles proportional to demands (nothing held that is not used) and the
     bottleneck property. Integer tasks: no unsatisfied user's next task fits in the leftover capacity
-    of an eligible server (divisible tasks on servers: no positive amount fits).
+    of an eligible server (divisible tasks on servers: no positive amount fits). Time-varying
+    instances: ``scope="cumulative"`` (default) no unsatisfied user could start one more task in a
+    slot where it has one pending, with room for the task's whole run; ``"per-slot"`` as
+    :func:`is_bottleneck`.
     """
+    if _dispatch(instance) == "time-varying":
+        tvd = _tv_data(instance, allocation, commitments, divisible, atol, exact, scope)
+        return _timevarying.non_wasteful(tvd, scope)
     if _dispatch(instance) == "pooled":
         return _pooled.non_wasteful(_pooled_data(instance, allocation, commitments, atol, exact))
     s = _server_data(instance, allocation, None, divisible, atol, exact)
@@ -220,7 +262,8 @@ def is_non_wasteful(instance, allocation, /, *, commitments=None, divisible: boo
 
 def is_pareto_efficient(instance, allocation, /, *, variant: str = "strong", method: str = "auto",
                         commitments=None, divisible: bool = False, atol: float | None = None,
-                        exact: bool = False, time_limit: float | None = None) -> Verdict:
+                        exact: bool = False, time_limit: float | None = None,
+                        scope: str = "cumulative") -> Verdict:
     r"""Pareto efficiency, strong or weak (``axioms.md``).
 
     Strong: no feasible :math:`A'` with :math:`u(A') \ge u(A)` and :math:`\sum u(A') > \sum u(A)`.
@@ -236,6 +279,9 @@ def is_pareto_efficient(instance, allocation, /, *, variant: str = "strong", met
         ``"auto"``: certificate for pooled, program for servers.
     time_limit : float, optional
         Seconds for the MILP; when it stops early the verdict is undecided (``holds=None``).
+    scope : {"cumulative", "per-slot"}
+        Time-varying instances: over the horizon (TV-TSF Eqs. 7-9: an MILP over all start
+        schedules) or in every slot (an MILP over the slot's starts, the past fixed).
 
     Examples
     --------
@@ -248,6 +294,9 @@ def is_pareto_efficient(instance, allocation, /, *, variant: str = "strong", met
     """
     variant = require_choice("variant", variant, ("strong", "weak"))
     method = require_choice("method", method, ("auto", "certificate", "lp"))
+    if _dispatch(instance) == "time-varying":
+        tvd = _tv_data(instance, allocation, commitments, divisible, atol, exact, scope)
+        return _timevarying.pareto(tvd, variant, scope, time_limit=time_limit)
     if _dispatch(instance) == "pooled":
         d = _pooled_data(instance, allocation, commitments, atol, exact)
         return _pooled.pareto(d, variant, "lp" if method == "lp" else "certificate")

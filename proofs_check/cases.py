@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from fairalloc import Instance, TaskInstance
+from fairalloc import Instance, TaskInstance, TimeVaryingInstance
 
 from .repeated import RepeatedGame
 
@@ -20,9 +20,13 @@ __all__ = ["Case"]
 
 @dataclass(frozen=True)
 class Case:
-    """One input: ``instance`` (+ ``commitments``) for stage checks, ``game`` (+ ``delta``, ``gamma``) for the repeated game."""
+    """One input: ``instance`` (+ ``commitments``) for stage checks, ``game`` (+ ``delta``, ``gamma``) for the repeated game.
 
-    instance: Instance | TaskInstance | None = None
+    A time-varying instance (TV-TSF) is its own game: ``gamma`` is the discount of the slot-by-slot
+    deviations its repeated-game cells try.
+    """
+
+    instance: Instance | TaskInstance | TimeVaryingInstance | None = None
     commitments: np.ndarray | None = None
     game: RepeatedGame | None = None
     delta: float | None = None
@@ -32,13 +36,19 @@ class Case:
     def kind(self) -> str:
         if self.game is not None:
             return "game"
+        if isinstance(self.instance, TimeVaryingInstance):
+            return "time-varying"
         return "servers" if isinstance(self.instance, TaskInstance) else "pooled"
 
     def size(self) -> dict[str, int]:
-        """Users, resources (servers for task instances) and periods."""
+        """Users, resources (servers for task instances) and periods (slots for time-varying instances)."""
         if self.game is not None:
             return {"n_agents": self.game.n_agents, "n_resources": self.game.n_resources,
                     "n_periods": self.game.n_periods}
+        if isinstance(self.instance, TimeVaryingInstance):
+            tv = self.instance
+            return {"n_agents": tv.n_agents, "n_resources": tv.n_resources, "n_periods": tv.n_slots,
+                    "n_servers": tv.n_servers}
         out = {"n_agents": self.instance.n_agents, "n_resources": self.instance.n_resources, "n_periods": 1}
         if isinstance(self.instance, TaskInstance):
             out["n_servers"] = self.instance.n_servers
@@ -57,6 +67,8 @@ class Case:
             out["game"] = self.game.to_dict()
             out["delta"] = self.delta
             out["gamma"] = self.gamma
+        elif self.gamma is not None:
+            out["gamma"] = self.gamma
         return out
 
     @classmethod
@@ -64,8 +76,8 @@ class Case:
         kind = data.get("kind", "pooled")
         inst = None
         if "instance" in data:
-            inst = (TaskInstance.from_dict(data["instance"]) if kind == "servers"
-                    else Instance.from_dict(data["instance"]))
+            cls_ = {"servers": TaskInstance, "time-varying": TimeVaryingInstance}.get(kind, Instance)
+            inst = cls_.from_dict(data["instance"])
         c = data.get("commitments")
         game = RepeatedGame.from_dict(data["game"]) if data.get("game") is not None else None
         return cls(inst, None if c is None else np.asarray(c, float), game, data.get("delta"), data.get("gamma"))
@@ -75,4 +87,6 @@ class Case:
         extra = "" if self.commitments is None else ", commitments"
         if self.game is not None:
             extra += f", delta={self.delta}, gamma={self.gamma}"
+        elif self.gamma is not None:
+            extra += f", gamma={self.gamma}"
         return f"Case({self.kind}: {s}{extra})"

@@ -13,8 +13,9 @@ import numpy as np
 
 from . import axioms
 from .cases import Case
-from .claims import Claim, MechanismInfo, mechanism
-from .misreports import find_profitable_deviation, find_profitable_misreport
+from .claims import Claim, MechanismInfo, mechanism, scope_of
+from .misreports import (STAGE_FAMILIES, TV_REPEATED_FAMILIES, find_profitable_deviation,
+                         find_profitable_misreport)
 from .monotonicity import is_population_monotone, is_resource_monotone
 from .repeated import SDRFDynamics, StatelessDynamics
 from .verdict import Verdict
@@ -73,37 +74,24 @@ def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = 
         res = fn(inst) if c is None else fn(inst, commitments=c)
         if not res.success:
             return Verdict(None, None, f"mechanism failed: {res.status.value} {res.message}", var, ax)
-        kw = dict(commitments=c, atol=info.atol)
-        if ax == "si":
-            v = axioms.has_sharing_incentive(inst, res, variant=var, **kw)
-        elif ax == "ef1":
-            if var not in ("remove", "gain"):
-                raise ValueError(f"EF1 variant {var!r} needs the time-varying checks (phase B)")
-            v = axioms.is_ef1(inst, res, variant=var, atol=info.atol)
-        elif ax == "ef":
-            v = axioms.is_envy_free(inst, res, variant=var if var in ("plain", "weighted", "commitment") else "plain",
-                                    **kw)
-        elif ax == "po":
-            v = axioms.is_pareto_efficient(inst, res, variant=var, **kw)
-        elif var == "bottleneck":
-            v = axioms.is_bottleneck(inst, res, **kw)
+        if case.kind == "time-varying":
+            v = _time_varying(inst, res, ax, var, info.atol)
         else:
-            v = axioms.is_non_wasteful(inst, res, **kw)
-    elif ax == "sp-stage":
-        b = budget or DEFAULT_BUDGET["sp-stage"]
+            v = _stage(inst, res, ax, var, c, info)
+    elif ax == "sp-stage" or (ax == "sp-repeated" and case.kind == "time-varying"):
+        b = budget or DEFAULT_BUDGET[ax]
+        families = TV_REPEATED_FAMILIES if ax == "sp-repeated" else STAGE_FAMILIES
+        gamma = case.gamma if (ax == "sp-repeated" and case.gamma is not None) else 1.0
         v = None
         if hint and hint.get("kind") == "misreport":
-            u = int(hint["user"])
-            rep = dict(hint.get("report", {}))
-            key = "demands" if "demands" in rep else "task_demands"
-            vec = np.asarray(rep.get(key, []), float)
-            if u < inst.n_agents and vec.shape == (inst.n_resources,):
-                rep[key] = vec
-                rep["family"] = hint.get("family", "candidate")
-                v = find_profitable_misreport(fn, inst, u, commitments=c, budget=1, rng=seed, atol=tol,
-                                              candidates=[rep])
+            cand = _hinted_lie(hint, inst)
+            if cand is not None:
+                v = find_profitable_misreport(fn, inst, int(hint["user"]), commitments=c, budget=1, rng=seed,
+                                              atol=tol, candidates=[cand], families=families, gamma=gamma,
+                                              divisible=info.divisible)
         if v is None or not v.violated:
-            v = find_profitable_misreport(fn, inst, commitments=c, budget=b, rng=seed, atol=tol)
+            v = find_profitable_misreport(fn, inst, commitments=c, budget=b, rng=seed, atol=tol, families=families,
+                                          gamma=gamma, divisible=info.divisible)
     elif ax == "sp-repeated":
         b = budget or DEFAULT_BUDGET["sp-repeated"]
         dyn = dynamics_for(info, case.delta)
@@ -124,3 +112,71 @@ def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = 
     else:
         raise ValueError(f"unknown axiom {ax!r}")
     return _annotate(v, claim, case)
+
+
+def _stage(inst, res, ax: str, var: str, c, info: MechanismInfo) -> Verdict:
+    """One allocation of a pooled or task instance against one claim."""
+    kw = dict(commitments=c, atol=info.atol)
+    if info.divisible:
+        kw["divisible"] = True
+    if ax == "si":
+        return axioms.has_sharing_incentive(inst, res, variant=var, **kw)
+    if ax == "ef1":
+        if var not in ("remove", "gain"):
+            raise ValueError(f"EF1 variant {var!r} is for time-varying instances")
+        return axioms.is_ef1(inst, res, variant=var, atol=info.atol)
+    if ax == "ef":
+        if var in ("no-constraints", "with-constraints"):
+            # TSF: is there ANY placement of the same task totals without envy? (the mechanism's split of a
+            # user's tasks among servers is one optimum among many)
+            return axioms.is_envy_free(inst, res, variant="plain", placement="any", **kw)
+        return axioms.is_envy_free(inst, res, variant=var, **kw)
+    if ax == "po":
+        return axioms.is_pareto_efficient(inst, res, variant=var, **kw)
+    if var == "bottleneck":
+        return axioms.is_bottleneck(inst, res, **kw)
+    return axioms.is_non_wasteful(inst, res, **kw)
+
+
+def _time_varying(tv, res, ax: str, var: str, atol: float) -> Verdict:
+    """A start schedule of a time-varying instance against one claim (scope from the variant)."""
+    scope = scope_of(var)
+    kw = dict(atol=atol, scope=scope)
+    if ax == "si":
+        return _relabel(axioms.has_sharing_incentive(tv, res, **kw), var)
+    if ax == "ef":
+        return _relabel(axioms.is_envy_free(tv, res, **kw), var)
+    if ax == "ef1":
+        return _relabel(axioms.is_ef1(tv, res, variant=var.rsplit("-", 1)[-1], **kw), var)
+    if ax == "po":
+        return _relabel(axioms.is_pareto_efficient(tv, res, **kw), var)
+    if scope == "per-slot":
+        return _relabel(axioms.is_bottleneck(tv, res, **kw), var)
+    return _relabel(axioms.is_non_wasteful(tv, res, **kw), var)
+
+
+def _relabel(v: Verdict, variant: str) -> Verdict:
+    """The verdict under the claim's variant name (the predicate's own variant stays in the witness)."""
+    return Verdict(v.holds, v.witness, v.detail, variant, v.axiom, v.margin, v.stats)
+
+
+def _hinted_lie(hint: Mapping[str, Any], inst) -> dict | None:
+    """The lie of a previous witness, if it still makes sense on ``inst`` (shrinking)."""
+    u = int(hint["user"])
+    rep = dict(hint.get("report", {}))
+    if u >= inst.n_agents:
+        return None
+    key = "demands" if "demands" in rep else "task_demands"
+    vec = np.asarray(rep.get(key, []), float)
+    want = np.asarray(inst.demands[u] if key == "demands" else inst.task_demands[u]).shape
+    if vec.shape != want:
+        return None
+    rep[key] = vec
+    if "arrivals" in rep:
+        arr = np.asarray(rep["arrivals"], float)
+        if arr.shape != np.asarray(inst.arrivals[u]).shape:
+            return None
+        rep["arrivals"] = arr
+    fam = str(hint.get("family", "candidate"))
+    rep["family"] = fam if fam.endswith("(carried over)") else f"{fam} (carried over)"
+    return rep

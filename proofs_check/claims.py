@@ -1,9 +1,12 @@
 """The table of ``axioms.md`` as data: mechanism x axiom -> expected verdict, variant, source.
 
-Every row of the table is here, including the mechanisms that are not implemented yet (indivisible
-DRF variants, TSF, DRFH, TV-TSF, ...): each :class:`MechanismInfo` names the callable that implements
-it (a dotted path, resolved on demand); campaigns skip the rows whose callable does not resolve, and
-say why. A cell of the table becomes one :class:`Claim` per variant, e.g. "F (weighted SI: T)" is
+Every row of the table is here, including the mechanisms that are not implemented in fairalloc
+(DRFH, dynamic DRF, bottleneck max fairness): each :class:`MechanismInfo` names the callable that
+implements it (a dotted path, resolved on demand); campaigns skip the rows whose callable does not
+resolve, and say why. Three rows are ours (:attr:`MechanismInfo.derived`), for mechanisms of
+fairalloc that the table's rows leave implicit: TSF with indivisible tasks (the exact leximin MILP),
+and the TV-TSF integer program over the whole horizon (offline; the table's row is the program as
+the mechanism applies it, slot by slot, see :data:`MECHANISMS`). A cell of the table becomes one :class:`Claim` per variant, e.g. "F (weighted SI: T)" is
 ``Claim("weighted_max_min", "si", "plain", "F")`` and ``Claim(..., "si", "weighted", "T")``.
 
 Expected verdicts: ``"T"`` (theorem, or derived with a proof sketch), ``"F"`` (known false: the
@@ -11,8 +14,8 @@ search must find a counterexample), ``"?"`` (open: campaigns report what they fi
 applicable). :attr:`Claim.derived` marks the few cells we added from our own analysis (stated in
 ``note``), which are not in the table of ``axioms.md``.
 
->>> len(MECHANISMS), sorted({c.expected for c in CLAIMS})
-(18, ['-', '?', 'F', 'T'])
+>>> len(MECHANISMS), len([m for m in MECHANISMS.values() if not m.derived]), sorted({c.expected for c in CLAIMS})
+(21, 18, ['-', '?', 'F', 'T'])
 >>> [(c.variant, c.expected) for c in claims_for("weighted_max_min", "si")]
 [('plain', 'F'), ('weighted', 'T')]
 """
@@ -21,21 +24,24 @@ from __future__ import annotations
 
 import functools
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-__all__ = ["Domain", "MechanismInfo", "Claim", "AXIOMS", "AXIOM_LABELS", "MECHANISMS", "CLAIMS",
-           "claims_for", "implemented_claims", "mechanism"]
+__all__ = ["Domain", "MechanismInfo", "Claim", "AXIOMS", "AXIOM_LABELS", "MECHANISMS", "CLAIMS", "FINDINGS",
+           "claims_for", "implemented_claims", "mechanism", "claim_domain", "scope_of"]
 
 #: Columns of the table, in order, with the variants each one can be tested in.
+#: Time-varying rows (TV-TSF) test each axiom over the whole horizon ("cumulative", TV-TSF Section
+#: 1.3) or in every slot ("per-slot"); see :mod:`proofs_check._timevarying`.
 AXIOMS: dict[str, tuple[str, ...]] = {
     "sp-stage": ("stage",),
     "sp-repeated": ("repeated",),
-    "po": ("strong", "weak"),
-    "si": ("plain", "weighted", "commitment"),
-    "ef": ("plain", "weighted", "commitment", "no-constraints", "with-constraints"),
-    "ef1": ("remove", "gain", "per-slot-remove", "per-slot-gain", "cumulative-constrained-remove"),
-    "bottleneck": ("bottleneck", "non-wasteful"),
+    "po": ("strong", "weak", "per-slot", "cumulative"),
+    "si": ("plain", "weighted", "commitment", "per-slot", "cumulative"),
+    "ef": ("plain", "weighted", "commitment", "no-constraints", "with-constraints", "cumulative"),
+    "ef1": ("remove", "gain", "per-slot-remove", "per-slot-gain", "cumulative-remove", "cumulative-gain",
+            "cumulative-constrained-remove"),
+    "bottleneck": ("bottleneck", "non-wasteful", "per-slot", "cumulative"),
     "pm": ("plain",),
     "rm": ("plain",),
 }
@@ -50,7 +56,9 @@ class Domain:
     ``caps``: users may have finite demands (be satisfiable); without caps every user's total
     dominant demand exceeds the capacity. ``zero_demands``: users may not need some resource.
     ``setting="servers"``: task instances (:class:`fairalloc.TaskInstance`, integer tasks) on
-    ``n_servers`` servers, with placement constraints when ``placement``.
+    ``n_servers`` servers, with placement constraints when ``placement``. ``setting="time-varying"``:
+    :class:`fairalloc.TimeVaryingInstance` over ``n_slots`` slots, at most ``max_arrivals`` tasks
+    submitted per user and slot, durations up to ``max_duration`` slots.
     """
 
     n_agents: tuple[int, int] = (2, 4)
@@ -62,6 +70,9 @@ class Domain:
     setting: str = "pooled"
     n_servers: tuple[int, int] = (1, 3)
     placement: bool = False
+    n_slots: tuple[int, int] = (1, 3)
+    max_arrivals: int = 3
+    max_duration: int = 2
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -74,7 +85,8 @@ class MechanismInfo:
     ``target`` is a dotted path (``"fairalloc.drf"``) with optional keyword arguments ``kwargs``;
     ``dynamics`` says how the repeated game carries state (``"sdrf"``: commitments by Eq. 3;
     ``"stateless"``). ``atol`` is the tolerance its checks use (interior-point solvers are accurate to
-    about 1e-8, not to the last bit).
+    about 1e-8, not to the last bit). ``divisible``: the mechanism allocates fractional tasks on
+    servers (judged with divisible utilities). ``derived``: a row we added (not in ``axioms.md``).
     """
 
     key: str
@@ -87,6 +99,8 @@ class MechanismInfo:
     atol: float = 1e-9
     phase: str = "A"
     reason: str = ""
+    divisible: bool = False
+    derived: bool = False
 
     def resolve(self) -> Callable | None:
         """The implementing callable, or None when it is not (yet) importable."""
@@ -137,7 +151,13 @@ _GHODSI = "Ghodsi et al., DRF, NSDI 2011"
 _PARKES = "Parkes, Procaccia, Shah, Beyond DRF, ACM TEAC 2015"
 _SDRF = "Sadok, Campista, Costa, SDRF, SBRC 2018 (Section 5, Props. 1-6)"
 _OURS = "axioms.md (our analysis)"
-_B = "phase B: indivisible / server mechanisms come from the exact and scheduling branches"
+_NOT = "not implemented in fairalloc"
+_TSF = "Wang, Li, Liang, Li, TSF, SC 2016"
+_TVTSF = "Li & Wang, TV-TSF, 2024"
+#: the small server domain of the indivisible rows (placement only where a row is about it)
+_srv = dict(setting="servers", n_agents=(2, 3), n_resources=(1, 2), n_servers=(1, 2))
+_tv = Domain(setting="time-varying", n_agents=(2, 3), n_resources=(1, 2), n_servers=(1, 2), placement=True,
+             n_slots=(1, 3), max_arrivals=4, max_duration=3)
 
 _one = Domain(n_resources=(1, 1), caps=True)
 MECHANISMS: dict[str, MechanismInfo] = {m.key: m for m in [
@@ -155,28 +175,42 @@ MECHANISMS: dict[str, MechanismInfo] = {m.key: m for m in [
                   Domain(zero_demands=True, caps=True), _PARKES),
     MechanismInfo("weighted_drf", "weighted DRF", "fairalloc.drf",
                   Domain(zero_demands=True, caps=True, weights=True), _PARKES),
-    MechanismInfo("drf_indivisible_stop", "DRF, indivisible tasks, stop at first misfit (as printed)", None,
-                  Domain(setting="servers"), _SDRF + " Algorithm 1; " + _PARKES, phase="B", reason=_B),
-    MechanismInfo("drf_indivisible_skip", "DRF, indivisible, skip users that do not fit", None,
-                  Domain(setting="servers"), _PARKES, phase="B", reason=_B),
-    MechanismInfo("sequential_minmax", "sequential min-max (Parkes et al., indivisible)", None,
-                  Domain(setting="servers"), _PARKES, phase="B", reason=_B),
+    MechanismInfo("drf_indivisible_stop", "DRF, indivisible tasks, stop at first misfit (as printed)",
+                  "fairalloc.scheduling.drf_greedy", Domain(**_srv), _SDRF + " Algorithm 1; " + _PARKES,
+                  kwargs={"blocking": "stop"}, dynamics=None, phase="B"),
+    MechanismInfo("drf_indivisible_skip", "DRF, indivisible, skip users that do not fit",
+                  "fairalloc.scheduling.drf_greedy", Domain(**_srv), _PARKES, kwargs={"blocking": "skip"},
+                  dynamics=None, phase="B"),
+    MechanismInfo("sequential_minmax", "sequential min-max (Parkes et al., indivisible)",
+                  "fairalloc.scheduling.cdrf_greedy", Domain(**_srv), _PARKES, dynamics=None, phase="B"),
     MechanismInfo("drfh", "DRFH (heterogeneous servers)", None, Domain(setting="servers"),
-                  "Wang, Li, Liang, DRFH, IEEE TPDS 2015", phase="B", reason=_B),
-    MechanismInfo("tsf", "TSF (placement constraints)", None, Domain(setting="servers"),
-                  "Wang et al., TSF, 2016", phase="B", reason=_B),
-    MechanismInfo("tvtsf_milp", "TV-TSF integer program (leximin of cumulative task shares)", None,
-                  Domain(setting="time-varying"), "Li & Wang, TV-TSF, 2024 (Theorems 1-3); " + _OURS,
-                  phase="B", reason=_B),
-    MechanismInfo("tvtsf_greedy", "TV-TSF greedy (best fit + FREEZE)", None, Domain(setting="time-varying"),
-                  "Li & Wang, TV-TSF, 2024 (Algorithms 1-5); " + _OURS, phase="B", reason=_B),
+                  "Wang, Li, Liang, DRFH, IEEE TPDS 2015", phase="-", reason=_NOT + " (DRFH)"),
+    MechanismInfo("tsf", "TSF (placement constraints)", "fairalloc.tsf", Domain(**_srv, placement=True), _TSF,
+                  kwargs={"method": "lp", "solver": "highs"}, dynamics=None, atol=1e-6, phase="B", divisible=True),
+    MechanismInfo("tvtsf_milp", "TV-TSF integer program (leximin of cumulative task shares)", "fairalloc.tvtsf",
+                  _tv, _TVTSF + " (Theorems 1-3, Section 2: each slot maximises the smallest cumulative share); "
+                  + _OURS, kwargs={"method": "milp-online", "objective": "leximin", "solver": "highs"},
+                  dynamics=None, phase="B"),
+    MechanismInfo("tvtsf_greedy", "TV-TSF greedy (best fit + FREEZE)", "fairalloc.tvtsf", _tv,
+                  _TVTSF + " (Algorithms 1-5); " + _OURS, kwargs={"method": "greedy"}, dynamics=None, phase="B"),
     MechanismInfo("asset", "asset fairness", "fairalloc.asset_fairness", Domain(), _GHODSI),
     MechanismInfo("ceei", "CEEI (equal budgets)", "fairalloc.ceei", Domain(), _GHODSI + "; Varian 1974",
                   atol=1e-6, dynamics=None),
     MechanismInfo("bottleneck_max", "bottleneck max fairness, Dolev's bottleneck-based fairness", None, Domain(),
-                  "Bonald & Roberts 2015; Dolev et al. 2012", phase="-", reason="not implemented in fairalloc"),
+                  "Bonald & Roberts 2015; Dolev et al. 2012", phase="-", reason=_NOT),
     MechanismInfo("dynamic_drf", "dynamic DRF (Kash et al.)", None, Domain(),
-                  "Kash, Procaccia, Shah, JAIR 2014", phase="-", reason="not implemented in fairalloc"),
+                  "Kash, Procaccia, Shah, JAIR 2014", phase="-", reason=_NOT),
+    # -- rows of ours (derived): mechanisms of fairalloc the table leaves implicit ------------------
+    MechanismInfo("tsf_integer", "TSF, indivisible tasks (exact leximin MILP) [ours]", "fairalloc.exact.tasks_leximin",
+                  Domain(**_srv, placement=True), _TSF + "; " + _OURS,
+                  kwargs={"mechanism": "tsf", "solver": "highs"}, dynamics=None, phase="B", derived=True),
+    MechanismInfo("tsf_unfloored", "TSF, divisible, monopoly counts without floors (Wang et al.'s task share) [ours]",
+                  "proofs_check.variants.tsf_unfloored", Domain(**_srv, placement=True), _TSF + "; " + _OURS,
+                  dynamics=None, atol=1e-6, phase="B", divisible=True, derived=True),
+    MechanismInfo("tvtsf_offline", "TV-TSF integer program over the whole horizon (Eq. 10, offline) [ours]",
+                  "fairalloc.tvtsf", _tv, _TVTSF + " (Eq. 10, errata fixed); " + _OURS,
+                  kwargs={"method": "milp", "objective": "leximin", "solver": "highs"}, dynamics=None, phase="B",
+                  derived=True),
 ]}
 
 # (mechanism, axiom, variant, expected, cell text as printed)
@@ -231,14 +265,16 @@ _row("drfh", {"sp-stage": "T", "sp-repeated": "T", "po": "T", "si": "F", "ef": "
 _row("tsf", {"sp-stage": "T", "sp-repeated": "T", "po": "T", "si": "T",
              "ef": [("no-constraints", "T"), ("with-constraints", "F")], "ef1": "-", "bottleneck": "T",
              "pm": "F", "rm": "F"}, {"ef": "no constraints T; **with constraints F**"})
-_row("tvtsf_milp", {"sp-stage": "F", "sp-repeated": "?", "po": "T", "si": "F", "ef": "F",
+_row("tvtsf_milp", {"sp-stage": "F", "sp-repeated": "?", "po": [("per-slot", "T")], "si": [("per-slot", "F")],
+                    "ef": [("cumulative", "F")],
                     "ef1": [("per-slot-remove", "?"), ("per-slot-gain", "F"), ("cumulative-constrained-remove", "F")],
-                    "bottleneck": "T", "pm": "?", "rm": "?"},
-     {"po": "T per slot", "si": "F per slot",
+                    "bottleneck": [("per-slot", "T"), ("cumulative", "T")], "pm": "?", "rm": "?"},
+     {"po": "T per slot", "si": "F per slot", "ef": "F", "bottleneck": "T",
       "ef1": "per slot: remove ?, gain F; cumulative with constraints: remove F"})
-_row("tvtsf_greedy", {"sp-stage": "F", "sp-repeated": "?", "po": "F", "si": "F", "ef": "F",
-                      "ef1": [("remove", "F")], "bottleneck": "T", "pm": "?", "rm": "?"},
-     {"po": "**F**", "ef1": "remove F"})
+_row("tvtsf_greedy", {"sp-stage": "F", "sp-repeated": "?", "po": [("cumulative", "F")], "si": [("cumulative", "F")],
+                      "ef": [("cumulative", "F")], "ef1": [("cumulative-remove", "F")],
+                      "bottleneck": [("per-slot", "T"), ("cumulative", "T")], "pm": "?", "rm": "?"},
+     {"po": "**F**", "si": "F", "ef": "F", "ef1": "remove F", "bottleneck": "T"})
 _row("asset", {"sp-stage": "T", "sp-repeated": "T", "po": "T", "si": "F", "ef": "T", "ef1": "-", "bottleneck": "T",
                "pm": "T", "rm": "F"}, {"si": "**F**"})
 _row("ceei", {"sp-stage": "F", "sp-repeated": "-", "po": "T", "si": "T", "ef": "T", "ef1": "-", "bottleneck": "T",
@@ -254,10 +290,95 @@ _DERIVED = [
           "stateful max-min is SDRF with one resource; the commitment-adjusted SI of SDRF applies"),
     Claim("stateful_max_min", "ef", "commitment", "T", "(not in the table)", _OURS, True,
           "stateful max-min is SDRF with one resource; the commitment-adjusted EF of SDRF applies"),
+    # TV-TSF, the program slot by slot (the table's row): the horizon readings the table does not state
+    Claim("tvtsf_milp", "po", "cumulative", "?", "(not in the table)", _OURS, True,
+          "Theorem 3 is about the whole horizon; a slot-by-slot leximin is myopic (open)"),
+    Claim("tvtsf_milp", "si", "cumulative", "?", "(not in the table)", _OURS, True,
+          "Theorem 1 (Eq. 5) claims T; its proof takes a feasible point for the max-min (open)"),
+    Claim("tvtsf_greedy", "po", "per-slot", "?", "(not in the table)", _OURS, True, "open"),
+    Claim("tvtsf_greedy", "si", "per-slot", "?", "(not in the table)", _OURS, True, "open"),
 ]
+
+
+def _ours(mech: str, cells: list[tuple[str, str, str, str]]) -> None:
+    """Cells of a derived row: (axiom, variant, expected, note)."""
+    _DERIVED.extend(Claim(mech, a, v, e, "(not in the table)", MECHANISMS[mech].source, True, note)
+                    for a, v, e, note in cells)
+
+
+_LEX = "leximin over integer allocations: a Pareto improvement would be leximin-better"
+_INDIV = ("indivisible tasks: one server <3>, two users of unit tasks wanting 3 each; any allocation "
+          "is 2/1 and the user with 1 task values the other's 2")
+_ours("tsf_integer", [
+    ("sp-stage", "stage", "?", "open"), ("sp-repeated", "repeated", "-", "no state"),
+    ("po", "strong", "T", _LEX), ("si", "plain", "?", "open"),
+    ("ef", "no-constraints", "F", _INDIV), ("ef", "with-constraints", "F", _INDIV),
+    ("ef1", "remove", "?", "open"), ("ef1", "gain", "?", "open"),
+    ("bottleneck", "bottleneck", "T", "Pareto efficient, hence non-wasteful"),
+    ("bottleneck", "non-wasteful", "T", "Pareto efficient, hence non-wasteful"),
+    ("pm", "plain", "?", "open"), ("rm", "plain", "?", "open")])
+_ENVY_PLACEMENT = ("our analysis, with axioms.md's utility (eligible servers only): equal task shares cannot "
+                   "envy (h_i >= rho_ji h_j, TV-TSF Lemma 1, placement ignored in h), and a user above i's share "
+                   "cannot hold what i could use, or leximin would move it; the table's F needs a valuation that "
+                   "counts servers i may not use")
+_ours("tsf_unfloored", [
+    ("sp-stage", "stage", "T", "Wang et al. (TSF)"), ("sp-repeated", "repeated", "-", "no state"),
+    ("po", "strong", "T", "Wang et al. (TSF)"), ("si", "plain", "T", "Wang et al. (TSF)"),
+    ("ef", "no-constraints", "T", "Wang et al. (TSF)"), ("ef", "with-constraints", "T", _ENVY_PLACEMENT),
+    ("bottleneck", "bottleneck", "T", "Wang et al. (TSF)"), ("bottleneck", "non-wasteful", "T", "Wang et al. (TSF)"),
+    ("pm", "plain", "F", "as the table's TSF row (zero demands, as lexicographic DRF)"),
+    ("rm", "plain", "F", "as the table's TSF row (as DRF)")])
+_IDLE = ("the optimum ignores when tasks start: one server <2>, one user submits 2 unit tasks in slot 0 "
+         "(1 slot each) over 2 slots; starting one in each slot is optimal and leaves slot 0 half idle")
+_ours("tvtsf_offline", [
+    ("sp-stage", "stage", "?", "open"), ("sp-repeated", "repeated", "?", "open"),
+    ("po", "per-slot", "F", _IDLE), ("po", "cumulative", "T", "Theorem 3; " + _LEX),
+    ("si", "per-slot", "F", _IDLE), ("si", "cumulative", "?", "Theorem 1 claims T (open)"),
+    ("ef", "cumulative", "F", "indivisible tasks (one task, two users)"),
+    ("ef1", "per-slot-remove", "?", "open"), ("ef1", "per-slot-gain", "?", "open"),
+    ("ef1", "cumulative-remove", "?", "Theorem 2 claims T (open)"), ("ef1", "cumulative-gain", "?", "open"),
+    ("ef1", "cumulative-constrained-remove", "?", "open"),
+    ("bottleneck", "per-slot", "F", _IDLE),
+    ("bottleneck", "cumulative", "T", "Pareto efficient over the horizon, hence non-wasteful"),
+    ("pm", "plain", "?", "open"), ("rm", "plain", "?", "open")])
 
 CLAIMS: tuple[Claim, ...] = tuple(
     Claim(m, a, v, e, t or e, MECHANISMS[m].source) for (m, a, v, e, t) in _ROWS) + tuple(_DERIVED)
+
+
+#: T cells the campaigns refute: claim key -> what was found (see the report of ``fairalloc check --all``).
+#: Property tests of T cells skip these and a unit test reproduces each witness instead.
+_FLOOR = ("fairalloc's divisible TSF (fairalloc.exact.tsf_lp) divides by TV-TSF Eq. 4's floored monopoly count "
+          "h_i = sum_m floor(min_r C_mr / d_ir); Wang et al.'s task share has no floors (row tsf_unfloored keeps "
+          "this property). ")
+FINDINGS: dict[str, str] = {
+    "tsf/si/plain": _FLOOR + "One server <4>, tasks of 3 and 4 units, one wanted each: h = 1 and 1, TSF gives 4/7 "
+                    "task each, below user 0's 2/3 on half the server.",
+    "tsf/ef/no-constraints": _FLOOR + "One server <3>, tasks of 3 and 2 units: h = 1 and 1, 3/5 task each; user 1 "
+                             "values user 0's 9/5 units at 0.9 task > 0.6.",
+    "tsf/sp-stage/stage": _FLOOR + "One server <100>, user 0's tasks 34 units (h = 2), user 1's 10 (h = 10): "
+                          "reporting 33 units (h = 3) raises user 0 from 1.19 to 1.46 true tasks.",
+    "tsf_unfloored/si/plain": "TSF's h_i ignores placement (Wang et al.; TV-TSF Eq. 4): a user whose h counts a "
+                              "server it may not use looks poorer and gets more. Servers <1, 1> and <1, 2>; user 0 "
+                              "<1, 2> on both, user 1 <1, 0> on the second only: h = 1.5 and 2, user 0 gets 9/14 "
+                              "< 3/4 task on half of each server.",
+}
+
+
+def claim_domain(claim: Claim) -> Domain:
+    """The instances a claim speaks about: its row's domain, with or without placement constraints
+    when the variant says so (TSF's EF "no constraints" / "with constraints")."""
+    dom = MECHANISMS[claim.mechanism].domain
+    if claim.variant == "no-constraints":
+        return replace(dom, placement=False)
+    if claim.variant in ("with-constraints", "cumulative-constrained-remove"):
+        return replace(dom, placement=True)
+    return dom
+
+
+def scope_of(variant: str) -> str:
+    """``"per-slot"`` or ``"cumulative"``: how a time-varying claim is judged (:data:`AXIOMS`)."""
+    return "per-slot" if variant.startswith("per-slot") else "cumulative"
 
 
 def mechanism(key: str) -> MechanismInfo:

@@ -10,13 +10,23 @@ r"""Searches for profitable lies: the stage game and the repeated game (strategy
   what the user truthfully receives, idles for a period, or reports another vector; the payoff is
   :math:`\sum_t \gamma^t u_i^t` in tasks with true demands.
 
-Tie-breaking: a lie counts only if it wins under every user order the mechanism could use: the gain
-is ``min`` over orders of the liar's utility minus ``max`` over orders of its truthful utility. The
-divisible water-filling mechanisms (max-min, DRF, SDRF, asset fairness) have a unique allocation,
-independent of the order of users (equal levels are treated symmetrically, ``_waterfill``), so their
-order only moves floating-point rounding; ``tie_orders="auto"`` therefore confirms each candidate on
-the identity and the reversed order (a cheap guard against rounding), and on every order (up to 24)
-for task instances, where greedy and MILP mechanisms really break ties by index.
+Tie-breaking: a lie counts only if it wins under every user order the mechanism could use. Each
+order is a deterministic tie rule (greedy schedulers serve the lowest index first among equals; an
+MILP returns one of its optima), so the lie is compared with the truth *under the same order*:
+the gain is :math:`\min_\pi (u^{lie}_\pi - u^{truth}_\pi)` (``robustness="pointwise"``, the
+default): whatever tie rule the mechanism uses, lying pays. ``robustness="uniform"`` asks more,
+:math:`\min_\pi u^{lie}_\pi - \max_\pi u^{truth}_\pi` (the lie's worst order beats the truth's best
+order, even when the two come from different tie rules); the two agree when the outcome does not
+depend on the order. The divisible water-filling mechanisms (max-min, DRF, SDRF, asset fairness)
+have a unique allocation, independent of the order of users (equal levels are treated
+symmetrically, ``_waterfill``), so their order only moves floating-point rounding;
+``tie_orders="auto"`` therefore confirms each candidate on the identity and the reversed order (a
+cheap guard against rounding), and on every order (up to 24) for task and time-varying instances,
+where greedy and MILP mechanisms really break ties by index.
+
+Time-varying instances (TV-TSF): a lie is a report of per-slot demands and submissions
+(:mod:`proofs_check._tv_lies`), scored by the true tasks the received bundles run, discounted by
+``gamma`` per slot (1 for the stage game).
 
 Gains are floats from the mechanisms' floating-point output; a lie counts when its gain exceeds
 ``atol`` (default 1e-7 in utility units), far above the mechanisms' rounding (about 1e-12).
@@ -38,21 +48,23 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from fairalloc import TaskInstance, shares
+from fairalloc import TaskInstance, TimeVaryingInstance, shares
 from fairalloc._rng import as_generator
 from fairalloc.errors import InvalidInstanceError
 
-from . import _setting
+from . import _setting, _tv_lies
 from .repeated import RepeatedGame, play
 from .verdict import Verdict, jsonable
 
 __all__ = ["find_profitable_misreport", "find_profitable_deviation", "STAGE_FAMILIES", "REPEATED_FAMILIES",
-           "stage_lies", "true_utility_of_report"]
+           "TV_REPEATED_FAMILIES", "stage_lies", "true_utility_of_report"]
 
 logger = logging.getLogger(__name__)
 
 STAGE_FAMILIES = ("scale", "deflate", "cap", "drop", "inflate", "bundle")
 REPEATED_FAMILIES = ("cap", "idle", "vector")
+#: slot-by-slot lies of a time-varying instance (its repeated game), :mod:`proofs_check._tv_lies`
+TV_REPEATED_FAMILIES = _tv_lies.REPEATED
 _UP = (1.5, 2.0, 4.0, 10.0)
 _DOWN = (0.9, 0.5, 0.1)
 _CAP = (0.5, 0.9, 1.1, 2.0, 10.0)
@@ -132,7 +144,9 @@ def stage_lies(instance, user: int, *, families=STAGE_FAMILIES, rng=None) -> Ite
     instances ``{"family", "task_demands", "tasks"}``.
     """
     rng = as_generator(rng)
-    if isinstance(instance, TaskInstance):
+    if isinstance(instance, TimeVaryingInstance):
+        yield from _tv_lies.tv_lies(instance, user, families, rng)
+    elif isinstance(instance, TaskInstance):
         for fam, d, K in _task_lies(np.array(instance.task_demands[user], float), int(instance.tasks[user]),
                                     families, rng):
             yield {"family": fam, "task_demands": d, "tasks": K}
@@ -142,6 +156,8 @@ def stage_lies(instance, user: int, *, families=STAGE_FAMILIES, rng=None) -> Ite
 
 
 def _apply_lie(instance, user: int, lie: Mapping[str, Any]):
+    if isinstance(instance, TimeVaryingInstance):
+        return _tv_lies.apply_tv_lie(instance, user, lie)
     if isinstance(instance, TaskInstance):
         d = np.array(instance.task_demands, float)
         k = np.array(instance.tasks)
@@ -165,9 +181,13 @@ def true_utility_of_report(instance, user: int, result) -> float:
     return float(shares.leontief_utility(result.allocation[user], instance.demands[user]))
 
 
-def _true_task_utility(instance: TaskInstance, user: int, reported_demand, tasks_row) -> float:
+def _true_task_utility(instance: TaskInstance, user: int, reported_demand, tasks_row,
+                       divisible: bool = False) -> float:
     bundles = np.asarray(tasks_row, float)[:, None] * np.asarray(reported_demand, float)[None, :]
-    per = shares.tasks_that_fit(bundles, instance.task_demands[user])
+    if divisible:                                  # fractional tasks: no floor per server
+        per = shares.leontief_utility(bundles, instance.task_demands[user], cap=np.inf)
+    else:
+        per = shares.tasks_that_fit(bundles, instance.task_demands[user])
     per = np.where(instance.placement[user], per, 0.0)
     return float(min(instance.tasks[user], per.sum()))
 
@@ -187,7 +207,24 @@ def _orders(n: int, tie_orders, rng, is_tasks: bool) -> list[np.ndarray]:
     return out
 
 
-def _utility_under(mechanism, instance, commitments, user, lie, perm) -> float | None:
+def _true_value(instance, user: int, lie, row, gamma: float, divisible: bool = False) -> float:
+    """The TRUE utility of ``user`` from its row of a result (``lie`` None: truthful report)."""
+    if isinstance(instance, TimeVaryingInstance):
+        rep = instance.task_demands[user] if lie is None else lie["task_demands"]
+        return _tv_lies.true_tv_payoff(instance, user, rep, row, gamma)
+    if isinstance(instance, TaskInstance):
+        rep = instance.task_demands[user] if lie is None else lie["task_demands"]
+        return _true_task_utility(instance, user, rep, row, divisible)
+    return float(shares.leontief_utility(row, instance.demands[user]))
+
+
+def _row(instance, res, pos: int):
+    return np.asarray(res.tasks)[pos] if isinstance(instance, (TaskInstance, TimeVaryingInstance)) else \
+        res.allocation[pos]
+
+
+def _utility_under(mechanism, instance, commitments, user, lie, perm, gamma: float = 1.0,
+                   divisible: bool = False) -> float | None:
     """Liar's (or truthful user's, lie=None) true utility when users are ordered by ``perm``."""
     inst = instance if lie is None else _apply_lie(instance, user, lie)
     pinst, pc = _setting.permute(inst, perm, commitments)
@@ -195,16 +232,14 @@ def _utility_under(mechanism, instance, commitments, user, lie, perm) -> float |
     if not res.success:
         return None
     pos = int(np.flatnonzero(np.asarray(perm) == user)[0])
-    if isinstance(instance, TaskInstance):
-        rep = instance.task_demands[user] if lie is None else lie["task_demands"]
-        return _true_task_utility(instance, user, rep, np.asarray(res.tasks)[pos])
-    return float(shares.leontief_utility(res.allocation[pos], instance.demands[user]))
+    return _true_value(instance, user, lie, _row(instance, res, pos), gamma, divisible)
 
 
 def find_profitable_misreport(mechanism: Callable, instance, /, user: int | None = None, *,
                               commitments: Any = None, budget: int = 200, time_limit: float | None = None,
                               rng: Any = None, families: Iterable[str] = STAGE_FAMILIES,
-                              atol: float = 1e-7, tie_orders: Any = "auto",
+                              atol: float = 1e-7, tie_orders: Any = "auto", robustness: str = "pointwise",
+                              gamma: float = 1.0, divisible: bool = False,
                               candidates: Iterable[Mapping[str, Any]] = ()) -> Verdict:
     """Search for a report that gives ``user`` (default: each user) more TRUE utility (stage game).
 
@@ -212,7 +247,7 @@ def find_profitable_misreport(mechanism: Callable, instance, /, user: int | None
     ----------
     mechanism : callable
         ``mechanism(instance[, commitments=...]) -> AllocationResult``.
-    instance : Instance or TaskInstance
+    instance : Instance, TaskInstance or TimeVaryingInstance
     user : int, optional
         The liar; default every user in turn (the budget is per user).
     commitments : array_like (n, m), optional
@@ -224,11 +259,17 @@ def find_profitable_misreport(mechanism: Callable, instance, /, user: int | None
     rng : int or numpy.random.Generator, optional
         For the random lie families.
     families : iterable of str
-        Among :data:`STAGE_FAMILIES`.
+        Among :data:`STAGE_FAMILIES` (time-varying instances also :data:`TV_REPEATED_FAMILIES`).
     atol : float
         A lie must gain more than this (utility units: fraction of demand, or tasks).
     tie_orders : "auto", "all" or int
         User orders a winning lie is confirmed under (see the module docstring).
+    robustness : {"pointwise", "uniform"}
+        How a lie must win across those orders (module docstring).
+    gamma : float in (0, 1]
+        Time-varying instances: discount per slot of the liar's true tasks.
+    divisible : bool
+        Task instances: the mechanism allocates fractional tasks (true utility without floors).
     candidates : iterable of dict
         Lies to try first (e.g. a known witness, when shrinking).
 
@@ -252,29 +293,34 @@ def find_profitable_misreport(mechanism: Callable, instance, /, user: int | None
     """
     rng = as_generator(rng)
     families = tuple(families)
-    unknown = set(families) - set(STAGE_FAMILIES)
-    if unknown:
-        raise ValueError(f"unknown lie families {sorted(unknown)}; choose among {STAGE_FAMILIES}")
     setting = _setting.setting_of(instance)
-    is_tasks = setting == "servers"
+    known = STAGE_FAMILIES + (TV_REPEATED_FAMILIES if setting == "time-varying" else ())
+    unknown = set(families) - set(known)
+    if unknown:
+        raise ValueError(f"unknown lie families {sorted(unknown)}; choose among {known}")
+    if robustness not in ("pointwise", "uniform"):
+        raise ValueError(f"robustness={robustness!r} must be 'pointwise' or 'uniform'")
+    gamma = float(gamma)
+    if not (0 < gamma <= 1):
+        raise ValueError(f"gamma={gamma!r} must be in (0, 1]")
+    is_tasks = setting != "pooled"
+    unit = {"pooled": "fraction of the user's total demand (SDRF Eq. 1)", "servers": "tasks",
+            "time-varying": f"true tasks started over the horizon (discount {gamma:g} per slot)"}[setting]
     n = instance.n_agents
     users = range(n) if user is None else [int(user)]
     t0 = time.perf_counter()
     tried = runs = 0
     stopped = ""
-    truth_cache: dict[int, tuple[float, float]] = {}
+    truth_cache: dict[int, list[float]] = {}
     base = _setting.call(mechanism, instance, commitments)
     runs += 1
     if not base.success:
         return Verdict(None, None, f"mechanism failed on the truthful instance: {base.status.value}", "stage",
                        "strategy-proof")
-    orders = _orders(n, tie_orders, rng, is_tasks)
+    orders = _orders(n, tie_orders, rng, is_tasks and not divisible)
     best_gain = -np.inf
     for i in users:
-        if is_tasks:
-            u_truth0 = _true_task_utility(instance, i, instance.task_demands[i], np.asarray(base.tasks)[i])
-        else:
-            u_truth0 = float(shares.leontief_utility(base.allocation[i], instance.demands[i]))
+        u_truth0 = _true_value(instance, i, None, _row(instance, base, i), gamma, divisible)
         lies = itertools.chain(({"family": "candidate", **dict(c)} for c in candidates),
                                stage_lies(instance, i, families=families, rng=rng))
         for lie in itertools.islice(lies, budget):
@@ -282,7 +328,7 @@ def find_profitable_misreport(mechanism: Callable, instance, /, user: int | None
                 stopped = f"time limit {time_limit}s reached"
                 break
             try:
-                u_lie = _utility_under(mechanism, instance, commitments, i, lie, np.arange(n))
+                u_lie = _utility_under(mechanism, instance, commitments, i, lie, np.arange(n), gamma, divisible)
             except InvalidInstanceError:
                 continue                                     # not a valid report (e.g. task fits nowhere)
             tried += 1
@@ -295,31 +341,41 @@ def find_profitable_misreport(mechanism: Callable, instance, /, user: int | None
                 continue
             # confirm under every tie order
             if i not in truth_cache:
-                vals = [_utility_under(mechanism, instance, commitments, i, None, p) for p in orders]
+                vals = [_utility_under(mechanism, instance, commitments, i, None, p, gamma, divisible) for p in orders]
                 runs += len(orders)
-                ok_vals = [v for v in vals if v is not None]
-                if not ok_vals:
-                    continue                                 # the mechanism fails on every order
-                truth_cache[i] = (max(ok_vals), len(vals))
-            lies_u = [_utility_under(mechanism, instance, commitments, i, lie, p) for p in orders]
+                if any(v is None for v in vals):
+                    continue                                 # the mechanism fails on some order
+                truth_cache[i] = vals
+            truth_vals = truth_cache[i]
+            try:
+                lies_u = [_utility_under(mechanism, instance, commitments, i, lie, p, gamma, divisible) for p in orders]
+            except InvalidInstanceError:
+                continue
             runs += len(orders)
             if any(v is None for v in lies_u):
                 continue
-            robust = min(lies_u) - truth_cache[i][0]
+            if robustness == "pointwise":
+                robust = min(lv - tv for lv, tv in zip(lies_u, truth_vals))
+            else:
+                robust = min(lies_u) - max(truth_vals)
             if robust <= atol:
                 logger.debug("lie %s wins %.3g but not under every order (%.3g)", lie["family"], gain, robust)
                 continue
             lie_json = {k: jsonable(v) for k, v in lie.items()}
             witness = {"kind": "misreport", "setting": setting, "axiom": "strategy-proof", "variant": "stage",
                        "mechanism": _setting.mechanism_name(mechanism), "instance": instance.to_dict(), "user": int(i),
-                       "report": lie_json, "family": lie["family"], "truthful_utility": truth_cache[i][0],
-                       "misreport_utility": min(lies_u), "gain": robust, "tie_orders": len(orders),
-                       "utility_unit": "tasks" if is_tasks else "fraction of the user's total demand (SDRF Eq. 1)",
-                       "atol": atol}
+                       "report": lie_json, "family": lie["family"], "truthful_utility": truth_vals[0],
+                       "misreport_utility": lies_u[0], "gain": robust, "tie_orders": len(orders),
+                       "robustness": robustness, "gains_per_order": [lv - tv for lv, tv in zip(lies_u, truth_vals)],
+                       "utility_unit": unit, "atol": atol}
+            if setting == "time-varying":
+                witness["gamma"] = gamma
+            if divisible:
+                witness["divisible"] = True
             if commitments is not None:
                 witness["commitments"] = jsonable(np.asarray(commitments, float))
             return Verdict(False, witness, f"user {i} gains {robust:.6g} by a '{lie['family']}' lie "
-                           f"({truth_cache[i][0]:.6g} -> {min(lies_u):.6g}, under {len(orders)} user orders)",
+                           f"({truth_vals[0]:.6g} -> {lies_u[0]:.6g}; {robustness} over {len(orders)} user orders)",
                            "stage", "strategy-proof", -robust,
                            {"lies_tried": tried, "mechanism_runs": runs, "seconds": time.perf_counter() - t0})
         if stopped:

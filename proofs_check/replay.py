@@ -81,30 +81,78 @@ def _replay_servers(w: Mapping[str, Any]) -> Replay:
     """Task allocations on servers: recount tasks with :func:`fairalloc.shares.tasks_that_fit`."""
     ti = _task_instance(w)
     x = np.asarray(w["tasks"], float)
-    divisible = bool(w.get("divisible", False))
-    d, P, K, caps = ti.task_demands, ti.placement, ti.tasks.astype(float), ti.cluster.capacities
-    n = ti.n_agents
+    numbers: dict[str, Any] = {}
+    name = _mech_name(w)
+    if name is not None:                                  # the mechanism must reproduce the allocation
+        rerun = np.asarray(resolve_mechanism(name)(ti).tasks, float)
+        diff = float(np.max(np.abs(rerun - x))) if rerun.shape == x.shape else np.inf
+        numbers["rerun_max_difference"] = diff
+        if diff > 1e-6 * max(1.0, float(ti.tasks.max())):
+            return Replay(False, f"re-running {name} gives another allocation (max difference {diff:.3g})", numbers)
+    if w["axiom"] in ("sharing-incentive", "envy-free") and w["variant"] == "commitment":
+        out = _replay_server_commitment(w, ti, x)
+    else:
+        out = _replay_server_arrays(w, ti.task_demands, ti.placement, ti.tasks.astype(float), ti.cluster.capacities,
+                                    ti.weights, x, bool(w.get("divisible", False)))
+    return Replay(out.confirmed, out.detail, {**numbers, **out.numbers})
+
+
+def _replay_server_commitment(w: Mapping[str, Any], ti, x) -> Replay:
+    """Commitment-adjusted SI / EF on servers (``axioms.md``, SDRF notes), in dominant-share units, exactly."""
+    d = exact_array(ti.task_demands)
+    tot = exact_array(ti.cluster.totals)
+    mu = [max((d[i][r] / tot[r] for r in range(ti.n_resources)), default=Fraction(0)) for i in range(ti.n_agents)]
+    X = [Fraction(int(round(v))) if not w.get("divisible") else Fraction(float(v)) for v in x.sum(axis=1)]
+    wts = exact_array(ti.weights)
+    tol = Fraction(w.get("atol", 0.0))
+    if w["axiom"] == "sharing-incentive":
+        i = int(w["user"])
+        g = shares.commitment_entitlements(exact_array(ti.commitments), wts)[i]
+        ref = min(Fraction(int(ti.tasks[i])) * mu[i], g)
+        have = X[i] * mu[i]
+        return Replay(have < ref - tol, f"user {i}: dominant share {float(have):.9g} vs entitlement {float(ref):.9g} "
+                      "(exact)", {"have": have, "reference": ref})
+    i, j = int(w["envious"]), int(w["envied"])
+    c = exact_array(ti.commitments)
+    ct = [max(c[k]) for k in range(ti.n_agents)]
+    P = ti.placement
+    uij = sum(float(shares.tasks_that_fit(x[j, l] * ti.task_demands[j], ti.task_demands[i]))
+              for l in range(ti.n_servers) if P[i, l])
+    uij = Fraction(min(float(ti.tasks[i]), uij))
+    gap = (ct[j] + mu[i] * uij) / wts[j] - (ct[i] + mu[i] * X[i]) / wts[i]
+    ok = uij > X[i] and X[j] > 0 and X[i] < int(ti.tasks[i]) and gap > tol
+    return Replay(ok, f"user {i} vs user {j}: commitment-adjusted envy {float(gap):.9g} (exact)", {"gap": gap})
+
+
+def _replay_server_arrays(w: Mapping[str, Any], d, P, K, caps, weights, x, divisible: bool) -> Replay:
+    """The violated comparison of a server witness, recomputed on arrays (a task instance or one slot)."""
+    n, M = x.shape
+    P = np.asarray(P, bool)
     tol = float(w.get("atol", 0.0))
     fit = (lambda b, dd: float(shares.leontief_utility(b, dd, cap=np.inf))) if divisible else \
         (lambda b, dd: float(shares.tasks_that_fit(b, dd)))
     X = x.sum(axis=1)
 
     def value(i, bundles):                               # u_i of per-server bundles (M, K)
-        return min(K[i], sum(fit(bundles[l], d[i]) for l in range(ti.n_servers) if P[i, l]))
+        return min(K[i], sum(fit(bundles[l], d[i]) for l in range(M) if P[i, l]))
 
     axiom, variant = w["axiom"], w["variant"]
     if axiom == "sharing-incentive" and variant != "commitment":
         i = int(w["user"])
-        share = ti.weights[i] / ti.weights.sum() if variant == "weighted" else 1.0 / n
+        share = weights[i] / weights.sum() if variant == "weighted" else 1.0 / n
         ref = value(i, caps * share)
         return Replay(X[i] < ref - tol, f"user {i}: {X[i]:g} tasks vs fair-share value {ref:g}",
                       {"have": X[i], "reference": ref})
     if axiom == "envy-free" and w.get("placement_mode", "given") == "given" and variant != "commitment":
         i, j = int(w["envious"]), int(w["envied"])
         uij = value(i, x[j][:, None] * d[j][None, :])
-        gap = uij * (ti.weights[i] / ti.weights[j] if variant == "weighted" else 1.0) - X[i]
+        gap = uij * (weights[i] / weights[j] if variant == "weighted" else 1.0) - X[i]
         return Replay(X[i] < K[i] and gap > tol, f"user {i} values user {j}'s bundles at {uij:g} tasks vs own {X[i]:g}",
                       {"u_own": X[i], "u_other": uij})
+    if axiom == "envy-free" and w.get("placement_mode") == "any" and variant in ("plain", "weighted"):
+        from ._replay_tv import no_envy_free_placement
+
+        return no_envy_free_placement(d, P, K, caps, weights, X, divisible=divisible, weighted=variant == "weighted")
     if axiom == "ef1":
         i, j = int(w["envious"]), int(w["envied"])
         B = x[j][:, None] * d[j][None, :]
@@ -138,12 +186,16 @@ def _replay_servers(w: Mapping[str, Any]) -> Replay:
         return Replay(ok, f"improved tasks feasible={feasible}, nobody loses={nobody_loses}, gain {gain:g}",
                       {"gain": gain})
     return Replay(False, f"replay of server witnesses for {axiom}/{variant} is not supported "
-                  "(the MILP of placement='any' and the commitment variants need the checker itself)")
+                  "(the commitment variants need the checker itself)")
 
 
 def _replay_allocation(w: Mapping[str, Any]) -> Replay:
     if w.get("setting") == "servers":
         return _replay_servers(w)
+    if w.get("setting") == "time-varying":
+        from ._replay_tv import replay_schedule
+
+        return replay_schedule(w, resolve_mechanism, _replay_server_arrays, Replay)
     inst, c = _instance_and_commitments(w)
     A = np.asarray(exact_array(w["allocation"]), dtype=object)
     numbers: dict[str, Any] = {}
@@ -235,9 +287,12 @@ def _replay_task_misreport(w: Mapping[str, Any]) -> Replay:
     lied = ti.replace(task_demands=d, tasks=k)
     from . import _setting
 
+    divisible = bool(w.get("divisible", False))
+
     def true_tasks(row, reported) -> float:          # tasks of the true demand the received bundles run
-        per = [float(shares.tasks_that_fit(row[l] * reported, ti.task_demands[i])) if ti.placement[i, l] else 0.0
-               for l in range(ti.n_servers)]
+        count = ((lambda b: float(shares.leontief_utility(b, ti.task_demands[i], cap=np.inf))) if divisible
+                 else (lambda b: float(shares.tasks_that_fit(b, ti.task_demands[i]))))
+        per = [count(row[l] * reported) if ti.placement[i, l] else 0.0 for l in range(ti.n_servers)]
         return min(float(ti.tasks[i]), sum(per))
 
     gains = []
@@ -255,6 +310,10 @@ def _replay_task_misreport(w: Mapping[str, Any]) -> Replay:
 def _replay_misreport(w: Mapping[str, Any]) -> Replay:
     if w.get("setting") == "servers":
         return _replay_task_misreport(w)
+    if w.get("setting") == "time-varying":
+        from ._replay_tv import replay_tv_misreport
+
+        return replay_tv_misreport(w, resolve_mechanism(_mech_name(w)), Replay)
     inst, c = _instance_and_commitments(w)
     fn = resolve_mechanism(_mech_name(w))
     i = int(w["user"])
@@ -306,8 +365,13 @@ def _replay_mechanism(w: Mapping[str, Any]) -> Replay:
     from . import _setting
 
     fn = resolve_mechanism(_mech_name(w))
-    if w.get("setting") == "servers":
-        ti = _task_instance(w)
+    if w.get("setting") in ("servers", "time-varying"):
+        if w["setting"] == "servers":
+            ti = _task_instance(w)
+        else:
+            from ._replay_tv import _tv
+
+            ti = _tv(w)
         before = fn(ti)
         if w["axiom"] == "population-monotone":
             k = int(w["leaving"])
@@ -318,7 +382,7 @@ def _replay_mechanism(w: Mapping[str, Any]) -> Replay:
             ti2 = _setting.scale_resource(ti, int(w["resource"]), float(w["factor"]))
             loser = pos = int(w["loser"])
         after = fn(ti2)
-        ub = float(np.asarray(before.tasks, float)[loser].sum())
+        ub = float(np.asarray(before.tasks, float)[loser].sum())       # tasks run (started over the horizon)
         ua = float(np.asarray(after.tasks, float)[pos].sum())
         return Replay(ub - ua > float(w.get("atol", 1e-7)), f"user {loser}: {ub:g} -> {ua:g} tasks",
                       {"before": ub, "after": ua})

@@ -15,12 +15,12 @@ from typing import Iterator
 
 import numpy as np
 
-from fairalloc import Cluster, Instance, TaskInstance, shares
+from fairalloc import Cluster, Instance, TaskInstance, TimeVaryingInstance, shares
 from fairalloc.errors import InvalidInstanceError
 
 from .cases import Case
 from .checks import check_case
-from .claims import Claim, Domain, mechanism
+from .claims import Claim, Domain, claim_domain
 from .repeated import RepeatedGame
 from .verdict import Verdict
 
@@ -44,6 +44,12 @@ def in_domain(domain: Domain, case: Case) -> bool:
                 return False
         return True
     inst = case.instance
+    if isinstance(inst, TimeVaryingInstance):
+        return (domain.setting == "time-varying" and inst.n_agents >= 1
+                and domain.n_resources[0] <= inst.n_resources <= domain.n_resources[1]
+                and inst.n_servers <= domain.n_servers[1] and inst.n_slots <= domain.n_slots[1]
+                and (domain.placement or bool(inst.placement.all()))
+                and (domain.weights or bool(np.all(inst.weights == 1))))
     if isinstance(inst, TaskInstance):
         return (domain.setting == "servers" and inst.n_agents >= 1
                 and domain.n_resources[0] <= inst.n_resources <= domain.n_resources[1]
@@ -165,6 +171,65 @@ def _server_candidates(case: Case) -> Iterator[Case]:
         yield make(c_=np.zeros_like(c))
 
 
+def _tv_candidates(case: Case) -> Iterator[Case]:
+    tv = case.instance
+    n, M, K, T = tv.n_agents, tv.n_servers, tv.n_resources, tv.n_slots
+    d, a, e, P = tv.task_demands, tv.arrivals, tv.durations, tv.placement
+    caps, w = tv.cluster.capacities, tv.weights
+
+    def make(caps_=caps, d_=d, a_=a, e_=e, P_=P, w_=w):
+        try:
+            return case.replace(instance=TimeVaryingInstance(Cluster(caps_), d_, a_, e_, P_, w_))
+        except InvalidInstanceError:                     # e.g. a task that no longer fits anywhere
+            return None
+
+    for i in range(n):                                       # drop a user
+        if n > 1:
+            keep = [j for j in range(n) if j != i]
+            yield make(d_=d[keep], a_=a[keep], e_=e[keep], P_=P[keep], w_=w[keep])
+    for t in range(T):                                       # drop a slot (later ones move up)
+        if T > 1:
+            keep = [s for s in range(T) if s != t]
+            yield make(d_=d[:, keep], a_=a[:, keep], w_=w[:, keep])
+    for l in range(M):                                       # drop a server
+        if M > 1:
+            keep = [q for q in range(M) if q != l]
+            if P[:, keep].any(axis=1).all():
+                yield make(caps_=caps[keep], P_=P[:, keep])
+    for r in range(K):                                       # drop a resource
+        if K > 1:
+            keep = [q for q in range(K) if q != r]
+            if (d[:, :, keep] > 0).any(axis=2).all():
+                yield make(caps_=caps[:, keep], d_=d[:, :, keep])
+    for i in range(n):                                       # fewer submissions, shorter tasks
+        for t in range(T):
+            if a[i, t] > 0:
+                av = a.copy(); av[i, t] -= 1
+                yield make(a_=av)
+        if e[i] > 1:
+            ev = e.copy(); ev[i] -= 1
+            yield make(e_=ev)
+    if not P.all():
+        yield make(P_=np.ones_like(P))
+    if T > 1 and not (d == d[:, :1]).all():                  # constant demands
+        yield make(d_=np.repeat(d[:, :1], T, axis=1))
+    for l in range(M):                                       # smaller servers
+        for r in range(K):
+            if caps[l, r] > 1:
+                cv = caps.copy(); cv[l, r] -= 1
+                yield make(caps_=cv)
+    for i in range(n):                                       # smaller tasks (every slot at once)
+        for r in range(K):
+            col = d[i, :, r]
+            if (col > 1).any() or ((col > 0).any() and ((d[i] > 0).sum(axis=1) > 1).all()):
+                dv = d.copy(); dv[i, :, r] = np.where(col > 1, col - 1, 0.0 if ((d[i] > 0).sum(axis=1) > 1).all() else col)
+                yield make(d_=dv)
+    if not np.all(w == 1):
+        yield make(w_=np.ones_like(w))
+    if case.gamma is not None and case.gamma != 1.0:
+        yield case.replace(gamma=1.0)
+
+
 def _game_candidates(case: Case) -> Iterator[Case]:
     g = case.game
     T, n, m = g.n_periods, g.n_agents, g.n_resources
@@ -210,7 +275,7 @@ def shrink(claim: Claim, case: Case, verdict: Verdict, *, seed: int = 0, budget:
 
     Returns the smallest case found, its verdict (a violation), and stats (checks run, steps taken).
     """
-    domain = mechanism(claim.mechanism).domain
+    domain = claim_domain(claim)
     t0 = time.perf_counter()
     checks = steps = 0
     current, cur_v = case, verdict
@@ -219,6 +284,8 @@ def shrink(claim: Claim, case: Case, verdict: Verdict, *, seed: int = 0, budget:
         improved = False
         if current.game is not None:
             gen = _game_candidates(current)
+        elif isinstance(current.instance, TimeVaryingInstance):
+            gen = _tv_candidates(current)
         elif isinstance(current.instance, TaskInstance):
             gen = _server_candidates(current)
         else:

@@ -224,16 +224,43 @@ def integer_allocations(draw, instance: TaskInstance) -> np.ndarray:
 @st.composite
 def time_varying_instances(draw, *, n_agents=(1, 3), n_servers=(1, 2), n_resources=(1, 2), n_slots=(1, 4),
                            placement: bool = True, weights: bool = False, max_arrivals: int = 3,
-                           max_duration: int = 3) -> TimeVaryingInstance:
-    """:class:`~fairalloc.TimeVaryingInstance`: arrivals per slot, durations, optional placement."""
-    ti = draw(task_instances(n_agents=n_agents, n_servers=n_servers, n_resources=n_resources,
-                             placement=placement, weights=weights))
-    T = draw(st.integers(*_check_range("n_slots", n_slots)))
-    n = ti.n_agents
-    arrivals = [[draw(st.integers(0, max_arrivals)) for _ in range(T)] for _ in range(n)]
+                           max_duration: int = 3, varying_demands: bool = True) -> TimeVaryingInstance:
+    """:class:`~fairalloc.TimeVaryingInstance`: arrivals per slot, durations, optional placement.
+
+    Built like :func:`task_instances` (integer capacities 1..8, each user's task sized to fit on a
+    server it may use); with ``varying_demands`` a user's per-task demand may change from one slot
+    to the next (TV-TSF's :math:`d_i(t)`), still sized to fit on that server. Arrivals are
+    0..``max_arrivals`` per slot (zeros are common), durations 1..``max_duration`` slots.
+    """
+    if max_arrivals < 1 or max_duration < 1:
+        raise InvalidArgument(f"max_arrivals={max_arrivals!r} and max_duration={max_duration!r} must be >= 1")
+    na = _check_range("n_agents", n_agents)
+    ns = _check_range("n_servers", n_servers)
+    nr = _check_range("n_resources", n_resources)
+    nt = _check_range("n_slots", n_slots)
+    n, M, K, T = draw(st.integers(*na)), draw(st.integers(*ns)), draw(st.integers(*nr)), draw(st.integers(*nt))
+    caps = np.array([[draw(st.integers(1, 8)) for _ in range(K)] for _ in range(M)], float)
+    P = np.ones((n, M), bool)
+    d = np.zeros((n, T, K))
+    for i in range(n):
+        home = draw(st.integers(0, M - 1))
+        if placement:
+            P[i] = [True if l == home else draw(st.booleans()) for l in range(M)]
+
+        def vector():
+            first = draw(st.integers(0, K - 1))
+            return [draw(st.integers(1 if r == first else 0, max(1, int(caps[home, r])))) for r in range(K)]
+
+        d[i, :] = vector()
+        if varying_demands:
+            for t in range(1, T):
+                if draw(st.integers(0, 2)) == 0:
+                    d[i, t:] = vector()
+    arrivals = [[draw(st.integers(0, max_arrivals)) if draw(st.integers(0, 2)) else 0 for _ in range(T)]
+                for _ in range(n)]
     durations = [draw(st.integers(1, max_duration)) for _ in range(n)]
-    w = np.array(ti.weights) if weights else None
-    return TimeVaryingInstance(ti.cluster, ti.task_demands, arrivals, durations, ti.placement, w)
+    w = [draw(st.integers(1, 3)) for _ in range(n)] if weights else None
+    return TimeVaryingInstance(Cluster(caps), d, arrivals, durations, P, w)
 
 
 @st.composite
@@ -300,6 +327,8 @@ def cases(draw, domain: Domain, *, game: bool = False, stateful: bool = False, m
     ``game=True`` draws a :class:`~proofs_check.repeated.RepeatedGame` with SDRF memory ``delta``
     (from 0.1..0.9) and a user discount ``gamma`` (0.5, 0.9 or 1); otherwise a pooled instance, with
     commitments when the domain has them, or a :class:`~fairalloc.TaskInstance` for a servers domain.
+    A time-varying domain draws a :class:`~fairalloc.TimeVaryingInstance` (and ``gamma`` with
+    ``game=True``: its repeated game is the instance itself).
     """
     if domain.setting == "servers":
         if game:
@@ -308,8 +337,14 @@ def cases(draw, domain: Domain, *, game: bool = False, stateful: bool = False, m
                                  n_resources=domain.n_resources, placement=domain.placement,
                                  weights=domain.weights, commitments=domain.commitments))
         return Case(ti)
+    if domain.setting == "time-varying":
+        tv = draw(time_varying_instances(n_agents=domain.n_agents, n_servers=domain.n_servers,
+                                         n_resources=domain.n_resources, n_slots=domain.n_slots,
+                                         placement=domain.placement, weights=domain.weights,
+                                         max_arrivals=domain.max_arrivals, max_duration=domain.max_duration))
+        return Case(tv, gamma=draw(st.sampled_from([1.0, 0.9, 0.5])) if game else None)
     if domain.setting != "pooled":
-        raise InvalidArgument(f"cases() draws pooled or servers domains; got setting={domain.setting!r}")
+        raise InvalidArgument(f"cases() draws pooled, servers or time-varying domains; got setting={domain.setting!r}")
     if game:
         g = draw(repeated_games(n_agents=(2, 3), n_resources=domain.n_resources if domain.n_resources[1] <= 2
                                 else (domain.n_resources[0], 2), zero_demands=domain.zero_demands,

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-__all__ = ["claims_heatmap", "STATUS_COLORS"]
+__all__ = ["claims_heatmap", "schedule_chart", "STATUS_COLORS"]
 
 #: Colour of each campaign outcome.
 STATUS_COLORS = {
@@ -90,4 +90,82 @@ def claims_heatmap(records: Iterable[Mapping[str, Any]], *, labels: Mapping[str,
     ax.legend(handles=[Patch(color=c, label=s) for s, c in STATUS_COLORS.items() if s in used],
               loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     ax.set_title("axioms.md: expected → found", fontsize=9)
+    return fig
+
+
+def schedule_chart(instance, starts, *, title: str = "", highlight_slot: int | None = None, axes=None):
+    """Gantt-like view of a time-varying start schedule: per server, what each user holds in each slot.
+
+    One panel per server; a stacked bar per slot shows each user's share of the server's most used
+    resource held by its running tasks (started in this slot or still running), labelled ``+k`` with
+    the tasks it started there; "wait: i, j" above a slot lists the users with tasks submitted and
+    not started after it.
+
+    Parameters
+    ----------
+    instance : TimeVaryingInstance
+    starts : array_like (n_agents, n_servers, n_slots)
+        Tasks started (an :class:`~fairalloc.AllocationResult`'s ``tasks``, or a witness's schedule).
+    title : str
+    highlight_slot : int, optional
+        Slot to outline (e.g. the slot of a per-slot witness).
+    axes : sequence of Axes, optional
+        One per server.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0], [2, 0]], durations=[2, 2])
+    >>> fig = schedule_chart(tv, [[[2, 0]], [[0, 0]]], title="user 0 holds the server")
+    >>> len(fig.axes)
+    1
+    """
+    from matplotlib.figure import Figure
+
+    x = np.asarray(starts, dtype=float)
+    n, m, T = x.shape
+    d = np.asarray(instance.task_demands, dtype=float)            # (N, T, K)
+    caps = np.asarray(instance.cluster.capacities, dtype=float)   # (M, K)
+    e = np.asarray(instance.durations, dtype=int)
+    held = np.zeros((n, m, T, caps.shape[1]))
+    for i in range(n):
+        for t in range(T):
+            for lag in range(min(e[i], T - t)):
+                held[i, :, t + lag] += x[i, :, t][:, None] * d[i, t][None, :]
+    pending = np.cumsum(instance.arrivals, axis=1) - np.cumsum(x.sum(axis=1), axis=1)
+    if axes is None:
+        fig = Figure(figsize=(max(4.0, 1.1 * T + 2), 2.2 * m))
+        axes = fig.subplots(m, 1, squeeze=False)[:, 0]
+    else:
+        fig = axes[0].figure
+    colors = [f"C{i % 10}" for i in range(n)]
+    for srv, ax in enumerate(axes):
+        share = held[:, srv] / np.where(caps[srv] > 0, caps[srv], 1.0)          # (N, T, K)
+        r = int(np.argmax(share.sum(axis=0).max(axis=0))) if share.size else 0
+        bottom = np.zeros(T)
+        for i in range(n):
+            h = share[i, :, r]
+            bars = ax.bar(np.arange(T), h, bottom=bottom, color=colors[i], edgecolor="black", linewidth=0.5,
+                          label=f"user {i}" if srv == 0 else None)
+            for t, b in enumerate(bars):
+                if x[i, srv, t] > 0:
+                    ax.text(t, bottom[t] + h[t] / 2, f"+{int(x[i, srv, t])}", ha="center", va="center", fontsize=7)
+            bottom += h
+        for t in range(T):
+            waiting = [i for i in range(n) if pending[i, t] > 0]
+            if waiting:
+                ax.text(t, 1.04, "wait: " + ",".join(str(i) for i in waiting), ha="center", va="bottom", fontsize=6)
+        if highlight_slot is not None:
+            ax.axvspan(highlight_slot - 0.5, highlight_slot + 0.5, fill=False, edgecolor="red", linewidth=1.5)
+        ax.set_ylim(0, 1.2)
+        ax.set_xticks(range(T))
+        ax.set_xlabel("slot")
+        ax.set_ylabel(f"server {srv}\nshare of r{r}")
+    axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    if title:
+        axes[0].set_title(title, fontsize=9)
     return fig

@@ -43,14 +43,18 @@ def test_all_writes_report_and_heatmap(tmp_path, capsys):
     code = cli.main(["check", "--all", "--axiom", "si", "--examples", "8", "--seconds", "10", "--quiet",
                      "--out", str(tmp_path)])
     out = capsys.readouterr().out
-    assert code == 0, out
     report = (tmp_path / "report.md").read_text()
-    assert "## Matrix (expected → found)" in report and "weighted max-min" in report
-    assert "## Skipped" in report and "phase B" in report
+    assert "## Matrix (expected → found)" in report and "weighted max-min" in report and "TV-TSF greedy" in report
+    assert "## Skipped" in report and "not implemented in fairalloc" in report
     assert (tmp_path / "heatmap.png").stat().st_size > 1000
     rows = json.loads((tmp_path / "results.json").read_text())
     checked = [r for r in rows if r["status"] != "skipped"]
-    assert checked and all(r["status"] in ("agrees", "violation found", "none found") for r in checked)
+    assert checked and all(r["status"] in ("agrees", "DISAGREES", "violation found", "none found") for r in checked)
+    # 8 cases per cell are too few for some F cells (and a few T cells are findings): the exit status
+    # says whether any cell disagrees, and the summary line says how many cells were checked
+    assert code == int(any(r["status"] == "DISAGREES" for r in checked))
+    assert f"{len(checked)} cells checked" in out
+    assert {r["mechanism"] for r in checked} >= {"drf", "tsf", "tvtsf_milp", "tvtsf_greedy", "sequential_minmax"}
 
 
 def test_list_and_errors(capsys):
