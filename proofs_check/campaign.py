@@ -31,13 +31,13 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
 from .checks import check_case
-from .claims import CLAIMS, MECHANISMS, Claim, claim_domain, claims_for, mechanism
+from .claims import CLAIMS, FINDINGS, MECHANISMS, Claim, claim_domain, claims_for, mechanism
 from .shrink import shrink
 from .strategies import cases
 from .verdict import Verdict, jsonable
 
 __all__ = ["CellReport", "SearchOutcome", "QUICK", "search", "skip_reason", "run_cell", "run_quick", "run_all", "cell_strategy", "write_report",
-           "report_markdown", "select_claims"]
+           "report_markdown", "disagreement_hint", "select_claims"]
 
 logger = logging.getLogger(__name__)
 
@@ -247,6 +247,22 @@ def _mark(r: CellReport) -> str:
     return f"{r.claim.expected}→{r.found} {sym}"
 
 
+def disagreement_hint(r: CellReport) -> str:
+    """What is known about a disagreement: a finding of :data:`~proofs_check.claims.FINDINGS` (a T cell
+    refuted, with its explanation), or an F cell whose violations are rare, with the command and
+    budget (:data:`QUICK`, the one the tests use) that find one."""
+    key = r.claim.key
+    if key in FINDINGS and r.verdict is not None and r.verdict.violated:
+        return f" Known finding: {FINDINGS[key]}"
+    if key in QUICK and r.claim.expected == "F" and (r.verdict is None or not r.verdict.violated):
+        seed, examples, budget = QUICK[key]
+        cmd = (f"fairalloc check --mechanism {r.claim.mechanism} --axiom {r.claim.axiom} "
+               f"--variant {r.claim.variant} --examples {examples} --seconds 600 --seed {seed}"
+               + (f" --budget {budget}" if budget else ""))
+        return f" Rare violation (the tests find it with this budget): `{cmd}`."
+    return ""
+
+
 def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check --all") -> str:
     """The markdown report: summary, matrix (expected→found), disagreements and minimal witnesses."""
     lines = [f"# {title}", ""]
@@ -276,7 +292,8 @@ def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check 
     for r in dis:
         lines.append(f"- `{r.claim.key}` expected {r.claim.expected}: "
                      + (r.verdict.detail if r.verdict is not None and r.verdict.violated
-                        else f"no violation in {r.examples} examples ({r.reason or 'budget exhausted'})"))
+                        else f"no violation in {r.examples} examples ({r.reason or 'budget exhausted'})")
+                     + disagreement_hint(r))
     lines += ["", "## Minimal counterexamples", ""]
     for r in done:
         if r.verdict is None or not r.verdict.violated:

@@ -92,8 +92,15 @@ def run(args: argparse.Namespace) -> int:
         for r in checked:
             print(f"{r.claim.key:48s} expected {r.claim.expected}  found {r.found or '-'}  {r.status:16s} "
                   f"{r.examples:5d} ex {r.seconds:6.1f} s", file=out)
-        print(f"{len(checked)} cells checked, {len(reports) - len(checked)} skipped; report: {paths['report']}, "
-              f"heatmap: {paths['heatmap']}", file=out)
+        counts: dict[str, int] = {}
+        for r in checked:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        print(f"{len(checked)} cells checked, {len(reports) - len(checked)} skipped: "
+              + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())), file=out)
+        for r in checked:
+            if r.status == "DISAGREES":
+                print(f"  DISAGREES {r.claim.key}:{campaign.disagreement_hint(r) or ' see the report'}", file=out)
+        print(f"report: {paths['report']}, heatmap: {paths['heatmap']}", file=out)
         return 1 if any(r.status == "DISAGREES" for r in checked) else 0
     try:
         claims.mechanism(args.mechanism)

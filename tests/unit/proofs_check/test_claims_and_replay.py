@@ -109,3 +109,25 @@ def test_replay_reads_files(tmp_path):
     p.write_text(v.to_json())
     assert replay(p).confirmed
     assert not replay({"kind": "telepathy"}).confirmed
+
+
+def test_disagreement_hint_names_the_finding_or_the_budget_that_finds_a_rare_violation():
+    """The --all report explains each disagreement it can: a T cell in FINDINGS gets its explanation,
+    an F cell with rare violations (campaign.QUICK) the command and budget the tests use."""
+    from proofs_check.campaign import QUICK, CellReport, disagreement_hint
+    from proofs_check.claims import FINDINGS
+    from proofs_check.verdict import Verdict
+
+    by_key = {c.key: c for c in CLAIMS}
+    finding = next(iter(FINDINGS))
+    rep = CellReport(by_key[finding], "DISAGREES", examples=3, verdict=Verdict(False, {}, "violated"))
+    assert disagreement_hint(rep) == f" Known finding: {FINDINGS[finding]}"
+    rare = next(k for k in QUICK if by_key[k].expected == "F")
+    seed, examples, _ = QUICK[rare]
+    c = by_key[rare]
+    hint = disagreement_hint(CellReport(c, "DISAGREES", examples=200, verdict=None))
+    assert (f"--mechanism {c.mechanism} --axiom {c.axiom} --variant {c.variant} --examples {examples}" in hint
+            and f"--seed {seed}" in hint)
+    # an ordinary disagreement gets no hint
+    plain = next(c for c in CLAIMS if c.key not in FINDINGS and c.key not in QUICK)
+    assert disagreement_hint(CellReport(plain, "DISAGREES", verdict=None)) == ""
