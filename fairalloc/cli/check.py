@@ -40,6 +40,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--variant", help="variant of the axiom (default: every variant the table lists)")
     p.add_argument("--examples", type=int, default=200, help="cases tried per cell (default 200)")
     p.add_argument("--seconds", type=float, default=60.0, help="time budget per cell in seconds (default 60)")
+    p.add_argument("--f-examples", type=int, default=None,
+                   help="--all: cases for cells expected F, which stop at their first violation "
+                        "(default 10000; some violations are rare)")
+    p.add_argument("--f-seconds", type=float, default=None,
+                   help="--all: time budget for cells expected F (default 120)")
     p.add_argument("--budget", type=int, default=None, help="lies / deviations tried per user and case")
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
     p.add_argument("--no-shrink", action="store_true", help="report the first counterexample as found")
@@ -84,8 +89,10 @@ def run(args: argparse.Namespace) -> int:
         return 0 if r.confirmed else 1
     if args.all:
         sel = [c for c in claims.CLAIMS if args.axiom in (None, c.axiom) and args.variant in (None, c.variant)]
+        f_ex = campaign.F_EXAMPLES if args.f_examples is None else args.f_examples
+        f_sec = campaign.F_SECONDS if args.f_seconds is None else args.f_seconds
         reports = campaign.run_all(sel, examples=args.examples, seconds=args.seconds, seed=args.seed,
-                                   budget=args.budget, progress=not args.quiet)
+                                   budget=args.budget, progress=not args.quiet, f_examples=f_ex, f_seconds=f_sec)
         folder = Path(args.out or "check-report")
         paths = campaign.write_report(reports, folder)
         checked = [r for r in reports if r.status != "skipped"]

@@ -40,8 +40,8 @@ def test_one_cell_prints_witness_and_replays(tmp_path, capsys):
 
 
 def test_all_writes_report_and_heatmap(tmp_path, capsys):
-    code = cli.main(["check", "--all", "--axiom", "si", "--examples", "8", "--seconds", "10", "--quiet",
-                     "--out", str(tmp_path)])
+    code = cli.main(["check", "--all", "--axiom", "si", "--examples", "8", "--seconds", "10", "--f-examples", "8",
+                     "--f-seconds", "10", "--quiet", "--out", str(tmp_path)])
     out = capsys.readouterr().out
     report = (tmp_path / "report.md").read_text()
     assert "## Matrix (expected → found)" in report and "weighted max-min" in report and "TV-TSF greedy" in report

@@ -131,3 +131,21 @@ def test_disagreement_hint_names_the_finding_or_the_budget_that_finds_a_rare_vio
     # an ordinary disagreement gets no hint
     plain = next(c for c in CLAIMS if c.key not in FINDINGS and c.key not in QUICK)
     assert disagreement_hint(CellReport(plain, "DISAGREES", verdict=None)) == ""
+
+
+def test_run_all_gives_f_cells_the_larger_budget(monkeypatch):
+    """F cells stop at their first violation, so --all gives them F_EXAMPLES / F_SECONDS (rare
+    violations); T and open cells keep the given budget."""
+    from proofs_check import campaign
+
+    calls = {}
+    monkeypatch.setattr(campaign, "run_cell", lambda c, **kw: calls.setdefault(c.key, kw))
+    by_exp = {e: next(c for c in implemented_claims() if c.expected == e) for e in ("T", "F", "?")}
+    campaign.run_all(list(by_exp.values()), examples=7, seconds=3.0, progress=False)
+    assert (calls[by_exp["F"].key]["examples"], calls[by_exp["F"].key]["seconds"]) == (campaign.F_EXAMPLES,
+                                                                                      campaign.F_SECONDS)
+    for e in ("T", "?"):
+        assert (calls[by_exp[e].key]["examples"], calls[by_exp[e].key]["seconds"]) == (7, 3.0)
+    calls.clear()
+    campaign.run_all([by_exp["F"]], examples=7, seconds=3.0, progress=False, f_examples=None, f_seconds=None)
+    assert (calls[by_exp["F"].key]["examples"], calls[by_exp["F"].key]["seconds"]) == (7, 3.0)
