@@ -292,11 +292,12 @@ class _Kinetic:
         if len(a) == 1:
             lines = [(a[0], b[0])]
         elif len(a) == 2:                      # sorted(set(...)) of two lines, without the calls
-            l1, l2 = (a[0], b[0]), (a[1], b[1])
-            if l1 == l2:
-                lines = [l1]
-            else:                              # distinct lines never have equal keys
-                lines = [l1, l2] if _line_key(l1) < _line_key(l2) else [l2, l1]
+            a1, b1, a2, b2 = a[0], b[0], a[1], b[1]
+            if a1 == a2 and b1 == b2:
+                lines = [(a1, b1)]
+            else:                              # distinct lines never have equal keys; _line_key inlined
+                k1, k2 = -(a1 + b1), -(a2 + b2)
+                lines = [(a1, b1), (a2, b2)] if k1 < k2 or (k1 == k2 and b1 < b2) else [(a2, b2), (a1, b1)]
         else:
             lines = sorted(set(zip(a, b)), key=_line_key)
         if tau is None:
@@ -497,14 +498,16 @@ class LiveTree(_Kinetic):
 
     def _reposition(self, e: _Elem) -> None:
         """Restore the order after e's trajectory changed (in place when it still fits there)."""
-        b, i = self._pos(e)
+        b = e.blk
         items = b.items
+        i = items.index(e)
         p = items[i - 1] if i > 0 else (self._blocks[b.idx - 1].items[-1] if b.idx > 0 else None)
         if i + 1 < len(items):
             q = items[i + 1]
         else:
             q = self._blocks[b.idx + 1].items[0] if b.idx + 1 < len(self._blocks) else None
-        if self.in_place_updates and (p is None or self._precedes(p, e)) and (q is None or self._precedes(e, q)):
+        precedes = self._precedes
+        if self.in_place_updates and (p is None or precedes(p, e)) and (q is None or precedes(e, q)):
             if self._tau is None:               # constant priorities in order: no certificate to renew
                 e.token += 1
             else:
