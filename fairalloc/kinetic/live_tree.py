@@ -615,10 +615,17 @@ class LiveTree(_Kinetic):
             e.blk = blk
             self._cert(e)
             return
+        # binary searches by _precedes(x, e), with e's state at now computed once and _cmp called
+        # directly (the hot path of every update that moves an element)
+        t, tau, state = self._now, self._tau, self._state
+        ea, es = state(e, t)
+        ek = e.key
         lo, hi = 0, len(blocks)
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._precedes(blocks[mid].items[0], e):
+            x = blocks[mid].items[0]
+            xa, xs = (x.ca, x.cs) if x.ct == t else state(x, t)
+            if _cmp(xa, xs, x.key, ea, es, ek, t, tau) < 0:
                 lo = mid + 1
             else:
                 hi = mid
@@ -627,7 +634,9 @@ class LiveTree(_Kinetic):
         lo, hi = 0, len(items)
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._precedes(items[mid], e):
+            x = items[mid]
+            xa, xs = (x.ca, x.cs) if x.ct == t else state(x, t)
+            if _cmp(xa, xs, x.key, ea, es, ek, t, tau) < 0:
                 lo = mid + 1
             else:
                 hi = mid
