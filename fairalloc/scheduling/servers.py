@@ -68,6 +68,8 @@ class Servers:
         # and additions, so the values are bitwise those of the array). Several servers: an (M, K) array.
         self._free = self.capacity.copy()
         self._row: list[float] | None = self._free[0].tolist() if self._free.shape[0] == 1 else None
+        #: Whether this is one pool (M = 1), held as a list: give :meth:`take` / :meth:`release` lists then.
+        self.one_pool = self._row is not None
         self.totals = self.capacity.sum(axis=0)
         self.placement = placement
         self._all_eligible = bool(placement.all())
@@ -166,11 +168,6 @@ class Servers:
             self._free[server] += demand
         else:
             self._free[server] += np.asarray(demand, dtype=float) * count
-
-    @property
-    def one_pool(self) -> bool:
-        """Whether this is one pool (M = 1), held as a list: give :meth:`take` / :meth:`release` lists then."""
-        return self._row is not None
 
     def free_row(self, server: int) -> list:
         """Free capacity of one server as a list of floats (read it, do not modify it)."""
