@@ -642,6 +642,13 @@ class LiveTree(_Kinetic):
                 hi = mid
         items.insert(lo, e)
         e.blk = blk
+        # e's neighbours in the order, read here where its index is known (a split below moves
+        # elements between blocks but not in the order)
+        p = items[lo - 1] if lo > 0 else (blocks[blk.idx - 1].items[-1] if blk.idx > 0 else None)
+        if lo + 1 < len(items):
+            q = items[lo + 1]
+        else:
+            q = blocks[blk.idx + 1].items[0] if blk.idx + 1 < len(blocks) else None
         if len(items) > 2 * self._load:
             half = len(items) // 2
             nb = _Block(items[half:], blk.idx + 1)
@@ -650,22 +657,29 @@ class LiveTree(_Kinetic):
                 x.blk = nb
             blocks.insert(blk.idx + 1, nb)
             self._renumber(blk.idx + 1)
-        p = self._prev(e)
         if p is not None:
-            self._cert(p)
-        self._cert(e)
+            self._cert_next(p, e)
+        self._cert_next(e, q)
 
     def _unplace(self, e: _Elem) -> None:
-        p = self._prev(e)
-        b, i = self._pos(e)
-        del b.items[i]
+        b = e.blk
+        items = b.items
+        i = items.index(e)
+        blocks = self._blocks
+        p = items[i - 1] if i > 0 else (blocks[b.idx - 1].items[-1] if b.idx > 0 else None)
+        if p is not None:                       # p's next once e is gone
+            if i + 1 < len(items):
+                q = items[i + 1]
+            else:
+                q = blocks[b.idx + 1].items[0] if b.idx + 1 < len(blocks) else None
+        del items[i]
         e.blk = None
         e.token += 1                            # its own certificate is void
-        if not b.items:
-            del self._blocks[b.idx]
+        if not items:
+            del blocks[b.idx]
             self._renumber(b.idx)
         if p is not None:
-            self._cert(p)
+            self._cert_next(p, q)
 
     def _swap(self, x: _Elem, y: _Elem) -> None:
         """Swap neighbours x, y (y right after x)."""
@@ -686,6 +700,14 @@ class LiveTree(_Kinetic):
             return
         y = self._next(x)
         self._cert_to(x, y, after_swap)
+
+    def _cert_next(self, x: _Elem, y: _Elem | None) -> None:
+        """:meth:`_cert` with y = next(x) known (no search for x's position)."""
+        x.token += 1
+        if self._tau is None:
+            x.cert = _INF
+            return
+        self._cert_to(x, y)
 
     def _cert_to(self, x: _Elem, y: _Elem | None, after_swap: bool = False) -> None:
         """:meth:`_cert` with y = next(x) known and x's token already bumped."""

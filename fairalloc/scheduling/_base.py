@@ -198,7 +198,7 @@ class TaskScheduler:
     def advance(self, t: float) -> int:
         """Move the clock to ``t`` (>= now); return the live tree's swap events processed."""
         t = float(t)
-        if not np.isfinite(t) or t < self._now:
+        if not math.isfinite(t) or t < self._now:
             raise InvalidInstanceError(f"t={t!r} must be finite and >= the current time {self._now!r}",
                                        argument="t", value=t)
         self._flush()
