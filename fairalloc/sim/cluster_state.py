@@ -157,7 +157,8 @@ class Servers(ClusterState):
 
     @property
     def free(self) -> np.ndarray:
-        """(M, K) free capacity per server (the pool's array: read it, do not write it)."""
+        """(M, K) free capacity per server (read it, do not write it: read-only for one pool, whose
+        free capacity is held as floats, see :class:`fairalloc.scheduling.servers.Servers`)."""
         return self.pool.free
 
     def bind(self, workload: Any) -> None:
