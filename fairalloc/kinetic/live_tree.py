@@ -292,11 +292,12 @@ class _Kinetic:
         if len(a) == 1:
             lines = [(a[0], b[0])]
         elif len(a) == 2:                      # sorted(set(...)) of two lines, without the calls
-            l1, l2 = (a[0], b[0]), (a[1], b[1])
-            if l1 == l2:
-                lines = [l1]
-            else:                              # distinct lines never have equal keys
-                lines = [l1, l2] if _line_key(l1) < _line_key(l2) else [l2, l1]
+            a1, b1, a2, b2 = a[0], b[0], a[1], b[1]
+            if a1 == a2 and b1 == b2:
+                lines = [(a1, b1)]
+            else:                              # distinct lines never have equal keys; _line_key inlined
+                k1, k2 = -(a1 + b1), -(a2 + b2)
+                lines = [(a1, b1), (a2, b2)] if k1 < k2 or (k1 == k2 and b1 < b2) else [(a2, b2), (a1, b1)]
         else:
             lines = sorted(set(zip(a, b)), key=_line_key)
         if tau is None:
@@ -497,14 +498,16 @@ class LiveTree(_Kinetic):
 
     def _reposition(self, e: _Elem) -> None:
         """Restore the order after e's trajectory changed (in place when it still fits there)."""
-        b, i = self._pos(e)
+        b = e.blk
         items = b.items
+        i = items.index(e)
         p = items[i - 1] if i > 0 else (self._blocks[b.idx - 1].items[-1] if b.idx > 0 else None)
         if i + 1 < len(items):
             q = items[i + 1]
         else:
             q = self._blocks[b.idx + 1].items[0] if b.idx + 1 < len(self._blocks) else None
-        if self.in_place_updates and (p is None or self._precedes(p, e)) and (q is None or self._precedes(e, q)):
+        precedes = self._precedes
+        if self.in_place_updates and (p is None or precedes(p, e)) and (q is None or precedes(e, q)):
             if self._tau is None:               # constant priorities in order: no certificate to renew
                 e.token += 1
             else:
@@ -612,10 +615,17 @@ class LiveTree(_Kinetic):
             e.blk = blk
             self._cert(e)
             return
+        # binary searches by _precedes(x, e), with e's state at now computed once and _cmp called
+        # directly (the hot path of every update that moves an element)
+        t, tau, state = self._now, self._tau, self._state
+        ea, es = state(e, t)
+        ek = e.key
         lo, hi = 0, len(blocks)
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._precedes(blocks[mid].items[0], e):
+            x = blocks[mid].items[0]
+            xa, xs = (x.ca, x.cs) if x.ct == t else state(x, t)
+            if _cmp(xa, xs, x.key, ea, es, ek, t, tau) < 0:
                 lo = mid + 1
             else:
                 hi = mid
@@ -624,12 +634,21 @@ class LiveTree(_Kinetic):
         lo, hi = 0, len(items)
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._precedes(items[mid], e):
+            x = items[mid]
+            xa, xs = (x.ca, x.cs) if x.ct == t else state(x, t)
+            if _cmp(xa, xs, x.key, ea, es, ek, t, tau) < 0:
                 lo = mid + 1
             else:
                 hi = mid
         items.insert(lo, e)
         e.blk = blk
+        # e's neighbours in the order, read here where its index is known (a split below moves
+        # elements between blocks but not in the order)
+        p = items[lo - 1] if lo > 0 else (blocks[blk.idx - 1].items[-1] if blk.idx > 0 else None)
+        if lo + 1 < len(items):
+            q = items[lo + 1]
+        else:
+            q = blocks[blk.idx + 1].items[0] if blk.idx + 1 < len(blocks) else None
         if len(items) > 2 * self._load:
             half = len(items) // 2
             nb = _Block(items[half:], blk.idx + 1)
@@ -638,22 +657,29 @@ class LiveTree(_Kinetic):
                 x.blk = nb
             blocks.insert(blk.idx + 1, nb)
             self._renumber(blk.idx + 1)
-        p = self._prev(e)
         if p is not None:
-            self._cert(p)
-        self._cert(e)
+            self._cert_next(p, e)
+        self._cert_next(e, q)
 
     def _unplace(self, e: _Elem) -> None:
-        p = self._prev(e)
-        b, i = self._pos(e)
-        del b.items[i]
+        b = e.blk
+        items = b.items
+        i = items.index(e)
+        blocks = self._blocks
+        p = items[i - 1] if i > 0 else (blocks[b.idx - 1].items[-1] if b.idx > 0 else None)
+        if p is not None:                       # p's next once e is gone
+            if i + 1 < len(items):
+                q = items[i + 1]
+            else:
+                q = blocks[b.idx + 1].items[0] if b.idx + 1 < len(blocks) else None
+        del items[i]
         e.blk = None
         e.token += 1                            # its own certificate is void
-        if not b.items:
-            del self._blocks[b.idx]
+        if not items:
+            del blocks[b.idx]
             self._renumber(b.idx)
         if p is not None:
-            self._cert(p)
+            self._cert_next(p, q)
 
     def _swap(self, x: _Elem, y: _Elem) -> None:
         """Swap neighbours x, y (y right after x)."""
@@ -674,6 +700,14 @@ class LiveTree(_Kinetic):
             return
         y = self._next(x)
         self._cert_to(x, y, after_swap)
+
+    def _cert_next(self, x: _Elem, y: _Elem | None) -> None:
+        """:meth:`_cert` with y = next(x) known (no search for x's position)."""
+        x.token += 1
+        if self._tau is None:
+            x.cert = _INF
+            return
+        self._cert_to(x, y)
 
     def _cert_to(self, x: _Elem, y: _Elem | None, after_swap: bool = False) -> None:
         """:meth:`_cert` with y = next(x) known and x's token already bumped."""

@@ -198,7 +198,7 @@ class TaskScheduler:
     def advance(self, t: float) -> int:
         """Move the clock to ``t`` (>= now); return the live tree's swap events processed."""
         t = float(t)
-        if not np.isfinite(t) or t < self._now:
+        if not math.isfinite(t) or t < self._now:
             raise InvalidInstanceError(f"t={t!r} must be finite and >= the current time {self._now!r}",
                                        argument="t", value=t)
         self._flush()
@@ -267,7 +267,7 @@ class TaskScheduler:
             i, m, d, run = self._running.pop(task)
         except KeyError:
             raise InvalidInstanceError(f"task={task!r} is not running", argument="task", value=task) from None
-        self.servers.release(m, d)
+        self.servers.release(m, run.dlist if self.servers.one_pool else d)
         self._n_running[i] -= 1
         if self._n_running[i] == 0:
             self._usage[i] = [0.0] * len(self._usage[i])   # no round-off residue once nothing runs
@@ -288,17 +288,25 @@ class TaskScheduler:
         self._blocked = None
         limit = math.inf if max_starts is None else int(max_starts)
         lead = self._lead()
-        while len(queue) and len(starts) < limit:
+        # one decision is a few dozen Python operations: bound methods and lists are looked up once
+        # per call, not once per task started
+        pending, n_pending, usage, n_running = self._pending, self._n_pending, self._usage, self._n_running
+        running, find, take = self._running, self.servers.find_list, self.servers.take
+        one_pool = self.servers.one_pool                  # then take lists of floats (Servers.take)
+        changed, trajectory, now = self._changed, self._trajectory, self._now
+        update, qmin = queue.update_trusted, queue.min
+        n_started = 0
+        while len(queue) and n_started < limit:
             if lead is not None:
                 i = lead
             elif stop:
-                i = queue.min()
+                i = qmin()
             else:
                 i = next((u for u in queue if u not in skipped), None)
                 if i is None:
                     break
-            head = self._pending[i][0]
-            m = self.servers.find(i, head.demand)
+            head = pending[i][0]
+            m = find(i, head.demand, head.dlist)
             if m < 0:
                 if lead is not None:
                     self._flush()
@@ -315,20 +323,21 @@ class TaskScheduler:
             head.first += 1
             head.count -= 1
             if head.count == 0:
-                self._pending[i].popleft()
-            self._n_pending[i] -= 1
+                pending[i].popleft()
+            n_pending[i] -= 1
             d = head.demand
-            self.servers.take(m, d)
-            self._usage[i] = [u + x for u, x in zip(self._usage[i], head.dlist)]
-            self._n_running[i] += 1
-            self._running[task] = (i, m, d, head)
-            self._changed(i, d, head.extra, started=True)
-            if self._n_pending[i]:
-                queue.update_trusted(i, *self._trajectory(i))
+            take(m, head.dlist if one_pool else d)
+            usage[i] = [u + x for u, x in zip(usage[i], head.dlist)]
+            n_running[i] += 1
+            running[task] = (i, m, d, head)
+            changed(i, d, head.extra, started=True)
+            if n_pending[i]:
+                update(i, *trajectory(i))
             else:
                 queue.remove(i)
-            starts.append(Start(task, i, m, self._now))
-        self._decisions += len(starts)
+            starts.append(Start(task, i, m, now))
+            n_started += 1
+        self._decisions += n_started
         return starts
 
     def _lead(self) -> int | None:

@@ -62,7 +62,14 @@ class Servers:
     def __init__(self, capacities: np.ndarray, placement: np.ndarray, rule: Any = "first_fit") -> None:
         self.capacity = np.array(capacities, dtype=float)
         self.capacity.setflags(write=False)
-        self.free = self.capacity.copy()
+        # Free capacity. One pool (M = 1, SDRF's setting) is held as a list of K floats: a task
+        # scheduler takes and releases one task per decision, and NumPy costs about 1 us per
+        # operation on so short a vector where plain floats cost 0.1 us (the same IEEE subtractions
+        # and additions, so the values are bitwise those of the array). Several servers: an (M, K) array.
+        self._free = self.capacity.copy()
+        self._row: list[float] | None = self._free[0].tolist() if self._free.shape[0] == 1 else None
+        #: Whether this is one pool (M = 1), held as a list: give :meth:`take` / :meth:`release` lists then.
+        self.one_pool = self._row is not None
         self.totals = self.capacity.sum(axis=0)
         self.placement = placement
         self._all_eligible = bool(placement.all())
@@ -72,6 +79,15 @@ class Servers:
         else:
             self._rule = require_choice("server", rule, SERVER_RULES)
             self.rule_name = self._rule
+
+    @property
+    def free(self) -> np.ndarray:
+        """(M, K) free capacity per server (read-only: change it with :meth:`take` and :meth:`release`)."""
+        if self._row is None:
+            return self._free
+        free = np.array([self._row], dtype=float)
+        free.setflags(write=False)
+        return free
 
     @property
     def n_servers(self) -> int:
@@ -91,8 +107,8 @@ class Servers:
 
     def find(self, user: int, demand: np.ndarray) -> int:
         """Server chosen for one task of ``user`` with ``demand`` (raw units), or -1 if none fits."""
-        if self.free.shape[0] == 1:                       # one pool: no NumPy on a short vector
-            return 0 if shares.task_fits(self.free[0].tolist(), demand.tolist()) else -1
+        if self._row is not None:                         # one pool: no NumPy on a short vector
+            return 0 if shares.task_fits(self._row, demand.tolist()) else -1
         ok = self.fits(user, demand)
         if not ok.any():
             return -1
@@ -121,11 +137,41 @@ class Servers:
         k = int(np.argmax(d > 0))                        # first resource the task uses (0 if d_1 > 0)
         return np.abs(d / d[k] - f / f[:, k:k + 1]).sum(axis=1)
 
-    def take(self, server: int, demand: np.ndarray) -> None:
-        self.free[server] -= demand
+    def find_list(self, user: int, demand: np.ndarray, demand_list: list) -> int:
+        """:meth:`find` with the demand also given as a list of floats (one pool: no conversion)."""
+        if self._row is not None:
+            return 0 if shares.task_fits(self._row, demand_list) else -1
+        return self.find(user, demand)
 
-    def release(self, server: int, demand: np.ndarray) -> None:
-        self.free[server] += demand
+    def take(self, server: int, demand: Any, count: int = 1) -> None:
+        """Subtract ``count`` tasks of ``demand`` (raw units, an array or a list) from ``server``'s free capacity."""
+        if self._row is not None:
+            d = demand.tolist() if isinstance(demand, np.ndarray) else demand
+            if count == 1:
+                self._row = [f - x for f, x in zip(self._row, d)]
+            else:
+                self._row = [f - x * count for f, x in zip(self._row, d)]
+        elif count == 1:
+            self._free[server] -= demand
+        else:
+            self._free[server] -= np.asarray(demand, dtype=float) * count
+
+    def release(self, server: int, demand: Any, count: int = 1) -> None:
+        """Add ``count`` tasks of ``demand`` back to ``server``'s free capacity (as :meth:`take`)."""
+        if self._row is not None:
+            d = demand.tolist() if isinstance(demand, np.ndarray) else demand
+            if count == 1:
+                self._row = [f + x for f, x in zip(self._row, d)]
+            else:
+                self._row = [f + x * count for f, x in zip(self._row, d)]
+        elif count == 1:
+            self._free[server] += demand
+        else:
+            self._free[server] += np.asarray(demand, dtype=float) * count
+
+    def free_row(self, server: int) -> list:
+        """Free capacity of one server as a list of floats (read it, do not modify it)."""
+        return self._row if self._row is not None else self._free[server].tolist()
 
     def used(self) -> np.ndarray:
         """(M, K) capacity in use."""

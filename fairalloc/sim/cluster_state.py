@@ -145,6 +145,7 @@ class Servers(ClusterState):
                                        f"got {self.placement.shape}", argument="placement",
                                        value=self.placement.shape)
         self.demand = np.zeros((0, self.n_resources))
+        self._dlist: list = []
         self.user = np.zeros(0, dtype=np.int64)
         self._make_pool(1 if self.placement is None else self.placement.shape[0])
 
@@ -156,7 +157,8 @@ class Servers(ClusterState):
 
     @property
     def free(self) -> np.ndarray:
-        """(M, K) free capacity per server (the pool's array: read it, do not write it)."""
+        """(M, K) free capacity per server (read it, do not write it: read-only for one pool, whose
+        free capacity is held as floats, see :class:`fairalloc.scheduling.servers.Servers`)."""
         return self.pool.free
 
     def bind(self, workload: Any) -> None:
@@ -166,6 +168,7 @@ class Servers(ClusterState):
                 f"the workload has {res.shape[1]} resource column(s) {list(workload.resource_names)}, "
                 f"the cluster {self.n_resources}", argument="capacity", value=self.capacities.shape)
         self.demand = res
+        self._dlist = res.tolist()          # per-job demands as floats (allocate / release per launch)
         self.user = workload.user
         n_users = int(workload.user.max()) + 1 if len(workload) else 1
         if self.placement is not None and len(workload) and n_users > self.placement.shape[0]:
@@ -200,15 +203,16 @@ class Servers(ClusterState):
             raise SimulationError(f"server {server} does not exist ({self.n_servers} servers)")
         if not self.allowed(job, server):
             raise SimulationError(f"job {job} (user {self.user[job]}) may not run on server {server}")
-        d = self.demand[job]
-        row = self.pool.free[server]
-        if shares.tasks_that_fit_one(row.tolist(), d.tolist()) < tasks:
-            raise SimulationError(f"{tasks} task(s) of job {job} need {(d * tasks).tolist()} on server "
-                                  f"{server}; free {row.tolist()}")
-        row -= d * tasks
+        d = self._dlist[job]
+        row = self.pool.free_row(server)
+        if shares.tasks_that_fit_one(row, d) < tasks:
+            raise SimulationError(f"{tasks} task(s) of job {job} need {[x * tasks for x in d]} on server "
+                                  f"{server}; free {row}")
+        self.pool.take(server, d if self.pool.one_pool else self.demand[job], tasks)
 
     def release(self, job: int, tasks: int, server: int) -> None:
-        self.pool.free[server] += self.demand[job] * tasks
+        pool = self.pool
+        pool.release(server, self._dlist[job] if pool.one_pool else self.demand[job], tasks)
 
     def usage(self) -> np.ndarray:
         return (self.capacities - self.pool.free).sum(axis=0)

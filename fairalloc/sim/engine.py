@@ -179,9 +179,12 @@ class Simulation:
         arr_j = order.tolist()
         n_arr = len(arr_j)
 
-        start = np.full(n, np.nan)
-        end = np.full(n, np.nan)
-        killed = np.zeros(n, dtype=bool)
+        # per-job outcomes as Python lists during the run (indexing a NumPy array with a Python int
+        # and comparing the NumPy scalar it returns costs several times a list's), arrays at the end
+        nan = float("nan")
+        start = [nan] * n
+        end = [nan] * n
+        killed = [False] * n
         rigid = isinstance(state, ProcessorPool) and bool(np.all(wl.tasks[ok] == 1))  # else: log launches
         log_j: list[int] = []
         log_k: list[int] = []
@@ -193,7 +196,7 @@ class Simulation:
         killl = kill.tolist()
         expl = expected.tolist()
         remaining = self.remaining
-        rem_launch = wl.tasks.copy() * ok  # tasks not yet finished, per job
+        rem_launch = (wl.tasks * ok).tolist()  # tasks not yet finished, per job
 
         heap: list[tuple] = []
         push, pop = heapq.heappush, heapq.heappop
@@ -283,6 +286,7 @@ class Simulation:
         if bar is not None:
             bar.update(done - bar.n)
             bar.close()
+        start, end, killed = np.array(start, dtype=float), np.array(end, dtype=float), np.array(killed, dtype=bool)
         launches = None
         if not rigid:
             launches = {"job": np.array(log_j, dtype=np.int64), "tasks": np.array(log_k, dtype=np.int64),
