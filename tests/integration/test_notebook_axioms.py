@@ -17,7 +17,7 @@ def test_axioms_notebook(monkeypatch):
     probe = ("# %%\nprint(f'dis={DISAGREEMENTS}'); print(f'replayed={REPLAYED}'); print(f'gain={SDRF_GAIN}');"
              " print(f'found={list(PROBES[\"deviation found\"])}')")
     nb.cells.append(jupytext.reads(probe, fmt="py:percent").cells[0])
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+    client = nbclient.NotebookClient(nb, timeout=900, kernel_name="python3",
                                      resources={"metadata": {"path": str(NB)}})
     client.execute()
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("output_type") == "stream")
