@@ -138,11 +138,7 @@ def _server_candidates(case: Case) -> Iterator[Case]:
         if n > 1:
             keep = [j for j in range(n) if j != i]
             yield make(d_=d[keep], k_=k[keep], P_=P[keep], w_=w[keep], c_=c[keep])
-    for l in range(M):                                       # drop a server
-        if M > 1:
-            keep = [q for q in range(M) if q != l]
-            if P[:, keep].any(axis=1).all():
-                yield make(caps_=caps[keep], P_=P[:, keep])
+    yield from _drop_servers(caps, P, make)
     for r in range(K):                                       # drop a resource
         if K > 1:
             keep = [q for q in range(K) if q != r]
@@ -171,6 +167,16 @@ def _server_candidates(case: Case) -> Iterator[Case]:
         yield make(c_=np.zeros_like(c))
 
 
+def _drop_servers(caps: np.ndarray, P: np.ndarray, make) -> Iterator[Case]:
+    """Candidates without one server (when every user keeps an eligible server): task and time-varying cases."""
+    M = caps.shape[0]
+    for l in range(M):
+        if M > 1:
+            keep = [q for q in range(M) if q != l]
+            if P[:, keep].any(axis=1).all():
+                yield make(caps_=caps[keep], P_=P[:, keep])
+
+
 def _tv_candidates(case: Case) -> Iterator[Case]:
     tv = case.instance
     n, M, K, T = tv.n_agents, tv.n_servers, tv.n_resources, tv.n_slots
@@ -191,11 +197,7 @@ def _tv_candidates(case: Case) -> Iterator[Case]:
         if T > 1:
             keep = [s for s in range(T) if s != t]
             yield make(d_=d[:, keep], a_=a[:, keep], w_=w[:, keep])
-    for l in range(M):                                       # drop a server
-        if M > 1:
-            keep = [q for q in range(M) if q != l]
-            if P[:, keep].any(axis=1).all():
-                yield make(caps_=caps[keep], P_=P[:, keep])
+    yield from _drop_servers(caps, P, make)
     for r in range(K):                                       # drop a resource
         if K > 1:
             keep = [q for q in range(K) if q != r]
