@@ -25,8 +25,9 @@ derivative) to 1; if no breakpoint lies before that point, *U* is linear there a
 exact crossing; otherwise it probes the breakpoint the tangent lands in, and bisects after an
 overshoot. Every evaluation of :math:`U` or its slope is a sum of non-negative terms (never a running
 sum that adds and later subtracts slopes), so there is no cancellation whatever the magnitudes, and
-the result is exact up to rounding. Cost per round: :math:`O(nm)` per evaluation, a handful of
-evaluations in practice and :math:`O(\log n)` at worst, after the one :math:`O(n \log n)` sort;
+the result is exact up to rounding. Cost per round: :math:`O(km)` per evaluation for the *k* users
+still growing, a handful of evaluations in practice and :math:`O(\log k)` at worst, after an
+:math:`O(k \log k)` sort;
 there are at most :math:`\min(n, m + 1)` rounds, since every saturated resource freezes all its
 remaining users. ``benchmarks/bench_waterfill.py`` measures the whole call against one ``argsort``
 of the 2n keys. (A sweep with cumulative slope sums, :math:`O(nm)` after the sort, was measured
@@ -71,34 +72,29 @@ class WaterfillSolution:
 
 
 def _usage(x: float, base: np.ndarray, v: np.ndarray, mu: np.ndarray, b: np.ndarray,
-           w: np.ndarray | None, alive: np.ndarray | None, buf: np.ndarray) -> np.ndarray:
+           w: np.ndarray | None, buf: np.ndarray) -> np.ndarray:
     """Exact usage at level x: base + sum over growing users of v_i clip(w_i (x - b_i), 0, mu_i).
 
-    A sum of non-negative terms. ``w=None`` means unit rates; ``alive`` (0/1 floats, or None for
-    everybody) masks users frozen in earlier rounds (their usage is in ``base``); ``buf`` is scratch.
+    A sum of non-negative terms. ``w=None`` means unit rates; the arrays hold the growing users only
+    (users frozen in earlier rounds are in ``base``); ``buf`` is scratch.
     """
     s = np.subtract(x, b, out=buf)
     if w is not None:
         np.multiply(s, w, out=s)
     np.maximum(s, 0.0, out=s)
     np.minimum(s, mu, out=s)
-    if alive is not None:
-        np.multiply(s, alive, out=s)
     return base + s @ v
 
 
-def _slope(x: float, v: np.ndarray, b: np.ndarray, e: np.ndarray, w: np.ndarray | None,
-           alive: np.ndarray | None) -> np.ndarray:
+def _slope(x: float, v: np.ndarray, b: np.ndarray, e: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     """Right derivative of U at x: sum of w_i v_i over growing users filling just above x (b_i <= x < e_i)."""
     filling = ((b <= x) & (e > x)).astype(float)
     if w is not None:
         filling *= w
-    if alive is not None:
-        filling *= alive
     return filling @ v
 
 
-def _first_crossing(xs, lo, base, v, mu, b, w, e, alive, cols, full, buf):
+def _first_crossing(xs, lo, base, v, mu, b, w, e, cols, full, buf):
     """Smallest level x >= xs[lo] at which a needed resource's usage reaches 1, and those resources.
 
     ``xs`` are the sorted breakpoints (a superset of the growing users' starts and ends: extra points
@@ -115,7 +111,7 @@ def _first_crossing(xs, lo, base, v, mu, b, w, e, alive, cols, full, buf):
     """
     m = base.size
     hi = xs.size - 1                                     # invariant: max U(xs[lo]) <= 1 < max U(xs[hi])
-    lo_u = _usage(xs[lo], base, v, mu, b, w, alive, buf)
+    lo_u = _usage(xs[lo], base, v, mu, b, w, buf)
     hi_u = full
     if lo_u[cols].max() > 1.0:                           # rounding left a needed resource at capacity
         hi, hi_u = lo, lo_u
@@ -124,7 +120,7 @@ def _first_crossing(xs, lo, base, v, mu, b, w, e, alive, cols, full, buf):
         j = -1
         if newton:
             x_lo = xs[lo]
-            slope = _slope(x_lo, v, b, e, w, alive)[cols]
+            slope = _slope(x_lo, v, b, e, w)[cols]
             with np.errstate(divide="ignore", invalid="ignore"):
                 cand_c = np.where(slope > 0, x_lo + (1.0 - lo_u[cols]) / slope, np.inf)
             cand = float(cand_c.min())
@@ -138,7 +134,7 @@ def _first_crossing(xs, lo, base, v, mu, b, w, e, alive, cols, full, buf):
                 j = -1
         if j < 0:
             j = (lo + hi) // 2
-        u = _usage(xs[j], base, v, mu, b, w, alive, buf)
+        u = _usage(xs[j], base, v, mu, b, w, buf)
         if u[cols].max() > 1.0:
             hi, hi_u, newton = j, u, False
         else:
@@ -177,9 +173,11 @@ def waterfill(directions, caps, starts=None, rates=None) -> WaterfillSolution:
 
     Notes
     -----
-    Inputs are trusted (the public mechanisms validate them). The breakpoints are sorted once; later
-    rounds reuse them (frozen users' usage moves to a constant and their breakpoints stay as harmless
-    extra points) and start their search at the previous round's level.
+    Inputs are trusted (the public mechanisms validate them). After a round that freezes some users
+    only, the next round works on the users still growing: frozen users' usage moves to a constant,
+    the remaining breakpoints (and the level reached, where the search restarts) are sorted again.
+    With zero demands a round typically keeps a small fraction of the users, so later rounds cost
+    little next to the first.
 
     Examples
     --------
@@ -195,46 +193,48 @@ def waterfill(directions, caps, starts=None, rates=None) -> WaterfillSolution:
     b = np.zeros(n) if starts is None else np.asarray(starts, dtype=float)
     w = np.ones(n) if rates is None else np.asarray(rates, dtype=float)
     e = b + mu / w
-    w_eval = None if np.all(w == 1.0) else w
+    unit = bool(np.all(w == 1.0))
 
     s = np.zeros(n)
     freeze = np.full(n, np.nan)
-    alive_b = np.ones(n, dtype=bool)
-    alive = None                                             # float mask once somebody is frozen
+    ids = np.arange(n)                                       # users still growing (global indices)
     base = np.zeros(m)
     first_level: float | None = None
     rounds = 0
     saturated: list[int] = []
     xs: np.ndarray | None = None
-    buf = np.empty(n)
     lo = 0
     while True:
         rounds += 1
-        mu_alive = mu if alive is None else mu * alive
-        demand = mu_alive @ v                                 # (m,) what the growing users want
+        demand = mu @ v                                       # (m,) what the growing users want
         cols = np.flatnonzero(demand > 0)                     # resources someone still needs
         full = base + demand
         if np.all(full[cols] <= 1.0 + _SAT_RTOL):             # everybody left can be satisfied
-            s[alive_b], freeze[alive_b] = mu[alive_b], e[alive_b]
+            s[ids], freeze[ids] = mu, e
             if first_level is None:
-                first_level = float(e[alive_b].max())
+                first_level = float(e.max())
             break
         if xs is None:
             xs = np.sort(np.concatenate([b, e]))
-        x_star, sat = _first_crossing(xs, lo, base, v, mu, b, w_eval, e, alive, cols, full, buf)
+        x_star, sat = _first_crossing(xs, lo, base, v, mu, b, None if unit else w, e, cols, full,
+                                      np.empty(ids.size))
         if first_level is None:
             first_level = x_star
         saturated.extend(int(r) for r in np.flatnonzero(sat))
         sa = np.minimum(np.maximum(w * (x_star - b), 0.0), mu)
-        done = alive_b & ((lastmax(v[:, sat]) > 0) | (e <= x_star))   # blocked by a full resource, or satisfied
+        done = (lastmax(v[:, sat]) > 0) | (e <= x_star)     # blocked by a full resource, or satisfied
         fl = np.minimum(e, x_star)
-        if done.sum() == alive_b.sum():                      # the usual case: everybody stops here
-            s[alive_b], freeze[alive_b] = sa[alive_b], fl[alive_b]
+        if done.all():                                        # the usual case: everybody stops here
+            s[ids], freeze[ids] = sa, fl
             break
-        s[done], freeze[done] = sa[done], fl[done]
+        gone = np.flatnonzero(done)                          # (take: much faster than boolean masks)
+        s[ids.take(gone)], freeze[ids.take(gone)] = sa.take(gone), fl.take(gone)
         base = base + np.where(done, sa, 0.0) @ v
-        alive_b = alive_b & ~done
-        alive = alive_b.astype(float)
-        lo = max(int(np.searchsorted(xs, x_star, side="right")) - 1, 0)
+        # later rounds work on the users still growing only: their breakpoints are sorted again
+        # (with the level reached, where the next search starts), frozen users' usage is in base
+        keep = np.flatnonzero(~done)
+        ids, v, mu, b, w, e = (a.take(keep, axis=0) for a in (ids, v, mu, b, w, e))
+        xs = np.sort(np.concatenate([b, e, [x_star]]))
+        lo = int(np.searchsorted(xs, x_star, side="left"))
     return WaterfillSolution(shares=s, level=float(first_level if first_level is not None else 0.0),
                              freeze_levels=freeze, rounds=rounds, saturated=tuple(saturated))
