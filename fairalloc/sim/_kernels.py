@@ -6,11 +6,14 @@ engine produce identical start times.
 
 from __future__ import annotations
 
+import bisect
 import heapq
+import math
+from operator import itemgetter
 
 import numpy as np
 
-__all__ = ["fcfs_rigid"]
+__all__ = ["fcfs_rigid", "easy_rigid"]
 
 
 def fcfs_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
@@ -46,3 +49,152 @@ def fcfs_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
         start[i] = t
         push(heap, (t + dur[i], p))
     return np.array(start)
+
+
+def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
+               requested: np.ndarray, capacity: int, *, ids: np.ndarray | None = None,
+               reservations: dict | None = None) -> np.ndarray:
+    """Start times of FCFS + EASY backfilling for rigid jobs given in arrival order.
+
+    Reproduces, decision for decision, :class:`~fairalloc.scheduling.FCFS` with ``backfill=True``
+    on the event engine (:meth:`fairalloc.scheduling.queue.QueuePolicy._easy`): at every instant
+    where a job ends or arrives (ends released first, then arrivals), the queue starts in order
+    until the first job that does not fit (the head); the head's *shadow time* is found by adding
+    the processors of the running jobs in order of ``(max(start + requested, now), id)`` to the
+    free ones until it fits, ``extra`` being what is left over for the head then; later jobs that
+    fit start now, in queue order, if ``now + requested <= shadow`` or if they fit in ``extra``
+    (which they then use up).
+
+    Parameters
+    ----------
+    submit, processors, duration : array_like (n,)
+        Arrival order (submit time non-decreasing); ``duration`` is how long each job really runs
+        (its run time, or its requested time if it is killed at its walltime).
+    requested : array_like (n,)
+        What a reservation may assume (the requested time, or the run time when it is unknown).
+    capacity : int
+    ids : array_like of int (n,), optional
+        Tie-breaking keys of the jobs (the workload rows; default ``0..n-1``): running jobs with
+        the same expected end are counted towards the shadow in increasing id.
+    reservations : dict, optional
+        If given, filled like the policy's ``reservations``: id of each job that was the blocked
+        head -> its first shadow time.
+
+    Returns
+    -------
+    ndarray (n,)
+
+    Examples
+    --------
+    Four processors; job 1 (3 processors) waits for job 0's end at 10 with 1 extra processor then;
+    job 2 (1 processor, ends by 10) backfills at 2:
+
+    >>> easy_rigid(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
+    ...            np.array([10., 5., 20.]), 4).tolist()
+    [0.0, 10.0, 2.0]
+    """
+    sub = submit.tolist()
+    procs = processors.tolist()
+    dur = duration.tolist()
+    est = requested.tolist()
+    key = list(range(len(sub))) if ids is None else np.asarray(ids).tolist()
+    n = len(sub)
+    start = [0.0] * n
+    heap: list[tuple[float, int]] = []      # (actual end, job): completions
+    ends: list[tuple[float, int, int]] = []  # running jobs by (start + requested, id), with procs
+    push, pop = heapq.heappush, heapq.heappop
+    insort, bisect_left, bisect_right = bisect.insort, bisect.bisect_left, bisect.bisect_right
+    queue: list[int] = []
+    free = int(capacity)
+    inf = math.inf
+    i = 0
+    while True:
+        t_heap = heap[0][0] if heap else inf
+        t_arr = sub[i] if i < n else inf
+        now = t_heap if t_heap <= t_arr else t_arr
+        if now == inf:
+            break
+        while heap and heap[0][0] == now:
+            j = pop(heap)[1]
+            free += procs[j]
+            del ends[bisect_left(ends, (start[j] + est[j], key[j]))]
+        while i < n and sub[i] == now:
+            queue.append(i)
+            i += 1
+        if not queue:
+            continue
+        # strict FCFS until the first job that does not fit
+        pos = 0
+        nq = len(queue)
+        while pos < nq:
+            j = queue[pos]
+            p = procs[j]
+            if p > free:
+                break
+            free -= p
+            start[j] = now
+            push(heap, (now + dur[j], j))
+            insort(ends, (now + est[j], key[j], p))
+            pos += 1
+        if pos == nq:
+            queue = []
+            continue
+        if free == 0:
+            if pos:
+                del queue[:pos]
+            continue
+        # EASY: the head's shadow time and extra processors
+        need = procs[queue[pos]]
+        avail = free
+        shadow = inf
+        c = bisect_right(ends, (now, inf))   # jobs expected to have ended: all count as ending now
+        if c:
+            late = ends[:c] if c > 1 else ends[:1]
+            if c > 1:
+                late.sort(key=_second)
+            for e in late:
+                avail += e[2]
+                if avail >= need:
+                    shadow = now
+                    break
+        if shadow == inf:
+            for k in range(c, len(ends)):
+                e = ends[k]
+                avail += e[2]
+                if avail >= need:
+                    shadow = e[0]
+                    break
+        extra = avail - need
+        if reservations is not None:
+            reservations.setdefault(key[queue[pos]], shadow)
+        back = None
+        for k in range(pos + 1, nq):
+            j = queue[k]
+            p = procs[j]
+            if p > free:
+                continue
+            if now + est[j] <= shadow:
+                pass
+            elif p <= extra:
+                extra -= p
+            else:
+                continue
+            free -= p
+            start[j] = now
+            push(heap, (now + dur[j], j))
+            insort(ends, (now + est[j], key[j], p))
+            if back is None:
+                back = {j}
+            else:
+                back.add(j)
+            if free == 0:
+                break
+        if back is None:
+            if pos:
+                del queue[:pos]
+        else:
+            queue = [j for j in queue[pos:] if j not in back]
+    return np.array(start)
+
+
+_second = itemgetter(1)

@@ -12,7 +12,7 @@ from ..model import Cluster
 from ..scheduling.policy import Policy
 from ..scheduling.queue import FCFS, QUEUE_POLICIES, make_queue_policy
 from ..workloads import Workload
-from ._kernels import fcfs_rigid
+from ._kernels import easy_rigid, fcfs_rigid
 from .cluster_state import ClusterState, ProcessorPool, ResourcePool, Servers
 from .engine import Simulation
 from .metrics import SimulationResult
@@ -97,8 +97,11 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     progress : bool
         tqdm progress bar.
     engine : {"auto", "events", "kernel"}
-        ``"auto"`` uses a specialised loop when one gives the same schedule (FCFS without
-        backfilling on processors), the event engine otherwise; ``"events"`` forces the engine.
+        ``"auto"`` uses a specialised loop when one gives the same schedule (FCFS with or without
+        EASY backfilling, ``"fcfs"``/``"easy"``, on processors with one-task jobs; for EASY not
+        with ``progress=True``), the event engine otherwise; ``"events"`` forces the engine;
+        ``"kernel"`` forces the loop and raises :class:`InvalidInstanceError` naming what it
+        does not support.
     **options
         Passed to the policy (e.g. ``k_p=1440`` for BUC).
 
@@ -124,18 +127,28 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
                                    argument="engine", value=engine)
     state = make_state(workload, capacity, placement)
     pol = _policy(policy, dict(options))
-    fast = (type(pol) is FCFS and not pol.backfill and isinstance(state, ProcessorPool)
-            and bool(np.all(workload.tasks == 1)))
-    if engine == "kernel" and not fast:
-        raise InvalidInstanceError("engine='kernel' exists only for FCFS without backfilling on "
-                                   "processors", argument="engine", value=engine)
+    rigid = isinstance(state, ProcessorPool) and bool(np.all(workload.tasks == 1))
+    fcfs = type(pol) is FCFS
+    fast = fcfs and not pol.backfill and rigid
+    easy = fcfs and pol.backfill and rigid and not progress
+    if engine == "kernel" and not (fast or easy):
+        why = ("progress=True (the EASY kernel shows no progress bar)" if fcfs and rigid
+               else "this policy/capacity: kernels exist only for FCFS with or without EASY "
+                    "backfilling ('fcfs', 'easy') on processors with one-task jobs")
+        raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
+                                   "or 'events'", argument="engine", value=engine)
     sim = Simulation(workload, state, pol, enforce_walltime=enforce_walltime, progress=progress)
-    if fast and engine != "events":
-        return _run_fcfs_kernel(sim)
+    if engine != "events":
+        if fast:
+            return _run_fcfs_kernel(sim)
+        if easy:
+            return _run_fcfs_kernel(sim, easy=True, keep=not isinstance(policy, str))
     return sim.run()
 
 
-def _run_fcfs_kernel(sim: Simulation) -> SimulationResult:
+def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False) -> SimulationResult:
+    """FCFS (``easy=False``) or FCFS + EASY through :mod:`._kernels`; ``keep``: fill the policy's
+    ``reservations`` as the event engine would (a policy object the caller may inspect)."""
     wl, state = sim.workload, sim.state
     state.bind(wl)
     ok, rejected = sim._admissible()
@@ -146,7 +159,18 @@ def _run_fcfs_kernel(sim: Simulation) -> SimulationResult:
     idx = np.flatnonzero(ok)
     order = idx[np.argsort(wl.submit[idx], kind="stable")]
     start = np.full(n, np.nan)
-    start[order] = fcfs_rigid(wl.submit[order], wl.processors[order], dur[order], state.capacity)
+    if easy:
+        reservations = None
+        if keep:
+            sim.policy.reset(sim)
+            reservations = sim.policy.reservations
+        expected = np.where(np.isnan(req), run, req)   # what a reservation may assume
+        start[order] = easy_rigid(wl.submit[order], wl.processors[order], dur[order],
+                                  expected[order], state.capacity, ids=order,
+                                  reservations=reservations)
+    else:
+        start[order] = fcfs_rigid(wl.submit[order], wl.processors[order], dur[order],
+                                  state.capacity)
     end = start + dur
     return SimulationResult.from_run(wl, start=start, end=end, killed=kill, rejected=rejected,
                                      launches=None, policy=sim.policy.name, state=state,
