@@ -5,7 +5,8 @@ peak memory (ru_maxrss) belongs to that run alone:
 
 * FCFS with ``engine="kernel"`` (what ``simulate(policy="fcfs")`` uses) and ``engine="events"``
   (the general event engine with the FCFS policy object);
-* EASY backfilling (event engine);
+* EASY backfilling with ``engine="kernel"`` (what ``simulate(policy="easy")`` uses) and with the
+  event engine; the kernel's start times are checked equal to the event engine's;
 * FCFS written with SimPy (a ``Container`` of processors, whose ``get`` queue is strict FIFO) on the
   same jobs; its start times are checked equal to ours.
 
@@ -68,12 +69,12 @@ def _measure(kind: str, n: int, nodes: int, seed: int, queue: "mp.Queue") -> Non
     else:
         from fairalloc.sim import simulate
         policy, engine = {"fcfs-kernel": ("fcfs", "kernel"), "fcfs-events": ("fcfs", "events"),
-                          "easy": ("easy", "events")}[kind]
+                          "easy": ("easy", "events"), "easy-kernel": ("easy", "kernel")}[kind]
         r = simulate(wl, nodes, policy=policy, engine=engine)
         starts = r.jobs["start"].to_numpy()
     dt = time.perf_counter() - t0
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    queue.put((kind, n, dt, peak_mb, starts if kind in ("simpy", "fcfs-kernel") else None))
+    queue.put((kind, n, dt, peak_mb, starts if kind in ("simpy", "fcfs-kernel", "easy", "easy-kernel") else None))
 
 
 def run_one(kind: str, n: int, nodes: int, seed: int):
@@ -98,7 +99,7 @@ def main() -> None:
     print(f"{'jobs':>9} {'run':<12} {'seconds':>8} {'jobs/s':>11} {'peak MB':>8} {'vs SimPy':>9}")
     for n in args.sizes:
         rows = {}
-        kinds = ["fcfs-kernel", "fcfs-events", "easy"]
+        kinds = ["fcfs-kernel", "fcfs-events", "easy-kernel", "easy"]
         if args.skip_simpy_above is None or n <= args.skip_simpy_above:
             kinds.append("simpy")
         for kind in kinds:
@@ -112,12 +113,17 @@ def main() -> None:
         if "simpy" in rows:
             same = np.array_equal(rows["simpy"][4], rows["fcfs-kernel"][4])
             print(f"{'':>9} FCFS start times identical to SimPy's: {same}")
+        same = np.array_equal(rows["easy"][4], rows["easy-kernel"][4], equal_nan=True)
+        print(f"{'':>9} EASY start times identical to the event engine's: {same}")
         mem_ok = all(r[3] < 1024 for r in rows.values() if r[0] != "simpy")
         fast = [rows[k][2] for k in ("fcfs-kernel", "fcfs-events")]
         if simpy_rate:
             print(f"{'':>9} target FCFS >= 10x SimPy: kernel {'met' if rows['simpy'][2] / fast[0] >= 10 else 'MISSED'}, "
                   f"event engine {'met' if rows['simpy'][2] / fast[1] >= 10 else 'MISSED'}; "
                   f"peak < 1 GB: {'met' if mem_ok else 'MISSED'}")
+            easy_x = rows["simpy"][2] / rows["easy-kernel"][2]
+            print(f"{'':>9} EASY kernel vs SimPy's FCFS: {easy_x:.1f}x (10x {'met' if easy_x >= 10 else 'MISSED'}); "
+                  f"vs the event engine's EASY: {rows['easy'][2] / rows['easy-kernel'][2]:.1f}x")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+from itertools import islice
 from operator import itemgetter
 
 import numpy as np
@@ -63,14 +64,16 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
     the processors of the running jobs in order of ``(max(start + requested, now), id)`` to the
     free ones until it fits, ``extra`` being what is left over for the head then; later jobs that
     fit start now, in queue order, if ``now + requested <= shadow`` or if they fit in ``extra``
-    (which they then use up).
+    (which they then use up). Tests check start times, kills and reservations equal to the event
+    engine's on hand-made ties, random workloads and Lublin workloads.
 
     Parameters
     ----------
-    submit, processors, duration : array_like (n,)
-        Arrival order (submit time non-decreasing); ``duration`` is how long each job really runs
-        (its run time, or its requested time if it is killed at its walltime).
-    requested : array_like (n,)
+    submit, processors, duration : ndarray (n,)
+        Arrival order (submit time non-decreasing); ``1 <= processors <= capacity`` (``simulate``
+        rejects the other jobs first); ``duration`` is how long each job really runs (its run
+        time, or its requested time if it is killed at its walltime).
+    requested : ndarray (n,)
         What a reservation may assume (the requested time, or the run time when it is unknown).
     capacity : int
     ids : array_like of int (n,), optional
@@ -92,6 +95,11 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
     >>> easy_rigid(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
     ...            np.array([10., 5., 20.]), 4).tolist()
     [0.0, 10.0, 2.0]
+
+    References
+    ----------
+    .. [1] A. W. Mu'alem, D. G. Feitelson, "Utilization, predictability, workloads, and user
+       runtime estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
     """
     sub = submit.tolist()
     procs = processors.tolist()
@@ -105,8 +113,19 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
     push, pop = heapq.heappush, heapq.heappop
     insort, bisect_left, bisect_right = bisect.insort, bisect.bisect_left, bisect.bisect_right
     queue: list[int] = []
+    # waiting jobs by width: a scan for backfill candidates stops after the last one narrow enough
+    waiting = [0] * (max(procs, default=0) + 1)
     free = int(capacity)
     inf = math.inf
+    # Nothing started or ended since the last EASY pass (`valid`): free processors, head, running
+    # jobs are the same; if no running job has passed its expected end since (same `c0`), the shadow
+    # and extra are too (the shadow is `now` if it fell among the late jobs), and every job the
+    # last pass judged (`queue[:seen]`) fails again: it is no narrower, has no more extra, and
+    # `shadow - now` has not grown. Only the arrivals since need judging.
+    valid = False
+    c0 = seen = extra0 = 0
+    late0 = False
+    shadow0 = inf
     i = 0
     while True:
         t_heap = heap[0][0] if heap else inf
@@ -117,9 +136,11 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
         while heap and heap[0][0] == now:
             j = pop(heap)[1]
             free += procs[j]
+            valid = False
             del ends[bisect_left(ends, (start[j] + est[j], key[j]))]
         while i < n and sub[i] == now:
             queue.append(i)
+            waiting[procs[i]] += 1
             i += 1
         if not queue:
             continue
@@ -132,6 +153,8 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             if p > free:
                 break
             free -= p
+            valid = False
+            waiting[p] -= 1
             start[j] = now
             push(heap, (now + dur[j], j))
             insort(ends, (now + est[j], key[j], p))
@@ -143,57 +166,84 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             if pos:
                 del queue[:pos]
             continue
-        # EASY: the head's shadow time and extra processors
-        need = procs[queue[pos]]
-        avail = free
-        shadow = inf
+        # waiting jobs narrow enough to start now (the head is not one of them: it did not fit);
+        # the engine's scan skips every other one, so none left means nothing to backfill
+        left = sum(waiting[:free + 1]) if free < len(waiting) else nq - pos - 1
+        if left == 0 and reservations is None:
+            if pos:
+                del queue[:pos]
+            seen = nq - pos      # the queue loses its first pos jobs below
+            continue
         c = bisect_right(ends, (now, inf))   # jobs expected to have ended: all count as ending now
-        if c:
-            late = ends[:c] if c > 1 else ends[:1]
-            if c > 1:
-                late.sort(key=_second)
-            for e in late:
-                avail += e[2]
-                if avail >= need:
-                    shadow = now
-                    break
-        if shadow == inf:
-            for k in range(c, len(ends)):
-                e = ends[k]
-                avail += e[2]
-                if avail >= need:
-                    shadow = e[0]
-                    break
-        extra = avail - need
-        if reservations is not None:
-            reservations.setdefault(key[queue[pos]], shadow)
+        if valid and c == c0:
+            shadow = now if late0 else shadow0
+            extra = extra0
+            k = seen
+            left = nq - seen
+        else:
+            # EASY: the head's shadow time and extra processors
+            need = procs[queue[pos]]
+            avail = free
+            shadow = inf
+            late0 = False
+            if c:
+                late = ends[:c] if c > 1 else ends[:1]
+                if c > 1:
+                    late.sort(key=_second)
+                for e in late:
+                    avail += e[2]
+                    if avail >= need:
+                        shadow = now
+                        late0 = True
+                        break
+            if shadow == inf:
+                for e in (islice(ends, c, None) if c else ends):
+                    avail += e[2]
+                    if avail >= need:
+                        shadow = e[0]
+                        break
+            extra = extra0 = avail - need
+            shadow0 = shadow
+            c0 = c
+            valid = True
+            if reservations is not None:
+                reservations.setdefault(key[queue[pos]], shadow)
+            k = pos + 1
         back = None
-        for k in range(pos + 1, nq):
+        free0 = free
+        for k in range(k, nq):
+            if not left:
+                break
             j = queue[k]
             p = procs[j]
+            if p > free0:       # too wide now, and free only shrinks in this pass
+                continue
+            left -= 1
             if p > free:
                 continue
-            if now + est[j] <= shadow:
-                pass
-            elif p <= extra:
+            if now + est[j] > shadow:   # ends after the shadow time: only on extra processors
+                if p > extra:
+                    continue
                 extra -= p
-            else:
-                continue
             free -= p
+            waiting[p] -= 1
             start[j] = now
             push(heap, (now + dur[j], j))
             insort(ends, (now + est[j], key[j], p))
             if back is None:
-                back = {j}
+                back = [k]
             else:
-                back.add(j)
+                back.append(k)
             if free == 0:
                 break
-        if back is None:
-            if pos:
-                del queue[:pos]
+        if back is not None:
+            valid = False
+            for k in reversed(back):
+                del queue[k]
         else:
-            queue = [j for j in queue[pos:] if j not in back]
+            seen = nq - pos      # the queue loses its first pos jobs below
+        if pos:
+            del queue[:pos]
     return np.array(start)
 
 
