@@ -112,11 +112,13 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
     ends: list[tuple[float, int, int]] = []  # running jobs by (start + requested, id), with procs
     push, pop = heapq.heappush, heapq.heappop
     insort, bisect_left, bisect_right = bisect.insort, bisect.bisect_left, bisect.bisect_right
-    queue: list[int] = []
+    queue: list[int] = []     # waiting jobs (arrival order = increasing index)
+    narrow: list[int] = []    # those of them at most _NARROW wide
     # waiting jobs by width: a scan for backfill candidates stops after the last one narrow enough
     waiting = [0] * (max(procs, default=0) + 1)
     free = int(capacity)
     inf = math.inf
+    wide = _NARROW
     # Nothing started or ended since the last EASY pass (`valid`): free processors, head, running
     # jobs are the same; if no running job has passed its expected end since (same `c0`), the shadow
     # and extra are too (the shadow is `now` if it fell among the late jobs), and every job the
@@ -140,7 +142,10 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             del ends[bisect_left(ends, (start[j] + est[j], key[j]))]
         while i < n and sub[i] == now:
             queue.append(i)
-            waiting[procs[i]] += 1
+            p = procs[i]
+            waiting[p] += 1
+            if p <= wide:
+                narrow.append(i)
             i += 1
         if not queue:
             continue
@@ -161,25 +166,37 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             pos += 1
         if pos == nq:
             queue = []
+            narrow = []
             continue
+        if pos and narrow and narrow[0] < queue[pos]:   # started: a prefix of both lists
+            del narrow[:bisect_left(narrow, queue[pos])]
         if free == 0:
             if pos:
                 del queue[:pos]
             continue
-        # waiting jobs narrow enough to start now (the head is not one of them: it did not fit);
-        # the engine's scan skips every other one, so none left means nothing to backfill
-        left = sum(waiting[:free + 1]) if free < len(waiting) else nq - pos - 1
-        if left == 0 and reservations is None:
-            if pos:
-                del queue[:pos]
-            seen = nq - pos      # the queue loses its first pos jobs below
-            continue
+        # The engine scans the queue after the head and skips every job wider than the free
+        # processors. With few free, scan only the narrow jobs; `left` counts those that fit (the
+        # head is not one of them: it did not fit), so the scan stops after the last one, and the
+        # pass is skipped when there is none.
+        if free <= wide:
+            left = sum(waiting[:free + 1])
+            if left == 0 and reservations is None:
+                if pos:
+                    del queue[:pos]
+                seen = nq - pos      # the queue loses its first pos jobs below
+                continue
+            lst = narrow
+        else:
+            left = nq - pos - 1
+            lst = queue
         c = bisect_right(ends, (now, inf))   # jobs expected to have ended: all count as ending now
         if valid and c == c0:
             shadow = now if late0 else shadow0
             extra = extra0
-            k = seen
-            left = nq - seen
+            if seen == nq:
+                k = len(lst)
+            else:
+                k = seen if lst is queue else bisect_left(narrow, queue[seen])
         else:
             # EASY: the head's shadow time and extra processors
             need = procs[queue[pos]]
@@ -208,13 +225,13 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             valid = True
             if reservations is not None:
                 reservations.setdefault(key[queue[pos]], shadow)
-            k = pos + 1
+            k = pos + 1 if lst is queue else bisect_right(narrow, queue[pos])
         back = None
         free0 = free
-        for k in range(k, nq):
+        for k in range(k, len(lst)):
             if not left:
                 break
-            j = queue[k]
+            j = lst[k]
             p = procs[j]
             if p > free0:       # too wide now, and free only shrinks in this pass
                 continue
@@ -231,15 +248,17 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             push(heap, (now + dur[j], j))
             insort(ends, (now + est[j], key[j], p))
             if back is None:
-                back = [k]
+                back = [j]
             else:
-                back.append(k)
+                back.append(j)
             if free == 0:
                 break
         if back is not None:
             valid = False
-            for k in reversed(back):
-                del queue[k]
+            for j in back:                # both lists are sorted by arrival
+                del queue[bisect_left(queue, j)]
+                if procs[j] <= wide:
+                    del narrow[bisect_left(narrow, j)]
         else:
             seen = nq - pos      # the queue loses its first pos jobs below
         if pos:
@@ -248,3 +267,6 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
 
 
 _second = itemgetter(1)
+#: Width of the jobs also kept in a list of their own, scanned instead of the queue when at most
+#: this many processors are free.
+_NARROW = 16

@@ -13,7 +13,7 @@ from hypothesis import given, strategies as st
 import fairalloc as fa
 from fairalloc.errors import InvalidInstanceError
 from fairalloc.scheduling import FCFS
-from fairalloc.sim import simulate
+from fairalloc.sim import _kernels, simulate
 from fairalloc.workloads import Workload
 
 
@@ -136,9 +136,14 @@ def rigid_workloads(draw, max_jobs=30):
                     requested_time=np.asarray(req, float)[p], processors=np.asarray(procs)[p])
 
 
-@given(rigid_workloads(), st.booleans())
-def test_kernel_equals_event_engine_on_random_workloads(wl, enforce):
-    both(wl, CAP, enforce=enforce)
+@pytest.mark.parametrize("narrow", [0, 3, 16])
+@given(wl=rigid_workloads(), enforce=st.booleans())
+def test_kernel_equals_event_engine_on_random_workloads(narrow, wl, enforce):
+    # the kernel scans a list of the jobs at most `_NARROW` wide instead of the queue when at most
+    # that many processors are free: with 0 it never does, with 16 (> CAP) always, with 3 both
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_kernels, "_NARROW", narrow)
+        both(wl, CAP, enforce=enforce)
 
 
 # ---- Lublin workloads ----------------------------------------------------------------------------
@@ -154,6 +159,7 @@ def test_kernel_equals_event_engine_on_lublin(seed, load, inexact, enforce):
         wl = wl.replace(requested_time=np.ceil(wl.run_time * rng.uniform(0.3, 2.0, len(wl))))
     r = both(wl, 64, enforce=enforce)
     assert r.jobs["killed"].any() == (enforce and inexact)
+    assert (r.jobs["start"] > r.jobs["submit"]).mean() > 0.1     # jobs do wait: EASY has work
 
 
 # ---- options the kernel does not handle ----------------------------------------------------------
