@@ -113,12 +113,20 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
     push, pop = heapq.heappush, heapq.heappop
     insort, bisect_left, bisect_right = bisect.insort, bisect.bisect_left, bisect.bisect_right
     queue: list[int] = []     # waiting jobs (arrival order = increasing index)
-    narrow: list[int] = []    # those of them at most _NARROW wide
+    # levels[l]: the waiting jobs at most _LEVELS[l] wide (same order); level[p]: the first level
+    # holding a job p wide (len(_LEVELS): none); pick[f]: the level to scan with f processors free
+    widths = _LEVELS
+    n_lv = len(widths)
+    levels: list[list[int]] = [[] for _ in widths]
+    top = max(max(procs, default=0), int(capacity)) + 1
+    level = [bisect_left(widths, p) for p in range(top)]
+    pick = level
+    small = widths[0] if widths else 0
+    big = widths[-1] if widths else 0
     # waiting jobs by width: a scan for backfill candidates stops after the last one narrow enough
     waiting = [0] * (max(procs, default=0) + 1)
     free = int(capacity)
     inf = math.inf
-    wide = _NARROW
     # Nothing started or ended since the last EASY pass (`valid`): free processors, head, running
     # jobs are the same; if no running job has passed its expected end since (same `c0`), the shadow
     # and extra are too (the shadow is `now` if it fell among the late jobs), and every job the
@@ -144,8 +152,8 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             queue.append(i)
             p = procs[i]
             waiting[p] += 1
-            if p <= wide:
-                narrow.append(i)
+            for lv in range(level[p], n_lv):
+                levels[lv].append(i)
             i += 1
         if not queue:
             continue
@@ -166,29 +174,32 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             pos += 1
         if pos == nq:
             queue = []
-            narrow = []
+            for lst in levels:
+                lst.clear()
             continue
-        if pos and narrow and narrow[0] < queue[pos]:   # started: a prefix of both lists
-            del narrow[:bisect_left(narrow, queue[pos])]
+        if pos:
+            h = queue[pos]
+            for lst in levels:             # the jobs started: a prefix of every list
+                if lst and lst[0] < h:
+                    del lst[:bisect_left(lst, h)]
         if free == 0:
             if pos:
                 del queue[:pos]
             continue
         # The engine scans the queue after the head and skips every job wider than the free
-        # processors. With few free, scan only the narrow jobs; `left` counts those that fit (the
-        # head is not one of them: it did not fit), so the scan stops after the last one, and the
-        # pass is skipped when there is none.
-        if free <= wide:
+        # processors: scan the smallest list that holds all the others. With very few free,
+        # `left` counts those that fit (the head is not one of them: it did not fit), so the scan
+        # stops after the last one, and the pass is skipped when there is none.
+        if free <= small:
             left = sum(waiting[:free + 1])
             if left == 0 and reservations is None:
                 if pos:
                     del queue[:pos]
                 seen = nq - pos      # the queue loses its first pos jobs below
                 continue
-            lst = narrow
         else:
-            left = nq - pos - 1
-            lst = queue
+            left = nq
+        lst = levels[pick[free]] if free <= big else queue
         c = bisect_right(ends, (now, inf))   # jobs expected to have ended: all count as ending now
         if valid and c == c0:
             shadow = now if late0 else shadow0
@@ -196,7 +207,7 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             if seen == nq:
                 k = len(lst)
             else:
-                k = seen if lst is queue else bisect_left(narrow, queue[seen])
+                k = seen if lst is queue else bisect_left(lst, queue[seen])
         else:
             # EASY: the head's shadow time and extra processors
             need = procs[queue[pos]]
@@ -225,7 +236,7 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             valid = True
             if reservations is not None:
                 reservations.setdefault(key[queue[pos]], shadow)
-            k = pos + 1 if lst is queue else bisect_right(narrow, queue[pos])
+            k = pos + 1 if lst is queue else bisect_right(lst, queue[pos])
         back = None
         free0 = free
         for k in range(k, len(lst)):
@@ -257,8 +268,9 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
             valid = False
             for j in back:                # both lists are sorted by arrival
                 del queue[bisect_left(queue, j)]
-                if procs[j] <= wide:
-                    del narrow[bisect_left(narrow, j)]
+                for lv in range(level[procs[j]], n_lv):
+                    lst = levels[lv]
+                    del lst[bisect_left(lst, j)]
         else:
             seen = nq - pos      # the queue loses its first pos jobs below
         if pos:
@@ -267,6 +279,7 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
 
 
 _second = itemgetter(1)
-#: Width of the jobs also kept in a list of their own, scanned instead of the queue when at most
-#: this many processors are free.
-_NARROW = 16
+#: Widths of the waiting jobs also kept in lists of their own: with f processors free, the scan for
+#: backfill candidates runs over the list of the jobs at most w wide for the smallest w >= f (the
+#: queue if there is none), which holds every job the engine's scan does not skip.
+_LEVELS = (4, 16, 64)

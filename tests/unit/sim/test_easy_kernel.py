@@ -136,13 +136,14 @@ def rigid_workloads(draw, max_jobs=30):
                     requested_time=np.asarray(req, float)[p], processors=np.asarray(procs)[p])
 
 
-@pytest.mark.parametrize("narrow", [0, 3, 16])
+@pytest.mark.parametrize("levels", [(), (3,), (1, 2, 5), (16,)])
 @given(wl=rigid_workloads(), enforce=st.booleans())
-def test_kernel_equals_event_engine_on_random_workloads(narrow, wl, enforce):
-    # the kernel scans a list of the jobs at most `_NARROW` wide instead of the queue when at most
-    # that many processors are free: with 0 it never does, with 16 (> CAP) always, with 3 both
+def test_kernel_equals_event_engine_on_random_workloads(levels, wl, enforce):
+    # with f processors free the kernel scans its list of the waiting jobs at most w wide
+    # (w in _LEVELS, the smallest >= f) instead of the queue: never with (), always with (16,)
+    # (> CAP), and any of them or the queue with the others
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_kernels, "_NARROW", narrow)
+        mp.setattr(_kernels, "_LEVELS", levels)
         both(wl, CAP, enforce=enforce)
 
 
