@@ -11,7 +11,9 @@ peak memory (ru_maxrss) belongs to that run alone:
   same jobs; its start times are checked equal to ours.
 
 It prints jobs per second, peak memory, and the ratios against SimPy measured in the same run.
-Targets (issue 4): FCFS >= 10x SimPy; 10^6 jobs under 1 GB peak. Needs ``pip install -e .[bench]``.
+Targets (issue 4): FCFS >= 10x SimPy; 10^6 jobs under 1 GB peak. The EASY kernel is also shown
+against SimPy's FCFS (SimPy has no EASY here: the ratio says how far EASY is from the FCFS target)
+and against the event engine's EASY. Needs ``pip install -e .[bench]``.
 
     python benchmarks/bench_sim.py --sizes 100000 1000000
 """
