@@ -7,20 +7,16 @@ Every function takes :class:`~fairalloc.sim.SimulationResult` s of task simulati
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 
+from .sim import _results
+
 __all__ = ["time_cdfs", "completed_ratio", "resource_utilization"]
 
 
-def _results(results: Any) -> list[tuple[str, Any]]:
-    if isinstance(results, Mapping):
-        return list(results.items())
-    if isinstance(results, Sequence):
-        return [(r.policy, r) for r in results]
-    return [(results.policy, results)]
 
 
 def time_cdfs(results: Any, *, unit: str = "s") -> Figure:

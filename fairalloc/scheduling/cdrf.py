@@ -45,12 +45,6 @@ class CDRFScheduler(TaskScheduler):
     mechanism = "cdrf"
     default_blocking = "skip"
 
-    def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
-                 placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
-                 structure: str = "live_tree", time: float = 0.0) -> None:
-        super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
-                         blocking=blocking, structure=structure, time=time)
-
     def _trajectory(self, user: int) -> tuple:
         after = shares.normalized_demands(np.add(self._usage[user], self._head_demand(user)), self.totals)
         return (float(shares.dominant_shares(after)) / self.weights[user],), (0.0,), self._now

@@ -4,40 +4,14 @@ Executes ``notebooks/heuristics_vs_optimum.py`` (jupytext percent format, the so
 nbclient from the notebooks folder, then reads the headline variables back from the kernel.
 """
 
-from pathlib import Path
 
-import pytest
-
-jupytext = pytest.importorskip("jupytext")
-nbclient = pytest.importorskip("nbclient")
-
-NB = Path(__file__).resolve().parents[2] / "notebooks"
-
-
-@pytest.fixture(autouse=True)
-def small_scale(monkeypatch):
-    monkeypatch.setenv("FAIRALLOC_SCALE", "small")  # the kernel inherits this environment
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-
-
-def execute(name, extra_code):
-    nb = jupytext.read(NB / name)
-    nb.cells.append(jupytext.reads(extra_code, fmt="py:percent").cells[0])
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NB)}})
-    client.execute()
-    out = nb.cells[-1].outputs
-    text = "".join(o.get("text", "") for o in out if o.get("output_type") == "stream")
-    return dict(line.split("=", 1) for line in text.strip().splitlines() if "=" in line)
-
-
-def test_heuristics_vs_optimum_notebook():
-    got = execute("heuristics_vs_optimum.py",
-                  "# %%\nprint(f'n={len(instances)}'); print(f'proven={(table.exact_status == \"optimal\").mean()}')\n"
-                  "for k in ['drf', 'drf-skip', 'sdrf', 'sdrf-skip', 'tsf', 'cdrf', 'tvtsf']:\n"
-                  "    print(f'opt_{k}={OPTIMAL[k]}'); print(f'dom_{k}={DOMINATED[k]}')\n"
-                  "print(f'level={LEVEL_MAX_DIST}'); print(f'printed={PRINTED_CROSS_DIST}')\n"
-                  "print(f'cmp={int((table.leximin_cmp > 0).sum())}')")
+def test_heuristics_vs_optimum_notebook(run_notebook):
+    got = run_notebook("heuristics_vs_optimum.py",
+                       "# %%\nprint(f'n={len(instances)}'); print(f'proven={(table.exact_status == \"optimal\").mean()}')\n"
+                       "for k in ['drf', 'drf-skip', 'sdrf', 'sdrf-skip', 'tsf', 'cdrf', 'tvtsf']:\n"
+                       "    print(f'opt_{k}={OPTIMAL[k]}'); print(f'dom_{k}={DOMINATED[k]}')\n"
+                       "print(f'level={LEVEL_MAX_DIST}'); print(f'printed={PRINTED_CROSS_DIST}')\n"
+                       "print(f'cmp={int((table.leximin_cmp > 0).sum())}')")
     assert int(got["n"]) == 57                                 # 40 + 12 random + 5 built-in
     assert float(got["proven"]) == 1.0                          # every exact program proven optimal
     assert int(got["cmp"]) == 0                                 # no greedy beats a proven optimum
