@@ -96,11 +96,16 @@ TASK_POLICIES = ("drf", "sdrf", "tsf", "cdrf", "tvtsf")
 
 def _check_workload(sim: Any, name: str) -> tuple[Any, Servers]:
     state = sim.state
-    if not isinstance(state, Servers):
-        raise InvalidInstanceError(f"policy {name!r} schedules tasks with resource vectors: give a resource "
-                                   f"vector or a Cluster as capacity, not {type(state).__name__}",
-                                   argument="capacity", value=type(state).__name__)
     wl = sim.workload
+    if not isinstance(state, Servers):
+        what = (f"a processor count of {state.capacity}" if hasattr(state, "capacity")
+                else type(state).__name__)
+        res = (f" (one entry per resource: {', '.join(wl.resource_names)})" if len(wl.resource_names)
+               else "")
+        raise InvalidInstanceError(f"policy {name!r} schedules tasks with resource vectors: give a resource "
+                                   f"vector{res} or a Cluster as capacity, not {what} "
+                                   f"({type(state).__name__})", argument="capacity",
+                                   value=type(state).__name__)
     if not len(wl):
         return wl, state
     user = wl.user

@@ -107,3 +107,24 @@ def test_task_figures(result):
     assert fig.axes[0].get_title() == "0 of 1 users complete fewer tasks under drf"
     fig = figs.resource_utilization(result)
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["cpu", "mem"]
+
+
+def test_task_result_summary_repr_and_utilization_cover_every_resource(result):
+    # issue 15 item 5: a task simulation is summarised by task figures (no AVEbsld) and its
+    # utilisation covers every resource. Figures from the hand-computed schedule above: 4 tasks,
+    # queuing (0 + 0 + 9 + 8) / 4 = 4.25, user waits (0 + 9) / 2 = 4.5, cpu 28/30, mem 31.5/60.
+    text = repr(result)
+    assert "AVEbsld" not in text
+    assert "4 tasks, mean task queuing=4.25, mean user wait=4.5, utilization: cpu 0.933, mem 0.525" in text
+    s = result.summary()
+    assert "avebsld" not in s and "utilization" not in s
+    assert s["utilization:cpu"] == pytest.approx(28 / 30) and s["utilization:mem"] == pytest.approx(31.5 / 60)
+    assert s["mean_task_queuing"] == pytest.approx(4.25) and s["makespan"] == 15.0
+    u = result.utilization()
+    assert u.columns.tolist() == ["time", "cpu", "mem"]
+    assert u["mem"].tolist() == [0.5, 0.625, 0.5, 0.0]
+    assert result.mean_resource_utilization() == pytest.approx({"cpu": 28 / 30, "mem": 31.5 / 60})
+    with pytest.raises(ValueError, match=r"one utilisation per resource \(cpu, mem\)"):
+        result.mean_utilization()
+    one = simulate(Workload(submit=[0], run_time=[4], user=[0], resources=[[1.0]]), [2.0], policy="drf")
+    assert one.mean_utilization() == 0.5                 # 1 of 2 units for the whole makespan

@@ -165,6 +165,14 @@ def test_bad_input_names_argument_row_and_value():
         simulate(_wl(), [4.0, 4.0], policy="drf", ties="fair")
     with pytest.raises(InvalidInstanceError, match="give a resource vector or a Cluster"):
         simulate(Workload(submit=[0], run_time=[1], processors=[1], user=[0]), 4, policy="drf")
+    # issue 15 item 5: a scalar capacity for a task workload was an IndexError
+    with pytest.raises(InvalidInstanceError, match=r"give a resource vector \(one entry per resource: "
+                                                   r"cpu, memory\) or a Cluster as capacity, not a "
+                                                   r"processor count of 10") as e:
+        simulate(fa.workloads.google_like(5, 50, rng=0), 10.0, policy="sdrf")
+    assert e.value.argument == "capacity"
+    with pytest.raises(InvalidInstanceError, match="capacity=10.5 must be a processor count"):
+        simulate(fa.workloads.google_like(5, 50, rng=0), 10.5, policy="sdrf")
     with pytest.raises(InvalidInstanceError, match=r"slot=0"):
         simulate(_wl(), [4.0, 4.0], policy="tvtsf", slot=0)
 
