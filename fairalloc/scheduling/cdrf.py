@@ -16,7 +16,7 @@ size, min-max avoids giving a big task to a user just because it is behind.
 
 Ties (equal keys): ``ties="wait"`` (default) serves the user whose oldest pending task has waited
 longest, then the lower index; ``ties="index"`` the lower index only
-(:mod:`fairalloc.scheduling._base`). In a one-shot run every task is submitted at once, so both give
+(:class:`~fairalloc.scheduling.TaskScheduler`). In a one-shot run every task is submitted at once, so both give
 the lower index.
 
 This greedy is the heuristic counterpart of the exact leximin program over dominant shares with

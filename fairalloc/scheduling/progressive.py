@@ -48,7 +48,7 @@ Errata and choices (``papers/sdrf.md``):
 * Ties (equal priorities): the user whose priority will be lower just after now (decaying faster)
   first (the live tree's right-limit order); among priorities still equal, ``ties="wait"``
   (default) serves the user whose oldest pending task has waited longest, then the lower index;
-  ``ties="index"`` the lower index only (:mod:`fairalloc.scheduling._base`). Commitments already
+  ``ties="index"`` the lower index only (:class:`~fairalloc.scheduling.TaskScheduler`). Commitments already
   break many ties by history; in DRF (no commitments) every user whose tasks have all ended sits at
   share 0, and index order alone made waits grow with the index (issue 15).
 

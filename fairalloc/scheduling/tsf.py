@@ -9,7 +9,7 @@ where it fits (``server=``, default first fit); a user whose next task fits nowh
 for the rest of the round (``blocking="skip"``, TSF's progressive filling freezes users who cannot
 grow; ``"stop"`` is available as for SDRF). Ties (equal task shares): ``ties="wait"`` (default) serves
 the user whose oldest pending task has waited longest, then the lower index; ``ties="index"`` the
-lower index only (:mod:`fairalloc.scheduling._base`); in a one-shot run (every task submitted at
+lower index only (:class:`~fairalloc.scheduling.TaskScheduler`); in a one-shot run (every task submitted at
 once) both give the lower index.
 
 Tasks of different sizes (a simulator's workload): each running task counts :math:`1/h(d)` with

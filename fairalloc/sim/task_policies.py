@@ -43,7 +43,7 @@ Options (keyword arguments of :func:`~fairalloc.simulate` after ``policy=``):
                    with a :class:`DeprecationWarning`
 ``ties``           among equal priorities: ``"wait"`` (default; the user whose oldest pending task
                    has waited longest, then the lower index) or ``"index"`` (lower index only);
-                   :mod:`fairalloc.scheduling._base`
+                   :class:`~fairalloc.scheduling.TaskScheduler`
 ``delta``, ``dt``,  SDRF only: discount per ``dt`` seconds (Eq. 3; or ``tau`` directly),
 ``tau``,           priority reading ``"level"`` (default) or ``"printed"``, initial commitments
 ``priority``,      (n_users, K) as fractions of the totals
@@ -75,7 +75,7 @@ import numpy as np
 from .._validation import require_choice
 from ..commitments import tau_from_delta
 from ..errors import InvalidInstanceError
-from ..scheduling._base import STRUCTURES, TIES
+from ..scheduling import STRUCTURES, TIES
 from ..scheduling.cdrf import CDRFScheduler
 from ..scheduling.online_slots import OnlineSlotScheduler
 from ..scheduling.policy import Policy
