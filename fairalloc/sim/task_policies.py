@@ -43,7 +43,8 @@ Options (keyword arguments of :func:`~fairalloc.simulate` after ``policy=``):
                    with a :class:`DeprecationWarning`
 ``ties``           among equal priorities: ``"wait"`` (default; the user whose oldest pending task
                    has waited longest, then the lower index) or ``"index"`` (lower index only);
-                   :class:`~fairalloc.scheduling.TaskScheduler`
+                   :class:`~fairalloc.scheduling.TaskScheduler`; slotted policies too, by the
+                   slot of the oldest pending task
 ``delta``, ``dt``,  SDRF only: discount per ``dt`` seconds (Eq. 3; or ``tau`` directly),
 ``tau``,           priority reading ``"level"`` (default) or ``"printed"``, initial commitments
 ``priority``,      (n_users, K) as fractions of the totals
@@ -309,17 +310,18 @@ class SlotPolicy(Policy):
     mechanism : {"tvtsf", "tsf", "cdrf"}
     slot : float, default 1.0
         Slot length in the workload's time unit.
-    weights, server
+    weights, server, ties
         See the module docstring (server default ``"tvtsf"``, Algorithm 4).
     """
 
     def __init__(self, mechanism: str = "tvtsf", *, slot: float = 1.0, weights: Any = None,
-                 server: Any = None) -> None:
+                 server: Any = None, ties: str = "wait") -> None:
         self.mechanism = require_choice("policy", mechanism, ("tvtsf", "tsf", "cdrf"))
         L = float(slot)
         if not (np.isfinite(L) and L > 0):
             raise InvalidInstanceError(f"slot={slot!r} must be finite and > 0", argument="slot", value=slot)
         self.slot = L
+        self.ties = require_choice("ties", ties, TIES)
         self.weights = weights
         self.server = server
         self.name = self.mechanism if self.mechanism == "tvtsf" else f"{self.mechanism}-slotted"
@@ -331,7 +333,7 @@ class SlotPolicy(Policy):
         n = _n_users(wl, state, self.weights)
         self.scheduler = OnlineSlotScheduler(state.capacities, n_users=n if self.weights is None else None,
                                              weights=self.weights, placement=state.placement,
-                                             policy=self.mechanism, server=self.server)
+                                             policy=self.mechanism, server=self.server, ties=self.ties)
         self._user = wl.user.tolist()
         self._tasks = wl.tasks.tolist()
         self._demand = wl.resources
@@ -367,7 +369,7 @@ class SlotPolicy(Policy):
 
     def run_stats(self) -> dict[str, Any]:
         s = self.scheduler
-        return {"decisions": s.decisions, "rounds": s.rounds, "slot": self.slot,
+        return {"decisions": s.decisions, "rounds": s.rounds, "slot": self.slot, "ties": s.ties,
                 "server": s.servers.rule_name}
 
 

@@ -209,3 +209,25 @@ def test_schedulers_follow_the_reference_order(ops, mechanism, ties, blocking, s
             ref.finish(task)
         elif op[0] == "schedule":
             assert [(st_.task, st_.user) for st_ in s.schedule()] == ref.schedule()
+
+
+# ---- slotted schedulers (TV-TSF Algorithm 2, one implementation: tvtsf.fill_slot) ------------------
+@pytest.mark.parametrize("policy", ["tsf", "cdrf"])
+def test_slotted_equal_keys_oldest_pending_slot_first(policy):
+    # One server <1>, unit tasks of one slot. Slot 0: user 1 has 2 tasks, one starts (server full).
+    # Slot 1: user 1's task has ended; user 0 submits one. Keys: TSF (tasks running) 0 and 0, CDRF
+    # (dominant share after the task) 1 and 1: equal. User 1's pending task is from slot 0, user 0's
+    # from slot 1: user 1 first; index order gives user 0.
+    from fairalloc.scheduling import OnlineSlotScheduler, slotted_greedy
+
+    for ties, expected in (("wait", 1), ("index", 0)):
+        s = OnlineSlotScheduler([[1.0]], n_users=2, policy=policy, ties=ties)
+        s.submit(1, [1.0], 2, slot=0)
+        (first,) = s.step(0)
+        s.finish(first.task)
+        s.submit(0, [1.0], 1, slot=1)
+        assert _users(s.step(1)) == [expected], ties
+        # the same case as a TimeVaryingInstance (arrivals per slot), through SlotScheduler
+        tv = fa.TimeVaryingInstance([[1]], [[1], [1]], arrivals=[[0, 1], [2, 0]], durations=[1, 1])
+        r = slotted_greedy(tv, policy=policy, ties=ties)
+        assert r.tasks[:, 0, 1].tolist() == ([0, 1] if expected == 1 else [1, 0]), ties
