@@ -62,6 +62,7 @@ __all__ = [
     "asset_shares",
     "commitment_entitlements",
     "next_task_dominant_shares",
+    "dominant_shares_after",
 ]
 
 
@@ -393,3 +394,20 @@ def next_task_dominant_shares(tasks, task_demands, totals, weights=None) -> np.n
     """
     key = (np.asarray(tasks, dtype=float) + 1.0) * dominant_shares(task_demands, totals)
     return key if weights is None else key / np.asarray(weights, dtype=float)
+
+
+def dominant_shares_after(usage, demand, totals, weights=None) -> np.ndarray:
+    r"""Weighted dominant share after one more task of any size, :math:`\max_r (o_{ir} + d_{ir})/C_r / w_i`.
+
+    The CDRF key of the greedy schedulers, whose users hold tasks of different sizes: ``usage``
+    (..., m) the resources a user holds and ``demand`` (..., m) its next task's (raw units),
+    ``totals`` (m,) the cluster totals. With :math:`x_i` identical tasks held it is
+    :func:`next_task_dominant_shares` (equal up to rounding).
+
+    >>> dominant_shares_after([[3, 12], [6, 2]], [[1, 4], [3, 1]], [9, 18]).round(4).tolist()
+    [0.8889, 1.0]
+    >>> dominant_shares_after([0.0, 0.0], [4, 1], [10, 10], weights=2.0).item()   # one user: 0.4 / 2
+    0.2
+    """
+    s = dominant_shares(normalized_demands(np.add(_num(usage), _num(demand)), totals))
+    return s if weights is None else s / _num(weights)

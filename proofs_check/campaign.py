@@ -188,9 +188,12 @@ def skip_reason(claim: Claim) -> str:
 
 def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: int = 0,
              do_shrink: bool = True, budget: int | None = None, progress: bool = False,
-             shrink_seconds: float | None = None) -> CellReport:
+             shrink_seconds: float | None = None, shrink_checks: int = 400) -> CellReport:
     """Search one claim (see the module docstring). ``budget``: lies / deviations per user and case;
-    ``shrink_seconds``: time for shrinking a violation (default ``max(10, seconds)``)."""
+    ``shrink_seconds``: time for shrinking a violation (default ``max(10, seconds)``);
+    ``shrink_checks``: candidates checked while shrinking. ``examples`` and ``shrink_checks`` bound the
+    work by counts (the same result on any machine); ``seconds`` and ``shrink_seconds`` are safety caps
+    whose expiry the report says (``reason``, ``shrink_stats["stopped"] == "time"``)."""
     why = skip_reason(claim)
     if why:
         return CellReport(claim, "skipped", reason=why)
@@ -203,7 +206,8 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
         rep.original_size = case.size()
         if do_shrink:
             limit = max(10.0, seconds) if shrink_seconds is None else shrink_seconds
-            case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=limit)
+            case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=limit,
+                                 max_checks=shrink_checks)
             rep.shrink_stats = st
         rep.verdict = v
         rep.seconds = time.perf_counter() - t0

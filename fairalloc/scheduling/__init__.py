@@ -13,7 +13,7 @@ from .policy import Policy
 from .queue import (BUC, F1, F2, FCFS, QUEUE_POLICIES, SJF, UNICEF, WFP3, PriorityPolicy, QueuePolicy,
                     QueueView, ema_update, make_queue_policy)
 
-from ._base import Start, TaskScheduler
+from ._base import STRUCTURES, TIES, Start, TaskScheduler
 from .cdrf import CDRFScheduler, cdrf_greedy
 from .progressive import DRFScheduler, SDRFScheduler, drf_greedy, sdrf_greedy
 from .servers import SERVER_RULES, Servers
@@ -31,6 +31,8 @@ __all__ = [
     # task schedulers
     "Start",
     "TaskScheduler",
+    "STRUCTURES",
+    "TIES",
     "Servers",
     "SERVER_RULES",
     "DRFScheduler",

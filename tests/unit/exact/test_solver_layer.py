@@ -68,10 +68,11 @@ def test_infeasible_is_reported_with_the_backends_words(solver):
 
 @pytest.mark.parametrize("solver", MILP_SOLVERS)
 def test_time_limit_on_a_hard_instance_is_never_optimal(solver):
+    # the verdict is on the status the limit produces, not on the time taken (issue 15 item 3): this
+    # market split is not provable in 1 s on any machine we know of, so the limit stops it
     out = solve_pulp(market_split(), solver, time_limit=1)
     assert out.status is not Status.OPTIMAL
     assert out.status in (Status.FEASIBLE, Status.NOT_SOLVED)
-    assert out.stats["runtime_s"] < 10
     if out.status is Status.FEASIBLE:
         # maximisation: the bound is above the incumbent, and the gap says how far
         assert out.stats["bound"] >= out.objective
@@ -84,6 +85,10 @@ def test_a_user_gap_is_not_called_optimal(solver):
     # with an offset of 1000 the first incumbents are within 5 % of the bound (1000), so both
     # backends stop and call it "optimal"; the gap they stopped at is not zero, so fairalloc says FEASIBLE
     out = solve_pulp(market_split(offset=1000.0), solver, time_limit=20, mip_gap=0.05)
+    # 20 s is a safety cap (the gap is reached at the first incumbents): if it ran out, the budget
+    # was time, and the test says so rather than judge the status
+    why = f"{out.message} {out.stats.get('raw_status', '')}".lower()
+    assert "time limit" not in why, f"the 20 s safety cap ran out before the 5% gap (machine speed): {out.message}"
     assert out.status is Status.FEASIBLE
     assert 0 < out.stats["mip_gap"] <= 0.05 + 1e-9
     assert "not proven" in out.message

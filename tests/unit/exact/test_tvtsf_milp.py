@@ -186,8 +186,7 @@ def test_hard_instance_with_a_one_second_limit_is_not_optimal(solver):
 
     tv = random_time_varying_instance(15, 15, 25, rng=7)
     r = fa.tvtsf(tv, method="milp", objective="leximin", solver=solver, time_limit=1.0)
-    assert r.status in (Status.FEASIBLE, Status.NOT_SOLVED)
-    assert r.stats["runtime_s"] < 15
+    assert r.status in (Status.FEASIBLE, Status.NOT_SOLVED)      # the status the limit produces; no timing
     if r.status is Status.FEASIBLE:
         assert_schedule_feasible(tv, r.tasks)
         assert "not proven" in r.message
