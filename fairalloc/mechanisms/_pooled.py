@@ -21,7 +21,7 @@ from ..model import Instance
 from ..result import AllocationResult, Status
 from ._waterfill import waterfill
 
-__all__ = ["METHODS", "solve_pooled", "run_filling", "check_instance"]
+__all__ = ["METHODS", "solve_pooled", "pooled", "run_filling", "check_instance"]
 
 METHODS = ("waterfill", "lp")
 
@@ -82,3 +82,15 @@ def solve_pooled(instance: Instance, commitments: Any, *, mechanism: str, method
         shares=dom / w, stats=stats)
 
 
+
+
+def pooled(instance: Instance, /, *, mechanism: str, method: str, commitments: Any = None,
+           solver: str | None = None, options: Mapping[str, Any] | None = None) -> AllocationResult:
+    """Front-door target of the pooled mechanisms (``fa.drf`` / ``fa.sdrf`` on an Instance).
+
+    ``solver`` and ``options`` apply to ``method="lp"``; ``method="waterfill"`` warns that it ignores
+    them (:func:`run_filling`).
+    """
+    check_instance(instance)
+    return solve_pooled(instance, commitments, mechanism=mechanism, method=method, solver=solver,
+                        options=options)
