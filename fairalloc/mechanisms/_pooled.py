@@ -75,7 +75,7 @@ def solve_pooled(instance: Instance, commitments: Any, *, mechanism: str, method
     alloc_norm = s[:, None] * v
     allocation = alloc_norm * instance.capacities
     dom = shares.dominant_shares(alloc_norm)
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=status, mechanism=mechanism, method=method, solver=used_solver, message=message,
         allocation=allocation, level=level, levels=shares.sdrf_levels(dom, ct, w),
         dominant_shares=dom, utilities=shares.leontief_utility(allocation, instance.demands),

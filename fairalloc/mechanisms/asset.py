@@ -78,7 +78,7 @@ def asset_fairness(instance: Instance, /, *, method: str = "waterfill", solver: 
                                 message=message, stats=stats)
     alloc_norm = s[:, None] * v
     allocation = alloc_norm * instance.capacities
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=status, mechanism="asset_fairness", method=method, solver=used, message=message,
         allocation=allocation, level=level, levels=s / w,
         dominant_shares=shares.dominant_shares(alloc_norm),

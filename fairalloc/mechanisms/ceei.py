@@ -217,7 +217,7 @@ def ceei(instance: Instance, /, *, solver: str | None = None,
     details = {"polished": polished is not None}
     if prices is not None:
         details["prices"] = np.maximum(prices, 0.0)
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=out.status, mechanism="ceei", method="eisenberg-gale", solver=backend.name,
         message=out.message, allocation=allocation,
         dominant_shares=shares.dominant_shares(allocation, instance.capacities),

@@ -411,7 +411,7 @@ def one_shot(scheduler: TaskScheduler, instance: TaskInstance, *, shares_fn, ext
     if extra_stats:
         stats.update(extra_stats)
     logger.debug("%s greedy: %d tasks started; %s", scheduler.mechanism, len(starts), why)
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=Status.FEASIBLE, mechanism=scheduler.mechanism, method="greedy",
         allocation=np.asarray(allocation, dtype=float), dominant_shares=dom, levels=levels,
         utilities=per_user.astype(float), tasks=tasks, shares=np.asarray(shares_fn(per_user), dtype=float),

@@ -210,7 +210,7 @@ def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", s
     total = int(starts.sum())
     unstarted = sched.pending.copy()
     logger.debug("%s slotted greedy: %d tasks started over %d slots", sched.policy, total, tv.n_slots)
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=Status.FEASIBLE, mechanism=sched.policy, method="greedy", tasks=sched.started,
         shares=final, utilities=starts.sum(axis=1).astype(float),
         message=f"greedy {sched.policy} over {tv.n_slots} slots ({sched.servers.rule_name} servers); "
