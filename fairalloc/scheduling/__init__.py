@@ -16,7 +16,7 @@ from .queue import (BUC, F1, F2, FCFS, QUEUE_POLICIES, SJF, UNICEF, WFP3, Priori
 from ._base import Start, TaskScheduler
 from .cdrf import CDRFScheduler, cdrf_greedy
 from .progressive import DRFScheduler, SDRFScheduler, drf_greedy, sdrf_greedy
-from .servers import SERVER_RULES, Servers
+from .servers import SERVER_RULES, FreeCapacity
 from .tsf import TSFScheduler, tsf_greedy
 from .tvtsf import SlotScheduler, SlotStart, slotted_greedy, tvtsf_greedy
 from .online_slots import OnlineSlotScheduler
@@ -31,7 +31,7 @@ __all__ = [
     # task schedulers
     "Start",
     "TaskScheduler",
-    "Servers",
+    "FreeCapacity",
     "SERVER_RULES",
     "DRFScheduler",
     "SDRFScheduler",

@@ -39,7 +39,7 @@ from ..errors import InvalidInstanceError
 from ..kinetic import LazyHeap, LiveTree, ResortQueue
 from ..model import Cluster, TaskInstance, _placement, _weights
 from ..result import AllocationResult, Status
-from .servers import Servers
+from .servers import FreeCapacity
 
 __all__ = ["Start", "TaskScheduler", "BLOCKING", "STRUCTURES"]
 
@@ -104,7 +104,7 @@ class TaskScheduler:
         self.blocking = require_choice("blocking", self.default_blocking if blocking is None else blocking,
                                        BLOCKING)
         self.structure = require_choice("structure", structure, STRUCTURES)
-        self.servers = Servers(cl.capacities, self.placement, server)
+        self.servers = FreeCapacity(cl.capacities, self.placement, server)
         self.totals = self.servers.totals
         t = float(time)
         if not np.isfinite(t):
@@ -292,7 +292,7 @@ class TaskScheduler:
         # per call, not once per task started
         pending, n_pending, usage, n_running = self._pending, self._n_pending, self._usage, self._n_running
         running, find, take = self._running, self.servers.find_list, self.servers.take
-        one_pool = self.servers.one_pool                  # then take lists of floats (Servers.take)
+        one_pool = self.servers.one_pool                  # then take lists of floats (FreeCapacity.take)
         changed, trajectory, now = self._changed, self._trajectory, self._now
         update, qmin = queue.update_trusted, queue.min
         n_started = 0

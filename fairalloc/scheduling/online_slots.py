@@ -46,7 +46,7 @@ from .._validation import as_array, require_choice, require_nonnegative, require
 from ..errors import InvalidInstanceError
 from ..model import Cluster, _placement, _weights
 from ._base import Start
-from .servers import Servers
+from .servers import FreeCapacity
 from .tvtsf import POLICIES
 
 __all__ = ["OnlineSlotScheduler"]
@@ -90,7 +90,7 @@ class OnlineSlotScheduler:
         self.weights = _weights(weights, n)
         self.placement = _placement(placement, n, cl.n_servers)
         self.policy = require_choice("policy", policy, POLICIES)
-        self.servers = Servers(cl.capacities, self.placement, "tvtsf" if server is None else server)
+        self.servers = FreeCapacity(cl.capacities, self.placement, "tvtsf" if server is None else server)
         self.totals = self.servers.totals
         self.slot = -1                                     # last slot stepped
         self.usage = np.zeros((n, cl.n_resources))

@@ -63,7 +63,7 @@ from .._validation import as_array, require_choice, require_nonnegative, require
 from ..errors import InvalidInstanceError
 from ..model import TimeVaryingInstance
 from ..result import AllocationResult, Status
-from .servers import Servers
+from .servers import FreeCapacity
 
 __all__ = ["SlotStart", "SlotScheduler", "slotted_greedy", "tvtsf_greedy", "POLICIES"]
 
@@ -100,7 +100,7 @@ class SlotScheduler:
             raise TypeError(f"instance must be a fairalloc.TimeVaryingInstance, got {type(instance).__name__}")
         self.instance = tv = instance
         self.policy = require_choice("policy", policy, POLICIES)
-        self.servers = Servers(tv.cluster.capacities, tv.placement, "tvtsf" if server is None else server)
+        self.servers = FreeCapacity(tv.cluster.capacities, tv.placement, "tvtsf" if server is None else server)
         self.totals = self.servers.totals
         n, m, t, k = tv.n_agents, tv.n_servers, tv.n_slots, tv.n_resources
         self.slot = 0
