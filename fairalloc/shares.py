@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 from ._numeric import lastmax, lastmin
-from ._tol import FLOOR_EPS
+from .tolerance import FLOOR_EPS
 
 __all__ = [
     "normalized_demands",

@@ -49,7 +49,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from fairalloc import TaskInstance, TimeVaryingInstance, shares
-from fairalloc._rng import as_generator
+from fairalloc.rng import as_generator
 from fairalloc.errors import InvalidInstanceError
 
 from . import _setting, _tv_lies

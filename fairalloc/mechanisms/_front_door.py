@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .._validation import require_choice
+from ..validation import require_choice
 from ..errors import FairallocError, InvalidInstanceError
 from ..result import AllocationResult
 

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .. import shares
-from .._validation import require_choice
+from ..validation import require_choice
 from ..commitments import as_commitments
 from ..errors import FairallocWarning
 from ..model import Instance

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import shares
-from .._validation import require_choice
+from ..validation import require_choice
 from ..model import Instance
 from ..result import AllocationResult
 from ._pooled import METHODS, check_instance, run_filling
