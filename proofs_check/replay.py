@@ -11,7 +11,6 @@ each kind of violation is re-derived here from its definition in ``axioms.md``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -25,21 +24,10 @@ from ._inputs import exact_array
 from .cases import Case
 from .claims import MECHANISMS
 from .repeated import RepeatedGame, SDRFDynamics, StatelessDynamics, play
-from .verdict import jsonable
+from ._replay_tv import no_envy_free_placement, replay_schedule, replay_tv_misreport, tv_from_witness
+from .verdict import Replay, jsonable
 
 __all__ = ["Replay", "replay", "resolve_mechanism"]
-
-
-@dataclass(frozen=True)
-class Replay:
-    """Outcome of a replay: ``confirmed`` when the violation is reproduced; ``numbers`` as recomputed."""
-
-    confirmed: bool
-    detail: str
-    numbers: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"confirmed": self.confirmed, "detail": self.detail, "numbers": jsonable(dict(self.numbers))}
 
 
 def resolve_mechanism(name: str) -> Callable:
@@ -150,8 +138,6 @@ def _replay_server_arrays(w: Mapping[str, Any], d, P, K, caps, weights, x, divis
         return Replay(X[i] < K[i] and gap > tol, f"user {i} values user {j}'s bundles at {uij:g} tasks vs own {X[i]:g}",
                       {"u_own": X[i], "u_other": uij})
     if axiom == "envy-free" and w.get("placement_mode") == "any" and variant in ("plain", "weighted"):
-        from ._replay_tv import no_envy_free_placement
-
         return no_envy_free_placement(d, P, K, caps, weights, X, divisible=divisible, weighted=variant == "weighted")
     if axiom == "ef1":
         i, j = int(w["envious"]), int(w["envied"])
@@ -193,9 +179,7 @@ def _replay_allocation(w: Mapping[str, Any]) -> Replay:
     if w.get("setting") == "servers":
         return _replay_servers(w)
     if w.get("setting") == "time-varying":
-        from ._replay_tv import replay_schedule
-
-        return replay_schedule(w, resolve_mechanism, _replay_server_arrays, Replay)
+        return replay_schedule(w, resolve_mechanism, _replay_server_arrays)
     inst, c = _instance_and_commitments(w)
     A = np.asarray(exact_array(w["allocation"]), dtype=object)
     numbers: dict[str, Any] = {}
@@ -311,9 +295,7 @@ def _replay_misreport(w: Mapping[str, Any]) -> Replay:
     if w.get("setting") == "servers":
         return _replay_task_misreport(w)
     if w.get("setting") == "time-varying":
-        from ._replay_tv import replay_tv_misreport
-
-        return replay_tv_misreport(w, resolve_mechanism(_mech_name(w)), Replay)
+        return replay_tv_misreport(w, resolve_mechanism(_mech_name(w)))
     inst, c = _instance_and_commitments(w)
     fn = resolve_mechanism(_mech_name(w))
     i = int(w["user"])
@@ -369,9 +351,7 @@ def _replay_mechanism(w: Mapping[str, Any]) -> Replay:
         if w["setting"] == "servers":
             ti = _task_instance(w)
         else:
-            from ._replay_tv import _tv
-
-            ti = _tv(w)
+            ti = tv_from_witness(w)
         before = fn(ti)
         if w["axiom"] == "population-monotone":
             k = int(w["leaving"])

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["Verdict", "jsonable"]
+__all__ = ["Verdict", "Replay", "jsonable"]
 
 
 def jsonable(value: Any) -> Any:
@@ -111,3 +111,15 @@ class Verdict:
     def __repr__(self) -> str:
         state = {True: "holds", False: "VIOLATED", None: "undecided"}[self.holds]
         return f"Verdict({self.axiom or 'axiom'}[{self.variant}]: {state}; {self.detail})"
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Outcome of a replay: ``confirmed`` when the violation is reproduced; ``numbers`` as recomputed."""
+
+    confirmed: bool
+    detail: str
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"confirmed": self.confirmed, "detail": self.detail, "numbers": jsonable(dict(self.numbers))}

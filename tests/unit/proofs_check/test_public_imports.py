@@ -46,3 +46,31 @@ def test_result_construction_uses_the_public_constructor():
     users = [str(p.relative_to(pkg)) for p in pkg.rglob("*.py")
              if "._adopt(" in p.read_text() and p.name != "result.py"]
     assert not users, users
+
+
+def intra_package_imports(path: Path) -> set[str]:
+    """Modules of proofs_check that ``path`` imports, at the top or inside functions."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:
+                if node.module:
+                    out.add(node.module.split(".")[0])
+                else:
+                    out.update(a.name for a in node.names)
+            elif node.level == 0 and node.module and node.module.startswith("proofs_check."):
+                out.add(node.module.split(".")[1])
+    return out
+
+
+def test_no_import_cycles_inside_proofs_check():
+    # issue 15 item 6: replay.py <-> _replay_tv.py imported each other (inside functions)
+    import networkx as nx
+
+    g = nx.DiGraph()
+    for f in ROOT.glob("*.py"):
+        for dep in intra_package_imports(f):
+            if (ROOT / f"{dep}.py").exists():
+                g.add_edge(f.stem, dep)
+    cycles = list(nx.simple_cycles(g))
+    assert not cycles, cycles
