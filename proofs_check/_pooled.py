@@ -133,7 +133,7 @@ def envy_free(d: PooledData, variant: str) -> Verdict:
             elif variant == "commitment":
                 if not (U[i, j] > U[i, i] + d.tol) or not (s[j] > d.tol):
                     continue                            # no plain envy, or j received nothing
-                gap = (ct[j] + D[i] * U[i, j]) / d.w[j] - (ct[i] + s[i]) / d.w[i]
+                gap = shares.commitment_envy_gap(s[i], D[i] * U[i, j], ct[i], ct[j], d.w[i], d.w[j])
             else:
                 raise ValueError(variant)
             if worst_gap is None or gap > worst_gap:

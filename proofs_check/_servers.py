@@ -148,7 +148,7 @@ def envy_free(s: ServerData, variant: str) -> Verdict:
             elif variant == "commitment":
                 if not (U[i, j] > s.X[i] + s.atol and s.X[j] > s.atol):
                     continue
-                gap = (ct[j] + mu[i] * U[i, j]) / s.w[j] - (ct[i] + mu[i] * s.X[i]) / s.w[i]
+                gap = shares.commitment_envy_gap(mu[i] * s.X[i], mu[i] * U[i, j], ct[i], ct[j], s.w[i], s.w[j])
             else:
                 raise ValueError(variant)
             if best is None or gap > best[0]:

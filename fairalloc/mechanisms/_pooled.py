@@ -79,7 +79,7 @@ def solve_pooled(instance: Instance, commitments: Any, *, mechanism: str, method
         status=status, mechanism=mechanism, method=method, solver=used_solver, message=message,
         allocation=allocation, level=level, levels=shares.sdrf_levels(dom, ct, w),
         dominant_shares=dom, utilities=shares.leontief_utility(allocation, instance.demands),
-        shares=dom / w, stats=stats)
+        shares=shares.dominant_shares(alloc_norm, weights=w), stats=stats)
 
 
 
