@@ -212,7 +212,7 @@ def pareto(d: PooledData, variant: str = "strong", method: str = "certificate") 
         out = _programs.dominating_pooled(as_float(a), as_float(d.u), weak=variant == "weak",
                                           satisfied=d.satisfied)
         if not out.ok:
-            return Verdict(None, None, f"LP not solved: {out.status}", variant, axiom)
+            return Verdict(None, None, f"LP not solved: {out.status} {out.message}", variant, axiom, status=out.status)
         gain = out.value - float(sum(as_float(d.u))) if variant == "strong" else out.value
         if gain <= float(d.tol) + 1e-9:
             return Verdict(True, None, f"the Pareto LP finds no improvement (gain {gain:.3g})", variant, axiom,
