@@ -6,7 +6,9 @@ Each task scheduler is a class holding an incremental state (``submit`` / ``fini
 ``schedule`` in continuous time, ``step`` per slot for TV-TSF), meant to be driven by a simulator, and
 a one-shot function over a :class:`~fairalloc.TaskInstance` (a :class:`~fairalloc.TimeVaryingInstance`
 for the slotted ones) returning an :class:`~fairalloc.AllocationResult` with ``method="greedy"`` and
-status FEASIBLE.
+status FEASIBLE. Users call those through the mechanisms' front doors (``fa.drf(ti, method="greedy")``
+is :func:`drf_greedy` with its keywords checked first; likewise ``fa.sdrf``, ``fa.tsf``, ``fa.cdrf``,
+``fa.tvtsf``).
 """
 
 from .policy import Policy
