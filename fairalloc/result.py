@@ -93,7 +93,10 @@ class AllocationResult:
     utilities : ndarray (n_agents,) or None
         Leontief utilities (SDRF Eq. 1): fraction of each user's demand served; tasks for integer results.
     tasks : ndarray or None
-        Integer tasks: (n_agents, n_servers) one-shot, (n_agents, n_servers, n_slots) starts over time.
+        Tasks per user and server: (n_agents, n_servers) one-shot, (n_agents, n_servers, n_slots)
+        starts over time. One dtype per method, as each front door's table says: int64 for the
+        integer methods ("milp", "milp-online", "greedy"), float64 for divisible tasks
+        (``fa.tsf(..., method="lp")``); None for pooled mechanisms.
     shares : ndarray or None
         The vector the mechanism equalises (dominant shares, levels, task shares, cumulative task shares).
     objective : float or None
