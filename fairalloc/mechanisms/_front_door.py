@@ -26,7 +26,7 @@ from ..validation import require_choice
 from ..errors import FairallocError, InvalidInstanceError
 from ..result import AllocationResult
 
-__all__ = ["Method", "dispatch", "methods_table"]
+__all__ = ["Method", "dispatch"]
 
 
 @dataclass(frozen=True)
@@ -84,15 +84,6 @@ def _a(name: str) -> str:
 
 #: (instance type, method name) -> Method, per mechanism.
 Table = dict[tuple[type, str], Method]
-
-
-def methods_table(mechanism: str, table: Table, defaults: Mapping[type, str]) -> str:
-    """A docstring-ready list of the methods of ``mechanism`` (used in error messages)."""
-    lines = []
-    for (cls, name), m in table.items():
-        default = " (default)" if defaults.get(cls) == name else ""
-        lines.append(f"{cls.__name__} method={name!r}{default}: {m.summary}")
-    return f"{mechanism}: " + "; ".join(lines)
 
 
 def dispatch(mechanism: str, instance: Any, method: str | None, kwargs: Mapping[str, Any],
