@@ -15,6 +15,7 @@ backend's error.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from ..validation import require_choice
 from ..errors import FairallocError, InvalidInstanceError
 from ..result import AllocationResult
 
-__all__ = ["Method", "dispatch"]
+__all__ = ["Method", "dispatch", "options_named"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,20 @@ class Method:
                      if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in self.fixed)
 
 
+@contextlib.contextmanager
+def options_named(where: str, options: Mapping[str, Any] | None):
+    """Turn a backend's bare ``ValueError`` or ``TypeError`` about ``options`` (passed to it untouched) into an
+    :class:`InvalidInstanceError` naming ``options``, the mechanism and the method, chained to the
+    backend's error. Without options (or for fairalloc's own errors) nothing changes."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:       # HiGHS: ValueError; Clarabel: TypeError
+        if not options or isinstance(exc, FairallocError):
+            raise
+        raise InvalidInstanceError(f"{where}: the backend rejected options={dict(options)!r}: {exc}",
+                                   argument="options", value=dict(options)) from exc
+
+
 def _a(name: str) -> str:
     return ("an " if name[:1] in "AEIOU" else "a ") + name
 
@@ -115,15 +130,8 @@ def dispatch(mechanism: str, instance: Any, method: str | None, kwargs: Mapping[
                 f"{'argument' if len(unknown) == 1 else 'arguments'} {', '.join(map(repr, unknown))}; "
                 f"accepted keywords: {ok}{fixed}")
     func = m.function()
-    try:
+    with options_named(f"{mechanism}(method={method!r})", kwargs.get("options")):
         result = func(instance, **m.fixed, **kwargs)
-    except ValueError as exc:
-        opts = kwargs.get("options")
-        if not opts or isinstance(exc, FairallocError):
-            raise
-        raise InvalidInstanceError(
-            f"{mechanism}(method={method!r}): the backend rejected options={dict(opts)!r}: {exc}",
-            argument="options", value=dict(opts)) from exc
     if m.tasks_dtype is not None and result.tasks is not None and result.tasks.dtype != m.tasks_dtype:
         result = result.replace(tasks=np.asarray(result.tasks, dtype=m.tasks_dtype))
     return result

@@ -72,7 +72,8 @@ def asset_fairness(instance: Instance, /, *, method: str = "waterfill", solver: 
     v = a / alpha[:, None]                           # resource use per unit of asset share
     starts = 0.0 * w
     s, level, status, message, used, stats = run_filling(v, alpha, starts, w, method=method,
-                                                         solver=solver, options=options, stacklevel=3)
+                                                         solver=solver, options=options, stacklevel=3,
+                                                         mechanism="asset_fairness")
     if s is None:
         return AllocationResult(status=status, mechanism="asset_fairness", method=method, solver=used,
                                 message=message, stats=stats)

@@ -6,6 +6,7 @@ implementation it documents returns, plus the facts that hold for every valid an
 """
 
 import importlib
+import re
 
 import numpy as np
 import pytest
@@ -183,13 +184,19 @@ def test_keywords_checked_before_any_work():
         del tvtsf_module.METHODS["fake-kw-test"]
 
 
-def test_option_rejected_by_the_lp_backend_is_named():
-    # the issue's case: it surfaced as a bare ValueError from cvxpy's HiGHS interface
-    inst = fa.Instance([[1, 2], [2, 1]])
-    with pytest.raises(InvalidInstanceError, match=r"drf\(method='lp'\): the backend rejected "
+@pytest.mark.parametrize("where,call", [
+    ("drf(method='lp')", lambda o: fa.drf(fa.Instance([[1, 2], [2, 1]]), method="lp", solver="highs", options=o)),
+    ("drf(method='lp')", lambda o: fa.drf(fa.Instance([[1, 2], [2, 1]]), method="lp", solver="clarabel", options=o)),
+    ("max_min(method='lp')", lambda o: fa.max_min(fa.Instance([[1], [2]]), method="lp", solver="highs", options=o)),
+    ("ceei", lambda o: fa.ceei(fa.Instance([[1, 2], [2, 1]]), options=o)),
+    ("tsf(method='lp')", lambda o: fa.tsf(tsf_tasks(), solver="highs", options=o)),
+])
+def test_option_rejected_by_the_backend_is_named(where, call):
+    # the issue's case: it surfaced as a bare ValueError from cvxpy's HiGHS interface (Clarabel: TypeError)
+    with pytest.raises(InvalidInstanceError, match=re.escape(where) + r": the backend rejected "
                                                    r"options=\{'no_such_option': 1\}") as info:
-        fa.drf(inst, method="lp", solver="highs", options={"no_such_option": 1})
-    assert info.value.argument == "options"
+        call({"no_such_option": 1})
+    assert info.value.argument == "options" and info.value.__cause__ is not None
 
 
 def test_method_of_another_instance_type_is_explained():
