@@ -24,21 +24,40 @@ from typing import Any
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from fairalloc import shares
+from fairalloc import Status, shares
 
 __all__ = ["Outcome", "dominating_pooled", "dominating_servers", "dominating_schedule", "envy_free_placement"]
 
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str                 # "optimal", "infeasible", or the solver's message
+    """What one program gave: ``status`` (:class:`fairalloc.Status`), the optimum, the solution."""
+
+    status: Status              # OPTIMAL only when scipy's HiGHS proved it
     value: float | None = None  # objective at the optimum
     x: np.ndarray | None = None
     info: Any = None
+    message: str = ""           # the solver's words when not optimal
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
 
     @property
     def ok(self) -> bool:
-        return self.status == "optimal"
+        return self.status is Status.OPTIMAL
+
+
+#: scipy.optimize.linprog / milp status codes -> fairalloc.Status (both document 0-4 the same way:
+#: 0 optimal, 1 iteration or time limit, 2 infeasible, 3 unbounded, 4 numerical or other trouble).
+_SCIPY_STATUS = {0: Status.OPTIMAL, 1: Status.NOT_SOLVED, 2: Status.INFEASIBLE, 3: Status.UNBOUNDED,
+                 4: Status.ERROR}
+
+
+def _not_optimal(res: Any, what: str) -> Outcome:
+    status = _SCIPY_STATUS.get(res.status, Status.ERROR)
+    if status is Status.NOT_SOLVED and getattr(res, "x", None) is not None:
+        status = Status.FEASIBLE                       # stopped by a limit with an incumbent
+    return Outcome(status, message=f"{what} status {res.status}: {res.message}")
 
 
 def _lp(c, A_ub, b_ub, bounds, *, integrality=None, time_limit=None) -> Outcome:
@@ -51,17 +70,13 @@ def _lp(c, A_ub, b_ub, bounds, *, integrality=None, time_limit=None) -> Outcome:
                    constraints=cons, options=opts)
         if res.status == 0:
             return Outcome("optimal", float(res.fun), np.asarray(res.x))
-        if res.status == 2:
-            return Outcome("infeasible")
-        return Outcome(f"milp status {res.status}: {res.message}")
+        return _not_optimal(res, "milp")
     opts = {"time_limit": time_limit} if time_limit else None
     res = linprog(c, A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
                   bounds=bounds, method="highs", options=opts)
     if res.status == 0:
         return Outcome("optimal", float(res.fun), np.asarray(res.x))
-    if res.status == 2:
-        return Outcome("infeasible")
-    return Outcome(f"linprog status {res.status}: {res.message}")
+    return _not_optimal(res, "linprog")
 
 
 def dominating_pooled(a, u, *, weak: bool = False, satisfied=None) -> Outcome:
@@ -77,7 +92,7 @@ def dominating_pooled(a, u, *, weak: bool = False, satisfied=None) -> Outcome:
     n, m = a.shape
     if not weak:
         out = _lp(-np.ones(n), a.T, np.ones(m), list(zip(u, np.ones(n))))
-        return Outcome(out.status, None if out.value is None else -out.value, out.x)
+        return Outcome(out.status, None if out.value is None else -out.value, out.x, message=out.message)
     sat = np.zeros(n, bool) if satisfied is None else np.asarray(satisfied, bool)
     # variables (y_1..y_n, t): maximise t; -y_i + t <= -u_i for unsatisfied i
     rows = [np.concatenate([a[:, r], [0.0]]) for r in range(m)]
@@ -91,7 +106,7 @@ def dominating_pooled(a, u, *, weak: bool = False, satisfied=None) -> Outcome:
     c[n] = -1.0
     out = _lp(c, np.array(rows), np.array(rhs), list(zip(u, np.ones(n))) + [(None, 1.0)])
     return Outcome(out.status, None if out.value is None else -out.value,
-                   None if out.x is None else out.x[:n])
+                   None if out.x is None else out.x[:n], message=out.message)
 
 
 def dominating_servers(task_demands, capacities, placement, totals, caps, *, integer: bool,
@@ -313,10 +328,8 @@ def envy_free_placement(task_demands, capacities, placement, totals, caps, weigh
     opts = {"time_limit": time_limit} if time_limit else {}
     res = milp(np.zeros(nv), integrality=np.array(integ), bounds=Bounds(np.array(lo), np.array(hi)),
                constraints=[LinearConstraint(A, np.array(rhs_lo), np.array(rhs_hi))], options=opts)
-    if res.status == 2:
-        return Outcome("infeasible")
     if res.status != 0:
-        return Outcome(f"milp status {res.status}: {res.message}")
+        return _not_optimal(res, "milp")
     place = np.zeros((n, M))
     for (j, l), k in y.items():
         place[j, l] = res.x[k]

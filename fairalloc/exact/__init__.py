@@ -1,5 +1,9 @@
 """Optimisation formulations (LP, MILP) and the solver layer.
 
+Users call the mechanisms' front doors (``fa.drf(ti)``, ``fa.sdrf``, ``fa.tsf``, ``fa.cdrf``,
+``fa.tvtsf``), which dispatch here for ``method="milp"`` / ``"lp"`` and check the keywords first; the
+functions below are their implementations, kept importable for direct use and for their models.
+
 * :func:`tasks_leximin` / :func:`tasks_model`: indivisible tasks on servers (DRF, SDRF, TSF, CDRF).
 * :func:`tvtsf_milp` / :func:`tvtsf_online` / :func:`tvtsf_model`: the TV-TSF integer program (Eq. 10).
 * :func:`tsf_lp`: divisible TSF on servers by LP progressive filling.

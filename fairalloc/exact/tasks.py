@@ -409,7 +409,7 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
             stats["flow_bound_error"] = str(exc)
     common = dict(mechanism=mechanism, method="milp", solver=backend.name, message=message, stats=stats)
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
-        return AllocationResult._adopt(status=status, **common)
+        return AllocationResult.from_arrays(status=status, **common)
     return _pack(ti, tasks, mechanism, leximin, status, common, full_val)
 
 
@@ -421,7 +421,7 @@ def _pack(ti: TaskInstance, tasks: np.ndarray, mechanism: str, leximin: list, st
     values = _value_fn(ti, mechanism)(x)
     movable = val.upper > val.lower
     low = float(values[movable].min()) if movable.any() else float(values.min())
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=status, tasks=tasks, shares=values, allocation=x[:, None] * d, dominant_shares=dom,
         levels=shares.sdrf_levels(dom, ti.commitments, ti.weights), utilities=x.astype(float),
         level=low, objective=low,

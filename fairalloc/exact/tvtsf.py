@@ -347,7 +347,7 @@ def _pack_tv(tv: TimeVaryingInstance, starts: np.ndarray, status: Status, method
     details = {**det, "monopoly": tv.monopoly, "upper": val_upper}
     if leximin:
         details["leximin"] = np.array(leximin, dtype=float).reshape(-1, 2)
-    return AllocationResult._adopt(status=status, mechanism="tvtsf", method=method, tasks=starts,
+    return AllocationResult.from_arrays(status=status, mechanism="tvtsf", method=method, tasks=starts,
                                    shares=final, utilities=det["started"].sum(axis=1).astype(float),
                                    level=low, objective=low, details=details, **common)
 
@@ -427,7 +427,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
                  decompose=decompose, tighten=tighten, warm_start=warm_start, objective=objective)
     common = dict(solver=backend.name, message=message, stats=stats)
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
-        return AllocationResult._adopt(status=status, mechanism="tvtsf", method="milp", **common)
+        return AllocationResult.from_arrays(status=status, mechanism="tvtsf", method="milp", **common)
     return _pack_tv(tv, starts, status, "milp", leximin, upper, common)
 
 
@@ -539,5 +539,5 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
              "objective": objective, "n_components": len(comps), "symmetry": symmetry, "decompose": decompose}
     common = dict(solver=backend.name, message=message, stats=stats)
     if status is Status.ERROR:
-        return AllocationResult._adopt(status=status, mechanism="tvtsf", method="milp-online", **common)
+        return AllocationResult.from_arrays(status=status, mechanism="tvtsf", method="milp-online", **common)
     return _pack_tv(tv, starts, status, "milp-online", [], _upper_offline(tv, fits), common)

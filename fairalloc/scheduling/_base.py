@@ -60,7 +60,7 @@ from ..errors import InvalidInstanceError
 from ..kinetic import LazyHeap, LiveTree, ResortQueue
 from ..model import Cluster, TaskInstance, _placement, _weights
 from ..result import AllocationResult, Status
-from .servers import Servers
+from .servers import FreeCapacity
 
 __all__ = ["Start", "TaskScheduler", "BLOCKING", "STRUCTURES", "TIES"]
 
@@ -132,7 +132,7 @@ class TaskScheduler:
         self.structure = require_choice("structure", structure, STRUCTURES)
         self.ties = require_choice("ties", ties, TIES)
         self._by_wait = self.ties == "wait"
-        self.servers = Servers(cl.capacities, self.placement, server)
+        self.servers = FreeCapacity(cl.capacities, self.placement, server)
         self.totals = self.servers.totals
         t = float(time)
         if not np.isfinite(t):
@@ -323,7 +323,7 @@ class TaskScheduler:
         # per call, not once per task started
         pending, n_pending, usage, n_running = self._pending, self._n_pending, self._usage, self._n_running
         running, find, take = self._running, self.servers.find_list, self.servers.take
-        one_pool = self.servers.one_pool                  # then take lists of floats (Servers.take)
+        one_pool = self.servers.one_pool                  # then take lists of floats (FreeCapacity.take)
         changed, trajectory, tie, now = self._changed, self._trajectory, self._tie, self._now
         update, qmin = queue.update_trusted, queue.min
         n_started = 0
@@ -448,7 +448,7 @@ def one_shot(scheduler: TaskScheduler, instance: TaskInstance, *, shares_fn, ext
     if extra_stats:
         stats.update(extra_stats)
     logger.debug("%s greedy: %d tasks started; %s", scheduler.mechanism, len(starts), why)
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=Status.FEASIBLE, mechanism=scheduler.mechanism, method="greedy",
         allocation=np.asarray(allocation, dtype=float), dominant_shares=dom, levels=levels,
         utilities=per_user.astype(float), tasks=tasks, shares=np.asarray(shares_fn(per_user), dtype=float),

@@ -47,7 +47,7 @@ from .._validation import as_array, require_choice, require_nonnegative, require
 from ..errors import InvalidInstanceError
 from ..model import Cluster, _placement, _weights
 from ._base import Start
-from .servers import Servers
+from .servers import FreeCapacity
 from .tvtsf import POLICIES, TIES, fill_slot
 
 __all__ = ["OnlineSlotScheduler"]
@@ -95,7 +95,7 @@ class OnlineSlotScheduler:
         self.placement = _placement(placement, n, cl.n_servers)
         self.policy = require_choice("policy", policy, POLICIES)
         self.ties = require_choice("ties", ties, TIES)
-        self.servers = Servers(cl.capacities, self.placement, "tvtsf" if server is None else server)
+        self.servers = FreeCapacity(cl.capacities, self.placement, "tvtsf" if server is None else server)
         self.totals = self.servers.totals
         self.slot = -1                                     # last slot stepped
         self.usage = np.zeros((n, cl.n_resources))

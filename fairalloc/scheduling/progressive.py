@@ -301,7 +301,7 @@ def drf_greedy(instance: TaskInstance, /, *, blocking: str = "stop", server: Any
     w = instance.weights
 
     def final(per_user):
-        return shares.dominant_share_of_tasks(per_user, instance.task_demands, totals) / w
+        return shares.dominant_share_of_tasks(per_user, instance.task_demands, totals, w)
 
     res = one_shot(sched, instance, shares_fn=final)
     return res.replace(levels=res.shares)

@@ -69,7 +69,7 @@ from .._validation import as_array, require_choice, require_nonnegative, require
 from ..errors import InvalidInstanceError
 from ..model import TimeVaryingInstance
 from ..result import AllocationResult, Status
-from .servers import Servers
+from .servers import FreeCapacity
 
 __all__ = ["SlotStart", "SlotScheduler", "slotted_greedy", "tvtsf_greedy", "fill_slot", "POLICIES", "TIES"]
 
@@ -80,7 +80,7 @@ POLICIES = ("tvtsf", "tsf", "cdrf")
 TIES = ("wait", "index")
 
 
-def fill_slot(active: Iterable[int], servers: Servers, *, key: Callable[[int], float],
+def fill_slot(active: Iterable[int], servers: FreeCapacity, *, key: Callable[[int], float],
               tie: Callable[[int], float], demand: Callable[[int], np.ndarray],
               start: Callable[[int, int], bool]) -> int:
     """TV-TSF Algorithm 2 for one slot, with ALLOC (Algorithm 3) and a lazy FREEZE (Algorithm 5).
@@ -95,7 +95,7 @@ def fill_slot(active: Iterable[int], servers: Servers, *, key: Callable[[int], f
     ----------
     active : iterable of int
         Users with pending tasks.
-    servers : Servers
+    servers : FreeCapacity
         Free capacity and the server rule (changed in place).
     key, tie, demand, start : callables of the user index
         The policy's key (smaller first), the tie value (smaller first, then the index), the next
@@ -155,7 +155,7 @@ class SlotScheduler:
         self.instance = tv = instance
         self.policy = require_choice("policy", policy, POLICIES)
         self.ties = require_choice("ties", ties, TIES)
-        self.servers = Servers(tv.cluster.capacities, tv.placement, "tvtsf" if server is None else server)
+        self.servers = FreeCapacity(tv.cluster.capacities, tv.placement, "tvtsf" if server is None else server)
         self.totals = self.servers.totals
         n, m, t, k = tv.n_agents, tv.n_servers, tv.n_slots, tv.n_resources
         self.slot = 0
@@ -270,7 +270,7 @@ def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", s
     total = int(starts.sum())
     unstarted = sched.pending.copy()
     logger.debug("%s slotted greedy: %d tasks started over %d slots", sched.policy, total, tv.n_slots)
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=Status.FEASIBLE, mechanism=sched.policy, method="greedy", tasks=sched.started,
         shares=final, utilities=starts.sum(axis=1).astype(float),
         message=f"greedy {sched.policy} over {tv.n_slots} slots ({sched.servers.rule_name} servers); "
