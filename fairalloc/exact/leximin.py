@@ -86,12 +86,18 @@ import numpy as np
 
 from ..errors import FairallocWarning
 from ..result import Status
-from .milp import add_var, export_model, solve_pulp
+from .backends import solve_program
+from .program import LinearProgram, from_pulp, terms_of
 from .solvers import Backend
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Valuation", "LeximinOutcome", "solve_leximin", "value_resolution"]
+__all__ = ["Valuation", "LeximinOutcome", "solve_leximin", "value_resolution", "integer_scale",
+           "WARM_START_DEFAULT"]
+
+#: MIP starts between the MILPs of a sequence, per backend (``warm_start=None``); measured with
+#: ``benchmarks/bench_milp.py --ablation`` (see the module docstring).
+WARM_START_DEFAULT = {"highs": False, "cpsat": True, "cbc": False}
 
 _NOISE = 64 * np.finfo(float).eps
 
@@ -175,46 +181,47 @@ class LeximinOutcome:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-class _Temp:
-    """Constraints and variables added for one round, removed afterwards."""
+def integer_scale(val: Valuation) -> int | None:
+    r"""Smallest positive integer *S* with :math:`S a_i` and :math:`S b_i` integers for every user, or None.
 
-    def __init__(self, problem: Any) -> None:
-        self.problem = problem
-        self.names: list[str] = []
-        self.vars: list[Any] = []
+    Each slope and offset is read as the fraction with the smallest denominator (at most
+    :math:`10^6`) within :math:`10^{-12}` of it (:func:`fairalloc.exact.backends.integer_row`); *S* is
+    the least common multiple of those denominators. Then every achievable value times *S*,
+    :math:`S v_i(x) = (S a_i) x + S b_i`, is an integer, and the order of any two values is the order of
+    their scaled integers (multiplication by *S* > 0), so a level MILP over the integer variable
+    :math:`Z \le S v_i(X_i)` reaches exactly *S* times the real max-min, and no two distinct levels
+    merge: no level is lost to rounding. None when the values are not such fractions or the scaled
+    values exceed :math:`2^{53}` (then CP-SAT is not used on this instance; the status says so).
+    """
+    from .backends import integer_row
 
-    def add(self, constraint: Any, name: str) -> None:
-        self.problem.addConstraint(constraint, name)
-        self.names.append(name)
-
-    def var(self, *args: Any, **kw: Any) -> Any:
-        v = add_var(self.problem, *args, **kw)
-        self.vars.append(v)
-        return v
-
-    def drop(self) -> None:
-        p = self.problem
-        for n in self.names:
-            p._constraints.pop(n, None)
-        if self.vars:
-            gone = {v.hash for v in self.vars}
-            p._variables[:] = [v for v in p._variables if v.hash not in gone]
-            for h in gone:
-                p._variable_ids.pop(h, None)
-        self.names.clear()
-        self.vars.clear()
+    s = integer_row(np.concatenate([val.slope, val.offset]))
+    if s is None:
+        return None
+    top = float(np.max(np.abs(val.value(val.upper)), initial=0.0)) * s
+    if top > 2.0 ** 53 or float(np.max(np.abs(val.slope * s))) > 2.0 ** 53:
+        return None
+    return int(s)
 
 
-def _snapshot(problem: Any) -> dict[str, float]:
-    return {v.name: (v.varValue if v.varValue is not None else 0.0) for v in problem.variables()}
+def _as_program(problem: Any, totals: Sequence[Any]) -> tuple[LinearProgram, list[dict[int, float]]]:
+    if isinstance(problem, LinearProgram):
+        return problem, [dict(t) for t in totals]
+    base = from_pulp(problem, also=totals)
+    return base, [terms_of(t, base.index) for t in totals]
 
 
-def _read_totals(totals: Sequence[Any]) -> np.ndarray:
-    out = np.empty(len(totals), dtype=np.int64)
-    for i, e in enumerate(totals):
-        val = e.value() if hasattr(e, "value") else float(e)
-        out[i] = int(round(val if val is not None else 0.0))
-    return out
+def _write_lp(prog: LinearProgram, path: Path) -> None:
+    """Write one round's program as a CPLEX LP file (highspy's ``writeModel``)."""
+    from .backends import _highs_model
+    from .solvers import quiet_highs
+
+    lp = _highs_model(prog)
+    lp.col_names_ = [str(n) for n in prog.names]
+    lp.row_names_ = [str(n) for n in prog.row_names]
+    h = quiet_highs()
+    h.passModel(lp)
+    h.writeModel(str(path))
 
 
 def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, objective: str,
@@ -226,9 +233,11 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
 
     Parameters
     ----------
-    problem : pulp.LpProblem (sense maximise)
-        The feasible allocations; the engine adds and removes its own rows and solves in place.
-    totals : sequence of PuLP expressions
+    problem : pulp.LpProblem (sense maximise) or LinearProgram
+        The feasible allocations. It is read once (:func:`fairalloc.exact.program.from_pulp`) and
+        never changed: every MILP of the sequence is built anew from those arrays plus the rows of
+        the levels fixed so far and the round's own rows and columns.
+    totals : sequence of PuLP expressions (or {column: coefficient} dicts with a LinearProgram)
         :math:`X_i`, integer-valued.
     valuation : Valuation
     objective : {"leximin", "maxmin"}
@@ -238,11 +247,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     export_dir : path, optional
         Write every MILP of the sequence there as ``{label}round{k:02d}-{kind}.lp``.
     warm_start : bool or None
-        Start every MILP from the previous solution (it is feasible for the next one: every
-        constraint added is satisfied by it), completed with consistent values of the new level and
-        indicator variables; the first from the empty allocation when that is feasible. None (the
-        default) means on for HiGHS and off for CBC: measured by ``benchmarks/bench_milp.py
-        --ablation``, MIP starts speed HiGHS up about 1.5-2x on the TV-TSF leximin and slow CBC down.
+        Start every MILP from the previous solution (feasible for the next one: every row added is
+        satisfied by it). None (the default) means :data:`WARM_START_DEFAULT` of the backend, chosen
+        by measurement (``benchmarks/bench_milp.py --ablation``).
 
     Returns
     -------
@@ -251,7 +258,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)
     if warm_start is None:
-        warm_start = backend.name == "highs"
+        warm_start = WARM_START_DEFAULT.get(backend.name, False)
+    base, tot = _as_program(problem, totals)
     n = valuation.n
     val, scale = valuation.scaled()
     delta, eta = value_resolution(val)
@@ -261,6 +269,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                       FairallocWarning, stacklevel=3)
     tau = delta / 4 if math.isfinite(delta) else 0.25
     eps_x = np.minimum(tau / val.slope, 0.25)          # rounding slack in task units, < 1/4 task
+    iscale = integer_scale(valuation) if backend.name == "cpsat" else None
 
     def thr_ge(level: float) -> np.ndarray:          # smallest X with v >= level
         return np.ceil((level - val.offset) / val.slope - eps_x).astype(np.int64)
@@ -271,13 +280,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     gap_kw = dict(threads=threads, msg=msg, options=options)
     user_gap = mip_gap if mip_gap is not None and mip_gap > 0 else None
     rounds: list[dict[str, Any]] = []
-    state = {"solution": None, "totals": None, "start": None}
-    if warm_start and (val.lower == 0).all():
-        # the empty allocation is feasible (no reservations): the first MILP starts from it, so a
-        # time limit always leaves an incumbent
-        for v in problem.variables():
-            v.varValue = 0.0
-        state["start"] = np.zeros(n, dtype=np.int64)
+    state: dict[str, Any] = {"x": None, "totals": None}
+    perm_cols: list[tuple] = []          # binaries of levels with ties, kept for the rest of the sequence
+    perm_rows: list[tuple] = []          # the levels fixed so far
     leximin: list[tuple[float, int]] = []
     export = Path(export_dir) if export_dir is not None else None
     if export is not None:
@@ -292,133 +297,152 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         for v in np.unique(fixed_vals):
             leximin.append((float(v), int(np.sum(fixed_vals == v))))
     vmax = float(val.value(val.upper).max(initial=0.0))
+    vmin = float(val.value(val.lower).min(initial=0.0))
     tie_levels = 0            # levels whose MILP needed "at least c of G" binaries (undetermined ties)
     skipped = 0               # count MILPs skipped because the level solution attained |can|
-
-    def hint(y: Any, i: int, threshold: int) -> None:
-        """Warm-start value of an indicator ``X_i >= threshold * y`` from the current solution."""
-        cur = state["totals"] if state["totals"] is not None else state["start"]
-        y.varValue = 1.0 if cur is not None and cur[i] >= threshold else 0.0
 
     def remaining() -> float | None:
         if deadline is None:
             return None
         return deadline - time.perf_counter()
 
-    def run(kind: str, obj: Any, proven: float) -> Any:
+    def start_for(prog: LinearProgram, extra: dict[str, float]) -> np.ndarray | None:
+        if not warm_start or state["x"] is None:
+            return None
+        x0 = np.zeros(prog.n_cols)
+        x0[:state["x"].size] = state["x"]
+        for name, v in extra.items():
+            x0[prog.index[name]] = v
+        return x0
+
+    def run(kind: str, cols: list, rows: list, cost: dict, proven: float, hint: dict) -> Any:
         k = len(rounds)
         left = remaining()
         if left is not None and left <= 0:
             return None
-        problem.setObjective(obj)
+        prog = base.extended(cols=perm_cols + cols, rows=perm_rows + rows, cost=cost)
         if export is not None:
-            export_model(problem, export / f"{label}round{k:02d}-{kind}.lp")
-        warm = warm_start and (state["totals"] is not None or state["start"] is not None)
-        out = solve_pulp(problem, backend, time_limit=left, mip_gap=user_gap or 0.0,
-                         abs_gap=None if user_gap else proven * 0.999, proven_gap=proven, warm_start=warm,
-                         **gap_kw)
+            _write_lp(prog, export / f"{label}round{k:02d}-{kind}.lp")
+        out, x = solve_program(prog, backend, time_limit=left, mip_gap=user_gap or 0.0,
+                               abs_gap=None if user_gap else proven * 0.999, proven_gap=proven,
+                               start=start_for(prog, hint), **gap_kw)
         rounds.append({"round": k, "kind": kind, "status": out.status.value, "objective": out.objective,
                        "bound": out.stats.get("bound"), "mip_gap": out.stats.get("mip_gap"),
                        "runtime_s": out.stats.get("runtime_s"), "raw_status": out.stats.get("raw_status")})
-        logger.info("%sround %d (%s): %s obj=%s", label, k, kind, out.status.value, out.objective)
-        if out.status in (Status.OPTIMAL, Status.FEASIBLE):
-            state["solution"] = _snapshot(problem)
-            state["totals"] = _read_totals(totals)
+        logger.info("%sround %d (%s): %s obj=%s in %.3fs", label, k, kind, out.status.value, out.objective,
+                    out.stats.get("runtime_s", 0.0))
+        if x is not None and out.status in (Status.OPTIMAL, Status.FEASIBLE):
+            state["x"] = x[:base.n_cols + len(perm_cols)]
+            state["totals"] = np.array([int(round(sum(cf * x[j] for j, cf in t.items()))) for t in tot],
+                                       dtype=np.int64)
         return out
 
     def finish(status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
         stats = {"n_solves": len(rounds), "rounds": rounds, "tie_levels": tie_levels,
-                 "count_skipped": skipped,
+                 "count_skipped": skipped, "warm_start": bool(warm_start),
                  "runtime_s": time.perf_counter() - t0,
                  "resolution": delta / scale if math.isfinite(delta) else None, "scale": scale,
                  "levels_proven": len(leximin)}
+        if iscale is not None:
+            stats["integer_scale"] = iscale
         last = rounds[-1] if rounds else {}
         if status is not Status.OPTIMAL and last:
             stats["mip_gap"] = last.get("mip_gap")
             stats["stopped_round"] = last.get("round")
-        tot = state["totals"]
+        xs = state["x"]
+        solution = None if xs is None else {nm: float(v) for nm, v in zip(base.names, xs[:base.n_cols])}
+        t_ = state["totals"]
         obj = None
-        if tot is not None:
-            obj = float(valuation.value(tot)[movable].min()) if movable.any() else float(valuation.value(tot).min())
-        return LeximinOutcome(status, message, state["solution"], tot,
+        if t_ is not None:
+            obj = float(valuation.value(t_)[movable].min()) if movable.any() else float(valuation.value(t_).min())
+        return LeximinOutcome(status, message, solution, t_,
                               sorted(leximin) if objective == "leximin" else [], obj, bound, stats)
 
     if c == 0:       # nobody can move: the lower bounds are the allocation; still check feasibility
-        tmp = _Temp(problem)
-        z = tmp.var(f"{label}lexz", 0, 0)
-        tmp.add(z <= 0, f"{label}feas")
-        out = run("feasibility", z, 0.5)
-        tmp.drop()
+        out = run("feasibility", [], [], {}, 0.5, {})
         if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
             st = Status.NOT_SOLVED if out is None else out.status
             return finish(st, "time limit before the first solve" if out is None else out.message)
         return finish(Status.OPTIMAL, "every user is at its only possible task count")
 
+    if backend.name == "cpsat" and iscale is None:
+        return finish(Status.ERROR, "cpsat: the users' values are not fractions that scale exactly to "
+                                    "integers below 2^53 (see fairalloc.exact.leximin.integer_scale); "
+                                    "use solver='highs'")
+    step = delta if math.isfinite(delta) else 1.0
     level_rows = 0
     while c > 0:
-        # ---- level MILP ------------------------------------------------------------------
-        tmp = _Temp(problem)
-        z = tmp.var(f"{label}lexz{level_rows}", None, vmax)     # a column only while it is used
+        # ---- level MILP: the plain max-min over the group (binaries when ties are undetermined) ----
         gi = group
-        cur = state["totals"] if state["totals"] is not None else state["start"]
-        if cur is not None:
-            cur_v = val.slope[gi] * cur[gi] + val.offset[gi]
-            order = np.argsort(-cur_v, kind="stable")
-            z.varValue = float(cur_v[order[c - 1]])
-            top = set(gi[order[:c]].tolist())
+        zname = f"{label}lexz{level_rows}"
+        if iscale is not None:       # CP-SAT: Z = S * level, an integer (integer_scale's proof)
+            sa, sb = np.rint(valuation.slope * iscale), np.rint(valuation.offset * iscale)
+            zcol = (zname, math.floor(vmin / scale * iscale) - 1, math.ceil(vmax / scale * iscale) + 1, True)
+            proven = 0.5
         else:
-            top = set()
+            sa, sb = val.slope, val.offset
+            zcol = (zname, None, vmax, False)
+            proven = step / 2
+        cols, rows, hint = [zcol], [], {}
+        cur = state["totals"]
+        top: set = set()
+        if cur is not None:
+            cur_v = sa[gi] * cur[gi] + sb[gi]
+            order = np.argsort(-cur_v, kind="stable")
+            hint[zname] = float(cur_v[order[c - 1]])
+            top = set(gi[order[:c]].tolist())
         if c == gi.size:
             for i in gi:
-                tmp.add(val.slope[i] * totals[i] + val.offset[i] - z >= 0, f"{label}lv{level_rows}_{i}")
+                terms = {k: float(sa[i]) * cf for k, cf in tot[i].items()}
+                terms[zname] = -1.0
+                rows.append((terms, -float(sb[i]), None, f"{label}lv{level_rows}_{i}"))
         else:
             tie_levels += 1
-            ys = []
+            zmax = zcol[2]
+            ys = {}
             for i in gi:
-                y = tmp.var(f"{label}lvy{level_rows}_{i}", 0, 1, integer=True)
-                y.varValue = 1.0 if i in top else 0.0
-                big = vmax - float(val.slope[i] * val.lower[i] + val.offset[i])
-                tmp.add(val.slope[i] * totals[i] + val.offset[i] - z + big * (1 - y) >= 0,
-                        f"{label}lv{level_rows}_{i}")
-                ys.append(y)
-            tmp.add(sum(ys) >= c, f"{label}lvcount{level_rows}")
-        step = delta if math.isfinite(delta) else 1.0
-        obj = z
-        if objective == "leximin":
-            # secondary term: among max-min optima prefer users above the level (lets the count
-            # MILP be skipped); its whole range is <= step/4, so it can never trade off z
-            span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
-            if span > 0:
-                eps = step / (4 * span)
-                obj = z + sum(float(eps * val.slope[i]) * totals[i] for i in gi)
-        out = run("level", obj, step / 4 if objective == "leximin" else step / 2)
-        tmp.drop()
+                y = f"{label}lvy{level_rows}_{i}"
+                cols.append((y, 0, 1, True))
+                hint[y] = 1.0 if i in top else 0.0
+                big = float(zmax - (sa[i] * val.lower[i] + sb[i]))
+                terms = {k: float(sa[i]) * cf for k, cf in tot[i].items()}
+                terms[zname] = -1.0
+                terms[y] = -big
+                rows.append((terms, -float(sb[i]) - big, None, f"{label}lv{level_rows}_{i}"))
+                ys[y] = 1.0
+            rows.append((ys, c, None, f"{label}lvcount{level_rows}"))
+        out = run("level", cols, rows, {zname: 1.0}, proven, hint)
         if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
             return _stopped(finish, out, leximin, "level")
         if out.status is Status.FEASIBLE:
             b = out.stats.get("bound")
-            return finish(Status.FEASIBLE, _partial(out, leximin), None if b is None else b / scale)
+            bb = None if b is None else (b / iscale if iscale is not None else b / scale)
+            return finish(Status.FEASIBLE, _partial(out, leximin), bb)
         xs = state["totals"]
         vg = val.slope[gi] * xs[gi] + val.offset[gi]
         level = float(np.sort(vg)[::-1][c - 1])                  # c-th largest over the group
         if objective == "maxmin":          # only the first level; its multiplicity is not computed
-            return finish(Status.OPTIMAL, f"max-min level proven optimal by {backend.name}",
-                          out.stats.get("bound") / scale if out.stats.get("bound") is not None else None)
+            b = out.stats.get("bound")
+            bb = None if b is None else (b / iscale if iscale is not None else b / scale)
+            return finish(Status.OPTIMAL, f"max-min level proven optimal by {backend.name}", bb)
         lge = thr_ge(level)
         lgt = thr_gt(level)
         # permanent: at least c users of the group at or above the level
         if c == gi.size:
             for i in gi:
-                problem.addConstraint(totals[i] >= int(max(lge[i], val.lower[i])), f"{label}ge{level_rows}_{i}")
+                perm_rows.append((dict(tot[i]), int(max(lge[i], val.lower[i])), None, f"{label}ge{level_rows}_{i}"))
         else:
-            ys = []
+            ys = {}
             for i in gi:
-                y = add_var(problem, f"{label}gey{level_rows}_{i}", 0, 1, integer=True)
-                hint(y, i, int(lge[i]))
-                problem.addConstraint(totals[i] - int(lge[i]) * y >= 0, f"{label}ge{level_rows}_{i}")
-                ys.append(y)
-            problem.addConstraint(sum(ys) >= c, f"{label}gecount{level_rows}")
-        # ---- count MILP ------------------------------------------------------------------
+                y = f"{label}gey{level_rows}_{i}"
+                perm_cols.append((y, 0, 1, True))
+                terms = dict(tot[i])
+                terms[y] = -float(lge[i])
+                perm_rows.append((terms, 0, None, f"{label}ge{level_rows}_{i}"))
+                ys[y] = 1.0
+            perm_rows.append((ys, c, None, f"{label}gecount{level_rows}"))
+            _extend_state(state, [1.0 if xs[i] >= lge[i] else 0.0 for i in gi])
+        # ---- count MILP: how many of the group can rise above the level together ---------------
         can = gi[lgt[gi] <= val.upper[gi]]                       # users that could exceed the level
         if can.size == 0:
             leximin.append((level / scale, c))
@@ -431,48 +455,56 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             skipped += 1
             leximin.append((level / scale, c - int(can.size)))
             for i in can:
-                problem.addConstraint(totals[i] >= int(lgt[i]), f"{label}gtfix{level_rows}_{i}")
+                perm_rows.append((dict(tot[i]), int(lgt[i]), None, f"{label}gtfix{level_rows}_{i}"))
             group = can
             c = int(can.size)
             level_rows += 1
             continue
-        tmp = _Temp(problem)
-        ys = {}
+        cols, rows, hint, ys = [], [], {}, {}
         for i in can:
-            y = tmp.var(f"{label}gty{level_rows}_{i}", 0, 1, integer=True)
-            hint(y, i, int(lgt[i]))
-            tmp.add(totals[i] - int(lgt[i]) * y >= 0, f"{label}gt{level_rows}_{i}")
-            ys[i] = y
-        out = run("count", sum(ys.values()), 0.5)
+            y = f"{label}gty{level_rows}_{i}"
+            cols.append((y, 0, 1, True))
+            hint[y] = 1.0 if xs[i] >= lgt[i] else 0.0
+            terms = dict(tot[i])
+            terms[y] = -float(lgt[i])
+            rows.append((terms, 0, None, f"{label}gt{level_rows}_{i}"))
+            ys[y] = 1.0
+        out = run("count", cols, rows, ys, 0.5, hint)
         if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-            tmp.drop()
             return _stopped(finish, out, leximin, "count")
         if out.status is Status.FEASIBLE:
-            tmp.drop()
             return finish(Status.FEASIBLE, _partial(out, leximin) + f" (next level {level / scale:.10g} "
                           f"proven, its multiplicity not)")
-        above = [i for i in can if (ys[i].varValue or 0) > 0.5]
+        xs = state["totals"]
         c_new = int(round(out.objective))
-        tmp.drop()
         leximin.append((level / scale, c - c_new))
         if c_new > 0:
             if c_new == len(can):
                 for i in can:
-                    problem.addConstraint(totals[i] >= int(lgt[i]), f"{label}gtfix{level_rows}_{i}")
+                    perm_rows.append((dict(tot[i]), int(lgt[i]), None, f"{label}gtfix{level_rows}_{i}"))
             else:
-                ys2 = []
+                ys = {}
                 for i in can:
-                    y = add_var(problem, f"{label}gtk{level_rows}_{i}", 0, 1, integer=True)
-                    hint(y, i, int(lgt[i]))
-                    problem.addConstraint(totals[i] - int(lgt[i]) * y >= 0, f"{label}gtk{level_rows}_{i}")
-                    ys2.append(y)
-                problem.addConstraint(sum(ys2) >= c_new, f"{label}gtcount{level_rows}")
-        logger.debug("%slevel %.6g: %d at level, %d above (%s)", label, level / scale, c - c_new, c_new, above)
+                    y = f"{label}gtk{level_rows}_{i}"
+                    perm_cols.append((y, 0, 1, True))
+                    terms = dict(tot[i])
+                    terms[y] = -float(lgt[i])
+                    perm_rows.append((terms, 0, None, f"{label}gtk{level_rows}_{i}"))
+                    ys[y] = 1.0
+                perm_rows.append((ys, c_new, None, f"{label}gtcount{level_rows}"))
+                _extend_state(state, [1.0 if xs[i] >= lgt[i] else 0.0 for i in can])
+        logger.debug("%slevel %.6g: %d at level, %d above", label, level / scale, c - c_new, c_new)
         group = can
         c = c_new
         level_rows += 1
     return finish(Status.OPTIMAL, f"leximin proven optimal by {backend.name} "
                                   f"({len(rounds)} MILPs, {len(leximin)} distinct levels)")
+
+
+def _extend_state(state: dict, values: list[float]) -> None:
+    """Append the values of new permanent binaries to the kept solution (its warm start)."""
+    if state["x"] is not None:
+        state["x"] = np.concatenate([state["x"], np.asarray(values, dtype=float)])
 
 
 def _partial(out: Any, leximin: list) -> str:
@@ -556,6 +588,42 @@ def merge_runs(runs: Sequence[ComponentRun], objective: str) -> tuple[Status, st
     return worst, message, stats, leximin
 
 
+def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: Sequence[float],
+                        build: Any, valuation: Valuation, place: Any, *, objective: str, backend: Backend,
+                        time_limit: float | None, **kw: Any) -> tuple[Status, str, dict[str, Any], list]:
+    """The one component -> leximin -> merge driver of :mod:`~fairalloc.exact.tasks` and
+    :mod:`~fairalloc.exact.tvtsf`.
+
+    For component ``k`` with ``(users, servers)``: ``build(users, servers, label)`` returns a built
+    model (``.problem``, ``.totals``); :func:`solve_leximin` runs on it within the component's share
+    of ``time_limit`` (:func:`component_budget`); ``place(built, users, servers, solution)`` writes its
+    allocation into the caller's arrays. Returns :func:`merge_runs`' (status, message, stats,
+    leximin) with ``build_s``, ``n_variables`` and ``n_constraints`` added to ``stats``.
+    """
+    t0 = time.perf_counter()
+    runs: list[ComponentRun] = []
+    build_s, n_vars, n_rows = 0.0, 0, 0
+    for k, (users, servers) in enumerate(comps):
+        label = f"c{k}_" if len(comps) > 1 else ""
+        tb = time.perf_counter()
+        built = build(users, servers, label)
+        prog, tot = _as_program(built.problem, built.totals)
+        build_s += time.perf_counter() - tb
+        n_vars += prog.n_cols
+        n_rows += prog.n_rows
+        sub = Valuation(valuation.slope[users], valuation.offset[users], valuation.lower[users],
+                        valuation.upper[users])
+        out = solve_leximin(prog, tot, sub, objective=objective, backend=backend,
+                            time_limit=component_budget(time_limit, t0, sizes, k), label=label, **kw)
+        out = empty_fallback(out, sub)
+        runs.append(ComponentRun(users, servers, out, built))
+        if out.solution is not None:
+            place(built, users, servers, out.solution)
+    status, message, stats, leximin = merge_runs(runs, objective)
+    stats.update(build_s=build_s, n_variables=n_vars, n_constraints=n_rows)
+    return status, message, stats, leximin
+
+
 def component_budget(time_limit: float | None, t0: float, sizes: Sequence[float], k: int) -> float | None:
     """Seconds for component ``k``: what is left of ``time_limit``, shared in proportion to size.
 
@@ -577,6 +645,6 @@ def empty_fallback(out: LeximinOutcome, valuation: Valuation) -> LeximinOutcome:
         return out
     out.status = Status.FEASIBLE
     out.message = (f"{out.message}; no incumbent within this component's share of the time limit, so its "
-                   f"users get no tasks (the empty allocation is feasible)")
+                   f"users get no tasks (the empty allocation is feasible; not proven optimal)")
     out.solution = {}
     return out
