@@ -371,8 +371,17 @@ def _run_cbc(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, msg,
         more["bound_note"] = "CBC printed no bound in its log summary"
     x = None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
-        x = np.array([v.varValue if v.varValue is not None else np.nan for v in cols], dtype=float)
+        x = _pulp_values(prog, cols)
     return status, message, x, more
+
+
+def _pulp_values(prog: LinearProgram, cols: list) -> np.ndarray:
+    """Column values after a PuLP solve; a column no row or objective uses gets no value from the
+    backend, so it takes 0 clipped to its bounds (any value in them is as good; the check re-verifies)."""
+    x = np.array([v.varValue if v.varValue is not None else np.nan for v in cols], dtype=float)
+    miss = np.isnan(x)
+    x[miss] = np.clip(0.0, prog.lb[miss], prog.ub[miss])
+    return x
 
 
 def _pulp_generic(class_name: str):
@@ -399,7 +408,7 @@ def _pulp_generic(class_name: str):
                                sol_status, (Status.ERROR, f"sol_status {sol_status!r}"))
         x = None
         if st in (Status.OPTIMAL, Status.FEASIBLE):
-            x = np.array([v.varValue if v.varValue is not None else np.nan for v in cols], dtype=float)
+            x = _pulp_values(prog, cols)
         return st, message, x, {"raw_status": str(sol_status), "bound_note": f"{class_name}: bound not read"}
 
     return run

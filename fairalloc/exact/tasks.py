@@ -77,6 +77,7 @@ from ..model import TaskInstance
 from ..result import AllocationResult, Status
 from .leximin import Valuation, solve_by_components
 from .milp import MilpModel, add_var
+from .values import value_function
 from .placement import edges, flow_check, maxmin_flow_bound, placement_components
 from .solvers import get_backend
 
@@ -89,15 +90,7 @@ OBJECTIVES = ("leximin", "maxmin")
 
 
 def _value_fn(ti: TaskInstance, mechanism: str):
-    d, totals, w = ti.task_demands, ti.cluster.totals, ti.weights
-    if mechanism == "drf":
-        return lambda x: shares.dominant_share_of_tasks(x, d, totals) / w
-    if mechanism == "sdrf":
-        return lambda x: shares.sdrf_levels(shares.dominant_share_of_tasks(x, d, totals), ti.commitments, w)
-    if mechanism == "tsf":
-        h = ti.monopoly
-        return lambda x: shares.task_shares(x, h, w)
-    return lambda x: shares.next_task_dominant_shares(x, d, totals, w)
+    return value_function(ti, mechanism)
 
 
 def task_valuation(ti: TaskInstance, mechanism: str, *, lower: Any = None, upper: Any = None) -> Valuation:
