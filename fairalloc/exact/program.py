@@ -174,7 +174,7 @@ def from_pulp(problem: Any, also: Iterable[Any] = ()) -> LinearProgram:
     >>> import pulp
     >>> p = pulp.LpProblem("k", pulp.LpMaximize)
     >>> x = p.add_variable("x", 0, 10, cat="Integer"); y = p.add_variable("y", 0, 10, cat="Integer")
-    >>> p.addConstraint(3 * x + 2 * y <= 7.5, "cap"); p.setObjective(x + y)
+    >>> _ = p.addConstraint(3 * x + 2 * y <= 7.5, "cap"); p.setObjective(x + y)
     >>> lp = from_pulp(p)
     >>> lp.names, lp.A.toarray().tolist(), lp.row_hi.tolist(), lp.cost.tolist()
     (('x', 'y'), [[3.0, 2.0]], [7.5], [1.0, 1.0])

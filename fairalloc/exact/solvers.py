@@ -124,7 +124,7 @@ _KINDS = ("lp", "milp")
 def available_solvers(kind: str | None = None) -> list[str]:
     """Names of the installed backends that can solve ``kind`` ("lp", "milp", or None for either).
 
-    >>> "highs" in available_solvers("lp") and "cbc" in available_solvers("milp")
+    >>> "highs" in available_solvers("lp") and "cpsat" in available_solvers("milp")
     True
     """
     kinds = _KINDS if kind is None else (kind,)
