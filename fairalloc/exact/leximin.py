@@ -50,12 +50,36 @@ the incumbent proves that no better achievable level exists. If :math:`\delta` f
 those scaled units), the solvers' own feasibility tolerances (about 1e-7) approach it and a
 :class:`~fairalloc.errors.FairallocWarning` says so.
 
-Two savings, both exact. (a) The level MILP's objective is :math:`z + \epsilon \sum_{i\in G} v_i`
-with :math:`\epsilon \sum_i (v_i(U_i) - v_i(L_i)) \le \delta/4`: the secondary term can never trade
-off any amount of *z* (levels differ by at least :math:`\delta`), and among max-min optima it prefers
-users above the level. (b) If in the level solution every user of *G* that could exceed
-:math:`\ell` at all (:math:`L'_i \le U_i`) already does, the count MILP's optimum (at most that
-many) is attained and the count MILP is skipped.
+The count MILP is the *batched* saturation test: one MILP decides, for every user of the group at
+once, how many can rise above :math:`\ell` together (instead of one MILP per user, which could not
+see that two users compete for the same spare capacity). It is skipped, exactly, when the level
+solution already has every user of *G* that could exceed :math:`\ell` at all (:math:`L'_i \le U_i`)
+above it: the count MILP's optimum (at most that many) is attained. Users whose upper bound
+:math:`U_i` cannot exceed the level (:math:`L'_i > U_i`, the bound of the formulation: tasks
+submitted, and for TV-TSF the window bound of what fits) leave the group without a solve.
+
+**The first level is the max-min program, nothing more.** Its objective is the plain *z* and its
+absolute gap :math:`\delta/2`, exactly as ``objective="maxmin"``, so the first level costs what the
+max-min costs. (Up to fairalloc 0.1 the level objective also carried a small secondary term
+:math:`\epsilon \sum_i v_i`, which let the count MILP be skipped more often but made every level a
+harder program than the max-min it extends: the solver had to prove the secondary optimum too, with
+a four times smaller gap :math:`\delta/4`. Measured on the dense instances of
+``benchmarks/bench_milp.py``, the plain level is the better trade.)
+
+**Every round is built anew.** The formulation (a PuLP model) is read once into arrays
+(:func:`fairalloc.exact.program.from_pulp`); each MILP of the sequence is those arrays plus the rows
+(and tie binaries) of the levels fixed so far plus the round's own rows and columns
+(:meth:`~fairalloc.exact.program.LinearProgram.extended`): nothing is deleted from a model, and no
+solver or modelling library is used outside its public API.
+
+**Warm starts.** With ``warm_start`` on, each MILP starts from the previous round's solution (it
+satisfies every row added since), completed with consistent values of the new level and indicator
+variables (HiGHS ``setSolution``, CP-SAT ``AddHint``, CBC ``-mips``). The default per backend
+(:data:`WARM_START_DEFAULT`) is what measured faster on the dense instances.
+
+**CP-SAT** needs integer coefficients: its level rows are :math:`(S a_i) X_i + S b_i \ge Z` with *Z*
+integer and *S* from :func:`integer_scale` (proof there that no level is lost to rounding); every
+other row is already in integer task units. The level found is the same achievable value.
 
 Cost
 ----
@@ -98,6 +122,9 @@ __all__ = ["Valuation", "LeximinOutcome", "solve_leximin", "value_resolution", "
 #: MIP starts between the MILPs of a sequence, per backend (``warm_start=None``); measured with
 #: ``benchmarks/bench_milp.py --ablation`` (see the module docstring).
 WARM_START_DEFAULT = {"highs": False, "cpsat": True, "cbc": False}
+
+#: The old level objective's secondary term (off; ``benchmarks/bench_milp.py --secondary`` measures it).
+_SECONDARY = False
 
 _NOISE = 64 * np.finfo(float).eps
 
@@ -411,7 +438,17 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                 rows.append((terms, -float(sb[i]) - big, None, f"{label}lv{level_rows}_{i}"))
                 ys[y] = 1.0
             rows.append((ys, c, None, f"{label}lvcount{level_rows}"))
-        out = run("level", cols, rows, {zname: 1.0}, proven, hint)
+        cost = {zname: 1.0}
+        if _SECONDARY and objective == "leximin" and iscale is None:
+            # the old secondary term (module docstring), kept only to measure it against the plain level
+            span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
+            if span > 0:
+                eps = step / (4 * span)
+                for i in gi:
+                    for k, cf in tot[i].items():
+                        cost[k] = cost.get(k, 0.0) + float(eps * val.slope[i]) * cf
+                proven = step / 4
+        out = run("level", cols, rows, cost, proven, hint)
         if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
             return _stopped(finish, out, leximin, "level")
         if out.status is Status.FEASIBLE:
