@@ -39,9 +39,13 @@ constraints while PuLP called them optimal, coin-or/pulp#711).
 **CP-SAT needs integers.** CP-SAT solves programs over integer variables with integer coefficients.
 Every column must be integer (a continuous column gives status ERROR naming it). Each row
 ``lo <= a x <= hi`` is multiplied by the smallest positive integer *s* that makes every
-:math:`s a_j` an integer: each float :math:`a_j` is read as the fraction :math:`p_j/q_j` with the smallest
-denominator within :math:`10^{-12}|a_j|` (``Fraction.limit_denominator``, :math:`q_j \le 10^9`) and *s* is
-the least common multiple of the :math:`q_j`. Then :math:`s a x` is an integer for every integer *x*, so
+:math:`s a_j` an integer: each float :math:`a_j` is read as the fraction :math:`p_j/q_j` closest to it with
+:math:`q_j \le 10^6` (``Fraction.limit_denominator``), accepted only within :math:`10^{-13}|a_j|`, and *s*
+is the least common multiple of the :math:`q_j`. When the true coefficient is a fraction with a
+denominator up to :math:`10^6` (every decimal with up to six digits, every ratio of such integers as
+fairalloc's demands, capacities and weights produce), this recovers it exactly: two distinct
+fractions with denominators up to :math:`10^6` differ by at least :math:`10^{-12}`, far more than the
+float error of :math:`a_j`. Then :math:`s a x` is an integer for every integer *x*, so
 ``a x <= hi`` holds exactly when :math:`s a x \le \lfloor s\,hi + \epsilon \rfloor` (and ``>= lo`` when
 :math:`s a x \ge \lceil s\,lo - \epsilon \rceil`), with :math:`\epsilon = 10^{-9}\max(1, |s\,hi|)`
 absorbing the float error of the right-hand side (the other backends' feasibility tolerance is
@@ -440,8 +444,8 @@ def _map_cbc(sol_status: Any, result: str | None, crash: str | None) -> tuple[St
 # ---- CP-SAT (OR-Tools) -------------------------------------------------------------------------
 
 def _fraction(a: float) -> Fraction | None:
-    f = Fraction(a).limit_denominator(10 ** 9)
-    if abs(float(f) - a) > 1e-12 * max(1.0, abs(a)):
+    f = Fraction(a).limit_denominator(10 ** 6)
+    if abs(float(f) - a) > 1e-13 * max(1.0, abs(a)):
         return None
     return f
 
@@ -481,7 +485,7 @@ def _run_cpsat(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, ms
         s = integer_row(val)
         if s is None:
             return (Status.ERROR, f"cpsat: row {prog.row_names[r]!r} has coefficients that are not fractions "
-                    f"with denominators up to 1e9 (cannot be scaled exactly to integers)", None, {})
+                    f"with denominators up to 1e6 (cannot be scaled exactly to integers)", None, {})
         terms = [int(round(s * c)) * xs[j] for j, c in zip(idx, val)]
         expr = sum(terms) if terms else 0
         if math.isfinite(prog.row_hi[r]):

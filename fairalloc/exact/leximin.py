@@ -211,9 +211,11 @@ class LeximinOutcome:
 def integer_scale(val: Valuation) -> int | None:
     r"""Smallest positive integer *S* with :math:`S a_i` and :math:`S b_i` integers for every user, or None.
 
-    Each slope and offset is read as the fraction with the smallest denominator (at most
-    :math:`10^6`) within :math:`10^{-12}` of it (:func:`fairalloc.exact.backends.integer_row`); *S* is
-    the least common multiple of those denominators. Then every achievable value times *S*,
+    Each slope and offset is read as the closest fraction with a denominator of at most
+    :math:`10^6`, accepted only within :math:`10^{-13}` (relative) of it
+    (:func:`fairalloc.exact.backends.integer_row`; exact for true fractions with such denominators,
+    since two of them differ by at least :math:`10^{-12}`); *S* is the least common multiple of those
+    denominators. Then every achievable value times *S*,
     :math:`S v_i(x) = (S a_i) x + S b_i`, is an integer, and the order of any two values is the order of
     their scaled integers (multiplication by *S* > 0), so a level MILP over the integer variable
     :math:`Z \le S v_i(X_i)` reaches exactly *S* times the real max-min, and no two distinct levels
