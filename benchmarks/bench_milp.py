@@ -209,8 +209,6 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
     for obj in objectives:
         for solver in solvers:
             mine = [r for r in rows if r["solver"] == solver and r["objective"] == obj and r["config"] == "default"]
-            proven = sorted({r["size"] for r in mine if r["status"] == "optimal" and r["seconds"] <= 60},
-                            key=lambda z: np.prod([int(v) for v in z.split("x")]))
             sized = {}
             for r in mine:
                 sized.setdefault(r["size"], []).append(r)

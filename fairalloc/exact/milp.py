@@ -19,7 +19,6 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import InvalidInstanceError
-from ..result import Status
 from .backends import (CHECK_TOL, PROVEN_GAP, _map_cbc, _map_highs, _parse_cbc_log,  # noqa: F401 - re-exported
                        solve_program)
 from .program import from_pulp, pulp_constraints
