@@ -72,8 +72,8 @@ import numpy as np
 
 from ..errors import FairallocWarning
 from ..result import Status
-from .program import LinearProgram
-from .solvers import Backend, SolveOutcome, quiet_highs
+from .program import LinearProgram, add_var
+from .solvers import Backend, SolveOutcome, cbc_solver_class, quiet_highs
 
 __all__ = ["solve_program", "integer_row", "PROVEN_GAP", "CHECK_TOL"]
 
@@ -295,23 +295,9 @@ def _parse_cbc_log(text: str) -> dict[str, Any]:
     return out
 
 
-def cbc_solver_class() -> Any:
-    """PuLP's CBC: the bundled ``PULP_CBC_CMD`` where PuLP still ships it (3.x), else ``COIN_CMD``
-    (PuLP 4: a ``cbc`` binary on the PATH or the ``cbcbox`` extra). None when neither is available."""
-    import pulp
-
-    avail = pulp.listSolvers(onlyAvailable=True)
-    for name in ("PULP_CBC_CMD", "COIN_CMD"):
-        if name in avail:
-            return getattr(pulp, name)
-    return None
-
-
 def _to_pulp(prog: LinearProgram, start: np.ndarray | None) -> tuple[Any, list]:
     """A fresh ``pulp.LpProblem`` of ``prog`` (public API: ``add_variable``, ``addConstraint``)."""
     import pulp
-
-    from .milp import add_var
 
     p = pulp.LpProblem("fairalloc", pulp.LpMaximize if prog.maximize else pulp.LpMinimize)
     cols = [add_var(p, f"c{k}", None if not math.isfinite(prog.lb[k]) else float(prog.lb[k]),

@@ -21,24 +21,12 @@ import numpy as np
 from ..errors import InvalidInstanceError
 from .backends import (CHECK_TOL, PROVEN_GAP, _map_cbc, _map_highs, _parse_cbc_log,  # noqa: F401 - re-exported
                        solve_program)
-from .program import from_pulp, pulp_constraints
+from .program import add_var, from_pulp, pulp_constraints  # noqa: F401 - add_var re-exported
 from .solvers import Backend, SolveOutcome, get_backend
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["solve_pulp", "export_model", "MilpModel", "check_solution", "add_var", "PROVEN_GAP"]
-
-
-def add_var(problem: Any, name: str, low: float | None = None, up: float | None = None,
-            integer: bool = False) -> Any:
-    """A new variable of ``problem`` (``add_variable``: PuLP >= 3.3 and 4.x; ``LpVariable`` before)."""
-    import pulp
-
-    cat = pulp.LpInteger if integer else pulp.LpContinuous
-    make = getattr(problem, "add_variable", None)
-    if make is not None:
-        return make(name, low, up, cat=cat)
-    return pulp.LpVariable(name, low, up, cat)  # pragma: no cover - PuLP < 3.3
 
 
 def _values(problem: Any, names: Sequence[str]) -> np.ndarray:

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["LinearProgram", "from_pulp", "pulp_constraints", "linear_terms"]
+__all__ = ["LinearProgram", "from_pulp", "pulp_constraints", "linear_terms", "add_var"]
 
 
 @dataclass(frozen=True)
@@ -149,6 +149,18 @@ class LinearProgram:
 
 def _bound(v: float | None, default: float) -> float:
     return default if v is None else float(v)
+
+
+def add_var(problem: Any, name: str, low: float | None = None, up: float | None = None,
+            integer: bool = False) -> Any:
+    """A new variable of ``problem`` (``add_variable``: PuLP >= 3.3 and 4.x; ``LpVariable`` before)."""
+    import pulp
+
+    cat = pulp.LpInteger if integer else pulp.LpContinuous
+    make = getattr(problem, "add_variable", None)
+    if make is not None:
+        return make(name, low, up, cat=cat)
+    return pulp.LpVariable(name, low, up, cat)  # pragma: no cover - PuLP < 3.3
 
 
 def pulp_constraints(problem: Any) -> list:

@@ -83,8 +83,6 @@ class Backend:
             return self.cvxpy_name in cp.installed_solvers()
         if kind == "milp" and self.milp:
             if self.name == "cbc":
-                from .backends import cbc_solver_class
-
                 return cbc_solver_class() is not None
             if self.pulp_name is not None:
                 import pulp
@@ -232,6 +230,18 @@ def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | 
     value = problem.value
     objective = float(value) if status in (Status.OPTIMAL, Status.FEASIBLE) and value is not None else None
     return SolveOutcome(status, message, backend.name, objective=objective, stats=stats)
+
+
+def cbc_solver_class() -> Any:
+    """PuLP's CBC: the bundled ``PULP_CBC_CMD`` where PuLP still ships it (3.x), else ``COIN_CMD``
+    (PuLP 4: a ``cbc`` binary on the PATH or the ``cbcbox`` extra). None when neither is available."""
+    import pulp
+
+    avail = pulp.listSolvers(onlyAvailable=True)
+    for name in ("PULP_CBC_CMD", "COIN_CMD"):
+        if name in avail:
+            return getattr(pulp, name)
+    return None
 
 
 def _is_importable(module: str) -> bool:  # used by tests to skip missing optional backends

@@ -75,7 +75,8 @@ from .._validation import as_array, require_choice, require_integral, require_no
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult, Status
-from .leximin import Valuation, solve_by_components
+from .components import solve_by_components
+from .leximin import Valuation
 from .milp import MilpModel, add_var
 from .values import value_function
 from .placement import edges, flow_check, maxmin_flow_bound, placement_components

@@ -70,7 +70,8 @@ import numpy as np
 from .. import shares
 from ..model import TimeVaryingInstance
 from ..result import AllocationResult, Status
-from .leximin import LeximinOutcome, Valuation, solve_by_components, solve_leximin
+from .components import solve_by_components
+from .leximin import LeximinOutcome, Valuation, solve_leximin
 from .milp import MilpModel, add_var
 from .placement import edges, placement_components
 from .solvers import get_backend

@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from fairalloc.exact.leximin import (LeximinOutcome, Valuation, component_budget, empty_fallback,
-                                     value_resolution)
+from fairalloc.exact.components import component_budget, empty_fallback
+from fairalloc.exact.leximin import LeximinOutcome, Valuation, value_resolution
 from fairalloc.result import Status
 
 
