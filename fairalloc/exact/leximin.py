@@ -130,8 +130,10 @@ __all__ = ["Valuation", "LeximinOutcome", "solve_leximin", "value_resolution", "
 #: first level ten times slower in issue 14).
 WARM_START_DEFAULT = {"highs": True, "cpsat": True, "cbc": False}
 
-#: The old level objective's secondary term (off; ``benchmarks/bench_milp.py --secondary`` measures it).
-_SECONDARY = False
+#: The level objective's secondary term (module docstring): "never", "after-first" (every level but
+#: the first, which stays the plain max-min program) or "always" (up to fairalloc 0.1);
+#: ``benchmarks/bench_milp.py --secondary MODE`` measures them.
+_SECONDARY = "after-first"
 
 _NOISE = 64 * np.finfo(float).eps
 
@@ -448,8 +450,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                 ys[y] = 1.0
             rows.append((ys, c, None, f"{label}lvcount{level_rows}"))
         cost = {zname: 1.0}
-        if _SECONDARY and objective == "leximin" and iscale is None:
-            # the old secondary term (module docstring), kept only to measure it against the plain level
+        if (_SECONDARY == "always" or (_SECONDARY == "after-first" and rounds)) and objective == "leximin" \
+                and iscale is None:
+            # the secondary term (module docstring): prefer users above the level among max-min optima
             span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
             if span > 0:
                 eps = step / (4 * span)
