@@ -60,11 +60,16 @@ submitted, and for TV-TSF the window bound of what fits) leave the group without
 
 **The first level is the max-min program, nothing more.** Its objective is the plain *z* and its
 absolute gap :math:`\delta/2`, exactly as ``objective="maxmin"``, so the first level costs what the
-max-min costs. (Up to fairalloc 0.1 the level objective also carried a small secondary term
-:math:`\epsilon \sum_i v_i`, which let the count MILP be skipped more often but made every level a
-harder program than the max-min it extends: the solver had to prove the secondary optimum too, with
-a four times smaller gap :math:`\delta/4`. Measured on the dense instances of
-``benchmarks/bench_milp.py``, the plain level is the better trade.)
+max-min costs. Up to fairalloc 0.1 every level's objective also carried a small secondary term,
+:math:`z + \epsilon \sum_{i \in G} v_i` with :math:`\epsilon \sum_i (v_i(U_i) - v_i(L_i)) \le \delta/4`
+(it can never trade off any amount of *z*, levels differing by at least :math:`\delta`; among max-min
+optima it prefers users above the level, so the count MILP is skipped more often), solved to an
+absolute gap :math:`\delta/4`. That made the first level a different, sometimes much harder, program
+than the max-min (measured: 9.5 s against 0.7 s on one instance). The term is now used on the later
+levels only (``_SECONDARY = "after-first"``): measured with HiGHS on the random 10 x 10 x 20 TV-TSF
+instances, seeds 0-2 (2026-11-24, load average 23 on 2 cores, same run): plain everywhere 23.1 /
+14.2 / 32.5 s, after the first level 16.0 / 12.5 / 13.6 s, on every level 13.6 / 21.3 / 13.6 s, the
+same leximin vectors in all three.
 
 **Every round is built anew.** The formulation (a PuLP model) is read once into arrays
 (:func:`fairalloc.exact.program.from_pulp`); each MILP of the sequence is those arrays plus the rows
