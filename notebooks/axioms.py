@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 import fairalloc as fa
-from fairalloc.plots.axioms import claims_heatmap, schedule_chart
+from proofs_check.plots import claims_heatmap, schedule_chart
 from proofs_check import campaign, claims
 from proofs_check.misreports import find_profitable_deviation
 from proofs_check.repeated import RepeatedGame, SDRFDynamics, play

@@ -1,19 +1,16 @@
 """``fairalloc simulate`` on a generated workload (no shared data needed)."""
 
-import argparse
 import json
 
 import pandas as pd
 import pytest
 
-from fairalloc.cli import simulate as cli_simulate
+from fairalloc.cli import build_parser
 from fairalloc.errors import InvalidInstanceError
 
 
 def run_cli(argv):
-    parser = argparse.ArgumentParser(prog="fairalloc")
-    cli_simulate.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["simulate", *argv])
+    args = build_parser().parse_args(["simulate", *argv])
     return args.func(args)
 
 
@@ -28,6 +25,8 @@ def test_simulate_generated_workload(tmp_path, capsys):
     summary = pd.read_csv(out / "summary.csv", index_col="policy")
     assert list(summary.index) == ["fcfs", "fcfs+easy", "wfp3", "unicef", "f1", "f2", "buc"]
     assert (summary["finished"] == 400).all()
+    # one name per policy in the table, the folders and the legends (the result's own: fcfs+easy)
+    assert {p.name for p in out.iterdir() if p.is_dir()} == set(summary.index)
     jobs = pd.read_parquet(out / "wfp3" / "jobs.parquet")
     assert len(jobs) == 400 and {"wait", "bsld", "killed"} <= set(jobs.columns)
     assert json.loads((out / "buc" / "summary.json").read_text())["summary"]["policy"] == "buc"
