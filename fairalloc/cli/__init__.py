@@ -19,6 +19,7 @@ import importlib
 import logging
 import os
 import sys
+import warnings
 import zlib
 from importlib.metadata import entry_points
 from typing import Sequence
@@ -98,8 +99,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     configure_logging(args)
     name = f"fairalloc {args.command}"
+
+    def one_line_warning(message, category, filename, lineno, file=None, line=None):
+        print(f"{name}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
     try:
-        with json_to_stdout(args.json == "-"):
+        with json_to_stdout(args.json == "-"), warnings.catch_warnings():
+            warnings.showwarning = one_line_warning
+            warnings.simplefilter("default")
             code = int(args.func(args) or 0)
         write_pending_json(args)
         return code

@@ -143,13 +143,16 @@ def parse_time_varying(data: Mapping[str, Any], where: str = "<data>"):
     cl, names = _servers(data, where)
     users = _users(data, where, ("demand", "arrivals", "duration"),
                    {"name", "demand", "arrivals", "duration", "weight", "servers"})
-    slots = data.get("slots", max(len(u["arrivals"]) for u in users))
+    lengths = [len(u["arrivals"]) if isinstance(u["arrivals"], (list, tuple)) else 1 for u in users]
+    slots = data.get("slots", lengths[0])
     arr = np.zeros((len(users), slots), dtype=np.int64)
     for i, u in enumerate(users):
-        a = list(u["arrivals"])
-        if len(a) > slots:
-            raise InvalidInstanceError(f"{where}: users[{i}].arrivals has {len(a)} slots, more than slots={slots}",
-                                       argument="arrivals", index=(i,), value=len(a))
+        a = list(u["arrivals"]) if isinstance(u["arrivals"], (list, tuple)) else [u["arrivals"]]
+        if len(a) != slots:                         # nothing is padded with zeros (fairalloc.io rules)
+            raise InvalidInstanceError(f"{where}: users[{i}].arrivals lists {len(a)} slots, "
+                                       + (f"slots={slots}" if "slots" in data else f"users[0] lists {slots}")
+                                       + "; list every slot (zeros included)", argument="arrivals", index=(i,),
+                                       value=len(a))
         try:
             arr[i, :len(a)] = a
         except (TypeError, ValueError):
