@@ -49,3 +49,34 @@ def test_bad_workload_spec():
         run_cli(["--workload", "lublin:dayz=3", "--no-progress"])
     with pytest.raises(InvalidInstanceError, match="expected swf:PATH"):
         run_cli(["--workload", "trace.swf", "--no-progress"])
+
+
+def test_out_is_written_whole_and_replaces_an_earlier_run(tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("; MaxProcs: 4\n1 0 -1 100 4 -1 -1 4 50 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                   "2 1 -1 10 2 -1 -1 2 20 -1 1 2 1 -1 -1 -1 -1 -1\n")
+    out = tmp_path / "sim"
+    assert run_cli(["--workload", f"swf:{swf}", "--policy", "fcfs,easy", "--out", str(out)]) == 0
+    assert {"fcfs", "fcfs+easy", ".fairalloc-output"} <= {p.name for p in out.iterdir()}
+    capsys.readouterr()
+    assert run_cli(["--workload", f"swf:{swf}", "--policy", "sjf", "--out", str(out)]) == 0
+    assert "replacing" in capsys.readouterr().out
+    assert not (out / "fcfs").exists() and (out / "sjf").is_dir()        # no stale folder of the first run
+    # a folder fairalloc did not write is refused before any work
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep me")
+    with pytest.raises(InvalidInstanceError, match="did not write"):
+        run_cli(["--workload", f"swf:{swf}", "--out", str(other)])
+    assert (other / "notes.txt").read_text() == "keep me"
+
+
+def test_an_interrupted_output_leaves_nothing_behind(tmp_path):
+    from fairalloc.cli._output import output_folder
+
+    out = tmp_path / "res"
+    with pytest.raises(KeyboardInterrupt):
+        with output_folder(out, build_parser().parse_args(["simulate"]), "simulate") as tmp:
+            (tmp / "half.csv").write_text("a,b\n")
+            raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
