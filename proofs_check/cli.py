@@ -3,8 +3,8 @@
 Examples::
 
     fairalloc check --mechanism sdrf --axiom sp-repeated --examples 5000 --seed 0
-    fairalloc check --all --examples 200 --seconds 20 --out check-report
-    fairalloc check --replay check-report/witnesses/sdrf__sp-repeated__repeated.json
+    fairalloc check --all --examples 200 --seconds 20 --out out/check
+    fairalloc check --replay out/check/witnesses/sdrf__sp-repeated__repeated.json
     fairalloc check --list
     fairalloc check --mechanism mypkg.alloc:my_drf --domain pooled --axiom si
 
@@ -89,7 +89,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--budget", type=_int_at_least_1, default=None, help="lies / deviations tried per user and case")
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
     p.add_argument("--no-shrink", action="store_true", help="report the first counterexample as found")
-    p.add_argument("--out", default=None, help="output folder (--all: default ./check-report)")
+    p.add_argument("--out", default=None, help="output folder (--all: default out/check)")
     p.add_argument("--fresh", action="store_true",
                    help="--all: recompute every cell (default: resume from the records in --out/cells)")
     p.set_defaults(func=run)
@@ -223,7 +223,7 @@ def _all(args) -> int:
                                    "fairalloc check --list", argument="axiom", value=args.axiom)
     f_ex = campaign.F_EXAMPLES if args.f_examples is None else args.f_examples
     f_sec = campaign.F_SECONDS if args.f_seconds is None else args.f_seconds
-    folder = Path(args.out or "check-report")
+    folder = Path(args.out or "out/check")
     if folder.exists() and not folder.is_dir():
         raise InvalidInstanceError(f"--out {folder}: exists and is not a folder", argument="out", value=str(folder))
     cells = folder / "cells"
