@@ -47,8 +47,9 @@ Rules (refused with an error naming the file, the field and the value, unless a 
   without ``capacities``).
 * Commitments are fractions of a resource's capacity: each is in [0, 1] (Eq. 3 keeps them there);
   a value above 1 is refused, not accepted as "more than the whole resource".
-* Time-varying files (:mod:`fairalloc.exact.files`): every user lists ``arrivals`` for every slot (the
-  same length; ``slots``, if given, must equal it), nothing is padded with zeros.
+* Time-varying files (:mod:`fairalloc.exact.files`): every user lists ``arrivals`` over the same
+  number of slots (a shorter list is refused, not padded with zeros); ``slots``, if given, may only
+  extend the horizon past the listed arrivals (no arrivals in those slots).
 * Unknown keys and unknown kinds are refused, with the allowed ones listed.
 """
 
@@ -304,9 +305,7 @@ def load_instance(path: str | Path) -> InstanceSpec:
 
 
 def load_commitments(path: str | Path, instance: Instance) -> np.ndarray:
-    """Read commitments (n_agents, n_resources) for ``instance`` from CSV, JSON or YAML."""
-    from .commitments import as_commitments
-
+    """Read commitments (n_agents, n_resources) for ``instance`` from CSV, JSON or YAML (each in [0, 1])."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"commitments file not found: {p}")

@@ -26,35 +26,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
-from typing import Any
 
+from fairalloc.cli.conventions import emit_json, positive_float, positive_int, say, show_progress
 from fairalloc.errors import InvalidInstanceError
 
 __all__ = ["register", "run"]
 
 _AXES = "sp-stage, sp-repeated, po, si, ef, ef1, bottleneck, pm, rm"
-
-
-def _int_at_least_1(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be an integer >= 1")
-    return v
-
-
-def _seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < v < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds > 0")
-    return v
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -78,15 +57,15 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="with --mechanism package.module:function: the instances your callable takes")
     p.add_argument("--axiom", help=f"column: {_AXES} (default: all)")
     p.add_argument("--variant", help="variant of the axiom (default: every variant the table lists)")
-    p.add_argument("--examples", type=_int_at_least_1, default=200, help="cases tried per cell (default 200)")
-    p.add_argument("--seconds", type=_seconds, default=60.0,
+    p.add_argument("--examples", type=positive_int, default=200, help="cases tried per cell (default 200)")
+    p.add_argument("--seconds", type=positive_float, default=60.0,
                    help="safety cap in seconds per cell (default 60); a cell that reaches it says so")
-    p.add_argument("--f-examples", type=_int_at_least_1, default=None,
+    p.add_argument("--f-examples", type=positive_int, default=None,
                    help="--all: cases for cells expected F, which stop at their first violation "
                         "(default 10000; some violations are rare)")
-    p.add_argument("--f-seconds", type=_seconds, default=None,
+    p.add_argument("--f-seconds", type=positive_float, default=None,
                    help="--all: time cap for cells expected F (default 120)")
-    p.add_argument("--budget", type=_int_at_least_1, default=None, help="lies / deviations tried per user and case")
+    p.add_argument("--budget", type=positive_int, default=None, help="lies / deviations tried per user and case")
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
     p.add_argument("--no-shrink", action="store_true", help="report the first counterexample as found")
     p.add_argument("--out", default=None, help="output folder (--all: default out/check)")
@@ -94,29 +73,6 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="--all: recompute every cell (default: resume from the records in --out/cells)")
     p.set_defaults(func=run)
     return p
-
-
-def _say(args, *lines: str) -> None:
-    if getattr(args, "quiet", False):
-        return
-    stream = sys.stderr if getattr(args, "json", None) == "-" else sys.stdout
-    for line in lines:
-        print(line, file=stream)
-
-
-def _progress(args) -> bool:
-    if getattr(args, "quiet", False) or getattr(args, "no_progress", False):
-        return False
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _json(args, payload: Any) -> None:
-    """Hand the payload to the ``fairalloc`` command, which writes it for ``--json``."""
-    if getattr(args, "json", None):
-        args._json_payload = payload
 
 
 def _cell_lines(rep) -> list[str]:
@@ -181,8 +137,8 @@ def _replay(args) -> int:
     except (KeyError, IndexError, TypeError) as exc:
         raise InvalidInstanceError(f"{path}: incomplete or malformed witness ({type(exc).__name__}: {exc})",
                                    argument="replay", value=str(path)) from None
-    _say(args, ("CONFIRMED: " if r.confirmed else "NOT CONFIRMED: ") + r.detail, json.dumps(r.to_dict()["numbers"]))
-    _json(args, {"witness": str(path), **r.to_dict()})
+    say(args, ("CONFIRMED: " if r.confirmed else "NOT CONFIRMED: ") + r.detail, json.dumps(r.to_dict()["numbers"]))
+    emit_json(args, {"witness": str(path), **r.to_dict()})
     return 0 if r.confirmed else 1
 
 
@@ -198,10 +154,10 @@ def _list(args) -> int:
             lines.append(f"    {c.axiom:12s} {c.variant:30s} {c.expected}  {'(derived) ' if c.derived else ''}{c.cell}")
             cells.append({"axiom": c.axiom, "variant": c.variant, "expected": c.expected, "cell": c.cell,
                           "derived": c.derived})
-        _say(args, *lines)
+        say(args, *lines)
         rows.append({"mechanism": key, "label": info.label, "implemented": info.implemented,
                      "why_not": info.why_not, "source": info.source, "claims": cells})
-    _json(args, rows)
+    emit_json(args, rows)
     return 0
 
 
@@ -229,19 +185,19 @@ def _all(args) -> int:
     cells = folder / "cells"
     done = len(list(cells.glob("*.json"))) if cells.is_dir() and not args.fresh else 0
     if done:
-        _say(args, f"resuming: {done} cell records in {cells} (cells run with other budgets are run again; "
+        say(args, f"resuming: {done} cell records in {cells} (cells run with other budgets are run again; "
                    "--fresh recomputes all)")
     reports = campaign.run_all(sel, examples=args.examples, seconds=args.seconds, seed=args.seed,
-                               budget=args.budget, progress=_progress(args), f_examples=f_ex, f_seconds=f_sec,
+                               budget=args.budget, progress=show_progress(args), f_examples=f_ex, f_seconds=f_sec,
                                cells_dir=cells, resume=not args.fresh)
     paths = campaign.write_report(reports, folder)
     checked, summary = _summary(reports)
-    _say(args, *[f"{r.claim.key:48s} expected {r.claim.expected}  found {r.found or '-'}  {r.status:16s} "
+    say(args, *[f"{r.claim.key:48s} expected {r.claim.expected}  found {r.found or '-'}  {r.status:16s} "
                  f"{r.examples:5d} ex {r.seconds:6.1f} s" for r in checked], summary)
-    _say(args, *[f"  DISAGREES {r.claim.key}:{campaign.disagreement_hint(r) or ' see the report'}"
+    say(args, *[f"  DISAGREES {r.claim.key}:{campaign.disagreement_hint(r) or ' see the report'}"
                  for r in checked if r.status == "DISAGREES"])
-    _say(args, f"report: {paths['report']}, heatmap: {paths['heatmap']}, cells: {cells}")
-    _json(args, [r.to_dict() for r in reports])
+    say(args, f"report: {paths['report']}, heatmap: {paths['heatmap']}, cells: {cells}")
+    emit_json(args, [r.to_dict() for r in reports])
     return 1 if any(r.status == "DISAGREES" for r in checked) else 0
 
 
@@ -269,18 +225,18 @@ def _cells(args) -> int:
     records = []
     for c in sel:
         rep = campaign.run_cell(c, examples=args.examples, seconds=args.seconds, seed=args.seed,
-                                do_shrink=not args.no_shrink, budget=args.budget, progress=_progress(args))
+                                do_shrink=not args.no_shrink, budget=args.budget, progress=show_progress(args))
         if rep.status == "skipped":
-            _say(args, f"{c.key}: skipped ({rep.reason})")
+            say(args, f"{c.key}: skipped ({rep.reason})")
             continue
-        _say(args, *_cell_lines(rep))
+        say(args, *_cell_lines(rep))
         records.append(rep)
         status |= rep.status == "DISAGREES"
     if args.out and records:
         title = f"fairalloc check --mechanism {args.mechanism}" + (f" --axiom {args.axiom}" if args.axiom else "") \
             + (f" --variant {args.variant}" if args.variant else "")
         campaign.write_report(records, Path(args.out), title=title)
-    _json(args, [r.to_dict() for r in records])
+    emit_json(args, [r.to_dict() for r in records])
     return int(status)
 
 

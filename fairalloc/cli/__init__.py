@@ -6,7 +6,7 @@ Each subcommand lives in its own module ``fairalloc.cli.<name>`` exposing
 ``fairalloc.commands`` (an object with the same ``register``): ``proofs_check`` provides
 ``fairalloc check`` that way, so fairalloc never imports proofs_check (``DESIGN.md``).
 
-Every subcommand takes the options of :mod:`fairalloc.cli._output` (``-q``, ``-v``, ``--json``,
+Every subcommand takes the options of :mod:`fairalloc.cli.conventions` (``-q``, ``-v``, ``--json``,
 ``--no-progress``, ``--debug``) and follows its exit statuses: an input error is one line on stderr
 and exit status 2; ``--debug`` (or ``FAIRALLOC_DEBUG=1``) shows the traceback.
 """
@@ -25,7 +25,7 @@ from importlib.metadata import entry_points
 from typing import Sequence
 
 from ..errors import FairallocError, SolverError, SolverUnavailableError
-from ._output import (EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_USAGE, OneLineParser,
+from .conventions import (EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_USAGE, OneLineParser,
                       add_common_options, configure_logging, debug_enabled, json_to_stdout, write_pending_json)
 
 __all__ = ["main", "SUBCOMMANDS", "PLUGIN_GROUP", "build_parser"]

@@ -22,7 +22,7 @@ from .._validation import require_choice
 from ..errors import InvalidInstanceError
 from ..io import InstanceSpec
 from ..result import AllocationResult
-from ._output import EXIT_NO_SOLUTION, emit_json, say, show_progress
+from .conventions import EXIT_NO_SOLUTION, emit_json, say, show_progress
 
 __all__ = ["TASK_MECHANISMS", "solve_exact_spec", "format_exact_table", "run_exact"]
 

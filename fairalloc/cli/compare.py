@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InvalidInstanceError
-from ._output import (check_output_folder, emit_json, nonnegative_int, output_folder, positive_float, say,
+from .conventions import (check_output_folder, emit_json, nonnegative_int, output_folder, positive_float, say,
                       show_progress)
 
 __all__ = ["register", "run"]

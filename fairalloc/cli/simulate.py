@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import FairallocError, InvalidInstanceError
-from ._output import (check_output_folder, emit_json, open_unit_float, output_folder, positive_float, positive_int,
+from .conventions import (check_output_folder, emit_json, open_unit_float, output_folder, positive_float, positive_int,
                       say, show_progress)
 
 __all__ = ["register", "run", "parse_workload"]

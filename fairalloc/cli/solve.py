@@ -25,7 +25,7 @@ from ..errors import InvalidInstanceError
 from ..examples import EXAMPLES, get_example
 from ..io import InstanceSpec, load_commitments, load_instance
 from ..result import AllocationResult
-from ._output import emit_json, nonnegative_float, nonnegative_int, positive_float, positive_int, say, show_progress
+from .conventions import emit_json, nonnegative_float, nonnegative_int, positive_float, say, show_progress
 
 __all__ = ["register", "run", "POOLED_MECHANISMS", "solve_pooled_spec", "format_pooled_table"]
 

@@ -72,7 +72,7 @@ def test_out_is_written_whole_and_replaces_an_earlier_run(tmp_path, capsys):
 
 
 def test_an_interrupted_output_leaves_nothing_behind(tmp_path):
-    from fairalloc.cli._output import output_folder
+    from fairalloc.cli.conventions import output_folder
 
     out = tmp_path / "res"
     with pytest.raises(KeyboardInterrupt):
