@@ -26,6 +26,9 @@ from .conventions import (check_output_folder, emit_json, nonnegative_int, outpu
 
 __all__ = ["register", "run"]
 
+#: What compare writes into --out (an older output folder holding only these is replaced too).
+_WRITES = ("compare.csv", "summary.csv", "compare.png")
+
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     from ..experiments.compare import DEFAULT_VARIANTS, VARIANTS
@@ -90,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise InvalidInstanceError(f"--variants: unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}",
                                    argument="variants", value=unknown[0])
-    check_output_folder(args.out)
+    check_output_folder(args.out, ours=_WRITES)
     instances = _instances(args)
     table = compare(instances, variants=variants, solver=args.solver, time_limit=args.time_limit,
                     pareto=not args.no_pareto, progress=show_progress(args))
@@ -121,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{r['exact_min']:.3f}, distance {r['leximin_distance']:.3f}, tasks {r['greedy_tasks']} vs "
                   f"{r['exact_tasks']}, {dom}")
     emit_json(args, {"summary": summary.reset_index().to_dict("records"), "rows": table.to_dict("records")})
-    with output_folder(args.out, args, "compare") as out:
+    with output_folder(args.out, args, "compare", ours=_WRITES) as out:
         table.to_csv(out / "compare.csv", index=False)
         summary.to_csv(out / "summary.csv")
         gaps(table).savefig(out / "compare.png", dpi=110)

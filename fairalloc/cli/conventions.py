@@ -191,15 +191,16 @@ open_unit_float = _number(float, lambda v: 0 < v < 1, "a number in (0, 1)")
 
 
 
-def check_output_folder(path: str | Path, option: str = "--out") -> Path:
+def check_output_folder(path: str | Path, option: str = "--out", *, ours: tuple[str, ...] = ()) -> Path:
     """Refuse, before any work, an output path that :func:`output_folder` could not replace: a file, or
-    a non-empty folder that no fairalloc command wrote (it has no :data:`MARKER`)."""
+    a non-empty folder that no fairalloc command wrote (it has no :data:`MARKER`, and it holds files
+    other than ``ours``, the names the command writes: outputs of versions before the marker)."""
     from ..errors import InvalidInstanceError
 
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise InvalidInstanceError(f"{option} {out}: exists and is not a folder", argument=option, value=str(out))
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
+    if out.is_dir() and not (out / MARKER).exists() and any(p.name not in ours for p in out.iterdir()):
         raise InvalidInstanceError(f"{option} {out}: a non-empty folder that fairalloc did not write; give a new or "
                                    "empty folder (an earlier output folder of fairalloc is replaced)",
                                    argument=option, value=str(out))
@@ -207,7 +208,8 @@ def check_output_folder(path: str | Path, option: str = "--out") -> Path:
 
 
 @contextlib.contextmanager
-def output_folder(path: str | Path, args: argparse.Namespace, command: str) -> Iterator[Path]:
+def output_folder(path: str | Path, args: argparse.Namespace, command: str, *,
+                  ours: tuple[str, ...] = ()) -> Iterator[Path]:
     """Write an output folder whole or not at all.
 
     Yields a temporary folder next to ``path``; when the block ends without error, the folder gets
@@ -215,7 +217,7 @@ def output_folder(path: str | Path, args: argparse.Namespace, command: str) -> I
     command says so); on an error or an interrupt the temporary folder is deleted and ``path`` is
     left as it was.
     """
-    out = check_output_folder(path)
+    out = check_output_folder(path, ours=ours)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
