@@ -134,6 +134,15 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
     cells = spec.cells()
     store = Store(out)
     store.open(spec, cells)
+    try:
+        return _run(spec, cells, store, workers, scheduler, progress)
+    finally:
+        store.close()
+
+
+def _run(spec: Spec, cells: list[Cell], store: Store, workers: int | None, scheduler: Any,
+         progress: Any) -> SweepSummary:
+    out = store.out
     done = store.done_keys()
     todo = [c for c in cells if c.key not in done]
     summary = SweepSummary(name=spec.name, out=Path(out), total=len(cells), skipped=len(cells) - len(todo))
@@ -151,7 +160,7 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
             summary.failed.append({"key": cell.key, "label": cell.params["label"],
                                    "policy": cell.params["policy"], "seed": cell.params["seed"],
                                    "error": outcome["error"]})
-            logger.warning("cell %s (%s, seed %s) failed: %s", cell.key, cell.params["label"],
+            logger.info("cell %s (%s, seed %s) failed: %s", cell.key, cell.params["label"],
                            cell.params["seed"], outcome["error"])
         if bar is not None:
             bar.update(1)

@@ -11,7 +11,9 @@ Layout of ``OUT/``::
 Every file is written to a temporary name in the same folder and renamed (``os.replace``), so a
 file is whole or absent whenever the process dies. A cell's record is written after its tables:
 a cell counts as finished only once its record exists, and a rerun rewrites the same file names,
-so a sweep killed at any moment and restarted ends with exactly the rows of an uninterrupted run.
+so a sweep killed at any moment and restarted ends with exactly the rows of an uninterrupted run
+(the restart deletes the temporary files a kill left). While a sweep runs it holds ``OUT/.lock``
+(``flock``), so a second sweep into the same folder is refused.
 Readers take a table's rows only from cells the manifest lists and the records call ``done``.
 (Renames survive the death of the process, not a power cut: nothing is fsynced.)
 """
@@ -84,12 +86,16 @@ class Store:
                 raise InvalidInstanceError(
                     f"out={str(self.out)!r} holds the sweep {old.get('name')!r} of another spec (it differs "
                     f"at {', '.join(diff)}); use another folder", argument="out", value=str(self.out))
-        elif self.out.exists() and any(self.out.iterdir()):
+        elif self.out.exists() and any(p.name != ".lock" for p in self.out.iterdir()):
             raise InvalidInstanceError(f"out={str(self.out)!r} exists and is not a sweep folder (no "
                                        "sweep.json); use a new or empty folder", argument="out",
                                        value=str(self.out))
         self.cells_dir.mkdir(parents=True, exist_ok=True)
         self.tables_dir.mkdir(parents=True, exist_ok=True)
+        self._lock()
+        for stale in [*self.out.glob(".*.tmp"), *self.cells_dir.glob(".*.tmp"),
+                      *self.tables_dir.glob("*/.*.tmp")]:
+            stale.unlink()                 # left by a process killed while writing
         doc = {"name": spec.name, "spec": spec.to_dict(), "version": __version__, "n_cells": len(cells)}
         _atomic_write(info, lambda p: p.write_text(json.dumps(doc, indent=2, default=str)))
         manifest = pd.DataFrame({
@@ -98,6 +104,29 @@ class Store:
             "seed": pd.array([c.params["seed"] for c in cells], dtype="Int64"),
             "params": [json.dumps(c.params, sort_keys=True, default=str) for c in cells]})
         _atomic_write(self.out / "manifest.parquet", lambda p: manifest.to_parquet(p, index=False))
+
+    def _lock(self) -> None:
+        """Hold ``OUT/.lock`` (flock, released when the process dies, even by SIGKILL) so that two
+        sweeps never write one folder at the same time."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            return
+        fh = open(self.out / ".lock", "a")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            raise InvalidInstanceError(f"out={str(self.out)!r} is being written by another running sweep",
+                                       argument="out", value=str(self.out)) from None
+        self._lock_file = fh
+
+    def close(self) -> None:
+        """Release the folder's lock (taken by :meth:`open`)."""
+        fh = getattr(self, "_lock_file", None)
+        if fh is not None:
+            fh.close()
+            self._lock_file = None
 
     def records(self) -> dict[str, dict[str, Any]]:
         """key -> record of every finished cell (done or failed)."""

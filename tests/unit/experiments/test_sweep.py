@@ -195,3 +195,12 @@ def test_out_folder_checks(tmp_path):
     with pytest.raises(fa.InvalidInstanceError, match="workers=-1"):
         run_sweep(RIGID, out, workers=-1)
     assert Store(out).table_names() == ["jobs", "summary", "users"]
+    # a second sweep into a folder another one is writing is refused (flock on OUT/.lock)
+    busy = Store(out)
+    busy.open(Spec.from_dict(RIGID), Spec.from_dict(RIGID).cells())
+    try:
+        with pytest.raises(fa.InvalidInstanceError, match="being written by another running sweep"):
+            run_sweep(RIGID, out, workers=0, progress=False)
+    finally:
+        busy.close()
+    assert run_sweep(RIGID, out, workers=0, progress=False).skipped == 8
