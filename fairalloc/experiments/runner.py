@@ -78,9 +78,14 @@ def _client(workers: int | None, scheduler: Any):
     if scheduler is not None:
         if isinstance(scheduler, Client):
             return scheduler, None
-        return Client(scheduler), None
+        try:
+            return Client(scheduler), None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InvalidInstanceError(f"scheduler={scheduler!r}: cannot reach a Dask scheduler there "
+                                       f"({type(exc).__name__}: {exc})", argument="scheduler",
+                                       value=scheduler) from None
     n = workers if workers is not None else (os.cpu_count() or 1)
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
 

@@ -21,7 +21,8 @@ A spec is a YAML file or the same structure as a Python dict::
     tables: [summary, users]              # what to keep (built-in cell: summary, users, jobs,
                                           # rejected, utilization); default [summary]
     run: mypackage.cells:my_cell          # optional: another cell function (module docstring of
-                                          # fairalloc.experiments.worker for its contract)
+                                          # fairalloc.experiments.worker for its contract); its
+                                          # check(params), if it has one, runs on every cell first
 
 The cells are the product seeds x grid x (each policy x its own grid), in that nesting order (the
 last axis varies fastest). Each cell has a stable key: a hash of its resolved parameters (workload,
@@ -246,9 +247,27 @@ class Spec:
         if self.builtin:
             self._check_builtin_policies()
         self.n_cells = sum(1 for _ in self._points())
-        if self.n_cells == 0:
-            raise SpecError("policies", d.get("policies"), "the spec expands into no cell")
-        self._coord_types = None
+        if not self.builtin:
+            self._check_custom_cells()
+
+    def _check_custom_cells(self) -> None:
+        """Call the custom cell function's ``check(params)`` (when it has one) on every cell."""
+        check = getattr(inputs.resolve_callable(self.run), "check", None)
+        if not callable(check):
+            return
+        for cell in self.cells():
+            try:
+                check(cell.params)
+            except (ValueError, KeyError, TypeError) as exc:
+                label, opts = cell.params["label"], cell.params["options"]
+                arg = getattr(exc, "argument", None)
+                where = "policies" if label is None else f"policies.{label}"
+                if arg in opts:
+                    raise SpecError(f"{where}.{arg}", opts[arg], f"{self.run}.check: {exc}") from None
+                if arg in cell.params["grid"]:
+                    raise SpecError(f"grid.{arg}", cell.params["grid"][arg], f"{self.run}.check: {exc}") from None
+                raise SpecError(where if label is not None else "run", opts if label is not None else self.run,
+                                f"{self.run}.check (seed {cell.params['seed']}): {exc}") from None
 
     def _check_grid(self, grid: Any) -> dict[str, list]:
         if grid is None:

@@ -15,6 +15,20 @@ it again and nothing ships it with every cell. ``params`` is :attr:`Cell.params`
 DataFrame per table; the runner adds the cell's key and coordinates as columns and keeps the tables
 the spec lists (all returned ones when it lists none). Whatever it raises is recorded as the cell's
 error and the sweep goes on.
+
+A cell function may carry a ``check`` attribute, ``check(params)``, which the spec calls on every
+cell before anything runs: raise ``ValueError`` (best: :class:`~fairalloc.InvalidInstanceError`
+with ``argument=`` the option or grid axis at fault) and the spec is refused naming that key::
+
+    def my_cell(workload, params): ...
+    def _check(params):
+        if params["options"].get("solver") not in ("highs", "cbc"):
+            raise InvalidInstanceError("solver must be highs or cbc", argument="solver")
+    my_cell.check = _check
+
+A custom cell may also need no workload (leave ``workload`` out) and no policies (then ``policy``
+and ``label`` are None and the cells are seeds x grid); a custom ``generator`` may return any
+object, which the cell function receives as ``workload``.
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def test_local_cluster_same_rows_workload_built_once_per_worker(tmp_path, cells_
     run_sweep(RIGID, tmp_path / "inproc", workers=0, progress=False)
     seen = []
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         s = run_sweep(RIGID, tmp_path / "dask", scheduler=client, progress=lambda c, o: seen.append(c.key))
         f = run_sweep(FLAKY, tmp_path / "flaky", scheduler=cluster.scheduler_address, progress=False)
         assert client.status == "running"          # a client we passed is left open
@@ -204,3 +204,11 @@ def test_out_folder_checks(tmp_path):
     finally:
         busy.close()
     assert run_sweep(RIGID, out, workers=0, progress=False).skipped == 8
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(fa.InvalidInstanceError, match="cannot reach a Dask scheduler") as info:
+            run_sweep(RIGID, tmp_path / "u", scheduler="tcp://127.0.0.1:9", progress=False)
+    assert info.value.argument == "scheduler"
