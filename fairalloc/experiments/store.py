@@ -143,10 +143,10 @@ class Store:
 
     def write(self, cell: Cell, outcome: dict[str, Any]) -> None:
         """Write a cell's tables, then its record (each atomically)."""
-        for name, df in outcome.get("tables", {}).items():
+        for name, data in outcome.get("tables", {}).items():      # Parquet bytes (worker.execute_cell)
             d = self.tables_dir / name
             d.mkdir(parents=True, exist_ok=True)
-            _atomic_write(d / f"{cell.key}.parquet", lambda p, df=df: df.to_parquet(p, index=False))
+            _atomic_write(d / f"{cell.key}.parquet", lambda p, data=data: p.write_bytes(data))
         rec = {"key": cell.key, "index": cell.index, "label": cell.params["label"],
                "policy": cell.params["policy"], "seed": cell.params["seed"], "status": outcome["status"],
                "wall_s": outcome.get("wall_s"), "load_s": outcome.get("load_s"),

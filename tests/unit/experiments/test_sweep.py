@@ -33,6 +33,11 @@ CELLS_MODULE = textwrap.dedent('''
             raise RuntimeError("seed 1 is cursed")
         return {"result": pd.DataFrame({"x": [params["grid"]["x"]] * 2, "part": [0, 1],
                                         "jobs": [len(workload)] * 2})}
+
+    def odd_tables(workload, params):
+        if params["seed"] == 0:     # a named index is data; an unnamed one is dropped
+            return {"t": pd.DataFrame({"v": [1.0, 2.0]}, index=pd.Index([7, 9], name="user"))}
+        return {"t": pd.DataFrame({"v": [object(), 1]})}     # Parquet cannot hold this column
 ''')
 
 FLAKY = {
@@ -212,3 +217,12 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
         with pytest.raises(fa.InvalidInstanceError, match="cannot reach a Dask scheduler") as info:
             run_sweep(RIGID, tmp_path / "u", scheduler="tcp://127.0.0.1:9", progress=False)
     assert info.value.argument == "scheduler"
+
+
+def test_table_parquet_cannot_hold_fails_its_cell_only(tmp_path, cells_module):
+    spec = {"name": "odd", "run": "sweep_test_cells:odd_tables", "seeds": 2}
+    s = run_sweep(spec, tmp_path / "odd", workers=0, progress=False)
+    assert s.done == 1 and len(s.failed) == 1 and s.failed[0]["seed"] == 1
+    assert "ArrowInvalid" in s.failed[0]["error"] or "ArrowTypeError" in s.failed[0]["error"]
+    t = load(tmp_path / "odd", "t").df()
+    assert t[["user", "v"]].values.tolist() == [[7, 1.0], [9, 2.0]]
