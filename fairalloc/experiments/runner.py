@@ -49,6 +49,9 @@ class SweepSummary:
         Cells already done in ``out`` before this call.
     failed : list of dict
         Cells that raised (or whose worker died): ``key``, ``label``, ``policy``, ``seed``, ``error``.
+    spec_changed : list of str
+        Top-level keys of the spec that changed since the last run into ``out`` (cells with
+        unchanged parameters were kept).
     """
 
     name: str
@@ -57,6 +60,7 @@ class SweepSummary:
     done: int = 0
     skipped: int = 0
     failed: list[dict[str, Any]] = field(default_factory=list)
+    spec_changed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -66,6 +70,9 @@ class SweepSummary:
     def __str__(self) -> str:
         lines = [f"sweep {self.name!r}: {self.total} cells: {self.done} done, {self.skipped} skipped "
                  f"(already done), {len(self.failed)} failed; results in {self.out}"]
+        if self.spec_changed:
+            lines.append(f"  the spec changed since the last run (at {', '.join(self.spec_changed)}): cells "
+                         "with unchanged parameters were kept")
         for f in self.failed:
             lines.append(f"  failed {f['key']} (label={f['label']}, seed={f['seed']}): {f['error']}")
         return "\n".join(lines)
@@ -97,8 +104,9 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
     ----------
     spec : Spec, dict or path of a YAML file
     out : str or Path
-        The sweep's folder (layout in :mod:`fairalloc.experiments.store`); created, or holding the
-        same spec from an earlier (possibly killed) run.
+        The sweep's folder (layout in :mod:`fairalloc.experiments.store`); created, or holding a
+        spec of the same name from an earlier (possibly killed) run: the cells already done with
+        the same parameters are skipped, the others run.
     workers : int, optional
         Worker processes of the local cluster (default: one per core); 0 runs the cells here, one
         after the other, without Dask.
@@ -118,7 +126,8 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
     SpecError
         For a wrong spec, before anything runs.
     InvalidInstanceError
-        ``out`` holds another sweep; ``workers`` and ``scheduler`` both given, or ``workers < 0``.
+        ``out`` holds a sweep of another name, or is being written by another sweep; ``workers``
+        and ``scheduler`` both given, or ``workers < 0``.
 
     Examples
     --------
@@ -138,11 +147,13 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
         spec = Spec.from_dict(spec) if isinstance(spec, dict) else Spec.from_yaml(spec)
     cells = spec.cells()
     store = Store(out)
-    store.open(spec, cells)
+    changed = store.open(spec, cells)
     try:
-        return _run(spec, cells, store, workers, scheduler, progress)
+        summary = _run(spec, cells, store, workers, scheduler, progress)
     finally:
         store.close()
+    summary.spec_changed = changed
+    return summary
 
 
 def _run(spec: Spec, cells: list[Cell], store: Store, workers: int | None, scheduler: Any,

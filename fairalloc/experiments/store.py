@@ -66,26 +66,39 @@ class Store:
     def tables_dir(self) -> Path:
         return self.out / "tables"
 
-    def open(self, spec: Spec, cells: list[Cell]) -> None:
-        """Create the folder for ``spec`` or check that it holds the same spec.
+    def open(self, spec: Spec, cells: list[Cell]) -> list[str]:
+        """Create the folder for ``spec``, or take it over from an earlier run of a spec of the same
+        name, and hold its lock until :meth:`close`.
+
+        A spec of the same name may have changed since (more seeds, another grid): cells are
+        identified by their parameters, so those already done are kept and the others run; the
+        manifest then lists the new spec's cells only, and readers see only those (the files of
+        cells no longer in the spec stay on disk, unread).
+
+        Returns
+        -------
+        list of str
+            The top-level keys of the spec that changed since the last run (empty: same spec).
 
         Raises
         ------
         InvalidInstanceError
-            (``argument="out"``) when ``out`` holds another sweep: a different spec, or files that
-            are not a sweep's.
+            (``argument="out"``) when ``out`` holds the sweep of a spec with another name, or files
+            that are not a sweep's, or another sweep is writing it now.
         """
         from .. import __version__
 
         info = self.out / "sweep.json"
+        changed: list[str] = []
         if info.exists():
             old = json.loads(info.read_text())
-            if old.get("spec") != json.loads(json.dumps(spec.to_dict(), default=str)):
-                diff = sorted(k for k in set(old.get("spec", {})) | set(spec.data)
-                              if old.get("spec", {}).get(k) != json.loads(json.dumps(spec.data.get(k), default=str)))
+            if old.get("name") != spec.name:
                 raise InvalidInstanceError(
-                    f"out={str(self.out)!r} holds the sweep {old.get('name')!r} of another spec (it differs "
-                    f"at {', '.join(diff)}); use another folder", argument="out", value=str(self.out))
+                    f"out={str(self.out)!r} holds the sweep {old.get('name')!r}, not {spec.name!r}; use "
+                    "another folder", argument="out", value=str(self.out))
+            new = json.loads(json.dumps(spec.to_dict(), default=str))
+            prev = old.get("spec", {})
+            changed = sorted(k for k in set(prev) | set(new) if prev.get(k) != new.get(k))
         elif self.out.exists() and any(p.name != ".lock" for p in self.out.iterdir()):
             raise InvalidInstanceError(f"out={str(self.out)!r} exists and is not a sweep folder (no "
                                        "sweep.json); use a new or empty folder", argument="out",
@@ -104,6 +117,7 @@ class Store:
             "seed": pd.array([c.params["seed"] for c in cells], dtype="Int64"),
             "params": [json.dumps(c.params, sort_keys=True, default=str) for c in cells]})
         _atomic_write(self.out / "manifest.parquet", lambda p: manifest.to_parquet(p, index=False))
+        return changed
 
     def _lock(self) -> None:
         """Hold ``OUT/.lock`` (flock, released when the process dies, even by SIGKILL) so that two

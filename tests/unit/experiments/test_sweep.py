@@ -186,10 +186,18 @@ def test_duckdb_query_and_errors(tmp_path):
 def test_out_folder_checks(tmp_path):
     out = tmp_path / "o"
     run_sweep(RIGID, out, workers=0, progress=False)
-    other = dict(RIGID, seeds=[0, 1, 2])
-    with pytest.raises(fa.InvalidInstanceError, match="differs at seeds") as info:
-        run_sweep(other, out, workers=0, progress=False)
+    with pytest.raises(fa.InvalidInstanceError, match="holds the sweep 'rigid', not 'other'") as info:
+        run_sweep(dict(RIGID, name="other"), out, workers=0, progress=False)
     assert info.value.argument == "out"
+    # the same spec grown by a seed: the 8 cells done are kept, 4 run; readers see the new spec's cells
+    more = run_sweep(dict(RIGID, seeds=[0, 1, 2]), out, workers=0, progress=False)
+    assert (more.done, more.skipped, more.spec_changed) == (4, 8, ["seeds"])
+    assert "the spec changed since the last run (at seeds)" in str(more)
+    assert sorted(set(load(out, "summary").df()["seed"])) == [0, 1, 2]
+    fewer = run_sweep(dict(RIGID, seeds=[1]), out, workers=0, progress=False)
+    assert (fewer.done, fewer.skipped) == (0, 4)
+    assert set(load(out, "summary").df()["seed"]) == {1} and len(load(out, "cells").df()) == 4
+    run_sweep(RIGID, out, workers=0, progress=False)
     junk = tmp_path / "junk"
     junk.mkdir()
     (junk / "x.txt").write_text("mine")
