@@ -10,7 +10,8 @@ A spec is a YAML file or the same structure as a Python dict::
       n_tasks: 3000
       rng: ${seed}                        # "${name}": the cell's seed or a value of `grid`
     # workload: {reader: swf, path: $FAIRALLOC_DATA/swf/KTH-SP2-1996-2.1-cln.swf.gz}   # ... or a reader
-    capacity: {pool: ${load}}             # processors: N | pool: F (x R) | resources: [...] | cluster: NAME
+    capacity: {pool: "${load}"}           # processors: N | pool: F (x R) | resources: [...] | cluster: NAME
+                                          # (quote "${name}" inside {...}: YAML reads braces there)
     grid:                                 # axes shared by every policy, used through ${name}
       load: [0.5, 0.75, 1.0]
     policies:                             # label -> options; a list is a grid axis of that policy
@@ -26,7 +27,9 @@ A spec is a YAML file or the same structure as a Python dict::
 
 The cells are the product seeds x grid x (each policy x its own grid), in that nesting order (the
 last axis varies fastest). Each cell has a stable key: a hash of its resolved parameters (workload,
-capacity, policy and options, seed, grid values, tables, cell function) and of fairalloc's version.
+capacity, policy and options, seed, grid values, tables, cell function) and of fairalloc's version
+(the version string, not the code: results computed by a modified checkout keep their keys, so
+use a new folder after changing fairalloc or a cell function).
 Everything is checked before anything runs, and a wrong spec raises :class:`SpecError` naming the
 key (``policies.sdrf.delta``), and the value: unknown top-level keys, policies and options (each
 policy is built once with its options to check them), generator or reader arguments, missing files,

@@ -179,3 +179,19 @@ def test_custom_cell_check_hook_and_custom_generator(tmp_path, monkeypatch):
     assert run_sweep(s, tmp_path / "o", workers=0, progress=False).ok
     assert load(tmp_path / "o", "t").df()[["n", "size", "solver"]].values.tolist() == [
         [1, 1, "highs"], [1, 1, "cbc"], [2, 2, "highs"], [2, 2, "cbc"]]
+
+
+def test_module_docstring_example_is_a_valid_spec():
+    import textwrap
+
+    import yaml
+
+    import fairalloc.experiments.spec as spec_module
+
+    doc = spec_module.__doc__
+    block = doc.split("Python dict::\n")[1].split("\nThe cells are")[0]
+    text = textwrap.dedent(block).replace("run: mypackage.cells:my_cell", "")   # no such package here
+    s = Spec.from_dict(yaml.safe_load(text))
+    # seeds x load x (drf + sdrf x 2 deltas + sdrf-printed)
+    assert s.n_cells == 3 * 3 * 4
+    assert {c.params["capacity"]["pool"] for c in s.cells()} == {0.5, 0.75, 1.0}
