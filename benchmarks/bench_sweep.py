@@ -1,8 +1,8 @@
 """Sweep runner: cells per second with 1 and 2 Dask workers, overhead per cell against calling the
 cell function directly, peak memory of a worker.
 
-    python benchmarks/bench_sweep.py            # 16 cells of about 1 s each
-    python benchmarks/bench_sweep.py --quick    # 8 cells of about 0.3 s
+    python benchmarks/bench_sweep.py            # 16 cells of about 1 CPU second each, 3 rounds
+    python benchmarks/bench_sweep.py --quick    # 8 cells of about 0.3 CPU seconds, 2 rounds
 
 Every cell is the built-in cell (``fa.simulate`` with WFP3 on one Lublin workload: the same work
 in each cell, cells told apart by their seed only), so the figures compare like with like:
@@ -17,8 +17,9 @@ in each cell, cells told apart by their seed only), so the figures compare like 
 The four runs are interleaved in each of ``--rounds`` rounds and the medians reported, so a change
 of the machine's load hits them alike.
 
-Overhead per cell = (runner time / cells - direct time per cell) / direct time per cell. Machine
-load changes everything here: read the same-run ratios, with the ``uptime`` line printed.
+Overhead per cell = (runner time / cells - direct time per cell) / direct time per cell, in wall
+time and in CPU time (this process plus the workers' processes; the nannies are not counted).
+Machine load changes the wall times a lot: read the same-run ratios, with the ``uptime`` lines.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _peak_rss_mb() -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cells", type=int, default=16)
-    ap.add_argument("--target", type=float, default=1.0, help="seconds per cell (calibrated)")
+    ap.add_argument("--target", type=float, default=1.0, help="CPU seconds per cell (calibrated)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median reported)")
     ap.add_argument("--quick", action="store_true", help="8 cells of about 0.3 s, 2 rounds")
     args = ap.parse_args()
@@ -57,14 +58,15 @@ def main() -> None:
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     print(f"cores: {os.cpu_count()}, fairalloc {fa.__version__}")
 
-    # calibrate the workload so that one cell takes about --target seconds here
+    # calibrate the workload so that one cell takes about --target seconds of CPU (wall time depends
+    # on how many other processes share the cores)
     n_jobs = 2000
     params = {"policy": "wfp3", "options": {}, "capacity": {"processors": 128}, "tables": ["summary", "users"]}
     for _ in range(4):
         wl = fa.workloads.lublin(n_jobs, nodes=128, rng=0)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         simulate_cell(wl, params)
-        dt = time.perf_counter() - t0
+        dt = time.process_time() - t0
         if 0.8 * args.target <= dt <= 1.25 * args.target:
             break
         n_jobs = max(200, int(n_jobs * args.target / dt))
@@ -77,13 +79,14 @@ def main() -> None:
     print(f"\ngrid: {args.cells} cells, fa.simulate(WFP3) on Lublin n_jobs={n_jobs}, 128 processors; "
           f"{args.rounds} rounds, the four runs interleaved in each (the machine's load moves)")
 
-    def direct() -> float:
-        t0 = time.perf_counter()
+    def direct() -> tuple[float, float]:
+        t0, c0 = time.perf_counter(), time.process_time()
         for _ in range(args.cells):
             simulate_cell(wl, params)
-        return time.perf_counter() - t0
+        return time.perf_counter() - t0, time.process_time() - c0
 
     times: dict[str, list[float]] = {k: [] for k in ("direct", "inproc", "dask1", "dask2", "steady1", "steady2")}
+    cpu: dict[str, list[float]] = {k: [] for k in ("direct", "inproc", "dask1", "dask2")}
     builds: dict[int, float] = {}
     peak: dict[int, dict] = {}
     with tempfile.TemporaryDirectory() as tmp, \
@@ -97,16 +100,22 @@ def main() -> None:
             client.run(importlib.import_module, "fairalloc.experiments.simulation_cell")
             client.run(importlib.import_module, "fairalloc.sim")
         for r in range(args.rounds):
-            times["direct"].append(direct())
-            t0 = time.perf_counter()
+            wall, used = direct()
+            times["direct"].append(wall)
+            cpu["direct"].append(used)
+            t0, c0 = time.perf_counter(), time.process_time()
             assert run_sweep(spec, Path(tmp) / f"inproc{r}", workers=0, progress=False).ok
             times["inproc"].append(time.perf_counter() - t0)
+            cpu["inproc"].append(time.process_time() - c0)
             for n, client in clients.items():
                 done_at: list[float] = []
-                t0 = time.perf_counter()
+                w0 = sum(client.run(time.process_time).values())
+                t0, c0 = time.perf_counter(), time.process_time()
                 s = run_sweep(spec, Path(tmp) / f"dask{n}-{r}", scheduler=client,
                               progress=lambda c, o: done_at.append(time.perf_counter()))
                 times[f"dask{n}"].append(time.perf_counter() - t0)
+                # CPU time of this process (client, scheduler, file writes) and of the workers
+                cpu[f"dask{n}"].append(time.process_time() - c0 + sum(client.run(time.process_time).values()) - w0)
                 assert s.ok, s
                 # steady state: the cells finished after each worker's first one, over their time
                 times[f"steady{n}"].append((done_at[-1] - done_at[n - 1]) / (args.cells - n) * args.cells)
@@ -130,6 +139,11 @@ def main() -> None:
           f"(workload builds {builds[1] / args.rounds:.2f} s per round included), steady state "
           f"{100 * (med['steady1'] / base - 1):+.1f}%; in process {100 * (med['inproc'] / base - 1):+.1f}% "
           f"(goal < 5% for a 1-second cell)")
+    cmed = {k: statistics.median(v) for k, v in cpu.items()}
+    print("CPU seconds (less sensitive to the machine's load than wall time): direct "
+          f"{cmed['direct']:.2f}, in process {cmed['inproc']:.2f} ({100 * (cmed['inproc'] / cmed['direct'] - 1):+.1f}%), "
+          f"1 Dask worker + this process {cmed['dask1']:.2f} ({100 * (cmed['dask1'] / cmed['direct'] - 1):+.1f}%), "
+          f"2 Dask workers + this process {cmed['dask2']:.2f} ({100 * (cmed['dask2'] / cmed['direct'] - 1):+.1f}%)")
     mb = lambda d: ", ".join(f"{v:.0f}" for v in d.values())  # noqa: E731
     print(f"peak memory (max RSS) of each worker: {mb(peak[1])} MB (1 worker); {mb(peak[2])} MB (2 workers); "
           f"this process: {_peak_rss_mb():.0f} MB")
