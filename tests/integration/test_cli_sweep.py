@@ -97,6 +97,7 @@ def test_cli_sweep_and_results(tmp_path, capsys):
     assert cli.main(["results", str(out)]) == 0
     text = capsys.readouterr().out
     assert "4 cells: 4 done, 0 failed, 0 pending" in text and "tables: jobs, summary, users, cells" in text
+    assert "sweep 'killme', fairalloc " in text
     csv = tmp_path / "q.csv"
     assert cli.main(["results", str(out), "--sql", "SELECT label, count(*) AS n FROM jobs GROUP BY label "
                      "ORDER BY label", "--csv", str(csv)]) == 0
