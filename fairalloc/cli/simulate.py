@@ -7,7 +7,7 @@ Two kinds of workload, told apart by whether the workload has per-task resource 
 * **tasks with resource vectors** (Google 2011, Alibaba traces; ``google_like``, ``alibaba_like``)
   on a pool sized as a fraction of the workload's mean use R (``--pool``, SDRF's setting) or on the
   TV-TSF paper's 100 servers (``--cluster tvtsf-table3``), with the task schedulers DRF, SDRF
-  (Algorithm 1, ``--delta``, ``--priority``, ``--blocking``, ``--tree``), TSF, CDRF and TV-TSF.
+  (Algorithm 1, ``--delta``, ``--priority``, ``--blocking``, ``--structure``, ``--ties``), TSF, CDRF and TV-TSF.
 
 Examples::
 
@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..scheduling import STRUCTURES, TIES
 from ..errors import FairallocError, InvalidInstanceError
 from .conventions import (check_output_folder, emit_json, open_unit_float, output_folder, positive_float, positive_int,
                       say, show_progress)
@@ -202,8 +203,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     t.add_argument("--blocking", choices=("stop", "skip"), default=None,
                    help="stop at the first task that does not fit (Algorithm 1 as printed) or skip "
                         "to the next user (default: stop for drf/sdrf, skip for tsf/cdrf)")
-    t.add_argument("--tree", choices=("live", "resort", "heap"), default=None,
-                   help="SDRF priority structure (default: the live tree)")
+    t.add_argument("--structure", choices=STRUCTURES, default=None,
+                   help="SDRF priority structure (default: live_tree, the kinetic live tree)")
+    t.add_argument("--ties", choices=TIES, default=None,
+                   help="order among equal priorities: wait (default: the user whose oldest pending "
+                        "task has waited longest, then the lower index) or index (index order only)")
     t.add_argument("--slot", type=positive_float, default=None,
                    help="slot length for tvtsf (default 1) and slotted tsf/cdrf baselines")
     p.set_defaults(func=run)
@@ -219,7 +223,9 @@ def _task_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
     opts: dict[str, Any] = {}
     if name == "sdrf":
         opts.update(delta=1 - 1e-6 if args.delta is None else args.delta, priority=args.priority or "level",
-                    tree=args.tree or "live")
+                    structure=args.structure or "live_tree")
+    if args.ties is not None and name in ("drf", "sdrf", "tsf", "cdrf", "tvtsf"):
+        opts["ties"] = args.ties
     if args.blocking and name in ("drf", "sdrf", "tsf", "cdrf"):
         opts["blocking"] = args.blocking
     if args.slot is not None and name in ("tvtsf", "tsf", "cdrf"):
@@ -292,7 +298,8 @@ def _unique(results: dict, name: str, asked: str) -> str:
 def _options_apply(args: argparse.Namespace, policies: list[str], *, tasks: bool) -> None:
     """Refuse options that none of the chosen policies reads (they would be silently ignored)."""
     rules = [("--delta", args.delta is not None, {"sdrf"}), ("--priority", args.priority is not None, {"sdrf"}),
-             ("--tree", args.tree is not None, {"sdrf"}),
+             ("--structure", args.structure is not None, {"sdrf"}),
+             ("--ties", args.ties is not None, {"drf", "sdrf", "tsf", "cdrf", "tvtsf"}),
              ("--blocking", args.blocking is not None, {"drf", "sdrf", "tsf", "cdrf"}),
              ("--slot", args.slot is not None, {"tvtsf", "tsf", "cdrf"})]
     if tasks:
@@ -342,7 +349,8 @@ def _run_jobs(wl, args: argparse.Namespace, policies: list[str]) -> int:
                                    "unicef, f1, f2, buc)", argument="policy", value=bad[0])
     _options_apply(args, [p.lower() for p in policies], tasks=False)
     task_only = [o for o, v in (("--pool", args.pool), ("--cluster", args.cluster), ("--delta", args.delta),
-                                ("--priority", args.priority), ("--tree", args.tree), ("--blocking", args.blocking),
+                                ("--priority", args.priority), ("--structure", args.structure), ("--ties", args.ties),
+                                ("--blocking", args.blocking),
                                 ("--slot", args.slot)) if v is not None]
     if task_only:
         what = "--pool and --cluster apply" if task_only[0] in ("--pool", "--cluster") else f"{task_only[0]} applies"
