@@ -1,0 +1,152 @@
+r"""BUC Section 4 (Figs. 1-2): BUC against FCFS with three injected users of precision 0, 0.5, 1.
+
+The paper's Lille log is not public; the KTH-SP2 log of the Parallel Workloads Archive stands in
+(100 processors; user ids, requested and run times per job). As in the paper, three users are
+injected with 100 jobs each, walltime 3600 s, precision P = 0, 0.5 and 1 (runs of 1 s, 1800 s,
+3600 s; 4 processors), submitted uniformly (seeded by ``seed``) over the log's span. Jobs are killed
+at their walltime (the archive's convention). FCFS without backfilling is the base policy of both.
+
+``load``: KTH-SP2 under strict FCFS is saturated (mean waits of days). ``load=None`` keeps the log's
+own times; a number rescales every submission time (the injected jobs' too) so that the offered
+load :math:`\sum_j r_j n_j / (P \cdot \text{span})` equals it, which shows whether BUC's effect
+depends on the regime.
+
+Metrics: per user, the change of mean waiting time against FCFS (Fig. 1) for the injected users and
+everybody; and **Fig. 2**'s metric, the queue-position gain at insertion: when a job joins a queue of
+more than 5 jobs, the share of the jobs ahead of it under FCFS that BUC puts behind it,
+:math:`(L - 1 - \mathrm{pos}) / (L - 1)` with *L* the queue length including the job, grouped by
+the user's S_u at that moment (buckets 0-24, 25-49, 50-74, 75-100), median per bucket
+(:func:`position_gains`).
+
+References
+----------
+.. [1] Corrêa, Pillon, "BUC: Beneficiador de Usuários Conscientes em Grades", Section 4, Figs. 1-2.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ... import workloads
+from ...scheduling.queue import BUC
+from ...sim import simulate
+from .tvtsf import data_dir
+
+__all__ = ["cell", "kth", "offered_load", "position_gains", "BUCKETS"]
+
+BUCKETS = [0, 25, 50, 75, 100.001]
+_LABELS = ["0-24", "25-49", "50-74", "75-100"]
+_INJECTED = {"P=0": 1.0, "P=0.5": 1800.0, "P=1": 3600.0}
+
+
+@functools.lru_cache(maxsize=4)
+def kth(n_jobs: int | None = None) -> Any:
+    """The KTH-SP2 log (first ``n_jobs`` jobs), jobs with known run and requested times."""
+    d = data_dir()
+    f = None if d is None else d / "swf" / "KTH-SP2-1996-2.1-cln.swf.gz"
+    if f is None or not f.is_file():
+        raise FileNotFoundError("KTH-SP2-1996-2.1-cln.swf.gz not found in $FAIRALLOC_DATA or ../shared/data")
+    wl = workloads.read_swf(f).sorted()
+    if n_jobs:
+        wl = wl.head(int(n_jobs))
+    return wl.take(~np.isnan(wl.run_time) & ~np.isnan(wl.requested_time))
+
+
+def offered_load(wl: Any, processors: int) -> float:
+    """:math:`\\sum_j r_j n_j / (P (\\max s - \\min s))`."""
+    span = float(wl.submit.max() - wl.submit.min())
+    return float((wl.run_time * wl.processors).sum() / (processors * span)) if span > 0 else np.inf
+
+
+def _with_injected(base: Any, seed: int) -> tuple[Any, dict]:
+    rng = np.random.default_rng(seed)
+    span = (base.submit.min(), base.submit.max())
+    top = int(base.user.max())
+    parts = [base.to_frame()]
+    users = {}
+    for k, (label, run) in enumerate(_INJECTED.items(), start=1):
+        uid = top + k
+        users[uid] = label
+        parts.append(pd.DataFrame({"job_id": np.arange(100) + 10**6 + uid * 1000, "user": uid,
+                                   "submit": np.sort(rng.uniform(*span, 100)).round(), "run_time": run,
+                                   "requested_time": 3600.0, "processors": 4, "tasks": 1, "status": 1}))
+    fr = pd.concat(parts, ignore_index=True)[list(workloads.workload.CORE_COLUMNS)]
+    return workloads.Workload.from_frame(fr, meta=base.meta).sorted(), users
+
+
+class _RecordingBUC(BUC):
+    """BUC that records, at every insertion, the job's queue position under BUC (measurement only)."""
+
+    def reset(self, sim: Any) -> None:
+        super().reset(sim)
+        self.positions: list[tuple[float, int, int, float]] = []
+
+    def on_submit(self, job: int, now: float) -> None:
+        super().on_submit(job, now)
+        n = len(self.queue)
+        if n > 5:
+            pos = self.order(now).index(job)
+            self.positions.append((now, n, pos, float(self._su[int(self.users[job]) + 1])))
+
+
+def cell(wl: Any = None, *, policy: str, seed: int = 0, load: float | None = None, k_p: float = 10800.0,
+         n_jobs: int | None = 4000) -> dict:
+    """Simulate ``policy`` (``"fcfs"`` or ``"buc"``) on KTH-SP2 + injected users; see the module docstring.
+
+    Returns ``users`` (per user: ``mean_wait``, ``jobs``, ``precision``, ``label``), ``runs`` (one
+    row: offered load, mean wait, final S_u of the injected users) and, for BUC, ``positions``
+    (one row per insertion into a queue longer than 5: ``length``, ``position``, ``score``, ``gain``).
+    """
+    base = kth(n_jobs)
+    w, inj = _with_injected(base, int(seed))
+    cap = int(base.meta["MaxProcs"])
+    native = offered_load(w, cap)
+    if load is not None and not (isinstance(load, float) and np.isnan(load)):
+        fr = w.to_frame()
+        fr["submit"] = (fr["submit"] - fr["submit"].min()) * native / float(load)
+        w = workloads.Workload.from_frame(fr[list(workloads.workload.CORE_COLUMNS)], meta=base.meta).sorted()
+    pol = _RecordingBUC(k_p=float(k_p)) if policy == "buc" else "fcfs"
+    r = simulate(w, cap, policy=pol, enforce_walltime=True)
+    u = r.users()[["user", "mean_wait", "jobs"]].copy()
+    prec = pd.Series(np.clip(w.run_time / w.requested_time, 0, 1)).groupby(w.user).mean()
+    u["precision"] = u["user"].map(prec)
+    u["label"] = u["user"].map(inj).fillna("")
+    row = {"offered_load": offered_load(w, cap), "native_load": native, "jobs": len(w),
+           "mean_wait": float(r.summary()["mean_wait"])}
+    if policy == "buc":
+        for uid, label in inj.items():
+            row[f"score {label}"] = float(pol.user_score(uid))
+    out = {"users": u, "runs": pd.DataFrame([row])}
+    if policy == "buc":
+        p = pd.DataFrame(pol.positions, columns=["time", "length", "position", "score"])
+        p["gain"] = 100.0 * (p["length"] - 1 - p["position"]) / (p["length"] - 1)
+        out["positions"] = p
+    lab = "native" if load is None or (isinstance(load, float) and np.isnan(load)) else float(load)
+    for df in out.values():
+        df["policy"] = policy
+        df["seed"] = int(seed)
+        df["load"] = lab if isinstance(lab, str) else f"{lab:g}"
+        df["k_p"] = float(k_p)
+    return out
+
+
+def position_gains(positions: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 2: median queue-position gain (%) by S_u bucket, with counts, per load."""
+    b = pd.cut(positions["score"], BUCKETS, right=False, labels=_LABELS)
+    g = positions.groupby([positions["load"], b], observed=False)["gain"]
+    return pd.DataFrame({"median_gain": g.median(), "insertions": g.size()}).reset_index().rename(
+        columns={"score": "bucket"})
+
+
+def wait_changes(users: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 1: per (load, seed, user), change of mean wait under BUC against FCFS, in percent."""
+    a = users[users["policy"] == "fcfs"][["load", "seed", "user", "mean_wait", "label", "precision"]]
+    b = users[users["policy"] == "buc"][["load", "seed", "user", "mean_wait"]]
+    m = a.merge(b, on=["load", "seed", "user"], suffixes=("_fcfs", "_buc"))
+    m = m[m["mean_wait_fcfs"] > 0]
+    m["change"] = 100.0 * (m["mean_wait_buc"] - m["mean_wait_fcfs"]) / m["mean_wait_fcfs"]
+    return m

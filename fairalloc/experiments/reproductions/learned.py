@@ -1,0 +1,86 @@
+r"""Learned priorities Section 3: F1 and F2 against FCFS, WFP3 and UNICEF on Lublin traces.
+
+The paper evaluates on 30-day Lublin-Feitelson traces on 256 processors, no backfilling, by
+AVEbsld (Eq. 1, tau = 10 s); headline: F1 up to 7.25x better than the best baseline, clearly better
+than F2. Its traces and its Lublin parameters for 256 processors are not published.
+
+``trace`` kinds (:func:`trace`):
+
+``typed``
+    :func:`fairalloc.workloads.lublin` with the batch + interactive parameters (the C program's
+    default ``INCLUDE_JOBS_TYPE=1``), ``nodes=256``, 30 days, seed ``seed``.
+``typeless``
+    the same with ``typed=False`` (the whole-sample parameters).
+``model-program``
+    the shipped output of the model program for 256 processors (``swf/lublin_256.swf``; one trace,
+    ``seed`` ignored).
+
+Every cell reports the trace's offered load :math:`\sum_j r_j n_j / (256 \cdot \text{span})` and
+jobs per day, because the load decides which policy wins.
+
+References
+----------
+.. [1] D. Carastan-Santos, R. de Camargo, learned nonlinear priority functions (workshop paper),
+   Section 3, Table 1.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ... import workloads
+from ...sim import simulate
+from .buc import offered_load
+from .tvtsf import data_dir
+
+__all__ = ["trace", "cell", "gains", "NODES", "BASELINES"]
+
+NODES = 256
+BASELINES = ("fcfs", "wfp3", "unicef")
+
+
+@functools.lru_cache(maxsize=8)
+def trace(kind: str, seed: int, days: float = 30.0) -> Any:
+    """The trace of a cell (module docstring)."""
+    if kind == "model-program":
+        d = data_dir()
+        f = None if d is None else d / "swf" / "lublin_256.swf"
+        if f is None or not f.is_file():
+            raise FileNotFoundError("swf/lublin_256.swf not found in $FAIRALLOC_DATA or ../shared/data")
+        wl = workloads.read_swf(f).sorted()
+        return wl.take(~np.isnan(wl.run_time) & (wl.processors > 0))
+    if kind not in ("typed", "typeless"):
+        raise ValueError(f"trace kind={kind!r} is not one of 'typed', 'typeless', 'model-program'")
+    return workloads.lublin(days=float(days), nodes=NODES, typed=(kind == "typed"), rng=int(seed))
+
+
+def cell(wl: Any = None, *, kind: str, seed: int, policy: str, days: float = 30.0) -> dict:
+    """AVEbsld of ``policy`` on one trace; ``runs`` has one row with the trace's load and jobs/day."""
+    w = trace(kind, int(seed), float(days))
+    r = simulate(w, NODES, policy=policy)
+    span_days = float(w.submit.max() - w.submit.min()) / 86400.0
+    row = {"kind": kind, "seed": int(seed), "policy": policy, "jobs": len(w),
+           "jobs_per_day": len(w) / span_days if span_days > 0 else np.nan,
+           "offered_load": offered_load(w, NODES), "avebsld": float(r.avebsld),
+           "mean_wait": float(r.summary()["mean_wait"])}
+    return {"runs": pd.DataFrame([row])}
+
+
+def gains(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per trace: best baseline, its AVEbsld, F1's and F2's, gain = best baseline / F1."""
+    p = runs.pivot_table(index=["kind", "seed"], columns="policy", values="avebsld")
+    base = p[[b for b in BASELINES if b in p]]
+    out = pd.DataFrame({"best_baseline": base.idxmin(axis=1), "best": base.min(axis=1)})
+    for f in ("f1", "f2"):
+        if f in p:
+            out[f] = p[f]
+    if "f1" in p:
+        out["gain_f1"] = out["best"] / out["f1"]
+    if "f1" in p and "f2" in p:
+        out["f1_beats_f2"] = out["f1"] < out["f2"]
+    load = runs.groupby(["kind", "seed"])[["offered_load", "jobs_per_day"]].first()
+    return out.join(load).reset_index()
