@@ -25,6 +25,8 @@ class Claim:
     reason: str = ""
 
     def __post_init__(self) -> None:
+        if self.reproduced is not None:
+            object.__setattr__(self, "reproduced", bool(self.reproduced))
         if self.reproduced is not True and not self.reason:
             raise ValueError(f"claim {self.claim!r}: a claim not reproduced needs a reason")
 
