@@ -27,6 +27,7 @@ _LAZY = {
     "workloads": ("fairalloc.workloads", None),
     "simulate": ("fairalloc.sim", "simulate"),
     "SimulationResult": ("fairalloc.sim", "SimulationResult"),
+    "experiments": ("fairalloc.experiments", None),
 }
 
 
@@ -84,6 +85,8 @@ __all__ = [
     "workloads",
     "simulate",
     "SimulationResult",
+    # experiment sweeps (specs, Dask runner, Parquet/DuckDB store)
+    "experiments",
     # errors
     "FairallocError",
     "InvalidInstanceError",

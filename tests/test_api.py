@@ -10,6 +10,7 @@ PUBLIC = {
     "shares", "commitments",
     "available_solvers",
     "workloads", "simulate", "SimulationResult", "scheduling", "clusters",
+    "experiments",
     "FairallocError", "InvalidInstanceError", "SolverError", "SolverUnavailableError", "InfeasibleError",
     "FairallocWarning",
 }
