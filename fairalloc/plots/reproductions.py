@@ -90,8 +90,8 @@ def tvtsf_cdfs(users: pd.DataFrame, metric: str, label: str) -> Figure:
 
 def buc_fig1(changes: pd.DataFrame) -> Figure:
     """BUC Fig. 1: change of the injected users' mean wait under BUC against FCFS (%), per load."""
-    inj = changes[changes["label"] != ""]
-    t = inj.groupby(["load", "label"])["change"].median().unstack("label")
+    inj = changes[changes["injected"] != ""]
+    t = inj.groupby(["load", "injected"])["change"].median().unstack("injected")
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
     t.plot.bar(ax=ax)

@@ -1,25 +1,23 @@
 """Shipped reproductions of the seed papers' headline experiments (``fairalloc reproduce NAME``).
 
-Each reproduction is a YAML spec in ``specs/`` (:data:`NAMES`): a cell function (``run:
-"module:function"``, called with the workload and one cell's parameters, returning
-``{table: DataFrame}``), an optional workload function (built once, from the scale's ``workload``
-arguments), a report function, and per scale (``small``: about a minute, what the tests run;
-``paper``: the papers' size where the data allows) the constant ``params`` and the ``grid`` whose
-product gives the cells (a grid value is a list, or ``{range: [start, stop]}``; ``extra`` lists
-cells that override some grid keys, combined with the product of the others).
+Each reproduction is a YAML file in ``specs/`` (:data:`NAMES`) with a ``title``, a ``report``
+function (``"module:function"``) and, per scale, a sweep spec of the experiment layer
+(:class:`fairalloc.experiments.Spec`): ``small`` finishes in about a minute and is what the tests
+run, ``paper`` is the papers' size where the data allows. The cell functions are plain functions of
+their parameters returning ``{table: DataFrame}`` (``cell`` in :mod:`.sdrf`, :mod:`.tvtsf`,
+:mod:`.buc`, :mod:`.learned`); each module's ``sweep_cell`` adapts one to the sweep's cell
+contract (:func:`sweep_adapter`).
 
-:func:`run` computes every cell and returns the tables (each cell's rows concatenated);
-:func:`reproduce` also writes them, the figures and ``report.md`` (the paper's number, ours,
-reproduced yes or no, and the reason where not).
-
-Modules: :mod:`.sdrf` (Figs. 4-6), :mod:`.tvtsf`, :mod:`.buc`, :mod:`.learned`; reports share
-:mod:`.report`.
+:func:`reproduce` runs the scale's sweep with :func:`fairalloc.experiments.run_sweep` (resumable:
+finished cells are kept), reads its tables back with :func:`fairalloc.experiments.load`, and writes
+the figures and ``report.md`` (per headline claim: the paper's number, ours, reproduced yes or no,
+and the reason where not, :mod:`.report`).
 """
 
 from __future__ import annotations
 
 import importlib
-import itertools
+import inspect
 import logging
 import time
 from pathlib import Path
@@ -29,7 +27,8 @@ import pandas as pd
 
 from ...errors import InvalidInstanceError
 
-__all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "cells", "run", "reproduce", "spec_path"]
+__all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
+           "spec_path"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +36,7 @@ _DIR = Path(__file__).with_name("specs")
 #: Names of the shipped reproductions.
 NAMES = ("sdrf-fig4", "sdrf-fig5", "sdrf-fig6", "tvtsf", "buc", "learned-priorities")
 SCALES = ("small", "paper")
-_KEYS = {"name", "title", "run", "workload", "report", "scales"}
+_KEYS = {"name", "title", "report", "scales"}
 
 
 def spec_path(name: str) -> Path:
@@ -72,18 +71,10 @@ def _resolve(ref: str, what: str) -> Callable:
     return f
 
 
-def _values(key: str, v: Any) -> list:
-    if isinstance(v, dict) and set(v) == {"range"}:
-        a, b = v["range"]
-        return list(range(int(a), int(b)))
-    if isinstance(v, list) and v:
-        return v
-    raise InvalidInstanceError(f"grid[{key!r}]={v!r} must be a non-empty list or {{range: [a, b]}}",
-                               argument="grid", index=(key,), value=v)
-
-
 def validate_spec(spec: Any) -> None:
-    """Check a spec's keys, that its functions import, and that every scale expands to cells."""
+    """Check a reproduction file: its keys, its report function, and each scale as a sweep Spec."""
+    from ..spec import Spec
+
     if not isinstance(spec, dict):
         raise InvalidInstanceError(f"spec must be a mapping, got {type(spec).__name__}", argument="spec",
                                    value=type(spec).__name__)
@@ -92,81 +83,67 @@ def validate_spec(spec: Any) -> None:
     if missing or unknown:
         raise InvalidInstanceError(f"spec {spec.get('name')!r}: missing keys {missing}, unknown keys {unknown}",
                                    argument="spec", value=missing or unknown)
-    _resolve(spec["run"], "run")
     _resolve(spec["report"], "report")
-    if spec["workload"] is not None:
-        _resolve(spec["workload"], "workload")
     for s in SCALES:
-        if s not in spec["scales"]:
+        if s not in (spec["scales"] or {}):
             raise InvalidInstanceError(f"spec {spec['name']!r} has no scale {s!r}", argument="scales", value=s)
-        sc = spec["scales"][s]
-        bad = sorted(set(sc) - {"workload", "params", "grid", "extra"})
-        if bad:
-            raise InvalidInstanceError(f"scale {s!r}: unknown keys {bad}", argument="scales", index=(s,),
-                                       value=bad)
-        if not cells(spec, s):
-            raise InvalidInstanceError(f"scale {s!r} has no cells", argument="grid", index=(s,), value=None)
+        Spec.from_dict(spec["scales"][s], base=_DIR)
 
 
-def cells(spec: dict, scale: str) -> list[dict]:
-    """The cells of ``scale``: the grid's product (plus ``extra``), each with the constant params."""
+def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.DataFrame]:
+    """Call a plain cell function with a sweep cell's parameters and return its tables.
+
+    The keywords are the cell's grid values and policy options, ``policy`` (when the spec has
+    policies) and ``seed`` (when ``cell`` takes it). Columns the sweep adds itself (``label``,
+    ``policy``, ``seed``, the grid axes and scalar options) are dropped from the tables, so each
+    appears once, as the sweep writes it.
+    """
+    kw = {**params.get("grid", {}), **params.get("options", {})}
+    if params.get("policy") is not None:
+        kw["policy"] = params["policy"]
+    sig = inspect.signature(cell).parameters
+    if "seed" in sig:
+        kw["seed"] = params.get("seed")
+    tables = cell(workload, **kw)
+    drop = {"label", "policy", "seed", *kw}
+    return {t: df.drop(columns=[c for c in df.columns if c in drop]) for t, df in tables.items()}
+
+
+def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None = 0,
+        progress: bool = False) -> dict[str, pd.DataFrame]:
+    """Run the sweep of ``scale`` into ``out`` (resumable) and return its tables as DataFrames."""
+    from .. import load as load_table, run_sweep
+    from ..spec import Spec
+    from ..store import Store
+
     if scale not in SCALES:
         raise InvalidInstanceError(f"scale={scale!r} is not one of {', '.join(SCALES)}", argument="scale",
                                    value=scale)
-    sc = spec["scales"][scale]
-    params = dict(sc.get("params") or {})
-    grid = {k: _values(k, v) for k, v in (sc.get("grid") or {}).items()}
-    out = [dict(params, **dict(zip(grid, combo))) for combo in itertools.product(*grid.values())]
-    for ex in sc.get("extra") or []:
-        rest = {k: v for k, v in grid.items() if k not in ex}
-        out += [dict(params, **ex, **dict(zip(rest, combo))) for combo in itertools.product(*rest.values())]
-    return out
+    spec = load_spec(name)
+    summary = run_sweep(Spec.from_dict(spec["scales"][scale], base=_DIR), out, workers=workers,
+                        progress=progress)
+    if not summary.ok:
+        raise InvalidInstanceError(f"reproduction {name!r}: {summary}", argument="name", value=name)
+    return {t: load_table(out, t).df() for t in Store(out).table_names()}
 
 
-def run(spec: dict | str, scale: str = "small", *, progress: bool = False) -> dict[str, pd.DataFrame]:
-    """Compute every cell of ``scale`` in this process; return ``{table: DataFrame}`` (rows of all cells).
-
-    Each row carries the cell's number in ``cell``. (The sweep layer runs the same cells on
-    workers; this is the in-process path.)
-    """
-    spec = load_spec(spec) if isinstance(spec, str) else spec
-    fn = _resolve(spec["run"], "run")
-    sc = spec["scales"][scale]
-    wl = None
-    if spec["workload"] is not None:
-        wl = _resolve(spec["workload"], "workload")(**(sc.get("workload") or {}))
-    todo = cells(spec, scale)
-    it = todo
-    if progress:
-        from tqdm import tqdm
-        it = tqdm(todo, desc=spec["name"], unit="cell")
-    parts: dict[str, list[pd.DataFrame]] = {}
-    for k, params in enumerate(it):
-        t0 = time.perf_counter()
-        res = fn(wl, **params)
-        for table, df in res.items():
-            df = df.copy()
-            df["cell"] = k
-            df["cell_seconds"] = time.perf_counter() - t0
-            parts.setdefault(table, []).append(df)
-    return {t: pd.concat(v, ignore_index=True) for t, v in parts.items()}
-
-
-def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
+def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None, workers: int | None = 0,
               progress: bool = False) -> Path:
-    """Run a shipped reproduction, write ``tables/*.parquet``, figures and ``report.md`` in ``out``
-    (default ``out/reproduce/NAME-SCALE``); return the report's path."""
+    """Run a shipped reproduction and write, in ``out`` (default ``out/reproduce/NAME-SCALE``), its
+    sweep (``sweep/``), figures and ``report.md``; return the report's path."""
     spec = load_spec(name)
     out = Path(out) if out is not None else Path("out") / "reproduce" / f"{name}-{scale}"
-    (out / "tables").mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    tables = run(spec, scale, progress=progress)
+    tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress)
     seconds = time.perf_counter() - t0
-    for t, df in tables.items():
-        df.to_parquet(out / "tables" / f"{t}.parquet", index=False)
     return _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds)
 
 
 def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:
-    """The tables written by :func:`reproduce` in ``out``."""
-    return {p.stem: pd.read_parquet(p) for p in sorted((Path(out) / "tables").glob("*.parquet"))}
+    """The tables of a finished :func:`reproduce` in ``out`` (from its sweep store)."""
+    from .. import load as load_table
+    from ..store import Store
+
+    sweep = Path(out) / "sweep"
+    return {t: load_table(sweep, t).df() for t in Store(sweep).table_names()}

@@ -6,8 +6,8 @@ injected with 100 jobs each, walltime 3600 s, precision P = 0, 0.5 and 1 (runs o
 3600 s; 4 processors), submitted uniformly (seeded by ``seed``) over the log's span. Jobs are killed
 at their walltime (the archive's convention). FCFS without backfilling is the base policy of both.
 
-``load``: KTH-SP2 under strict FCFS is saturated (mean waits of days). ``load=None`` keeps the log's
-own times; a number rescales every submission time (the injected jobs' too) so that the offered
+``load``: KTH-SP2 under strict FCFS is saturated (mean waits of days). ``load="native"`` keeps the
+log's own times; a number (or its string) rescales every submission time (the injected jobs' too) so that the offered
 load :math:`\sum_j r_j n_j / (P \cdot \text{span})` equals it, which shows whether BUC's effect
 depends on the regime.
 
@@ -36,7 +36,7 @@ from ...scheduling.queue import BUC
 from ...sim import simulate
 from .tvtsf import data_dir
 
-__all__ = ["cell", "kth", "offered_load", "position_gains", "BUCKETS"]
+__all__ = ["sweep_cell", "cell", "kth", "offered_load", "position_gains", "BUCKETS"]
 
 BUCKETS = [0, 25, 50, 75, 100.001]
 _LABELS = ["0-24", "25-49", "50-74", "75-100"]
@@ -93,11 +93,11 @@ class _RecordingBUC(BUC):
             self.positions.append((now, n, pos, float(self._su[int(self.users[job]) + 1])))
 
 
-def cell(wl: Any = None, *, policy: str, seed: int = 0, load: float | None = None, k_p: float = 10800.0,
+def cell(wl: Any = None, *, policy: str, seed: int = 0, load: Any = "native", k_p: float = 10800.0,
          n_jobs: int | None = 4000) -> dict:
     """Simulate ``policy`` (``"fcfs"`` or ``"buc"``) on KTH-SP2 + injected users; see the module docstring.
 
-    Returns ``users`` (per user: ``mean_wait``, ``jobs``, ``precision``, ``label``), ``runs`` (one
+    Returns ``users`` (per user: ``mean_wait``, ``jobs``, ``precision``, ``injected`` label), ``runs`` (one
     row: offered load, mean wait, final S_u of the injected users) and, for BUC, ``positions``
     (one row per insertion into a queue longer than 5: ``length``, ``position``, ``score``, ``gain``).
     """
@@ -105,7 +105,8 @@ def cell(wl: Any = None, *, policy: str, seed: int = 0, load: float | None = Non
     w, inj = _with_injected(base, int(seed))
     cap = int(base.meta["MaxProcs"])
     native = offered_load(w, cap)
-    if load is not None and not (isinstance(load, float) and np.isnan(load)):
+    lab = "native" if load is None or load == "native" else f"{float(load):g}"
+    if lab != "native":
         fr = w.to_frame()
         fr["submit"] = (fr["submit"] - fr["submit"].min()) * native / float(load)
         w = workloads.Workload.from_frame(fr[list(workloads.workload.CORE_COLUMNS)], meta=base.meta).sorted()
@@ -114,7 +115,7 @@ def cell(wl: Any = None, *, policy: str, seed: int = 0, load: float | None = Non
     u = r.users()[["user", "mean_wait", "jobs"]].copy()
     prec = pd.Series(np.clip(w.run_time / w.requested_time, 0, 1)).groupby(w.user).mean()
     u["precision"] = u["user"].map(prec)
-    u["label"] = u["user"].map(inj).fillna("")
+    u["injected"] = u["user"].map(inj).fillna("")
     row = {"offered_load": offered_load(w, cap), "native_load": native, "jobs": len(w),
            "mean_wait": float(r.summary()["mean_wait"])}
     if policy == "buc":
@@ -125,11 +126,10 @@ def cell(wl: Any = None, *, policy: str, seed: int = 0, load: float | None = Non
         p = pd.DataFrame(pol.positions, columns=["time", "length", "position", "score"])
         p["gain"] = 100.0 * (p["length"] - 1 - p["position"]) / (p["length"] - 1)
         out["positions"] = p
-    lab = "native" if load is None or (isinstance(load, float) and np.isnan(load)) else float(load)
     for df in out.values():
         df["policy"] = policy
         df["seed"] = int(seed)
-        df["load"] = lab if isinstance(lab, str) else f"{lab:g}"
+        df["load"] = lab
         df["k_p"] = float(k_p)
     return out
 
@@ -144,7 +144,7 @@ def position_gains(positions: pd.DataFrame) -> pd.DataFrame:
 
 def wait_changes(users: pd.DataFrame) -> pd.DataFrame:
     """Fig. 1: per (load, seed, k_p, user), change of mean wait under BUC against FCFS, in percent."""
-    a = users[users["policy"] == "fcfs"][["load", "seed", "k_p", "user", "mean_wait", "label", "precision"]]
+    a = users[users["policy"] == "fcfs"][["load", "seed", "k_p", "user", "mean_wait", "injected", "precision"]]
     b = users[users["policy"] == "buc"][["load", "seed", "k_p", "user", "mean_wait"]]
     m = a.merge(b, on=["load", "seed", "k_p", "user"], suffixes=("_fcfs", "_buc"))
     m = m[m["mean_wait_fcfs"] > 0]
@@ -175,10 +175,10 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     runs = tables["runs"]
     loads = runs.groupby("load")["offered_load"].first()
     claims = []
-    inj = ch[(ch["label"] != "") & (ch["k_p"] == 10800.0)]
+    inj = ch[(ch["injected"] != "") & (ch["k_p"] == 10800.0)]
     for load, g in inj.groupby("load"):
-        p1 = g[g["label"] == "P=1"]["change"]
-        p0 = g[g["label"] == "P=0"]["change"]
+        p1 = g[g["injected"] == "P=1"]["change"]
+        p0 = g[g["injected"] == "P=0"]["change"]
         ok1 = bool((p1 < 0).all() and p1.min() <= -83)
         claims.append(Claim(f"precise user (P = 1) waits less, by up to 93% (load {load}: {loads[load]:.2f})",
                             "down by up to 93%", f"{', '.join(f'{v:+.0f}%' for v in p1)} over seeds", ok1,
@@ -205,13 +205,14 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
                         "" if s05.min() > 90 else "reading of the paper: the project's update rule is an "
                         "EMA of 100 P (BUC gives none), which converges to 50 for P = 0.5; the paper's 96.14 "
                         "means it counts P >= 0.5 as precise (a rule that raises S_u then)"))
-    w = ch[ch["label"] == "P=1"].groupby("k_p")["change"].median()
+    w = ch[ch["injected"] == "P=1"].groupby("k_p")["change"].median()
     if len(w) == 2:
         ok = bool(w.loc[10800.0] <= w.loc[1440.0])
         claims.append(Claim("K_p = 10800 behaves better than 1440 (precise user's wait)", "10800 better",
                             f"median change 1440: {w.loc[1440.0]:+.0f}%, 10800: {w.loc[10800.0]:+.0f}%", ok,
                             "" if ok else "not at these loads"))
-    setup = [f"scale `{scale}`: KTH-SP2 ({'first ' + str(spec['scales'][scale]['params'].get('n_jobs')) + ' jobs' if spec['scales'][scale]['params'].get('n_jobs') else 'whole log'}) "
+    nj = spec["scales"][scale]["grid"]["n_jobs"][0]
+    setup = [f"scale `{scale}`: KTH-SP2 ({f'first {nj} jobs' if nj else 'whole log'}) "
              "stands in for the unpublished GRID'5000 Lille log; three injected users (P = 0, 0.5, 1; 100 jobs "
              "of walltime 3600 s, 4 processors), seeds " + ", ".join(str(s) for s in sorted(runs["seed"].unique())),
              "offered loads: " + ", ".join(f"{k}: {v:.2f}" for k, v in loads.items()) +
@@ -223,3 +224,10 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     return write_report(out / "report.md", spec["title"], setup, claims,
                         ["Fig. 2 gain: share of the jobs ahead under FCFS that BUC puts behind the new job, "
                          "at insertion into a queue longer than 5"], ["fig1.png", "fig2.png"])
+
+
+def sweep_cell(workload: Any, params: dict) -> dict:
+    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`)."""
+    from . import sweep_adapter
+
+    return sweep_adapter(cell, workload, params)

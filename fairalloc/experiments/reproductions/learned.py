@@ -37,7 +37,7 @@ from ...sim import simulate
 from .buc import offered_load
 from .tvtsf import data_dir
 
-__all__ = ["trace", "cell", "gains", "NODES", "BASELINES"]
+__all__ = ["sweep_cell", "trace", "cell", "gains", "NODES", "BASELINES"]
 
 NODES = 256
 BASELINES = ("fcfs", "wfp3", "unicef")
@@ -59,7 +59,10 @@ def trace(kind: str, seed: int, days: float = 30.0) -> Any:
 
 
 def cell(wl: Any = None, *, kind: str, seed: int, policy: str, days: float = 30.0) -> dict:
-    """AVEbsld of ``policy`` on one trace; ``runs`` has one row with the trace's load and jobs/day."""
+    """AVEbsld of ``policy`` on one trace; ``runs`` has one row with the trace's load and jobs/day
+    (none for ``kind="model-program"`` with ``seed`` > 0: there is one such trace)."""
+    if kind == "model-program" and int(seed) != 0:
+        return {"runs": pd.DataFrame({"jobs": pd.Series([], dtype="int64")})}
     w = trace(kind, int(seed), float(days))
     r = simulate(w, NODES, policy=policy)
     span_days = float(w.submit.max() - w.submit.min()) / 86400.0
@@ -123,3 +126,10 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     if seconds is not None:
         setup.append(f"wall time of all cells: {seconds:.1f} s")
     return write_report(out / "report.md", spec["title"], setup, claims, notes, ["avebsld.png"])
+
+
+def sweep_cell(workload: Any, params: dict) -> dict:
+    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`)."""
+    from . import sweep_adapter
+
+    return sweep_adapter(cell, workload, params)

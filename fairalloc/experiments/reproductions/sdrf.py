@@ -42,7 +42,7 @@ from ... import workloads
 from ...sim import ResourcePool, simulate
 from ...sim.task_metrics import task_queuing_times
 
-__all__ = ["workload", "cell", "wait_reduction", "completed_ratio", "live_tree_events", "is_drf"]
+__all__ = ["sweep_cell", "workload", "cell", "wait_reduction", "completed_ratio", "live_tree_events", "is_drf"]
 
 
 def workload(*, n_users: int = 627, n_tasks: int = 20_000, horizon: float = 86400.0, rng: Any = 0):
@@ -64,7 +64,7 @@ def cell(wl: Any, *, pool_fraction: float, delta: float | None = None, tree: str
         ``users``: one row per user (``user``, ``mean_wait``, ``user_wait``, ``submitted``,
         ``completed``, ``completed_ratio``); ``runs``: one row (``tasks``, ``decisions``, ``swaps``,
         ``wakeups``, ``events_per_1000``). Both carry ``pool_fraction``, ``delta`` (NaN for DRF)
-        and ``policy``.
+        and ``mechanism`` (``"drf"`` or ``"sdrf"``).
     """
     pool = ResourcePool.from_workload(wl, float(pool_fraction))
     drf = is_drf(delta)
@@ -86,7 +86,7 @@ def cell(wl: Any, *, pool_fraction: float, delta: float | None = None, tree: str
     for df in (users, runs):
         df["pool_fraction"] = float(pool_fraction)
         df["delta"] = d
-        df["policy"] = policy
+        df["mechanism"] = policy
     return {"users": users, "runs": runs}
 
 
@@ -273,3 +273,10 @@ def report_fig6(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
     return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds), claims,
                         ["events: swaps of neighbours in the live tree (SDRF Section 6.3), counted by the "
                          "scheduler; per 1000 tasks scheduled"], ["fig6.png"])
+
+
+def sweep_cell(workload: Any, params: dict) -> dict:
+    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`)."""
+    from . import sweep_adapter
+
+    return sweep_adapter(cell, workload, params)

@@ -49,7 +49,7 @@ from ... import clusters, workloads
 from ...sim import simulate
 from ...sim.task_metrics import per_user
 
-__all__ = ["SCENARIOS", "POLICIES", "workload", "placement", "cell", "summary", "cdfs", "data_dir"]
+__all__ = ["sweep_cell", "SCENARIOS", "POLICIES", "workload", "placement", "cell", "summary", "cdfs", "data_dir"]
 
 #: scenario -> large-job fraction (None: the trace's own mix).
 SCENARIOS = {"normal": None, "large25": 0.25, "large50": 0.5, "large80": 0.8}
@@ -119,15 +119,16 @@ def placement(n_users: int, cluster: Any, p: float, sample: int) -> np.ndarray:
     return pl
 
 
-def cell(wl: Any = None, *, scenario: str, sample: int, policy: str, n_jobs: int = 100,
+def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int = 100,
          slots: int = 600, placement_p: float = 0.5) -> dict:
-    """Simulate ``policy`` (a key of :data:`POLICIES`) on one sample of ``scenario``.
+    """Simulate ``policy`` (a key of :data:`POLICIES`) on sample ``seed`` of ``scenario``.
 
     ``wl`` is unused (the workload depends on the cell's scenario and sample). Returns ``users``
     (per user: ``user_wait``, ``mean_queuing``, ``mean_completion``) and ``runs`` (one row: means,
     variances, largest task queuing time, utilisation, grants the static CDRF could not place).
     """
-    w = workload(scenario, int(sample), n_jobs=int(n_jobs), slots=int(slots))
+    sample = int(seed)
+    w = workload(scenario, sample, n_jobs=int(n_jobs), slots=int(slots))
     cl = clusters.tvtsf_table3()
     pl = placement(int(w.user.max()) + 1, cl, float(placement_p), int(sample))
     name, opts = POLICIES[policy]
@@ -147,7 +148,7 @@ def cell(wl: Any = None, *, scenario: str, sample: int, policy: str, n_jobs: int
     runs = pd.DataFrame([runs])
     for df in (u, runs):
         df["scenario"] = scenario
-        df["sample"] = int(sample)
+        df["seed"] = sample
         df["policy"] = policy
     return {"users": u, "runs": runs}
 
@@ -218,10 +219,10 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
                                 ", ".join(f"{p} {v:.2f}" for p, v in base.items()) +
                                 f" (margin {margin:.2f}); controlled " +
                                 ", ".join(f"{p} {v:.2f}" for p, v in ctrl.items()), ok, why))
-    p = spec["scales"][scale].get("params") or {}
+    p = {k: v[0] for k, v in spec["scales"][scale]["grid"].items()}
     runs = tables["runs"]
     setup = [f"scale `{scale}`: {p.get('n_jobs')} jobs (one user each) submitted over slots 1..{p.get('slots')}, "
-             f"{runs['sample'].nunique()} sample(s) per scenario; Table 3 cluster (100 servers)",
+             f"{runs['seed'].nunique()} sample(s) per scenario; Table 3 cluster (100 servers)",
              f"demands: {runs['demands'].iloc[0]}; memory of the 2017 trace x {MEMORY_GB:g} GB (assumption)",
              f"placement: each server with probability {p.get('placement_p')}, the largest servers always",
              "TSF and CDRF as TV-TSF's Table 1 describes them (tsf-static: divisible, placement-aware, "
@@ -237,3 +238,10 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
              "the controlled variants answer another question: what the ordering alone is worth with the "
              "same packing"]
     return write_report(out / "report.md", spec["title"], setup, claims, notes, figs)
+
+
+def sweep_cell(workload: Any, params: dict) -> dict:
+    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`)."""
+    from . import sweep_adapter
+
+    return sweep_adapter(cell, workload, params)
