@@ -18,7 +18,7 @@ from ..errors import FairallocError
 __all__ = ["main", "SUBCOMMANDS"]
 
 #: Subcommand modules, in the order ``fairalloc --help`` lists them.
-SUBCOMMANDS: tuple[str, ...] = ("solve", "simulate", "check", "compare", "sweep", "results")
+SUBCOMMANDS: tuple[str, ...] = ("solve", "simulate", "check", "compare", "sweep", "results", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:
