@@ -36,7 +36,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=0,
                    help="Dask worker processes (default 0: run the cells in this process)")
     p.add_argument("--list", action="store_true", help="list the reproductions and exit")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
     return p
 
@@ -49,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{n:20s} {load_spec(n)['title']}")
         return 0 if args.list else 2
     path = reproduce(args.name, scale=args.scale, out=args.out, workers=args.workers,
-                     progress=not args.no_progress)
+                     progress=not getattr(args, "no_progress", False))
     text = Path(path).read_text(encoding="utf-8").splitlines()
     print("\n".join(line for line in text if line.startswith("|")))
     print(f"report: {path}")
