@@ -55,7 +55,7 @@ def is_drf(delta: Any) -> bool:
     return delta is None or (isinstance(delta, float) and math.isnan(delta))
 
 
-def cell(wl: Any, *, pool_fraction: float, delta: float | None = None, tree: str = "live") -> dict:
+def cell(wl: Any, *, pool_fraction: float, delta: float | None = None, structure: str = "live_tree") -> dict:
     """Simulate DRF (``delta=None``) or SDRF(``delta``) on a pool of ``pool_fraction`` x R.
 
     Returns
@@ -70,7 +70,7 @@ def cell(wl: Any, *, pool_fraction: float, delta: float | None = None, tree: str
     drf = is_drf(delta)
     policy = "drf" if drf else "sdrf"
     kw = {} if drf else {"delta": float(delta)}
-    r = simulate(wl, pool, policy=policy, tree=tree, **kw)
+    r = simulate(wl, pool, policy=policy, structure=structure, **kw)
     u = r.task_users()
     d = np.nan if drf else float(delta)
     users = pd.DataFrame({"user": u["user"].to_numpy(), "mean_wait": u["mean_queuing"].to_numpy(),
