@@ -13,6 +13,7 @@ The tables are DuckDB views named after the tables the cells wrote (``summary``,
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 import pandas as pd
@@ -60,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
     cells = store.cells_table()
     counts = cells["status"].value_counts()
     if not args.quiet:
+        info = json.loads((store.out / "sweep.json").read_text())
+        about = info.get("spec", {}).get("description")
+        print(f"sweep {info.get('name')!r}" + (f" ({about})" if about else "")
+              + f", fairalloc {info.get('version')}")
         print(f"{args.dir}: {len(cells)} cells: " + ", ".join(f"{counts.get(s, 0)} {s}"
                                                           for s in ("done", "failed", "pending")))
         failed = cells[cells["status"] == "failed"]

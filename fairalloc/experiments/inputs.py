@@ -8,7 +8,8 @@ Workload specs (``workload:`` in a spec, after ``${name}`` substitution)::
     {"generator": "lublin", "n_jobs": 500, "nodes": 128, "rng": 3}       # fa.workloads.lublin(...)
     {"generator": "google_like", "n_users": 50, "n_tasks": 5000, "rng": 0}
     {"generator": "alibaba_like", "n_jobs": 200, "large_fraction": 0.5, "rng": 7}
-    {"generator": "mypackage.workloads:make", "size": 10}                # any callable -> Workload
+    {"generator": "mypackage.workloads:make", "size": 10}                # any callable: a Workload, or
+                                                                          # anything a custom cell reads
     {"reader": "swf", "path": "KTH-SP2-1996-2.1-cln.swf.gz"}             # fa.workloads.read_swf(path)
     {"reader": "google2011", "path": "...", "prepare": true}             # + prepare_tasks (default)
     {"reader": "alibaba" | "alibaba2018" | "parquet", "path": "..."}
@@ -117,7 +118,8 @@ def expand_path(path: Any, base: Path | None) -> Path:
 
 
 def build_workload(spec: Mapping[str, Any]):
-    """Build the :class:`~fairalloc.workloads.Workload` a resolved workload spec describes.
+    """Build the :class:`~fairalloc.workloads.Workload` a resolved workload spec describes (a custom
+    generator, ``"package.module:function"``, may return any object: a custom cell function gets it).
 
     ``path`` must already be absolute (the spec resolves it). Task traces (``google2011``,
     ``alibaba*``) go through :func:`fairalloc.workloads.prepare_tasks` unless ``prepare: false``;
@@ -135,7 +137,9 @@ def build_workload(spec: Mapping[str, Any]):
     else:
         wl = fn(**kwargs)
     if not isinstance(wl, Workload):
-        raise TypeError(f"workload function returned {type(wl).__name__}, not a fairalloc Workload")
+        if "reader" in spec or spec["generator"] in GENERATORS or spec.get("head") is not None:
+            raise TypeError(f"workload function returned {type(wl).__name__}, not a fairalloc Workload")
+        return wl        # a custom generator may build anything its custom cell function reads
     if spec.get("head") is not None:
         wl = wl.sorted().head(int(spec["head"]))
     return wl

@@ -49,6 +49,9 @@ class SweepSummary:
         Cells already done in ``out`` before this call.
     failed : list of dict
         Cells that raised (or whose worker died): ``key``, ``label``, ``policy``, ``seed``, ``error``.
+    spec_changed : list of str
+        Top-level keys of the spec that changed since the last run into ``out`` (cells with
+        unchanged parameters were kept).
     """
 
     name: str
@@ -57,6 +60,7 @@ class SweepSummary:
     done: int = 0
     skipped: int = 0
     failed: list[dict[str, Any]] = field(default_factory=list)
+    spec_changed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -66,6 +70,9 @@ class SweepSummary:
     def __str__(self) -> str:
         lines = [f"sweep {self.name!r}: {self.total} cells: {self.done} done, {self.skipped} skipped "
                  f"(already done), {len(self.failed)} failed; results in {self.out}"]
+        if self.spec_changed:
+            lines.append(f"  the spec changed since the last run (at {', '.join(self.spec_changed)}): cells "
+                         "with unchanged parameters were kept")
         for f in self.failed:
             lines.append(f"  failed {f['key']} (label={f['label']}, seed={f['seed']}): {f['error']}")
         return "\n".join(lines)
@@ -78,9 +85,14 @@ def _client(workers: int | None, scheduler: Any):
     if scheduler is not None:
         if isinstance(scheduler, Client):
             return scheduler, None
-        return Client(scheduler), None
+        try:
+            return Client(scheduler), None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InvalidInstanceError(f"scheduler={scheduler!r}: cannot reach a Dask scheduler there "
+                                       f"({type(exc).__name__}: {exc})", argument="scheduler",
+                                       value=scheduler) from None
     n = workers if workers is not None else (os.cpu_count() or 1)
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
 
@@ -92,8 +104,9 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
     ----------
     spec : Spec, dict or path of a YAML file
     out : str or Path
-        The sweep's folder (layout in :mod:`fairalloc.experiments.store`); created, or holding the
-        same spec from an earlier (possibly killed) run.
+        The sweep's folder (layout in :mod:`fairalloc.experiments.store`); created, or holding a
+        spec of the same name from an earlier (possibly killed) run: the cells already done with
+        the same parameters are skipped, the others run.
     workers : int, optional
         Worker processes of the local cluster (default: one per core); 0 runs the cells here, one
         after the other, without Dask.
@@ -113,7 +126,8 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
     SpecError
         For a wrong spec, before anything runs.
     InvalidInstanceError
-        ``out`` holds another sweep; ``workers`` and ``scheduler`` both given, or ``workers < 0``.
+        ``out`` holds a sweep of another name, or is being written by another sweep; ``workers``
+        and ``scheduler`` both given, or ``workers < 0``.
 
     Examples
     --------
@@ -133,7 +147,18 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
         spec = Spec.from_dict(spec) if isinstance(spec, dict) else Spec.from_yaml(spec)
     cells = spec.cells()
     store = Store(out)
-    store.open(spec, cells)
+    changed = store.open(spec, cells)
+    try:
+        summary = _run(spec, cells, store, workers, scheduler, progress)
+    finally:
+        store.close()
+    summary.spec_changed = changed
+    return summary
+
+
+def _run(spec: Spec, cells: list[Cell], store: Store, workers: int | None, scheduler: Any,
+         progress: Any) -> SweepSummary:
+    out = store.out
     done = store.done_keys()
     todo = [c for c in cells if c.key not in done]
     summary = SweepSummary(name=spec.name, out=Path(out), total=len(cells), skipped=len(cells) - len(todo))
@@ -151,7 +176,7 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
             summary.failed.append({"key": cell.key, "label": cell.params["label"],
                                    "policy": cell.params["policy"], "seed": cell.params["seed"],
                                    "error": outcome["error"]})
-            logger.warning("cell %s (%s, seed %s) failed: %s", cell.key, cell.params["label"],
+            logger.info("cell %s (%s, seed %s) failed: %s", cell.key, cell.params["label"],
                            cell.params["seed"], outcome["error"])
         if bar is not None:
             bar.update(1)

@@ -10,7 +10,8 @@ A spec is a YAML file or the same structure as a Python dict::
       n_tasks: 3000
       rng: ${seed}                        # "${name}": the cell's seed or a value of `grid`
     # workload: {reader: swf, path: $FAIRALLOC_DATA/swf/KTH-SP2-1996-2.1-cln.swf.gz}   # ... or a reader
-    capacity: {pool: ${load}}             # processors: N | pool: F (x R) | resources: [...] | cluster: NAME
+    capacity: {pool: "${load}"}           # processors: N | pool: F (x R) | resources: [...] | cluster: NAME
+                                          # (quote "${name}" inside {...}: YAML reads braces there)
     grid:                                 # axes shared by every policy, used through ${name}
       load: [0.5, 0.75, 1.0]
     policies:                             # label -> options; a list is a grid axis of that policy
@@ -21,11 +22,14 @@ A spec is a YAML file or the same structure as a Python dict::
     tables: [summary, users]              # what to keep (built-in cell: summary, users, jobs,
                                           # rejected, utilization); default [summary]
     run: mypackage.cells:my_cell          # optional: another cell function (module docstring of
-                                          # fairalloc.experiments.worker for its contract)
+                                          # fairalloc.experiments.worker for its contract); its
+                                          # check(params), if it has one, runs on every cell first
 
 The cells are the product seeds x grid x (each policy x its own grid), in that nesting order (the
 last axis varies fastest). Each cell has a stable key: a hash of its resolved parameters (workload,
-capacity, policy and options, seed, grid values, tables, cell function) and of fairalloc's version.
+capacity, policy and options, seed, grid values, tables, cell function) and of fairalloc's version
+(the version string, not the code: results computed by a modified checkout keep their keys, so
+use a new folder after changing fairalloc or a cell function).
 Everything is checked before anything runs, and a wrong spec raises :class:`SpecError` naming the
 key (``policies.sdrf.delta``), and the value: unknown top-level keys, policies and options (each
 policy is built once with its options to check them), generator or reader arguments, missing files,
@@ -72,7 +76,7 @@ class SpecError(InvalidInstanceError):
 
 
 def _version() -> str:
-    from .. import __version__
+    from ..version import __version__
     return __version__
 
 
@@ -246,9 +250,27 @@ class Spec:
         if self.builtin:
             self._check_builtin_policies()
         self.n_cells = sum(1 for _ in self._points())
-        if self.n_cells == 0:
-            raise SpecError("policies", d.get("policies"), "the spec expands into no cell")
-        self._coord_types = None
+        if not self.builtin:
+            self._check_custom_cells()
+
+    def _check_custom_cells(self) -> None:
+        """Call the custom cell function's ``check(params)`` (when it has one) on every cell."""
+        check = getattr(inputs.resolve_callable(self.run), "check", None)
+        if not callable(check):
+            return
+        for cell in self.cells():
+            try:
+                check(cell.params)
+            except (ValueError, KeyError, TypeError) as exc:
+                label, opts = cell.params["label"], cell.params["options"]
+                arg = getattr(exc, "argument", None)
+                where = "policies" if label is None else f"policies.{label}"
+                if arg in opts:
+                    raise SpecError(f"{where}.{arg}", opts[arg], f"{self.run}.check: {exc}") from None
+                if arg in cell.params["grid"]:
+                    raise SpecError(f"grid.{arg}", cell.params["grid"][arg], f"{self.run}.check: {exc}") from None
+                raise SpecError(where if label is not None else "run", opts if label is not None else self.run,
+                                f"{self.run}.check (seed {cell.params['seed']}): {exc}") from None
 
     def _check_grid(self, grid: Any) -> dict[str, list]:
         if grid is None:

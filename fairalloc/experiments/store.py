@@ -11,7 +11,9 @@ Layout of ``OUT/``::
 Every file is written to a temporary name in the same folder and renamed (``os.replace``), so a
 file is whole or absent whenever the process dies. A cell's record is written after its tables:
 a cell counts as finished only once its record exists, and a rerun rewrites the same file names,
-so a sweep killed at any moment and restarted ends with exactly the rows of an uninterrupted run.
+so a sweep killed at any moment and restarted ends with exactly the rows of an uninterrupted run
+(the restart deletes the temporary files a kill left). While a sweep runs it holds ``OUT/.lock``
+(``flock``), so a second sweep into the same folder is refused.
 Readers take a table's rows only from cells the manifest lists and the records call ``done``.
 (Renames survive the death of the process, not a power cut: nothing is fsynced.)
 """
@@ -64,32 +66,49 @@ class Store:
     def tables_dir(self) -> Path:
         return self.out / "tables"
 
-    def open(self, spec: Spec, cells: list[Cell]) -> None:
-        """Create the folder for ``spec`` or check that it holds the same spec.
+    def open(self, spec: Spec, cells: list[Cell]) -> list[str]:
+        """Create the folder for ``spec``, or take it over from an earlier run of a spec of the same
+        name, and hold its lock until :meth:`close`.
+
+        A spec of the same name may have changed since (more seeds, another grid): cells are
+        identified by their parameters, so those already done are kept and the others run; the
+        manifest then lists the new spec's cells only, and readers see only those (the files of
+        cells no longer in the spec stay on disk, unread).
+
+        Returns
+        -------
+        list of str
+            The top-level keys of the spec that changed since the last run (empty: same spec).
 
         Raises
         ------
         InvalidInstanceError
-            (``argument="out"``) when ``out`` holds another sweep: a different spec, or files that
-            are not a sweep's.
+            (``argument="out"``) when ``out`` holds the sweep of a spec with another name, or files
+            that are not a sweep's, or another sweep is writing it now.
         """
-        from .. import __version__
+        from ..version import __version__
 
         info = self.out / "sweep.json"
+        changed: list[str] = []
         if info.exists():
             old = json.loads(info.read_text())
-            if old.get("spec") != json.loads(json.dumps(spec.to_dict(), default=str)):
-                diff = sorted(k for k in set(old.get("spec", {})) | set(spec.data)
-                              if old.get("spec", {}).get(k) != json.loads(json.dumps(spec.data.get(k), default=str)))
+            if old.get("name") != spec.name:
                 raise InvalidInstanceError(
-                    f"out={str(self.out)!r} holds the sweep {old.get('name')!r} of another spec (it differs "
-                    f"at {', '.join(diff)}); use another folder", argument="out", value=str(self.out))
-        elif self.out.exists() and any(self.out.iterdir()):
+                    f"out={str(self.out)!r} holds the sweep {old.get('name')!r}, not {spec.name!r}; use "
+                    "another folder", argument="out", value=str(self.out))
+            new = json.loads(json.dumps(spec.to_dict(), default=str))
+            prev = old.get("spec", {})
+            changed = sorted(k for k in set(prev) | set(new) if prev.get(k) != new.get(k))
+        elif self.out.exists() and any(p.name != ".lock" for p in self.out.iterdir()):
             raise InvalidInstanceError(f"out={str(self.out)!r} exists and is not a sweep folder (no "
                                        "sweep.json); use a new or empty folder", argument="out",
                                        value=str(self.out))
         self.cells_dir.mkdir(parents=True, exist_ok=True)
         self.tables_dir.mkdir(parents=True, exist_ok=True)
+        self._lock()
+        for stale in [*self.out.glob(".*.tmp"), *self.cells_dir.glob(".*.tmp"),
+                      *self.tables_dir.glob("*/.*.tmp")]:
+            stale.unlink()                 # left by a process killed while writing
         doc = {"name": spec.name, "spec": spec.to_dict(), "version": __version__, "n_cells": len(cells)}
         _atomic_write(info, lambda p: p.write_text(json.dumps(doc, indent=2, default=str)))
         manifest = pd.DataFrame({
@@ -98,6 +117,30 @@ class Store:
             "seed": pd.array([c.params["seed"] for c in cells], dtype="Int64"),
             "params": [json.dumps(c.params, sort_keys=True, default=str) for c in cells]})
         _atomic_write(self.out / "manifest.parquet", lambda p: manifest.to_parquet(p, index=False))
+        return changed
+
+    def _lock(self) -> None:
+        """Hold ``OUT/.lock`` (flock, released when the process dies, even by SIGKILL) so that two
+        sweeps never write one folder at the same time."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            return
+        fh = open(self.out / ".lock", "a")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            raise InvalidInstanceError(f"out={str(self.out)!r} is being written by another running sweep",
+                                       argument="out", value=str(self.out)) from None
+        self._lock_file = fh
+
+    def close(self) -> None:
+        """Release the folder's lock (taken by :meth:`open`)."""
+        fh = getattr(self, "_lock_file", None)
+        if fh is not None:
+            fh.close()
+            self._lock_file = None
 
     def records(self) -> dict[str, dict[str, Any]]:
         """key -> record of every finished cell (done or failed)."""
@@ -114,10 +157,10 @@ class Store:
 
     def write(self, cell: Cell, outcome: dict[str, Any]) -> None:
         """Write a cell's tables, then its record (each atomically)."""
-        for name, df in outcome.get("tables", {}).items():
+        for name, data in outcome.get("tables", {}).items():      # Parquet bytes (worker.execute_cell)
             d = self.tables_dir / name
             d.mkdir(parents=True, exist_ok=True)
-            _atomic_write(d / f"{cell.key}.parquet", lambda p, df=df: df.to_parquet(p, index=False))
+            _atomic_write(d / f"{cell.key}.parquet", lambda p, data=data: p.write_bytes(data))
         rec = {"key": cell.key, "index": cell.index, "label": cell.params["label"],
                "policy": cell.params["policy"], "seed": cell.params["seed"], "status": outcome["status"],
                "wall_s": outcome.get("wall_s"), "load_s": outcome.get("load_s"),

@@ -15,10 +15,25 @@ it again and nothing ships it with every cell. ``params`` is :attr:`Cell.params`
 DataFrame per table; the runner adds the cell's key and coordinates as columns and keeps the tables
 the spec lists (all returned ones when it lists none). Whatever it raises is recorded as the cell's
 error and the sweep goes on.
+
+A cell function may carry a ``check`` attribute, ``check(params)``, which the spec calls on every
+cell before anything runs: raise ``ValueError`` (best: :class:`~fairalloc.InvalidInstanceError`
+with ``argument=`` the option or grid axis at fault) and the spec is refused naming that key::
+
+    def my_cell(workload, params): ...
+    def _check(params):
+        if params["options"].get("solver") not in ("highs", "cbc"):
+            raise InvalidInstanceError("solver must be highs or cbc", argument="solver")
+    my_cell.check = _check
+
+A custom cell may also need no workload (leave ``workload`` out) and no policies (then ``policy``
+and ``label`` are None and the cells are seeds x grid); a custom ``generator`` may return any
+object, which the cell function receives as ``workload``.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import socket
 import threading
@@ -69,7 +84,9 @@ def cached_workload(cell: Cell) -> tuple[Any, float]:
 def _with_coords(name: str, df: pd.DataFrame, cell: Cell) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"table {name!r} is a {type(df).__name__}, not a pandas DataFrame")
-    df = df.reset_index(drop=True) if not isinstance(df.index, pd.RangeIndex) else df
+    if not isinstance(df.index, pd.RangeIndex):      # a named index is data: keep it as columns
+        named = any(n is not None for n in df.index.names)
+        df = df.reset_index(drop=not named)
     cols = {"key": cell.key, **cell.coords}
     for col, value in cols.items():
         if col in df.columns:
@@ -82,14 +99,20 @@ def _with_coords(name: str, df: pd.DataFrame, cell: Cell) -> pd.DataFrame:
     return pd.concat([front, df], axis=1)
 
 
+def _parquet(df: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
 def execute_cell(cell: Cell) -> dict[str, Any]:
     """Run ``cell`` here and return its outcome (never raises for the cell's own errors).
 
     Returns
     -------
     dict
-        ``key``, ``status`` (``"done"`` or ``"failed"``), ``tables`` (name -> DataFrame with the
-        cell's columns in front), ``wall_s`` (the cell function's own time), ``load_s`` (building
+        ``key``, ``status`` (``"done"`` or ``"failed"``), ``tables`` (name -> the table as Parquet
+        bytes, the cell's key and coordinates as its first columns), ``wall_s`` (the cell function's own time), ``load_s`` (building
         the workload, 0 when cached), ``error`` (one line) and ``traceback``, ``worker`` (host:pid).
     """
     out: dict[str, Any] = {"key": cell.key, "status": "failed", "tables": {}, "wall_s": float("nan"),
@@ -109,7 +132,8 @@ def execute_cell(cell: Cell) -> dict[str, Any]:
             if missing:
                 raise ValueError(f"{cell.run} returned no table {missing[0]!r} (got {sorted(tables)})")
             tables = {t: tables[t] for t in wanted}
-        out["tables"] = {name: _with_coords(name, df, cell) for name, df in tables.items()}
+        # encoded here, in parallel on the workers: a table Parquet cannot hold fails its cell only
+        out["tables"] = {name: _parquet(_with_coords(name, df, cell)) for name, df in tables.items()}
         out["status"] = "done"
     except Exception as exc:  # noqa: BLE001 - a cell's failure is data, the sweep goes on
         out["tables"] = {}

@@ -135,3 +135,63 @@ def test_wrong_spec_names_key_and_value(change, key, value):
 def test_missing_spec_file(tmp_path):
     with pytest.raises(SpecError, match="no such file"):
         Spec.from_yaml(tmp_path / "nope.yaml")
+
+
+CUSTOM = '''
+from fairalloc import InvalidInstanceError
+
+def make(size):
+    return {"size": size}
+
+def cell(workload, params):
+    import pandas as pd
+    return {"t": pd.DataFrame({"size": [workload["size"]], "solver": [params["options"]["solver"]]})}
+
+def _check(params):
+    if params["options"]["solver"] not in ("highs", "cbc"):
+        raise InvalidInstanceError("solver must be highs or cbc", argument="solver")
+    if params["grid"]["n"] > 3:
+        raise ValueError("n too large")
+
+cell.check = _check
+'''
+
+
+def test_custom_cell_check_hook_and_custom_generator(tmp_path, monkeypatch):
+    (tmp_path / "custom_cells_mod.py").write_text(CUSTOM)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    d = {"name": "c", "run": "custom_cells_mod:cell",
+         "workload": {"generator": "custom_cells_mod:make", "size": "${n}"},
+         "grid": {"n": [1, 2]}, "policies": {"exact": {"solver": ["highs", "cbc"]}}}
+    s = Spec.from_dict(d)
+    assert len(s.cells()) == 4
+    with pytest.raises(SpecError) as info:
+        Spec.from_dict({**d, "policies": {"exact": {"solver": ["highs", "gurobi"]}}})
+    assert info.value.argument == "policies.exact.solver" and info.value.value == "gurobi"
+    with pytest.raises(SpecError) as info:
+        Spec.from_dict({**d, "grid": {"n": [1, 5]}})
+    assert info.value.argument == "policies.exact" and "n too large" in str(info.value)
+    with pytest.raises(SpecError) as info:
+        Spec.from_dict({**d, "workload": {"generator": "custom_cells_mod:make", "sise": 1}})
+    assert info.value.argument == "workload.sise"
+    # the custom generator's object reaches the cell function
+    from fairalloc.experiments import load, run_sweep
+    assert run_sweep(s, tmp_path / "o", workers=0, progress=False).ok
+    assert load(tmp_path / "o", "t").df()[["n", "size", "solver"]].values.tolist() == [
+        [1, 1, "highs"], [1, 1, "cbc"], [2, 2, "highs"], [2, 2, "cbc"]]
+
+
+def test_module_docstring_example_is_a_valid_spec():
+    import textwrap
+
+    import yaml
+
+    import fairalloc.experiments.spec as spec_module
+
+    doc = spec_module.__doc__
+    block = doc.split("Python dict::\n")[1].split("\nThe cells are")[0]
+    text = textwrap.dedent(block).replace("run: mypackage.cells:my_cell", "")   # no such package here
+    s = Spec.from_dict(yaml.safe_load(text))
+    # seeds x load x (drf + sdrf x 2 deltas + sdrf-printed)
+    assert s.n_cells == 3 * 3 * 4
+    assert {c.params["capacity"]["pool"] for c in s.cells()} == {0.5, 0.75, 1.0}

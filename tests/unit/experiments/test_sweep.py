@@ -33,6 +33,11 @@ CELLS_MODULE = textwrap.dedent('''
             raise RuntimeError("seed 1 is cursed")
         return {"result": pd.DataFrame({"x": [params["grid"]["x"]] * 2, "part": [0, 1],
                                         "jobs": [len(workload)] * 2})}
+
+    def odd_tables(workload, params):
+        if params["seed"] == 0:     # a named index is data; an unnamed one is dropped
+            return {"t": pd.DataFrame({"v": [1.0, 2.0]}, index=pd.Index([7, 9], name="user"))}
+        return {"t": pd.DataFrame({"v": [object(), 1]})}     # Parquet cannot hold this column
 ''')
 
 FLAKY = {
@@ -118,7 +123,7 @@ def test_local_cluster_same_rows_workload_built_once_per_worker(tmp_path, cells_
     run_sweep(RIGID, tmp_path / "inproc", workers=0, progress=False)
     seen = []
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         s = run_sweep(RIGID, tmp_path / "dask", scheduler=client, progress=lambda c, o: seen.append(c.key))
         f = run_sweep(FLAKY, tmp_path / "flaky", scheduler=cluster.scheduler_address, progress=False)
         assert client.status == "running"          # a client we passed is left open
@@ -181,10 +186,18 @@ def test_duckdb_query_and_errors(tmp_path):
 def test_out_folder_checks(tmp_path):
     out = tmp_path / "o"
     run_sweep(RIGID, out, workers=0, progress=False)
-    other = dict(RIGID, seeds=[0, 1, 2])
-    with pytest.raises(fa.InvalidInstanceError, match="differs at seeds") as info:
-        run_sweep(other, out, workers=0, progress=False)
+    with pytest.raises(fa.InvalidInstanceError, match="holds the sweep 'rigid', not 'other'") as info:
+        run_sweep(dict(RIGID, name="other"), out, workers=0, progress=False)
     assert info.value.argument == "out"
+    # the same spec grown by a seed: the 8 cells done are kept, 4 run; readers see the new spec's cells
+    more = run_sweep(dict(RIGID, seeds=[0, 1, 2]), out, workers=0, progress=False)
+    assert (more.done, more.skipped, more.spec_changed) == (4, 8, ["seeds"])
+    assert "the spec changed since the last run (at seeds)" in str(more)
+    assert sorted(set(load(out, "summary").df()["seed"])) == [0, 1, 2]
+    fewer = run_sweep(dict(RIGID, seeds=[1]), out, workers=0, progress=False)
+    assert (fewer.done, fewer.skipped) == (0, 4)
+    assert set(load(out, "summary").df()["seed"]) == {1} and len(load(out, "cells").df()) == 4
+    run_sweep(RIGID, out, workers=0, progress=False)
     junk = tmp_path / "junk"
     junk.mkdir()
     (junk / "x.txt").write_text("mine")
@@ -195,3 +208,29 @@ def test_out_folder_checks(tmp_path):
     with pytest.raises(fa.InvalidInstanceError, match="workers=-1"):
         run_sweep(RIGID, out, workers=-1)
     assert Store(out).table_names() == ["jobs", "summary", "users"]
+    # a second sweep into a folder another one is writing is refused (flock on OUT/.lock)
+    busy = Store(out)
+    busy.open(Spec.from_dict(RIGID), Spec.from_dict(RIGID).cells())
+    try:
+        with pytest.raises(fa.InvalidInstanceError, match="being written by another running sweep"):
+            run_sweep(RIGID, out, workers=0, progress=False)
+    finally:
+        busy.close()
+    assert run_sweep(RIGID, out, workers=0, progress=False).skipped == 8
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(fa.InvalidInstanceError, match="cannot reach a Dask scheduler") as info:
+            run_sweep(RIGID, tmp_path / "u", scheduler="tcp://127.0.0.1:9", progress=False)
+    assert info.value.argument == "scheduler"
+
+
+def test_table_parquet_cannot_hold_fails_its_cell_only(tmp_path, cells_module):
+    spec = {"name": "odd", "run": "sweep_test_cells:odd_tables", "seeds": 2}
+    s = run_sweep(spec, tmp_path / "odd", workers=0, progress=False)
+    assert s.done == 1 and len(s.failed) == 1 and s.failed[0]["seed"] == 1
+    assert "ArrowInvalid" in s.failed[0]["error"] or "ArrowTypeError" in s.failed[0]["error"]
+    t = load(tmp_path / "odd", "t").df()
+    assert t[["user", "v"]].values.tolist() == [[7, 1.0], [9, 2.0]]
