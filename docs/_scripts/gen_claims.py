@@ -1,2 +1,141 @@
+"""Generate the claims ledger (``claims.md``) from ``proofs_check.claims`` at build time (gen-files).
+
+Nothing in the page is written by hand: the cells, their expected verdicts and sources come from
+``proofs_check.claims.CLAIMS`` / ``MECHANISMS`` / ``FINDINGS``; the "found" column is a campaign run
+during the build with the small budget of ``notebooks/axioms.py`` (``FAIRALLOC_SCALE=small``): T and
+open cells a few seeded cases each (an absence of violations at this budget is weak evidence, which the
+page says), F cells and the findings searched from the seeds of ``proofs_check.campaign.QUICK`` until
+their first counterexample, shrunk. Each violation's witness is published beside the page as JSON for
+``fairalloc check --replay``, and every row gives the command that reproduces it.
+
+``FAIRALLOC_DOCS_CAMPAIGN=0`` skips the campaign (the "found" column then says "not run").
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+
 import mkdocs_gen_files
-with mkdocs_gen_files.open("claims.md","w") as f: f.write("# Claims\n")
+
+from proofs_check import campaign, claims
+from proofs_check.verdict import jsonable
+
+log = logging.getLogger("mkdocs.plugins.fairalloc.claims")
+
+RUN = os.environ.get("FAIRALLOC_DOCS_CAMPAIGN", "1") != "0"
+# the small scale of notebooks/axioms.py
+T_EXAMPLES, EXACT_EXAMPLES, SECONDS = 6, 2, 20.0
+F_EXAMPLES, F_SECONDS = 500, 120.0
+EXACT = {"tsf", "tsf_unfloored", "tsf_integer", "tvtsf_milp", "tvtsf_offline"}
+
+
+def _budget(c: claims.Claim) -> dict:
+    """The search budget of a cell (as ``run_cell`` keywords)."""
+    costly = c.mechanism in EXACT
+    if c.expected == "F" or c.key in claims.FINDINGS:
+        seed, examples, budget = campaign.QUICK.get(c.key, (0, F_EXAMPLES, None))
+        return dict(examples=examples, seconds=F_SECONDS, seed=seed, budget=budget,
+                    shrink_seconds=3.0 if costly else None)
+    return dict(examples=EXACT_EXAMPLES if costly else T_EXAMPLES, seconds=SECONDS, seed=0,
+                budget=8 if costly else None)
+
+
+def _command(c: claims.Claim, b: dict) -> str:
+    cmd = (f"fairalloc check --mechanism {c.mechanism} --axiom {c.axiom} --variant {c.variant} "
+           f"--examples {b['examples']} --seconds {int(b['seconds'])} --seed {b['seed']}")
+    return cmd + (f" --budget {b['budget']}" if b.get("budget") else "")
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def main() -> None:
+    t0 = time.perf_counter()
+    rows, found, violations = [], 0, []
+    for c in claims.CLAIMS:
+        info = claims.MECHANISMS[c.mechanism]
+        skip = campaign.skip_reason(c)
+        b = _budget(c)
+        if skip:
+            rows.append((c, info, f"skipped: {skip}", ""))
+            continue
+        if not RUN:
+            rows.append((c, info, "not run in this build", _command(c, b)))
+            continue
+        r = campaign.run_cell(c, **b)
+        found += 1
+        if r.verdict is not None and r.verdict.violated:
+            name = c.key.replace("/", "__") + ".json"
+            with mkdocs_gen_files.open(f"claims/{name}", "w") as fh:
+                fh.write(json.dumps(jsonable(r.verdict.witness), indent=1))
+            violations.append((c, r, name, b))
+            result = f"**F** ({r.status}; [witness](claims/{name}))"
+        else:
+            result = f"{'T' if r.examples else '?'} ({r.status}, {r.examples} cases)"
+        rows.append((c, info, result, _command(c, b)))
+    seconds = time.perf_counter() - t0
+    log.info("claims ledger: %d cells searched in %.0f s", found, seconds)
+
+    out = ["# Claims ledger", "",
+           "Every cell of the mechanism × axiom table of `shared/papers/axioms.md`, one row per variant, "
+           "generated when this site was built from [`proofs_check.claims`](reference/proofs_check.claims.md) "
+           "(the table as data) and a search run during the build. *Expected*: T (theorem), F (known false), "
+           "? (open), - (not applicable), with the cell as printed in the table and its source. *Found in "
+           "this build*: what [`proofs_check.campaign.run_cell`][proofs_check.campaign.run_cell] found with a "
+           "**small budget** (the one of `notebooks/axioms.py` at small scale): T and open cells "
+           f"{T_EXAMPLES} seeded cases each ({EXACT_EXAMPLES} for rows that solve LPs / MILPs), so \"T\" there "
+           "means *no violation in those cases*, not a proof; F cells and the findings are searched from the "
+           "seed of `proofs_check.campaign.QUICK` until the first counterexample, which is shrunk. "
+           "The command in each row repeats that search; `fairalloc check --all` runs the full campaign "
+           "(about ten minutes). How the checkers decide each axiom: [Axioms and checkers](concepts/axioms.md).",
+           ""]
+    if RUN:
+        out += [f"{found} cells searched in {seconds:.0f} s during this build.", ""]
+    out += ["## The table", "",
+            "| mechanism | axiom | variant | expected (as printed) | found in this build | reproduce |",
+            "|---|---|---|---|---|---|"]
+    for c, info, result, cmd in rows:
+        exp = c.expected + (f" ({_cell(c.cell)})" if c.cell != c.expected else "")
+        mech = _cell(info.label) + (" [ours]" if info.derived or c.derived else "")
+        out.append(f"| {mech} | {claims.AXIOM_LABELS.get(c.axiom, c.axiom)} | {c.variant} | {exp} | {result} | "
+                   + (f"`{cmd}`" if cmd else "") + " |")
+    out += ["", "## Findings: T cells the checkers refute", "",
+            "`proofs_check.claims.FINDINGS`: cells that `axioms.md` (or our derivation) marks T and the "
+            "checkers refute, each with the explanation recorded there and the minimal counterexample found "
+            "in this build.", ""]
+    by_key = {c.key: (r, name, b) for c, r, name, b in violations}
+    for key, why in claims.FINDINGS.items():
+        mech, axiom, variant = key.split("/")
+        c = next(c for c in claims.CLAIMS if c.key == key)
+        out += [f"### `{key}`", "", why, ""]
+        if key in by_key:
+            r, name, b = by_key[key]
+            out += [f"Found in this build: {r.verdict.detail} ([witness](claims/{name}); "
+                    f"replay: `fairalloc check --replay {name}`).", ""]
+        else:
+            out += ["Not refuted in this build" + ("" if RUN else " (the campaign was not run)") + ".", ""]
+        out += ["```bash", _command(c, _budget(c)), "```", ""]
+    out += ["## Minimal counterexamples", "",
+            "Every violation found in this build, after shrinking (expected F cells and findings). Each "
+            "witness re-verifies on its own: download it and run `fairalloc check --replay FILE.json` "
+            "(or [`proofs_check.replay`][proofs_check.replay] in Python).", ""]
+    if not violations:
+        out.append("None in this build." if RUN else "The campaign was not run in this build.")
+    for c, r, name, b in violations:
+        case = (r.verdict.witness or {}).get("case", {})
+        out += [f"### `{c.key}` (expected {c.expected})", "",
+                f"{r.verdict.detail}. Found after {r.examples} cases; original size {r.original_size}, "
+                f"shrunk in {r.shrink_stats.get('steps', 0)} steps. [Witness](claims/{name}).", "",
+                '??? note "The shrunk case"', "", "    ```json",
+                *("    " + line for line in json.dumps(jsonable(case), indent=1).splitlines()),
+                "    ```", "",
+                "```bash", _command(c, b), f"fairalloc check --replay {name}", "```", ""]
+    with mkdocs_gen_files.open("claims.md", "w") as fh:
+        fh.write("\n".join(out) + "\n")
+
+
+main()
