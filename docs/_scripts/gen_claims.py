@@ -1,14 +1,13 @@
 """Generate the claims ledger (``claims.md``) from ``proofs_check.claims`` at build time (gen-files).
 
 Nothing in the page is written by hand: the cells, their expected verdicts and sources come from
-``proofs_check.claims.CLAIMS`` / ``MECHANISMS`` / ``FINDINGS``; the "found" column is a campaign run
-during the build with the small budget of ``notebooks/axioms.py`` (``FAIRALLOC_SCALE=small``): T and
-open cells a few seeded cases each (an absence of violations at this budget is weak evidence, which the
-page says), F cells and the findings searched from the seeds of ``proofs_check.campaign.QUICK`` until
-their first counterexample, shrunk. Each violation's witness is published beside the page as JSON for
-``fairalloc check --replay``, and every row gives the command that reproduces it.
-
-``FAIRALLOC_DOCS_CAMPAIGN=0`` skips the campaign (the "found" column then says "not run").
+``proofs_check.claims.CLAIMS`` / ``MECHANISMS`` / ``FINDINGS``; the "found" column is the campaign
+that ``notebooks/axioms.py`` runs during the build at small scale (``gen_notebooks.py`` saves its
+reports to ``$FAIRALLOC_DOCS_CLAIMS_JSON``; the campaign runs once per build): T and open cells a few
+seeded cases each (an absence of violations at this budget is weak evidence, which the page says), F
+cells and the findings searched from the seeds of ``proofs_check.campaign.QUICK`` until their first
+counterexample, shrunk. Each violation's witness is published beside the page as JSON for
+``fairalloc check --replay``, and every row gives the command that repeats its search.
 """
 
 from __future__ import annotations
@@ -16,17 +15,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import time
 
 import mkdocs_gen_files
 
 from proofs_check import campaign, claims
-from proofs_check.verdict import jsonable
 
 log = logging.getLogger("mkdocs.plugins.fairalloc.claims")
 
-RUN = os.environ.get("FAIRALLOC_DOCS_CAMPAIGN", "1") != "0"
-# the small scale of notebooks/axioms.py
+# the small scale of notebooks/axioms.py (its budgets, for the commands that repeat each search)
 T_EXAMPLES, EXACT_EXAMPLES, SECONDS = 6, 2, 20.0
 F_EXAMPLES, F_SECONDS = 500, 120.0
 EXACT = {"tsf", "tsf_unfloored", "tsf_integer", "tvtsf_milp", "tvtsf_offline"}
@@ -53,9 +49,21 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _reports() -> dict[str, dict] | None:
+    """The axioms notebook's reports of this build, by claim key (None when it did not run)."""
+    path = os.environ.get("FAIRALLOC_DOCS_CLAIMS_JSON")
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        return {f"{d['mechanism']}/{d['axiom']}/{d['variant']}": d for d in json.load(fh)}
+
+
 def main() -> None:
-    t0 = time.perf_counter()
-    rows, found, violations = [], 0, []
+    reports = _reports()
+    RUN = reports is not None
+    if not RUN:
+        log.info("claims ledger: the axioms notebook did not run in this build, no 'found' column")
+    rows, found, seconds, violations = [], 0, 0.0, []
     for c in claims.CLAIMS:
         info = claims.MECHANISMS[c.mechanism]
         skip = campaign.skip_reason(c)
@@ -63,30 +71,30 @@ def main() -> None:
         if skip:
             rows.append((c, info, f"skipped: {skip}", ""))
             continue
-        if not RUN:
+        r = reports.get(c.key) if RUN else None
+        if r is None:
             rows.append((c, info, "not run in this build", _command(c, b)))
             continue
-        r = campaign.run_cell(c, **b)
         found += 1
-        if r.verdict is not None and r.verdict.violated:
+        seconds += float(r.get("seconds", 0.0))
+        if r.get("found") == "F" and r.get("witness") is not None:
             name = c.key.replace("/", "__") + ".json"
             with mkdocs_gen_files.open(f"claims/{name}", "w") as fh:
-                fh.write(json.dumps(jsonable(r.verdict.witness), indent=1))
+                fh.write(json.dumps(r["witness"], indent=1))
             violations.append((c, r, name, b))
-            result = f"**F** ({r.status}; [witness](claims/{name}))"
+            result = f"**F** ({r['status']}; [witness](claims/{name}))"
         else:
-            result = f"{'T' if r.examples else '?'} ({r.status}, {r.examples} cases)"
+            result = f"{r.get('found') or '?'} ({r['status']}, {r['examples']} cases)"
         rows.append((c, info, result, _command(c, b)))
-    seconds = time.perf_counter() - t0
-    log.info("claims ledger: %d cells searched in %.0f s", found, seconds)
 
     out = ["# Claims ledger", "",
            "Every cell of the mechanism × axiom table of `shared/papers/axioms.md`, one row per variant, "
            "generated when this site was built from [`proofs_check.claims`](reference/proofs_check.claims.md) "
            "(the table as data) and a search run during the build. *Expected*: T (theorem), F (known false), "
            "? (open), - (not applicable), with the cell as printed in the table and its source. *Found in "
-           "this build*: what [`proofs_check.campaign.run_cell`][proofs_check.campaign.run_cell] found with a "
-           "**small budget** (the one of `notebooks/axioms.py` at small scale): T and open cells "
+           "this build*: what [`proofs_check.campaign.run_cell`][proofs_check.campaign.run_cell] found when "
+           "the [axioms notebook](notebooks/axioms.ipynb) ran during the build, with its **small budget**: "
+           "T and open cells "
            f"{T_EXAMPLES} seeded cases each ({EXACT_EXAMPLES} for rows that solve LPs / MILPs), so \"T\" there "
            "means *no violation in those cases*, not a proof; F cells and the findings are searched from the "
            "seed of `proofs_check.campaign.QUICK` until the first counterexample, which is shrunk. "
@@ -94,7 +102,7 @@ def main() -> None:
            "(about ten minutes). How the checkers decide each axiom: [Axioms and checkers](concepts/axioms.md).",
            ""]
     if RUN:
-        out += [f"{found} cells searched in {seconds:.0f} s during this build.", ""]
+        out += [f"{found} cells searched during this build (by the axioms notebook, {seconds:.0f} s of search).", ""]
     out += ["## The table", "",
             "| mechanism | axiom | variant | expected (as printed) | found in this build | reproduce |",
             "|---|---|---|---|---|---|"]
@@ -114,7 +122,7 @@ def main() -> None:
         out += [f"### `{key}`", "", why, ""]
         if key in by_key:
             r, name, b = by_key[key]
-            out += [f"Found in this build: {r.verdict.detail} ([witness](claims/{name}); "
+            out += [f"Found in this build: {r.get('detail', '')} ([witness](claims/{name}); "
                     f"replay: `fairalloc check --replay {name}`).", ""]
         else:
             out += ["Not refuted in this build" + ("" if RUN else " (the campaign was not run)") + ".", ""]
@@ -126,12 +134,13 @@ def main() -> None:
     if not violations:
         out.append("None in this build." if RUN else "The campaign was not run in this build.")
     for c, r, name, b in violations:
-        case = (r.verdict.witness or {}).get("case", {})
+        case = (r.get("witness") or {}).get("case", {})
         out += [f"### `{c.key}` (expected {c.expected})", "",
-                f"{r.verdict.detail}. Found after {r.examples} cases; original size {r.original_size}, "
-                f"shrunk in {r.shrink_stats.get('steps', 0)} steps. [Witness](claims/{name}).", "",
+                f"{r.get('detail', '')}. Found after {r['examples']} cases; original size "
+                f"{r.get('original_size')}, shrunk in {(r.get('shrink') or {}).get('steps', 0)} steps. "
+                f"[Witness](claims/{name}).", "",
                 '??? note "The shrunk case"', "", "    ```json",
-                *("    " + line for line in json.dumps(jsonable(case), indent=1).splitlines()),
+                *("    " + line for line in json.dumps(case, indent=1).splitlines()),
                 "    ```", "",
                 "```bash", _command(c, b), f"fairalloc check --replay {name}", "```", ""]
     with mkdocs_gen_files.open("claims.md", "w") as fh:

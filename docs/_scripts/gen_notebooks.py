@@ -8,6 +8,11 @@ to ``notebooks/<name>.ipynb`` in the site's sources, which mkdocs-jupyter render
 
 A notebook whose data are absent (``FileNotFoundError``, e.g. the KTH-SP2 log for ``buc``) is shown
 unexecuted, with a note saying so, as the tests skip then; any other error fails the build.
+The axioms notebook runs the claims campaign at small scale; one cell appended to it (and removed
+before rendering) saves its reports, ``[r.to_dict() for r in reports]``, to the JSON file named by
+``$FAIRALLOC_DOCS_CLAIMS_JSON``, from which ``gen_claims.py`` builds the ledger: the campaign runs once
+per build.
+
 ``FAIRALLOC_DOCS_EXECUTE=0`` skips execution altogether (for a quick ``mkdocs serve``).
 """
 
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -45,16 +51,29 @@ def _note(nb, text: str) -> None:
                     nbformat.v4.new_markdown_cell(f"> **Not executed in this build:** {text}"))
 
 
+#: appended to notebooks/axioms.py: hands the campaign's reports to the claims ledger
+SAVE_REPORTS = """\
+import json as _json, os as _os
+with open(_os.environ["FAIRALLOC_DOCS_CLAIMS_JSON"], "w") as _fh:
+    _json.dump([_r.to_dict() for _r in reports], _fh, default=str)
+"""
+
+
 def _run(path: Path):
     nb = jupytext.read(path)
     if not EXECUTE:
         _note(nb, "the site was built with `FAIRALLOC_DOCS_EXECUTE=0`.")
         return path, nb, 0.0
     t0 = time.perf_counter()
+    probe = path.stem == "axioms"
+    if probe:
+        nb.cells.append(nbformat.v4.new_code_cell(SAVE_REPORTS))
     client = nbclient.NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
                                      resources={"metadata": {"path": str(NB_DIR)}})
     try:
         client.execute()
+        if probe:
+            nb.cells.pop()
     except nbclient.exceptions.CellExecutionError as exc:
         if exc.ename != "FileNotFoundError":
             raise RuntimeError(f"notebook {path.name} failed at small scale:\n{exc}") from None
@@ -69,6 +88,7 @@ def main() -> None:
     # the kernels inherit this process's environment: small scale, and matplotlib's inline backend
     os.environ["FAIRALLOC_SCALE"] = "small"
     os.environ.pop("MPLBACKEND", None)
+    os.environ["FAIRALLOC_DOCS_CLAIMS_JSON"] = str(Path(tempfile.mkdtemp(prefix="fairalloc-docs-")) / "claims.json")
     sources = sorted(NB_DIR.glob("*.py"))
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(_run, sources))

@@ -4,6 +4,7 @@
   ``es5/tex-mml-chtml.js``, its fonts and the TeX extensions it loads on demand are copied from the
   ``django-static-mathjax`` wheel (a ``docs`` extra; plain static files, no Django needed) into
   ``site/assets/mathjax``; nothing is vendored in the repository.
+* Getting started shows the output of ``fairalloc compare`` run during the build (``gen_compare.py``).
 * Notebook pages (mkdocs-jupyter) link MathJax 2 from a CDN: that script tag is removed, the site's
   MathJax typesets their markdown cells (``docs/javascripts/mathjax.js``).
 """
@@ -34,6 +35,17 @@ def _mathjax_dir() -> Path:
 def on_config(config):
     _mathjax_dir()   # fail early, with the fix, when the extra is not installed
     return config
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """Getting started shows the output of ``fairalloc compare`` from this build (``gen_compare.py``)."""
+    marker = "<!-- fairalloc compare output -->"
+    if marker in markdown:
+        out = files.get_file_from_path("assets/compare-output.txt")
+        if out is None:
+            raise RuntimeError("assets/compare-output.txt was not generated (docs/_scripts/gen_compare.py)")
+        markdown = markdown.replace(marker, "```text\n" + out.content_string.rstrip() + "\n```")
+    return markdown
 
 
 def on_post_page(output: str, page, config) -> str:
