@@ -108,7 +108,7 @@ def main() -> None:
             "|---|---|---|---|---|---|"]
     for c, info, result, cmd in rows:
         exp = c.expected + (f" ({_cell(c.cell)})" if c.cell != c.expected else "")
-        mech = _cell(info.label) + (" [ours]" if info.derived or c.derived else "")
+        mech = _cell(info.label) + (" (ours)" if info.derived or c.derived else "")
         out.append(f"| {mech} | {claims.AXIOM_LABELS.get(c.axiom, c.axiom)} | {c.variant} | {exp} | {result} | "
                    + (f"`{cmd}`" if cmd else "") + " |")
     out += ["", "## Findings: T cells the checkers refute", "",

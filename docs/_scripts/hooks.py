@@ -45,6 +45,11 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         if out is None:
             raise RuntimeError("assets/compare-output.txt was not generated (docs/_scripts/gen_compare.py)")
         markdown = markdown.replace(marker, "```text\n" + out.content_string.rstrip() + "\n```")
+    marker = "<!-- fairalloc compare figure -->"
+    if marker in markdown:
+        fig = files.get_file_from_path("assets/compare.png")
+        markdown = markdown.replace(marker, "![fairalloc compare: each greedy against the exact optimum]"
+                                    "(assets/compare.png)" if fig is not None else "(no figure: not run in this build)")
     return markdown
 
 
