@@ -145,7 +145,7 @@ index = ["# API reference", "",
          "Generated at build time from the packages' `__all__` and the numpydoc docstrings "
          "(the one source of API prose). One page per package or module that declares `__all__`.", ""]
 for root in ROOTS:
-    index += [f"## `{root}`", ""]
+    index += [f"## `{root}` {{ #package-{root} }}", ""]
     for module in _public_modules(root):
         path = f"reference/{module}.md"
         with mkdocs_gen_files.open(path, "w") as fh:

@@ -114,14 +114,22 @@ def _convert(text: str, scope: str) -> str:
 class RstToMarkdown(griffe.Extension):
     """Rewrite the reStructuredText markup of every docstring griffe loads (see the module docstring)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._done: set[str] = set()
+
     def _fix(self, obj) -> None:
-        if obj.docstring is None:
+        if obj.docstring is None or obj.path in self._done:
             return
+        self._done.add(obj.path)
         scope = obj.path if obj.is_module else obj.module.path
         obj.docstring.value = _convert(obj.docstring.value, scope)
 
     def on_object(self, *, obj, **kwargs) -> None:  # griffe >= 1.x: every object, loaded statically or not
         self._fix(obj)
+
+    def on_package(self, *, pkg, **kwargs) -> None:  # the top-level package is not an "object" event
+        self._fix(pkg)
 
 
 class UnpackedConstants(griffe.Extension):
