@@ -22,21 +22,18 @@ from proofs_check import campaign, claims
 
 log = logging.getLogger("mkdocs.plugins.fairalloc.claims")
 
-# the small scale of notebooks/axioms.py (its budgets, for the commands that repeat each search)
-T_EXAMPLES, EXACT_EXAMPLES, SECONDS = 6, 2, 20.0
-F_EXAMPLES, F_SECONDS = 500, 120.0
-EXACT = {"tsf", "tsf_unfloored", "tsf_integer", "tvtsf_milp", "tvtsf_offline"}
+#: the axioms notebook's search budgets at small scale, read from its run (``_load``)
+BUDGET: dict = {}
 
 
 def _budget(c: claims.Claim) -> dict:
-    """The search budget of a cell (as ``run_cell`` keywords)."""
-    costly = c.mechanism in EXACT
+    """The search budget the axioms notebook gave a cell (as ``run_cell`` keywords)."""
+    costly = c.mechanism in BUDGET["EXACT"]
     if c.expected == "F" or c.key in claims.FINDINGS:
-        seed, examples, budget = campaign.QUICK.get(c.key, (0, F_EXAMPLES, None))
-        return dict(examples=examples, seconds=F_SECONDS, seed=seed, budget=budget,
-                    shrink_seconds=3.0 if costly else None)
-    return dict(examples=EXACT_EXAMPLES if costly else T_EXAMPLES, seconds=SECONDS, seed=0,
-                budget=8 if costly else None)
+        seed, examples, budget = campaign.QUICK.get(c.key, (0, BUDGET["F_EXAMPLES"], None))
+        return dict(examples=examples, seconds=BUDGET["F_SECONDS"], seed=seed, budget=budget)
+    return dict(examples=BUDGET["EXACT_EXAMPLES"] if costly else BUDGET["T_EXAMPLES"],
+                seconds=BUDGET["SECONDS"], seed=0, budget=8 if costly else None)
 
 
 def _command(c: claims.Claim, b: dict) -> str:
@@ -46,7 +43,8 @@ def _command(c: claims.Claim, b: dict) -> str:
 
 
 def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text for a Markdown table cell (brackets escaped: "[ours]" is no link)."""
+    return str(text).replace("|", "\\|").replace("\n", " ").replace("[", "\\[").replace("]", "\\]")
 
 
 def _reports() -> dict[str, dict] | None:
@@ -55,7 +53,9 @@ def _reports() -> dict[str, dict] | None:
     if not path or not os.path.exists(path):
         return None
     with open(path) as fh:
-        return {f"{d['mechanism']}/{d['axiom']}/{d['variant']}": d for d in json.load(fh)}
+        saved = json.load(fh)
+    BUDGET.update(saved["budget"])
+    return {f"{d['mechanism']}/{d['axiom']}/{d['variant']}": d for d in saved["reports"]}
 
 
 def main() -> None:
@@ -67,14 +67,14 @@ def main() -> None:
     for c in claims.CLAIMS:
         info = claims.MECHANISMS[c.mechanism]
         skip = campaign.skip_reason(c)
-        b = _budget(c)
         if skip:
             rows.append((c, info, f"skipped: {skip}", ""))
             continue
         r = reports.get(c.key) if RUN else None
         if r is None:
-            rows.append((c, info, "not run in this build", _command(c, b)))
+            rows.append((c, info, "not run in this build", ""))
             continue
+        b = _budget(c)
         found += 1
         seconds += float(r.get("seconds", 0.0))
         if r.get("found") == "F" and r.get("witness") is not None:
@@ -94,8 +94,9 @@ def main() -> None:
            "? (open), - (not applicable), with the cell as printed in the table and its source. *Found in "
            "this build*: what [`proofs_check.campaign.run_cell`][proofs_check.campaign.run_cell] found when "
            "the [axioms notebook](notebooks/axioms.ipynb) ran during the build, with its **small budget**: "
-           "T and open cells "
-           f"{T_EXAMPLES} seeded cases each ({EXACT_EXAMPLES} for rows that solve LPs / MILPs), so \"T\" there "
+           "T and open cells a few seeded cases each"
+           + (f" ({BUDGET['T_EXAMPLES']}; {BUDGET['EXACT_EXAMPLES']} for rows that solve LPs / MILPs)" if RUN else "")
+           + ", so \"T\" there "
            "means *no violation in those cases*, not a proof; F cells and the findings are searched from the "
            "seed of `proofs_check.campaign.QUICK` until the first counterexample, which is shrunk. "
            "The command in each row repeats that search; `fairalloc check --all` runs the full campaign "
@@ -107,10 +108,16 @@ def main() -> None:
             "| mechanism | axiom | variant | expected (as printed) | found in this build | reproduce |",
             "|---|---|---|---|---|---|"]
     for c, info, result, cmd in rows:
-        exp = c.expected + (f" ({_cell(c.cell)})" if c.cell != c.expected else "")
-        mech = _cell(info.label) + (" (ours)" if info.derived or c.derived else "")
+        exp = c.expected + (f" (printed: {_cell(c.cell)})" if c.cell != c.expected else "")
+        mech = _cell(info.label) + (" (ours)" if c.derived and not info.derived else "")
         out.append(f"| {mech} | {claims.AXIOM_LABELS.get(c.axiom, c.axiom)} | {c.variant} | {exp} | {result} | "
                    + (f"`{cmd}`" if cmd else "") + " |")
+    out += ["", "## Rows: sources and implementations", "",
+            "| row | mechanism | source of the expected cells | implemented by |", "|---|---|---|---|"]
+    for key, info in claims.MECHANISMS.items():
+        impl = f"`{info.target}`" + (f" with `{dict(info.kwargs)}`" if info.kwargs else "") \
+            if info.implemented else f"not implemented: {_cell(info.why_not)}"
+        out.append(f"| `{key}` | {_cell(info.label)} | {_cell(info.source)} | {impl} |")
     out += ["", "## Findings: T cells the checkers refute", "",
             "`proofs_check.claims.FINDINGS`: cells that `axioms.md` (or our derivation) marks T and the "
             "checkers refute, each with the explanation recorded there and the minimal counterexample found "
@@ -126,7 +133,8 @@ def main() -> None:
                     f"replay: `fairalloc check --replay {name}`).", ""]
         else:
             out += ["Not refuted in this build" + ("" if RUN else " (the campaign was not run)") + ".", ""]
-        out += ["```bash", _command(c, _budget(c)), "```", ""]
+        if RUN:
+            out += ["```bash", _command(c, _budget(c)), "```", ""]
     out += ["## Minimal counterexamples", "",
             "Every violation found in this build, after shrinking (expected F cells and findings). Each "
             "witness re-verifies on its own: download it and run `fairalloc check --replay FILE.json` "
@@ -140,7 +148,7 @@ def main() -> None:
                 f"{r.get('original_size')}, shrunk in {(r.get('shrink') or {}).get('steps', 0)} steps. "
                 f"[Witness](claims/{name}).", "",
                 '??? note "The shrunk case"', "", "    ```json",
-                *("    " + line for line in json.dumps(case, indent=1).splitlines()),
+                "    " + json.dumps(case),
                 "    ```", "",
                 "```bash", _command(c, b), f"fairalloc check --replay {name}", "```", ""]
     with mkdocs_gen_files.open("claims.md", "w") as fh:

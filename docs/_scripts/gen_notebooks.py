@@ -9,7 +9,8 @@ to ``notebooks/<name>.ipynb`` in the site's sources, which mkdocs-jupyter render
 A notebook whose data are absent (``FileNotFoundError``, e.g. the KTH-SP2 log for ``buc``) is shown
 unexecuted, with a note saying so, as the tests skip then; any other error fails the build.
 The axioms notebook runs the claims campaign at small scale; one cell appended to it (and removed
-before rendering) saves its reports, ``[r.to_dict() for r in reports]``, to the JSON file named by
+before rendering) saves its reports, ``[r.to_dict() for r in reports]``, and its search budgets to the
+JSON file named by
 ``$FAIRALLOC_DOCS_CLAIMS_JSON``, from which ``gen_claims.py`` builds the ledger: the campaign runs once
 per build.
 
@@ -55,7 +56,10 @@ def _note(nb, text: str) -> None:
 SAVE_REPORTS = """\
 import json as _json, os as _os
 with open(_os.environ["FAIRALLOC_DOCS_CLAIMS_JSON"], "w") as _fh:
-    _json.dump([_r.to_dict() for _r in reports], _fh, default=str)
+    _json.dump({"reports": [_r.to_dict() for _r in reports],
+                "budget": dict(T_EXAMPLES=T_EXAMPLES, EXACT_EXAMPLES=EXACT_EXAMPLES, EXACT=sorted(EXACT),
+                               F_EXAMPLES=F_EXAMPLES, SECONDS=SECONDS, F_SECONDS=F_SECONDS)},
+               _fh, default=str)
 """
 
 
