@@ -16,7 +16,7 @@ from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidI
                      SolverError, SolverUnavailableError)
 from .exact.solvers import available_solvers
 from . import exact
-from .mechanisms import drf, max_min, sdrf, tsf, tvtsf
+from .mechanisms import cdrf, drf, max_min, sdrf, tsf, tvtsf
 from .mechanisms import asset_fairness, ceei
 from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
 from .result import SOLUTION_PRESENT, AllocationResult, Status
@@ -68,6 +68,7 @@ __all__ = [
     "sdrf",
     # servers, indivisible tasks, time slots (exact programs in fairalloc.exact)
     "tsf",
+    "cdrf",
     "tvtsf",
     "exact",
     "asset_fairness",

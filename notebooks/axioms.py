@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -29,6 +31,7 @@
 # violation is rare start from the seed listed in `proofs_check.campaign.QUICK`).
 
 # %%
+# %matplotlib inline
 import json
 import os
 
@@ -36,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 import fairalloc as fa
-from fairalloc.plots.axioms import claims_heatmap, schedule_chart
 from proofs_check import campaign, claims
 from proofs_check.misreports import find_profitable_deviation
+from proofs_check.plots import claims_heatmap, schedule_chart
 from proofs_check.repeated import RepeatedGame, SDRFDynamics, play
 from proofs_check.replay import replay
 

@@ -6,7 +6,7 @@ PUBLIC = {
     "Instance", "Cluster", "TaskInstance", "TimeVaryingInstance",
     "AllocationResult", "Status", "SOLUTION_PRESENT",
     "max_min", "drf", "sdrf", "asset_fairness", "ceei",
-    "tsf", "tvtsf", "exact",
+    "tsf", "cdrf", "tvtsf", "exact",
     "shares", "commitments",
     "available_solvers",
     "workloads", "simulate", "SimulationResult", "scheduling", "clusters",
