@@ -207,33 +207,151 @@ def excess_row(allocation: list, fair_share: float) -> list:
 
 
 def tau_from_delta(delta: float, dt: float = 1.0) -> float:
-    r""":math:`\tau = -\Delta t / \ln\delta` for ``delta`` in (0, 1)."""
+    r"""Time constant of Eq. 6 from Eq. 3's discount factor: :math:`\tau = -\Delta t / \ln\delta`.
+
+    Parameters
+    ----------
+    delta : float
+        Discount factor per step of length ``dt``, in (0, 1) (SDRF Eq. 3).
+    dt : float, optional
+        Length of one step of Eq. 3 (default 1, e.g. one second as in the SDRF paper's experiments).
+
+    Returns
+    -------
+    float
+        :math:`\tau`, in the units of ``dt``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``delta`` outside (0, 1) or ``dt`` not positive.
+
+    Examples
+    --------
+    A step of weight 1/2 per second (hand computation: :math:`1/\ln 2`):
+
+    >>> round(tau_from_delta(0.5), 6)
+    1.442695
+    """
     d = _check_delta(delta, allow_zero=False)
     dt = _check_positive_scalar("dt", dt)
     return -dt / float(np.log1p(d - 1.0))
 
 
 def delta_from_tau(tau: float, dt: float = 1.0) -> float:
-    r""":math:`\delta = e^{-\Delta t/\tau}`."""
+    r"""Eq. 3's discount factor per step of length ``dt`` from Eq. 6's time constant: :math:`\delta = e^{-\Delta t/\tau}`.
+
+    Parameters
+    ----------
+    tau : float
+        Time constant (> 0).
+    dt : float, optional
+        Length of one step (default 1).
+
+    Returns
+    -------
+    float
+        :math:`\delta` in (0, 1); the inverse of :func:`tau_from_delta`.
+
+    Examples
+    --------
+    >>> round(delta_from_tau(1.0), 6)   # e^{-1}
+    0.367879
+    """
     tau = _check_positive_scalar("tau", tau)
     dt = _check_positive_scalar("dt", dt)
     return float(np.exp(-dt / tau))
 
 
 def half_life_from_tau(tau: float) -> float:
-    r"""Time for a commitment to halve with no new excess: :math:`\tau\ln 2`."""
+    r"""Time for a commitment to halve with no new excess (Eq. 6 with :math:`\bar o = 0`): :math:`\tau\ln 2`.
+
+    Parameters
+    ----------
+    tau : float
+        Time constant (> 0).
+
+    Returns
+    -------
+    float
+        The half-life, in the units of ``tau``.
+
+    Examples
+    --------
+    >>> round(half_life_from_tau(10.0), 6)   # 10 ln 2
+    6.931472
+    """
     return _check_positive_scalar("tau", tau) * float(np.log(2.0))
 
 
 def tau_from_half_life(half_life: float) -> float:
+    r"""Time constant whose commitments halve in ``half_life``: :math:`\tau = t_{1/2} / \ln 2`.
+
+    Parameters
+    ----------
+    half_life : float
+        Time for a commitment to halve with no new excess (> 0).
+
+    Returns
+    -------
+    float
+        :math:`\tau`; the inverse of :func:`half_life_from_tau`.
+
+    Examples
+    --------
+    >>> round(tau_from_half_life(1.0), 6)   # 1 / ln 2
+    1.442695
+    """
     return _check_positive_scalar("half_life", half_life) / float(np.log(2.0))
 
 
 def half_life_from_delta(delta: float, dt: float = 1.0) -> float:
+    r"""Half-life of commitments under Eq. 3's discount factor: :math:`-\Delta t \ln 2 / \ln\delta`.
+
+    Parameters
+    ----------
+    delta : float
+        Discount factor per step, in (0, 1).
+    dt : float, optional
+        Length of one step (default 1).
+
+    Returns
+    -------
+    float
+        The half-life, in the units of ``dt``.
+
+    Examples
+    --------
+    The SDRF paper's best :math:`\delta = 1 - 10^{-6}` per second: commitments halve in about 8 days.
+
+    >>> half_life_from_delta(0.5)
+    1.0
+    >>> round(half_life_from_delta(1 - 1e-6) / 86400, 2)
+    8.02
+    """
     return half_life_from_tau(tau_from_delta(delta, dt))
 
 
 def delta_from_half_life(half_life: float, dt: float = 1.0) -> float:
+    r"""Discount factor per step of length ``dt`` whose commitments halve in ``half_life``: :math:`2^{-\Delta t / t_{1/2}}`.
+
+    Parameters
+    ----------
+    half_life : float
+        Time for a commitment to halve (> 0).
+    dt : float, optional
+        Length of one step (default 1).
+
+    Returns
+    -------
+    float
+        :math:`\delta` in (0, 1).
+
+    Examples
+    --------
+    >>> round(delta_from_half_life(1.0), 6)
+    0.5
+    """
     return delta_from_tau(tau_from_half_life(half_life), dt)
 
 

@@ -263,6 +263,8 @@ class Cluster(_Frozen):
         (a server without GPUs) but every server has some capacity and every resource exists
         somewhere. Normalised views (TV-TSF Eq. 1) come from :func:`fairalloc.shares.normalized_capacities`.
 
+    Examples
+    --------
     >>> c = Cluster.from_types([2, 1], [[4, 16], [8, 32]])
     >>> c.n_servers, c.totals.tolist()
     (3, [16.0, 64.0])
@@ -556,6 +558,8 @@ class TimeVaryingInstance(_Frozen):
     weights : array_like, shape (n_agents,) or (n_agents, n_slots), optional
         omega_i(t) (default ones).
 
+    Examples
+    --------
     >>> tv = TimeVaryingInstance([[4, 4]], [[1, 2], [2, 1]], arrivals=[[2, 0, 1], [1, 1, 0]], durations=[1, 2])
     >>> tv.n_slots, tv.monopoly.tolist()
     (3, [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]])

@@ -435,16 +435,24 @@ def commitment_envy_gap(share_own, value_of_other, commitment_own, commitment_ot
 
     Parameters
     ----------
-    share_own : :math:`s_i`, user *i*'s dominant share (pooled; on servers :math:`\mu_i X_i`).
-    value_of_other : :math:`\mu_i u_i(A_j)`, *i*'s dominant share of the demand times its Leontief
-        utility of *j*'s bundle (pooled: :math:`D_i u_i(A_j)`; on servers :math:`\mu_i` times the
-        tasks *i* could run in *j*'s bundle).
-    commitment_own, commitment_other : :math:`\tilde c_i`, :math:`\tilde c_j` dominant commitments
-        (:func:`dominant_commitment`).
-    weight_own, weight_other : :math:`w_i`, :math:`w_j` (default 1).
+    share_own : scalar or array_like
+        :math:`s_i`, user *i*'s dominant share (pooled; on servers :math:`\mu_i X_i`).
+    value_of_other : scalar or array_like
+        :math:`\mu_i u_i(A_j)`, *i*'s dominant share of the demand times its Leontief utility of
+        *j*'s bundle (pooled: :math:`D_i u_i(A_j)`; on servers :math:`\mu_i` times the tasks *i*
+        could run in *j*'s bundle).
+    commitment_own, commitment_other : scalar or array_like
+        :math:`\tilde c_i`, :math:`\tilde c_j`, dominant commitments (:func:`dominant_commitment`).
+    weight_own, weight_other : scalar or array_like, optional
+        :math:`w_i`, :math:`w_j` (default 1).
 
-    Scalars or broadcastable arrays; ``Fraction`` inputs give an exact ``Fraction``.
+    Returns
+    -------
+    scalar or ndarray
+        :math:`g_{ij}` (inputs broadcast); ``Fraction`` inputs give an exact ``Fraction``.
 
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> commitment_envy_gap(F(1, 2), F(3, 5), F(1, 5), F(0))      # (0 + 3/5) - (1/5 + 1/2)
     Fraction(-1, 10)

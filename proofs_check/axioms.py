@@ -231,6 +231,40 @@ def is_bottleneck(instance, allocation, /, *, commitments=None, divisible: bool 
     per-server reading; same as :func:`is_non_wasteful` there). Time-varying instances: the same in
     every slot (``scope="per-slot"``, default: no user with a pending task is left with room for
     it after the slot's starts) or over the horizon (``"cumulative"``, as :func:`is_non_wasteful`).
+
+    Parameters
+    ----------
+    instance : Instance or TaskInstance or TimeVaryingInstance
+        The instance the allocation is for.
+    allocation : AllocationResult or array_like
+        A result, or its allocation (pooled: (n_agents, n_resources) in capacity units; tasks:
+        (n_agents, n_servers) tasks; time-varying: (n_agents, n_servers, n_slots) starts).
+    commitments : array_like, optional
+        SDRF commitments (pooled instances), as fractions of capacity.
+    divisible : bool
+        Tasks on servers judged as divisible (fractional tasks).
+    atol : float, optional
+        Tolerance of the comparisons (default: the checkers' common tolerance).
+    exact : bool
+        Compare in exact rational arithmetic (``fractions.Fraction``).
+    scope : {"per-slot", "cumulative"}
+        Time-varying instances only, see above.
+
+    Returns
+    -------
+    Verdict
+        ``holds`` True, False (the witness names an unsatisfied user and the resources it could
+        still use) or None (undecided).
+
+    Examples
+    --------
+    The DRF paper's example: DRF saturates CPU, which both users need; a bundle of one task each
+    leaves room:
+
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> is_bottleneck(inst, fa.drf(inst)).holds, is_bottleneck(inst, [[1, 4], [3, 1]]).holds
+    (True, False)
     """
     if _dispatch(instance) == "time-varying":
         tvd = _tv_data(instance, allocation, commitments, divisible, atol, exact, scope)
@@ -250,6 +284,20 @@ def is_non_wasteful(instance, allocation, /, *, commitments=None, divisible: boo
     instances: ``scope="cumulative"`` (default) no unsatisfied user could start one more task in a
     slot where it has one pending, with room for the task's whole run; ``"per-slot"`` as
     :func:`is_bottleneck`.
+
+    Parameters are those of :func:`is_bottleneck` (``scope`` defaults to ``"cumulative"`` here).
+
+    Returns
+    -------
+    Verdict
+        ``holds`` True, False (with the user and the waste as witness) or None (undecided).
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> is_non_wasteful(inst, fa.drf(inst)).holds
+    True
     """
     if _dispatch(instance) == "time-varying":
         tvd = _tv_data(instance, allocation, commitments, divisible, atol, exact, scope)

@@ -53,6 +53,8 @@ class RepeatedGame:
         Task counts :math:`K_i^t` (> 0 present, 0 absent). Need not be integers (divisible tasks).
     weights : array_like (n_agents,), optional
 
+    Examples
+    --------
     >>> g = RepeatedGame([1, 1], [[[1, 0.05], [0.1, 1]], [[1, 0], [1, 0]]], [[10, 10], [10, 10]])
     >>> g.n_periods, g.n_agents, g.n_resources
     (2, 2, 2)

@@ -385,7 +385,35 @@ def _replay_mechanism(w: Mapping[str, Any]) -> Replay:
 
 
 def replay(witness: Mapping[str, Any] | str | Path) -> Replay:
-    """Re-verify ``witness`` (a dict, or a JSON file path). See the module docstring."""
+    """Re-verify a violation's witness from its JSON alone, without the checker that produced it.
+
+    Rebuilds the instance (or repeated game), re-runs the mechanism the witness names where there is
+    one, checks that it reproduces the stored allocation, and recomputes the violated comparison in
+    exact rational arithmetic (see the module docstring).
+
+    Parameters
+    ----------
+    witness : dict or str or Path
+        A :attr:`Verdict.witness <proofs_check.verdict.Verdict>` of a violation, or the path of a JSON
+        file holding one (as written by ``fairalloc check``: ``witnesses/<cell>.json``).
+
+    Returns
+    -------
+    Replay
+        ``confirmed`` True when the violation is reproduced; ``detail`` says what was recomputed;
+        ``numbers`` the recomputed quantities (``fractions.Fraction`` where exact).
+
+    Examples
+    --------
+    CEEI is not strategy-proof; the lie a search finds replays on its own:
+
+    >>> import fairalloc as fa
+    >>> from proofs_check import find_profitable_misreport
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> v = find_profitable_misreport(fa.ceei, inst, rng=0)
+    >>> v.holds, replay(v.witness).confirmed
+    (False, True)
+    """
     if isinstance(witness, (str, Path)):
         witness = json.loads(Path(witness).read_text())
     w = dict(witness)

@@ -98,7 +98,57 @@ class _Pending:
 
 
 class TaskScheduler:
-    """Base class: see the module docstring. Not used directly."""
+    """Base class of the continuous-time greedy task schedulers (DRF, SDRF, TSF, CDRF); not used directly.
+
+    Holds, at its current time, each user's queue of pending tasks (first in, first out), the running
+    tasks and where they run, the free capacity of every server, and the users with pending tasks
+    ordered by the mechanism's priority (a :class:`~fairalloc.kinetic.LiveTree`, or the
+    :class:`~fairalloc.kinetic.ResortQueue` baseline). A simulator drives it with four calls; a one-shot
+    :class:`~fairalloc.model.TaskInstance` is one :meth:`submit` per user and one :meth:`schedule`:
+
+    * :meth:`advance` ``(t)``: move the clock (SDRF commitments decay by Eq. 6 meanwhile);
+    * :meth:`submit` ``(user, demand, count)``: new pending tasks; returns their task ids;
+    * :meth:`finish` ``(task)``: a running task ended; its resources are free again;
+    * :meth:`schedule` ``()``: start tasks now, by the mechanism's rule, until it stops; returns the
+      :class:`Start` records (task, user, server, time).
+
+    A subclass defines the priority (``_trajectory``: the user's key as a trajectory the live tree can
+    follow) and how a start or finish changes its own state (``_changed``); see
+    :class:`DRFScheduler` for the smallest one.
+
+    Parameters
+    ----------
+    cluster : Cluster or array_like, shape (n_servers, n_resources)
+        The servers and their capacities.
+    n_users : int, optional
+        Number of users (or give ``weights``).
+    weights : array_like, shape (n_users,), optional
+        Positive weights (default ones).
+    placement : array_like of bool, shape (n_users, n_servers), optional
+        Servers each user may use (default all).
+    server : {"first_fit", "best_fit", "tvtsf"} or callable
+        Which server receives a task among those where it fits.
+    blocking : {"stop", "skip"}, optional
+        When the chosen user's next task fits nowhere: ``"stop"`` ends the round (SDRF Algorithm 1
+        as printed: "the system is full"); ``"skip"`` sets that user aside until the next
+        :meth:`schedule` and tries the next user (TSF's and CDRF's progressive filling). Default: the
+        mechanism's own (:attr:`default_blocking`).
+    structure : {"live_tree", "resort"}
+        How users are kept in priority order.
+    time : float
+        The starting time.
+
+    Examples
+    --------
+    DRF on the DRF paper's example (9 CPUs, 18 GB; tasks <1, 4> and <3, 1>): A gets 3 tasks, B 2.
+
+    >>> from fairalloc.scheduling import DRFScheduler
+    >>> s = DRFScheduler([[9, 18]], n_users=2)
+    >>> _ = s.submit(0, [1, 4], 100), s.submit(1, [3, 1], 100)
+    >>> starts = s.schedule()
+    >>> [sum(st.user == u for st in starts) for u in (0, 1)]
+    [3, 2]
+    """
 
     mechanism = ""
     default_blocking = "stop"

@@ -26,7 +26,29 @@ POLICY_FACTORIES: dict[str, Callable[..., Policy]] = {}
 
 
 def register_policy(name: str, factory: Callable[..., Policy]) -> None:
-    """Make ``simulate(..., policy=name, **options)`` build ``factory(**options)``."""
+    """Make ``simulate(..., policy=name, **options)`` build ``factory(**options)``.
+
+    Parameters
+    ----------
+    name : str
+        The policy's name (case-insensitive); an existing name is replaced.
+    factory : callable
+        Called with the keyword options given to :func:`simulate` (beyond its own arguments); returns a
+        fresh :class:`~fairalloc.sim.engine.Policy` for one run (the protocol is in
+        :mod:`fairalloc.sim.engine`; task schedulers: :class:`~fairalloc.sim.TaskPolicy`).
+
+    Examples
+    --------
+    DRF with the "skip" blocking rule under its own name:
+
+    >>> import fairalloc as fa
+    >>> from fairalloc.sim import TaskPolicy, register_policy
+    >>> register_policy("drf-skip-doc", lambda **kw: TaskPolicy("drf", blocking="skip", **kw))
+    >>> wl = fa.workloads.google_like(5, 50, rng=0)
+    >>> r = fa.simulate(wl, fa.sim.ResourcePool.from_workload(wl, 0.5), policy="drf-skip-doc")
+    >>> r.task_summary()["policy"]
+    'drf'
+    """
     POLICY_FACTORIES[str(name).lower()] = factory
 
 

@@ -1,0 +1,120 @@
+"""Execute every notebook of ``notebooks/`` at small scale and hand it to mkdocs-jupyter (gen-files).
+
+The jupytext ``.py`` files are the notebooks' source (the ``.ipynb`` beside them are kept in sync by a
+test). Each is executed with nbclient in ``notebooks/`` (where it finds ``../shared/data``) with
+``FAIRALLOC_SCALE=small``, the size the tests use, two at a time, and the executed notebook is written
+to ``notebooks/<name>.ipynb`` in the site's sources, which mkdocs-jupyter renders with its outputs
+(figures included: the kernel keeps matplotlib's inline backend).
+
+A notebook whose data are absent (``FileNotFoundError``, e.g. the KTH-SP2 log for ``buc``) is shown
+unexecuted, with a note saying so, as the tests skip then; any other error fails the build.
+The axioms notebook runs the claims campaign at small scale; one cell appended to it (and removed
+before rendering) saves its reports, ``[r.to_dict() for r in reports]``, and its search budgets to the
+JSON file named by
+``$FAIRALLOC_DOCS_CLAIMS_JSON``, from which ``gen_claims.py`` builds the ledger: the campaign runs once
+per build.
+
+``FAIRALLOC_DOCS_EXECUTE=0`` skips execution altogether (for a quick ``mkdocs serve``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import jupytext
+import mkdocs_gen_files
+import nbclient
+import nbformat
+
+log = logging.getLogger("mkdocs.plugins.fairalloc.notebooks")
+
+NB_DIR = Path("notebooks").resolve()
+TIMEOUT = 900            # seconds per cell: a safety cap only
+EXECUTE = os.environ.get("FAIRALLOC_DOCS_EXECUTE", "1") != "0"
+
+
+def _title(nb) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return "notebook"
+
+
+def _note(nb, text: str) -> None:
+    nb.cells.insert(1 if nb.cells and nb.cells[0].cell_type == "markdown" else 0,
+                    nbformat.v4.new_markdown_cell(f"> **Not executed in this build:** {text}"))
+
+
+#: appended to notebooks/axioms.py: hands the campaign's reports to the claims ledger
+SAVE_REPORTS = """\
+import json as _json, os as _os
+with open(_os.environ["FAIRALLOC_DOCS_CLAIMS_JSON"], "w") as _fh:
+    _json.dump({"reports": [_r.to_dict() for _r in reports],
+                "budget": dict(T_EXAMPLES=T_EXAMPLES, EXACT_EXAMPLES=EXACT_EXAMPLES, EXACT=sorted(EXACT),
+                               F_EXAMPLES=F_EXAMPLES, SECONDS=SECONDS, F_SECONDS=F_SECONDS)},
+               _fh, default=str)
+"""
+
+
+def _run(path: Path):
+    nb = jupytext.read(path)
+    if not EXECUTE:
+        _note(nb, "the site was built with `FAIRALLOC_DOCS_EXECUTE=0`.")
+        return path, nb, 0.0
+    t0 = time.perf_counter()
+    probe = path.stem == "axioms"
+    if probe:
+        nb.cells.append(nbformat.v4.new_code_cell(SAVE_REPORTS))
+    client = nbclient.NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
+                                     resources={"metadata": {"path": str(NB_DIR)}})
+    try:
+        client.execute()
+        if probe:
+            nb.cells.pop()
+    except nbclient.exceptions.CellExecutionError as exc:
+        if exc.ename != "FileNotFoundError":
+            raise RuntimeError(f"notebook {path.name} failed at small scale:\n{exc}") from None
+        nb = jupytext.read(path)
+        _note(nb, f"its data are absent here ({exc.evalue}); see the notebook's first cells for where "
+                  "it looks (`$FAIRALLOC_DATA`, `../shared/data`).")
+        log.info("%s: data absent, shown unexecuted (%s)", path.name, exc.evalue)
+    return path, nb, time.perf_counter() - t0
+
+
+def main() -> None:
+    # the kernels inherit this process's environment: small scale, and matplotlib's inline backend
+    os.environ["FAIRALLOC_SCALE"] = "small"
+    os.environ.pop("MPLBACKEND", None)
+    os.environ["FAIRALLOC_DOCS_CLAIMS_JSON"] = str(Path(tempfile.mkdtemp(prefix="fairalloc-docs-")) / "claims.json")
+    sources = sorted(NB_DIR.glob("*.py"))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(_run, sources))
+    summary = []
+    index = ["# Notebooks", "",
+             "Every notebook of `notebooks/`, executed at small scale (`FAIRALLOC_SCALE=small`, the size "
+             "the tests use) when this site was built. Run one at full size with "
+             "`FAIRALLOC_SCALE=full jupyter lab notebooks/` (the `.py` files are jupytext notebooks).", ""]
+    for path, nb, seconds in results:
+        name = path.stem
+        with mkdocs_gen_files.open(f"notebooks/{name}.ipynb", "w") as fh:
+            nbformat.write(nb, fh)
+        mkdocs_gen_files.set_edit_path(f"notebooks/{name}.ipynb", f"../notebooks/{path.name}")
+        title = _title(nb)
+        summary.append(f"* [{title}]({name}.ipynb)\n")
+        index.append(f"- [{title}]({name}.ipynb) (`notebooks/{path.name}`)")
+        log.info("notebook %s executed in %.1f s", path.name, seconds)
+    with mkdocs_gen_files.open("notebooks/index.md", "w") as fh:
+        fh.write("\n".join(index) + "\n")
+    with mkdocs_gen_files.open("notebooks/SUMMARY.md", "w") as fh:
+        fh.write("* [Overview](index.md)\n")
+        fh.writelines(summary)
+
+
+main()
