@@ -40,7 +40,7 @@ def value_function(instance: Any, mechanism: str) -> Callable[[np.ndarray], np.n
                                    argument="mechanism", value=mechanism)
     d, totals, w = instance.task_demands, instance.cluster.totals, instance.weights
     if mechanism == "drf":
-        return lambda x: shares.dominant_share_of_tasks(x, d, totals) / w
+        return lambda x: shares.dominant_share_of_tasks(x, d, totals, w)
     if mechanism == "sdrf":
         return lambda x: shares.sdrf_levels(shares.dominant_share_of_tasks(x, d, totals), instance.commitments, w)
     if mechanism == "tsf":

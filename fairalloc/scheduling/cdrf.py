@@ -81,5 +81,5 @@ def cdrf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: An
     totals = instance.cluster.totals
     w = instance.weights
     res = one_shot(sched, instance,
-                   shares_fn=lambda x: shares.dominant_share_of_tasks(x + 1, instance.task_demands, totals) / w)
+                   shares_fn=lambda x: shares.dominant_share_of_tasks(x + 1, instance.task_demands, totals, w))
     return res.replace(levels=res.dominant_shares / w)

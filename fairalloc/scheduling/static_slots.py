@@ -259,8 +259,7 @@ class StaticSlotScheduler(OnlineSlotScheduler):
             keys = []
             for i in cand:
                 d = self._pending[i][0][0]
-                after = shares.normalized_demands(grant[i] + d, self.totals)
-                keys.append((float(shares.dominant_shares(after)) / self.weights[i], i))
+                keys.append((float(shares.dominant_shares_after(grant[i], d, self.totals, self.weights[i])), i))
             _, i = min(keys)
             self.rounds += 1
             d = self._pending[i][0][0]
