@@ -335,13 +335,31 @@ def _arrays(n_ranks: int, capacity: int, max_width: int):
             np.zeros(capacity + 1, np.int64))
 
 
+@njit(cache=True)
+def _decide(now, free, jobs, replace, ended, ended_end, procs, est, ist, wproc, west, wjob,
+            tminp, tmine, dirty, isdirty, rend, rproc, rjob, out, resv, backfill, scan):
+    """:class:`EasyCore`'s one call per instant: the ends and arrivals since the last, then
+    :func:`_step` (``replace``: ``jobs`` is the whole queue in its new order)."""
+    for q in range(ended.shape[0]):
+        _run_remove(ended[q], ended_end[q], ist, rend, rproc, rjob)
+    if replace:
+        _requeue(jobs, procs, est, ist, wproc, west, wjob, dirty, isdirty, resv)
+    else:
+        for q in range(jobs.shape[0]):
+            j = jobs[q]
+            _push(j, procs[j], est[j], ist, wproc, west, wjob, dirty, isdirty)
+    return _step(now, free, ist, wproc, west, wjob, tminp, tmine, dirty, isdirty, rend, rproc,
+                 rjob, out, resv, backfill, scan)
+
+
 class EasyCore:
     """FCFS (+ EASY backfilling) decisions over a queue in rank order, driven one event at a time.
 
     The event engine's queue policies hold one: :meth:`push` a waiting job, :meth:`finished` when
-    a job ends, :meth:`step` at every instant. Ranks are the order in which jobs are pushed;
-    :meth:`requeue` replaces the waiting jobs (a policy whose order changes hands the new order
-    before every step) and keeps the running ones.
+    a job ends, :meth:`step` at every instant (arrivals and ends are handed to the compiled core
+    with the step, in one call). Ranks are the order in which jobs are pushed; :meth:`requeue`
+    replaces the waiting jobs (a policy whose order changes hands the new order before every
+    step) and keeps the running ones.
 
     Parameters
     ----------
@@ -378,44 +396,52 @@ class EasyCore:
                  scan: int = SCAN) -> None:
         self.procs = np.ascontiguousarray(procs, dtype=np.int64)
         self.est = np.ascontiguousarray(est, dtype=float)
-        self._p = self.procs.tolist()
         self._e = self.est.tolist()
         self.backfill = bool(backfill)
         self.scan = int(scan)
         n_ranks = max(1, int(n_ranks))
         width = int(self.procs.max()) if len(self.procs) else 1
-        (self.ist, self.wproc, self.west, self.wjob, self.tminp, self.tmine, self.dirty,
-         self.isdirty, self.rend, self.rproc, self.rjob) = _arrays(n_ranks, int(capacity), width)
+        self._arrays = _arrays(n_ranks, int(capacity), width)
         self.out = np.zeros(n_ranks, np.int64)
         self.resv = np.full(n_ranks, np.nan)
-        self.started_at = np.zeros(len(self.procs))
+        self.started_at = [0.0] * len(self.procs)
         self.reservations: dict[int, float] = {}
+        self._pushed: list[int] = []
+        self._replace = False
+        self._ended: list[int] = []
+        self._ended_end: list[float] = []
 
     def push(self, job: int) -> None:
         """Append a waiting job at the end of the order."""
-        _push(job, self._p[job], self._e[job], self.ist, self.wproc, self.west, self.wjob,
-              self.dirty, self.isdirty)
+        self._pushed.append(job)
 
     def requeue(self, jobs) -> None:
         """Make ``jobs`` the waiting jobs, in that order (ranks from 0); running jobs are kept."""
-        _requeue(np.asarray(jobs, dtype=np.int64), self.procs, self.est, self.ist, self.wproc,
-                 self.west, self.wjob, self.dirty, self.isdirty, self.resv)
+        self._pushed = list(jobs)
+        self._replace = True
 
     def finished(self, job: int) -> None:
         """A running job ended (its processors are free again)."""
-        _run_remove(job, self.started_at[job] + self._e[job], self.ist, self.rend, self.rproc,
-                    self.rjob)
+        self._ended.append(job)
+        self._ended_end.append(self.started_at[job] + self._e[job])
 
     def step(self, now: float, free: int) -> tuple[list[int], int]:
         """The jobs to start at ``now`` with ``free`` processors, in order, and the free left."""
-        ist = self.ist
-        k, free = _step(now, free, ist, self.wproc, self.west, self.wjob,
-                        self.tminp, self.tmine, self.dirty, self.isdirty, self.rend, self.rproc,
-                        self.rjob, self.out, self.resv, self.backfill, self.scan)
+        (ist, wproc, west, wjob, tminp, tmine, dirty, isdirty, rend, rproc,
+         rjob) = self._arrays
+        k, free = _decide(now, free, np.array(self._pushed, dtype=np.int64), self._replace,
+                          np.array(self._ended, dtype=np.int64), np.array(self._ended_end),
+                          self.procs, self.est, ist, wproc, west, wjob, tminp, tmine, dirty,
+                          isdirty, rend, rproc, rjob, self.out, self.resv, self.backfill,
+                          self.scan)
+        self._pushed = []
+        self._replace = False
+        self._ended = []
+        self._ended_end = []
         h = int(ist[0])
         if h < ist[1] and not math.isnan(self.resv[h]):
-            self.reservations.setdefault(int(self.wjob[h]), float(self.resv[h]))
-        started = self.wjob[self.out[:k]].tolist() if k else []
+            self.reservations.setdefault(int(wjob[h]), float(self.resv[h]))
+        started = wjob[self.out[:k]].tolist() if k else []
         for j in started:
             self.started_at[j] = now
         return started, int(free)
