@@ -30,10 +30,11 @@ are fixed and the index is kept across instants; other orders are re-ranked at e
 backfill pass asks "the first rank after the last one started that fits and passes the test"
 until there is none, so it costs O((started + 1) log n), not the queue length. The index is a
 segment tree over blocks of :data:`BLOCK` ranks, each node holding the smallest width below it and,
-for each width class :math:`c = \lceil \log_2 n \rceil`, the smallest requested time among the jobs
-of class at most *c*. A node may hold a candidate when its smallest width fits in
-:math:`\min(f, x)`, or when some job no wider than :math:`2^{\lceil \log_2 f \rceil}` requests at
-most ``s - now`` (both are over-approximations; a block is then scanned with the exact test).
+for each width class *c* (widths 1 to 15 each their own class, then four classes per power of
+two, a power of two always starting one: see ``_cls``), the smallest requested time among the
+jobs of class at most *c*. A node may hold a candidate when its smallest width fits in
+:math:`\min(f, x)`, or when some job of a class no higher than that of *f* requests at most
+``s - now`` (an over-approximation; a block is then scanned with the exact test).
 Changes to the index are applied lazily, before a pass that uses it; a pass over at most
 :data:`SCAN` ranks after the head scans them directly (both give the same decisions; tests
 run either on every input).
@@ -76,13 +77,17 @@ _BIG = np.iinfo(np.int64).max
 # ---- the index of waiting jobs ---------------------------------------------------------------------
 @njit(cache=True, inline='always')
 def _cls(p):
-    """Width class: the smallest c with p <= 2**c."""
-    c = 0
-    v = 1
-    while v < p:
-        v <<= 1
-        c += 1
-    return c
+    """Width class of ``p >= 1``: ``p - 1`` below 16, then four classes per power of two, each
+    starting at ``2**k + i * 2**(k-2)`` (a power of two always starts a class). Non-decreasing
+    in ``p``, so ``p <= w`` implies ``_cls(p) <= _cls(w)``."""
+    if p < 16:
+        return p - 1
+    k = 0
+    v = p
+    while v >= 2:
+        v >>= 1
+        k += 1
+    return 15 + 4 * (k - 4) + (((p - (1 << k)) << 2) >> k)
 
 
 @njit(cache=True)

@@ -335,3 +335,26 @@ def test_lublin_overload_equals_the_reference(load):
     want = check_all(wl, 16)
     waiting = [((wl.submit <= x) & (want > x)).sum() for x in wl.submit]
     assert max(waiting) > (100 if load > 1 else 0)
+
+
+def test_plain_python_path_gives_the_compiled_schedule():
+    # the same source run by the interpreter (what runs without numba): NUMBA_DISABLE_JIT=1
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json, numpy as np, fairalloc as fa\n"
+            "from fairalloc.scheduling.easy import easy_run\n"
+            "wl = fa.workloads.lublin(300, nodes=16, rng=7)\n"
+            "s, r = easy_run(np.floor(wl.submit / 3), wl.processors, wl.run_time, wl.run_time, 16,"
+            " scan=0)\n"
+            "print(json.dumps([s.tolist(), [None if x != x else x for x in r.tolist()]]))\n")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    start, resv = json.loads(out)
+    wl = fa.workloads.lublin(300, nodes=16, rng=7)
+    s, r = easy_run(np.floor(wl.submit / 3), wl.processors, wl.run_time, wl.run_time, 16, scan=0)
+    assert start == s.tolist()
+    assert resv == [None if x != x else x for x in r.tolist()]
