@@ -215,8 +215,10 @@ def _run_add(job, end, p, ist, rend, rproc, rjob):
 def _run_remove(job, end, ist, rend, rproc, rjob):
     m = ist[4]
     k = np.searchsorted(rend[:m], end, side="left")
-    while rjob[k] != job:
+    while k < m and rjob[k] != job:
         k += 1
+    if k == m:          # not running (cannot happen through EasyCore / the kernel)
+        return
     for q in range(k, m - 1):
         rend[q] = rend[q + 1]
         rproc[q] = rproc[q + 1]
@@ -341,12 +343,15 @@ def _arrays(n_ranks: int, capacity: int, max_width: int):
 
 
 @njit(cache=True)
-def _decide(now, free, jobs, replace, ended, ended_end, procs, est, ist, wproc, west, wjob,
-            tminp, tmine, dirty, isdirty, rend, rproc, rjob, out, resv, backfill, scan):
-    """:class:`EasyCore`'s one call per instant: the ends and arrivals since the last, then
-    :func:`_step` (``replace``: ``jobs`` is the whole queue in its new order)."""
+def _decide(now, free, jobs, replace, ended, ended_end, begun, begun_end, procs, est, ist, wproc,
+            west, wjob, tminp, tmine, dirty, isdirty, rend, rproc, rjob, out, resv, backfill, scan):
+    """:class:`EasyCore`'s one call per instant: the ends, the jobs started on an empty queue and
+    the arrivals since the last, then :func:`_step` (``replace``: ``jobs`` is the whole queue in
+    its new order)."""
     for q in range(ended.shape[0]):
         _run_remove(ended[q], ended_end[q], ist, rend, rproc, rjob)
+    for q in range(begun.shape[0]):
+        _run_add(begun[q], begun_end[q], procs[begun[q]], ist, rend, rproc, rjob)
     if replace:
         _requeue(jobs, procs, est, ist, wproc, west, wjob, dirty, isdirty, resv)
     else:
@@ -362,7 +367,8 @@ class EasyCore:
 
     The event engine's queue policies hold one: :meth:`push` a waiting job, :meth:`finished` when
     a job ends, :meth:`step` at every instant (arrivals and ends are handed to the compiled core
-    with the step, in one call). Ranks are the order in which jobs are pushed; :meth:`requeue`
+    with the step, in one call; while nothing waits, jobs that fit start without calling it: the
+    strict-order phase on an empty queue, nothing else). Ranks are the order in which jobs are pushed; :meth:`requeue`
     replaces the waiting jobs (a policy whose order changes hands the new order before every
     step) and keeps the running ones.
 
@@ -415,6 +421,9 @@ class EasyCore:
         self._replace = False
         self._ended: list[int] = []
         self._ended_end: list[float] = []
+        self._begun: dict[int, float] = {}    # started without the core, still running
+        self._p = self.procs.tolist()
+        self._waiting = 0           # jobs waiting in the compiled index after the last call
 
     def push(self, job: int) -> None:
         """Append a waiting job at the end of the order."""
@@ -427,22 +436,43 @@ class EasyCore:
 
     def finished(self, job: int) -> None:
         """A running job ended (its processors are free again)."""
-        self._ended.append(job)
-        self._ended_end.append(self.started_at[job] + self._e[job])
+        if self._begun.pop(job, None) is None:     # the core knows it runs
+            self._ended.append(job)
+            self._ended_end.append(self.started_at[job] + self._e[job])
 
     def step(self, now: float, free: int) -> tuple[list[int], int]:
         """The jobs to start at ``now`` with ``free`` processors, in order, and the free left."""
+        pushed = self._pushed
+        if not self._waiting or self._replace:
+            # nothing waits in the index: start in order while the jobs fit, without the core
+            p = self._p
+            need = 0
+            for j in pushed:
+                need += p[j]
+            if need <= free:
+                self._pushed = []
+                self._replace = False
+                self._waiting = 0
+                e = self._e
+                for j in pushed:
+                    self.started_at[j] = now
+                    self._begun[j] = now + e[j]
+                return pushed, free - need
         (ist, wproc, west, wjob, tminp, tmine, dirty, isdirty, rend, rproc,
          rjob) = self._arrays
-        k, free = _decide(now, free, np.array(self._pushed, dtype=np.int64), self._replace,
+        k, free = _decide(now, free, np.array(pushed, dtype=np.int64), self._replace,
                           np.array(self._ended, dtype=np.int64), np.array(self._ended_end),
+                          np.fromiter(self._begun.keys(), np.int64, len(self._begun)),
+                          np.fromiter(self._begun.values(), float, len(self._begun)),
                           self.procs, self.est, ist, wproc, west, wjob, tminp, tmine, dirty,
                           isdirty, rend, rproc, rjob, self.out, self.resv, self.backfill,
                           self.scan)
+        self._waiting = (len(pushed) if self._replace else self._waiting + len(pushed)) - k
         self._pushed = []
         self._replace = False
         self._ended = []
         self._ended_end = []
+        self._begun = {}
         h = int(ist[0])
         if h < ist[1] and not math.isnan(self.resv[h]):
             self.reservations.setdefault(int(wjob[h]), float(self.resv[h]))
