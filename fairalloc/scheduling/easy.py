@@ -93,22 +93,24 @@ def _cls(p):
 @njit(cache=True)
 def _refresh(b, wproc, west, tminp, tmine, size):
     """Recompute the summary of block ``b`` and of its ancestors."""
-    n_cls = tmine.shape[0]
+    n_cls = tmine.shape[1]
     node = size + b
     lo = b * BLOCK
     hi = min(lo + BLOCK, wproc.shape[0])
     mp = _BIG
     for c in range(n_cls):
-        tmine[c, node] = np.inf
+        tmine[node, c] = np.inf
     for r in range(lo, hi):
         p = wproc[r]
         if p > 0:
             if p < mp:
                 mp = p
-            e = west[r]
-            for c in range(_cls(p), n_cls):
-                if e < tmine[c, node]:
-                    tmine[c, node] = e
+            c = _cls(p)
+            if west[r] < tmine[node, c]:
+                tmine[node, c] = west[r]
+    for c in range(1, n_cls):           # class at most c
+        if tmine[node, c - 1] < tmine[node, c]:
+            tmine[node, c] = tmine[node, c - 1]
     tminp[node] = mp
     node >>= 1
     while node >= 1:          # up to the first ancestor that does not change
@@ -119,9 +121,9 @@ def _refresh(b, wproc, west, tminp, tmine, size):
             tminp[node] = v
             same = False
         for c in range(n_cls):
-            e = min(tmine[c, a], tmine[c, a + 1])
-            if e != tmine[c, node]:
-                tmine[c, node] = e
+            e = min(tmine[a, c], tmine[a + 1, c])
+            if e != tmine[node, c]:
+                tmine[node, c] = e
                 same = False
         if same:
             break
@@ -173,15 +175,15 @@ def _first(k, wproc, west, tminp, tmine, size, now, free, extra, shadow):
     if r >= 0 or b + 1 >= size:
         return r
     wx = min(free, extra)
-    cw = min(_cls(free), tmine.shape[0] - 1)
+    cw = min(_cls(free), tmine.shape[1] - 1)
     # the largest requested time that may still end by the shadow (a little over, for rounding)
     d = (shadow - now) * (1.0 + 1e-9) + 1e-9 * abs(shadow) + 1e-300
     i = size + b + 1
     while True:
-        if tminp[i] <= wx or tmine[cw, i] <= d:
+        if tminp[i] <= wx or tmine[i, cw] <= d:
             while i < size:
                 a = 2 * i
-                if tminp[a] <= wx or tmine[cw, a] <= d:
+                if tminp[a] <= wx or tmine[a, cw] <= d:
                     i = a
                 else:
                     i = a + 1
@@ -336,7 +338,7 @@ def _arrays(n_ranks: int, capacity: int, max_width: int):
     ist = np.zeros(5, dtype=np.int64)   # head rank, next rank, tree size, dirty blocks, running
     ist[2] = size
     return (ist, np.zeros(n_ranks, np.int64), np.zeros(n_ranks), np.zeros(n_ranks, np.int64),
-            np.full(2 * size, _BIG, np.int64), np.full((n_cls, 2 * size), np.inf),
+            np.full(2 * size, _BIG, np.int64), np.full((2 * size, n_cls), np.inf),
             np.zeros(n_blocks, np.int64), np.zeros(n_blocks, np.bool_),
             np.zeros(capacity + 1), np.zeros(capacity + 1, np.int64),
             np.zeros(capacity + 1, np.int64))
@@ -501,7 +503,7 @@ def _loop(submit, procs, dur, est, capacity, start, resv, scan):
     west = np.zeros(n)
     wjob = np.zeros(n, np.int64)
     tminp = np.full(2 * size, _BIG, np.int64)
-    tmine = np.full((n_cls, 2 * size), np.inf)
+    tmine = np.full((2 * size, n_cls), np.inf)
     dirty = np.zeros(n_blocks, np.int64)
     isdirty = np.zeros(n_blocks, np.bool_)
     rend = np.zeros(capacity + 1)
