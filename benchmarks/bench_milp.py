@@ -1,7 +1,15 @@
 """Benchmark of the exact TV-TSF program (Eq. 10): time to proven optimality, MILPs solved, speed-ups.
 
-Random TV-TSF instances (seeded, ``fairalloc.exact.random_instances``) at users x servers x slots
-sizes; max-min and leximin objectives; HiGHS and CBC; each solved twice in the same process:
+Default (issue 14): **dense** instances (``dense_time_varying_instance``: placement density 0.7,
+5-10 tasks per user per active slot, durations 1-3 slots) at 10 x 10 x 20 and 20 x 20 x 30, every
+installed MILP backend side by side in one run (HiGHS, CP-SAT, CBC), max-min and leximin, with the
+time to proven optimality, the gap at the time limit, and the largest dense size proven within 60 s.
+``--warm`` adds, per backend, the same solve with the MIP start between leximin MILPs flipped
+(on where the default is off and vice versa): the measurement behind
+``fairalloc.exact.leximin.WARM_START_DEFAULT``.
+
+``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
+x servers x slots sizes, each solved twice in the same process:
 
 * ``baseline``: the plain Eq. 10 model (errata fixed), one model, cold starts;
 * ``improved``: fairalloc's defaults (warm starts between the leximin MILPs, placement components,
@@ -13,7 +21,9 @@ solver, measured back to back.
 
 Examples
 --------
-    python benchmarks/bench_milp.py --quick
+    python benchmarks/bench_milp.py --seeds 2 --time-limit 60
+    python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 3 --warm --objectives leximin
+    python benchmarks/bench_milp.py --random --quick
     python benchmarks/bench_milp.py --time-limit 120 --threads 1
     python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 3 --ablation --solvers highs
 """
@@ -29,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 import fairalloc as fa
-from fairalloc.exact.random_instances import random_time_varying_instance
+from fairalloc.exact.random_instances import dense_time_varying_instance, random_time_varying_instance
 
 BASELINE = dict(symmetry=False, aggregate=False, decompose=False, tighten=False, warm_start=False)
 IMPROVEMENTS = ("warm_start", "decompose", "aggregate", "symmetry", "tighten")
@@ -44,6 +54,9 @@ def parse_size(text: str) -> tuple[int, int, int]:
 
 
 def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, threads: int | None) -> dict:
+    if solver not in fa.available_solvers("milp"):
+        return {"status": "not installed", "seconds": float("nan"), "n_milps": 0, "gap": None, "min_share": None,
+                "levels_proven": None, "n_users": tv.n_agents, "leximin": None}
     t0 = time.perf_counter()
     r = fa.exact.tvtsf_milp(tv, objective=objective, solver=solver, time_limit=time_limit, threads=threads,
                             **options)
@@ -69,12 +82,16 @@ def fmt(res: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=lambda s: [parse_size(x) for x in s.split(",")],
-                    default=[(5, 5, 10), (10, 10, 20), (20, 20, 30)], help="e.g. 5x5x10,10x10x20,20x20x30")
+                    default=None, help="e.g. 10x10x20,20x20x30 (default; --random: 5x5x10,10x10x20,20x20x30)")
     ap.add_argument("--objectives", default="maxmin,leximin")
-    ap.add_argument("--solvers", default="highs,cbc")
+    ap.add_argument("--solvers", default="highs,cpsat,cbc")
     ap.add_argument("--seeds", type=int, default=1, help="instances per size (seeds 0..n-1)")
-    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (default 120)")
-    ap.add_argument("--threads", type=int, default=1, help="solver threads (default 1: shared machine)")
+    ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
+    ap.add_argument("--threads", type=int, default=2, help="solver threads / CP-SAT workers (default 2)")
+    ap.add_argument("--random", action="store_true", help="the sparse random instances, baseline vs improved")
+    ap.add_argument("--warm", action="store_true", help="also each solve with the warm start flipped")
+    ap.add_argument("--secondary", choices=["never", "after-first", "always"], default=None,
+                    help="where leximin levels carry the secondary objective term (default: the library's)")
     ap.add_argument("--placement-density", type=float, default=0.7)
     ap.add_argument("--load", type=float, default=1.5, help="offered load of the random arrivals")
     ap.add_argument("--server-types", type=int, default=None,
@@ -83,11 +100,20 @@ def main(argv=None) -> int:
     ap.add_argument("--ablation", action="store_true", help="also each improvement alone over the baseline")
     ap.add_argument("--csv", type=Path, help="write every run to this CSV file")
     args = ap.parse_args(argv)
+    if args.sizes is None:
+        args.sizes = [(5, 5, 10), (10, 10, 20), (20, 20, 30)] if args.random else [(10, 10, 20), (20, 20, 30)]
     if args.quick:
-        args.sizes = [(5, 5, 10), (10, 10, 20)]
+        args.sizes = [(5, 5, 10), (10, 10, 20)] if args.random else [(10, 10, 20)]
         args.time_limit = min(args.time_limit, 30.0)
     objectives = [o.strip() for o in args.objectives.split(",") if o.strip()]
     solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
+    if args.secondary:
+        import fairalloc.exact.leximin as lx
+
+        lx._SECONDARY = args.secondary
+        print(f"leximin levels with the secondary term (z + eps * sum of values, gap delta/4): {args.secondary}")
+    if not args.random:
+        return dense(args, solvers, objectives)
     configs = {"baseline": BASELINE, "improved": {}}
     if args.ablation:
         for imp in IMPROVEMENTS:
@@ -144,6 +170,77 @@ def main(argv=None) -> int:
             w.writerows(rows)
         print(f"  rows written to {args.csv}")
     return 0
+
+
+def dense(args, solvers: list[str], objectives: list[str]) -> int:
+    """Dense instances, every backend side by side (module docstring)."""
+    import os
+
+    from fairalloc.exact.leximin import WARM_START_DEFAULT
+
+    print(f"fairalloc {fa.__version__}; dense instances; backends {solvers} (installed: "
+          f"{fa.available_solvers('milp')}); time limit {args.time_limit:g}s per solve; threads/workers "
+          f"{args.threads}; load average {os.getloadavg()[0]:.2f} (shared machine: compare within a run)")
+    rows = []
+    for (n, m, t) in args.sizes:
+        for seed in range(args.seeds):
+            tv = dense_time_varying_instance(n, m, t, rng=seed, placement_density=args.placement_density)
+            print(f"\n== dense {n} users x {m} servers x {t} slots, seed {seed}: {int(tv.arrivals.sum())} tasks "
+                  f"submitted, {int(tv.placement.sum())} placement edges", flush=True)
+            for obj in objectives:
+                for solver in solvers:
+                    confs = {"default": {}}
+                    if args.warm and obj == "leximin" and solver in ("highs", "cpsat"):
+                        confs["warm flipped"] = {"warm_start": not WARM_START_DEFAULT.get(solver, False)}
+                    for name, opts in confs.items():
+                        res = run_one(tv, solver, obj, opts, args.time_limit, args.threads)
+                        rows.append({"size": f"{n}x{m}x{t}", "seed": seed, "solver": solver, "objective": obj,
+                                     "config": name, **{k: v for k, v in res.items() if k != "leximin"}})
+                        warm = opts.get("warm_start", WARM_START_DEFAULT.get(solver, False))
+                        print(f"  {obj:7s} {solver:5s} {name:12s} (warm start {'on' if warm else 'off'}): "
+                              f"{fmt(res) if res['status'] != 'not installed' else 'not installed'}", flush=True)
+                ok = [r for r in rows if r["size"] == f"{n}x{m}x{t}" and r["seed"] == seed and r["objective"] == obj
+                      and r["status"] == "optimal" and r["config"] == "default"]
+                if len(ok) > 1:
+                    vals = {r["solver"]: r["min_share"] for r in ok}
+                    same = np.allclose(list(vals.values()), next(iter(vals.values())), atol=1e-12)
+                    print(f"    proven minima agree across backends: {same} {vals if not same else ''}")
+    print("\n== summary (default configuration)")
+    for obj in objectives:
+        for solver in solvers:
+            mine = [r for r in rows if r["solver"] == solver and r["objective"] == obj and r["config"] == "default"]
+            sized = {}
+            for r in mine:
+                sized.setdefault(r["size"], []).append(r)
+            parts = []
+            for size, rs in sized.items():
+                done = [r["seconds"] for r in rs if r["status"] == "optimal"]
+                gaps = [r["gap"] for r in rs if r["status"] != "optimal" and r["gap"] is not None]
+                parts.append(f"{size}: {len(done)}/{len(rs)} proven"
+                             + (f" (median {np.median(done):.1f}s)" if done else "")
+                             + (f", gaps at the limit {', '.join(f'{g:.3g}' for g in gaps)}" if gaps else ""))
+            print(f"  {obj:7s} {solver:5s}: {'; '.join(parts)}; largest dense size with every seed proven "
+                  f"within 60 s: {_largest(mine)}")
+    tgt = [r for r in rows if r["size"] == "10x10x20" and r["objective"] == "leximin" and r["config"] == "default"]
+    for r in tgt:
+        met = r["status"] == "optimal" and r["seconds"] <= 10
+        print(f"  goal 10x10x20 dense leximin proven within 10 s ({r['solver']}, seed {r['seed']}): "
+              f"{'met' if met else 'missed'} ({r['seconds']:.2f}s, {r['status']})")
+    if args.csv:
+        with open(args.csv, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        print(f"  rows written to {args.csv}")
+    return 0
+
+
+def _largest(rows: list[dict]) -> str:
+    by: dict[str, bool] = {}
+    for r in rows:
+        by[r["size"]] = by.get(r["size"], True) and r["status"] == "optimal" and r["seconds"] <= 60
+    ok = [s for s, v in by.items() if v]
+    return max(ok, key=lambda z: np.prod([int(v) for v in z.split("x")])) if ok else "none"
 
 
 if __name__ == "__main__":

@@ -75,7 +75,7 @@ class WindowPolicy(TaskPolicy):
         new = cls(old.tau, time=old.now)
         for key in old:                                  # same trajectories, same order
             e = old._elems[key]
-            new.insert_trusted(key, e.a, e.b, e.t0)
+            new.insert_trusted(key, e.a, e.b, e.t0, e.rank[0])   # rank = (tie, key)
         s._queue = new
 
     def schedule(self, now):

@@ -9,14 +9,13 @@ DRF, SDRF, TSF, TV-TSF, BUC and learned priority functions. See ``DESIGN.md`` fo
 [0.666667, 0.666667]
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
 
 from . import clusters, commitments, scheduling, shares
 from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidInstanceError,
                      SolverError, SolverUnavailableError)
 from .exact.solvers import available_solvers
 from . import exact
-from .mechanisms import drf, max_min, sdrf, tsf, tvtsf
+from .mechanisms import cdrf, drf, max_min, sdrf, tsf, tvtsf
 from .mechanisms import asset_fairness, ceei
 from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
 from .result import SOLUTION_PRESENT, AllocationResult, Status
@@ -27,6 +26,7 @@ _LAZY = {
     "workloads": ("fairalloc.workloads", None),
     "simulate": ("fairalloc.sim", "simulate"),
     "SimulationResult": ("fairalloc.sim", "SimulationResult"),
+    "experiments": ("fairalloc.experiments", None),
 }
 
 
@@ -47,10 +47,7 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-try:
-    __version__ = _version("fairalloc")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0+unknown"
+from .version import __version__  # noqa: E402
 
 __all__ = [
     # models
@@ -68,6 +65,7 @@ __all__ = [
     "sdrf",
     # servers, indivisible tasks, time slots (exact programs in fairalloc.exact)
     "tsf",
+    "cdrf",
     "tvtsf",
     "exact",
     "asset_fairness",
@@ -84,6 +82,8 @@ __all__ = [
     "workloads",
     "simulate",
     "SimulationResult",
+    # experiment sweeps (specs, Dask runner, Parquet/DuckDB store)
+    "experiments",
     # errors
     "FairallocError",
     "InvalidInstanceError",

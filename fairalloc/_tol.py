@@ -1,8 +1,7 @@
-"""Default numerical tolerances, kept in one place (every float comparison takes ``atol``)."""
+"""Former private name of :mod:`fairalloc.tolerance`, kept while modules on other branches import it.
 
-#: Absolute tolerance for comparisons of shares, levels and usage in normalised units (capacity 1).
-ATOL = 1e-9
-#: Relative tolerance used together with :data:`ATOL`.
-RTOL = 1e-9
-#: Slack added before taking a floor of a ratio that should be an integer (``0.3 / 0.1`` is 2.999...).
-FLOOR_EPS = 1e-9
+Import :mod:`fairalloc.tolerance` instead.
+"""
+
+from .tolerance import *  # noqa: F401,F403
+from .tolerance import __all__  # noqa: F401

@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from . import shares
-from ._validation import as_array, require_nonnegative, require_shape
+from .validation import as_array, require_nonnegative, require_shape
 from .errors import InvalidInstanceError
 
 __all__ = [

@@ -36,19 +36,35 @@ and every other column a resource demand::
 
 Commitment files given separately (``fairalloc solve --commitments FILE``): CSV rows per user (an
 optional leading ``user`` column), or JSON/YAML as a list of rows or a mapping ``name: [values]``.
+
+Rules (refused with an error naming the file, the field and the value, unless a warning is said):
+
+* Every number is a number: a word (``demand: [one, 2]``) or a boolean (YAML ``true``/``yes``, JSON
+  ``true``) where a number belongs is refused, not read as 1 (booleans belong only in ``placement``).
+* CSV: the header must have a ``user`` column (without it the header row would be read as resources
+  and the capacity row as a user); the file must be text (UTF-8). Without a ``capacity`` row the
+  capacities are 1 per resource, and a one-line warning says so (as it does for a JSON/YAML file
+  without ``capacities``).
+* Commitments are fractions of a resource's capacity: each is in [0, 1] (Eq. 3 keeps them there);
+  a value above 1 is refused, not accepted as "more than the whole resource".
+* Time-varying files (:mod:`fairalloc.exact.files`): every user lists ``arrivals`` over the same
+  number of slots (a shorter list is refused, not padded with zeros); ``slots``, if given, may only
+  extend the horizon past the listed arrivals (no arrivals in those slots).
+* Unknown keys and unknown kinds are refused, with the allowed ones listed.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .errors import InvalidInstanceError
+from .errors import FairallocWarning, InvalidInstanceError
 from .model import Instance
 
 __all__ = ["InstanceSpec", "load_instance", "load_commitments", "parse_instance", "write_json",
@@ -65,8 +81,16 @@ class InstanceSpec:
     kind: str = "pooled"
 
 
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInstanceError(f"{path}: not a text file (it is not UTF-8); instance files are JSON, YAML or "
+                                   "CSV text", argument="path", value=str(path)) from None
+
+
 def _read_mapping(path: Path) -> Any:
-    text = path.read_text()
+    text = _read_text(path)
     suffix = path.suffix.lower()
     try:
         if suffix == ".json":
@@ -93,8 +117,7 @@ def _float(text: str, where: str, column: str) -> float:
 
 
 def _parse_csv(path: Path) -> dict[str, Any]:
-    with path.open(newline="") as fh:
-        rows = list(csv.reader(fh))
+    rows = list(csv.reader(_read_text(path).splitlines()))
     rows = [r for r in rows if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
     if len(rows) < 2:
         raise InvalidInstanceError(f"{path}: needs a header row and at least one user row",
@@ -112,13 +135,17 @@ def _parse_csv(path: Path) -> dict[str, Any]:
         raise InvalidInstanceError(f"{path}: commitment columns for unknown resources {sorted(unknown)}",
                                    argument="commitments", value=sorted(unknown))
     col = {h.lower(): j for j, h in enumerate(header)}
+    if "user" not in col:
+        raise InvalidInstanceError(f"{path}: the header {header} has no 'user' column; the first column names the "
+                                   "users, and the row whose user is 'capacity' holds the capacities",
+                                   argument="user", value=header)
     users, demands, weights, tasks, commits, capacities = [], [], [], [], [], None
     for lineno, row in enumerate(rows[1:], start=2):
         where = f"{path}:{lineno}"
         if len(row) != len(header):
             raise InvalidInstanceError(f"{where}: {len(row)} fields, header has {len(header)}",
                                        argument="path", value=row)
-        name = row[col["user"]].strip() if "user" in col else f"user{len(users)}"
+        name = row[col["user"]].strip()
         values = [_float(row[j], where, header[j]) for j in res_cols]
         if name.lower() == "capacity":
             capacities = values
@@ -132,6 +159,8 @@ def _parse_csv(path: Path) -> dict[str, Any]:
         if com_cols:
             commits.append([_float(row[com_cols[r]], where, f"commitment:{r}") if r in com_cols and
                             row[com_cols[r]].strip() else 0.0 for r in resources])
+    if not users:
+        raise InvalidInstanceError(f"{path}: no user rows (only the capacity row)", argument="path", value=str(path))
     d = np.array(demands, dtype=float)
     if tasks:
         d = d * np.array(tasks)[:, None]
@@ -194,21 +223,59 @@ def _pooled(data: Mapping[str, Any], where: str) -> InstanceSpec:
         raise InvalidInstanceError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(allowed)}",
                                    argument=sorted(unknown)[0], value=sorted(unknown))
     commitments = fields.pop("commitments", None)
+    if fields.get("capacities") is None:
+        warnings.warn("the instance gives no capacities (CSV: no 'capacity' row): each resource has capacity 1",
+                      FairallocWarning, stacklevel=3)
     inst = Instance(**fields)
     c = None
     if commitments is not None:
-        from .commitments import as_commitments
-
-        c = as_commitments(commitments, inst.n_agents, inst.n_resources)
+        c = _commitments_in_range(commitments, inst, where)
     return InstanceSpec(inst, c, where, "pooled")
+
+
+def _commitments_in_range(commitments: Any, inst: Instance, where: str) -> np.ndarray:
+    """Validated commitments, each a fraction of its resource in [0, 1] (SDRF Eq. 3 keeps them there)."""
+    from .commitments import as_commitments
+
+    c = as_commitments(commitments, inst.n_agents, inst.n_resources)
+    above = np.argwhere(c > 1.0)
+    if len(above):
+        i, r = (int(x) for x in above[0])
+        raise InvalidInstanceError(f"{where}: commitments[{i}, {r}]={float(c[i, r])!r} is above 1: a commitment is a fraction "
+                                   f"of the capacity of {inst.resource_names[r]} (at most the whole resource)",
+                                   argument="commitments", index=(i, r), value=float(c[i, r]))
+    return c
 
 
 #: Parsers of instance kinds: ``kind`` value -> function(mapping, source) -> InstanceSpec.
 INSTANCE_KINDS: dict[str, Callable[[Mapping[str, Any], str], InstanceSpec]] = {"pooled": _pooled}
 
 
+#: Keys whose values are names or flags, not numbers (every other leaf of an instance file is a number).
+_TEXT_KEYS = {"kind", "name", "description", "resources", "resource_names", "agent_names", "server_names",
+              "servers", "type"}
+_BOOL_KEYS = {"placement"}
+
+
+def _check_numbers(value: Any, where: str, path: str, key: str) -> None:
+    """Refuse booleans and words where a number belongs (YAML ``true`` would otherwise read as 1)."""
+    if key in _TEXT_KEYS:
+        return
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_numbers(v, where, f"{path}.{k}" if path else str(k), str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_numbers(v, where, f"{path}[{i}]", key)
+    elif isinstance(value, (bool, np.bool_)) and key not in _BOOL_KEYS:
+        raise InvalidInstanceError(f"{where}: {path}={value!r} is a boolean; a number belongs here (YAML reads "
+                                   "true/yes/on as booleans)", argument=key, value=value)
+    elif isinstance(value, str):
+        raise InvalidInstanceError(f"{where}: {path}={value!r} is not a number", argument=key, value=value)
+
+
 def parse_instance(data: Mapping[str, Any], source: str = "<data>") -> InstanceSpec:
-    """Build an :class:`InstanceSpec` from a mapping in one of the documented forms."""
+    """Build an :class:`InstanceSpec` from a mapping in one of the documented forms (rules: module docstring)."""
     if not isinstance(data, Mapping):
         raise InvalidInstanceError(f"{source}: the top level must be a mapping, got {type(data).__name__}",
                                    argument="data", value=type(data).__name__)
@@ -216,6 +283,14 @@ def parse_instance(data: Mapping[str, Any], source: str = "<data>") -> InstanceS
     if kind not in INSTANCE_KINDS:
         raise InvalidInstanceError(f"{source}: unknown kind {kind!r}; known kinds: {sorted(INSTANCE_KINDS)}",
                                    argument="kind", value=kind)
+    for k, v in data.items():
+        if k == "users" and isinstance(v, list):
+            for i, u in enumerate(v):
+                if isinstance(u, Mapping):
+                    for uk, uv in u.items():
+                        _check_numbers(uv, source, f"users[{i}].{uk}", str(uk))
+        else:
+            _check_numbers(v, source, str(k), str(k))
     return INSTANCE_KINDS[kind](data, source)
 
 
@@ -230,15 +305,14 @@ def load_instance(path: str | Path) -> InstanceSpec:
 
 
 def load_commitments(path: str | Path, instance: Instance) -> np.ndarray:
-    """Read commitments (n_agents, n_resources) for ``instance`` from CSV, JSON or YAML."""
-    from .commitments import as_commitments
-
+    """Read commitments (n_agents, n_resources) for ``instance`` from CSV, JSON or YAML (each in [0, 1])."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"commitments file not found: {p}")
     if p.suffix.lower() == ".csv":
-        with p.open(newline="") as fh:
-            rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
+        rows = [r for r in csv.reader(_read_text(p).splitlines()) if r and any(c.strip() for c in r)]
+        if not rows:
+            raise InvalidInstanceError(f"{p}: no commitment rows", argument="commitments", value=str(p))
         try:
             float(rows[0][-1])
         except (ValueError, IndexError):
@@ -260,6 +334,7 @@ def load_commitments(path: str | Path, instance: Instance) -> np.ndarray:
         data = _read_mapping(p)
         if isinstance(data, Mapping) and "commitments" in data:
             data = data["commitments"]
+        _check_numbers(data, str(p), "commitments", "commitments")
     if isinstance(data, Mapping):
         missing = [n for n in instance.agent_names if n not in data]
         extra = [n for n in data if n not in instance.agent_names]
@@ -267,8 +342,9 @@ def load_commitments(path: str | Path, instance: Instance) -> np.ndarray:
             raise InvalidInstanceError(f"{p}: commitments for unknown users {extra}; users: {list(instance.agent_names)}",
                                        argument="commitments", value=extra)
         data = [data.get(n, [0.0] * instance.n_resources) for n in instance.agent_names]
-        _ = missing  # users without a row have zero commitments
-    return as_commitments(data, instance.n_agents, instance.n_resources)
+        if missing:
+            warnings.warn(f"no commitments for users {missing}: they start at zero", FairallocWarning, stacklevel=2)
+    return _commitments_in_range(data, instance, str(p))
 
 
 def write_json(obj: Any, path: str | Path | None) -> str:

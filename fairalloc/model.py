@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from . import shares
-from ._validation import (as_array, frozen, require_finite, require_integral, require_nonnegative,
+from .validation import (as_array, frozen, require_finite, require_integral, require_nonnegative,
                           require_positive, require_shape)
 from .errors import InvalidInstanceError
 

@@ -65,6 +65,11 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+#: Per-user vector field -> its column in :meth:`AllocationResult.to_frame` (singular nouns).
+_FRAME_COLUMNS = {"dominant_shares": "dominant_share", "levels": "level", "utilities": "utility",
+                  "shares": "share"}
+
+
 @dataclass(frozen=True, eq=False)
 class AllocationResult:
     """What a mechanism returns.
@@ -88,7 +93,10 @@ class AllocationResult:
     utilities : ndarray (n_agents,) or None
         Leontief utilities (SDRF Eq. 1): fraction of each user's demand served; tasks for integer results.
     tasks : ndarray or None
-        Integer tasks: (n_agents, n_servers) one-shot, (n_agents, n_servers, n_slots) starts over time.
+        Tasks per user and server: (n_agents, n_servers) one-shot, (n_agents, n_servers, n_slots)
+        starts over time. One dtype per method, as each front door's table says: int64 for the
+        integer methods ("milp", "milp-online", "greedy"), float64 for divisible tasks
+        (``fa.tsf(..., method="lp")``); None for pooled mechanisms.
     shares : ndarray or None
         The vector the mechanism equalises (dominant shares, levels, task shares, cumulative task shares).
     objective : float or None
@@ -129,8 +137,26 @@ class AllocationResult:
         object.__setattr__(self, "details", {k: _ro(v) for k, v in dict(self.details).items()})
 
     @classmethod
-    def _adopt(cls, **kw: Any) -> "AllocationResult":
-        """Internal constructor for arrays freshly made by the caller: marks them read-only, no copy."""
+    def from_arrays(cls, **kw: Any) -> "AllocationResult":
+        """Build a result from arrays the caller has just made and will not touch again.
+
+        The same fields as the constructor, but arrays are *adopted*: marked read-only in place
+        instead of copied (the constructor copies them, so a caller's later writes cannot change
+        the result). For mechanisms returning large arrays; the caller hands them over.
+
+        Raises
+        ------
+        TypeError
+            A keyword that is not a field.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> a = np.zeros((2, 1))
+        >>> r = AllocationResult.from_arrays(status="optimal", mechanism="drf", method="waterfill", allocation=a)
+        >>> r.allocation is a, a.flags.writeable
+        (True, False)
+        """
         obj = cls.__new__(cls)
         for f in fields(cls):
             v = kw.pop(f.name) if f.name in kw else (f.default_factory() if callable(f.default_factory)
@@ -144,6 +170,9 @@ class AllocationResult:
         object.__setattr__(obj, "stats", dict(obj.stats))
         object.__setattr__(obj, "details", dict(obj.details))
         return obj
+
+    #: Former name of :meth:`from_arrays`, kept while modules on other branches still call it.
+    _adopt = from_arrays
 
     @property
     def success(self) -> bool:
@@ -169,7 +198,11 @@ class AllocationResult:
         return json.dumps(self.to_dict(), **kw)
 
     def to_frame(self, agent_names=None, resource_names=None):
-        """Per-user table (pandas): allocation per resource, dominant share, level, utility, tasks."""
+        """Per-user table (pandas), one row per user.
+
+        Columns, where the result has them: ``alloc[<resource>]`` per resource, ``dominant_share``,
+        ``level``, ``utility``, ``share`` and ``tasks`` (summed over servers and slots).
+        """
         import pandas as pd
 
         cols: dict[str, Any] = {}
@@ -179,10 +212,10 @@ class AllocationResult:
             names = resource_names or [f"r{r}" for r in range(m)]
             for r, name in enumerate(names):
                 cols[f"alloc[{name}]"] = self.allocation[:, r]
-        for key in ("dominant_shares", "levels", "utilities", "shares"):
+        for key, column in _FRAME_COLUMNS.items():
             v = getattr(self, key)
             if v is not None and v.ndim == 1:
-                cols[key.rstrip("s") if key != "shares" else "share"] = v
+                cols[column] = v
                 n = len(v)
         if self.tasks is not None:
             t = self.tasks

@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 from ._numeric import lastmax, lastmin
-from ._tol import FLOOR_EPS
+from .tolerance import FLOOR_EPS
 
 __all__ = [
     "normalized_demands",
@@ -62,6 +62,8 @@ __all__ = [
     "asset_shares",
     "commitment_entitlements",
     "next_task_dominant_shares",
+    "dominant_shares_after",
+    "commitment_envy_gap",
 ]
 
 
@@ -95,18 +97,24 @@ def dominant_resource(normalized) -> np.ndarray:
     return np.argmax(np.asarray(normalized, dtype=float), axis=-1)  # first maximum on ties
 
 
-def dominant_shares(allocation, capacities=None) -> np.ndarray:
-    r"""Dominant share :math:`\max_r o_{ir} / C_r` of each row (allocations or demands).
+def dominant_shares(allocation, capacities=None, weights=None) -> np.ndarray:
+    r"""Dominant share :math:`\max_r o_{ir} / C_r` of each row (allocations or demands); weighted:
+    :math:`\max_r o_{ir} / (C_r w_i)`.
 
-    With ``capacities=None`` the input is taken as already normalised.
+    With ``capacities=None`` the input is taken as already normalised. ``weights`` (n,) divide (the
+    weighted dominant share that weighted DRF equalises; Ghodsi et al. 2011 Section 4.1, Parkes et
+    al. 2015). Object arrays of ``Fraction`` are computed exactly.
 
     >>> dominant_shares([[3, 12], [6, 2]], [9, 18]).round(4).tolist()   # DRF paper: 3 and 2 tasks
     [0.6667, 0.6667]
+    >>> dominant_shares([[3, 12], [6, 2]], [9, 18], weights=[1, 2]).round(4).tolist()
+    [0.6667, 0.3333]
     """
     a = _num(allocation)
     if capacities is not None:
         a = normalized_demands(a, capacities)
-    return lastmax(a)
+    s = lastmax(a)
+    return s if weights is None else s / _num(weights)
 
 
 def demand_vectors(normalized, dominant=None) -> np.ndarray:
@@ -316,13 +324,16 @@ def cumulative_task_shares(tasks, monopoly, weights=None) -> np.ndarray:
     return np.cumsum(x, axis=-1) / np.cumsum(h, axis=-1)
 
 
-def dominant_share_of_tasks(tasks, task_demands, totals) -> np.ndarray:
-    r"""Dominant share of :math:`x_i` tasks on a pool of ``totals``: :math:`x_i \max_r d_{ir} / C_r`.
+def dominant_share_of_tasks(tasks, task_demands, totals, weights=None) -> np.ndarray:
+    r"""Dominant share of :math:`x_i` tasks on a pool of ``totals``: :math:`x_i \max_r d_{ir} / C_r`
+    (divided by :math:`w_i` when ``weights`` are given: the weighted dominant share).
 
     >>> dominant_share_of_tasks([3, 2], [[1, 4], [3, 1]], [9, 18]).round(4).tolist()
     [0.6667, 0.6667]
+    >>> dominant_share_of_tasks([3, 2], [[1, 4], [3, 1]], [9, 18], weights=[2, 1]).round(4).tolist()
+    [0.3333, 0.6667]
     """
-    return np.asarray(tasks, dtype=float) * dominant_shares(task_demands, totals)
+    return np.asarray(tasks, dtype=float) * dominant_shares(task_demands, totals, weights)
 
 
 def asset_shares(normalized) -> np.ndarray:
@@ -393,3 +404,51 @@ def next_task_dominant_shares(tasks, task_demands, totals, weights=None) -> np.n
     """
     key = (np.asarray(tasks, dtype=float) + 1.0) * dominant_shares(task_demands, totals)
     return key if weights is None else key / np.asarray(weights, dtype=float)
+
+
+def dominant_shares_after(usage, demand, totals, weights=None) -> np.ndarray:
+    r"""Weighted dominant share after one more task of any size, :math:`\max_r (o_{ir} + d_{ir})/C_r / w_i`.
+
+    The CDRF key of the greedy schedulers, whose users hold tasks of different sizes: ``usage``
+    (..., m) the resources a user holds and ``demand`` (..., m) its next task's (raw units),
+    ``totals`` (m,) the cluster totals. With :math:`x_i` identical tasks held it is
+    :func:`next_task_dominant_shares` (equal up to rounding).
+
+    >>> dominant_shares_after([[3, 12], [6, 2]], [[1, 4], [3, 1]], [9, 18]).round(4).tolist()
+    [0.8889, 1.0]
+    >>> dominant_shares_after([0.0, 0.0], [4, 1], [10, 10], weights=2.0).item()   # one user: 0.4 / 2
+    0.2
+    """
+    s = dominant_shares(normalized_demands(np.add(_num(usage), _num(demand)), totals))
+    return s if weights is None else s / _num(weights)
+
+
+def commitment_envy_gap(share_own, value_of_other, commitment_own, commitment_other, weight_own=1,
+                        weight_other=1):
+    r"""Commitment-adjusted envy of user *i* toward user *j* (``axioms.md``, SDRF notes):
+
+    .. math:: g_{ij} = \frac{\tilde c_j + \mu_i u_i(A_j)}{w_j} - \frac{\tilde c_i + s_i}{w_i}
+
+    the SDRF level (:func:`sdrf_levels`) *j* would have holding, in *i*'s dominant-share units, what
+    *i* values in *j*'s bundle, minus *i*'s own level. *i* envies *j* once the commitments are
+    accounted for when :math:`g_{ij} > 0`.
+
+    Parameters
+    ----------
+    share_own : :math:`s_i`, user *i*'s dominant share (pooled; on servers :math:`\mu_i X_i`).
+    value_of_other : :math:`\mu_i u_i(A_j)`, *i*'s dominant share of the demand times its Leontief
+        utility of *j*'s bundle (pooled: :math:`D_i u_i(A_j)`; on servers :math:`\mu_i` times the
+        tasks *i* could run in *j*'s bundle).
+    commitment_own, commitment_other : :math:`\tilde c_i`, :math:`\tilde c_j` dominant commitments
+        (:func:`dominant_commitment`).
+    weight_own, weight_other : :math:`w_i`, :math:`w_j` (default 1).
+
+    Scalars or broadcastable arrays; ``Fraction`` inputs give an exact ``Fraction``.
+
+    >>> from fractions import Fraction as F
+    >>> commitment_envy_gap(F(1, 2), F(3, 5), F(1, 5), F(0))      # (0 + 3/5) - (1/5 + 1/2)
+    Fraction(-1, 10)
+    >>> round(commitment_envy_gap(0.5, 0.6, 0.0, 0.3, 1, 2), 9)      # (0.3 + 0.6)/2 - 0.5
+    -0.05
+    """
+    return (commitment_other + value_of_other) / weight_other - (commitment_own + share_own) / weight_own

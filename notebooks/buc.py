@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -29,6 +31,7 @@
 # `FAIRALLOC_SCALE=full` uses the whole log (27,992 jobs); `small` (CI) the first 4,000 jobs.
 
 # %%
+# %matplotlib inline
 import os
 from pathlib import Path
 
@@ -40,10 +43,12 @@ from fairalloc.plots.sim import wait_cdf
 
 SCALE = os.environ.get("FAIRALLOC_SCALE", "small")
 N_JOBS = {"small": 4000, "full": None}[SCALE]
-data = Path(os.environ.get("FAIRALLOC_DATA", "../../shared/data"))
-if not data.is_dir():
-    data = Path("../shared/data")
+# the real traces: $FAIRALLOC_DATA, else shared/data beside the repository (found from the installed
+# package, so the notebook runs from any working directory)
+data = Path(os.environ.get("FAIRALLOC_DATA") or Path(fa.__file__).resolve().parents[2] / "shared" / "data")
 path = data / "swf" / "KTH-SP2-1996-2.1-cln.swf.gz"
+if not path.exists():
+    raise FileNotFoundError(f"{path} not found: set FAIRALLOC_DATA to the folder of the real traces")
 kth = fa.workloads.read_swf(path).sorted()
 if N_JOBS:
     kth = kth.head(N_JOBS)

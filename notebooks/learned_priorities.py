@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -28,6 +30,7 @@
 # `FAIRALLOC_SCALE=full` runs 20 independent 30-day traces; the default (`small`, used in CI) runs 4.
 
 # %%
+# %matplotlib inline
 import os
 
 import numpy as np

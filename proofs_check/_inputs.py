@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from fairalloc import AllocationResult, Instance, TaskInstance, TimeVaryingInstance
-from fairalloc._tol import ATOL
+from fairalloc.tolerance import ATOL
 from fairalloc.errors import InvalidInstanceError
 
 __all__ = ["ATOL", "exact_array", "pooled_allocation", "server_tasks", "slot_schedule", "running_usage",

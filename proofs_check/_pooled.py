@@ -133,7 +133,7 @@ def envy_free(d: PooledData, variant: str) -> Verdict:
             elif variant == "commitment":
                 if not (U[i, j] > U[i, i] + d.tol) or not (s[j] > d.tol):
                     continue                            # no plain envy, or j received nothing
-                gap = (ct[j] + D[i] * U[i, j]) / d.w[j] - (ct[i] + s[i]) / d.w[i]
+                gap = shares.commitment_envy_gap(s[i], D[i] * U[i, j], ct[i], ct[j], d.w[i], d.w[j])
             else:
                 raise ValueError(variant)
             if worst_gap is None or gap > worst_gap:
@@ -212,7 +212,7 @@ def pareto(d: PooledData, variant: str = "strong", method: str = "certificate") 
         out = _programs.dominating_pooled(as_float(a), as_float(d.u), weak=variant == "weak",
                                           satisfied=d.satisfied)
         if not out.ok:
-            return Verdict(None, None, f"LP not solved: {out.status}", variant, axiom)
+            return Verdict(None, None, f"LP not solved: {out.status} {out.message}", variant, axiom, status=out.status)
         gain = out.value - float(sum(as_float(d.u))) if variant == "strong" else out.value
         if gain <= float(d.tol) + 1e-9:
             return Verdict(True, None, f"the Pareto LP finds no improvement (gain {gain:.3g})", variant, axiom,

@@ -3,10 +3,10 @@
 * :func:`dominating_pooled`: Pareto LP for pooled Leontief users (``axioms.md``: maximise
   :math:`\\sum_i y_i` s.t. :math:`\\sum_i y_i \\theta_{ir} \\le C_r`, :math:`u_i \\le y_i \\le 1`), and its
   weak variant (maximise *t* with :math:`y_i \\ge u_i + t` for every unsatisfied user).
-* :func:`dominating_servers`: the same on servers with placement, LP (divisible) or MILP (integer).
+* :func:`dominating_servers`: the same on servers with placement, LP (divisible) or MILP (integer);
+  the program is :func:`fairalloc.exact.pareto.dominating_servers` (one implementation).
 * :func:`dominating_schedule`: the same over the whole horizon of a time-varying instance (TV-TSF
-  Eqs. 7-9): any start schedule that respects Eq. 10b (tasks hold their resources while they run)
-  and the submissions (no task starts before it is submitted), integer.
+  Eqs. 7-9), :func:`fairalloc.exact.pareto.dominating_schedule`.
 * :func:`envy_free_placement`: is there a placement of given task totals under which nobody envies?
   The utility :math:`\\sum_l \\min_r(\\cdot)` is concave in the bundle, so "u_i(A_j) <= X_i" is a
   disjunction (one LP per choice of the minimising resource on every server); it is encoded exactly
@@ -24,21 +24,41 @@ from typing import Any
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from fairalloc import shares
+from fairalloc import Status
+from fairalloc.exact import pareto
 
 __all__ = ["Outcome", "dominating_pooled", "dominating_servers", "dominating_schedule", "envy_free_placement"]
 
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str                 # "optimal", "infeasible", or the solver's message
+    """What one program gave: ``status`` (:class:`fairalloc.Status`), the optimum, the solution."""
+
+    status: Status              # OPTIMAL only when scipy's HiGHS proved it
     value: float | None = None  # objective at the optimum
     x: np.ndarray | None = None
     info: Any = None
+    message: str = ""           # the solver's words when not optimal
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
 
     @property
     def ok(self) -> bool:
-        return self.status == "optimal"
+        return self.status is Status.OPTIMAL
+
+
+#: scipy.optimize.linprog / milp status codes -> fairalloc.Status (both document 0-4 the same way:
+#: 0 optimal, 1 iteration or time limit, 2 infeasible, 3 unbounded, 4 numerical or other trouble).
+_SCIPY_STATUS = {0: Status.OPTIMAL, 1: Status.NOT_SOLVED, 2: Status.INFEASIBLE, 3: Status.UNBOUNDED,
+                 4: Status.ERROR}
+
+
+def _not_optimal(res: Any, what: str) -> Outcome:
+    status = _SCIPY_STATUS.get(res.status, Status.ERROR)
+    if status is Status.NOT_SOLVED and getattr(res, "x", None) is not None:
+        status = Status.FEASIBLE                       # stopped by a limit with an incumbent
+    return Outcome(status, message=f"{what} status {res.status}: {res.message}")
 
 
 def _lp(c, A_ub, b_ub, bounds, *, integrality=None, time_limit=None) -> Outcome:
@@ -51,17 +71,13 @@ def _lp(c, A_ub, b_ub, bounds, *, integrality=None, time_limit=None) -> Outcome:
                    constraints=cons, options=opts)
         if res.status == 0:
             return Outcome("optimal", float(res.fun), np.asarray(res.x))
-        if res.status == 2:
-            return Outcome("infeasible")
-        return Outcome(f"milp status {res.status}: {res.message}")
+        return _not_optimal(res, "milp")
     opts = {"time_limit": time_limit} if time_limit else None
     res = linprog(c, A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
                   bounds=bounds, method="highs", options=opts)
     if res.status == 0:
         return Outcome("optimal", float(res.fun), np.asarray(res.x))
-    if res.status == 2:
-        return Outcome("infeasible")
-    return Outcome(f"linprog status {res.status}: {res.message}")
+    return _not_optimal(res, "linprog")
 
 
 def dominating_pooled(a, u, *, weak: bool = False, satisfied=None) -> Outcome:
@@ -77,7 +93,7 @@ def dominating_pooled(a, u, *, weak: bool = False, satisfied=None) -> Outcome:
     n, m = a.shape
     if not weak:
         out = _lp(-np.ones(n), a.T, np.ones(m), list(zip(u, np.ones(n))))
-        return Outcome(out.status, None if out.value is None else -out.value, out.x)
+        return Outcome(out.status, None if out.value is None else -out.value, out.x, message=out.message)
     sat = np.zeros(n, bool) if satisfied is None else np.asarray(satisfied, bool)
     # variables (y_1..y_n, t): maximise t; -y_i + t <= -u_i for unsatisfied i
     rows = [np.concatenate([a[:, r], [0.0]]) for r in range(m)]
@@ -91,144 +107,32 @@ def dominating_pooled(a, u, *, weak: bool = False, satisfied=None) -> Outcome:
     c[n] = -1.0
     out = _lp(c, np.array(rows), np.array(rhs), list(zip(u, np.ones(n))) + [(None, 1.0)])
     return Outcome(out.status, None if out.value is None else -out.value,
-                   None if out.x is None else out.x[:n])
+                   None if out.x is None else out.x[:n], message=out.message)
+
+
+def _from_dominating(out: Any) -> Outcome:
+    """fairalloc's :class:`~fairalloc.exact.pareto.Dominating` as an :class:`Outcome`: its status
+    (OPTIMAL only when the backend proved it), value, solution and, when not optimal, its message."""
+    if out.status is Status.OPTIMAL:
+        return Outcome(Status.OPTIMAL, out.value, out.x, out.stats)
+    return Outcome(out.status, message=out.message)
 
 
 def dominating_servers(task_demands, capacities, placement, totals, caps, *, integer: bool,
                        weak: bool = False, time_limit: float | None = None) -> Outcome:
-    r"""Best Pareto improvement of task totals on servers.
-
-    Variables :math:`y_{il} \ge 0` for eligible (i, l) (integer when ``integer``). Strong: maximise
-    :math:`\sum y` s.t. :math:`X_i \le \sum_l y_{il} \le K_i` and per-server capacities. Weak: maximise
-    *t* with :math:`\sum_l y_{il} \ge X_i + t` for every unsatisfied user (integer: feasibility of
-    t = 1). ``x`` is the (n, M) matrix y.
-    """
-    d = np.asarray(task_demands, float)
-    c = np.asarray(capacities, float)
-    p = np.asarray(placement, bool)
-    X = np.asarray(totals, float)
-    K = np.asarray(caps, float)
-    n, M = p.shape
-    R = d.shape[1]
-    pairs = [(i, l) for i in range(n) for l in range(M) if p[i, l]]
-    nv = len(pairs)
-    unsat = X < K - 1e-9
-    extra = 1 if (weak and not integer) else 0
-    rows, rhs = [], []
-    for l in range(M):
-        for r in range(R):
-            row = np.zeros(nv + extra)
-            for k, (i, ll) in enumerate(pairs):
-                if ll == l:
-                    row[k] = d[i, r]
-            if row.any():
-                rows.append(row)
-                rhs.append(c[l, r])
-    for i in range(n):
-        row = np.zeros(nv + extra)
-        for k, (ii, _) in enumerate(pairs):
-            if ii == i:
-                row[k] = 1.0
-        rows.append(row.copy())                        # sum_l y_il <= K_i
-        rhs.append(K[i])
-        neg = -row
-        if weak and unsat[i]:
-            if integer:
-                rows.append(neg); rhs.append(-(X[i] + 1.0))
-            else:
-                neg[nv] = 1.0
-                rows.append(neg); rhs.append(-X[i])
-        else:
-            rows.append(neg); rhs.append(-X[i])        # sum_l y_il >= X_i
-    A = np.array(rows) if rows else np.zeros((0, nv + extra))
-    b = np.array(rhs)
-    bounds = [(0.0, float(K[i])) for (i, _) in pairs] + ([(None, None)] if extra else [])
-    integrality = np.array([1] * nv + [0] * extra) if integer else None
-    if weak and integer:
-        cost = np.zeros(nv)
-    elif weak:
-        cost = np.zeros(nv + 1)
-        cost[nv] = -1.0
-    else:
-        cost = -np.ones(nv)
-    out = _lp(cost, A, b, bounds, integrality=integrality, time_limit=time_limit)
-    if not out.ok:
-        return out
-    y = np.zeros((n, M))
-    for k, (i, l) in enumerate(pairs):
-        y[i, l] = out.x[k]
-    value = -out.value if not (weak and integer) else 1.0
-    return Outcome("optimal", value, y)
+    """Best Pareto improvement of task totals on servers: the one program,
+    :func:`fairalloc.exact.pareto.dominating_servers` (see there), solved with HiGHS."""
+    return _from_dominating(pareto.dominating_servers(task_demands, capacities, placement, totals, caps,
+                                                      integer=integer, weak=weak, solver="highs",
+                                                      time_limit=time_limit))
 
 
 def dominating_schedule(task_demands, capacities, placement, arrivals, durations, totals, *,
                         weak: bool = False, time_limit: float | None = None) -> Outcome:
-    r"""Best Pareto improvement of the task totals of a start schedule (TV-TSF Eqs. 7-9), an MILP.
-
-    Variables :math:`y_{imt} \in \mathbb{N}` (tasks of *i* started on *m* in *t*) where *i* may use *m*,
-    one task of :math:`d_i(t)` fits there and *i* has submitted something by *t*. Constraints: for every
-    server, resource and slot, the tasks running hold at most the capacity,
-    :math:`\sum_i\sum_{\tau=t-e_i+1}^{t} d_{ir}(\tau) y_{im\tau} \le C_{mr}` (Eq. 10b); for every user
-    and slot, :math:`\sum_{m,\tau\le t} y_{im\tau} \le \sum_{\tau\le t} B_i(\tau)`; totals
-    :math:`\sum_{m,t} y_{imt} \ge X_i` (weak: :math:`\ge X_i + 1` for every unsatisfied user).
-    Strong: maximise the sum of the totals (``value``); weak: feasibility (``value`` 1). ``x`` is
-    the (N, M, T) schedule.
-    """
-    d = np.asarray(task_demands, float)              # (N, T, K)
-    c = np.asarray(capacities, float)                # (M, K)
-    p = np.asarray(placement, bool)
-    B = np.asarray(arrivals, float)
-    e = np.asarray(durations, int)
-    X = np.asarray(totals, float)
-    n, T, R = d.shape
-    M = c.shape[0]
-    cumB = np.cumsum(B, axis=1)
-    K = cumB[:, -1]
-    fits = shares.tasks_that_fit(c[None, None, :, :], d[:, :, None, :])          # (N, T, M)
-    idx = {}
-    for i in range(n):
-        for m in range(M):
-            for t in range(T):
-                if p[i, m] and fits[i, t, m] >= 1 and cumB[i, t] > 0:
-                    idx[i, m, t] = len(idx)
-    nv = len(idx)
-    rows, rhs = [], []
-    for m in range(M):
-        for r in range(R):
-            for t in range(T):
-                row = np.zeros(nv)
-                for (i, mm, tau), k in idx.items():
-                    if mm == m and tau <= t < tau + e[i]:
-                        row[k] = d[i, tau, r]
-                if row.any():
-                    rows.append(row); rhs.append(c[m, r])
-    unsat = X < K - 1e-9
-    for i in range(n):
-        for t in range(T):
-            row = np.zeros(nv)
-            for (ii, _, tau), k in idx.items():
-                if ii == i and tau <= t:
-                    row[k] = 1.0
-            if row.any():
-                rows.append(row); rhs.append(cumB[i, t])
-        row = np.zeros(nv)
-        for (ii, _, _), k in idx.items():
-            if ii == i:
-                row[k] = -1.0
-        rows.append(row); rhs.append(-(X[i] + (1.0 if weak and unsat[i] else 0.0)))
-    A = np.array(rows) if rows else np.zeros((0, nv))
-    bounds = [(0.0, float(min(K[i], fits[i, t, m]))) for (i, m, t) in idx]
-    cost = np.zeros(nv) if weak else -np.ones(nv)
-    if nv == 0:
-        ok = bool(np.all(X + (unsat if weak else 0) <= 0))
-        return Outcome("optimal", 0.0, np.zeros((n, M, T))) if ok else Outcome("infeasible")
-    out = _lp(cost, A, np.array(rhs), bounds, integrality=np.ones(nv), time_limit=time_limit)
-    if not out.ok:
-        return out
-    y = np.zeros((n, M, T))
-    for (i, m, t), k in idx.items():
-        y[i, m, t] = out.x[k]
-    return Outcome("optimal", 1.0 if weak else -out.value, y)
+    """Best Pareto improvement of a start schedule (TV-TSF Eqs. 7-9): the one program,
+    :func:`fairalloc.exact.pareto.dominating_schedule` (see there), solved with HiGHS."""
+    return _from_dominating(pareto.dominating_schedule(task_demands, capacities, placement, arrivals, durations,
+                                                       totals, weak=weak, solver="highs", time_limit=time_limit))
 
 
 def envy_free_placement(task_demands, capacities, placement, totals, caps, weights=None, *,
@@ -313,10 +217,8 @@ def envy_free_placement(task_demands, capacities, placement, totals, caps, weigh
     opts = {"time_limit": time_limit} if time_limit else {}
     res = milp(np.zeros(nv), integrality=np.array(integ), bounds=Bounds(np.array(lo), np.array(hi)),
                constraints=[LinearConstraint(A, np.array(rhs_lo), np.array(rhs_hi))], options=opts)
-    if res.status == 2:
-        return Outcome("infeasible")
     if res.status != 0:
-        return Outcome(f"milp status {res.status}: {res.message}")
+        return _not_optimal(res, "milp")
     place = np.zeros((n, M))
     for (j, l), k in y.items():
         place[j, l] = res.x[k]

@@ -18,13 +18,15 @@ from scipy.optimize import linprog
 import fairalloc as fa
 from fairalloc import shares
 
-__all__ = ["replay_schedule", "no_envy_free_placement", "replay_tv_misreport", "tv_utilities"]
+from .verdict import Replay
+
+__all__ = ["replay_schedule", "no_envy_free_placement", "replay_tv_misreport", "tv_utilities", "tv_from_witness"]
 
 #: placements enumerated at most (integer witnesses are shrunk: a few hundred at most in practice)
 MAX_PLACEMENTS = 200_000
 
 
-def _tv(w: Mapping[str, Any]) -> "fa.TimeVaryingInstance":
+def tv_from_witness(w: Mapping[str, Any]) -> "fa.TimeVaryingInstance":
     if "case" in w and w["case"].get("kind") == "time-varying":
         return fa.TimeVaryingInstance.from_dict(w["case"]["instance"])
     return fa.TimeVaryingInstance.from_dict(w["instance"])
@@ -94,9 +96,9 @@ def tv_utilities(result) -> np.ndarray:
     return np.asarray(result.tasks, float).sum(axis=(1, 2))
 
 
-def replay_schedule(w: Mapping[str, Any], resolve_mechanism: Callable, server_arrays: Callable, Replay) -> Any:
+def replay_schedule(w: Mapping[str, Any], resolve_mechanism: Callable, server_arrays: Callable) -> Replay:
     """Re-verify an allocation witness of a time-varying schedule (cumulative or per slot)."""
-    tv = _tv(w)
+    tv = tv_from_witness(w)
     x = np.asarray(w["schedule"], float)
     numbers: dict[str, Any] = {}
     why = _feasible(tv, x)
@@ -173,10 +175,8 @@ def replay_schedule(w: Mapping[str, Any], resolve_mechanism: Callable, server_ar
     return Replay(False, f"unknown time-varying axiom {axiom!r}", numbers)
 
 
-def no_envy_free_placement(d, P, K, caps, weights, X, *, divisible: bool, weighted: bool = False) -> Any:
+def no_envy_free_placement(d, P, K, caps, weights, X, *, divisible: bool, weighted: bool = False) -> Replay:
     """Re-decide "no placement of the task totals ``X`` is envy-free" from scratch (see module docstring)."""
-    from .replay import Replay
-
     d, P, caps = np.asarray(d, float), np.asarray(P, bool), np.asarray(caps, float)
     K, X, wts = np.asarray(K, float), np.asarray(X, float), np.asarray(weights, float)
     n, M = P.shape
@@ -244,9 +244,9 @@ def no_envy_free_placement(d, P, K, caps, weights, X, *, divisible: bool, weight
                   "is envy-free", {"placements": count, "feasible": feasible})
 
 
-def replay_tv_misreport(w: Mapping[str, Any], fn: Callable, Replay) -> Any:
+def replay_tv_misreport(w: Mapping[str, Any], fn: Callable) -> Replay:
     """Re-run the mechanism with the truth and with the lie (identity and reversed user orders)."""
-    tv = _tv(w)
+    tv = tv_from_witness(w)
     i = int(w["user"])
     rep = w["report"]
     d = np.array(tv.task_demands, float)

@@ -148,7 +148,7 @@ def envy_free(s: ServerData, variant: str) -> Verdict:
             elif variant == "commitment":
                 if not (U[i, j] > s.X[i] + s.atol and s.X[j] > s.atol):
                     continue
-                gap = (ct[j] + mu[i] * U[i, j]) / s.w[j] - (ct[i] + mu[i] * s.X[i]) / s.w[i]
+                gap = shares.commitment_envy_gap(mu[i] * s.X[i], mu[i] * U[i, j], ct[i], ct[j], s.w[i], s.w[j])
             else:
                 raise ValueError(variant)
             if best is None or gap > best[0]:
@@ -177,7 +177,7 @@ def envy_free_any_placement(s: ServerData, variant: str, time_limit: float | Non
         return Verdict(True, None, "an envy-free placement of the same task totals exists "
                        "(stats['placement'])", variant, axiom, stats={"placement": out.x.tolist()})
     if out.status != "infeasible":
-        return Verdict(None, None, f"MILP not solved: {out.status}", variant, axiom)
+        return Verdict(None, None, f"MILP not solved: {out.status} {out.message}", variant, axiom, status=out.status)
     wit = dict(given.witness)
     wit.update(placement_mode="any", totals=s.X.tolist())
     return Verdict(False, wit, "no placement of these task totals is envy-free (MILP infeasible); "
@@ -240,7 +240,8 @@ def pareto(s: ServerData, variant: str, time_limit: float | None = None) -> Verd
         return Verdict(True, None, "no allocation gives every unsatisfied user more (MILP/LP infeasible)",
                        variant, axiom)
     if not out.ok:
-        return Verdict(None, None, f"{'MILP' if not s.divisible else 'LP'} not solved: {out.status}", variant, axiom)
+        return Verdict(None, None, f"{'MILP' if not s.divisible else 'LP'} not solved: {out.status} {out.message}",
+                       variant, axiom, status=out.status)
     y = out.x
     if variant == "strong":
         gain = out.value - s.X.sum()

@@ -164,9 +164,9 @@ def _per_slot(tvd: TVData, axiom: str, variant: str, check) -> Verdict:
             return Verdict(False, v.witness, f"slot {t}: {v.detail}", v.variant, v.axiom, v.margin,
                            {"slots_checked": slots.index(t) + 1})
         if v.holds is None:
-            undecided.append(f"slot {t}: {v.detail}")
+            undecided.append((f"slot {t}: {v.detail}", v.status))
     if undecided:
-        return Verdict(None, None, "; ".join(undecided), variant, axiom)
+        return Verdict(None, None, "; ".join(d for d, _ in undecided), variant, axiom, status=undecided[0][1])
     return Verdict(True, None, f"holds in each of the {len(slots)} slots with pending tasks (per slot)", variant,
                    axiom, stats={"slots_checked": len(slots)})
 
@@ -252,7 +252,7 @@ def pareto(tvd: TVData, variant: str, scope: str, time_limit: float | None = Non
         return Verdict(True, None, "no schedule gives every unsatisfied user more tasks (MILP infeasible)",
                        variant, axiom)
     if not out.ok:
-        return Verdict(None, None, f"MILP not solved: {out.status}", variant, axiom)
+        return Verdict(None, None, f"MILP not solved: {out.status} {out.message}", variant, axiom, status=out.status)
     y = np.round(out.x)
     Y = y.sum(axis=(1, 2))
     if variant == "strong" and Y.sum() - tvd.X.sum() < 1 - 1e-6:

@@ -67,7 +67,7 @@ References
 
 from __future__ import annotations
 
-from fairalloc._validation import require_choice
+from fairalloc.validation import require_choice
 
 from . import _pooled, _servers, _setting, _timevarying
 from .monotonicity import is_population_monotone, is_resource_monotone

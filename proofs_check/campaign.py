@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +39,8 @@ from .strategies import cases
 from .verdict import Verdict, jsonable
 
 __all__ = ["CellReport", "SearchOutcome", "QUICK", "search", "skip_reason", "run_cell", "run_quick", "run_all", "cell_strategy", "write_report",
-           "report_markdown", "disagreement_hint", "select_claims", "F_EXAMPLES", "F_SECONDS"]
+           "report_markdown", "disagreement_hint", "select_claims", "F_EXAMPLES", "F_SECONDS", "cell_budget",
+           "run_cell_record", "cell_file"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +71,19 @@ class CellReport:
         if self.verdict is not None and self.verdict.violated:
             return "F"
         return "T" if self.examples else "?"
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> "CellReport":
+        """The report of a record written by :meth:`to_dict` (a resumed ``check --all`` cell)."""
+        claim = Claim(record["mechanism"], record["axiom"], record["variant"], record["expected"],
+                      record.get("cell", ""), record.get("source", ""), bool(record.get("derived", False)))
+        verdict = None
+        if record.get("found") == "F":
+            verdict = Verdict(False, record.get("witness"), record.get("detail", ""), claim.variant, claim.axiom)
+        return cls(claim, record["status"], examples=int(record.get("examples", 0)),
+                   undecided=int(record.get("undecided", 0)), seconds=float(record.get("seconds", 0.0)),
+                   verdict=verdict, original_size=record.get("original_size"),
+                   shrink_stats=dict(record.get("shrink") or {}), reason=record.get("reason", ""))
 
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
@@ -188,9 +204,12 @@ def skip_reason(claim: Claim) -> str:
 
 def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: int = 0,
              do_shrink: bool = True, budget: int | None = None, progress: bool = False,
-             shrink_seconds: float | None = None) -> CellReport:
+             shrink_seconds: float | None = None, shrink_checks: int = 400) -> CellReport:
     """Search one claim (see the module docstring). ``budget``: lies / deviations per user and case;
-    ``shrink_seconds``: time for shrinking a violation (default ``max(10, seconds)``)."""
+    ``shrink_seconds``: time for shrinking a violation (default ``max(10, seconds)``);
+    ``shrink_checks``: candidates checked while shrinking. ``examples`` and ``shrink_checks`` bound the
+    work by counts (the same result on any machine); ``seconds`` and ``shrink_seconds`` are safety caps
+    whose expiry the report says (``reason``, ``shrink_stats["stopped"] == "time"``)."""
     why = skip_reason(claim)
     if why:
         return CellReport(claim, "skipped", reason=why)
@@ -203,7 +222,8 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
         rep.original_size = case.size()
         if do_shrink:
             limit = max(10.0, seconds) if shrink_seconds is None else shrink_seconds
-            case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=limit)
+            case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=limit,
+                                 max_checks=shrink_checks)
             rep.shrink_stats = st
         rep.verdict = v
         rep.seconds = time.perf_counter() - t0
@@ -236,13 +256,60 @@ F_EXAMPLES = 10_000
 F_SECONDS = 120.0
 
 
+def cell_budget(claim: Claim, *, examples: int = 200, seconds: float = 30.0, f_examples: int | None = F_EXAMPLES,
+                f_seconds: float | None = F_SECONDS) -> tuple[int, float]:
+    """Cases and seconds :func:`run_all` gives ``claim``: F cells at least ``f_examples`` / ``f_seconds``."""
+    if claim.expected == "F":
+        return max(examples, f_examples or 0), max(seconds, f_seconds or 0.0)
+    return examples, seconds
+
+
+def run_cell_record(claim: Claim, *, examples: int = 200, seconds: float = 30.0, seed: int = 0,
+                    budget: int | None = None, do_shrink: bool = True) -> dict[str, Any]:
+    """Run one cell and return its JSON-ready record (:meth:`CellReport.to_dict` plus ``params``).
+
+    A plain function of the cell's parameters (nothing read from or written to disk), so that a
+    runner can ship it to a worker; :func:`run_all` calls it for each cell not done yet.
+    """
+    rep = run_cell(claim, examples=examples, seconds=seconds, seed=seed, budget=budget, do_shrink=do_shrink,
+                   progress=False)
+    out = rep.to_dict()
+    out["source"] = claim.source
+    out["params"] = {"examples": examples, "seconds": seconds, "seed": seed, "budget": budget,
+                     "shrink": do_shrink}
+    return out
+
+
+def cell_file(folder: str | Path, claim: Claim) -> Path:
+    """Where :func:`run_all` keeps the record of ``claim`` in ``folder``."""
+    return Path(folder) / (claim.key.replace("/", "__").replace(":", "_") + ".json")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def run_all(claims: Iterable[Claim] = CLAIMS, *, examples: int = 200, seconds: float = 30.0, seed: int = 0,
             budget: int | None = None, progress: bool = True, f_examples: int | None = F_EXAMPLES,
-            f_seconds: float | None = F_SECONDS) -> list[CellReport]:
+            f_seconds: float | None = F_SECONDS, cells_dir: str | Path | None = None,
+            resume: bool = True) -> list[CellReport]:
     """Run every claim (skipping unimplemented rows with their reason).
 
     T and open cells get ``examples`` cases and ``seconds``; F cells at least ``f_examples`` and
     ``f_seconds`` (:data:`F_EXAMPLES`, :data:`F_SECONDS`; None: the same budget as the others).
+
+    With ``cells_dir``, each cell's record is written there as soon as the cell finishes (one JSON
+    file per cell, :func:`cell_file`, renamed into place so that an interrupt leaves no half-written
+    file), and with ``resume`` a cell whose record is already there with the same parameters (cases,
+    seconds, seed, budget) is read back instead of run again.
     """
     claims = list(claims)
     it = claims
@@ -252,10 +319,21 @@ def run_all(claims: Iterable[Claim] = CLAIMS, *, examples: int = 200, seconds: f
         it = tqdm(claims, desc="claims", unit="cell")
 
     def cell(c: Claim) -> CellReport:
-        ex, sec = examples, seconds
-        if c.expected == "F":
-            ex, sec = max(ex, f_examples or 0), max(sec, f_seconds or 0.0)
-        return run_cell(c, examples=ex, seconds=sec, seed=seed, budget=budget, progress=False)
+        ex, sec = cell_budget(c, examples=examples, seconds=seconds, f_examples=f_examples, f_seconds=f_seconds)
+        params = {"examples": ex, "seconds": sec, "seed": seed, "budget": budget, "shrink": True}
+        if cells_dir is None:
+            return run_cell(c, examples=ex, seconds=sec, seed=seed, budget=budget, progress=False)
+        path = cell_file(cells_dir, c)
+        if resume and path.exists():
+            try:
+                rec = json.loads(path.read_text())
+            except (OSError, ValueError):
+                rec = None
+            if isinstance(rec, dict) and rec.get("params") == params:
+                return CellReport.from_dict(rec)
+        rec = run_cell_record(c, examples=ex, seconds=sec, seed=seed, budget=budget)
+        _write_atomic(path, json.dumps(rec, indent=1))
+        return CellReport.from_dict(rec)
 
     return [cell(c) for c in it]
 
@@ -341,20 +419,24 @@ def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check 
     return "\n".join(lines)
 
 
-def write_report(reports: list[CellReport], out_dir: str | Path) -> dict[str, Path]:
-    """Write ``report.md``, ``results.json``, one ``witnesses/<cell>.json`` per violation and ``heatmap.png``."""
+def write_report(reports: list[CellReport], out_dir: str | Path, *,
+                 title: str = "fairalloc check --all") -> dict[str, Path]:
+    """Write ``report.md`` (headed ``title``), ``results.json``, one ``witnesses/<cell>.json`` per
+    violation and ``heatmap.png``; each file is written whole and renamed into place."""
     out = Path(out_dir)
     (out / "witnesses").mkdir(parents=True, exist_ok=True)
     paths = {"report": out / "report.md", "results": out / "results.json", "heatmap": out / "heatmap.png"}
-    paths["report"].write_text(report_markdown(reports))
+    _write_atomic(paths["report"], report_markdown(reports, title=title))
     records = [r.to_dict() for r in reports]
-    paths["results"].write_text(json.dumps(records, indent=1))
+    _write_atomic(paths["results"], json.dumps(records, indent=1))
     for r in reports:
         if r.verdict is not None and r.verdict.violated:
-            name = r.claim.key.replace("/", "__") + ".json"
-            (out / "witnesses" / name).write_text(json.dumps(jsonable(r.verdict.witness), indent=1))
-    from fairalloc.plots.axioms import claims_heatmap
+            name = r.claim.key.replace("/", "__").replace(":", "_") + ".json"
+            _write_atomic(out / "witnesses" / name, json.dumps(jsonable(r.verdict.witness), indent=1))
+    from .plots import claims_heatmap
 
     fig = claims_heatmap(records, labels={k: m.label for k, m in MECHANISMS.items()})
-    fig.savefig(paths["heatmap"], dpi=120, bbox_inches="tight")
+    tmp = paths["heatmap"].with_name(".heatmap.tmp.png")
+    fig.savefig(tmp, dpi=120, bbox_inches="tight")
+    os.replace(tmp, paths["heatmap"])
     return paths

@@ -45,7 +45,7 @@ def _annotate(v: Verdict, claim: Claim, case: Case) -> Verdict:
     w["claim"] = {"mechanism": claim.mechanism, "axiom": claim.axiom, "variant": claim.variant,
                   "expected": claim.expected}
     w["case"] = case.to_dict()
-    return Verdict(v.holds, w, v.detail, v.variant, v.axiom, v.margin, v.stats)
+    return Verdict(v.holds, w, v.detail, v.variant, v.axiom, v.margin, v.stats, v.status)
 
 
 def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = None,
@@ -73,7 +73,7 @@ def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = 
     if ax in ("si", "ef", "po", "bottleneck", "ef1"):
         res = fn(inst) if c is None else fn(inst, commitments=c)
         if not res.success:
-            return Verdict(None, None, f"mechanism failed: {res.status.value} {res.message}", var, ax)
+            return Verdict(None, None, f"mechanism failed: {res.status.value} {res.message}", var, ax, status=res.status)
         if case.kind == "time-varying":
             v = _time_varying(inst, res, ax, var, info.atol)
         else:
@@ -157,7 +157,7 @@ def _time_varying(tv, res, ax: str, var: str, atol: float) -> Verdict:
 
 def _relabel(v: Verdict, variant: str) -> Verdict:
     """The verdict under the claim's variant name (the predicate's own variant stays in the witness)."""
-    return Verdict(v.holds, v.witness, v.detail, variant, v.axiom, v.margin, v.stats)
+    return Verdict(v.holds, v.witness, v.detail, variant, v.axiom, v.margin, v.stats, v.status)
 
 
 def _hinted_lie(hint: Mapping[str, Any], inst) -> dict | None:

@@ -49,7 +49,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from fairalloc import TaskInstance, TimeVaryingInstance, shares
-from fairalloc._rng import as_generator
+from fairalloc.rng import as_generator
 from fairalloc.errors import InvalidInstanceError
 
 from . import _setting, _tv_lies
@@ -316,7 +316,7 @@ def find_profitable_misreport(mechanism: Callable, instance, /, user: int | None
     runs += 1
     if not base.success:
         return Verdict(None, None, f"mechanism failed on the truthful instance: {base.status.value}", "stage",
-                       "strategy-proof")
+                       "strategy-proof", status=base.status)
     orders = _orders(n, tie_orders, rng, is_tasks and not divisible)
     best_gain = -np.inf
     for i in users:
@@ -516,7 +516,7 @@ def find_profitable_deviation(dynamic_mechanism, periods: RepeatedGame, user: in
         truth_pay, truth_tr = _payoff_under(dynamic_mechanism, game, i, None, gamma, ident)
         if truth_pay is None:
             return Verdict(None, None, f"mechanism failed in the truthful play: {truth_tr.failures[0]}", "repeated",
-                           "strategy-proof")
+                           "strategy-proof", status=truth_tr.failures[0][1])
         devs = itertools.chain(({"kind": "candidate", "reports": dict(c)} for c in candidates),
                                _deviations(game, i, truth_tr, families, rng))
         for dev in itertools.islice(devs, budget):

@@ -61,7 +61,7 @@ def is_population_monotone(mechanism: Callable, instance: Any, /, *, commitments
     base = _setting.call(mechanism, instance, commitments)
     if not base.success:
         return Verdict(None, None, f"mechanism failed: {base.status.value} {base.message}", "plain",
-                       "population-monotone")
+                       "population-monotone", status=base.status)
     u0 = _setting.utilities(instance, base)
     tried = 0
     for k in (range(n) if leaving is None else leaving):
@@ -72,7 +72,7 @@ def is_population_monotone(mechanism: Callable, instance: Any, /, *, commitments
         tried += 1
         if not r2.success:
             return Verdict(None, None, f"mechanism failed without user {k}: {r2.status.value}", "plain",
-                           "population-monotone")
+                           "population-monotone", status=r2.status)
         u1 = _setting.utilities(inst2, r2)
         rest = [i for i in range(n) if i != k]
         loss = u0[rest] - u1
@@ -101,7 +101,8 @@ def is_resource_monotone(mechanism: Callable, instance: Any, /, *, commitments: 
         raise ValueError(f"factors={factors} must all be > 1")
     base = _setting.call(mechanism, instance, commitments)
     if not base.success:
-        return Verdict(None, None, f"mechanism failed: {base.status.value}", "plain", "resource-monotone")
+        return Verdict(None, None, f"mechanism failed: {base.status.value}", "plain", "resource-monotone",
+                       status=base.status)
     u0 = _setting.utilities(instance, base)
     tried = 0
     for r in (range(instance.n_resources) if resources is None else resources):
@@ -111,7 +112,7 @@ def is_resource_monotone(mechanism: Callable, instance: Any, /, *, commitments: 
             tried += 1
             if not r2.success:
                 return Verdict(None, None, f"mechanism failed with resource {r} x{f}: {r2.status.value}",
-                               "plain", "resource-monotone")
+                               "plain", "resource-monotone", status=r2.status)
             u1 = _setting.utilities(inst2, r2)
             loss = u0 - u1
             j = int(np.argmax(loss))

@@ -32,7 +32,7 @@ import numpy as np
 
 import fairalloc as fa
 from fairalloc import commitments as _commitments
-from fairalloc._validation import as_array, require_nonnegative, require_positive, require_shape
+from fairalloc.validation import as_array, require_nonnegative, require_positive, require_shape
 from fairalloc.errors import InvalidInstanceError
 
 from .units import pooled_instance, task_utilities

@@ -11,7 +11,6 @@ each kind of violation is re-derived here from its definition in ``axioms.md``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -25,21 +24,10 @@ from ._inputs import exact_array
 from .cases import Case
 from .claims import MECHANISMS
 from .repeated import RepeatedGame, SDRFDynamics, StatelessDynamics, play
-from .verdict import jsonable
+from ._replay_tv import no_envy_free_placement, replay_schedule, replay_tv_misreport, tv_from_witness
+from .verdict import Replay, jsonable
 
 __all__ = ["Replay", "replay", "resolve_mechanism"]
-
-
-@dataclass(frozen=True)
-class Replay:
-    """Outcome of a replay: ``confirmed`` when the violation is reproduced; ``numbers`` as recomputed."""
-
-    confirmed: bool
-    detail: str
-    numbers: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"confirmed": self.confirmed, "detail": self.detail, "numbers": jsonable(dict(self.numbers))}
 
 
 def resolve_mechanism(name: str) -> Callable:
@@ -101,7 +89,7 @@ def _replay_server_commitment(w: Mapping[str, Any], ti, x) -> Replay:
     """Commitment-adjusted SI / EF on servers (``axioms.md``, SDRF notes), in dominant-share units, exactly."""
     d = exact_array(ti.task_demands)
     tot = exact_array(ti.cluster.totals)
-    mu = [max((d[i][r] / tot[r] for r in range(ti.n_resources)), default=Fraction(0)) for i in range(ti.n_agents)]
+    mu = shares.dominant_shares(d, tot)
     X = [Fraction(int(round(v))) if not w.get("divisible") else Fraction(float(v)) for v in x.sum(axis=1)]
     wts = exact_array(ti.weights)
     tol = Fraction(w.get("atol", 0.0))
@@ -113,13 +101,12 @@ def _replay_server_commitment(w: Mapping[str, Any], ti, x) -> Replay:
         return Replay(have < ref - tol, f"user {i}: dominant share {float(have):.9g} vs entitlement {float(ref):.9g} "
                       "(exact)", {"have": have, "reference": ref})
     i, j = int(w["envious"]), int(w["envied"])
-    c = exact_array(ti.commitments)
-    ct = [max(c[k]) for k in range(ti.n_agents)]
+    ct = shares.dominant_commitment(exact_array(ti.commitments))
     P = ti.placement
     uij = sum(float(shares.tasks_that_fit(x[j, l] * ti.task_demands[j], ti.task_demands[i]))
               for l in range(ti.n_servers) if P[i, l])
     uij = Fraction(min(float(ti.tasks[i]), uij))
-    gap = (ct[j] + mu[i] * uij) / wts[j] - (ct[i] + mu[i] * X[i]) / wts[i]
+    gap = shares.commitment_envy_gap(mu[i] * X[i], mu[i] * uij, ct[i], ct[j], wts[i], wts[j])
     ok = uij > X[i] and X[j] > 0 and X[i] < int(ti.tasks[i]) and gap > tol
     return Replay(ok, f"user {i} vs user {j}: commitment-adjusted envy {float(gap):.9g} (exact)", {"gap": gap})
 
@@ -150,8 +137,6 @@ def _replay_server_arrays(w: Mapping[str, Any], d, P, K, caps, weights, x, divis
         return Replay(X[i] < K[i] and gap > tol, f"user {i} values user {j}'s bundles at {uij:g} tasks vs own {X[i]:g}",
                       {"u_own": X[i], "u_other": uij})
     if axiom == "envy-free" and w.get("placement_mode") == "any" and variant in ("plain", "weighted"):
-        from ._replay_tv import no_envy_free_placement
-
         return no_envy_free_placement(d, P, K, caps, weights, X, divisible=divisible, weighted=variant == "weighted")
     if axiom == "ef1":
         i, j = int(w["envious"]), int(w["envied"])
@@ -193,9 +178,7 @@ def _replay_allocation(w: Mapping[str, Any]) -> Replay:
     if w.get("setting") == "servers":
         return _replay_servers(w)
     if w.get("setting") == "time-varying":
-        from ._replay_tv import replay_schedule
-
-        return replay_schedule(w, resolve_mechanism, _replay_server_arrays, Replay)
+        return replay_schedule(w, resolve_mechanism, _replay_server_arrays)
     inst, c = _instance_and_commitments(w)
     A = np.asarray(exact_array(w["allocation"]), dtype=object)
     numbers: dict[str, Any] = {}
@@ -219,8 +202,8 @@ def _replay_allocation(w: Mapping[str, Any]) -> Replay:
     if axiom == "sharing-incentive":
         i = int(w["user"])
         if variant == "commitment":
-            s_i = max(A[i][r] / C[r] for r in range(inst.n_resources))
-            D_i = max(theta[i][r] / C[r] for r in range(inst.n_resources))
+            s_i = shares.dominant_shares(A, C)[i]
+            D_i = shares.dominant_shares(theta, C)[i]
             g = shares.commitment_entitlements(exact_array(c), wts)[i]
             ref, have = min(D_i, g), s_i
         else:
@@ -237,11 +220,11 @@ def _replay_allocation(w: Mapping[str, Any]) -> Replay:
         elif variant == "weighted":
             gap = uij * wts[i] / wts[j] - u[i]
         else:
-            cc = exact_array(c)
-            ct = [max(cc[k]) for k in range(n)]
-            s = [max(A[k][r] / C[r] for r in range(inst.n_resources)) for k in range(n)]
-            D_i = max(theta[i][r] / C[r] for r in range(inst.n_resources))
-            gap = (ct[j] + D_i * uij) / wts[j] - (ct[i] + s[i]) / wts[i] if uij > u[i] else Fraction(0)
+            ct = shares.dominant_commitment(exact_array(c))
+            s = shares.dominant_shares(A, C)
+            D_i = shares.dominant_shares(theta, C)[i]
+            gap = shares.commitment_envy_gap(s[i], D_i * uij, ct[i], ct[j], wts[i], wts[j]) \
+                if uij > u[i] else Fraction(0)
         numbers.update(envious=i, envied=j, u_own=u[i], u_other=uij, gap=gap)
         ok = u[i] < 1 and gap > tol
         return Replay(ok, f"user {i} vs user {j}: envy {float(gap):.9g} (exact, tolerance {float(tol):g})", numbers)
@@ -311,9 +294,7 @@ def _replay_misreport(w: Mapping[str, Any]) -> Replay:
     if w.get("setting") == "servers":
         return _replay_task_misreport(w)
     if w.get("setting") == "time-varying":
-        from ._replay_tv import replay_tv_misreport
-
-        return replay_tv_misreport(w, resolve_mechanism(_mech_name(w)), Replay)
+        return replay_tv_misreport(w, resolve_mechanism(_mech_name(w)))
     inst, c = _instance_and_commitments(w)
     fn = resolve_mechanism(_mech_name(w))
     i = int(w["user"])
@@ -369,9 +350,7 @@ def _replay_mechanism(w: Mapping[str, Any]) -> Replay:
         if w["setting"] == "servers":
             ti = _task_instance(w)
         else:
-            from ._replay_tv import _tv
-
-            ti = _tv(w)
+            ti = tv_from_witness(w)
         before = fn(ti)
         if w["axiom"] == "population-monotone":
             k = int(w["leaving"])

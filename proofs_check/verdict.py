@@ -4,7 +4,8 @@ A verdict says whether an axiom holds on one input (``holds``), which variant wa
 (``variant``), a one-line human explanation (``detail``) and, when the axiom fails, a *witness*: a
 plain JSON-serialisable dictionary with everything needed to re-check the violation without this
 package's state (the instance, the allocation or the lie, the users involved and the numbers
-compared). ``holds`` is ``None`` when the checker could not decide (a solver failed or hit a limit).
+compared). ``holds`` is ``None`` when the checker could not decide (a solver failed or hit a limit);
+``status`` then says why in fairalloc's one status vocabulary (:class:`fairalloc.Status`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["Verdict", "jsonable"]
+from fairalloc import Status
+
+__all__ = ["Verdict", "Replay", "jsonable"]
 
 
 def jsonable(value: Any) -> Any:
@@ -79,6 +82,12 @@ class Verdict:
         (negative) otherwise, in the units stated in ``detail``.
     stats : dict
         Counters (lies tried, LPs solved, ...).
+    status : fairalloc.Status or None
+        None when the check was decided (``holds`` True or False). When it was not, the status of the
+        computation that left it undecided: the solver's (``NOT_SOLVED`` at a time limit without a
+        solution, ``FEASIBLE`` at a limit with one but no proof, ``ERROR``, ...) or the mechanism's
+        result status when the mechanism under test failed. An undecided verdict built without one
+        gets ``ERROR``.
 
     ``bool(verdict)`` is True only when ``holds is True``, so ``assert verdict`` fails on a
     violation and on an undecided check alike.
@@ -91,6 +100,14 @@ class Verdict:
     axiom: str = ""
     margin: float | None = None
     stats: Mapping[str, Any] = field(default_factory=dict)
+    status: Status | None = None
+
+    def __post_init__(self) -> None:
+        if self.holds is not None:
+            if self.status is not None:
+                raise ValueError(f"a decided verdict (holds={self.holds}) carries no status, got {self.status!r}")
+            return
+        object.__setattr__(self, "status", Status.ERROR if self.status is None else Status(self.status))
 
     def __bool__(self) -> bool:
         return self.holds is True
@@ -103,11 +120,23 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         return {"axiom": self.axiom, "variant": self.variant, "holds": self.holds, "detail": self.detail,
                 "margin": jsonable(self.margin), "witness": jsonable(self.witness),
-                "stats": jsonable(dict(self.stats))}
+                "stats": jsonable(dict(self.stats)), "status": jsonable(self.status)}
 
     def to_json(self, **kw: Any) -> str:
         return json.dumps(self.to_dict(), **kw)
 
     def __repr__(self) -> str:
-        state = {True: "holds", False: "VIOLATED", None: "undecided"}[self.holds]
+        state = {True: "holds", False: "VIOLATED", None: f"undecided ({self.status})"}[self.holds]
         return f"Verdict({self.axiom or 'axiom'}[{self.variant}]: {state}; {self.detail})"
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Outcome of a replay: ``confirmed`` when the violation is reproduced; ``numbers`` as recomputed."""
+
+    confirmed: bool
+    detail: str
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"confirmed": self.confirmed, "detail": self.detail, "numbers": jsonable(dict(self.numbers))}

@@ -6,10 +6,11 @@ PUBLIC = {
     "Instance", "Cluster", "TaskInstance", "TimeVaryingInstance",
     "AllocationResult", "Status", "SOLUTION_PRESENT",
     "max_min", "drf", "sdrf", "asset_fairness", "ceei",
-    "tsf", "tvtsf", "exact",
+    "tsf", "cdrf", "tvtsf", "exact",
     "shares", "commitments",
     "available_solvers",
     "workloads", "simulate", "SimulationResult", "scheduling", "clusters",
+    "experiments",
     "FairallocError", "InvalidInstanceError", "SolverError", "SolverUnavailableError", "InfeasibleError",
     "FairallocWarning",
 }

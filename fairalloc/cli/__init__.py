@@ -1,56 +1,136 @@
-"""The ``fairalloc`` command line: ``fairalloc solve | compare | check | simulate | sweep``.
+"""The ``fairalloc`` command line: ``fairalloc solve | simulate | compare | check | ...``.
 
 Each subcommand lives in its own module ``fairalloc.cli.<name>`` exposing
 ``register(subparsers) -> argparse.ArgumentParser`` (which sets ``func=run`` as a default) and
-``run(args) -> int``. Errors that fairalloc raises on purpose are printed as one line on stderr
-(exit status 2); anything else is a bug and keeps its traceback.
+``run(args) -> int``. Other packages add subcommands through the entry point group
+``fairalloc.commands`` (an object with the same ``register``): ``proofs_check`` provides
+``fairalloc check`` that way, so fairalloc never imports proofs_check (``DESIGN.md``).
+
+Every subcommand takes the options of :mod:`fairalloc.cli.conventions` (``-q``, ``-v``, ``--json``,
+``--no-progress``, ``--debug``) and follows its exit statuses: an input error is one line on stderr
+and exit status 2; ``--debug`` (or ``FAIRALLOC_DEBUG=1``) shows the traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import importlib
+import logging
+import os
 import sys
+import warnings
+import zlib
+from importlib.metadata import entry_points
 from typing import Sequence
 
-from ..errors import FairallocError
+from ..errors import FairallocError, SolverError, SolverUnavailableError
+from .conventions import (EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_USAGE, OneLineParser,
+                      add_common_options, configure_logging, debug_enabled, json_to_stdout, write_pending_json)
 
-__all__ = ["main", "SUBCOMMANDS"]
+__all__ = ["main", "SUBCOMMANDS", "PLUGIN_GROUP", "build_parser"]
 
-#: Subcommand modules, in the order ``fairalloc --help`` lists them.
-SUBCOMMANDS: tuple[str, ...] = ("solve", "simulate", "check", "compare")
+#: Subcommand modules of fairalloc, in the order ``fairalloc --help`` lists them.
+SUBCOMMANDS: tuple[str, ...] = ("solve", "simulate", "compare", "sweep", "results", "reproduce")
+#: Exit status when the reader of stdout went away (128 + SIGPIPE, as a shell reports it).
+EXIT_BROKEN_PIPE = 141
+#: Entry point group of subcommands provided by other packages (``check``: proofs_check.cli).
+PLUGIN_GROUP = "fairalloc.commands"
+
+logger = logging.getLogger(__name__)
+
+
+def _plugins() -> list:
+    """Subcommand objects of the entry point group, sorted by name (a broken one is skipped with a warning)."""
+    out = []
+    for ep in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        try:
+            out.append(ep.load())
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the other commands
+            print(f"fairalloc: warning: subcommand {ep.name!r} ({ep.value}) not loaded: {exc}", file=sys.stderr)
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from ..version import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="fairalloc",
         description="Fair allocation of several resources among users over time: exact mechanisms, "
-                    "greedy schedulers, simulations and axiom checks.")
+                    "greedy schedulers, simulations and axiom checks.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="exit statuses:\n" + "\n".join(f"  {k:3d}  {v}" for k, v in EXIT_CODES.items()))
     parser.add_argument("--version", action="version", version=f"fairalloc {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_common_options(parser, top=True)
+    parser.set_defaults(quiet=False, verbose=0, json=None, no_progress=False, debug=False)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
-    for name in SUBCOMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+    modules = [importlib.import_module(f"{__name__}.{name}") for name in SUBCOMMANDS] + _plugins()
+    for mod in modules:
+        p = mod.register(sub)
+        add_common_options(p)
     return parser
 
 
+def _is_input_error(exc: BaseException) -> bool:
+    """Errors that come from what the user gave (files, options), not from a bug of ours."""
+    if isinstance(exc, FairallocError):
+        return not isinstance(exc, SolverError) or isinstance(exc, SolverUnavailableError)
+    if isinstance(exc, (OSError, EOFError, ValueError, zlib.error, csv.Error)):
+        return True
+    mod = type(exc).__module__ or ""
+    return mod.startswith(("yaml", "pyarrow"))
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) if isinstance(exc, FairallocError) or isinstance(exc, OSError) and exc.filename \
+        else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, KeyError) and not isinstance(exc, FairallocError):
+        text = f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}"
+    return " ".join(line.strip() for line in text.strip().splitlines() if line.strip()) or type(exc).__name__
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``fairalloc`` console script; returns the exit status."""
+    """Entry point of the ``fairalloc`` console script; returns the exit status (see ``fairalloc --help``)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
-    except FairallocError as exc:
-        print(f"fairalloc {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        print(f"fairalloc {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # pragma: no cover - interactive
-        print("interrupted", file=sys.stderr)
-        return 130
+        args = parser.parse_args(argv)
+    except SystemExit as exc:                       # --help, --version, usage errors (one line, status 2)
+        return int(exc.code or 0)
+    configure_logging(args)
+    name = f"fairalloc {args.command}"
+
+    def one_line_warning(message, category, filename, lineno, file=None, line=None):
+        print(f"{name}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    try:
+        with json_to_stdout(args.json == "-"), warnings.catch_warnings():
+            warnings.showwarning = one_line_warning
+            warnings.simplefilter("default")
+            code = int(args.func(args) or 0)
+        write_pending_json(args)
+        return code
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:                         # `fairalloc ... | head`: the reader left; stop quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_BROKEN_PIPE
+    except Exception as exc:  # noqa: BLE001 - the one place that turns exceptions into exit statuses
+        if debug_enabled(args):
+            raise
+        if _is_input_error(exc):
+            print(f"{name}: error: {_one_line(exc)}", file=sys.stderr)
+            return EXIT_USAGE
+        if isinstance(exc, SolverError):
+            print(f"{name}: solver error: {_one_line(exc)}", file=sys.stderr)
+            return EXIT_NO_SOLUTION
+        print(f"{name}: internal error: {_one_line(exc)} (a bug: rerun with --debug and report the traceback)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,6 @@ slots (``kind: time-varying``). File schema: :mod:`fairalloc.exact.files`.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,9 @@ import numpy as np
 
 from .._validation import require_choice
 from ..errors import InvalidInstanceError
-from ..io import InstanceSpec, write_json
+from ..io import InstanceSpec
 from ..result import AllocationResult
+from .conventions import EXIT_NO_SOLUTION, emit_json, say, show_progress
 
 __all__ = ["TASK_MECHANISMS", "solve_exact_spec", "format_exact_table", "run_exact"]
 
@@ -47,9 +47,15 @@ def _names(arg: str, kind: str) -> list[str]:
 
 def solve_exact_spec(spec: InstanceSpec, names: list[str], *, method: str | None = None,
                      objective: str = "leximin", solver: str | None = None, time_limit: float | None = None,
-                     mip_gap: float | None = None) -> dict[str, AllocationResult]:
-    """Solve a tasks or time-varying :class:`InstanceSpec` with each named mechanism."""
+                     mip_gap: float | None = None, progress: bool = False) -> dict[str, AllocationResult]:
+    """Solve a tasks or time-varying :class:`InstanceSpec` with each named mechanism (``progress``: a bar
+    over the mechanisms with the elapsed time; it advances when a mechanism's solve ends)."""
+    from tqdm.auto import tqdm
+
     from .. import exact, mechanisms
+
+    def bar(items):
+        return tqdm(items, desc=f"solving ({spec.instance.n_agents} users)", unit="mechanism", disable=not progress)
 
     out: dict[str, AllocationResult] = {}
     kw: dict[str, Any] = {"solver": solver}
@@ -58,7 +64,7 @@ def solve_exact_spec(spec: InstanceSpec, names: list[str], *, method: str | None
         if method not in ("milp", "lp"):
             raise InvalidInstanceError(f"--method {method!r}: tasks instances take milp (exact, integer tasks) or "
                                        f"lp (divisible TSF)", argument="method", value=method)
-        for name in names:
+        for name in bar(names):
             if method == "lp":
                 if name != "tsf":
                     raise InvalidInstanceError(f"--method lp is divisible TSF only (got mechanism {name})",
@@ -74,12 +80,13 @@ def solve_exact_spec(spec: InstanceSpec, names: list[str], *, method: str | None
     opts: dict[str, Any] = dict(kw, objective=objective, time_limit=time_limit, mip_gap=mip_gap)
     if not method.startswith("milp"):
         opts = {}                                  # other methods take their own defaults
-    for name in names:
+    for name in bar(names):
         out[name] = mechanisms.tvtsf(spec.instance, method=method, **opts)
     return out
 
 
-def format_exact_table(spec: InstanceSpec, results: dict[str, AllocationResult], precision: int = 4) -> str:
+def format_exact_table(spec: InstanceSpec, results: dict[str, AllocationResult], precision: int = 4, *,
+                       rows: int = 0, summary: bool = False) -> str:
     """Users as rows: what they ask for, then per mechanism the tasks they get and the maximised value."""
     import pandas as pd
 
@@ -108,8 +115,12 @@ def format_exact_table(spec: InstanceSpec, results: dict[str, AllocationResult],
     caps = inst.cluster.capacities
     lines = [f"instance: {spec.source}  ({inst.n_agents} users, {inst.n_servers} servers"
              + (f", {inst.n_slots} slots" if spec.kind != "tasks" else "")
-             + f"; cluster totals {', '.join(f'{n}={v:g}' for n, v in zip(res_names, caps.sum(axis=0)))})",
-             frame.to_string(float_format=lambda v: f"{v:.{precision}g}")]
+             + f"; cluster totals {', '.join(f'{n}={v:g}' for n, v in zip(res_names, caps.sum(axis=0)))})"]
+    if not summary:
+        shown = frame if not rows or len(frame) <= rows else frame.head(rows)
+        lines.append(shown.to_string(float_format=lambda v: f"{v:.{precision}g}"))
+        if len(shown) < len(frame):
+            lines.append(f"... {len(frame) - len(shown)} more users (--rows 0 shows all; --json has every user)")
     for name, r in results.items():
         st = r.stats
         extra = f", {st['n_solves']} solves" if "n_solves" in st else ""
@@ -145,16 +156,14 @@ def run_exact(spec: InstanceSpec, args: argparse.Namespace) -> int:
         raise InvalidInstanceError("--commitments is for pooled instances; a tasks file carries them per user "
                                    "('commitment:')", argument="commitments")
     names = _names(args.mechanism, spec.kind)
+    if getattr(args, "out", None) and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise InvalidInstanceError(f"--out {args.out}: exists and is not a folder", argument="out", value=args.out)
     results = solve_exact_spec(spec, names, method=args.method, objective=args.objective, solver=args.solver,
-                               time_limit=args.time_limit, mip_gap=args.mip_gap)
-    print(format_exact_table(spec, results, args.precision))
+                               time_limit=args.time_limit, mip_gap=args.mip_gap, progress=show_progress(args))
+    say(args, format_exact_table(spec, results, args.precision, rows=getattr(args, "rows", 0),
+                                 summary=getattr(args, "summary", False)))
     if getattr(args, "out", None):
-        for path in _figures(spec, results, Path(args.out)):
-            print(f"figure: {path}")
-    if args.json:
-        payload = {"source": spec.source, "kind": spec.kind, "instance": spec.instance.to_dict(),
-                   "results": {k: v.to_dict() for k, v in results.items()}}
-        text = write_json(payload, args.json)
-        if args.json == "-":
-            sys.stdout.write(text + "\n")
-    return 0 if all(r.success for r in results.values()) else 1
+        say(args, *[f"figure: {path}" for path in _figures(spec, results, Path(args.out))])
+    emit_json(args, {"source": spec.source, "kind": spec.kind, "instance": spec.instance.to_dict(),
+                     "results": {k: v.to_dict() for k, v in results.items()}})
+    return 0 if all(r.success for r in results.values()) else EXIT_NO_SOLUTION

@@ -21,8 +21,13 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InvalidInstanceError
+from .conventions import (check_output_folder, emit_json, nonnegative_int, output_folder, positive_float, say,
+                      show_progress)
 
 __all__ = ["register", "run"]
+
+#: What compare writes into --out (an older output folder holding only these is replaced too).
+_WRITES = ("compare.csv", "summary.csv", "compare.png")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -40,17 +45,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", help="instance files (JSON/YAML, kind: tasks or time-varying)")
     p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
                    help="comma-separated variants (default: %(default)s)")
-    p.add_argument("--random", type=int, default=40, help="random task instances (default: %(default)s)")
-    p.add_argument("--random-tv", type=int, default=12,
+    p.add_argument("--random", type=nonnegative_int, default=40, help="random task instances (default: %(default)s)")
+    p.add_argument("--random-tv", type=nonnegative_int, default=12,
                    help="random time-varying instances (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random instances (default: %(default)s)")
     p.add_argument("--no-builtin", action="store_true", help="leave out the built-in instances")
     p.add_argument("--solver", default=None, help="MILP backend: highs, cbc (default: the first available)")
-    p.add_argument("--time-limit", type=float, default=30.0,
+    p.add_argument("--time-limit", type=positive_float, default=30.0,
                    help="seconds per exact program (default: %(default)s)")
     p.add_argument("--no-pareto", action="store_true", help="skip the Pareto-domination MILPs")
-    p.add_argument("--out", default="out/compare", help="output folder (default: %(default)s)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--out", default="out/compare",
+                   help="output folder (default: %(default)s), written whole at the end (an earlier output of "
+                        "fairalloc there is replaced)")
     p.set_defaults(func=run)
     return p
 
@@ -78,40 +84,50 @@ def run(args: argparse.Namespace) -> int:
     from ..experiments.compare import compare, summarize
     from ..plots.compare import gaps
 
+    from ..experiments.compare import VARIANTS
+
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if not variants:
+        raise InvalidInstanceError("--variants is empty", argument="variants", value=args.variants)
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise InvalidInstanceError(f"--variants: unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}",
+                                   argument="variants", value=unknown[0])
+    check_output_folder(args.out, ours=_WRITES)
     instances = _instances(args)
     table = compare(instances, variants=variants, solver=args.solver, time_limit=args.time_limit,
-                    pareto=not args.no_pareto, progress=not args.no_progress)
+                    pareto=not args.no_pareto, progress=show_progress(args))
     n_t = sum(1 for _, i in instances if type(i).__name__ == "TaskInstance")
-    print(f"\n{len(instances)} instances ({n_t} one-shot task instances, {len(instances) - n_t} time-varying); "
+    say(args, f"\n{len(instances)} instances ({n_t} one-shot task instances, {len(instances) - n_t} time-varying); "
           "each greedy scheduler against the exact (leximin) program of its mechanism")
     summary = summarize(table)
     cols = ["instances", "same", "differ", "mean_min_gap", "max_min_gap", "max_distance", "dominated",
             "greedy_util", "exact_util", "greedy_ms", "exact_ms"]
     with pd.option_context("display.width", 200, "display.max_columns", 20,
                            "display.float_format", "{:,.3f}".format):
-        print(summary[cols].to_string())
-    print("  same: greedy reaches the leximin optimum; min_gap: exact min share - greedy min share; "
+        say(args, summary[cols].to_string())
+    say(args, "  same: greedy reaches the leximin optimum; min_gap: exact min share - greedy min share; "
           "distance: largest gap between the sorted share vectors; dominated: Pareto-dominated greedy "
           "allocations (another gives everyone as many tasks and someone more) / decided")
     bad = summary["not_proven"].sum()
     if bad:
-        print(f"  {bad} exact program(s) not proven optimal within --time-limit {args.time_limit:g} s "
+        say(args, f"  {bad} exact program(s) not proven optimal within --time-limit {args.time_limit:g} s "
               "(their rows say so in compare.csv)")
     worst = table.dropna(subset=["leximin_distance"]).sort_values("leximin_distance", ascending=False)
     worst = worst[worst["leximin_distance"] > 0].head(5)
     if len(worst):
-        print("\nLargest differences:")
+        say(args, "\nLargest differences:")
         for _, r in worst.iterrows():
             dom = {True: "Pareto-dominated", False: "not dominated", None: "domination undecided"}[
                 r["pareto_dominated"] if r["pareto_dominated"] in (True, False) else None]
-            print(f"  {r['instance']:<24} {r['variant']:<12} min share greedy {r['greedy_min']:.3f} vs exact "
+            say(args, f"  {r['instance']:<24} {r['variant']:<12} min share greedy {r['greedy_min']:.3f} vs exact "
                   f"{r['exact_min']:.3f}, distance {r['leximin_distance']:.3f}, tasks {r['greedy_tasks']} vs "
                   f"{r['exact_tasks']}, {dom}")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "compare.csv", index=False)
-    summary.to_csv(out / "summary.csv")
-    gaps(table).savefig(out / "compare.png", dpi=110)
-    print(f"\nwrote {out}/compare.csv ({len(table)} rows), {out}/summary.csv, {out}/compare.png")
+    emit_json(args, {"summary": summary.reset_index().to_dict("records"), "rows": table.to_dict("records")})
+    with output_folder(args.out, args, "compare", ours=_WRITES) as out:
+        table.to_csv(out / "compare.csv", index=False)
+        summary.to_csv(out / "summary.csv")
+        gaps(table).savefig(out / "compare.png", dpi=110)
+    out = args.out
+    say(args, f"\nwrote {out}/compare.csv ({len(table)} rows), {out}/summary.csv, {out}/compare.png")
     return 0

@@ -7,7 +7,7 @@ Two kinds of workload, told apart by whether the workload has per-task resource 
 * **tasks with resource vectors** (Google 2011, Alibaba traces; ``google_like``, ``alibaba_like``)
   on a pool sized as a fraction of the workload's mean use R (``--pool``, SDRF's setting) or on the
   TV-TSF paper's 100 servers (``--cluster tvtsf-table3``), with the task schedulers DRF, SDRF
-  (Algorithm 1, ``--delta``, ``--priority``, ``--blocking``, ``--tree``), TSF, CDRF and TV-TSF.
+  (Algorithm 1, ``--delta``, ``--priority``, ``--blocking``, ``--structure``, ``--ties``), TSF, CDRF and TV-TSF.
 
 Examples::
 
@@ -25,12 +25,15 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
+import zlib
 from typing import Any
 
 import pandas as pd
 
-from ..errors import InvalidInstanceError
+from ..scheduling import STRUCTURES, TIES
+from ..errors import FairallocError, InvalidInstanceError
+from .conventions import (check_output_folder, emit_json, open_unit_float, output_folder, positive_float, positive_int,
+                      say, show_progress)
 
 __all__ = ["register", "run", "parse_workload"]
 
@@ -67,6 +70,25 @@ def _typed(spec: str, kv: dict[str, str], keys: dict[str, Any]) -> dict[str, Any
         raise InvalidInstanceError(f"--workload {spec!r}: {exc}", argument="workload", value=spec) from None
 
 
+#: Workload kinds read from a file, and what the file must be.
+_FILE_KINDS = {"swf": "a Standard Workload Format trace (text, or gzip with .gz)",
+               "parquet": "a fairalloc workload Parquet file (Workload.to_parquet)",
+               "google2011": "Google 2011 task events", "alibaba": "an Alibaba 2017 batch trace",
+               "alibaba2017": "an Alibaba 2017 batch trace", "alibaba2018": "an Alibaba 2018 batch trace"}
+
+
+def _read_file(kind: str, path: str):
+    from ..workloads import Workload, prepare_tasks, read_alibaba, read_google2011, read_swf
+
+    if kind == "swf":
+        return read_swf(path)
+    if kind == "parquet":
+        return Workload.read_parquet(path)
+    if kind == "google2011":
+        return prepare_tasks(read_google2011(path))
+    return prepare_tasks(read_alibaba(path, version=2018 if kind == "alibaba2018" else 2017))
+
+
 def parse_workload(spec: str, *, seed: int = 0):
     """Build a Workload from a spec string.
 
@@ -85,19 +107,25 @@ def parse_workload(spec: str, *, seed: int = 0):
     >>> parse_workload("google_like:users=5,tasks=40,seed=2").n_tasks
     40
     """
-    from ..workloads import (Workload, alibaba_like, google_like, lublin, prepare_tasks, read_alibaba,
-                             read_google2011, read_swf)
+    from ..workloads import alibaba_like, google_like, lublin
 
     kind, _, rest = spec.partition(":")
     kind = kind.lower().replace("-", "_")
-    if kind == "swf":
-        return read_swf(rest)
-    if kind == "parquet":
-        return Workload.read_parquet(rest)
-    if kind == "google2011":
-        return prepare_tasks(read_google2011(rest))
-    if kind in ("alibaba", "alibaba2017", "alibaba2018"):
-        return prepare_tasks(read_alibaba(rest, version=2018 if kind == "alibaba2018" else 2017))
+    if kind in _FILE_KINDS:
+        if not rest:
+            raise InvalidInstanceError(f"--workload {spec!r}: give a path after '{kind}:'", argument="workload",
+                                       value=spec)
+        try:
+            return _read_file(kind, rest)
+        except FairallocError:
+            raise
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise InvalidInstanceError(f"--workload {spec!r}: no such file {rest}", argument="workload",
+                                           value=spec) from None
+            raise InvalidInstanceError(f"--workload {spec!r}: cannot read {rest} as {_FILE_KINDS[kind]}: "
+                                       f"{type(exc).__name__}: {' '.join(str(exc).split())}", argument="workload",
+                                       value=spec) from None
     if kind == "google_like":
         v = _typed(spec, _kv(rest, spec), _GOOGLE_LIKE_KEYS)
         return google_like(v.get("users", 627), v.get("tasks", 100_000),
@@ -152,31 +180,35 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--policy", default=None,
                    help="comma-separated policies (default: fcfs,easy,wfp3,unicef,f1,f2 for rigid "
                         "jobs; drf,sdrf for tasks)")
-    p.add_argument("--processors", type=int, default=None,
+    p.add_argument("--processors", type=positive_int, default=None,
                    help="processors (default: the workload's MaxProcs / MaxNodes)")
-    p.add_argument("--out", default=None, help="output folder (Parquet, CSV, figures)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="output folder (Parquet, CSV, figures), written whole at the end: an earlier output "
+                        "of fairalloc there is replaced, any other non-empty folder refused")
     p.add_argument("--enforce-walltime", action="store_true",
                    help="kill jobs at their requested time (default: run to completion)")
-    p.add_argument("--k-p", type=float, default=10800.0, help="BUC's K_p (default: %(default)s)")
+    p.add_argument("--k-p", type=positive_float, default=None, help="BUC's K_p (default: 10800)")
     p.add_argument("--seed", type=int, default=0, help="seed for generated workloads")
-    p.add_argument("--head", type=int, default=None, help="use only the first N jobs")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--head", type=positive_int, default=None, metavar="N", help="use only the first N jobs (N >= 1)")
     t = p.add_argument_group("task workloads")
-    t.add_argument("--pool", type=float, default=None, metavar="F",
+    t.add_argument("--pool", type=positive_float, default=None, metavar="F",
                    help="one pool of every resource sized at F times the workload's mean use R "
                         "(SDRF paper: 0.5 .. 1.0; default 0.5 unless --cluster)")
     t.add_argument("--cluster", choices=CLUSTERS, default=None,
                    help="servers instead of a pool (tvtsf-table3: the TV-TSF paper's 100 servers)")
-    t.add_argument("--delta", type=float, default=1 - 1e-6,
+    t.add_argument("--delta", type=open_unit_float, default=None,
                    help="SDRF discount per second, in (0, 1) (default 1-1e-6, the paper's best)")
-    t.add_argument("--priority", choices=("level", "printed"), default="level",
+    t.add_argument("--priority", choices=("level", "printed"), default=None,
                    help="SDRF priority reading (default: level, consistent with Eq. 5)")
     t.add_argument("--blocking", choices=("stop", "skip"), default=None,
                    help="stop at the first task that does not fit (Algorithm 1 as printed) or skip "
                         "to the next user (default: stop for drf/sdrf, skip for tsf/cdrf)")
-    t.add_argument("--tree", choices=("live", "resort", "heap"), default="live",
-                   help="SDRF priority structure (default: the live tree)")
-    t.add_argument("--slot", type=float, default=None,
+    t.add_argument("--structure", choices=STRUCTURES, default=None,
+                   help="SDRF priority structure (default: live_tree, the kinetic live tree)")
+    t.add_argument("--ties", choices=TIES, default=None,
+                   help="order among equal priorities: wait (default: the user whose oldest pending "
+                        "task has waited longest, then the lower index) or index (index order only)")
+    t.add_argument("--slot", type=positive_float, default=None,
                    help="slot length for tvtsf (default 1) and slotted tsf/cdrf baselines")
     p.set_defaults(func=run)
     return p
@@ -190,7 +222,10 @@ def _is_task_workload(wl) -> bool:
 def _task_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
     opts: dict[str, Any] = {}
     if name == "sdrf":
-        opts.update(delta=args.delta, priority=args.priority, tree=args.tree)
+        opts.update(delta=1 - 1e-6 if args.delta is None else args.delta, priority=args.priority or "level",
+                    structure=args.structure or "live_tree")
+    if args.ties is not None and name in ("drf", "sdrf", "tsf", "cdrf", "tvtsf"):
+        opts["ties"] = args.ties
     if args.blocking and name in ("drf", "sdrf", "tsf", "cdrf"):
         opts["blocking"] = args.blocking
     if args.slot is not None and name in ("tvtsf", "tsf", "cdrf"):
@@ -210,6 +245,7 @@ def _run_tasks(wl, args: argparse.Namespace, policies: list[str]) -> int:
         raise InvalidInstanceError(f"--policy {bad[0]!r} does not schedule tasks with resource vectors; "
                                    f"task policies: {', '.join(TASK_POLICY_NAMES)}",
                                    argument="policy", value=bad[0])
+    _options_apply(args, [p.lower() for p in policies], tasks=True)
     if args.cluster:
         from .. import clusters
 
@@ -219,51 +255,85 @@ def _run_tasks(wl, args: argparse.Namespace, policies: list[str]) -> int:
         frac = 0.5 if args.pool is None else args.pool
         capacity = ResourcePool.from_workload(wl, frac)
         where = f"a pool at {frac:g} x R"
-    show = not args.no_progress
+    show = show_progress(args)
     results = {}
     for name in tqdm(policies, desc="policies", disable=not show or len(policies) < 2):
-        results[name] = simulate(wl, capacity, policy=name.lower(), progress=show,
-                                 **_task_options(name.lower(), args))
+        r = simulate(wl, capacity, policy=name.lower(), progress=show, **_task_options(name.lower(), args))
+        results[_unique(results, r.policy, name)] = r       # the result's own name, in the table, folders, legends
     table = pd.DataFrame([r.task_summary() for r in results.values()]).set_index("policy")
     table.insert(2, "rejected_tasks", [int(wl.tasks[r.rejected["row"].to_numpy()].sum())
                                        for r in results.values()])
-    print(f"workload: {args.workload} ({len(wl)} jobs, {wl.n_tasks} tasks, {wl.n_users} users, "
-          f"resources {list(wl.resource_names)}) on {where}")
+    say(args, f"workload: {args.workload} ({len(wl)} jobs, {wl.n_tasks} tasks, {wl.n_users} users, "
+              f"resources {list(wl.resource_names)}) on {where}")
     if table["rejected_tasks"].any():
-        print("rejected_tasks: tasks that fit on no server (or exceed the pool) are rejected before the "
-              "run and counted; see each result's .rejected table for the reasons")
+        say(args, "rejected_tasks: tasks that fit on no server (or exceed the pool) are rejected before the "
+                  "run and counted; see each result's .rejected table for the reasons")
     with pd.option_context("display.width", 200, "display.float_format", "{:,.3f}".format):
-        print(table.to_string())
+        say(args, table.to_string())
+    emit_json(args, {"workload": args.workload, "capacity": where, "summary": table.reset_index().to_dict("records")})
     if args.out:
         from ..plots.tasks import completed_ratio, resource_utilization, time_cdfs
 
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        for name, r in results.items():
-            r.to_parquet(out / name)
-            resource_utilization(r).savefig(out / f"utilization_{name}.png", dpi=120)
-        table.to_csv(out / "summary.csv")
-        time_cdfs(results).savefig(out / "time_cdfs.png", dpi=120)
-        written = ["summary.csv", "time_cdfs.png", "utilization_<policy>.png"]
-        if "sdrf" in results and "drf" in results:
-            completed_ratio(results["sdrf"], results["drf"]).savefig(out / "completed_ratio.png", dpi=120)
-            written.append("completed_ratio.png")
-        print(f"wrote {out}/" + ", ".join(written) + " and per-policy Parquet folders")
+        with output_folder(args.out, args, "simulate") as out:
+            for name, r in results.items():
+                r.to_parquet(out / name)
+                resource_utilization(r).savefig(out / f"utilization_{name}.png", dpi=120)
+            table.to_csv(out / "summary.csv")
+            time_cdfs(results).savefig(out / "time_cdfs.png", dpi=120)
+            written = ["summary.csv", "time_cdfs.png", "utilization_<policy>.png"]
+            if "sdrf" in results and "drf" in results:
+                completed_ratio(results["sdrf"], results["drf"]).savefig(out / "completed_ratio.png", dpi=120)
+                written.append("completed_ratio.png")
+        say(args, f"wrote {args.out}/" + ", ".join(written) + " and per-policy Parquet folders")
     return 0
 
 
+def _unique(results: dict, name: str, asked: str) -> str:
+    if name in results:
+        raise InvalidInstanceError(f"--policy {asked!r} is {name!r}, which is already in the list", argument="policy",
+                                   value=asked)
+    return name
+
+
+def _options_apply(args: argparse.Namespace, policies: list[str], *, tasks: bool) -> None:
+    """Refuse options that none of the chosen policies reads (they would be silently ignored)."""
+    rules = [("--delta", args.delta is not None, {"sdrf"}), ("--priority", args.priority is not None, {"sdrf"}),
+             ("--structure", args.structure is not None, {"sdrf"}),
+             ("--ties", args.ties is not None, {"drf", "sdrf", "tsf", "cdrf", "tvtsf"}),
+             ("--blocking", args.blocking is not None, {"drf", "sdrf", "tsf", "cdrf"}),
+             ("--slot", args.slot is not None, {"tvtsf", "tsf", "cdrf"})]
+    if tasks:
+        rules += [("--enforce-walltime", args.enforce_walltime, set()), ("--k-p", args.k_p is not None, set()),
+                  ("--processors", args.processors is not None, set())]
+    else:
+        rules += [("--k-p", args.k_p is not None, {"buc"})]
+    bases = {p.split("+")[0] for p in policies}
+    for option, given, readers in rules:
+        if given and not bases & readers:
+            what = f"policies {', '.join(sorted(readers))}" if readers else (
+                "rigid jobs (this workload has tasks)" if tasks else "task workloads")
+            raise InvalidInstanceError(f"{option} applies to {what}; the policies here are {', '.join(policies)}",
+                                       argument=option)
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.policy is not None and not [s for s in args.policy.split(",") if s.strip()]:
+        raise InvalidInstanceError("--policy is empty; name one or more policies (or leave --policy out for the "
+                                   "defaults)", argument="policy", value=args.policy)
+    if args.out:
+        check_output_folder(args.out)
     wl = parse_workload(args.workload, seed=args.seed)
     if args.head:
         wl = wl.sorted().head(args.head)
+    if len(wl) == 0:
+        raise InvalidInstanceError(f"--workload {args.workload}: no jobs to simulate"
+                                   + (f" in the first {args.head}" if args.head else ""), argument="workload",
+                                   value=args.workload)
     tasks = _is_task_workload(wl)
     default = "drf,sdrf" if tasks else "fcfs,easy,wfp3,unicef,f1,f2"
     policies = [s.strip() for s in (args.policy or default).split(",") if s.strip()]
     if tasks:
         return _run_tasks(wl, args, policies)
-    if args.pool is not None or args.cluster:
-        raise InvalidInstanceError("--pool and --cluster apply to task workloads; this workload has rigid "
-                                   "jobs on --processors", argument="pool", value=args.pool)
     return _run_jobs(wl, args, policies)
 
 
@@ -277,31 +347,46 @@ def _run_jobs(wl, args: argparse.Namespace, policies: list[str]) -> int:
         raise InvalidInstanceError(f"--policy {bad[0]!r} schedules tasks with resource vectors; this "
                                    "workload has rigid jobs (use a queue policy: fcfs, easy, sjf, wfp3, "
                                    "unicef, f1, f2, buc)", argument="policy", value=bad[0])
+    _options_apply(args, [p.lower() for p in policies], tasks=False)
+    task_only = [o for o, v in (("--pool", args.pool), ("--cluster", args.cluster), ("--delta", args.delta),
+                                ("--priority", args.priority), ("--structure", args.structure), ("--ties", args.ties),
+                                ("--blocking", args.blocking),
+                                ("--slot", args.slot)) if v is not None]
+    if task_only:
+        what = "--pool and --cluster apply" if task_only[0] in ("--pool", "--cluster") else f"{task_only[0]} applies"
+        raise InvalidInstanceError(f"{what} to task workloads; this workload has rigid jobs on --processors",
+                                   argument=task_only[0])
+    from ..scheduling.queue import make_queue_policy
+
+    for name in policies:                               # unknown names are refused before any simulation
+        make_queue_policy(name.lower())
     capacity = args.processors
     results = {}
-    show = not args.no_progress
+    show = show_progress(args)
     for name in tqdm(policies, desc="policies", disable=not show or len(policies) < 2):
-        opts = {"k_p": args.k_p} if name.split("+")[0].lower() == "buc" else {}
-        results[name] = simulate(wl, capacity, policy=name, enforce_walltime=args.enforce_walltime,
-                                 progress=show, **opts)
+        opts = {"k_p": 10800.0 if args.k_p is None else args.k_p} if name.split("+")[0].lower() == "buc" else {}
+        r = simulate(wl, capacity, policy=name, enforce_walltime=args.enforce_walltime, progress=show, **opts)
+        results[_unique(results, r.policy, name)] = r
     table = pd.DataFrame([r.summary() for r in results.values()]).set_index("policy")
     first = next(iter(results.values()))
-    print(f"workload: {args.workload} ({len(wl)} jobs, {wl.n_users} users), "
-          f"{int(first.capacity[0])} processors; jobs longer than their request "
-          f"{'killed at walltime' if args.enforce_walltime else 'run to completion'}")
+    say(args, f"workload: {args.workload} ({len(wl)} jobs, {wl.n_users} users), "
+              f"{int(first.capacity[0])} processors; jobs longer than their request "
+              f"{'killed at walltime' if args.enforce_walltime else 'run to completion'}")
     cols = ["jobs", "finished", "rejected", "killed", "mean_wait", "median_wait", "avebsld",
             "utilization", "makespan"]
     with pd.option_context("display.width", 160, "display.float_format", "{:,.2f}".format):
-        print(table[cols].to_string())
+        say(args, table[cols].to_string())
+    emit_json(args, {"workload": args.workload, "processors": int(first.capacity[0]),
+                     "summary": table.reset_index().to_dict("records")})
     if args.out:
         from ..plots.sim import avebsld_bars, wait_cdf
 
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        for name, r in results.items():
-            r.to_parquet(out / name.replace("+", "_"))
-        table.to_csv(out / "summary.csv")
-        wait_cdf(results).savefig(out / "wait_cdf.png", dpi=120)
-        avebsld_bars(results).savefig(out / "avebsld.png", dpi=120)
-        print(f"wrote {out}/summary.csv, wait_cdf.png, avebsld.png and per-policy Parquet folders")
+        with output_folder(args.out, args, "simulate") as out:
+            for name, r in results.items():
+                r.to_parquet(out / name)
+            table.to_csv(out / "summary.csv")
+            wait_cdf(results).savefig(out / "wait_cdf.png", dpi=120)
+            avebsld_bars(results).savefig(out / "avebsld.png", dpi=120)
+        say(args, f"wrote {args.out}/summary.csv, wait_cdf.png, avebsld.png and per-policy Parquet folders "
+                  f"({', '.join(results)})")
     return 0

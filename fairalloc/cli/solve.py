@@ -15,7 +15,6 @@ Examples
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -24,10 +23,13 @@ from .. import mechanisms
 from .._validation import require_choice
 from ..errors import InvalidInstanceError
 from ..examples import EXAMPLES, get_example
-from ..io import InstanceSpec, load_commitments, load_instance, write_json
+from ..io import InstanceSpec, load_commitments, load_instance
 from ..result import AllocationResult
+from .conventions import emit_json, nonnegative_float, nonnegative_int, positive_float, say, show_progress
 
 __all__ = ["register", "run", "POOLED_MECHANISMS", "solve_pooled_spec", "format_pooled_table"]
+
+# Exit status: 0 when every mechanism returned a solution, 3 when one did not (fairalloc --help).
 
 
 def _max_min(spec: InstanceSpec, **kw: Any) -> AllocationResult:
@@ -69,15 +71,21 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "lp (divisible TSF); time-varying: milp (default) or milp-online")
     p.add_argument("--objective", default="leximin", choices=["leximin", "maxmin"],
                    help="MILPs (tasks, time-varying): leximin (default) or the single max-min")
-    p.add_argument("--time-limit", type=float, default=None, metavar="SEC",
+    p.add_argument("--time-limit", type=positive_float, default=None, metavar="SEC",
                    help="MILPs: seconds for the whole solve; an unproven result is reported as feasible")
-    p.add_argument("--mip-gap", type=float, default=None, help="MILPs: relative gap (default 0: prove optimality)")
+    p.add_argument("--mip-gap", type=nonnegative_float, default=None,
+                   help="MILPs: relative gap (default 0: prove optimality)")
     p.add_argument("--out", default=None, metavar="DIR", help="tasks / time-varying: write figures to DIR")
-    p.add_argument("--solver", default=None, help="backend for --method lp (see `fairalloc solve --list-solvers`)")
+    p.add_argument("--solver", default=None,
+                   help="backend: pooled --method lp (cvxpy: clarabel, highs, ...); tasks and time-varying MILPs "
+                        "(highs, cbc) and tasks --method lp; see `fairalloc solve --list-solvers`")
     p.add_argument("--list-solvers", action="store_true", help="list installed solver backends and exit")
     p.add_argument("--commitments", metavar="FILE", help="SDRF commitments (fractions of capacity) from a file")
-    p.add_argument("--json", metavar="OUT", help="write machine-readable results to OUT ('-' for stdout)")
-    p.add_argument("--precision", type=int, default=4, help="digits shown in the table (default 4)")
+    p.add_argument("--precision", type=nonnegative_int, default=4, help="digits shown in the table (default 4)")
+    p.add_argument("--rows", type=nonnegative_int, default=50, metavar="N",
+                   help="users shown in the table (default 50; 0: all); --json has every user")
+    p.add_argument("--summary", action="store_true",
+                   help="no per-user table: only each mechanism's status and the spread of its shares")
     p.set_defaults(func=run)
     return p
 
@@ -93,13 +101,18 @@ def _selected(arg: str, spec: InstanceSpec) -> list[str]:
 
 
 def solve_pooled_spec(spec: InstanceSpec, names: list[str], *, method: str = "waterfill",
-                      solver: str | None = None) -> dict[str, AllocationResult | str]:
-    """Run each named pooled mechanism; a mechanism that does not apply maps to the reason (a str)."""
+                      solver: str | None = None, progress: bool = False) -> dict[str, AllocationResult | str]:
+    """Run each named pooled mechanism; a mechanism that does not apply maps to the reason (a str).
+
+    ``progress``: a bar over the mechanisms with the elapsed time (it advances when a mechanism ends,
+    not within one solve)."""
+    from tqdm.auto import tqdm
+
     out: dict[str, AllocationResult | str] = {}
     kw: dict[str, Any] = {"method": method}
     if solver is not None:
         kw["solver"] = solver
-    for name in names:
+    for name in tqdm(names, desc=f"solving ({spec.instance.n_agents} users)", unit="mechanism", disable=not progress):
         if name == "max-min" and spec.instance.n_resources != 1:
             out[name] = f"n/a: max-min needs one resource (this instance has {spec.instance.n_resources})"
             continue
@@ -108,7 +121,7 @@ def solve_pooled_spec(spec: InstanceSpec, names: list[str], *, method: str = "wa
 
 
 def format_pooled_table(spec: InstanceSpec, results: dict[str, AllocationResult | str],
-                        precision: int = 4) -> str:
+                        precision: int = 4, *, rows: int = 0, summary: bool = False) -> str:
     """Users as rows; demand, commitment, then each mechanism's allocation (and dominant share)."""
     import pandas as pd
 
@@ -144,29 +157,42 @@ def format_pooled_table(spec: InstanceSpec, results: dict[str, AllocationResult 
     else:
         frame.columns = pd.MultiIndex.from_tuples(frame.columns)
     cap = ", ".join(f"{n}={c:g}" for n, c in zip(res_names, inst.capacities))
-    lines = [f"instance: {spec.source}  ({inst.n_agents} users; capacities {cap})",
-             frame.to_string(float_format=lambda v: f"{v:.{precision}g}")]
+    lines = [f"instance: {spec.source}  ({inst.n_agents} users; capacities {cap})"]
+    if not summary:
+        shown = frame if not rows or len(frame) <= rows else frame.head(rows)
+        lines.append(shown.to_string(float_format=lambda v: f"{v:.{precision}g}"))
+        if len(shown) < len(frame):
+            lines.append(f"... {len(frame) - len(shown)} more users (--rows 0 shows all; --json has every user)")
     for mech, res in results.items():
         if not isinstance(res, str):
+            spread = ""
+            if summary and res.dominant_shares is not None and len(res.dominant_shares):
+                ds = np.asarray(res.dominant_shares, float)
+                spread = (f", dominant shares min {ds.min():.{precision}g} median {np.median(ds):.{precision}g} "
+                          f"max {ds.max():.{precision}g}")
             lines.append(f"{mech}: status={res.status.value}, method={res.method}"
                          + (f", solver={res.solver}" if res.solver else "")
                          + (f", level={res.level:.{precision}g}" if res.level is not None else "")
-                         + f", {res.stats.get('runtime_s', float('nan')) * 1e3:.2f} ms")
+                         + f", {res.stats.get('runtime_s', float('nan')) * 1e3:.2f} ms" + spread)
     lines += notes
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.list_examples:
-        for name, fn in EXAMPLES.items():
-            print(f"{name:22s} {(fn.__doc__ or '').strip().splitlines()[0]}")
+        docs = {name: (fn.__doc__ or "").strip().splitlines()[0] for name, fn in EXAMPLES.items()}
+        say(args, *[f"{name:22s} {doc}" for name, doc in docs.items()])
+        emit_json(args, docs)
         return 0
     if args.list_solvers:
         from ..exact.solvers import available_solvers
 
-        print("LP:  ", ", ".join(available_solvers("lp")))
-        print("MILP:", ", ".join(available_solvers("milp")))
+        lp, milp = available_solvers("lp"), available_solvers("milp")
+        say(args, "LP:   " + ", ".join(lp), "MILP: " + ", ".join(milp))
+        emit_json(args, {"lp": list(lp), "milp": list(milp)})
         return 0
+    if args.method is not None and args.method.strip() == "":
+        raise InvalidInstanceError("--method is empty", argument="method", value=args.method)
     if bool(args.file) == bool(args.example):
         raise InvalidInstanceError("give an instance FILE or --example NAME (not both); "
                                    f"built-in examples: {', '.join(EXAMPLES)}", argument="file")
@@ -179,14 +205,15 @@ def run(args: argparse.Namespace) -> int:
         spec = InstanceSpec(spec.instance, load_commitments(args.commitments, spec.instance), spec.source,
                             spec.kind)
     names = _selected(args.mechanism, spec)
-    results = solve_pooled_spec(spec, names, method=args.method or "waterfill", solver=args.solver)
-    print(format_pooled_table(spec, results, args.precision))
-    if args.json:
-        payload = {"source": spec.source, "instance": spec.instance.to_dict(),
-                   "commitments": spec.commitments,
-                   "results": {k: (v.to_dict() if isinstance(v, AllocationResult) else {"skipped": v})
-                               for k, v in results.items()}}
-        text = write_json(payload, args.json)
-        if args.json == "-":
-            sys.stdout.write(text + "\n")
-    return 0
+    method = require_choice("method", (args.method or "waterfill").strip().lower(), ["waterfill", "lp"])
+    if args.out:
+        raise InvalidInstanceError("--out writes figures of tasks / time-varying instances; a pooled instance has "
+                                   "none (use --json)", argument="out", value=args.out)
+    big = spec.instance.n_agents >= 1000 or method == "lp"
+    results = solve_pooled_spec(spec, names, method=method, solver=args.solver,
+                                progress=big and show_progress(args))
+    say(args, format_pooled_table(spec, results, args.precision, rows=args.rows, summary=args.summary))
+    emit_json(args, {"source": spec.source, "instance": spec.instance.to_dict(), "commitments": spec.commitments,
+                     "results": {k: (v.to_dict() if isinstance(v, AllocationResult) else {"skipped": v})
+                                 for k, v in results.items()}})
+    return 0 if all(v.success for v in results.values() if isinstance(v, AllocationResult)) else 3

@@ -1,9 +1,17 @@
 """Optimisation formulations (LP, MILP) and the solver layer.
 
+Users call the mechanisms' front doors (``fa.drf(ti)``, ``fa.sdrf``, ``fa.tsf``, ``fa.cdrf``,
+``fa.tvtsf``), which dispatch here for ``method="milp"`` / ``"lp"`` and check the keywords first; the
+functions below are their implementations, kept importable for direct use and for their models.
+
 * :func:`tasks_leximin` / :func:`tasks_model`: indivisible tasks on servers (DRF, SDRF, TSF, CDRF).
 * :func:`tvtsf_milp` / :func:`tvtsf_online` / :func:`tvtsf_model`: the TV-TSF integer program (Eq. 10).
 * :func:`tsf_lp`: divisible TSF on servers by LP progressive filling.
-* :mod:`~fairalloc.exact.milp`: :func:`solve_pulp`, :func:`export_model`, :class:`MilpModel`.
+* :mod:`~fairalloc.exact.milp`: :func:`solve_pulp`, :func:`export_model`, :class:`MilpModel` (PuLP models in).
+* :mod:`~fairalloc.exact.program` / :mod:`~fairalloc.exact.backends`: a MILP as arrays, read through
+  PuLP's public API, solved by HiGHS (highspy), CP-SAT (ortools) or CBC (PuLP), honest statuses.
+* :mod:`~fairalloc.exact.pareto`: the Pareto-domination programs; :mod:`~fairalloc.exact.values`: the
+  mechanism-to-value table.
 * :mod:`~fairalloc.exact.placement`: the placement graph, components, max-flow bounds.
 """
 

@@ -10,12 +10,13 @@ Registered in :data:`fairalloc.io.INSTANCE_KINDS`, so :func:`fairalloc.io.load_i
     servers:
       - {name: s0, capacity: [4, 16]}
       - {type: big, capacity: [8, 32], count: 2}      # becomes big0, big1
-    slots: 3                         # time-varying only (optional: inferred from arrivals)
+    slots: 3                         # time-varying only (optional: the length of arrivals; more slots
+                                     # extend the horizon with no arrivals)
     users:
       - name: A
         demand: [1, 4]               # per task; time-varying: also a list of one vector per slot
         tasks: 10                    # tasks kind: tasks wanted
-        arrivals: [2, 1, 0]          # time-varying kind: tasks submitted per slot
+        arrivals: [2, 1, 0]          # time-varying kind: tasks submitted per slot (same length for all)
         duration: 2                  # time-varying kind: slots per task
         weight: 1                    # optional (time-varying: also one per slot)
         commitment: [0.1, 0.0]       # tasks kind, optional: SDRF commitments (fractions of totals)
@@ -143,10 +144,15 @@ def parse_time_varying(data: Mapping[str, Any], where: str = "<data>"):
     cl, names = _servers(data, where)
     users = _users(data, where, ("demand", "arrivals", "duration"),
                    {"name", "demand", "arrivals", "duration", "weight", "servers"})
-    slots = data.get("slots", max(len(u["arrivals"]) for u in users))
+    lengths = [len(u["arrivals"]) if isinstance(u["arrivals"], (list, tuple)) else 1 for u in users]
+    slots = data.get("slots", lengths[0])
     arr = np.zeros((len(users), slots), dtype=np.int64)
     for i, u in enumerate(users):
-        a = list(u["arrivals"])
+        a = list(u["arrivals"]) if isinstance(u["arrivals"], (list, tuple)) else [u["arrivals"]]
+        if len(a) != lengths[0]:                    # users are not padded with zeros (fairalloc.io rules)
+            raise InvalidInstanceError(f"{where}: users[{i}].arrivals lists {len(a)} slots, users[0].arrivals "
+                                       f"{lengths[0]}; list every slot (zeros included)", argument="arrivals",
+                                       index=(i,), value=len(a))
         if len(a) > slots:
             raise InvalidInstanceError(f"{where}: users[{i}].arrivals has {len(a)} slots, more than slots={slots}",
                                        argument="arrivals", index=(i,), value=len(a))

@@ -50,12 +50,41 @@ the incumbent proves that no better achievable level exists. If :math:`\delta` f
 those scaled units), the solvers' own feasibility tolerances (about 1e-7) approach it and a
 :class:`~fairalloc.errors.FairallocWarning` says so.
 
-Two savings, both exact. (a) The level MILP's objective is :math:`z + \epsilon \sum_{i\in G} v_i`
-with :math:`\epsilon \sum_i (v_i(U_i) - v_i(L_i)) \le \delta/4`: the secondary term can never trade
-off any amount of *z* (levels differ by at least :math:`\delta`), and among max-min optima it prefers
-users above the level. (b) If in the level solution every user of *G* that could exceed
-:math:`\ell` at all (:math:`L'_i \le U_i`) already does, the count MILP's optimum (at most that
-many) is attained and the count MILP is skipped.
+The count MILP is the *batched* saturation test: one MILP decides, for every user of the group at
+once, how many can rise above :math:`\ell` together (instead of one MILP per user, which could not
+see that two users compete for the same spare capacity). It is skipped, exactly, when the level
+solution already has every user of *G* that could exceed :math:`\ell` at all (:math:`L'_i \le U_i`)
+above it: the count MILP's optimum (at most that many) is attained. Users whose upper bound
+:math:`U_i` cannot exceed the level (:math:`L'_i > U_i`, the bound of the formulation: tasks
+submitted, and for TV-TSF the window bound of what fits) leave the group without a solve.
+
+**The first level is the max-min program, nothing more.** Its objective is the plain *z* and its
+absolute gap :math:`\delta/2`, exactly as ``objective="maxmin"``, so the first level costs what the
+max-min costs. Up to fairalloc 0.1 every level's objective also carried a small secondary term,
+:math:`z + \epsilon \sum_{i \in G} v_i` with :math:`\epsilon \sum_i (v_i(U_i) - v_i(L_i)) \le \delta/4`
+(it can never trade off any amount of *z*, levels differing by at least :math:`\delta`; among max-min
+optima it prefers users above the level, so the count MILP is skipped more often), solved to an
+absolute gap :math:`\delta/4`. That made the first level a different, sometimes much harder, program
+than the max-min (measured: 9.5 s against 0.7 s on one instance). The term is now used on the later
+levels only (``_SECONDARY = "after-first"``): measured with HiGHS on the random 10 x 10 x 20 TV-TSF
+instances, seeds 0-2 (2026-11-24, load average 23 on 2 cores, same run): plain everywhere 23.1 /
+14.2 / 32.5 s, after the first level 16.0 / 12.5 / 13.6 s, on every level 13.6 / 21.3 / 13.6 s, the
+same leximin vectors in all three.
+
+**Every round is built anew.** The formulation (a PuLP model) is read once into arrays
+(:func:`fairalloc.exact.program.from_pulp`); each MILP of the sequence is those arrays plus the rows
+(and tie binaries) of the levels fixed so far plus the round's own rows and columns
+(:meth:`~fairalloc.exact.program.LinearProgram.extended`): nothing is deleted from a model, and no
+solver or modelling library is used outside its public API.
+
+**Warm starts.** With ``warm_start`` on, each MILP starts from the previous round's solution (it
+satisfies every row added since), completed with consistent values of the new level and indicator
+variables (HiGHS ``setSolution``, CP-SAT ``AddHint``, CBC ``-mips``). The default per backend
+(:data:`WARM_START_DEFAULT`) is what measured faster on the dense instances.
+
+**CP-SAT** needs integer coefficients: its level rows are :math:`(S a_i) X_i + S b_i \ge Z` with *Z*
+integer and *S* from :func:`integer_scale` (proof there that no level is lost to rounding); every
+other row is already in integer task units. The level found is the same achievable value.
 
 Cost
 ----
@@ -86,12 +115,30 @@ import numpy as np
 
 from ..errors import FairallocWarning
 from ..result import Status
-from .milp import add_var, export_model, solve_pulp
+from .backends import solve_program
+from .program import LinearProgram, from_pulp, terms_of
 from .solvers import Backend
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Valuation", "LeximinOutcome", "solve_leximin", "value_resolution"]
+__all__ = ["Valuation", "LeximinOutcome", "solve_leximin", "value_resolution", "integer_scale",
+           "WARM_START_DEFAULT"]
+
+#: MIP starts between the MILPs of a sequence, per backend (``warm_start=None``). Measured on
+#: 2026-11-24 on a shared 2-core machine (load average 14-21, so only same-run ratios mean anything):
+#: HiGHS, TV-TSF leximin on the random 10 x 10 x 20 instances (seeds 0-2), warm off / on = 1.87, 1.61,
+#: 0.78 (on); on the dense 10 x 10 x 20 seed 1, 6 MILPs done in 60 s with it, 5 without. CP-SAT:
+#: 0.64 and 0.90 on the random instances, but on the dense one (the load issue 14 is about) gap 0.111
+#: at the limit with the hint, 0.25 without: kept on, the issue asks for the previous solution as a
+#: hint. CBC: off (it slowed CBC down in the earlier ``--ablation`` runs). The first level never gets
+#: a start (there is no previous solution; starting it from the empty allocation is what made the
+#: first level ten times slower in issue 14).
+WARM_START_DEFAULT = {"highs": True, "cpsat": True, "cbc": False}
+
+#: The level objective's secondary term (module docstring): "never", "after-first" (every level but
+#: the first, which stays the plain max-min program) or "always" (up to fairalloc 0.1);
+#: ``benchmarks/bench_milp.py --secondary MODE`` measures them.
+_SECONDARY = "after-first"
 
 _NOISE = 64 * np.finfo(float).eps
 
@@ -175,46 +222,49 @@ class LeximinOutcome:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-class _Temp:
-    """Constraints and variables added for one round, removed afterwards."""
+def integer_scale(val: Valuation) -> int | None:
+    r"""Smallest positive integer *S* with :math:`S a_i` and :math:`S b_i` integers for every user, or None.
 
-    def __init__(self, problem: Any) -> None:
-        self.problem = problem
-        self.names: list[str] = []
-        self.vars: list[Any] = []
+    Each slope and offset is read as the closest fraction with a denominator of at most
+    :math:`10^6`, accepted only within :math:`10^{-13}` (relative) of it
+    (:func:`fairalloc.exact.backends.integer_row`; exact for true fractions with such denominators,
+    since two of them differ by at least :math:`10^{-12}`); *S* is the least common multiple of those
+    denominators. Then every achievable value times *S*,
+    :math:`S v_i(x) = (S a_i) x + S b_i`, is an integer, and the order of any two values is the order of
+    their scaled integers (multiplication by *S* > 0), so a level MILP over the integer variable
+    :math:`Z \le S v_i(X_i)` reaches exactly *S* times the real max-min, and no two distinct levels
+    merge: no level is lost to rounding. None when the values are not such fractions or the scaled
+    values exceed :math:`2^{53}` (then CP-SAT is not used on this instance; the status says so).
+    """
+    from .backends import integer_row
 
-    def add(self, constraint: Any, name: str) -> None:
-        self.problem.addConstraint(constraint, name)
-        self.names.append(name)
-
-    def var(self, *args: Any, **kw: Any) -> Any:
-        v = add_var(self.problem, *args, **kw)
-        self.vars.append(v)
-        return v
-
-    def drop(self) -> None:
-        p = self.problem
-        for n in self.names:
-            p._constraints.pop(n, None)
-        if self.vars:
-            gone = {v.hash for v in self.vars}
-            p._variables[:] = [v for v in p._variables if v.hash not in gone]
-            for h in gone:
-                p._variable_ids.pop(h, None)
-        self.names.clear()
-        self.vars.clear()
+    s = integer_row(np.concatenate([val.slope, val.offset]))
+    if s is None:
+        return None
+    top = float(np.max(np.abs(val.value(val.upper)), initial=0.0)) * s
+    if top > 2.0 ** 53 or float(np.max(np.abs(val.slope * s))) > 2.0 ** 53:
+        return None
+    return int(s)
 
 
-def _snapshot(problem: Any) -> dict[str, float]:
-    return {v.name: (v.varValue if v.varValue is not None else 0.0) for v in problem.variables()}
+def _as_program(problem: Any, totals: Sequence[Any]) -> tuple[LinearProgram, list[dict[int, float]]]:
+    if isinstance(problem, LinearProgram):
+        return problem, [dict(t) for t in totals]
+    base = from_pulp(problem, also=totals)
+    return base, [terms_of(t, base.index) for t in totals]
 
 
-def _read_totals(totals: Sequence[Any]) -> np.ndarray:
-    out = np.empty(len(totals), dtype=np.int64)
-    for i, e in enumerate(totals):
-        val = e.value() if hasattr(e, "value") else float(e)
-        out[i] = int(round(val if val is not None else 0.0))
-    return out
+def _write_lp(prog: LinearProgram, path: Path) -> None:
+    """Write one round's program as a CPLEX LP file (highspy's ``writeModel``)."""
+    from .backends import _highs_model
+    from .solvers import quiet_highs
+
+    lp = _highs_model(prog)
+    lp.col_names_ = [str(n) for n in prog.names]
+    lp.row_names_ = [str(n) for n in prog.row_names]
+    h = quiet_highs()
+    h.passModel(lp)
+    h.writeModel(str(path))
 
 
 def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, objective: str,
@@ -226,9 +276,11 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
 
     Parameters
     ----------
-    problem : pulp.LpProblem (sense maximise)
-        The feasible allocations; the engine adds and removes its own rows and solves in place.
-    totals : sequence of PuLP expressions
+    problem : pulp.LpProblem (sense maximise) or LinearProgram
+        The feasible allocations. It is read once (:func:`fairalloc.exact.program.from_pulp`) and
+        never changed: every MILP of the sequence is built anew from those arrays plus the rows of
+        the levels fixed so far and the round's own rows and columns.
+    totals : sequence of PuLP expressions (or {column: coefficient} dicts with a LinearProgram)
         :math:`X_i`, integer-valued.
     valuation : Valuation
     objective : {"leximin", "maxmin"}
@@ -238,11 +290,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     export_dir : path, optional
         Write every MILP of the sequence there as ``{label}round{k:02d}-{kind}.lp``.
     warm_start : bool or None
-        Start every MILP from the previous solution (it is feasible for the next one: every
-        constraint added is satisfied by it), completed with consistent values of the new level and
-        indicator variables; the first from the empty allocation when that is feasible. None (the
-        default) means on for HiGHS and off for CBC: measured by ``benchmarks/bench_milp.py
-        --ablation``, MIP starts speed HiGHS up about 1.5-2x on the TV-TSF leximin and slow CBC down.
+        Start every MILP from the previous solution (feasible for the next one: every row added is
+        satisfied by it). None (the default) means :data:`WARM_START_DEFAULT` of the backend, chosen
+        by measurement (``benchmarks/bench_milp.py --ablation``).
 
     Returns
     -------
@@ -251,7 +301,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)
     if warm_start is None:
-        warm_start = backend.name == "highs"
+        warm_start = WARM_START_DEFAULT.get(backend.name, False)
+    base, tot = _as_program(problem, totals)
     n = valuation.n
     val, scale = valuation.scaled()
     delta, eta = value_resolution(val)
@@ -261,6 +312,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                       FairallocWarning, stacklevel=3)
     tau = delta / 4 if math.isfinite(delta) else 0.25
     eps_x = np.minimum(tau / val.slope, 0.25)          # rounding slack in task units, < 1/4 task
+    iscale = integer_scale(valuation) if backend.name == "cpsat" else None
 
     def thr_ge(level: float) -> np.ndarray:          # smallest X with v >= level
         return np.ceil((level - val.offset) / val.slope - eps_x).astype(np.int64)
@@ -271,13 +323,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     gap_kw = dict(threads=threads, msg=msg, options=options)
     user_gap = mip_gap if mip_gap is not None and mip_gap > 0 else None
     rounds: list[dict[str, Any]] = []
-    state = {"solution": None, "totals": None, "start": None}
-    if warm_start and (val.lower == 0).all():
-        # the empty allocation is feasible (no reservations): the first MILP starts from it, so a
-        # time limit always leaves an incumbent
-        for v in problem.variables():
-            v.varValue = 0.0
-        state["start"] = np.zeros(n, dtype=np.int64)
+    state: dict[str, Any] = {"x": None, "totals": None}
+    perm_cols: list[tuple] = []          # binaries of levels with ties, kept for the rest of the sequence
+    perm_rows: list[tuple] = []          # the levels fixed so far
     leximin: list[tuple[float, int]] = []
     export = Path(export_dir) if export_dir is not None else None
     if export is not None:
@@ -292,133 +340,163 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         for v in np.unique(fixed_vals):
             leximin.append((float(v), int(np.sum(fixed_vals == v))))
     vmax = float(val.value(val.upper).max(initial=0.0))
+    vmin = float(val.value(val.lower).min(initial=0.0))
     tie_levels = 0            # levels whose MILP needed "at least c of G" binaries (undetermined ties)
     skipped = 0               # count MILPs skipped because the level solution attained |can|
-
-    def hint(y: Any, i: int, threshold: int) -> None:
-        """Warm-start value of an indicator ``X_i >= threshold * y`` from the current solution."""
-        cur = state["totals"] if state["totals"] is not None else state["start"]
-        y.varValue = 1.0 if cur is not None and cur[i] >= threshold else 0.0
 
     def remaining() -> float | None:
         if deadline is None:
             return None
         return deadline - time.perf_counter()
 
-    def run(kind: str, obj: Any, proven: float) -> Any:
+    def start_for(prog: LinearProgram, extra: dict[str, float]) -> np.ndarray | None:
+        if not warm_start or state["x"] is None:
+            return None
+        x0 = np.zeros(prog.n_cols)
+        x0[:state["x"].size] = state["x"]
+        for name, v in extra.items():
+            x0[prog.index[name]] = v
+        return x0
+
+    def run(kind: str, cols: list, rows: list, cost: dict, proven: float, hint: dict) -> Any:
         k = len(rounds)
         left = remaining()
         if left is not None and left <= 0:
             return None
-        problem.setObjective(obj)
+        prog = base.extended(cols=perm_cols + cols, rows=perm_rows + rows, cost=cost)
         if export is not None:
-            export_model(problem, export / f"{label}round{k:02d}-{kind}.lp")
-        warm = warm_start and (state["totals"] is not None or state["start"] is not None)
-        out = solve_pulp(problem, backend, time_limit=left, mip_gap=user_gap or 0.0,
-                         abs_gap=None if user_gap else proven * 0.999, proven_gap=proven, warm_start=warm,
-                         **gap_kw)
+            _write_lp(prog, export / f"{label}round{k:02d}-{kind}.lp")
+        out, x = solve_program(prog, backend, time_limit=left, mip_gap=user_gap or 0.0,
+                               abs_gap=None if user_gap else proven * 0.999, proven_gap=proven,
+                               start=start_for(prog, hint), **gap_kw)
         rounds.append({"round": k, "kind": kind, "status": out.status.value, "objective": out.objective,
                        "bound": out.stats.get("bound"), "mip_gap": out.stats.get("mip_gap"),
                        "runtime_s": out.stats.get("runtime_s"), "raw_status": out.stats.get("raw_status")})
-        logger.info("%sround %d (%s): %s obj=%s", label, k, kind, out.status.value, out.objective)
-        if out.status in (Status.OPTIMAL, Status.FEASIBLE):
-            state["solution"] = _snapshot(problem)
-            state["totals"] = _read_totals(totals)
+        logger.info("%sround %d (%s): %s obj=%s in %.3fs", label, k, kind, out.status.value, out.objective,
+                    out.stats.get("runtime_s", 0.0))
+        if x is not None and out.status in (Status.OPTIMAL, Status.FEASIBLE):
+            state["x"] = x[:base.n_cols + len(perm_cols)]
+            state["totals"] = np.array([int(round(sum(cf * x[j] for j, cf in t.items()))) for t in tot],
+                                       dtype=np.int64)
         return out
 
     def finish(status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
         stats = {"n_solves": len(rounds), "rounds": rounds, "tie_levels": tie_levels,
-                 "count_skipped": skipped,
+                 "count_skipped": skipped, "warm_start": bool(warm_start),
                  "runtime_s": time.perf_counter() - t0,
                  "resolution": delta / scale if math.isfinite(delta) else None, "scale": scale,
                  "levels_proven": len(leximin)}
+        if iscale is not None:
+            stats["integer_scale"] = iscale
         last = rounds[-1] if rounds else {}
         if status is not Status.OPTIMAL and last:
             stats["mip_gap"] = last.get("mip_gap")
             stats["stopped_round"] = last.get("round")
-        tot = state["totals"]
+        xs = state["x"]
+        solution = None if xs is None else {nm: float(v) for nm, v in zip(base.names, xs[:base.n_cols])}
+        t_ = state["totals"]
         obj = None
-        if tot is not None:
-            obj = float(valuation.value(tot)[movable].min()) if movable.any() else float(valuation.value(tot).min())
-        return LeximinOutcome(status, message, state["solution"], tot,
+        if t_ is not None:
+            obj = float(valuation.value(t_)[movable].min()) if movable.any() else float(valuation.value(t_).min())
+        return LeximinOutcome(status, message, solution, t_,
                               sorted(leximin) if objective == "leximin" else [], obj, bound, stats)
 
     if c == 0:       # nobody can move: the lower bounds are the allocation; still check feasibility
-        tmp = _Temp(problem)
-        z = tmp.var(f"{label}lexz", 0, 0)
-        tmp.add(z <= 0, f"{label}feas")
-        out = run("feasibility", z, 0.5)
-        tmp.drop()
+        out = run("feasibility", [], [], {}, 0.5, {})
         if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
             st = Status.NOT_SOLVED if out is None else out.status
             return finish(st, "time limit before the first solve" if out is None else out.message)
         return finish(Status.OPTIMAL, "every user is at its only possible task count")
 
+    if backend.name == "cpsat" and iscale is None:
+        return finish(Status.ERROR, "cpsat: the users' values are not fractions that scale exactly to "
+                                    "integers below 2^53 (see fairalloc.exact.leximin.integer_scale); "
+                                    "use solver='highs'")
+    step = delta if math.isfinite(delta) else 1.0
     level_rows = 0
     while c > 0:
-        # ---- level MILP ------------------------------------------------------------------
-        tmp = _Temp(problem)
-        z = tmp.var(f"{label}lexz{level_rows}", None, vmax)     # a column only while it is used
+        # ---- level MILP: the plain max-min over the group (binaries when ties are undetermined) ----
         gi = group
-        cur = state["totals"] if state["totals"] is not None else state["start"]
-        if cur is not None:
-            cur_v = val.slope[gi] * cur[gi] + val.offset[gi]
-            order = np.argsort(-cur_v, kind="stable")
-            z.varValue = float(cur_v[order[c - 1]])
-            top = set(gi[order[:c]].tolist())
+        zname = f"{label}lexz{level_rows}"
+        if iscale is not None:       # CP-SAT: Z = S * level, an integer (integer_scale's proof)
+            sa, sb = np.rint(valuation.slope * iscale), np.rint(valuation.offset * iscale)
+            zcol = (zname, math.floor(vmin / scale * iscale) - 1, math.ceil(vmax / scale * iscale) + 1, True)
+            proven = 0.5
         else:
-            top = set()
+            sa, sb = val.slope, val.offset
+            zcol = (zname, None, vmax, False)
+            proven = step / 2
+        cols, rows, hint = [zcol], [], {}
+        cur = state["totals"]
+        top: set = set()
+        if cur is not None:
+            cur_v = sa[gi] * cur[gi] + sb[gi]
+            order = np.argsort(-cur_v, kind="stable")
+            hint[zname] = float(cur_v[order[c - 1]])
+            top = set(gi[order[:c]].tolist())
         if c == gi.size:
             for i in gi:
-                tmp.add(val.slope[i] * totals[i] + val.offset[i] - z >= 0, f"{label}lv{level_rows}_{i}")
+                terms = {k: float(sa[i]) * cf for k, cf in tot[i].items()}
+                terms[zname] = -1.0
+                rows.append((terms, -float(sb[i]), None, f"{label}lv{level_rows}_{i}"))
         else:
             tie_levels += 1
-            ys = []
+            zmax = zcol[2]
+            ys = {}
             for i in gi:
-                y = tmp.var(f"{label}lvy{level_rows}_{i}", 0, 1, integer=True)
-                y.varValue = 1.0 if i in top else 0.0
-                big = vmax - float(val.slope[i] * val.lower[i] + val.offset[i])
-                tmp.add(val.slope[i] * totals[i] + val.offset[i] - z + big * (1 - y) >= 0,
-                        f"{label}lv{level_rows}_{i}")
-                ys.append(y)
-            tmp.add(sum(ys) >= c, f"{label}lvcount{level_rows}")
-        step = delta if math.isfinite(delta) else 1.0
-        obj = z
-        if objective == "leximin":
-            # secondary term: among max-min optima prefer users above the level (lets the count
-            # MILP be skipped); its whole range is <= step/4, so it can never trade off z
+                y = f"{label}lvy{level_rows}_{i}"
+                cols.append((y, 0, 1, True))
+                hint[y] = 1.0 if i in top else 0.0
+                big = float(zmax - (sa[i] * val.lower[i] + sb[i]))
+                terms = {k: float(sa[i]) * cf for k, cf in tot[i].items()}
+                terms[zname] = -1.0
+                terms[y] = -big
+                rows.append((terms, -float(sb[i]) - big, None, f"{label}lv{level_rows}_{i}"))
+                ys[y] = 1.0
+            rows.append((ys, c, None, f"{label}lvcount{level_rows}"))
+        cost = {zname: 1.0}
+        if (_SECONDARY == "always" or (_SECONDARY == "after-first" and rounds)) and objective == "leximin" \
+                and iscale is None:
+            # the secondary term (module docstring): prefer users above the level among max-min optima
             span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
             if span > 0:
                 eps = step / (4 * span)
-                obj = z + sum(float(eps * val.slope[i]) * totals[i] for i in gi)
-        out = run("level", obj, step / 4 if objective == "leximin" else step / 2)
-        tmp.drop()
+                for i in gi:
+                    for k, cf in tot[i].items():
+                        cost[k] = cost.get(k, 0.0) + float(eps * val.slope[i]) * cf
+                proven = step / 4
+        out = run("level", cols, rows, cost, proven, hint)
         if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
             return _stopped(finish, out, leximin, "level")
         if out.status is Status.FEASIBLE:
             b = out.stats.get("bound")
-            return finish(Status.FEASIBLE, _partial(out, leximin), None if b is None else b / scale)
+            bb = None if b is None else (b / iscale if iscale is not None else b / scale)
+            return finish(Status.FEASIBLE, _partial(out, leximin), bb)
         xs = state["totals"]
         vg = val.slope[gi] * xs[gi] + val.offset[gi]
         level = float(np.sort(vg)[::-1][c - 1])                  # c-th largest over the group
         if objective == "maxmin":          # only the first level; its multiplicity is not computed
-            return finish(Status.OPTIMAL, f"max-min level proven optimal by {backend.name}",
-                          out.stats.get("bound") / scale if out.stats.get("bound") is not None else None)
+            b = out.stats.get("bound")
+            bb = None if b is None else (b / iscale if iscale is not None else b / scale)
+            return finish(Status.OPTIMAL, f"max-min level proven optimal by {backend.name}", bb)
         lge = thr_ge(level)
         lgt = thr_gt(level)
         # permanent: at least c users of the group at or above the level
         if c == gi.size:
             for i in gi:
-                problem.addConstraint(totals[i] >= int(max(lge[i], val.lower[i])), f"{label}ge{level_rows}_{i}")
+                perm_rows.append((dict(tot[i]), int(max(lge[i], val.lower[i])), None, f"{label}ge{level_rows}_{i}"))
         else:
-            ys = []
+            ys = {}
             for i in gi:
-                y = add_var(problem, f"{label}gey{level_rows}_{i}", 0, 1, integer=True)
-                hint(y, i, int(lge[i]))
-                problem.addConstraint(totals[i] - int(lge[i]) * y >= 0, f"{label}ge{level_rows}_{i}")
-                ys.append(y)
-            problem.addConstraint(sum(ys) >= c, f"{label}gecount{level_rows}")
-        # ---- count MILP ------------------------------------------------------------------
+                y = f"{label}gey{level_rows}_{i}"
+                perm_cols.append((y, 0, 1, True))
+                terms = dict(tot[i])
+                terms[y] = -float(lge[i])
+                perm_rows.append((terms, 0, None, f"{label}ge{level_rows}_{i}"))
+                ys[y] = 1.0
+            perm_rows.append((ys, c, None, f"{label}gecount{level_rows}"))
+            _extend_state(state, [1.0 if xs[i] >= lge[i] else 0.0 for i in gi])
+        # ---- count MILP: how many of the group can rise above the level together ---------------
         can = gi[lgt[gi] <= val.upper[gi]]                       # users that could exceed the level
         if can.size == 0:
             leximin.append((level / scale, c))
@@ -431,48 +509,56 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             skipped += 1
             leximin.append((level / scale, c - int(can.size)))
             for i in can:
-                problem.addConstraint(totals[i] >= int(lgt[i]), f"{label}gtfix{level_rows}_{i}")
+                perm_rows.append((dict(tot[i]), int(lgt[i]), None, f"{label}gtfix{level_rows}_{i}"))
             group = can
             c = int(can.size)
             level_rows += 1
             continue
-        tmp = _Temp(problem)
-        ys = {}
+        cols, rows, hint, ys = [], [], {}, {}
         for i in can:
-            y = tmp.var(f"{label}gty{level_rows}_{i}", 0, 1, integer=True)
-            hint(y, i, int(lgt[i]))
-            tmp.add(totals[i] - int(lgt[i]) * y >= 0, f"{label}gt{level_rows}_{i}")
-            ys[i] = y
-        out = run("count", sum(ys.values()), 0.5)
+            y = f"{label}gty{level_rows}_{i}"
+            cols.append((y, 0, 1, True))
+            hint[y] = 1.0 if xs[i] >= lgt[i] else 0.0
+            terms = dict(tot[i])
+            terms[y] = -float(lgt[i])
+            rows.append((terms, 0, None, f"{label}gt{level_rows}_{i}"))
+            ys[y] = 1.0
+        out = run("count", cols, rows, ys, 0.5, hint)
         if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-            tmp.drop()
             return _stopped(finish, out, leximin, "count")
         if out.status is Status.FEASIBLE:
-            tmp.drop()
             return finish(Status.FEASIBLE, _partial(out, leximin) + f" (next level {level / scale:.10g} "
                           f"proven, its multiplicity not)")
-        above = [i for i in can if (ys[i].varValue or 0) > 0.5]
+        xs = state["totals"]
         c_new = int(round(out.objective))
-        tmp.drop()
         leximin.append((level / scale, c - c_new))
         if c_new > 0:
             if c_new == len(can):
                 for i in can:
-                    problem.addConstraint(totals[i] >= int(lgt[i]), f"{label}gtfix{level_rows}_{i}")
+                    perm_rows.append((dict(tot[i]), int(lgt[i]), None, f"{label}gtfix{level_rows}_{i}"))
             else:
-                ys2 = []
+                ys = {}
                 for i in can:
-                    y = add_var(problem, f"{label}gtk{level_rows}_{i}", 0, 1, integer=True)
-                    hint(y, i, int(lgt[i]))
-                    problem.addConstraint(totals[i] - int(lgt[i]) * y >= 0, f"{label}gtk{level_rows}_{i}")
-                    ys2.append(y)
-                problem.addConstraint(sum(ys2) >= c_new, f"{label}gtcount{level_rows}")
-        logger.debug("%slevel %.6g: %d at level, %d above (%s)", label, level / scale, c - c_new, c_new, above)
+                    y = f"{label}gtk{level_rows}_{i}"
+                    perm_cols.append((y, 0, 1, True))
+                    terms = dict(tot[i])
+                    terms[y] = -float(lgt[i])
+                    perm_rows.append((terms, 0, None, f"{label}gtk{level_rows}_{i}"))
+                    ys[y] = 1.0
+                perm_rows.append((ys, c_new, None, f"{label}gtcount{level_rows}"))
+                _extend_state(state, [1.0 if xs[i] >= lgt[i] else 0.0 for i in can])
+        logger.debug("%slevel %.6g: %d at level, %d above", label, level / scale, c - c_new, c_new)
         group = can
         c = c_new
         level_rows += 1
     return finish(Status.OPTIMAL, f"leximin proven optimal by {backend.name} "
                                   f"({len(rounds)} MILPs, {len(leximin)} distinct levels)")
+
+
+def _extend_state(state: dict, values: list[float]) -> None:
+    """Append the values of new permanent binaries to the kept solution (its warm start)."""
+    if state["x"] is not None:
+        state["x"] = np.concatenate([state["x"], np.asarray(values, dtype=float)])
 
 
 def _partial(out: Any, leximin: list) -> str:
@@ -495,88 +581,3 @@ def _stopped(finish: Any, out: Any, leximin: list, kind: str) -> LeximinOutcome:
                        f"proven, the rest not proven optimal)")
     return res
 
-
-# ---- several independent components ---------------------------------------------------------------
-
-_SEVERITY = {Status.OPTIMAL: 0, Status.FEASIBLE: 1, Status.UNBOUNDED: 2, Status.NOT_SOLVED: 3,
-             Status.INFEASIBLE: 4, Status.ERROR: 5}
-
-
-@dataclass
-class ComponentRun:
-    """One component's outcome, with the indices it covers."""
-
-    users: np.ndarray
-    servers: np.ndarray
-    outcome: LeximinOutcome
-    extra: Any = None
-
-
-def merge_runs(runs: Sequence[ComponentRun], objective: str) -> tuple[Status, str, dict[str, Any], list]:
-    """Combine per-component outcomes: worst status, summed counts, the union of leximin levels.
-
-    Exact: the leximin order is separable, so per-component optima merge into a global optimum; for
-    max-min the global value is the smallest component value and its bound the smallest bound.
-    """
-    worst = max(runs, key=lambda r: _SEVERITY[r.outcome.status]).outcome.status
-    msgs = [f"component {k} (users {r.users.tolist()}): {r.outcome.message}"
-            for k, r in enumerate(runs) if r.outcome.status is not Status.OPTIMAL]
-    if len(runs) == 1:
-        message = runs[0].outcome.message
-    elif not msgs:
-        message = f"{len(runs)} independent components, each proven optimal"
-    else:
-        message = "; ".join(msgs)
-    stats: dict[str, Any] = {
-        "n_components": len(runs),
-        "n_solves": sum(r.outcome.stats.get("n_solves", 0) for r in runs),
-        "solver_runtime_s": sum(r.outcome.stats.get("runtime_s", 0.0) for r in runs),
-        "components": [{"users": r.users.tolist(), "servers": r.servers.tolist(),
-                        "status": r.outcome.status.value, **{k: v for k, v in r.outcome.stats.items()
-                                                             if k != "rounds"},
-                        "rounds": r.outcome.stats.get("rounds", [])} for r in runs],
-    }
-    stats["levels_proven"] = sum(int(r.outcome.stats.get("levels_proven", 0)) for r in runs)
-    res = [r.outcome.stats.get("resolution") for r in runs if r.outcome.stats.get("resolution") is not None]
-    if res:
-        stats["resolution"] = min(res)
-    levels: dict[float, int] = {}
-    for r in runs:
-        for lv, cnt in r.outcome.leximin:
-            levels[lv] = levels.get(lv, 0) + (cnt or 0)
-    leximin = sorted(levels.items())
-    if worst is not Status.OPTIMAL:
-        gaps = [r.outcome.stats.get("mip_gap") for r in runs if r.outcome.stats.get("mip_gap") is not None]
-        if gaps:
-            stats["mip_gap"] = max(gaps)
-    if objective == "maxmin":
-        bounds = [r.outcome.bound if r.outcome.bound is not None else r.outcome.objective for r in runs]
-        if all(b is not None for b in bounds):
-            stats["bound"] = min(bounds)
-    return worst, message, stats, leximin
-
-
-def component_budget(time_limit: float | None, t0: float, sizes: Sequence[float], k: int) -> float | None:
-    """Seconds for component ``k``: what is left of ``time_limit``, shared in proportion to size.
-
-    Time a component does not use flows to the later ones.
-    """
-    if time_limit is None:
-        return None
-    left = time_limit - (time.perf_counter() - t0)
-    share = float(sizes[k]) / max(float(sum(sizes[k:])), 1e-12)
-    return max(left * share, 1e-3)
-
-
-def empty_fallback(out: LeximinOutcome, valuation: Valuation) -> LeximinOutcome:
-    """A component that found no incumbent in its time gets the empty allocation when that is feasible.
-
-    Honest: status FEASIBLE, the message says its users got no tasks because of the time limit.
-    """
-    if out.solution is not None or out.status is not Status.NOT_SOLVED or (valuation.lower > 0).any():
-        return out
-    out.status = Status.FEASIBLE
-    out.message = (f"{out.message}; no incumbent within this component's share of the time limit, so its "
-                   f"users get no tasks (the empty allocation is feasible)")
-    out.solution = {}
-    return out

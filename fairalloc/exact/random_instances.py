@@ -17,7 +17,8 @@ import numpy as np
 from .._rng import as_generator
 from ..model import Cluster, TaskInstance, TimeVaryingInstance
 
-__all__ = ["SERVER_TYPES", "random_cluster", "random_task_instance", "random_time_varying_instance"]
+__all__ = ["SERVER_TYPES", "random_cluster", "random_task_instance", "random_time_varying_instance",
+           "dense_time_varying_instance"]
 
 #: (cores, GB) of the ten server types of the TV-TSF paper's Table 3.
 SERVER_TYPES = np.array([[2, 8], [4, 16], [8, 32], [12, 48], [16, 64], [24, 96], [32, 128], [52, 192],
@@ -122,4 +123,37 @@ def random_time_varying_instance(n_agents: int, n_servers: int, n_slots: int, *,
         on = g.random(end - start) < activity
         on[0] = True
         arrivals[i, start:end] = np.where(on, np.maximum(g.poisson(rate, size=end - start), 1), 0)
+    return TimeVaryingInstance(cl, d, arrivals, durations, placement=p)
+
+
+def dense_time_varying_instance(n_agents: int, n_servers: int, n_slots: int, *, rng=None,
+                                placement_density: float = 0.7, tasks_per_slot: tuple[int, int] = (5, 10),
+                                max_duration: int = 3, activity: float = 0.55,
+                                n_server_types: int | None = None) -> TimeVaryingInstance:
+    """A dense :class:`TimeVaryingInstance` (issue 14): the loads the papers' clusters see.
+
+    Table 3-like servers and per-type placement as :func:`random_time_varying_instance` (density
+    ``placement_density``); each user is active in each slot with probability ``activity`` and
+    then submits ``tasks_per_slot`` (uniform, inclusive) tasks; durations ``1..max_duration``. At
+    10 x 10 x 20 that is about 800 tasks submitted.
+
+    >>> tv = dense_time_varying_instance(10, 10, 20, rng=0)
+    >>> tv.n_agents, tv.n_servers, tv.n_slots, 600 < int(tv.arrivals.sum()) < 1000
+    (10, 10, 20, True)
+    """
+    g = as_generator(rng)
+    cl, kind = random_cluster(n_servers, rng=g, n_types=n_server_types)
+    d = _demands(g, n_agents, cl.capacities, "any")
+    from .. import shares
+
+    fits = shares.tasks_that_fit(cl.capacities, d[:, None, :]) >= 1
+    for i in range(n_agents):
+        if not fits[i].any():
+            d[i] = np.minimum(d[i], cl.capacities.min(axis=0))
+            fits[i] = shares.tasks_that_fit(cl.capacities, d[i][None, :]) >= 1
+    p = _placement(g, fits, kind, placement_density)
+    durations = g.integers(1, max_duration + 1, size=n_agents)
+    lo, hi = tasks_per_slot
+    on = g.random((n_agents, n_slots)) < activity
+    arrivals = np.where(on, g.integers(lo, hi + 1, size=(n_agents, n_slots)), 0).astype(np.int64)
     return TimeVaryingInstance(cl, d, arrivals, durations, placement=p)

@@ -5,27 +5,37 @@ Backends
 ========== ============ ===================== ===========================================
 name       problems     interface             notes
 ========== ============ ===================== ===========================================
-highs      LP (+ MILP)  cvxpy / PuLP (highspy) simplex LPs; HiGHS branch-and-cut for MILPs
+highs      LP, MILP     cvxpy / highspy       simplex LPs; HiGHS branch-and-cut for MILPs
+cpsat      MILP         ortools (CP-SAT)      integer programs, coefficients scaled exactly to integers
+cbc        MILP         PuLP                  bundled with PuLP 3.x; a ``cbc`` binary with PuLP 4
 clarabel   LP, conic    cvxpy                 interior point (default tolerances tightened)
-cbc        MILP         PuLP                  bundled with PuLP
 scipy      LP           cvxpy                 scipy.optimize.linprog (HiGHS underneath)
 scs        LP, conic    cvxpy                 first-order, low accuracy
-gurobi ... LP, MILP     not installed         named so that the error says what to install
+gurobi ... LP, MILP     cvxpy / PuLP          not installed here; statuses from PuLP's sol_status only
 ========== ============ ===================== ===========================================
 
-``solver=None`` picks the first available backend of the documented default order
-(:data:`DEFAULT_ORDER`); that order may change between versions and should not be relied on.
+MILPs are written with PuLP and solved from their arrays (:mod:`fairalloc.exact.backends`).
+
+``solver=None`` picks the first available backend of :data:`DEFAULT_ORDER` for the problem kind.
+For MILPs the order is by measurement (``benchmarks/bench_milp.py``, every backend side by side on
+the same instances): see :data:`DEFAULT_ORDER`. The order may change between versions.
+
+No HiGHS banner: highspy prints "Running HiGHS ... Copyright ..." on the process's standard output
+when the first ``Highs`` object is created, whatever the options say. :func:`quiet_highs` creates
+HiGHS objects with that first banner sent to ``/dev/null``, and every HiGHS use of fairalloc (LPs
+through cvxpy too) goes through it, so a library call prints nothing unless ``msg=True``.
 
 Honesty rule: a result is ``OPTIMAL`` only when the backend itself reports proven optimality. cvxpy's
 ``optimal_inaccurate`` and ``user_limit`` become ``FEASIBLE`` (with the backend's words in the message).
-MILPs go through PuLP (:func:`solve_pulp`, see :mod:`fairalloc.exact.milp`); there the status is read
-from ``prob.sol_status`` and the backend's own report, never from ``LpStatus[prob.status]`` (which says
-"Optimal" for CBC and HiGHS stopped by a time limit).
+MILP statuses are read from each backend's own report (:mod:`fairalloc.exact.backends`), never from
+PuLP's ``LpStatus[prob.status]`` (which says "Optimal" for CBC and HiGHS stopped by a time limit).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -41,18 +51,18 @@ __all__ = [
     "get_backend",
     "SolveOutcome",
     "solve_cvxpy",
-    "solve_pulp",
-    "export_model",
+    "quiet_highs",
 ]
 
 
 @dataclass(frozen=True)
 class Backend:
-    """A solver reachable through cvxpy (continuous problems) and/or PuLP (MILPs)."""
+    """A solver reachable through cvxpy (continuous problems) and/or fairalloc's MILP engine."""
 
     name: str
     cvxpy_name: str | None = None      # cvxpy solver constant for LP / conic problems
-    pulp_name: str | None = None       # PuLP solver class for MILPs
+    milp: bool = False                 # a backend of :func:`fairalloc.exact.backends.solve_program`
+    pulp_name: str | None = None       # PuLP solver class, for MILP backends reached through PuLP only
     module: str | None = None          # import name whose presence makes it available
     install: str = ""                  # what to pip install when missing
 
@@ -62,7 +72,7 @@ class Backend:
 
     @property
     def mip_capable(self) -> bool:
-        return self.pulp_name is not None
+        return self.milp
 
     def available(self, kind: str = "lp") -> bool:
         if kind == "lp" and self.cvxpy_name:
@@ -71,35 +81,45 @@ class Backend:
             except ImportError:  # pragma: no cover - cvxpy is a core dependency
                 return False
             return self.cvxpy_name in cp.installed_solvers()
-        if kind == "milp" and self.pulp_name:
-            try:
+        if kind == "milp" and self.milp:
+            if self.name == "cbc":
+                return cbc_solver_class() is not None
+            if self.pulp_name is not None:
                 import pulp
-            except ImportError:  # pragma: no cover - pulp is a core dependency
-                return False
-            return self.pulp_name in pulp.listSolvers(onlyAvailable=True)
+
+                return self.pulp_name in pulp.listSolvers(onlyAvailable=True)
+            return self.module is not None and _is_importable(self.module)
         return False
 
 
 BACKENDS: dict[str, Backend] = {
     b.name: b
     for b in [
-        Backend("highs", cvxpy_name="HIGHS", pulp_name="HiGHS", module="highspy", install="pip install highspy"),
+        Backend("highs", cvxpy_name="HIGHS", milp=True, module="highspy", install="pip install highspy"),
+        Backend("cpsat", milp=True, module="ortools", install="pip install ortools"),
         Backend("clarabel", cvxpy_name="CLARABEL", module="clarabel", install="pip install clarabel"),
-        Backend("cbc", pulp_name="PULP_CBC_CMD", module="pulp", install="pip install pulp (bundles CBC)"),
+        Backend("cbc", milp=True, module="pulp",
+                install="pip install 'pulp<4' (bundles CBC), or a cbc binary on the PATH with PuLP 4"),
         Backend("scipy", cvxpy_name="SCIPY", module="scipy", install="pip install scipy"),
         Backend("scs", cvxpy_name="SCS", module="scs", install="pip install scs"),
-        Backend("gurobi", cvxpy_name="GUROBI", pulp_name="GUROBI", module="gurobipy",
+        Backend("gurobi", cvxpy_name="GUROBI", milp=True, pulp_name="GUROBI", module="gurobipy",
                 install="pip install gurobipy (and a Gurobi licence)"),
-        Backend("cplex", cvxpy_name="CPLEX", pulp_name="CPLEX_PY", module="cplex",
+        Backend("cplex", cvxpy_name="CPLEX", milp=True, pulp_name="CPLEX_PY", module="cplex",
                 install="pip install cplex (and a CPLEX licence)"),
         Backend("mosek", cvxpy_name="MOSEK", module="mosek", install="pip install mosek (and a licence)"),
     ]
 }
 
-#: Default order when ``solver=None``, per problem kind. May change between versions.
+#: Default order when ``solver=None``, per problem kind. May change between versions. MILPs: HiGHS
+#: first, by measurement (``benchmarks/bench_milp.py``, dense and random TV-TSF instances, every
+#: backend in the same run, 2026-11-24, shared 2-core machine at load average 14-21): dense
+#: 10 x 10 x 20 max-min proven by HiGHS in 10.4 s, CP-SAT 27.0 s, CBC not within 60 s; random
+#: 10 x 10 x 20 leximin HiGHS 12-29 s, CP-SAT 29-72 s; dense 20 x 20 x 30 max-min CBC 23.9 s, CP-SAT
+#: 28.0 s, HiGHS 30.9 s (close), leximin gap at 60 s HiGHS 0.025, CP-SAT 0.149. Then CP-SAT (it
+#: beat CBC on the 10 x 10 x 20 instances), then CBC.
 DEFAULT_ORDER: dict[str, tuple[str, ...]] = {
     "lp": ("highs", "clarabel", "scipy", "scs"),
-    "milp": ("highs", "cbc", "gurobi", "cplex"),
+    "milp": ("highs", "cpsat", "cbc"),
 }
 
 _KINDS = ("lp", "milp")
@@ -108,7 +128,7 @@ _KINDS = ("lp", "milp")
 def available_solvers(kind: str | None = None) -> list[str]:
     """Names of the installed backends that can solve ``kind`` ("lp", "milp", or None for either).
 
-    >>> "highs" in available_solvers("lp") and "cbc" in available_solvers("milp")
+    >>> "highs" in available_solvers("lp") and "cpsat" in available_solvers("milp")
     True
     """
     kinds = _KINDS if kind is None else (kind,)
@@ -193,6 +213,8 @@ def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | 
     import cvxpy as cp
 
     opts = dict(_CVXPY_DEFAULT_OPTIONS.get(backend.name, {})) if options is None else dict(options)
+    if backend.name == "highs":
+        quiet_highs()                  # the first HiGHS object of the process prints a banner
     t0 = time.perf_counter()
     try:
         problem.solve(solver=getattr(cp, backend.cvxpy_name), verbose=msg, **opts)
@@ -216,19 +238,57 @@ def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | 
     return SolveOutcome(status, message, backend.name, objective=objective, stats=stats)
 
 
-def solve_pulp(problem: Any, backend: Backend | str | None = None, **kw: Any) -> SolveOutcome:
-    """Solve a PuLP MILP with honest statuses; see :func:`fairalloc.exact.milp.solve_pulp`."""
-    from .milp import solve_pulp as _solve
+def cbc_solver_class() -> Any:
+    """PuLP's CBC: the bundled ``PULP_CBC_CMD`` where PuLP still ships it (3.x), else ``COIN_CMD``
+    (PuLP 4: a ``cbc`` binary on the PATH or the ``cbcbox`` extra). None when neither is available."""
+    import pulp
 
-    return _solve(problem, backend, **kw)
-
-
-def export_model(problem: Any, path: Any) -> Any:
-    """Write a PuLP model as .lp/.mps; see :func:`fairalloc.exact.milp.export_model`."""
-    from .milp import export_model as _export
-
-    return _export(problem, path)
+    avail = pulp.listSolvers(onlyAvailable=True)
+    for name in ("PULP_CBC_CMD", "COIN_CMD"):
+        if name in avail:
+            return getattr(pulp, name)
+    return None
 
 
 def _is_importable(module: str) -> bool:  # used by tests to skip missing optional backends
     return importlib.util.find_spec(module) is not None
+
+
+_BANNER_DONE = False
+
+
+def quiet_highs():
+    """A new ``highspy.Highs`` with output off; the process's first one is created with the C-level
+    standard output sent to ``/dev/null``, so highspy's one-time banner ("Running HiGHS ...
+    Copyright ...") is not printed by a library call."""
+    global _BANNER_DONE
+    import highspy
+
+    if _BANNER_DONE:
+        h = highspy.Highs()
+    else:
+        h = _silently(highspy.Highs)
+        _BANNER_DONE = True
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def _silently(make):
+    """``make()`` with file descriptor 1 pointed at /dev/null (C code writes there, not to sys.stdout)."""
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - a closed or odd stdout must not stop the solve
+        pass
+    try:
+        saved = os.dup(1)
+    except OSError:                        # no file descriptor 1 (embedded interpreters)
+        return make()
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            try:
+                return make()
+            finally:
+                os.dup2(saved, 1)
+    finally:
+        os.close(saved)

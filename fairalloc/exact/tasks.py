@@ -75,8 +75,10 @@ from .._validation import as_array, require_choice, require_integral, require_no
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult, Status
-from .leximin import ComponentRun, Valuation, component_budget, empty_fallback, merge_runs, solve_leximin
+from .components import solve_by_components
+from .leximin import Valuation
 from .milp import MilpModel, add_var
+from .values import value_function
 from .placement import edges, flow_check, maxmin_flow_bound, placement_components
 from .solvers import get_backend
 
@@ -89,15 +91,7 @@ OBJECTIVES = ("leximin", "maxmin")
 
 
 def _value_fn(ti: TaskInstance, mechanism: str):
-    d, totals, w = ti.task_demands, ti.cluster.totals, ti.weights
-    if mechanism == "drf":
-        return lambda x: shares.dominant_share_of_tasks(x, d, totals) / w
-    if mechanism == "sdrf":
-        return lambda x: shares.sdrf_levels(shares.dominant_share_of_tasks(x, d, totals), ti.commitments, w)
-    if mechanism == "tsf":
-        h = ti.monopoly
-        return lambda x: shares.task_shares(x, h, w)
-    return lambda x: shares.next_task_dominant_shares(x, d, totals, w)
+    return value_function(ti, mechanism)
 
 
 def task_valuation(ti: TaskInstance, mechanism: str, *, lower: Any = None, upper: Any = None) -> Valuation:
@@ -203,8 +197,8 @@ def _build(ti: TaskInstance, users: np.ndarray, servers: np.ndarray, mechanism: 
             if covered[g[0]]:
                 continue
             loads = [pulp.lpSum(float(mu[i, k]) * x[(i, k)] for i in range(n) if (i, k) in x) for k in g]
-            for a_, b_ in zip(loads[:-1], loads[1:]):
-                prob.addConstraint(a_ - b_ >= 0, f"{label}symsrv_{len(prob._constraints)}")
+            for j, (a_, b_) in enumerate(zip(loads[:-1], loads[1:])):
+                prob.addConstraint(a_ - b_ >= 0, f"{label}symsrv_{g[0]}_{j}")
         # identical users: order their totals
         comm = ti.commitments[users]
         for g in _identical_rows(d, want[:, None], ti.weights[users][:, None], comm, e,
@@ -368,34 +362,26 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
         comps = placement_components(ti)
     else:
         comps = [(np.arange(n), np.flatnonzero(edges(ti).any(axis=0)))]
-    runs: list[ComponentRun] = []
     tasks = np.zeros((n, m), dtype=np.int64)
     sizes = [float(edges(ti)[np.ix_(u, s)].sum()) for u, s in comps]
-    build_s = 0.0
-    n_vars = n_rows = dropped = aggregated = 0
-    for k, (users, servers) in enumerate(comps):
-        tb = time.perf_counter()
+    counts = {"dropped": 0, "aggregated": 0}
+
+    def build(users: np.ndarray, servers: np.ndarray, label: str) -> _Built:
         built = _build(ti, users, servers, mechanism, min_tasks=None if mt is None else mt[users],
-                       symmetry=symmetry, aggregate=aggregate, label=f"c{k}_" if len(comps) > 1 else "")
-        build_s += time.perf_counter() - tb
-        n_vars += len(built.problem.variables())
-        n_rows += len(built.problem._constraints)
-        dropped += built.n_rows_dropped
-        aggregated += sum(int(g[0].size) for g in built.groups)
-        sub = Valuation(full_val.slope[users], full_val.offset[users], full_val.lower[users], full_val.upper[users])
-        left = component_budget(time_limit, t0, sizes, k)
-        out = solve_leximin(built.problem, built.totals, sub, objective=objective, backend=backend,
-                            time_limit=left, mip_gap=mip_gap, threads=threads, msg=msg, options=options,
-                            export_dir=export_dir, label=f"c{k}_" if len(comps) > 1 else "",
-                            warm_start=warm_start)
-        out = empty_fallback(out, sub)
-        runs.append(ComponentRun(users, servers, out))
-        if out.solution is not None:
-            tasks[np.ix_(users, servers)] = _extract(built, out.solution, users.size, servers.size)
-    status, message, stats, leximin = merge_runs(runs, objective)
-    stats.update(runtime_s=time.perf_counter() - t0, build_s=build_s, n_variables=n_vars,
-                 n_constraints=n_rows, rows_dropped=dropped, aggregated_servers=aggregated,
-                 symmetry=symmetry, aggregate=aggregate,
+                       symmetry=symmetry, aggregate=aggregate, label=label)
+        counts["dropped"] += built.n_rows_dropped
+        counts["aggregated"] += sum(int(g[0].size) for g in built.groups)
+        return built
+
+    def place(built: _Built, users: np.ndarray, servers: np.ndarray, solution: Mapping[str, float]) -> None:
+        tasks[np.ix_(users, servers)] = _extract(built, solution, users.size, servers.size)
+
+    status, message, stats, leximin = solve_by_components(
+        comps, sizes, build, full_val, place, objective=objective, backend=backend, time_limit=time_limit,
+        mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
+        warm_start=warm_start)
+    stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],
+                 aggregated_servers=counts["aggregated"], symmetry=symmetry, aggregate=aggregate,
                  decompose=decompose, warm_start=warm_start, mechanism=mechanism, objective=objective)
     if status is Status.INFEASIBLE and mt is not None:
         verdict = flow_check(ti, mt)
@@ -409,7 +395,7 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
             stats["flow_bound_error"] = str(exc)
     common = dict(mechanism=mechanism, method="milp", solver=backend.name, message=message, stats=stats)
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
-        return AllocationResult._adopt(status=status, **common)
+        return AllocationResult.from_arrays(status=status, **common)
     return _pack(ti, tasks, mechanism, leximin, status, common, full_val)
 
 
@@ -421,7 +407,7 @@ def _pack(ti: TaskInstance, tasks: np.ndarray, mechanism: str, leximin: list, st
     values = _value_fn(ti, mechanism)(x)
     movable = val.upper > val.lower
     low = float(values[movable].min()) if movable.any() else float(values.min())
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=status, tasks=tasks, shares=values, allocation=x[:, None] * d, dominant_shares=dom,
         levels=shares.sdrf_levels(dom, ti.commitments, ti.weights), utilities=x.astype(float),
         level=low, objective=low,

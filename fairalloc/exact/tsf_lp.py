@@ -92,7 +92,7 @@ def tsf_lp(ti: TaskInstance, /, *, solver: str | None = None, options: Mapping[s
         cons = [s[free] >= t] + ([s[fixed] >= levels[fixed] - 1e-12] if fixed.size else [])
         _, out = solve(t, cons)
         if out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-            return AllocationResult._adopt(status=out.status, mechanism="tsf", method="lp", solver=backend.name,
+            return AllocationResult.from_arrays(status=out.status, mechanism="tsf", method="lp", solver=backend.name,
                                            message=f"LP {n_solves}: {out.message}",
                                            stats={"n_solves": n_solves, "runtime_s": time.perf_counter() - t0})
         t_star = float(t.value)
@@ -109,7 +109,7 @@ def tsf_lp(ti: TaskInstance, /, *, solver: str | None = None, options: Mapping[s
                 c2.append(s[fixed] >= levels[fixed] - 1e-12)
             _, out = solve(cp.sum(eps), c2)
             if out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-                return AllocationResult._adopt(status=Status.ERROR, mechanism="tsf", method="lp",
+                return AllocationResult.from_arrays(status=Status.ERROR, mechanism="tsf", method="lp",
                                                solver=backend.name, message=f"LP {n_solves}: {out.message}",
                                                stats={"n_solves": n_solves})
             up = eps.value > rise_tol * max(1.0, abs(t_star))
@@ -129,14 +129,14 @@ def tsf_lp(ti: TaskInstance, /, *, solver: str | None = None, options: Mapping[s
     fixed = np.flatnonzero(frozen & (want > 0))
     prob, out = solve(cp.Constant(0), [s[fixed] >= levels[fixed] - 1e-12] if fixed.size else [])
     if out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-        return AllocationResult._adopt(status=Status.ERROR, mechanism="tsf", method="lp", solver=backend.name,
+        return AllocationResult.from_arrays(status=Status.ERROR, mechanism="tsf", method="lp", solver=backend.name,
                                        message=f"final LP: {out.message}", stats={"n_solves": n_solves})
     xv = np.where(p, np.maximum(x.value, 0.0), 0.0)
     tot = xv.sum(axis=1)
     sh = shares.task_shares(tot, h, ti.weights)
     dom = shares.dominant_share_of_tasks(tot, d, ti.cluster.totals)
     msg = "; ".join(notes) if notes else f"{n_solves} LPs, each proven optimal by {backend.name}"
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=worst, mechanism="tsf", method="lp", solver=backend.name, message=msg,
         tasks=xv, allocation=tot[:, None] * d, shares=sh, dominant_shares=dom,
         levels=shares.sdrf_levels(dom, ti.commitments, ti.weights), utilities=tot,

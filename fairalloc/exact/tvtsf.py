@@ -70,8 +70,8 @@ import numpy as np
 from .. import shares
 from ..model import TimeVaryingInstance
 from ..result import AllocationResult, Status
-from .leximin import (ComponentRun, LeximinOutcome, Valuation, component_budget, empty_fallback,
-                      merge_runs, solve_leximin)
+from .components import solve_by_components
+from .leximin import LeximinOutcome, Valuation, solve_leximin
 from .milp import MilpModel, add_var
 from .placement import edges, placement_components
 from .solvers import get_backend
@@ -274,8 +274,8 @@ def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *
                 continue
             loads = [pulp.lpSum(float(mu[i, t, k]) * x[(i, k, t)] for i in range(n) for t in range(T)
                                 if (i, k, t) in x) for k in g]
-            for a_, b_ in zip(loads[:-1], loads[1:]):
-                prob.addConstraint(a_ - b_ >= 0, f"{label}symsrv_{len(prob._constraints)}")
+            for j, (a_, b_) in enumerate(zip(loads[:-1], loads[1:])):
+                prob.addConstraint(a_ - b_ >= 0, f"{label}symsrv_{g[0]}_{j}")
         tvu = tv.weights[users]
         for g in _identical_rows(d.reshape(n, -1), tv.arrivals[users], e[:, None], tvu, elig):
             for a_, b_ in zip(g[:-1], g[1:]):
@@ -347,7 +347,7 @@ def _pack_tv(tv: TimeVaryingInstance, starts: np.ndarray, status: Status, method
     details = {**det, "monopoly": tv.monopoly, "upper": val_upper}
     if leximin:
         details["leximin"] = np.array(leximin, dtype=float).reshape(-1, 2)
-    return AllocationResult._adopt(status=status, mechanism="tvtsf", method=method, tasks=starts,
+    return AllocationResult.from_arrays(status=status, mechanism="tvtsf", method=method, tasks=starts,
                                    shares=final, utilities=det["started"].sum(axis=1).astype(float),
                                    level=low, objective=low, details=details, **common)
 
@@ -397,37 +397,31 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     upper = _upper_offline(tv, _fits(tv))
     full = tvtsf_valuation(tv, upper=upper)
     comps = placement_components(tv) if decompose else [(np.arange(n), np.flatnonzero(edges(tv).any(axis=0)))]
-    runs, starts, build_s, n_vars, n_rows, dropped = [], np.zeros((n, m, T), dtype=np.int64), 0.0, 0, 0, 0
-    aggregated = 0
+    starts = np.zeros((n, m, T), dtype=np.int64)
     sizes = [float(edges(tv)[np.ix_(u, s)].sum()) * T for u, s in comps]
-    for k, (users, servers) in enumerate(comps):
-        label = f"c{k}_" if len(comps) > 1 else ""
-        tb = time.perf_counter()
+    counts = {"dropped": 0, "aggregated": 0}
+
+    def build(users: np.ndarray, servers: np.ndarray, label: str) -> _BuiltTV:
         built = _build_tv(tv, users, servers, symmetry=symmetry, aggregate=aggregate, tighten=tighten,
                           upper=upper[users], label=label)
-        build_s += time.perf_counter() - tb
-        n_vars += len(built.problem.variables())
-        n_rows += len(built.problem._constraints)
-        dropped += built.rows_dropped
-        aggregated += sum(int(g[0].size) for g in built.groups)
-        sub = Valuation(full.slope[users], full.offset[users], full.lower[users], full.upper[users])
-        left = component_budget(time_limit, t0, sizes, k)
-        out = solve_leximin(built.problem, built.totals, sub, objective=objective, backend=backend,
-                            time_limit=left, mip_gap=mip_gap, threads=threads, msg=msg, options=options,
-                            export_dir=export_dir, label=label, warm_start=warm_start)
-        out = empty_fallback(out, sub)
-        runs.append(ComponentRun(users, servers, out))
-        if out.solution is not None:
-            starts[np.ix_(users, servers, np.arange(T))] = _extract_tv(built, out.solution, users.size,
-                                                                       servers.size, T, tv.durations[users])
-    status, message, stats, leximin = merge_runs(runs, objective)
-    stats.update(runtime_s=time.perf_counter() - t0, build_s=build_s, n_variables=n_vars,
-                 n_constraints=n_rows, rows_dropped=dropped, aggregated_servers=aggregated,
-                 symmetry=symmetry, aggregate=aggregate,
+        counts["dropped"] += built.rows_dropped
+        counts["aggregated"] += sum(int(g[0].size) for g in built.groups)
+        return built
+
+    def place(built: _BuiltTV, users: np.ndarray, servers: np.ndarray, solution: Mapping[str, float]) -> None:
+        starts[np.ix_(users, servers, np.arange(T))] = _extract_tv(built, solution, users.size, servers.size, T,
+                                                                   tv.durations[users])
+
+    status, message, stats, leximin = solve_by_components(
+        comps, sizes, build, full, place, objective=objective, backend=backend, time_limit=time_limit,
+        mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
+        warm_start=warm_start)
+    stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],
+                 aggregated_servers=counts["aggregated"], symmetry=symmetry, aggregate=aggregate,
                  decompose=decompose, tighten=tighten, warm_start=warm_start, objective=objective)
     common = dict(solver=backend.name, message=message, stats=stats)
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
-        return AllocationResult._adopt(status=status, mechanism="tvtsf", method="milp", **common)
+        return AllocationResult.from_arrays(status=status, mechanism="tvtsf", method="milp", **common)
     return _pack_tv(tv, starts, status, "milp", leximin, upper, common)
 
 
@@ -539,5 +533,5 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
              "objective": objective, "n_components": len(comps), "symmetry": symmetry, "decompose": decompose}
     common = dict(solver=backend.name, message=message, stats=stats)
     if status is Status.ERROR:
-        return AllocationResult._adopt(status=status, mechanism="tvtsf", method="milp-online", **common)
+        return AllocationResult.from_arrays(status=status, mechanism="tvtsf", method="milp-online", **common)
     return _pack_tv(tv, starts, status, "milp-online", [], _upper_offline(tv, fits), common)

@@ -1,9 +1,19 @@
-"""Experiments built from the library: each is a function returning a table (and a figure in
-:mod:`fairalloc.plots`), used by the notebooks and the command line."""
+"""Experiments built from the library.
+
+* Sweeps: named experiment specs (:class:`Spec`, YAML or dict) expanded into cells, run on
+  ``dask.distributed`` (:func:`run_sweep`) into a resumable Parquet store read through DuckDB
+  (:func:`load`, :func:`connect`); ``fairalloc sweep`` and ``fairalloc results`` on the command line.
+* Studies that return a table (and a figure in :mod:`fairalloc.plots`), used by the notebooks and
+  the command line: :func:`sdrf_convergence`, :mod:`.compare`.
+"""
 
 from .convergence import CONVERGENCE_EXAMPLES, sdrf_convergence
+from .runner import SweepSummary, run_sweep
+from .spec import Cell, Spec, SpecError
+from .store import connect, load
 
-__all__ = ["sdrf_convergence", "CONVERGENCE_EXAMPLES", "compare"]
+__all__ = ["Spec", "Cell", "SpecError", "run_sweep", "SweepSummary", "load", "connect",
+           "sdrf_convergence", "CONVERGENCE_EXAMPLES", "compare"]
 
 
 def __getattr__(name: str):

@@ -62,6 +62,7 @@ from .._rng import as_generator
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance, TimeVaryingInstance
 from ..result import SOLUTION_PRESENT, AllocationResult
+from ..exact.values import mechanism_values  # noqa: F401 - the one table, re-exported here
 from ..scheduling import cdrf_greedy, drf_greedy, sdrf_greedy, slotted_greedy, tsf_greedy, tvtsf_greedy
 
 __all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "compare", "summarize", "builtin_instances",
@@ -158,31 +159,6 @@ def random_instances(n_tasks: int = 10, n_time_varying: int = 5, *, rng: Any = 0
 
 
 # -- values -----------------------------------------------------------------------------------------
-def mechanism_values(instance: Any, mechanism: str, tasks: np.ndarray) -> np.ndarray:
-    """The value each user gets under ``mechanism`` from ``tasks`` (a result's ``tasks`` array).
-
-    The formulas of :mod:`fairalloc.shares` that the exact programs maximise: weighted dominant share
-    (drf), SDRF level (Eq. 5, with the instance's commitments), task share x / (w h) (tsf), the CDRF
-    key (x + 1) mu / w (cdrf), cumulative task share at the horizon (tvtsf, TV-TSF Eq. 3).
-    """
-    t = np.asarray(tasks)
-    if mechanism == "tvtsf":
-        started = t.sum(axis=1)                                           # (N, T)
-        return shares.cumulative_task_shares(started, instance.monopoly, instance.weights)[:, -1]
-    x = t.sum(axis=1) if t.ndim == 2 else t
-    d, totals, w = instance.task_demands, instance.cluster.totals, instance.weights
-    if mechanism == "drf":
-        return shares.dominant_share_of_tasks(x, d, totals) / w
-    if mechanism == "sdrf":
-        return shares.sdrf_levels(shares.dominant_share_of_tasks(x, d, totals), instance.commitments, w)
-    if mechanism == "tsf":
-        return shares.task_shares(x, instance.monopoly, w)
-    if mechanism == "cdrf":
-        return shares.next_task_dominant_shares(x, d, totals, w)
-    raise InvalidInstanceError(f"mechanism={mechanism!r} is not one of drf, sdrf, tsf, cdrf, tvtsf",
-                               argument="mechanism", value=mechanism)
-
-
 def _servable(instance: Any) -> np.ndarray:
     """Users that can receive at least one task: some eligible server fits one, and it wants tasks."""
     if isinstance(instance, TimeVaryingInstance):

@@ -51,33 +51,35 @@ class LazyHeap(_Kinetic):
     def _push(self, e: _Elem) -> None:
         a, s = self._state(e, self._now)
         e.token += 1
-        heapq.heappush(self._heap, (a + s, e.key, e.token, e))        # ties: by key, as the tree
+        heapq.heappush(self._heap, (a + s, e.rank, e.token, e))       # ties: by (tie, key), as the tree
 
-    def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
+    def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
+               tie: float = 0.0) -> None:
         if key in self._elems:
             raise KeyError(f"key {key!r} is already in the heap; use update()")
         e = _Elem(key)
-        self._set_trajectory(e, intercepts, slopes, t0)
+        self._set_trajectory(e, intercepts, slopes, t0, tie)
         self._elems[key] = e
         self._push(e)
 
-    def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
+    def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
+               tie: float = 0.0) -> None:
         e = self._elems[key]
-        self._set_trajectory(e, intercepts, slopes, t0)
+        self._set_trajectory(e, intercepts, slopes, t0, tie)
         self._push(e)
 
-    def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+    def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> None:
         e = _Elem(key)
-        self._set_trusted(e, intercepts, slopes, t0)
+        self._set_trusted(e, intercepts, slopes, t0, tie)
         self._elems[key] = e
         self._push(e)
 
-    def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+    def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> None:
         e = self._elems[key]
-        self._set_trusted(e, intercepts, slopes, t0)
+        self._set_trusted(e, intercepts, slopes, t0, tie)
         self._push(e)
 
-    def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> bool:
+    def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> bool:
         """Always False: the baseline takes no shortcut (the caller updates, then asks ``min``)."""
         return False
 
@@ -96,7 +98,7 @@ class LazyHeap(_Kinetic):
     def min(self) -> Hashable:
         heap, now = self._heap, self._now
         while heap:
-            stored, key, token, e = heap[0]
+            stored, _, token, e = heap[0]
             if token != e.token:
                 heapq.heappop(heap)                    # removed or updated since
                 continue
@@ -109,14 +111,14 @@ class LazyHeap(_Kinetic):
             if len(heap) > 4 * len(self._elems) + 64:
                 self._heap = heap = [x for x in heap if x[2] == x[3].token]
                 heapq.heapify(heap)
-            return key
+            return e.key
         raise KeyError("min() of an empty LazyHeap")
 
     def _sorted(self) -> list[Hashable]:
         now, tau = self._now, self._tau
-        keys = [self._state(e, now) + (e.key,) for e in self._elems.values()]
+        keys = [self._state(e, now) + (e.rank,) for e in self._elems.values()]
         cmp = functools.cmp_to_key(lambda p, q: _cmp(*p, *q, now, tau))
-        return [k[2] for k in sorted(keys, key=cmp)]
+        return [k[2][1] for k in sorted(keys, key=cmp)]
 
     def __iter__(self) -> Iterator[Hashable]:
         return iter(self._sorted())

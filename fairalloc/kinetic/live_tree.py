@@ -13,12 +13,17 @@ commitment, or :math:`\max_r (o_{ir} + c_{ir})`) are a maximum over resources of
 
 The structure keeps the elements in the order of the key
 
-.. math:: \bigl(p(t),\ -\beta(t),\ \mathrm{key}\bigr), \qquad \beta(t) = b_{k^*} e^{-(t-t_0)/\tau},
+.. math:: \bigl(p(t),\ -\beta(t),\ \mathrm{tie},\ \mathrm{key}\bigr), \qquad
+          \beta(t) = b_{k^*} e^{-(t-t_0)/\tau},
 
 where :math:`k^*` is the line active just after *t*: equal priorities are ordered by which one will be
 smaller *just after* t (the one decreasing faster first, :math:`dp/dt = -\beta/\tau`), then by the
-element's key (which must therefore be orderable, e.g. an int). This "right-limit" order is a total
-order, deterministic, and it is the order that holds on an interval :math:`[t, t+\epsilon)`.
+element's *tie* value (a float given with its trajectory, smaller first, default 0.0), then by its key
+(which must therefore be orderable, e.g. an int). This "right-limit" order is a total order,
+deterministic, and it is the order that holds on an interval :math:`[t, t+\epsilon)`. The task
+schedulers pass as tie the submission time of the user's oldest pending task, so that among equal
+priorities the user who has waited longest comes first, then the lowest index
+(:mod:`fairalloc.scheduling`; ``ties="index"`` passes 0.0 for everybody, leaving the key alone).
 
 Like the paper's structure (SDRF Section 6.3) it keeps, for every pair of neighbours, the time at
 which they will swap (a *certificate*), in an event queue; :meth:`LiveTree.advance` pops only the
@@ -87,16 +92,18 @@ _SAME = 1e-12
 
 def _cmp(ap: float, sp: float, kp: Any, aq: float, sq: float, kq: Any, s: float,
          tau: float | None) -> int:
-    """Order of p and q at time s (-1: p first, 1: q first, 0: same key); p(s) = ap + sp.
+    """Order of p and q at time s (-1: p first, 1: q first, 0: same rank); p(s) = ap + sp.
+
+    ``kp``, ``kq`` are the elements' ranks ``(tie, key)`` (see the module docstring).
 
     The priorities are compared through their difference ``d = (ap - aq) + (sp - sq)``, not as two
     rounded sums, so the sign of a decaying term still counts after it has become negligible
     against the intercepts. When the two approach each other and would cross within the time
     resolution at s (``s - tau * log(v*)`` rounds to s), they count as equal: the trend decides, as it
-    does for the certificates. Then the larger slope term (decreasing faster) first, then the key.
+    does for the certificates. Then the larger slope term (decreasing faster) first, then the rank.
     Two lines with the same intercept whose slope terms agree to ``_SAME`` (relative) are the same
     function (one tau: equal at one time, equal at all times), written from different reference
-    times; they are equal, and the key decides.
+    times; they are equal, and the rank decides.
     """
     ds = sp - sq
     if ap == aq and abs(ds) <= _SAME * max(abs(sp), abs(sq)):
@@ -114,12 +121,14 @@ def _cmp(ap: float, sp: float, kp: Any, aq: float, sq: float, kq: Any, s: float,
 
 
 class _Elem:
-    """One element: its key, its trajectory (lines, reference time), envelope, position, certificate."""
+    """One element: its key, rank (tie, key), trajectory (lines, reference time), envelope, position,
+    certificate."""
 
-    __slots__ = ("key", "a", "b", "t0", "starts", "lines", "blk", "token", "ct", "ca", "cs", "cert")
+    __slots__ = ("key", "rank", "a", "b", "t0", "starts", "lines", "blk", "token", "ct", "ca", "cs", "cert")
 
     def __init__(self, key: Hashable) -> None:
         self.key = key
+        self.rank = (0.0, key)
         self.blk: _Block | None = None
         self.token = 0
         self.cert = math.inf        # time of the certificate of (self, next), inf: none
@@ -184,7 +193,7 @@ def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool
             bys = by * math.exp(-(s - y.t0) / tau) if by else 0.0
         slope = bys - bxs                   # g(v) = (ay - ax) + slope * v, v = 1 at s
         if ay == ax and abs(slope) <= _SAME * max(abs(bxs), abs(bys)):
-            if x.key > y.key:               # the same function on this piece (see _cmp): by key
+            if x.rank > y.rank:             # the same function on this piece (see _cmp): by rank
                 return s
             if end == _INF:
                 return _INF
@@ -206,7 +215,7 @@ def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool
         if g0 < 0.0:
             return s
         if g0 == 0.0:
-            if slope > 0 or (slope == 0 and x.key > y.key):
+            if slope > 0 or (slope == 0 and x.rank > y.rank):
                 return s
         elif slope > 0 and tau is not None:
             vstar = (ax - ay) / slope
@@ -269,19 +278,29 @@ class _Kinetic:
         return a + s
 
     # --- trajectories ------------------------------------------------------------------------------
-    def _set_trajectory(self, e: _Elem, intercepts: Any, slopes: Any, t0: float | None) -> None:
+    def _set_trajectory(self, e: _Elem, intercepts: Any, slopes: Any, t0: float | None,
+                        tie: Any = 0.0) -> None:
         a = _as_floats("intercepts", intercepts)
         b = _as_floats("slopes", 0.0 if slopes is None else slopes, len(a))
         t0 = self._now if t0 is None else float(t0)
         if not math.isfinite(t0) or t0 > self._now:
             raise ValueError(f"t0={t0!r} must be finite and <= now ({self._now!r})")
+        try:
+            tie = float(tie)
+        except (TypeError, ValueError):
+            raise ValueError(f"tie={tie!r} must be a number") from None
+        if math.isnan(tie):
+            raise ValueError("tie=nan must be a number (not NaN)")
         e.a, e.b, e.t0 = a, b, t0
+        e.rank = (tie, e.key)
         e.ct = math.nan
         self._envelope(e)
 
-    def _set_trusted(self, e: _Elem, a: Sequence[float], b: Sequence[float], t0: float) -> None:
+    def _set_trusted(self, e: _Elem, a: Sequence[float], b: Sequence[float], t0: float,
+                     tie: float = 0.0) -> None:
         """:meth:`_set_trajectory` without checks (see :meth:`LiveTree.update_trusted`)."""
         e.a, e.b, e.t0 = a, b, t0
+        e.rank = (tie, e.key)
         e.ct = math.nan
         self._envelope(e)
 
@@ -394,7 +413,8 @@ class LiveTree(_Kinetic):
     ========================  ===========================================
 
     Ties are deterministic (module docstring): by priority, then by which element is smaller just
-    after now, then by key. :attr:`swaps` counts the swap events processed (the figure of SDRF
+    after now, then by the ``tie`` value given with the trajectory (smaller first; default 0.0 for
+    every element), then by key. :attr:`swaps` counts the swap events processed (the figure of SDRF
     Fig. 6); mutations are not swaps.
 
     Examples
@@ -406,6 +426,8 @@ class LiveTree(_Kinetic):
     ([2, 3, 1], 2)
     >>> tree.update(2, [0.9]); list(tree)
     [3, 1, 2]
+    >>> tree.update(2, [0.2], tie=-1.0); list(tree)  # equal priorities: smaller tie first, then key
+    [2, 3, 1]
     """
 
     #: Keep an updated element in place when it still lies between its neighbours (False: always
@@ -472,28 +494,31 @@ class LiveTree(_Kinetic):
         return out
 
     # --- mutations ------------------------------------------------------------------------------
-    def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
+    def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
+               tie: float = 0.0) -> None:
         r"""Add element ``key`` with priority :math:`\max_k(a_k + b_k e^{-(t - t_0)/\tau})`.
 
         ``intercepts`` :math:`a` and ``slopes`` :math:`b` are sequences of equal length (a scalar slope
-        applies to every line; default 0); ``t0`` (default :attr:`now`) must not be in the future.
+        applies to every line; default 0); ``t0`` (default :attr:`now`) must not be in the future;
+        ``tie`` (a number, smaller first) orders equal priorities before the key.
         """
         if key in self._elems:
             raise KeyError(f"key {key!r} is already in the tree; use update()")
         e = _Elem(key)
-        self._set_trajectory(e, intercepts, slopes, t0)
+        self._set_trajectory(e, intercepts, slopes, t0, tie)
         self._elems[key] = e
         self._place(e)
         self._process(self._now)
 
-    def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
-        """Replace the trajectory of ``key`` (same arguments as :meth:`insert`).
+    def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
+               tie: float = 0.0) -> None:
+        """Replace the trajectory (and tie value) of ``key`` (same arguments as :meth:`insert`).
 
         When the element still lies between its neighbours it keeps its place (two comparisons and
         two certificates instead of a removal and a binary-search insertion).
         """
         e = self._elems[key]
-        self._set_trajectory(e, intercepts, slopes, t0)
+        self._set_trajectory(e, intercepts, slopes, t0, tie)
         self._reposition(e)
 
     def _reposition(self, e: _Elem) -> None:
@@ -522,32 +547,32 @@ class LiveTree(_Kinetic):
         self._process(self._now)
 
     def insert_trusted(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
-                       t0: float) -> None:
+                       t0: float, tie: float = 0.0) -> None:
         """:meth:`insert` without argument checks, for callers whose trajectories are valid by
         construction (the schedulers): ``intercepts`` and ``slopes`` sequences of finite floats of equal
-        length, ``t0 <= now``, ``key`` absent."""
+        length, ``t0 <= now``, ``tie`` a float (not NaN), ``key`` absent."""
         e = _Elem(key)
-        self._set_trusted(e, intercepts, slopes, t0)
+        self._set_trusted(e, intercepts, slopes, t0, tie)
         self._elems[key] = e
         self._place(e)
         self._process(self._now)
 
     def update_trusted(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
-                       t0: float) -> None:
+                       t0: float, tie: float = 0.0) -> None:
         """:meth:`update` without argument checks (see :meth:`insert_trusted`)."""
         e = self._elems[key]
-        self._set_trusted(e, intercepts, slopes, t0)
+        self._set_trusted(e, intercepts, slopes, t0, tie)
         self._reposition(e)
 
     def leads_with(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
-                   t0: float) -> bool:
-        """Whether ``key`` (present) would come first now if its trajectory were this one.
+                   t0: float, tie: float = 0.0) -> bool:
+        """Whether ``key`` (present) would come first now if its trajectory (and tie) were this one.
 
         Nothing changes: a caller about to serve the first element can serve ``key`` without moving
         it twice (a scheduler's user whose task just ended). Arguments as :meth:`update_trusted`.
         """
         probe = _Elem(key)
-        self._set_trusted(probe, intercepts, slopes, t0)
+        self._set_trusted(probe, intercepts, slopes, t0, tie)
         first = self._blocks[0].items[0]
         other = self._next(first) if first is self._elems[key] else first
         return other is None or self._precedes(probe, other)
@@ -582,7 +607,7 @@ class LiveTree(_Kinetic):
             aq, sq = q.ca, q.cs
         else:
             aq, sq = self._state(q, t)
-        return _cmp(ap, sp, p.key, aq, sq, q.key, t, self._tau) < 0
+        return _cmp(ap, sp, p.rank, aq, sq, q.rank, t, self._tau) < 0
 
     def _pos(self, e: _Elem) -> tuple[_Block, int]:
         b = e.blk
@@ -619,13 +644,13 @@ class LiveTree(_Kinetic):
         # directly (the hot path of every update that moves an element)
         t, tau, state = self._now, self._tau, self._state
         ea, es = state(e, t)
-        ek = e.key
+        ek = e.rank
         lo, hi = 0, len(blocks)
         while lo < hi:
             mid = (lo + hi) // 2
             x = blocks[mid].items[0]
             xa, xs = (x.ca, x.cs) if x.ct == t else state(x, t)
-            if _cmp(xa, xs, x.key, ea, es, ek, t, tau) < 0:
+            if _cmp(xa, xs, x.rank, ea, es, ek, t, tau) < 0:
                 lo = mid + 1
             else:
                 hi = mid
@@ -636,7 +661,7 @@ class LiveTree(_Kinetic):
             mid = (lo + hi) // 2
             x = items[mid]
             xa, xs = (x.ca, x.cs) if x.ct == t else state(x, t)
-            if _cmp(xa, xs, x.key, ea, es, ek, t, tau) < 0:
+            if _cmp(xa, xs, x.rank, ea, es, ek, t, tau) < 0:
                 lo = mid + 1
             else:
                 hi = mid

@@ -37,12 +37,13 @@ class ResortQueue(_Kinetic):
         return iter(self._sorted())
 
     def _key(self, e: _Elem) -> tuple:
-        return self._state(e, self._now) + (e.key,)
+        """(intercept, slope term, rank) at now: the arguments of ``_cmp`` for e."""
+        return self._state(e, self._now) + (e.rank,)
 
     def _sorted(self) -> list[Hashable]:
         now, tau = self._now, self._tau
         cmp = functools.cmp_to_key(lambda p, q: _cmp(*p, *q, now, tau))
-        return [k[2] for k in sorted((self._key(e) for e in self._elems.values()), key=cmp)]
+        return [k[2][1] for k in sorted((self._key(e) for e in self._elems.values()), key=cmp)]
 
     def min(self) -> Hashable:
         if not self._elems:
@@ -52,7 +53,7 @@ class ResortQueue(_Kinetic):
             k = self._key(e)
             if best is None or _cmp(*k, *best, self._now, self._tau) < 0:
                 best = k
-        return best[2]
+        return best[2][1]
 
     def first(self, n: int) -> list[Hashable]:
         return self._sorted()[:n]
@@ -75,25 +76,27 @@ class ResortQueue(_Kinetic):
         order = sorted(self._elems.values(), key=cmp)
         return _fail_time(tau, order[0], order[1], now)
 
-    def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
+    def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
+               tie: float = 0.0) -> None:
         if key in self._elems:
             raise KeyError(f"key {key!r} is already in the queue; use update()")
         e = _Elem(key)
-        self._set_trajectory(e, intercepts, slopes, t0)
+        self._set_trajectory(e, intercepts, slopes, t0, tie)
         self._elems[key] = e
 
-    def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None) -> None:
-        self._set_trajectory(self._elems[key], intercepts, slopes, t0)
+    def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
+               tie: float = 0.0) -> None:
+        self._set_trajectory(self._elems[key], intercepts, slopes, t0, tie)
 
-    def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
+    def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> None:
         e = _Elem(key)
-        self._set_trusted(e, intercepts, slopes, t0)
+        self._set_trusted(e, intercepts, slopes, t0, tie)
         self._elems[key] = e
 
-    def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> None:
-        self._set_trusted(self._elems[key], intercepts, slopes, t0)
+    def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> None:
+        self._set_trusted(self._elems[key], intercepts, slopes, t0, tie)
 
-    def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float) -> bool:
+    def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> bool:
         """Always False: the baseline takes no shortcut (the caller updates, then asks ``min``)."""
         return False
 

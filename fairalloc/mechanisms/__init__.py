@@ -1,6 +1,9 @@
-"""Divisible, one-shot mechanisms on pooled resources, each a function over an :class:`~fairalloc.Instance`."""
+"""Every mechanism's one public entry point (``fa.drf``, ``fa.sdrf``, ``fa.tsf``, ``fa.cdrf``,
+``fa.tvtsf``, ...), dispatching on the instance type and ``method=``; divisible pooled mechanisms are
+implemented here, the others in :mod:`fairalloc.exact` and :mod:`fairalloc.scheduling`."""
 
 from .asset import asset_fairness
+from .cdrf import cdrf
 from .ceei import ceei
 from .drf import drf
 from .max_min import max_min
@@ -8,4 +11,4 @@ from .sdrf import sdrf
 from .tsf import tsf
 from .tvtsf import tvtsf
 
-__all__ = ["max_min", "drf", "sdrf", "asset_fairness", "ceei", "tsf", "tvtsf"]
+__all__ = ["max_min", "drf", "sdrf", "asset_fairness", "ceei", "tsf", "cdrf", "tvtsf"]

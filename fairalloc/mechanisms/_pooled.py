@@ -14,14 +14,15 @@ from typing import Any, Mapping
 import numpy as np
 
 from .. import shares
-from .._validation import require_choice
+from ..validation import require_choice
 from ..commitments import as_commitments
 from ..errors import FairallocWarning
 from ..model import Instance
 from ..result import AllocationResult, Status
+from ._front_door import options_named
 from ._waterfill import waterfill
 
-__all__ = ["METHODS", "solve_pooled", "run_filling", "check_instance"]
+__all__ = ["METHODS", "solve_pooled", "pooled", "run_filling", "check_instance"]
 
 METHODS = ("waterfill", "lp")
 
@@ -33,7 +34,7 @@ def check_instance(instance: Any, cls: type = Instance, argument: str = "instanc
 
 
 def run_filling(v, caps, starts, w, *, method: str, solver: str | None,
-                options: Mapping[str, Any] | None, stacklevel: int = 4):
+                options: Mapping[str, Any] | None, stacklevel: int = 4, mechanism: str = "pooled"):
     """Run lexicographic progressive filling by ``method``: (shares, level, status, message, solver, stats).
 
     Shared by every pooled mechanism that is a water-filling over per-user directions (DRF, SDRF,
@@ -50,7 +51,8 @@ def run_filling(v, caps, starts, w, *, method: str, solver: str | None,
     else:
         from ..exact.progressive import progressive_filling_lp
 
-        lp = progressive_filling_lp(v, caps, starts, w, solver=solver, options=options)
+        with options_named(f"{mechanism}(method='lp')", options):
+            lp = progressive_filling_lp(v, caps, starts, w, solver=solver, options=options)
         out = (lp.shares, lp.level, lp.status, lp.message, lp.solver, dict(lp.stats))
     out[5]["runtime_s"] = time.perf_counter() - t0
     return out
@@ -68,17 +70,30 @@ def solve_pooled(instance: Instance, commitments: Any, *, mechanism: str, method
     ct = shares.dominant_commitment(c)
     starts = ct / w
     s, level, status, message, used_solver, stats = run_filling(v, mu, starts, w, method=method,
-                                                                solver=solver, options=options)
+                                                                solver=solver, options=options,
+                                                                mechanism=mechanism)
     if s is None:
         return AllocationResult(status=status, mechanism=mechanism, method=method, solver=used_solver,
                                 message=message, stats=stats)
     alloc_norm = s[:, None] * v
     allocation = alloc_norm * instance.capacities
     dom = shares.dominant_shares(alloc_norm)
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=status, mechanism=mechanism, method=method, solver=used_solver, message=message,
         allocation=allocation, level=level, levels=shares.sdrf_levels(dom, ct, w),
         dominant_shares=dom, utilities=shares.leontief_utility(allocation, instance.demands),
-        shares=dom / w, stats=stats)
+        shares=shares.dominant_shares(alloc_norm, weights=w), stats=stats)
 
 
+
+
+def pooled(instance: Instance, /, *, mechanism: str, method: str, commitments: Any = None,
+           solver: str | None = None, options: Mapping[str, Any] | None = None) -> AllocationResult:
+    """Front-door target of the pooled mechanisms (``fa.drf`` / ``fa.sdrf`` on an Instance).
+
+    ``solver`` and ``options`` apply to ``method="lp"``; ``method="waterfill"`` warns that it ignores
+    them (:func:`run_filling`).
+    """
+    check_instance(instance)
+    return solve_pooled(instance, commitments, mechanism=mechanism, method=method, solver=solver,
+                        options=options)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import shares
-from .._validation import require_choice
+from ..validation import require_choice
 from ..model import Instance
 from ..result import AllocationResult
 from ._pooled import METHODS, check_instance, run_filling
@@ -72,13 +72,14 @@ def asset_fairness(instance: Instance, /, *, method: str = "waterfill", solver: 
     v = a / alpha[:, None]                           # resource use per unit of asset share
     starts = 0.0 * w
     s, level, status, message, used, stats = run_filling(v, alpha, starts, w, method=method,
-                                                         solver=solver, options=options, stacklevel=3)
+                                                         solver=solver, options=options, stacklevel=3,
+                                                         mechanism="asset_fairness")
     if s is None:
         return AllocationResult(status=status, mechanism="asset_fairness", method=method, solver=used,
                                 message=message, stats=stats)
     alloc_norm = s[:, None] * v
     allocation = alloc_norm * instance.capacities
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=status, mechanism="asset_fairness", method=method, solver=used, message=message,
         allocation=allocation, level=level, levels=s / w,
         dominant_shares=shares.dominant_shares(alloc_norm),

@@ -39,6 +39,7 @@ from ..errors import SolverUnavailableError
 from ..exact.solvers import get_backend, solve_cvxpy
 from ..model import Instance
 from ..result import SOLUTION_PRESENT, AllocationResult, Status
+from ._front_door import options_named
 from ._pooled import check_instance
 
 __all__ = ["ceei"]
@@ -200,7 +201,8 @@ def ceei(instance: Instance, /, *, solver: str | None = None,
         b.value = np.asarray(budgets, dtype=float)
         with warnings.catch_warnings():          # cvxpy's "may be inaccurate" is reported as the status
             warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
-            out = solve_cvxpy(prob, backend, options=options)
+            with options_named("ceei", options):
+                out = solve_cvxpy(prob, backend, options=options)
         uval = None if u.value is None else np.array(u.value, dtype=float)
         prices = None if cap.dual_value is None else np.array(cap.dual_value, dtype=float).reshape(-1)
     stats = dict(out.stats)
@@ -217,7 +219,7 @@ def ceei(instance: Instance, /, *, solver: str | None = None,
     details = {"polished": polished is not None}
     if prices is not None:
         details["prices"] = np.maximum(prices, 0.0)
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=out.status, mechanism="ceei", method="eisenberg-gale", solver=backend.name,
         message=out.message, allocation=allocation,
         dominant_shares=shares.dominant_shares(allocation, instance.capacities),

@@ -9,18 +9,37 @@ References
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
-from ..model import Instance
+from ..model import Instance, TaskInstance
 from ..result import AllocationResult
-from ._pooled import check_instance, solve_pooled
+from ._front_door import Method, dispatch
+from ._pooled import pooled
 
-__all__ = ["sdrf"]
+__all__ = ["sdrf", "METHODS", "DEFAULT_METHOD"]
+
+_POOLED_KEYWORDS = ("commitments", "solver", "options")
+
+#: (instance type, method) -> implementation. ``tasks`` dtype: None on an Instance, int64 on a TaskInstance.
+METHODS = {
+    (Instance, "waterfill"): Method("waterfill", pooled, {"mechanism": "sdrf", "method": "waterfill"},
+                                    _POOLED_KEYWORDS, None, "exact breakpoint water-filling of Eq. 5"),
+    (Instance, "lp"): Method("lp", pooled, {"mechanism": "sdrf", "method": "lp"}, _POOLED_KEYWORDS,
+                             None, "progressive filling by LPs (cvxpy; cross-check)"),
+    (TaskInstance, "milp"): Method("milp", "fairalloc.exact.tasks:tasks_leximin", {"mechanism": "sdrf"},
+                                   tasks_dtype="int64", summary="exact leximin of the SDRF levels (MILPs)"),
+    (TaskInstance, "greedy"): Method("greedy", "fairalloc.scheduling.progressive:sdrf_greedy",
+                                     tasks_dtype="int64", summary="SDRF Algorithm 1 task filling"),
+}
+#: Default method per instance type.
+DEFAULT_METHOD = {Instance: "waterfill", TaskInstance: "milp"}
 
 
-def sdrf(instance: Instance, /, commitments: Any = None, *, method: str = "waterfill",
-         solver: str | None = None, options: Mapping[str, Any] | None = None) -> AllocationResult:
-    r"""SDRF allocation for given commitments (Eq. 5, weighted, lexicographic).
+def sdrf(instance: Instance | TaskInstance, /, commitments: Any = None, *, method: str | None = None,
+         **options: Any) -> AllocationResult:
+    r"""SDRF allocation for given commitments (Eq. 5, weighted, lexicographic): the one entry point.
+
+    On an :class:`~fairalloc.Instance` (pooled divisible resources):
 
     Maximise the level *x* subject to :math:`\sum_i o_{ir} \le 1` for every resource and
 
@@ -37,19 +56,45 @@ def sdrf(instance: Instance, /, commitments: Any = None, *, method: str = "water
     (commitment plus share), i.e. the unweighted formula applied to ``c / w`` and ``s / w``, so that a
     user of weight 2 needs twice the commitment to be held back as much. Documented choice.
 
+    On a :class:`~fairalloc.TaskInstance` (indivisible tasks on servers), the commitments are the
+    instance's own (``TaskInstance(..., commitments=)``): the exact leximin of the SDRF levels
+    (``method="milp"``) or SDRF Algorithm 1 with the commitments held constant (``method="greedy"``).
+
     Parameters
     ----------
-    instance : Instance
+    instance : Instance or TaskInstance
     commitments : array_like (n, m), optional
-        Commitments :math:`c_{ir}` as fractions of each resource's capacity (>= 0), e.g. from
-        :func:`fairalloc.commitments.step`. Default zeros.
-    method : {"waterfill", "lp"}
-    solver, options : for ``method="lp"``.
+        On an Instance only: commitments :math:`c_{ir}` as fractions of each resource's capacity
+        (>= 0), e.g. from :func:`fairalloc.commitments.step`. Default zeros.
+    method : str, optional
+        ======================  ============  ===================================================  ==========
+        instance                method        implementation                                       ``tasks``
+        ======================  ============  ===================================================  ==========
+        Instance                "waterfill"   exact breakpoint sweep (default)                     None
+        Instance                "lp"          iterated LPs through cvxpy (cross-check)             None
+        TaskInstance            "milp"        :func:`fairalloc.exact.tasks_leximin` (default)      int64 (N, M)
+        TaskInstance            "greedy"      :func:`fairalloc.scheduling.sdrf_greedy`             int64 (N, M)
+        ======================  ============  ===================================================  ==========
+    **options
+        The keywords of that method, checked before any work: ``solver``, ``options`` for ``"lp"``
+        (``"waterfill"`` accepts and ignores them with a warning); those of
+        :func:`~fairalloc.exact.tasks_leximin` for ``"milp"``; those of
+        :func:`~fairalloc.scheduling.sdrf_greedy` (``priority``, ``blocking``, ``server``,
+        ``structure``) for ``"greedy"``.
 
     Returns
     -------
     AllocationResult
-        ``allocation``, ``level`` (Eq. 5's x), ``levels`` per user, ``dominant_shares``, ``utilities``.
+        ``allocation``, ``level`` (Eq. 5's x), ``levels`` per user, ``dominant_shares``,
+        ``utilities``, ``tasks`` as in the table.
+
+    Raises
+    ------
+    TypeError
+        ``instance`` of another type, or a keyword the method does not accept (the message names the
+        keyword, the method and the accepted keywords); ``commitments=`` with a TaskInstance.
+    InvalidInstanceError
+        Unknown ``method`` for the instance type, or ``options`` the backend rejects.
 
     Examples
     --------
@@ -61,6 +106,9 @@ def sdrf(instance: Instance, /, commitments: Any = None, *, method: str = "water
     >>> r.allocation.ravel().round(9).tolist(), round(r.level, 9)
     ([0.4, 0.6], 0.6)
     """
-    check_instance(instance)
-    return solve_pooled(instance, commitments, mechanism="sdrf", method=method, solver=solver,
-                        options=options)
+    if commitments is not None:
+        if isinstance(instance, TaskInstance):
+            raise TypeError("sdrf: commitments= applies to an Instance; a TaskInstance carries its own "
+                            "(fa.TaskInstance(..., commitments=...))")
+        options["commitments"] = commitments
+    return dispatch("sdrf", instance, method, options, METHODS, DEFAULT_METHOD)

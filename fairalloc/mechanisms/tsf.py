@@ -8,35 +8,62 @@ References
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
-from .._validation import require_choice
 from ..model import TaskInstance
 from ..result import AllocationResult
+from ._front_door import Method, dispatch
 
-__all__ = ["tsf", "METHODS"]
+__all__ = ["tsf", "METHODS", "DEFAULT_METHOD"]
 
-METHODS = ("lp", "milp")
+#: (instance type, method) -> implementation. ``tasks``: float64 for "lp" (divisible), int64 otherwise.
+METHODS = {
+    (TaskInstance, "lp"): Method("lp", "fairalloc.exact.tsf_lp:tsf_lp", tasks_dtype="float64",
+                                 summary="divisible tasks, progressive filling by LPs"),
+    (TaskInstance, "milp"): Method("milp", "fairalloc.exact.tasks:tasks_leximin", {"mechanism": "tsf"},
+                                   tasks_dtype="int64", summary="exact leximin of indivisible tasks (MILPs)"),
+    (TaskInstance, "greedy"): Method("greedy", "fairalloc.scheduling.tsf:tsf_greedy", tasks_dtype="int64",
+                                     summary="TSF progressive filling of tasks"),
+}
+#: Default method per instance type.
+DEFAULT_METHOD = {TaskInstance: "lp"}
 
 
-def tsf(instance: TaskInstance, /, *, method: str = "lp", solver: str | None = None,
-        options: Mapping[str, Any] | None = None, **kwargs: Any) -> AllocationResult:
+def tsf(instance: TaskInstance, /, *, method: str | None = None, **options: Any) -> AllocationResult:
     r"""TSF: maximise the task shares :math:`x_i / (w_i h_i)` lexicographically, on servers with placement.
 
     Parameters
     ----------
     instance : TaskInstance
-    method : {"lp", "milp"}
-        ``"lp"``: divisible tasks (fractional ``tasks``), progressive filling by LPs
-        (:func:`fairalloc.exact.tsf_lp.tsf_lp`; ``solver`` an LP backend). ``"milp"``: indivisible
-        tasks, exact leximin (:func:`fairalloc.exact.tasks_leximin` with ``mechanism="tsf"``;
-        further keywords such as ``time_limit`` go there).
-    solver, options : backend choice and options, passed through.
+    method : {"lp", "milp", "greedy"}
+        ==========  ==============================================================  ==============
+        method      implementation                                                  ``tasks``
+        ==========  ==============================================================  ==============
+        "lp"        divisible tasks, LP progressive filling (default;               float64 (N, M)
+                    :func:`fairalloc.exact.tsf_lp`)
+        "milp"      indivisible tasks, exact leximin                                int64 (N, M)
+                    (:func:`fairalloc.exact.tasks_leximin`, ``mechanism="tsf"``)
+        "greedy"    TSF progressive filling of tasks                                int64 (N, M)
+                    (:func:`fairalloc.scheduling.tsf_greedy`)
+        ==========  ==============================================================  ==============
+    **options
+        The keywords of that method, checked before any work (``solver``, ``options``, ``rise_tol``
+        for "lp"; those of ``tasks_leximin`` for "milp"; ``blocking``, ``server``, ``structure``
+        for "greedy").
 
     Returns
     -------
     AllocationResult
-        ``tasks`` (n_agents, n_servers), ``shares`` (task shares), ``dominant_shares``, ``allocation``.
+        ``tasks`` (n_agents, n_servers) as in the table, ``shares`` (task shares),
+        ``dominant_shares``, ``allocation``.
+
+    Raises
+    ------
+    TypeError
+        ``instance`` not a TaskInstance, or a keyword the method does not accept (the message names
+        the keyword, the method and the accepted keywords).
+    InvalidInstanceError
+        Unknown ``method``, or ``options`` the backend rejects.
 
     Examples
     --------
@@ -50,13 +77,4 @@ def tsf(instance: TaskInstance, /, *, method: str = "lp", solver: str | None = N
     >>> r.shares.round(6).tolist(), r.tasks.sum(axis=1).round(6).tolist()
     ([0.5, 0.5], [3.0, 3.0])
     """
-    method = require_choice("method", method, METHODS)
-    if not isinstance(instance, TaskInstance):
-        raise TypeError(f"instance must be a fairalloc.TaskInstance, got {type(instance).__name__}")
-    if method == "lp":
-        from ..exact.tsf_lp import tsf_lp
-
-        return tsf_lp(instance, solver=solver, options=options, **kwargs)
-    from ..exact.tasks import tasks_leximin
-
-    return tasks_leximin(instance, mechanism="tsf", solver=solver, options=options, **kwargs)
+    return dispatch("tsf", instance, method, options, METHODS, DEFAULT_METHOD)

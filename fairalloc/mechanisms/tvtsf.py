@@ -1,7 +1,7 @@
 """TV-TSF: time-varying task share fairness (Li and Wang 2024), one entry point for every method.
 
-``METHODS`` maps a method name to the function that implements it; another module adds its own
-(``METHODS["greedy"] = ...`` for the Algorithms 1-5 scheduler) without touching this one.
+``METHODS`` maps a method name to the function that implements it;
+:func:`register_method` adds another one without touching this module.
 
 References
 ----------
@@ -13,56 +13,53 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .._validation import require_choice
 from ..model import TimeVaryingInstance
 from ..result import AllocationResult
+from ._front_door import Method, dispatch
 
-__all__ = ["tvtsf", "METHODS", "register_method"]
+__all__ = ["tvtsf", "METHODS", "DEFAULT_METHOD", "register_method"]
 
-
-def _milp(tv: TimeVaryingInstance, /, **kw: Any) -> AllocationResult:
-    from ..exact.tvtsf import tvtsf_milp
-
-    return tvtsf_milp(tv, **kw)
-
-
-def _milp_online(tv: TimeVaryingInstance, /, **kw: Any) -> AllocationResult:
-    from ..exact.tvtsf import tvtsf_online
-
-    return tvtsf_online(tv, **kw)
-
-
-def _greedy(tv: TimeVaryingInstance, /, **kw: Any) -> AllocationResult:
-    from ..scheduling.tvtsf import tvtsf_greedy
-
-    return tvtsf_greedy(tv, **kw)
+#: method name -> implementation (on a TimeVaryingInstance); ``tasks`` int64 (N, M, T) starts for all.
+METHODS: dict[str, Method] = {
+    "milp": Method("milp", "fairalloc.exact.tvtsf:tvtsf_milp", tasks_dtype="int64",
+                                          summary="Eq. 10 over the whole horizon (MILPs)"),
+    "milp-online": Method("milp-online", "fairalloc.exact.tvtsf:tvtsf_online",
+                                                 tasks_dtype="int64",
+                                                 summary="slot by slot exact leximin, the past fixed"),
+    "greedy": Method("greedy", "fairalloc.scheduling.tvtsf:tvtsf_greedy",
+                                            tasks_dtype="int64", summary="Algorithms 1-5"),
+}
+#: Default method per instance type.
+DEFAULT_METHOD = {TimeVaryingInstance: "milp"}
 
 
-#: method name -> implementation ``f(tv, /, **options) -> AllocationResult``.
-METHODS: dict[str, Callable[..., AllocationResult]] = {"milp": _milp, "milp-online": _milp_online,
-                                                       "greedy": _greedy}
+def register_method(name: str, func: Callable[..., AllocationResult], *,
+                    keywords: tuple[str, ...] | None = None) -> None:
+    """Make ``fa.tvtsf(tv, method=name, **kw)`` call ``func(tv, **kw)``.
+
+    ``keywords``: the keywords it accepts (default: read from ``func``'s signature). ``tasks`` must be
+    (N, M, T) integers; the front door returns them as int64.
+    """
+    METHODS[name] = Method(name, func, keywords=keywords, tasks_dtype="int64",
+                                                  summary=f"registered {getattr(func, '__name__', func)!r}")
 
 
-def register_method(name: str, func: Callable[..., AllocationResult]) -> None:
-    """Make ``fa.tvtsf(tv, method=name)`` call ``func(tv, **options)`` (e.g. a greedy scheduler)."""
-    METHODS[name] = func
-
-
-def tvtsf(instance: TimeVaryingInstance, /, *, method: str = "milp", **options: Any) -> AllocationResult:
+def tvtsf(instance: TimeVaryingInstance, /, *, method: str | None = None, **options: Any) -> AllocationResult:
     r"""TV-TSF allocation of time-varying indivisible tasks on servers with placement constraints.
 
     Parameters
     ----------
     instance : TimeVaryingInstance
     method : str
-        A key of :data:`METHODS`: ``"milp"`` (Eq. 10 over the whole horizon, errata fixed;
-        :func:`fairalloc.exact.tvtsf_milp`), ``"milp-online"`` (slot by slot with the past fixed;
-        :func:`fairalloc.exact.tvtsf_online`), ``"greedy"`` (Algorithms 1-5,
-        :func:`fairalloc.scheduling.tvtsf_greedy`; options ``server``), and whatever other modules
-        registered.
+        A method of :data:`METHODS`: ``"milp"`` (default; Eq. 10 over the whole horizon, errata
+        fixed; :func:`fairalloc.exact.tvtsf_milp`), ``"milp-online"`` (slot by slot with the past
+        fixed; :func:`fairalloc.exact.tvtsf_online`), ``"greedy"`` (Algorithms 1-5,
+        :func:`fairalloc.scheduling.tvtsf_greedy`; option ``server``), and whatever
+        :func:`register_method` added. ``tasks`` is int64 (N, M, T) for every method.
     **options
-        Passed to the method: for the MILPs ``objective`` ("leximin" or "maxmin"), ``solver``,
-        ``time_limit``, ``mip_gap``, ``threads``, ``msg``, ``options``, ``symmetry``, ``decompose``.
+        The keywords of that method, checked before any work: for the MILPs ``objective``
+        ("leximin" or "maxmin"), ``solver``, ``time_limit``, ``mip_gap``, ``threads``, ``msg``,
+        ``options``, ``symmetry``, ``decompose``, ...; for ``"greedy"`` only ``server``.
 
     Returns
     -------
@@ -73,8 +70,12 @@ def tvtsf(instance: TimeVaryingInstance, /, *, method: str = "milp", **options: 
 
     Raises
     ------
+    TypeError
+        ``instance`` not a TimeVaryingInstance, or a keyword the method does not accept (e.g.
+        ``solver=`` with ``method="greedy"``; the message names the keyword, the method and the
+        accepted keywords).
     InvalidInstanceError
-        Unknown ``method`` (the message lists the known ones).
+        Unknown ``method`` (the message lists the known ones), or ``options`` the backend rejects.
 
     Examples
     --------
@@ -92,7 +93,5 @@ def tvtsf(instance: TimeVaryingInstance, /, *, method: str = "milp", **options: 
     >>> fa.tvtsf(tv, method="milp-online", solver="highs").tasks[:, 0, :].tolist()
     [[1, 1], [1, 1]]
     """
-    if not isinstance(instance, TimeVaryingInstance):
-        raise TypeError(f"instance must be a fairalloc.TimeVaryingInstance, got {type(instance).__name__}")
-    key = require_choice("method", method, tuple(METHODS))
-    return METHODS[key](instance, **options)
+    table = {(TimeVaryingInstance, name): m for name, m in METHODS.items()}
+    return dispatch("tvtsf", instance, method, options, table, DEFAULT_METHOD)

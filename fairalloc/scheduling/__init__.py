@@ -6,17 +6,19 @@ Each task scheduler is a class holding an incremental state (``submit`` / ``fini
 ``schedule`` in continuous time, ``step`` per slot for TV-TSF), meant to be driven by a simulator, and
 a one-shot function over a :class:`~fairalloc.TaskInstance` (a :class:`~fairalloc.TimeVaryingInstance`
 for the slotted ones) returning an :class:`~fairalloc.AllocationResult` with ``method="greedy"`` and
-status FEASIBLE.
+status FEASIBLE. Users call those through the mechanisms' front doors (``fa.drf(ti, method="greedy")``
+is :func:`drf_greedy` with its keywords checked first; likewise ``fa.sdrf``, ``fa.tsf``, ``fa.cdrf``,
+``fa.tvtsf``).
 """
 
 from .policy import Policy
 from .queue import (BUC, F1, F2, FCFS, QUEUE_POLICIES, SJF, UNICEF, WFP3, PriorityPolicy, QueuePolicy,
                     QueueView, ema_update, make_queue_policy)
 
-from ._base import Start, TaskScheduler
+from ._base import STRUCTURES, TIES, Start, TaskScheduler
 from .cdrf import CDRFScheduler, cdrf_greedy
 from .progressive import DRFScheduler, SDRFScheduler, drf_greedy, sdrf_greedy
-from .servers import SERVER_RULES, Servers
+from .servers import SERVER_RULES, FreeCapacity
 from .tsf import TSFScheduler, tsf_greedy
 from .tvtsf import SlotScheduler, SlotStart, slotted_greedy, tvtsf_greedy
 from .online_slots import OnlineSlotScheduler
@@ -31,7 +33,9 @@ __all__ = [
     # task schedulers
     "Start",
     "TaskScheduler",
-    "Servers",
+    "STRUCTURES",
+    "TIES",
+    "FreeCapacity",
     "SERVER_RULES",
     "DRFScheduler",
     "SDRFScheduler",

@@ -7,11 +7,17 @@ weighted dominant share *after* receiving it,
 
 .. math:: \max_r \bigl(o_{ir} + d_{ir}/C_r\bigr) / w_i,
 
-would be the smallest (ties: lowest index); repeat until no user can receive a task
+(:func:`fairalloc.shares.dominant_shares_after`) would be the smallest; repeat until no user can
+receive a task
 (``blocking="skip"``: a user whose task fits nowhere is set aside; ``"stop"`` ends the round instead).
 Shares are fractions of the cluster totals (:func:`fairalloc.shares.dominant_shares`). It differs from
 DRF task filling, which picks the lowest share *before* the task: with tasks of unequal dominant
 size, min-max avoids giving a big task to a user just because it is behind.
+
+Ties (equal keys): ``ties="wait"`` (default) serves the user whose oldest pending task has waited
+longest, then the lower index; ``ties="index"`` the lower index only
+(:class:`~fairalloc.scheduling.TaskScheduler`). In a one-shot run every task is submitted at once, so both give
+the lower index.
 
 This greedy is the heuristic counterpart of the exact leximin program over dominant shares with
 integer tasks (``fairalloc.exact.tasks_leximin(..., mechanism="cdrf")``, exact branch); where the two
@@ -29,8 +35,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import shares
 from ..model import TaskInstance
 from ..result import AllocationResult
@@ -40,14 +44,16 @@ __all__ = ["CDRFScheduler", "cdrf_greedy"]
 
 
 class CDRFScheduler(TaskScheduler):
-    """Incremental CDRF sequential min-max (module docstring); ``blocking`` defaults to ``"skip"``."""
+    """Incremental CDRF sequential min-max (module docstring); ``blocking`` defaults to ``"skip"``.
+    Parameters as :class:`~fairalloc.scheduling.TSFScheduler` (``ties`` included)."""
 
     mechanism = "cdrf"
     default_blocking = "skip"
 
     def _trajectory(self, user: int) -> tuple:
-        after = shares.normalized_demands(np.add(self._usage[user], self._head_demand(user)), self.totals)
-        return (float(shares.dominant_shares(after)) / self.weights[user],), (0.0,), self._now
+        key = shares.dominant_shares_after(self._usage[user], self._head_demand(user), self.totals,
+                                           self.weights[user])
+        return (float(key),), (0.0,), self._now
 
 
 def cdrf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: Any = "first_fit",

@@ -13,8 +13,10 @@ same rule in that setting, driven by :meth:`~OnlineSlotScheduler.submit`,
 * In a slot, Algorithm 2: users with pending tasks are active; the active user with the smallest
   key gets its head task on the server chosen by the server rule (default Algorithm 4,
   ``"tvtsf"``); a user whose head task fits on no eligible server is frozen for the slot
-  (Algorithm 5 as a dry-run test, applied lazily; only the head of its queue is tried). Ties: lowest
-  user index.
+  (Algorithm 5 as a dry-run test, applied lazily; only the head of its queue is tried): the one
+  implementation, :func:`fairalloc.scheduling.tvtsf.fill_slot`. Ties (equal keys): ``ties="wait"``
+  (default) serves the user whose oldest pending task was submitted for the earliest slot, then the
+  lower index; ``ties="index"`` the lower index only.
 * Keys, as in :mod:`fairalloc.scheduling.tvtsf`: ``"tvtsf"`` the cumulative task share (TV-TSF
   Eq. 3) :math:`s_i(t) = X_i / \sum_{\tau \le t} \omega_i h_i(\tau)` with :math:`X_i` the tasks
   started so far and :math:`h_i(\tau)` the monopoly count (Eq. 4,
@@ -35,7 +37,6 @@ References
 
 from __future__ import annotations
 
-import heapq
 from collections import deque
 from typing import Any
 
@@ -46,8 +47,8 @@ from .._validation import as_array, require_choice, require_nonnegative, require
 from ..errors import InvalidInstanceError
 from ..model import Cluster, _placement, _weights
 from ._base import Start
-from .servers import Servers
-from .tvtsf import POLICIES
+from .servers import FreeCapacity
+from .tvtsf import POLICIES, TIES, fill_slot
 
 __all__ = ["OnlineSlotScheduler"]
 
@@ -65,6 +66,8 @@ class OnlineSlotScheduler:
     policy : {"tvtsf", "tsf", "cdrf"}
     server : str or callable, optional
         Server rule (:mod:`fairalloc.scheduling.servers`); default ``"tvtsf"`` (Algorithm 4).
+    ties : {"wait", "index"}, default "wait"
+        Among equal keys: the oldest pending task first, then the lower index; or the index only.
 
     Examples
     --------
@@ -77,7 +80,8 @@ class OnlineSlotScheduler:
     """
 
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
-                 placement: Any = None, policy: str = "tvtsf", server: Any = None) -> None:
+                 placement: Any = None, policy: str = "tvtsf", server: Any = None,
+                 ties: str = "wait") -> None:
         cl = cluster if isinstance(cluster, Cluster) else Cluster(cluster)
         if weights is None and n_users is None:
             raise InvalidInstanceError("give n_users or weights", argument="n_users", value=None)
@@ -90,7 +94,8 @@ class OnlineSlotScheduler:
         self.weights = _weights(weights, n)
         self.placement = _placement(placement, n, cl.n_servers)
         self.policy = require_choice("policy", policy, POLICIES)
-        self.servers = Servers(cl.capacities, self.placement, "tvtsf" if server is None else server)
+        self.ties = require_choice("ties", ties, TIES)
+        self.servers = FreeCapacity(cl.capacities, self.placement, "tvtsf" if server is None else server)
         self.totals = self.servers.totals
         self.slot = -1                                     # last slot stepped
         self.usage = np.zeros((n, cl.n_resources))
@@ -170,7 +175,7 @@ class OnlineSlotScheduler:
             self._h[i] = h
         ids = range(self._next_id, self._next_id + int(count))
         self._next_id += int(count)
-        self._pending[i].append([d, int(count), ids.start, h])
+        self._pending[i].append([d, int(count), ids.start, h, slot])     # demand, count, next id, h, slot
         self._n_pending[i] += int(count)
         return ids
 
@@ -193,9 +198,8 @@ class OnlineSlotScheduler:
             return self._started[i] / self._den[i]
         if self.policy == "tsf":
             return float(self._inv_h_running[i]) / self.weights[i]
-        d = self._pending[i][0][0]
-        after = shares.normalized_demands(self.usage[i] + d, self.totals)
-        return float(shares.dominant_shares(after)) / self.weights[i]
+        return float(shares.dominant_shares_after(self.usage[i], self._pending[i][0][0], self.totals,
+                                                  self.weights[i]))
 
     def step(self, slot: int) -> list[Start]:
         """Run Algorithm 2 for ``slot`` (> the last stepped slot): start tasks; return them in order."""
@@ -207,31 +211,29 @@ class OnlineSlotScheduler:
         active = np.flatnonzero(self._n_pending > 0).tolist()
         for i in active:
             self._bring_denominator(i, slot)
-        heap = [(self._key(i), i) for i in active]
-        heapq.heapify(heap)
         out: list[Start] = []
-        while heap:
-            _, i = heapq.heappop(heap)
-            self.rounds += 1
-            head = self._pending[i][0]
+        pending = self._pending
+        by_wait = self.ties == "wait"
+
+        def start(i: int, m: int) -> bool:
+            head = pending[i][0]
             d = head[0]
-            m = self.servers.find(i, d)
-            if m < 0:
-                continue                                   # FREEZE for this slot
             task = head[2]
             head[2] += 1
             head[1] -= 1
             if head[1] == 0:
-                self._pending[i].popleft()
+                pending[i].popleft()
             self._n_pending[i] -= 1
-            self.servers.take(m, d)
             self.usage[i] += d
             self._started[i] += 1
             self._inv_h_running[i] += 1.0 / head[3]
             self._n_running[i] += 1
             self._running[task] = (i, m, d, head[3])
             out.append(Start(task, i, m, float(slot)))
-            if self._n_pending[i]:
-                heapq.heappush(heap, (self._key(i), i))
+            return bool(self._n_pending[i])
+
+        self.rounds += fill_slot(active, self.servers, key=self._key,
+                                 tie=lambda i: pending[i][0][4] if by_wait else 0,
+                                 demand=lambda i: pending[i][0][0], start=start)
         self._decisions += len(out)
         return out

@@ -45,8 +45,12 @@ Errata and choices (``papers/sdrf.md``):
 * Servers: the paper's setting is one pool (a :class:`~fairalloc.model.Cluster` with one server whose
   capacities are the totals); on several servers shares are fractions of the cluster totals and
   ``server=`` chooses where a task goes (:mod:`fairalloc.scheduling.servers`).
-* Ties (equal priorities): the live tree's rule, which is deterministic: the user whose priority
-  will be lower just after now (decaying faster) first, then the lowest user index.
+* Ties (equal priorities): the user whose priority will be lower just after now (decaying faster)
+  first (the live tree's right-limit order); among priorities still equal, ``ties="wait"``
+  (default) serves the user whose oldest pending task has waited longest, then the lower index;
+  ``ties="index"`` the lower index only (:class:`~fairalloc.scheduling.TaskScheduler`). Commitments already
+  break many ties by history; in DRF (no commitments) every user whose tasks have all ended sits at
+  share 0, and index order alone made waits grow with the index (issue 15).
 
 References
 ----------
@@ -102,6 +106,9 @@ class SDRFScheduler(TaskScheduler):
     structure : {"live_tree", "resort", "heap"}
         Keep users sorted with the live tree, re-sort all of them at every decision (exact baseline),
         or a heap with lazy recomputation (inexact baseline, :class:`~fairalloc.kinetic.LazyHeap`).
+    ties : {"wait", "index"}, default "wait"
+        Among equal priorities: the user whose oldest pending task has waited longest, then the
+        lower index (``"wait"``), or the lower index only (``"index"``).
     time : float, default 0.0
 
     Raises
@@ -117,7 +124,7 @@ class SDRFScheduler(TaskScheduler):
                  commitments: Any = None, delta: float | None = None, dt: float = 1.0,
                  tau: float | None = None, priority: str = "level", placement: Any = None,
                  server: Any = "first_fit", blocking: str | None = None, structure: str = "live_tree",
-                 time: float = 0.0) -> None:
+                 ties: str = "wait", time: float = 0.0) -> None:
         if delta is not None and tau is not None:
             raise InvalidInstanceError("give delta or tau, not both", argument="tau", value=tau)
         if delta is not None:
@@ -130,7 +137,7 @@ class SDRFScheduler(TaskScheduler):
         self.delta = delta
         self.priority = require_choice("priority", priority, PRIORITIES)
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
-                         blocking=blocking, structure=structure, time=time)
+                         blocking=blocking, structure=structure, ties=ties, time=time)
         n, k = self.n_users, self.cluster.n_resources
         # per-user state as Python lists: a decision touches one user's K numbers, which NumPy handles
         # ten times slower than plain floats; the arithmetic is that of shares / commitments (the
@@ -194,21 +201,34 @@ class DRFScheduler(SDRFScheduler):
     """Incremental DRF task filling: the active user with the lowest weighted dominant share next.
 
     SDRF with zero commitments (both priority readings coincide). Same parameters as
-    :class:`SDRFScheduler` without ``commitments``, ``delta``, ``tau`` and ``priority``.
+    :class:`SDRFScheduler` without ``commitments``, ``delta``, ``tau`` and ``priority``. Ties:
+    ``ties="wait"`` (default) serves, among users at the same weighted dominant share, the one whose
+    oldest pending task has waited longest, then the lower index; ``"index"`` the lower index only.
 
     >>> s = DRFScheduler([[9, 18]], n_users=2)                      # DRF paper, Section 4
     >>> _ = s.submit(0, [1, 4], count=10); _ = s.submit(1, [3, 1], count=10)
     >>> [st.user for st in s.schedule()]
     [0, 1, 0, 1, 0]
+
+    Both at share 0, user 1's task submitted at t = 0 and user 0's at t = 1: user 1 has waited
+    longer and goes first; with ``ties="index"``, user 0 does.
+
+    >>> for ties in ("wait", "index"):
+    ...     s = DRFScheduler([[1, 1]], n_users=2, ties=ties)
+    ...     _ = s.submit(1, [1, 1]); _ = s.advance(1.0); _ = s.submit(0, [1, 1])
+    ...     print(ties, [st.user for st in s.schedule()])
+    wait [1]
+    index [0]
     """
 
     mechanism = "drf"
 
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
                  placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
-                 structure: str = "live_tree", time: float = 0.0) -> None:
+                 structure: str = "live_tree", ties: str = "wait",
+                 time: float = 0.0) -> None:
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
-                         blocking=blocking, structure=structure, time=time)
+                         blocking=blocking, structure=structure, ties=ties, time=time)
 
 
 def sdrf_greedy(instance: TaskInstance, /, *, priority: str = "level", blocking: str = "stop",
@@ -281,7 +301,7 @@ def drf_greedy(instance: TaskInstance, /, *, blocking: str = "stop", server: Any
     w = instance.weights
 
     def final(per_user):
-        return shares.dominant_share_of_tasks(per_user, instance.task_demands, totals) / w
+        return shares.dominant_share_of_tasks(per_user, instance.task_demands, totals, w)
 
     res = one_shot(sched, instance, shares_fn=final)
     return res.replace(levels=res.shares)

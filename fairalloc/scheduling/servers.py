@@ -40,14 +40,16 @@ from .. import shares
 from .._validation import require_choice
 from ..errors import InvalidInstanceError
 
-__all__ = ["SERVER_RULES", "Servers"]
+__all__ = ["SERVER_RULES", "FreeCapacity"]
 
 #: Names accepted by ``server=`` (a callable is accepted too).
 SERVER_RULES = ("first_fit", "best_fit", "tvtsf")
 
 
-class Servers:
+class FreeCapacity:
     """Free capacities of M servers and the placement of tasks on them.
+
+    (Named for what it holds; :class:`fairalloc.sim.Servers` is the simulator's cluster state.)
 
     Parameters
     ----------
@@ -176,3 +178,4 @@ class Servers:
     def used(self) -> np.ndarray:
         """(M, K) capacity in use."""
         return self.capacity - self.free
+

@@ -7,7 +7,10 @@ tasks it could run alone on the whole cluster, server by server, ignoring placem
 that key: the active user with the lowest task share gets its next task on a server it may use and
 where it fits (``server=``, default first fit); a user whose next task fits nowhere is set aside
 for the rest of the round (``blocking="skip"``, TSF's progressive filling freezes users who cannot
-grow; ``"stop"`` is available as for SDRF). Ties: lowest user index.
+grow; ``"stop"`` is available as for SDRF). Ties (equal task shares): ``ties="wait"`` (default) serves
+the user whose oldest pending task has waited longest, then the lower index; ``ties="index"`` the
+lower index only (:class:`~fairalloc.scheduling.TaskScheduler`); in a one-shot run (every task submitted at
+once) both give the lower index.
 
 Tasks of different sizes (a simulator's workload): each running task counts :math:`1/h(d)` with
 :math:`h(d)` the monopoly count of *its* demand, so the share is :math:`\sum_{\text{running}} 1/h(d)
@@ -37,7 +40,7 @@ __all__ = ["TSFScheduler", "tsf_greedy"]
 
 class TSFScheduler(TaskScheduler):
     """Incremental TSF task filling (module docstring). Parameters as :class:`~fairalloc.scheduling.SDRFScheduler`
-    without the commitment ones; ``blocking`` defaults to ``"skip"``.
+    without the commitment ones (``ties`` included); ``blocking`` defaults to ``"skip"``.
 
     >>> s = TSFScheduler([[4, 4], [4, 4]], n_users=2, placement=[[1, 0], [1, 1]])
     >>> _ = s.submit(0, [1, 1], 8); _ = s.submit(1, [2, 2], 8)
@@ -50,9 +53,10 @@ class TSFScheduler(TaskScheduler):
 
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
                  placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
-                 structure: str = "live_tree", time: float = 0.0) -> None:
+                 structure: str = "live_tree", ties: str = "wait",
+                 time: float = 0.0) -> None:
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
-                         blocking=blocking, structure=structure, time=time)
+                         blocking=blocking, structure=structure, ties=ties, time=time)
         self._held: list[dict[float, int]] = [{} for _ in range(self.n_users)]
 
     def _pending_extra(self, user: int, demand: np.ndarray) -> float:

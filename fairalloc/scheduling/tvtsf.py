@@ -9,8 +9,10 @@ Per slot *t* (Algorithm 1 runs Algorithm 2 for every slot; here every slot with 
 
 1. tasks started in slot :math:`t - e_i` end: their capacity is free again;
 2. the slot's arrivals join the pending tasks;
-3. Algorithm 2: all users with pending tasks are active. Repeatedly, an active user with the smallest
-   key (ties: lowest index) gets ALLOC (Algorithm 3): one task on the server chosen by
+3. Algorithm 2 (:func:`fill_slot`, the one implementation, also used by
+   :class:`~fairalloc.scheduling.OnlineSlotScheduler`): all users with pending tasks are active.
+   Repeatedly, an active user with the smallest key (ties: see below) gets ALLOC (Algorithm 3): one
+   task on the server chosen by
    FIND_BESTFIT_SERVER (Algorithm 4, ``server="tvtsf"``: the eligible server where the task fits
    minimising :math:`H(i,m,t) = \lVert d_i/d_{i1} - C_m/C_{m1}\rVert_1` over *remaining*
    capacities, :mod:`fairalloc.scheduling.servers`); FREEZE (Algorithm 5) deactivates users whose share
@@ -41,6 +43,9 @@ Errata and choices (``papers/tvtsf.md``):
 * Algorithm 4 divides by the first resource; when a task does not use it the first positive resource
   of the task is the reference instead (:mod:`fairalloc.scheduling.servers`).
 * A task started in slot *t* uses :math:`d_i(t)` for its whole run.
+* Ties (equal keys; the paper leaves them arbitrary): ``ties="wait"`` (default) serves the user whose
+  oldest pending task arrived in the earliest slot, then the lower index, the rule of every task
+  scheduler (:class:`~fairalloc.scheduling.TaskScheduler`); ``ties="index"`` the lower index only.
 
 References
 ----------
@@ -54,7 +59,8 @@ from __future__ import annotations
 import heapq
 import logging
 import time as _time
-from typing import Any, NamedTuple
+from collections import deque
+from typing import Any, Callable, Iterable, NamedTuple
 
 import numpy as np
 
@@ -63,13 +69,57 @@ from .._validation import as_array, require_choice, require_nonnegative, require
 from ..errors import InvalidInstanceError
 from ..model import TimeVaryingInstance
 from ..result import AllocationResult, Status
-from .servers import Servers
+from .servers import FreeCapacity
 
-__all__ = ["SlotStart", "SlotScheduler", "slotted_greedy", "tvtsf_greedy", "POLICIES"]
+__all__ = ["SlotStart", "SlotScheduler", "slotted_greedy", "tvtsf_greedy", "fill_slot", "POLICIES", "TIES"]
 
 logger = logging.getLogger(__name__)
 
 POLICIES = ("tvtsf", "tsf", "cdrf")
+#: Tie rules among equal keys (module docstring), as :data:`fairalloc.scheduling.TIES`.
+TIES = ("wait", "index")
+
+
+def fill_slot(active: Iterable[int], servers: FreeCapacity, *, key: Callable[[int], float],
+              tie: Callable[[int], float], demand: Callable[[int], np.ndarray],
+              start: Callable[[int, int], bool]) -> int:
+    """TV-TSF Algorithm 2 for one slot, with ALLOC (Algorithm 3) and a lazy FREEZE (Algorithm 5).
+
+    Repeatedly the active user with the smallest ``(key(i), tie(i), i)`` gets one task of
+    ``demand(i)`` on ``servers.find(i, demand(i))`` (the server rule; Algorithm 4 by default); the
+    capacity is taken here and ``start(i, m)`` records the start and returns whether ``i`` still has
+    pending tasks (then it competes again under its new key and tie). A user whose task fits on no
+    eligible server is frozen for the rest of the slot (capacities only decrease within a slot).
+
+    Parameters
+    ----------
+    active : iterable of int
+        Users with pending tasks.
+    servers : FreeCapacity
+        Free capacity and the server rule (changed in place).
+    key, tie, demand, start : callables of the user index
+        The policy's key (smaller first), the tie value (smaller first, then the index), the next
+        task's demand (raw units) and the bookkeeping of a start.
+
+    Returns
+    -------
+    int
+        Rounds: users popped, frozen ones included.
+    """
+    heap = [(key(i), tie(i), i) for i in active]
+    heapq.heapify(heap)
+    rounds = 0
+    while heap:
+        _, _, i = heapq.heappop(heap)
+        rounds += 1
+        d = demand(i)
+        m = servers.find(i, d)
+        if m < 0:
+            continue                                   # FREEZE: no eligible server with room
+        servers.take(m, d)
+        if start(i, m):
+            heapq.heappush(heap, (key(i), tie(i), i))
+    return rounds
 
 
 class SlotStart(NamedTuple):
@@ -93,18 +143,24 @@ class SlotScheduler:
     server : str or callable, optional
         Server rule (:mod:`fairalloc.scheduling.servers`); default ``"tvtsf"`` (Algorithm 4) for every
         policy, so that policies differ only in who is served.
+    ties : {"wait", "index"}, default "wait"
+        Among equal keys: the user whose oldest pending task arrived first, then the lower index; or
+        the lower index only.
     """
 
-    def __init__(self, instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", server: Any = None) -> None:
+    def __init__(self, instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", server: Any = None,
+                 ties: str = "wait") -> None:
         if not isinstance(instance, TimeVaryingInstance):
             raise TypeError(f"instance must be a fairalloc.TimeVaryingInstance, got {type(instance).__name__}")
         self.instance = tv = instance
         self.policy = require_choice("policy", policy, POLICIES)
-        self.servers = Servers(tv.cluster.capacities, tv.placement, "tvtsf" if server is None else server)
+        self.ties = require_choice("ties", ties, TIES)
+        self.servers = FreeCapacity(tv.cluster.capacities, tv.placement, "tvtsf" if server is None else server)
         self.totals = self.servers.totals
         n, m, t, k = tv.n_agents, tv.n_servers, tv.n_slots, tv.n_resources
         self.slot = 0
         self.pending = np.zeros(n, dtype=np.int64)
+        self._arrived: list[deque[list[int]]] = [deque() for _ in range(n)]   # [slot, count], oldest first
         self.started = np.zeros((n, m, t), dtype=np.int64)
         self.usage = np.zeros((n, k))
         self.n_running = np.zeros(n, dtype=np.int64)
@@ -126,8 +182,8 @@ class SlotScheduler:
             return (self._cum[i] + x) / self._cum_wh[i, t]
         if self.policy == "tsf":
             return float(shares.task_shares(self.n_running[i], self._monopoly[i, t], tv.weights[i, t]))
-        after = shares.normalized_demands(self.usage[i] + tv.task_demands[i, t], self.totals)
-        return float(shares.dominant_shares(after)) / tv.weights[i, t]
+        return float(shares.dominant_shares_after(self.usage[i], tv.task_demands[i, t], self.totals,
+                                                  tv.weights[i, t]))
 
     def step(self, arrivals: Any = None) -> list[SlotStart]:
         """Run one slot: release ended tasks, add arrivals (default: the instance's), allocate.
@@ -152,24 +208,27 @@ class SlotScheduler:
             require_nonnegative("arrivals", a)
             a = a.astype(np.int64)
         self.pending += a
+        for i in np.flatnonzero(a > 0).tolist():
+            self._arrived[i].append([t, int(a[i])])
         x = np.zeros(tv.n_agents, dtype=np.int64)
-        heap = [(self._key(i, t, 0), i) for i in np.flatnonzero(self.pending > 0).tolist()]
-        heapq.heapify(heap)
-        while heap:
-            _, i = heapq.heappop(heap)
-            self._rounds += 1
-            d = tv.task_demands[i, t]
-            m = self.servers.find(i, d)
-            if m < 0:
-                continue                                   # FREEZE: no eligible server with room
-            self.servers.take(m, d)
-            self.usage[i] += d
+        by_wait = self.ties == "wait"
+
+        def start(i: int, m: int) -> bool:
+            self.usage[i] += tv.task_demands[i, t]
             self.n_running[i] += 1
             self.pending[i] -= 1
             self.started[i, m, t] += 1
             x[i] += 1
-            if self.pending[i] > 0:
-                heapq.heappush(heap, (self._key(i, t, int(x[i])), i))
+            head = self._arrived[i][0]
+            head[1] -= 1
+            if head[1] == 0:
+                self._arrived[i].popleft()
+            return self.pending[i] > 0
+
+        self._rounds += fill_slot(np.flatnonzero(self.pending > 0).tolist(), self.servers,
+                                  key=lambda i: self._key(i, t, int(x[i])),
+                                  tie=lambda i: self._arrived[i][0][0] if by_wait else 0,
+                                  demand=lambda i: tv.task_demands[i, t], start=start)
         out = []
         for i, m in zip(*np.nonzero(self.started[:, :, t])):
             c = int(self.started[i, m, t])
@@ -183,7 +242,8 @@ class SlotScheduler:
         return out
 
 
-def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", server: Any = None) -> AllocationResult:
+def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", server: Any = None,
+                   ties: str = "wait") -> AllocationResult:
     r"""Run :class:`SlotScheduler` over every slot of ``instance``.
 
     Returns
@@ -198,7 +258,7 @@ def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", s
         after each slot, ``unstarted`` (N,) its last column, ``usage`` (M, K, T) resources held per
         server and slot (raw units), ``utilization`` (T, K) fraction of each resource held per slot.
     """
-    sched = SlotScheduler(instance, policy=policy, server=server)
+    sched = SlotScheduler(instance, policy=policy, server=server, ties=ties)
     t0 = _time.perf_counter()
     while not sched.done:
         sched.step()
@@ -210,7 +270,7 @@ def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", s
     total = int(starts.sum())
     unstarted = sched.pending.copy()
     logger.debug("%s slotted greedy: %d tasks started over %d slots", sched.policy, total, tv.n_slots)
-    return AllocationResult._adopt(
+    return AllocationResult.from_arrays(
         status=Status.FEASIBLE, mechanism=sched.policy, method="greedy", tasks=sched.started,
         shares=final, utilities=starts.sum(axis=1).astype(float),
         message=f"greedy {sched.policy} over {tv.n_slots} slots ({sched.servers.rule_name} servers); "

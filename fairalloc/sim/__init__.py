@@ -7,9 +7,10 @@ from .engine import ARRIVAL, COMPLETION, WAKEUP, Simulation
 from .metrics import SimulationResult, ave_bsld, bounded_slowdown, utilization_over_time
 from .simulate import make_state, register_policy, simulate
 from .task_policies import SlotPolicy, TaskPolicy
+from .static_slot_policy import StaticSlotPolicy
 from ..scheduling.policy import Policy
 
 __all__ = ["simulate", "Simulation", "SimulationResult", "Policy", "register_policy", "make_state",
            "ClusterState", "ProcessorPool", "ResourcePool", "Servers", "SimulationError",
            "bounded_slowdown", "ave_bsld", "utilization_over_time", "COMPLETION", "ARRIVAL", "WAKEUP",
-           "TaskPolicy", "SlotPolicy"]
+           "TaskPolicy", "SlotPolicy", "StaticSlotPolicy"]

@@ -120,7 +120,7 @@ class Servers(ClusterState):
     says whether user *u*'s tasks may run on server *m* (default everywhere). A pool of pooled
     resources is the one-server case, :class:`ResourcePool`.
 
-    This is the engine's *job-level* view of :class:`fairalloc.scheduling.servers.Servers`, the one
+    This is the engine's *job-level* view of :class:`fairalloc.scheduling.servers.FreeCapacity`, the one
     class that holds free capacity per server and placement, and answers whether tasks fit
     (:func:`fairalloc.shares.tasks_that_fit`, the one definition, with its tolerance for
     floating-point round-off): the engine and the greedy task schedulers therefore agree on what fits.
@@ -150,7 +150,7 @@ class Servers(ClusterState):
         self._make_pool(1 if self.placement is None else self.placement.shape[0])
 
     def _make_pool(self, n_users: int) -> None:
-        from ..scheduling.servers import Servers as _FreeCapacity
+        from ..scheduling.servers import FreeCapacity as _FreeCapacity
 
         p = np.ones((max(n_users, 1), self.n_servers), dtype=bool) if self.placement is None else self.placement
         self.pool = _FreeCapacity(self.capacities, p)
@@ -158,7 +158,7 @@ class Servers(ClusterState):
     @property
     def free(self) -> np.ndarray:
         """(M, K) free capacity per server (read it, do not write it: read-only for one pool, whose
-        free capacity is held as floats, see :class:`fairalloc.scheduling.servers.Servers`)."""
+        free capacity is held as floats, see :class:`fairalloc.scheduling.servers.FreeCapacity`)."""
         return self.pool.free
 
     def bind(self, workload: Any) -> None:

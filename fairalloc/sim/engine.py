@@ -127,7 +127,15 @@ class Simulation:
         self.now = 0.0
 
     # ------------------------------------------------------------------------------------------
-    def _admissible(self) -> tuple[np.ndarray, list[tuple[int, str]]]:
+    def admissible(self) -> tuple[np.ndarray, list[tuple[int, str]]]:
+        """Which jobs can ever run, decided before the run: ``(ok, rejected)``.
+
+        ``ok`` is an (n_jobs,) bool mask; ``rejected`` lists ``(row, reason)`` sorted by row for the
+        jobs that cannot: run time unknown (NaN), or a demand that fits nowhere even on an empty
+        cluster (:meth:`~fairalloc.sim.cluster_state.ClusterState.never_fits`). Call after
+        ``state.bind(workload)``; :meth:`run` and the specialised FCFS/EASY loops of
+        :func:`~fairalloc.sim.simulate` both admit jobs with it.
+        """
         wl = self.workload
         n = len(wl)
         rejected: list[tuple[int, str]] = []
@@ -157,7 +165,7 @@ class Simulation:
         n = len(wl)
         state, policy = self.state, self.policy
         state.bind(wl)
-        ok, rejected = self._admissible()
+        ok, rejected = self.admissible()
         if rejected:
             logger.info("%d job(s) rejected before the run (e.g. row %d: %s)", len(rejected),
                         rejected[0][0], rejected[0][1])

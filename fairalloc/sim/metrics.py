@@ -12,7 +12,10 @@ Definitions (per job *j*, times in the workload's unit, seconds unless stated):
 * makespan = last end - first submit.
 
 For task workloads a job starts with its first task and ends with its last; ``launches`` keeps
-every launch ``(job, tasks, server, start, end, killed)``.
+every launch ``(job, tasks, server, start, end, killed)``. A task simulation is summarised by the task
+metrics (:mod:`fairalloc.sim.task_metrics`: waiting, queuing and completion times, utilisation of
+*every* resource), not by the bounded slowdown of rigid jobs: its :meth:`SimulationResult.summary`,
+``repr``, :meth:`~SimulationResult.utilization` and :meth:`~SimulationResult.mean_utilization` say so.
 
 References
 ----------
@@ -174,7 +177,7 @@ class SimulationResult:
         return float(f["bsld"].mean()) if len(f) else float("nan")
 
     def _amount(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """(start, end, amount, total) of every busy interval on the first resource."""
+        """(start, end, amount, total) of every busy interval on the processors (rigid jobs)."""
         if self.launches is not None:
             lf = self.launches
             amt = lf["tasks"].to_numpy(float)
@@ -186,16 +189,40 @@ class SimulationResult:
                 float(self.capacity[0]))
 
     def utilization(self) -> pd.DataFrame:
-        """Utilisation over time of the first resource (processors), a step function."""
+        """Utilisation over time, a step function (a row's values hold until the next row's time).
+
+        Rigid jobs: columns ``time``, ``in_use`` (processors), ``utilization``. A task simulation
+        (:attr:`is_task_result`): ``time`` and one column per resource, the fraction of its total in
+        use (:meth:`resource_utilization`): every resource, not only the first.
+        """
+        if self.is_task_result:
+            return self.resource_utilization()
         s, e, a, total = self._amount()
         return utilization_over_time(s, e, a, total)
 
     def mean_utilization(self) -> float:
-        """Busy resource-time / (total x makespan) on the first resource."""
+        """Busy processor-time / (processors x makespan) of a rigid-job simulation.
+
+        A task simulation has one figure per resource (:meth:`mean_resource_utilization`); with a
+        single resource this returns it, with several it raises ``ValueError`` (no resource stands
+        for the others).
+        """
+        if self.is_task_result:
+            per = self.mean_resource_utilization()
+            if len(per) == 1:
+                return next(iter(per.values()))
+            raise ValueError(f"a task simulation has one utilisation per resource ({', '.join(per)}): "
+                             "use mean_resource_utilization()")
         s, e, a, total = self._amount()
         ok = ~(np.isnan(s) | np.isnan(e))
         span = self.makespan
         return float(((e - s) * a)[ok].sum() / (total * span)) if span > 0 else 0.0
+
+    def mean_resource_utilization(self) -> dict[str, float]:
+        """Task simulations: busy resource-time / (total x makespan) per resource name
+        (:func:`fairalloc.sim.task_metrics.mean_resource_utilization`)."""
+        from .task_metrics import mean_resource_utilization
+        return mean_resource_utilization(self)
 
     def users(self) -> pd.DataFrame:
         """Per user: jobs, mean and median wait, mean response, mean bounded slowdown, killed."""
@@ -209,22 +236,40 @@ class SimulationResult:
                              "mean_bsld": g["bsld"].mean(), "killed": g["killed"].sum()}).reset_index()
 
     def summary(self) -> dict[str, Any]:
-        """One row of headline figures (``enforce_walltime`` included)."""
+        """One row of headline figures (``enforce_walltime`` included).
+
+        Rigid jobs: counts, waits, ``avebsld``, ``makespan``, ``utilization`` (processors). A task
+        simulation: the same counts and waits (per job: its first task's start), ``makespan``, then the
+        task figures of :meth:`task_summary` (``mean_user_wait``, ``mean_task_queuing``,
+        ``mean_job_completion``, ``completed_by_horizon``, ``utilization:<resource>`` for every
+        resource) instead of ``avebsld`` and a single ``utilization``.
+        """
         f = self.finished
-        return {"policy": self.policy, "jobs": int(len(self.jobs)), "finished": int(len(f)),
-                "rejected": int(len(self.rejected)), "killed": int(f["killed"].sum()),
-                "mean_wait": float(f["wait"].mean()) if len(f) else float("nan"),
-                "median_wait": float(f["wait"].median()) if len(f) else float("nan"),
-                "max_wait": float(f["wait"].max()) if len(f) else float("nan"),
-                "mean_response": float(f["response"].mean()) if len(f) else float("nan"),
-                "avebsld": self.avebsld, "makespan": self.makespan,
-                "utilization": self.mean_utilization(), "enforce_walltime": self.enforce_walltime}
+        out = {"policy": self.policy, "jobs": int(len(self.jobs)), "finished": int(len(f)),
+               "rejected": int(len(self.rejected)), "killed": int(f["killed"].sum()),
+               "mean_wait": float(f["wait"].mean()) if len(f) else float("nan"),
+               "median_wait": float(f["wait"].median()) if len(f) else float("nan"),
+               "max_wait": float(f["wait"].max()) if len(f) else float("nan"),
+               "mean_response": float(f["response"].mean()) if len(f) else float("nan")}
+        if self.is_task_result:
+            out["makespan"] = self.makespan
+            out.update({k: v for k, v in self.task_summary().items() if k != "policy"})
+        else:
+            out.update({"avebsld": self.avebsld, "makespan": self.makespan,
+                        "utilization": self.mean_utilization()})
+        out["enforce_walltime"] = self.enforce_walltime
+        return out
 
     def __repr__(self) -> str:
         s = self.summary()
         walltime = "killed at walltime" if self.enforce_walltime else "run to completion"
-        return (f"SimulationResult(policy={self.policy!r}, {s['finished']}/{s['jobs']} jobs finished, "
-                f"{s['rejected']} rejected, AVEbsld={s['avebsld']:.4g}, mean wait={s['mean_wait']:.4g}, "
+        head = (f"SimulationResult(policy={self.policy!r}, {s['finished']}/{s['jobs']} jobs finished, "
+                f"{s['rejected']} rejected, ")
+        if self.is_task_result:
+            util = ", ".join(f"{n} {s[f'utilization:{n}']:.3g}" for n in self.resource_names)
+            return (head + f"{s['tasks']} tasks, mean task queuing={s['mean_task_queuing']:.4g}, "
+                    f"mean user wait={s['mean_user_wait']:.4g}, utilization: {util})")
+        return (head + f"AVEbsld={s['avebsld']:.4g}, mean wait={s['mean_wait']:.4g}, "
                 f"jobs exceeding their request: {walltime})")
 
     # -- task metrics (fairalloc.sim.task_metrics) --------------------------------------------

@@ -46,8 +46,13 @@ def make_state(workload: Workload, capacity: Any, placement: Any = None) -> Clus
         return Servers(capacity, placement)
     if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool):
         return ProcessorPool(int(capacity))
-    arr = np.asarray(capacity, dtype=float)
-    names = workload.resource_names if len(workload.resource_names) == arr.shape[-1] else None
+    try:
+        arr = np.asarray(capacity, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidInstanceError(f"capacity={capacity!r} must be a processor count, a resource vector "
+                                   "or a Cluster", argument="capacity", value=capacity) from None
+    names = (workload.resource_names
+             if arr.ndim >= 1 and len(workload.resource_names) == arr.shape[-1] else None)
     if arr.ndim == 2:      # a bare array: the resources are the workload's columns, named as there
         return Servers(Cluster(arr, resource_names=names), placement)
     if arr.ndim == 1:
@@ -151,7 +156,7 @@ def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False)
     ``reservations`` as the event engine would (a policy object the caller may inspect)."""
     wl, state = sim.workload, sim.state
     state.bind(wl)
-    ok, rejected = sim._admissible()
+    ok, rejected = sim.admissible()
     n = len(wl)
     run, req = wl.run_time, wl.requested_time
     kill = ok & ~np.isnan(req) & (run > req) if sim.enforce_walltime else np.zeros(n, dtype=bool)

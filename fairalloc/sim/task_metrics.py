@@ -55,11 +55,14 @@ def user_waiting_times(result: Any, /) -> pd.Series:
     >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
     ...                            resources=[[1.0], [1.0], [1.0]])
     >>> user_waiting_times(fa.simulate(wl, [1.0], policy="drf")).tolist()
+    [0.0, 4.0]
+    >>> user_waiting_times(fa.simulate(wl, [1.0], policy="drf", ties="index")).tolist()
     [0.0, 5.0]
 
     By hand: user 0's first task holds the pool 0..5; at 5 both users hold nothing (dominant share
-    0), the tie goes to the lower index, so user 0's second task runs 5..6 and user 1, submitted at 1,
-    starts at 6.
+    0). The tie goes to user 1, whose pending task (submitted at 1) has waited longer than user 0's
+    (submitted at 2): user 1 starts at 5 (wait 4) and user 0's second task at 6. With
+    ``ties="index"`` user 0 (lower index) runs 5..6 and user 1 starts at 6 (wait 5).
     """
     j = result.jobs
     g = j.groupby("user", sort=True)

@@ -37,8 +37,14 @@ Options (keyword arguments of :func:`~fairalloc.simulate` after ``policy=``):
 ``server``         server rule: ``"first_fit"`` (default; ``"tvtsf"`` for slotted policies),
                    ``"best_fit"``, ``"tvtsf"`` or a callable (:mod:`fairalloc.scheduling.servers`)
 ``blocking``       ``"stop"`` (default for drf/sdrf) or ``"skip"`` (default for tsf/cdrf)
-``tree``           ``"live"`` (default), ``"resort"`` (re-sort every user at every decision, the
-                   exact baseline) or ``"heap"`` (lazy heap, inexact baseline)
+``structure``      ``"live_tree"`` (default), ``"resort"`` (re-sort every user at every decision,
+                   the exact baseline) or ``"heap"`` (lazy heap, inexact baseline): the schedulers'
+                   ``structure=``. The old spelling ``tree="live" | "resort" | "heap"`` still works
+                   with a :class:`DeprecationWarning`
+``ties``           among equal priorities: ``"wait"`` (default; the user whose oldest pending task
+                   has waited longest, then the lower index) or ``"index"`` (lower index only);
+                   :class:`~fairalloc.scheduling.TaskScheduler`; slotted policies too, by the
+                   slot of the oldest pending task
 ``delta``, ``dt``,  SDRF only: discount per ``dt`` seconds (Eq. 3; or ``tau`` directly),
 ``tau``,           priority reading ``"level"`` (default) or ``"printed"``, initial commitments
 ``priority``,      (n_users, K) as fractions of the totals
@@ -62,6 +68,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -69,6 +76,7 @@ import numpy as np
 from .._validation import require_choice
 from ..commitments import tau_from_delta
 from ..errors import InvalidInstanceError
+from ..scheduling import STRUCTURES, TIES
 from ..scheduling.cdrf import CDRFScheduler
 from ..scheduling.online_slots import OnlineSlotScheduler
 from ..scheduling.policy import Policy
@@ -80,7 +88,7 @@ from .simulate import register_policy
 __all__ = ["TaskPolicy", "SlotPolicy", "TASK_POLICIES", "TREES", "make_task_policy"]
 
 _SCHEDULERS = {"drf": DRFScheduler, "sdrf": SDRFScheduler, "tsf": TSFScheduler, "cdrf": CDRFScheduler}
-#: ``tree=`` names -> the scheduler's ``structure``.
+#: The deprecated ``tree=`` names -> the scheduler's ``structure`` (the one spelling).
 TREES = {"live": "live_tree", "live_tree": "live_tree", "resort": "resort", "heap": "heap"}
 _SDRF_ONLY = ("delta", "dt", "tau", "priority", "commitments")
 #: Policy names registered by this module.
@@ -89,11 +97,16 @@ TASK_POLICIES = ("drf", "sdrf", "tsf", "cdrf", "tvtsf")
 
 def _check_workload(sim: Any, name: str) -> tuple[Any, Servers]:
     state = sim.state
-    if not isinstance(state, Servers):
-        raise InvalidInstanceError(f"policy {name!r} schedules tasks with resource vectors: give a resource "
-                                   f"vector or a Cluster as capacity, not {type(state).__name__}",
-                                   argument="capacity", value=type(state).__name__)
     wl = sim.workload
+    if not isinstance(state, Servers):
+        what = (f"a processor count of {state.capacity}" if hasattr(state, "capacity")
+                else type(state).__name__)
+        res = (f" (one entry per resource: {', '.join(wl.resource_names)})" if len(wl.resource_names)
+               else "")
+        raise InvalidInstanceError(f"policy {name!r} schedules tasks with resource vectors: give a resource "
+                                   f"vector{res} or a Cluster as capacity, not {what} "
+                                   f"({type(state).__name__})", argument="capacity",
+                                   value=type(state).__name__)
     if not len(wl):
         return wl, state
     user = wl.user
@@ -175,8 +188,10 @@ class TaskPolicy(Policy):
     Parameters
     ----------
     mechanism : {"drf", "sdrf", "tsf", "cdrf"}
-    weights, server, blocking, tree
+    weights, server, blocking, structure, ties
         See the module docstring.
+    tree : {"live", "resort", "heap"}, optional
+        Deprecated spelling of ``structure`` (``"live"`` is ``"live_tree"``).
     wakeups : bool, default True
         Ask to be woken when the first user is overtaken while blocked (``blocking="stop"``); False
         re-runs Algorithm 1 only at arrivals and completions (the paper's "re-run whenever a task
@@ -194,14 +209,25 @@ class TaskPolicy(Policy):
     """
 
     def __init__(self, mechanism: str = "drf", *, weights: Any = None, server: Any = "first_fit",
-                 blocking: str | None = None, tree: str = "live", wakeups: bool = True,
-                 wake_on: str = "first", **options: Any) -> None:
+                 blocking: str | None = None, structure: str = "live_tree", ties: str = "wait",
+                 wakeups: bool = True, wake_on: str = "first", tree: str | None = None,
+                 **options: Any) -> None:
         self.mechanism = require_choice("policy", mechanism, tuple(_SCHEDULERS))
-        self.structure = TREES[require_choice("tree", tree, tuple(TREES))]
+        if tree is not None:
+            name = TREES[require_choice("tree", tree, tuple(TREES))]
+            if structure != "live_tree" and structure != name:
+                raise InvalidInstanceError(f"tree={tree!r} and structure={structure!r} disagree; give "
+                                           "structure only (tree is its old spelling)",
+                                           argument="tree", value=tree)
+            warnings.warn(f"tree={tree!r} is deprecated: use structure={name!r}", DeprecationWarning,
+                          stacklevel=2)
+            structure = name
+        self.structure = require_choice("structure", structure, STRUCTURES)
+        self.ties = require_choice("ties", ties, TIES)
         extra = set(options) - set(_SDRF_ONLY)
         if extra or (options and self.mechanism != "sdrf"):
             bad = sorted(extra or options)
-            allowed = "weights, server, blocking, tree, wakeups, wake_on" + (
+            allowed = "weights, server, blocking, structure, ties, wakeups, wake_on" + (
                 ", " + ", ".join(_SDRF_ONLY) if self.mechanism == "sdrf" else "")
             raise InvalidInstanceError(f"option(s) {bad} do not apply to policy {self.mechanism!r} "
                                        f"(it takes {allowed})", argument="options", value=bad)
@@ -224,7 +250,8 @@ class TaskPolicy(Policy):
         cls = _SCHEDULERS[self.mechanism]
         self.scheduler = cls(state.capacities, n_users=n if self.weights is None else None,
                              weights=self.weights, placement=state.placement, server=self.server,
-                             blocking=self.blocking, structure=self.structure, time=0.0, **self.options)
+                             blocking=self.blocking, structure=self.structure, ties=self.ties, time=0.0,
+                             **self.options)
         self._user = wl.user.tolist()
         self._tasks = wl.tasks.tolist()
         self._demand = wl.resources
@@ -241,7 +268,8 @@ class TaskPolicy(Policy):
 
     def on_submit(self, job: int, now: float) -> None:
         self._advance(now)
-        ids = self.scheduler._enqueue(self._user[job], self._demand[job], self._tasks[job])
+        # rows checked by _check_workload and the engine's admission (fits on an eligible server)
+        ids = self.scheduler.submit_trusted(self._user[job], self._demand[job], self._tasks[job])
         self._launches.add(job, ids)
 
     def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
@@ -270,7 +298,8 @@ class TaskPolicy(Policy):
         """Figures of the run for :attr:`SimulationResult.stats`."""
         s = self.scheduler
         return {"decisions": s.decisions, "swaps": s.swaps, "wakeups": self.n_wakeups,
-                "structure": s.structure, "blocking": s.blocking, "server": s.servers.rule_name}
+                "structure": s.structure, "blocking": s.blocking, "ties": s.ties,
+                "server": s.servers.rule_name}
 
 
 class SlotPolicy(Policy):
@@ -281,17 +310,18 @@ class SlotPolicy(Policy):
     mechanism : {"tvtsf", "tsf", "cdrf"}
     slot : float, default 1.0
         Slot length in the workload's time unit.
-    weights, server
+    weights, server, ties
         See the module docstring (server default ``"tvtsf"``, Algorithm 4).
     """
 
     def __init__(self, mechanism: str = "tvtsf", *, slot: float = 1.0, weights: Any = None,
-                 server: Any = None) -> None:
+                 server: Any = None, ties: str = "wait") -> None:
         self.mechanism = require_choice("policy", mechanism, ("tvtsf", "tsf", "cdrf"))
         L = float(slot)
         if not (np.isfinite(L) and L > 0):
             raise InvalidInstanceError(f"slot={slot!r} must be finite and > 0", argument="slot", value=slot)
         self.slot = L
+        self.ties = require_choice("ties", ties, TIES)
         self.weights = weights
         self.server = server
         self.name = self.mechanism if self.mechanism == "tvtsf" else f"{self.mechanism}-slotted"
@@ -303,7 +333,7 @@ class SlotPolicy(Policy):
         n = _n_users(wl, state, self.weights)
         self.scheduler = OnlineSlotScheduler(state.capacities, n_users=n if self.weights is None else None,
                                              weights=self.weights, placement=state.placement,
-                                             policy=self.mechanism, server=self.server)
+                                             policy=self.mechanism, server=self.server, ties=self.ties)
         self._user = wl.user.tolist()
         self._tasks = wl.tasks.tolist()
         self._demand = wl.resources
@@ -339,7 +369,7 @@ class SlotPolicy(Policy):
 
     def run_stats(self) -> dict[str, Any]:
         s = self.scheduler
-        return {"decisions": s.decisions, "rounds": s.rounds, "slot": self.slot,
+        return {"decisions": s.decisions, "rounds": s.rounds, "slot": self.slot, "ties": s.ties,
                 "server": s.servers.rule_name}
 
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._rng import as_generator
+from ..rng import as_generator
 from ..errors import InvalidInstanceError
 from .workload import Workload
 

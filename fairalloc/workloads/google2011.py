@@ -37,7 +37,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from .._validation import require_choice
+from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from .workload import Workload
 

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 from scipy.special import gammainc
 
-from .._rng import as_generator
+from ..rng import as_generator
 from ..errors import InvalidInstanceError
 from .workload import Workload
 

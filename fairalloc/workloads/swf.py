@@ -25,7 +25,7 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from .._validation import require_choice
+from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from .workload import Workload
 

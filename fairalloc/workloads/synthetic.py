@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._rng import as_generator
+from ..rng import as_generator
 from ..errors import InvalidInstanceError
 from .workload import Workload
 

@@ -43,7 +43,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import as_array, first_bad, frozen
+from ..validation import as_array, first_bad, frozen
 from ..errors import InvalidInstanceError
 
 __all__ = ["Workload", "CORE_COLUMNS"]

@@ -1,19 +1,16 @@
 """``fairalloc simulate`` on a generated workload (no shared data needed)."""
 
-import argparse
 import json
 
 import pandas as pd
 import pytest
 
-from fairalloc.cli import simulate as cli_simulate
+from fairalloc.cli import build_parser
 from fairalloc.errors import InvalidInstanceError
 
 
 def run_cli(argv):
-    parser = argparse.ArgumentParser(prog="fairalloc")
-    cli_simulate.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["simulate", *argv])
+    args = build_parser().parse_args(["simulate", *argv])
     return args.func(args)
 
 
@@ -28,6 +25,8 @@ def test_simulate_generated_workload(tmp_path, capsys):
     summary = pd.read_csv(out / "summary.csv", index_col="policy")
     assert list(summary.index) == ["fcfs", "fcfs+easy", "wfp3", "unicef", "f1", "f2", "buc"]
     assert (summary["finished"] == 400).all()
+    # one name per policy in the table, the folders and the legends (the result's own: fcfs+easy)
+    assert {p.name for p in out.iterdir() if p.is_dir()} == set(summary.index)
     jobs = pd.read_parquet(out / "wfp3" / "jobs.parquet")
     assert len(jobs) == 400 and {"wait", "bsld", "killed"} <= set(jobs.columns)
     assert json.loads((out / "buc" / "summary.json").read_text())["summary"]["policy"] == "buc"
@@ -50,3 +49,34 @@ def test_bad_workload_spec():
         run_cli(["--workload", "lublin:dayz=3", "--no-progress"])
     with pytest.raises(InvalidInstanceError, match="expected swf:PATH"):
         run_cli(["--workload", "trace.swf", "--no-progress"])
+
+
+def test_out_is_written_whole_and_replaces_an_earlier_run(tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("; MaxProcs: 4\n1 0 -1 100 4 -1 -1 4 50 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                   "2 1 -1 10 2 -1 -1 2 20 -1 1 2 1 -1 -1 -1 -1 -1\n")
+    out = tmp_path / "sim"
+    assert run_cli(["--workload", f"swf:{swf}", "--policy", "fcfs,easy", "--out", str(out)]) == 0
+    assert {"fcfs", "fcfs+easy", ".fairalloc-output"} <= {p.name for p in out.iterdir()}
+    capsys.readouterr()
+    assert run_cli(["--workload", f"swf:{swf}", "--policy", "sjf", "--out", str(out)]) == 0
+    assert "replacing" in capsys.readouterr().out
+    assert not (out / "fcfs").exists() and (out / "sjf").is_dir()        # no stale folder of the first run
+    # a folder fairalloc did not write is refused before any work
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep me")
+    with pytest.raises(InvalidInstanceError, match="did not write"):
+        run_cli(["--workload", f"swf:{swf}", "--out", str(other)])
+    assert (other / "notes.txt").read_text() == "keep me"
+
+
+def test_an_interrupted_output_leaves_nothing_behind(tmp_path):
+    from fairalloc.cli.conventions import output_folder
+
+    out = tmp_path / "res"
+    with pytest.raises(KeyboardInterrupt):
+        with output_folder(out, build_parser().parse_args(["simulate"]), "simulate") as tmp:
+            (tmp / "half.csv").write_text("a,b\n")
+            raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []

@@ -41,7 +41,7 @@ def test_alibaba_like_on_table3_cluster_slotted(capsys):
     (["--workload", "google_like:users=3,tasks=30", "--policy", "fcfs"], "does not schedule tasks"),
     (["--workload", "lublin:n=30,nodes=64", "--pool", "0.5"], "--pool and --cluster apply to task workloads"),
     (["--workload", "google_like:users=3,bogus=1"], "unknown key(s) ['bogus']"),
-    (["--workload", "google_like:users=3,tasks=30", "--policy", "sdrf", "--delta", "1.5"], "delta=1.5"),
+    (["--workload", "google_like:users=3,tasks=30", "--policy", "sdrf", "--delta", "1.5"], "--delta: '1.5' must be a number in (0, 1)"),
 ])
 def test_task_mode_errors(capsys, args, needle):
     code, _, err = run(capsys, "simulate", *args, "--no-progress", "--processors", "64")

@@ -89,3 +89,19 @@ def test_console_script_entry_point():
     proc = subprocess.run([sys.executable, "-m", "fairalloc", "solve", "--list-examples"],
                           capture_output=True, text=True, check=True)
     assert "drf-paper" in proc.stdout
+
+
+def test_large_instance_table_is_cut_and_summary_mode(capsys, tmp_path):
+    # 60 users with equal demands <1, 1> on capacities <60, 60>: DRF gives each exactly 1 of each
+    f = tmp_path / "big.json"
+    f.write_text(json.dumps({"demands": [[1, 1]] * 60, "capacities": [60, 60]}))
+    code, out, _ = run(capsys, "solve", str(f), "--mechanism", "drf")
+    assert code == 0 and "... 10 more users (--rows 0 shows all" in out
+    assert sum(line.split()[0].startswith("user") and line.split()[0][4:].isdigit()
+               for line in out.splitlines() if line.strip()) == 50
+    code, out, _ = run(capsys, "solve", str(f), "--mechanism", "drf", "--summary")
+    assert code == 0 and "user0 " not in out
+    assert "dominant shares min 0.01667 median 0.01667 max 0.01667" in out     # 1/60
+    code, out, _ = run(capsys, "solve", str(f), "--mechanism", "drf", "-q", "--json", str(tmp_path / "r.json"))
+    assert code == 0 and out == ""
+    assert len(json.loads((tmp_path / "r.json").read_text())["results"]["drf"]["allocation"]) == 60

@@ -13,7 +13,10 @@ def test_heuristics_vs_optimum_notebook(run_notebook):
                        "print(f'level={LEVEL_MAX_DIST}'); print(f'printed={PRINTED_CROSS_DIST}')\n"
                        "print(f'cmp={int((table.leximin_cmp > 0).sum())}')")
     assert int(got["n"]) == 57                                 # 40 + 12 random + 5 built-in
-    assert float(got["proven"]) == 1.0                          # every exact program proven optimal
+    # every exact program proven optimal; the notebook's 60 s MILP limit is a safety cap
+    assert float(got["proven"]) == 1.0, ("an exact program stopped at the notebook's 60 s time limit (the "
+                                         "budget that ran out was time, a slow or loaded machine), "
+                                         "not a wrong result")
     assert int(got["cmp"]) == 0                                 # no greedy beats a proven optimum
     for k in ["drf", "drf-skip", "sdrf", "sdrf-skip", "tsf", "cdrf", "tvtsf"]:
         assert 0.0 < float(got[f"opt_{k}"]) <= 1.0

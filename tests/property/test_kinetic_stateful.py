@@ -4,7 +4,8 @@ After every step, the tree's in-order keys must be the elements sorted by their 
 current time, computed here independently of the tree:
 ``p(t) = max_k (a_k + b_k * exp(-(t - t0) / tau))``. Priorities that differ by less than 1e-9
 (relative) may appear in either order (rounding; see the module docstring of ``live_tree``);
-elements with identical trajectories are always tied and must follow their keys.
+elements with identical trajectories are always tied and must follow their tie values (drawn from a
+small set, so that equal ones are common), then their keys.
 
 Swap counts: with one line per element, the difference of two priorities is monotone in time between
 mutations, so every pair swaps at most once per ``advance`` and the number of swap events must equal
@@ -26,6 +27,8 @@ from fairalloc.kinetic import LiveTree, ResortQueue
 TOL = 1e-9
 KEYS = st.integers(min_value=0, max_value=11)
 DTS = st.sampled_from([0.0, 0.05, 0.1, 0.25, 0.25, 0.5, 0.5, 1.0, 2.0, 3.0])
+#: tie values (the schedulers pass the oldest pending submission time; 0.0 for ties="index")
+TIES = st.sampled_from([0.0, 0.0, 0.0, -1.0, 2.5])
 
 
 def oracle_value(traj, t, tau):
@@ -83,6 +86,7 @@ class _TreeMachine(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
         self.model = {}   # key -> (a, b, t0)
+        self.ties = {}    # key -> tie value
         self.tree = None
         self.resort = None
         self.tau = None
@@ -100,7 +104,8 @@ class _TreeMachine(RuleBasedStateMachine):
     def oracle_order(self):
         t = self.tree.now
         return sorted(self.model, key=lambda k: (oracle_value(self.model[k], t, self.tau),
-                                                 -oracle_slope(self.model[k], t, self.tau), k))
+                                                 -oracle_slope(self.model[k], t, self.tau),
+                                                 self.ties[k], k))
 
     def near_tie(self):
         """Two different trajectories whose priorities differ by rounding only (or not at all) now."""
@@ -124,11 +129,13 @@ class _TreeMachine(RuleBasedStateMachine):
         if key in self.model:
             return
         a, b = data.draw(self.lines)
+        tie = data.draw(TIES)
         t0 = self.t0_choice(back)
         swaps = self.tree.swaps
-        self.tree.insert(key, a, b, t0=t0)
-        self.resort.insert(key, a, b, t0=t0)
+        self.tree.insert(key, a, b, t0=t0, tie=tie)
+        self.resort.insert(key, a, b, t0=t0, tie=tie)
         self.model[key] = (a, b, t0)
+        self.ties[key] = tie
         self.check_no_swaps(swaps)
 
     @precondition(lambda self: self.model)
@@ -140,6 +147,7 @@ class _TreeMachine(RuleBasedStateMachine):
         self.tree.remove(key)
         self.resort.remove(key)
         del self.model[key]
+        del self.ties[key]
         self.check_no_swaps(swaps, tie_before)
 
     @precondition(lambda self: self.model)
@@ -147,12 +155,14 @@ class _TreeMachine(RuleBasedStateMachine):
     def update(self, data, back):
         key = data.draw(st.sampled_from(sorted(self.model)))
         a, b = data.draw(self.lines)
+        tie = data.draw(TIES)
         t0 = self.t0_choice(back)
         swaps = self.tree.swaps
         tie_before = self.near_tie()
-        self.tree.update(key, a, b, t0=t0)
-        self.resort.update(key, a, b, t0=t0)
+        self.tree.update(key, a, b, t0=t0, tie=tie)
+        self.resort.update(key, a, b, t0=t0, tie=tie)
         self.model[key] = (a, b, t0)
+        self.ties[key] = tie
         self.check_no_swaps(swaps, tie_before)
 
     @rule(dt=DTS)
@@ -197,8 +207,9 @@ class _TreeMachine(RuleBasedStateMachine):
         pos = {k: i for i, k in enumerate(order)}
         for k1 in order:
             for k2 in order:
-                if k1 < k2 and canonical(self.model[k1]) == canonical(self.model[k2]):
-                    assert pos[k1] < pos[k2], f"identical trajectories {k1}, {k2} out of key order"
+                if ((self.ties[k1], k1) < (self.ties[k2], k2)
+                        and canonical(self.model[k1]) == canonical(self.model[k2])):
+                    assert pos[k1] < pos[k2], f"identical trajectories {k1}, {k2} out of (tie, key) order"
         if not self.near_tie():
             assert order == self.oracle_order()
             assert order == list(self.resort)

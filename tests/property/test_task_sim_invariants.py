@@ -100,17 +100,19 @@ class CheckedSDRF(TaskPolicy):
 
 @settings(deadline=None)
 @given(clusters_and_workloads(max_jobs=15), st.sampled_from([0.5, 0.9, 0.999]),
-       st.sampled_from(["level", "printed"]), st.sampled_from(["stop", "skip"]))
-def test_commitments_never_negative_and_live_tree_equals_resort(data, delta, priority, blocking):
+       st.sampled_from(["level", "printed"]), st.sampled_from(["stop", "skip"]),
+       st.sampled_from(["wait", "index"]))
+def test_commitments_never_negative_and_live_tree_equals_resort(data, delta, priority, blocking, ties):
     cluster, placement, wl = data
     runs = {}
-    for tree in ("live", "resort"):
-        pol = CheckedSDRF("sdrf", delta=delta, priority=priority, blocking=blocking, tree=tree)
+    for structure in ("live_tree", "resort"):
+        pol = CheckedSDRF("sdrf", delta=delta, priority=priority, blocking=blocking, structure=structure,
+                          ties=ties)
         r = simulate(wl, cluster, policy=pol, placement=placement)
         assert pol.checks >= 1
         check_invariants(wl, cluster, placement, r)
-        runs[tree] = r.launches[["job", "tasks", "server", "start"]]
-    a, b = runs["live"], runs["resort"]
+        runs[structure] = r.launches[["job", "tasks", "server", "start"]]
+    a, b = runs["live_tree"], runs["resort"]
     # same launches in the same order; a start at a wake-up (the first user overtaken) is a crossing
     # time computed from the live tree's certificate or by brute force from another instant: equal
     # up to rounding

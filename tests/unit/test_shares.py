@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fairalloc import shares
 
@@ -79,3 +80,34 @@ def test_formulas_do_not_modify_their_inputs():
     shares.leontief_utility(a, a)
     shares.tasks_that_fit(a, a)
     np.testing.assert_array_equal(a, keep)
+
+
+# ---- one definition each (issue 15 item 7), against hand computations ------------------------------
+
+def test_weighted_dominant_shares_by_hand():
+    from fractions import Fraction as F
+
+    # DRF paper allocation (3 tasks of <1, 4>, 2 of <3, 1> on <9, 18>): dominant shares 12/18 and 6/9,
+    # both 2/3; weights 1 and 2 divide them: 2/3 and 1/3.
+    np.testing.assert_allclose(shares.dominant_shares([[3, 12], [6, 2]], [9, 18], weights=[1, 2]), [2 / 3, 1 / 3])
+    np.testing.assert_allclose(shares.dominant_share_of_tasks([3, 2], [[1, 4], [3, 1]], [9, 18], [1, 2]),
+                               [2 / 3, 1 / 3])
+    # exact on Fraction arrays (what proofs_check.replay uses)
+    a = np.array([[F(3), F(12)], [F(6), F(2)]], dtype=object)
+    c = np.array([F(9), F(18)], dtype=object)
+    got = shares.dominant_shares(a, c, weights=np.array([F(1), F(2)], dtype=object))
+    assert got.tolist() == [F(2, 3), F(1, 3)]
+
+
+def test_commitment_envy_gap_by_hand():
+    from fractions import Fraction as F
+
+    # i holds dominant share 1/2 with commitment 1/5; j's bundle is worth 4/5 of i's demand, whose
+    # dominant share is 3/4 -> 3/5; j has no commitment. g = (0 + 3/5) - (1/5 + 1/2) = -1/10: no envy.
+    assert shares.commitment_envy_gap(F(1, 2), F(3, 4) * F(4, 5), F(1, 5), F(0)) == F(-1, 10)
+    # weights 1 and 2, j committed 3/10, i uncommitted: (3/10 + 3/5) / 2 - 1/2 = -1/20
+    assert shares.commitment_envy_gap(F(1, 2), F(3, 5), F(0), F(3, 10), F(1), F(2)) == F(-1, 20)
+    # i committed 3/10 and holds 1/5, j's bundle worth 3/5 to i: 3/5 - 1/2 = 1/10 > 0, i envies j
+    assert shares.commitment_envy_gap(0.2, 0.6, 0.3, 0.0) == pytest.approx(0.1)
+    # arrays broadcast
+    np.testing.assert_allclose(shares.commitment_envy_gap(np.array([0.2, 0.5]), 0.6, 0.3, 0.0), [0.1, -0.2])

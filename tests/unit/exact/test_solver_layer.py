@@ -14,23 +14,26 @@ from fairalloc.exact import milp
 from fairalloc.exact.milp import add_var, check_solution, export_model, solve_pulp
 from fairalloc.result import Status
 
-MILP_SOLVERS = ["highs", "cbc"]
+from _solvers import MILP_SOLVERS, cbc_or_skip  # noqa: E402
 
 
-def market_split(offset: float = 0.0, seed: int = 1):
+def market_split(offset: float = 0.0, seed: int = 1, integer: bool = False):
     """Cornuejols-Dawande market split (5 rows, 30 binaries) as 'maximise minus the total slack'.
 
     Famously hard for branch and bound: the LP bound stays at 0 while integer points miss every
     right-hand side, so no backend closes the gap in a second; x = 0 is feasible, so incumbents exist.
+    ``integer``: the slacks are bounded integers (they are integral at every solution anyway, the data
+    being integers), for CP-SAT, which solves integer programs only.
     """
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 100, size=(5, 30))
     b = a.sum(axis=1) // 2
     p = pulp.LpProblem("market_split", pulp.LpMaximize)
     x = [add_var(p, f"x{j}", 0, 1, integer=True) for j in range(30)]
-    sp = [add_var(p, f"sp{i}", 0) for i in range(5)]
-    sm = [add_var(p, f"sm{i}", 0) for i in range(5)]
-    one = add_var(p, "one", 1, 1)
+    top = int(a.sum()) if integer else None
+    sp = [add_var(p, f"sp{i}", 0, top, integer=integer) for i in range(5)]
+    sm = [add_var(p, f"sm{i}", 0, top, integer=integer) for i in range(5)]
+    one = add_var(p, "one", 1, 1, integer=integer)
     for i in range(5):
         p += pulp.lpSum(int(a[i, j]) * x[j] for j in range(30)) + sp[i] - sm[i] == int(b[i]), f"row{i}"
     p += offset * one - pulp.lpSum(sp) - pulp.lpSum(sm)
@@ -54,7 +57,7 @@ def test_optimal_is_proven_with_zero_gap(solver):
     assert out.status is Status.OPTIMAL
     assert out.objective == pytest.approx(3.0)
     assert out.stats["mip_gap"] == 0.0 and out.stats["bound"] == pytest.approx(3.0)
-    assert out.stats["sol_status"] == "Optimal Solution Found"
+    assert out.stats["raw_status"].lower().startswith("optimal")
 
 
 @pytest.mark.parametrize("solver", MILP_SOLVERS)
@@ -68,10 +71,11 @@ def test_infeasible_is_reported_with_the_backends_words(solver):
 
 @pytest.mark.parametrize("solver", MILP_SOLVERS)
 def test_time_limit_on_a_hard_instance_is_never_optimal(solver):
-    out = solve_pulp(market_split(), solver, time_limit=1)
+    # the verdict is on the status the limit produces, not on the time taken (issue 15 item 3): this
+    # market split is not provable in 1 s on any machine we know of, so the limit stops it
+    out = solve_pulp(market_split(integer=solver == "cpsat"), solver, time_limit=1)
     assert out.status is not Status.OPTIMAL
     assert out.status in (Status.FEASIBLE, Status.NOT_SOLVED)
-    assert out.stats["runtime_s"] < 10
     if out.status is Status.FEASIBLE:
         # maximisation: the bound is above the incumbent, and the gap says how far
         assert out.stats["bound"] >= out.objective
@@ -83,7 +87,11 @@ def test_time_limit_on_a_hard_instance_is_never_optimal(solver):
 def test_a_user_gap_is_not_called_optimal(solver):
     # with an offset of 1000 the first incumbents are within 5 % of the bound (1000), so both
     # backends stop and call it "optimal"; the gap they stopped at is not zero, so fairalloc says FEASIBLE
-    out = solve_pulp(market_split(offset=1000.0), solver, time_limit=20, mip_gap=0.05)
+    out = solve_pulp(market_split(offset=1000.0, integer=solver == "cpsat"), solver, time_limit=20, mip_gap=0.05)
+    # 20 s is a safety cap (the gap is reached at the first incumbents): if it ran out, the budget
+    # was time, and the test says so rather than judge the status
+    why = f"{out.message} {out.stats.get('raw_status', '')}".lower()
+    assert "time limit" not in why, f"the 20 s safety cap ran out before the 5% gap (machine speed): {out.message}"
     assert out.status is Status.FEASIBLE
     assert 0 < out.stats["mip_gap"] <= 0.05 + 1e-9
     assert "not proven" in out.message
@@ -167,8 +175,8 @@ def test_unknown_highs_option_warns_and_is_dropped():
     assert out.status is Status.OPTIMAL
 
 
-def test_available_solvers_lists_both_milp_backends():
-    assert {"highs", "cbc"} <= set(fa.available_solvers("milp"))
+def test_available_solvers_lists_the_milp_backends():
+    assert {"highs", "cpsat"} <= set(fa.available_solvers("milp"))
 
 
 def test_milp_model_of_the_tasks_program_exports(tmp_path):
@@ -176,8 +184,42 @@ def test_milp_model_of_the_tasks_program_exports(tmp_path):
     model = fa.exact.tasks_model(ti, mechanism="drf")
     path = model.export_model(tmp_path / "drf.mps")
     assert path.stat().st_size > 0
-    out = model.solve("cbc")
+    out = model.solve(cbc_or_skip())
     assert out.status is Status.OPTIMAL
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert {k: v for k, v in model.value("x").items()} == {(0, 0): 3.0, (1, 0): 2.0}
+
+
+def test_cpsat_refuses_continuous_columns_with_a_status_naming_them():
+    out = solve_pulp(market_split(), "cpsat", time_limit=1)
+    assert out.status is Status.ERROR and "continuous column 's" in out.message
+
+
+def test_cpsat_scales_rows_exactly_to_integers():
+    # 0.3 x + 0.2 y <= 0.75 is 3 x + 2 y <= 7.5, i.e. 3 x + 2 y <= 7 for integers: optimum x + y = 3
+    # (the knapsack above, written with decimals; a rounded model would give another optimum)
+    p = pulp.LpProblem("k", pulp.LpMaximize)
+    x = add_var(p, "x", 0, 10, integer=True)
+    y = add_var(p, "y", 0, 10, integer=True)
+    p += 0.3 * x + 0.2 * y <= 0.75, "cap"
+    p += x + y
+    out = solve_pulp(p, "cpsat")
+    assert out.status is Status.OPTIMAL and out.objective == pytest.approx(3.0)
+    assert 0.3 * x.varValue + 0.2 * y.varValue <= 0.75
+
+
+def test_library_calls_print_no_highs_banner(tmp_path):
+    # highspy prints "Running HiGHS ... Copyright" on the C-level stdout when a process makes its
+    # first Highs object; a fresh interpreter shows whether fairalloc lets it through
+    import subprocess
+    import sys
+
+    code = ("import fairalloc as fa\n"
+            "ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])\n"
+            "fa.exact.tasks_leximin(ti, solver='highs')\n"
+            "fa.drf(fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18]),"
+            " method='lp', solver='highs')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "HiGHS" not in out.stdout and "Copyright" not in out.stdout

@@ -185,8 +185,11 @@ def test_task_fifo_on_a_pool_hand_computed():
     assert r.jobs["end"].tolist() == [10, 15, 16]
     assert r.launches[["job", "tasks", "server", "start"]].values.tolist() == [
         [0, 3, 0, 0], [1, 2, 0, 10], [2, 1, 0, 15]]
-    # cpu in use: 3 (0..10), 4 (10..15), 1 (15..16)
-    assert r.utilization()["in_use"].tolist() == [3, 4, 1, 0]
+    # every resource (issue 15 item 5; it was the first only): cpu in use 3 (0..10), 4 (10..15),
+    # 1 (15..16) of 4; mem 6, 2, 1 of 8
+    u = r.utilization()
+    assert u["time"].tolist() == [0, 10, 15, 16]
+    assert u["cpu"].tolist() == [3 / 4, 1.0, 1 / 4, 0.0] and u["mem"].tolist() == [6 / 8, 2 / 8, 1 / 8, 0.0]
 
 
 def test_task_fifo_on_servers_with_placement_partial_launches():

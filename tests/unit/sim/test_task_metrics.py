@@ -15,8 +15,11 @@ from fairalloc.workloads import Workload
 # Pool <2 cpu, 4 mem>. job 0: user 0, 2 tasks <1, 1> for 10 s at t=0; job 1: user 1, 1 task <1, 2> for 5 s
 # at t=1; job 2: user 0, 1 task <1, 0.5> for 3 s at t=2.
 # By hand (DRF, blocking "stop"): t=0 both tasks of job 0 start (cpu full). t=1, t=2: nothing fits.
-# t=10: job 0 ends; users 0 and 1 both hold 0: tie -> user 0 (lower index): job 2 starts (share 0.5);
-# user 1 (share 0) next: job 1 starts (cpu 2/2, mem 0.5 + 2 = 2.5/4). Ends: job 2 at 13, job 1 at 15.
+# t=10: job 0 ends; users 0 and 1 both hold 0: tie -> user 1, whose oldest pending task (job 1,
+# submitted at 1) has waited longer than user 0's (job 2, at 2): job 1 starts (share 2/4 = 0.5); user 0
+# (share 0) next: job 2 starts (cpu 2/2, mem 2 + 0.5 = 2.5/4). Ends: job 2 at 13, job 1 at 15.
+# With ties="index" user 0 goes first at t=10 (job 2, then job 1): the same start times, launches
+# in the other order.
 WL = Workload(submit=[0, 1, 2], run_time=[10, 5, 3], tasks=[2, 1, 1], user=[0, 1, 0],
               resources=[[1, 1], [1, 2], [1, 0.5]], resource_names=["cpu", "mem"])
 
@@ -28,14 +31,17 @@ def result():
 
 def test_schedule_is_the_hand_computed_one(result):
     assert result.launches[["job", "tasks", "start", "end"]].values.tolist() == [
+        [0, 2, 0, 10], [1, 1, 10, 15], [2, 1, 10, 13]]
+    by_index = simulate(WL, [2.0, 4.0], policy="drf", ties="index")
+    assert by_index.launches[["job", "tasks", "start", "end"]].values.tolist() == [
         [0, 2, 0, 10], [2, 1, 10, 13], [1, 1, 10, 15]]
 
 
 def test_user_wait_task_queuing_job_completion(result):
     # user 0: submitted at 0, started at 0; user 1: submitted at 1, started at 10
     assert tm.user_waiting_times(result).tolist() == [0.0, 9.0]
-    # per task in launch order: job 0's two (0, 0), job 2's (10 - 2), job 1's (10 - 1)
-    assert tm.task_queuing_times(result).tolist() == [0.0, 0.0, 8.0, 9.0]
+    # per task in launch order: job 0's two (0, 0), job 1's (10 - 1), job 2's (10 - 2)
+    assert tm.task_queuing_times(result).tolist() == [0.0, 0.0, 9.0, 8.0]
     # per job: 10 - 0, 15 - 1, 13 - 2
     assert tm.job_completion_times(result).tolist() == [10.0, 14.0, 11.0]
 
@@ -101,3 +107,24 @@ def test_task_figures(result):
     assert fig.axes[0].get_title() == "0 of 1 users complete fewer tasks under drf"
     fig = figs.resource_utilization(result)
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["cpu", "mem"]
+
+
+def test_task_result_summary_repr_and_utilization_cover_every_resource(result):
+    # issue 15 item 5: a task simulation is summarised by task figures (no AVEbsld) and its
+    # utilisation covers every resource. Figures from the hand-computed schedule above: 4 tasks,
+    # queuing (0 + 0 + 9 + 8) / 4 = 4.25, user waits (0 + 9) / 2 = 4.5, cpu 28/30, mem 31.5/60.
+    text = repr(result)
+    assert "AVEbsld" not in text
+    assert "4 tasks, mean task queuing=4.25, mean user wait=4.5, utilization: cpu 0.933, mem 0.525" in text
+    s = result.summary()
+    assert "avebsld" not in s and "utilization" not in s
+    assert s["utilization:cpu"] == pytest.approx(28 / 30) and s["utilization:mem"] == pytest.approx(31.5 / 60)
+    assert s["mean_task_queuing"] == pytest.approx(4.25) and s["makespan"] == 15.0
+    u = result.utilization()
+    assert u.columns.tolist() == ["time", "cpu", "mem"]
+    assert u["mem"].tolist() == [0.5, 0.625, 0.5, 0.0]
+    assert result.mean_resource_utilization() == pytest.approx({"cpu": 28 / 30, "mem": 31.5 / 60})
+    with pytest.raises(ValueError, match=r"one utilisation per resource \(cpu, mem\)"):
+        result.mean_utilization()
+    one = simulate(Workload(submit=[0], run_time=[4], user=[0], resources=[[1.0]]), [2.0], policy="drf")
+    assert one.mean_utilization() == 0.5                 # 1 of 2 units for the whole makespan

@@ -104,8 +104,8 @@ def test_slotted_policy_waits_for_the_slot_boundary():
 def test_options_reach_the_scheduler_and_stats():
     wl = fa.workloads.google_like(20, 400, rng=1)
     pool = ResourcePool.from_workload(wl, 0.5)
-    r = simulate(wl, pool, policy="sdrf", delta=1 - 1e-3, tree="resort", blocking="skip")
-    assert r.stats["structure"] == "resort" and r.stats["blocking"] == "skip"
+    r = simulate(wl, pool, policy="sdrf", delta=1 - 1e-3, structure="resort", blocking="skip", ties="index")
+    assert r.stats["structure"] == "resort" and r.stats["blocking"] == "skip" and r.stats["ties"] == "index"
     assert r.stats["decisions"] == r.jobs["tasks"].sum()           # every admitted task started
     assert pool.resource_names == ("cpu", "memory")
     pol = TaskPolicy("sdrf", delta=0.5)
@@ -117,8 +117,24 @@ def test_live_resort_and_heap_agree_without_decay():
     # With commitments held constant every structure orders by the same fixed keys: same schedule.
     wl = fa.workloads.google_like(30, 1500, rng=2)
     pool = ResourcePool.from_workload(wl, 0.5)
-    runs = [simulate(wl, pool, policy="drf", tree=t).launches for t in ("live", "resort", "heap")]
+    runs = [simulate(wl, pool, policy="drf", structure=t).launches for t in ("live_tree", "resort", "heap")]
     assert runs[0].equals(runs[1]) and runs[0].equals(runs[2])
+
+
+def test_tree_is_the_deprecated_spelling_of_structure():
+    # issue 15 item 5: one spelling (structure=, as the schedulers); tree= still works, with a warning
+    wl = fa.workloads.google_like(10, 300, rng=3)
+    pool = ResourcePool.from_workload(wl, 0.5)
+    new = simulate(wl, pool, policy="drf", structure="resort")
+    with pytest.warns(DeprecationWarning, match="tree='resort' is deprecated: use structure='resort'"):
+        old = simulate(wl, pool, policy="drf", tree="resort")
+    assert old.stats["structure"] == "resort" and old.launches.equals(new.launches)
+    with pytest.warns(DeprecationWarning, match="use structure='live_tree'"):
+        assert simulate(wl, pool, policy="drf", tree="live").stats["structure"] == "live_tree"
+    with pytest.raises(InvalidInstanceError, match="tree='heap' and structure='resort' disagree"):
+        simulate(wl, pool, policy="drf", tree="heap", structure="resort")
+    with pytest.raises(InvalidInstanceError, match="structure='live'"):
+        simulate(wl, pool, policy="drf", structure="live")
 
 
 # ---- bad input ----------------------------------------------------------------------------------
@@ -145,8 +161,18 @@ def test_bad_input_names_argument_row_and_value():
         simulate(_wl(), [4.0, 4.0], policy="drf", delta=0.5)
     with pytest.raises(InvalidInstanceError, match="tree='avl'"):
         simulate(_wl(), [4.0, 4.0], policy="sdrf", tree="avl")
+    with pytest.raises(InvalidInstanceError, match="ties='fair'"):
+        simulate(_wl(), [4.0, 4.0], policy="drf", ties="fair")
     with pytest.raises(InvalidInstanceError, match="give a resource vector or a Cluster"):
         simulate(Workload(submit=[0], run_time=[1], processors=[1], user=[0]), 4, policy="drf")
+    # issue 15 item 5: a scalar capacity for a task workload was an IndexError
+    with pytest.raises(InvalidInstanceError, match=r"give a resource vector \(one entry per resource: "
+                                                   r"cpu, memory\) or a Cluster as capacity, not a "
+                                                   r"processor count of 10") as e:
+        simulate(fa.workloads.google_like(5, 50, rng=0), 10.0, policy="sdrf")
+    assert e.value.argument == "capacity"
+    with pytest.raises(InvalidInstanceError, match="capacity=10.5 must be a processor count"):
+        simulate(fa.workloads.google_like(5, 50, rng=0), 10.5, policy="sdrf")
     with pytest.raises(InvalidInstanceError, match=r"slot=0"):
         simulate(_wl(), [4.0, 4.0], policy="tvtsf", slot=0)
 

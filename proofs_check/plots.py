@@ -1,7 +1,9 @@
-"""Figures of axiom checks: expected versus found verdicts (``fairalloc check --all``, the axioms notebook).
+"""Figures of axiom checks: expected versus found verdicts (``fairalloc check --all``, the axioms
+notebook) and time-varying start schedules (witnesses).
 
-The functions read plain records (dictionaries with ``mechanism``, ``axiom``, ``variant``,
-``expected``, ``found``, ``status``), so fairalloc does not import ``proofs_check``.
+They live here, not in :mod:`fairalloc.plots`, because only the axiom checks use them (fairalloc
+never imports proofs_check). The functions read plain records (dictionaries with ``mechanism``,
+``axiom``, ``variant``, ``expected``, ``found``, ``status``) and return a matplotlib Figure.
 """
 
 from __future__ import annotations

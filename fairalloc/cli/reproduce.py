@@ -1,0 +1,55 @@
+"""``fairalloc reproduce``: run a shipped reproduction of a seed paper's experiment and report against it.
+
+Examples::
+
+    fairalloc reproduce sdrf-fig4                       # small scale (about a minute), out/reproduce/sdrf-fig4-small
+    fairalloc reproduce tvtsf --scale paper --workers 2 --out out/tvtsf-paper
+    fairalloc reproduce --list
+
+The logic is :func:`fairalloc.experiments.reproductions.reproduce`; this module parses arguments and
+prints the report's claims table. The output folder holds the sweep (``sweep/``, resumable: a
+killed run continues where it stopped), the figures and ``report.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    from ..experiments.reproductions import NAMES, SCALES
+
+    p = subparsers.add_parser(
+        "reproduce", help="reproduce a seed paper's headline experiment and report against it",
+        description="Run a shipped experiment spec (" + ", ".join(NAMES) + ") on the experiment layer, "
+                    "write its figures (the paper's axes and units) and report.md (per claim: the "
+                    "paper's number, ours, reproduced yes or no, and why not).",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", nargs="?", choices=NAMES, metavar="NAME", help="one of: " + ", ".join(NAMES))
+    p.add_argument("--scale", choices=SCALES, default="small",
+                   help="small (about a minute) or paper (the papers' size where the data allows; hours)")
+    p.add_argument("--out", default=None, help="output folder (default: out/reproduce/NAME-SCALE)")
+    p.add_argument("--workers", type=int, default=0,
+                   help="Dask worker processes (default 0: run the cells in this process)")
+    p.add_argument("--list", action="store_true", help="list the reproductions and exit")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..experiments.reproductions import NAMES, load_spec, reproduce
+
+    if args.list or args.name is None:
+        for n in NAMES:
+            print(f"{n:20s} {load_spec(n)['title']}")
+        return 0 if args.list else 2
+    path = reproduce(args.name, scale=args.scale, out=args.out, workers=args.workers,
+                     progress=not getattr(args, "no_progress", False))
+    text = Path(path).read_text(encoding="utf-8").splitlines()
+    print("\n".join(line for line in text if line.startswith("|")))
+    print(f"report: {path}")
+    return 0

@@ -1,0 +1,149 @@
+"""Shipped reproductions of the seed papers' headline experiments (``fairalloc reproduce NAME``).
+
+Each reproduction is a YAML file in ``specs/`` (:data:`NAMES`) with a ``title``, a ``report``
+function (``"module:function"``) and, per scale, a sweep spec of the experiment layer
+(:class:`fairalloc.experiments.Spec`): ``small`` finishes in about a minute and is what the tests
+run, ``paper`` is the papers' size where the data allows. The cell functions are plain functions of
+their parameters returning ``{table: DataFrame}`` (``cell`` in :mod:`.sdrf`, :mod:`.tvtsf`,
+:mod:`.buc`, :mod:`.learned`); each module's ``sweep_cell`` adapts one to the sweep's cell
+contract (:func:`sweep_adapter`).
+
+:func:`reproduce` runs the scale's sweep with :func:`fairalloc.experiments.run_sweep` (resumable:
+finished cells are kept), reads its tables back with :func:`fairalloc.experiments.load`, and writes
+the figures and ``report.md`` (per headline claim: the paper's number, ours, reproduced yes or no,
+and the reason where not, :mod:`.report`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from ...errors import InvalidInstanceError
+
+__all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
+           "spec_path"]
+
+logger = logging.getLogger(__name__)
+
+_DIR = Path(__file__).with_name("specs")
+#: Names of the shipped reproductions.
+NAMES = ("sdrf-fig4", "sdrf-fig5", "sdrf-fig6", "tvtsf", "buc", "learned-priorities")
+SCALES = ("small", "paper")
+_KEYS = {"name", "title", "report", "scales"}
+
+
+def spec_path(name: str) -> Path:
+    """The YAML file of a shipped reproduction."""
+    if name not in NAMES:
+        raise InvalidInstanceError(f"reproduction {name!r} is not one of {', '.join(NAMES)}",
+                                   argument="name", value=name)
+    return _DIR / f"{name}.yaml"
+
+
+def load_spec(name: str | Path) -> dict:
+    """Read and validate a spec (a shipped name or a YAML path)."""
+    import yaml
+
+    p = Path(name) if str(name).endswith((".yaml", ".yml")) else spec_path(str(name))
+    spec = yaml.safe_load(p.read_text(encoding="utf-8"))
+    validate_spec(spec)
+    return spec
+
+
+def _resolve(ref: str, what: str) -> Callable:
+    mod, _, fn = str(ref).partition(":")
+    if not fn:
+        raise InvalidInstanceError(f"{what}={ref!r} must be 'module:function'", argument=what, value=ref)
+    try:
+        f = getattr(importlib.import_module(mod), fn)
+    except (ImportError, AttributeError) as exc:
+        raise InvalidInstanceError(f"{what}={ref!r} cannot be imported: {exc}", argument=what,
+                                   value=ref) from None
+    if not callable(f):
+        raise InvalidInstanceError(f"{what}={ref!r} is not callable", argument=what, value=ref)
+    return f
+
+
+def validate_spec(spec: Any) -> None:
+    """Check a reproduction file: its keys, its report function, and each scale as a sweep Spec."""
+    from ..spec import Spec
+
+    if not isinstance(spec, dict):
+        raise InvalidInstanceError(f"spec must be a mapping, got {type(spec).__name__}", argument="spec",
+                                   value=type(spec).__name__)
+    missing = sorted(_KEYS - set(spec))
+    unknown = sorted(set(spec) - _KEYS)
+    if missing or unknown:
+        raise InvalidInstanceError(f"spec {spec.get('name')!r}: missing keys {missing}, unknown keys {unknown}",
+                                   argument="spec", value=missing or unknown)
+    _resolve(spec["report"], "report")
+    for s in SCALES:
+        if s not in (spec["scales"] or {}):
+            raise InvalidInstanceError(f"spec {spec['name']!r} has no scale {s!r}", argument="scales", value=s)
+        Spec.from_dict(spec["scales"][s], base=_DIR)
+
+
+def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.DataFrame]:
+    """Call a plain cell function with a sweep cell's parameters and return its tables.
+
+    The keywords are the cell's grid values and policy options, ``policy`` (when the spec has
+    policies) and ``seed`` (when ``cell`` takes it). Columns the sweep adds itself (``label``,
+    ``policy``, ``seed``, the grid axes and scalar options) are dropped from the tables, so each
+    appears once, as the sweep writes it.
+    """
+    kw = {**params.get("grid", {}), **params.get("options", {})}
+    if params.get("policy") is not None:
+        kw["policy"] = params["policy"]
+    sig = inspect.signature(cell).parameters
+    if "seed" in sig:
+        kw["seed"] = params.get("seed")
+    tables = cell(workload, **kw)
+    drop = {"label", "policy", "seed", *kw}
+    return {t: df.drop(columns=[c for c in df.columns if c in drop]) for t, df in tables.items()}
+
+
+def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None = 0,
+        progress: bool = False) -> dict[str, pd.DataFrame]:
+    """Run the sweep of ``scale`` into ``out`` (resumable) and return its tables as DataFrames."""
+    from .. import load as load_table, run_sweep
+    from ..spec import Spec
+    from ..store import Store
+
+    if scale not in SCALES:
+        raise InvalidInstanceError(f"scale={scale!r} is not one of {', '.join(SCALES)}", argument="scale",
+                                   value=scale)
+    spec = load_spec(name)
+    summary = run_sweep(Spec.from_dict(spec["scales"][scale], base=_DIR), out, workers=workers,
+                        progress=progress)
+    if not summary.ok:
+        raise InvalidInstanceError(f"reproduction {name!r}: {summary}", argument="name", value=name)
+    return {t: load_table(out, t).df() for t in Store(out).table_names()}
+
+
+def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None, workers: int | None = 0,
+              progress: bool = False) -> Path:
+    """Run a shipped reproduction and write, in ``out`` (default ``out/reproduce/NAME-SCALE``), its
+    sweep (``sweep/``), figures and ``report.md``; return the report's path."""
+    spec = load_spec(name)
+    out = Path(out) if out is not None else Path("out") / "reproduce" / f"{name}-{scale}"
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress)
+    seconds = time.perf_counter() - t0
+    return _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds)
+
+
+def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:
+    """The tables of a finished :func:`reproduce` in ``out`` (from its sweep store)."""
+    from .. import load as load_table
+    from ..store import Store
+
+    sweep = Path(out) / "sweep"
+    return {t: load_table(sweep, t).df() for t in Store(sweep).table_names()}

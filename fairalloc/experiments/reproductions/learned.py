@@ -1,0 +1,135 @@
+r"""Learned priorities Section 3: F1 and F2 against FCFS, WFP3 and UNICEF on Lublin traces.
+
+The paper evaluates on 30-day Lublin-Feitelson traces on 256 processors, no backfilling, by
+AVEbsld (Eq. 1, tau = 10 s); headline: F1 up to 7.25x better than the best baseline, clearly better
+than F2. Its traces and its Lublin parameters for 256 processors are not published.
+
+``trace`` kinds (:func:`trace`):
+
+``typed``
+    :func:`fairalloc.workloads.lublin` with the batch + interactive parameters (the C program's
+    default ``INCLUDE_JOBS_TYPE=1``), ``nodes=256``, 30 days, seed ``seed``.
+``typeless``
+    the same with ``typed=False`` (the whole-sample parameters).
+``model-program``
+    the shipped output of the model program for 256 processors (``swf/lublin_256.swf``; one trace,
+    ``seed`` ignored).
+
+Every cell reports the trace's offered load :math:`\sum_j r_j n_j / (256 \cdot \text{span})` and
+jobs per day, because the load decides which policy wins.
+
+References
+----------
+.. [1] D. Carastan-Santos, R. de Camargo, learned nonlinear priority functions (workshop paper),
+   Section 3, Table 1.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ... import workloads
+from ...sim import simulate
+from .buc import offered_load
+from .tvtsf import data_dir
+
+__all__ = ["sweep_cell", "trace", "cell", "gains", "NODES", "BASELINES"]
+
+NODES = 256
+BASELINES = ("fcfs", "wfp3", "unicef")
+
+
+@functools.lru_cache(maxsize=8)
+def trace(kind: str, seed: int, days: float = 30.0) -> Any:
+    """The trace of a cell (module docstring)."""
+    if kind == "model-program":
+        d = data_dir()
+        f = None if d is None else d / "swf" / "lublin_256.swf"
+        if f is None or not f.is_file():
+            raise FileNotFoundError("swf/lublin_256.swf not found in $FAIRALLOC_DATA or ../shared/data")
+        wl = workloads.read_swf(f).sorted()
+        return wl.take(~np.isnan(wl.run_time) & (wl.processors > 0))
+    if kind not in ("typed", "typeless"):
+        raise ValueError(f"trace kind={kind!r} is not one of 'typed', 'typeless', 'model-program'")
+    return workloads.lublin(days=float(days), nodes=NODES, typed=(kind == "typed"), rng=int(seed))
+
+
+def cell(wl: Any = None, *, kind: str, seed: int, policy: str, days: float = 30.0) -> dict:
+    """AVEbsld of ``policy`` on one trace; ``runs`` has one row with the trace's load and jobs/day
+    (none for ``kind="model-program"`` with ``seed`` > 0: there is one such trace)."""
+    if kind == "model-program" and int(seed) != 0:
+        return {"runs": pd.DataFrame({"jobs": pd.Series([], dtype="int64")})}
+    w = trace(kind, int(seed), float(days))
+    r = simulate(w, NODES, policy=policy)
+    span_days = float(w.submit.max() - w.submit.min()) / 86400.0
+    row = {"kind": kind, "seed": int(seed), "policy": policy, "jobs": len(w),
+           "jobs_per_day": len(w) / span_days if span_days > 0 else np.nan,
+           "offered_load": offered_load(w, NODES), "avebsld": float(r.avebsld),
+           "mean_wait": float(r.summary()["mean_wait"])}
+    return {"runs": pd.DataFrame([row])}
+
+
+def gains(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per trace: best baseline, its AVEbsld, F1's and F2's, gain = best baseline / F1."""
+    p = runs.pivot_table(index=["kind", "seed"], columns="policy", values="avebsld")
+    base = p[[b for b in BASELINES if b in p]]
+    out = pd.DataFrame({"best_baseline": base.idxmin(axis=1), "best": base.min(axis=1)})
+    for f in ("f1", "f2"):
+        if f in p:
+            out[f] = p[f]
+    if "f1" in p:
+        out["gain_f1"] = out["best"] / out["f1"]
+    if "f1" in p and "f2" in p:
+        out["f1_beats_f2"] = out["f1"] < out["f2"]
+    load = runs.groupby(["kind", "seed"])[["offered_load", "jobs_per_day"]].first()
+    return out.join(load).reset_index()
+
+
+# --- report ------------------------------------------------------------------------------------
+
+def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None):
+    from pathlib import Path
+
+    from ...plots.reproductions import learned_bars
+    from .report import Claim, write_report
+
+    out = Path(out)
+    runs = tables["runs"]
+    g = gains(runs)
+    g.to_csv(out / "gains.csv", index=False)
+    learned_bars(runs).savefig(out / "avebsld.png", dpi=120)
+    claims = []
+    for kind, k in g.groupby("kind"):
+        wins = int((k["gain_f1"] > 1).sum())
+        ok = bool(wins == len(k) and k["gain_f1"].max() >= 7.25 / 2)
+        claims.append(Claim(f"F1 up to 7.25x better than the best baseline ({kind} traces, offered load "
+                            f"{k['offered_load'].min():.2f}..{k['offered_load'].max():.2f})", "up to 7.25x",
+                            f"F1 better on {wins}/{len(k)}; gain median {k['gain_f1'].median():.2f}x, max "
+                            f"{k['gain_f1'].max():.2f}x", ok,
+                            "" if ok else "criterion: better on every trace and a largest gain of at least half "
+                            "of 7.25x; the gain depends on the load, which the paper does not give"))
+        f2 = int(k["f1_beats_f2"].sum())
+        claims.append(Claim(f"F1 clearly better than F2 ({kind})", "F1 better", f"on {f2}/{len(k)} traces",
+                            f2 == len(k), "" if f2 == len(k) else "F2 wins on some traces"))
+    jpd = g.groupby("kind")["jobs_per_day"].mean()
+    notes = ["offered load and jobs per day of every trace: gains.csv",
+             "jobs per day: " + ", ".join(f"{k}: {v:.1f}" for k, v in jpd.items()) +
+             " (the model program's shipped output is typeless)"]
+    setup = [f"scale `{scale}`: 30-day Lublin-Feitelson traces on 256 processors, typed (batch + interactive) "
+             "and typeless parameters, and the shipped model-program output lublin_256.swf; no backfilling; "
+             "AVEbsld with tau = 10 s; natural log in F1/F2; run times known exactly",
+             "the paper's traces and its Lublin parameters for 256 processors are not published"]
+    if seconds is not None:
+        setup.append(f"wall time of all cells: {seconds:.1f} s")
+    return write_report(out / "report.md", spec["title"], setup, claims, notes, ["avebsld.png"])
+
+
+def sweep_cell(workload: Any, params: dict) -> dict:
+    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`)."""
+    from . import sweep_adapter
+
+    return sweep_adapter(cell, workload, params)

@@ -1,0 +1,150 @@
+"""The ``fairalloc`` command as a subprocess on malformed input: one line on stderr naming what is wrong,
+the documented exit status (``fairalloc --help``: 2 for bad input), and never a Python traceback.
+
+Each case: command line (``{tmp}`` is a folder holding the files of ``FILES``), expected exit status,
+and words the message must contain. Inputs are those of issue 10 (items 2 and 3) and their siblings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+FILES: dict[str, str | bytes] = {
+    "word.yaml": "capacities: [9, 18]\nusers:\n  - {demand: [one, 4]}\n  - {demand: [3, 1]}\n",
+    "bool.yaml": "capacities: [9, 18]\nusers:\n  - {demand: [true, 4]}\n  - {demand: [3, 1]}\n",
+    "binary.csv": bytes(range(128, 256)) * 4,
+    "nouser.csv": "cpu,mem\n9,18\n1,4\n3,1\n",
+    "commit.yaml": "capacities: [9, 18]\nusers:\n  - {demand: [1, 4], commitment: [1.5, 0]}\n  - {demand: [3, 1]}\n",
+    "tv_lengths.yaml": ("kind: time-varying\nservers:\n  - {name: s0, capacity: [4, 4]}\nusers:\n"
+                        "  - {demand: [2, 1], arrivals: [2, 1, 0], duration: 1}\n"
+                        "  - {demand: [1, 2], arrivals: [1], duration: 1}\n"),
+    "notgzip.swf.gz": "1 0 -1 100 4 -1 -1 4 50 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    "notparquet.parquet": "this is text\n",
+    "alibaba.csv": "a,b,c\n1,2,3\n",
+    "header_only.swf": "; MaxProcs: 4\n",
+    "ok.swf": "; MaxProcs: 4\n1 0 -1 100 4 -1 -1 4 50 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    "empty.json": "",
+    "incomplete.json": '{"kind": "mechanism"}',
+    "a_file": "not a folder\n",
+    "mymech.py": ("import numpy as np\n"
+                  "def flat(instance):\n    return np.zeros(instance.n_agents)\n"
+                  "def two_args(instance, other):\n    return None\n"),
+}
+
+CASES = [
+    # (id, argv, exit status, words in the message)
+    ("yaml-word", ["solve", "{tmp}/word.yaml"], 2, ["users[0].demand[0]", "not a number"]),
+    ("yaml-true", ["solve", "{tmp}/bool.yaml"], 2, ["boolean"]),
+    ("binary-csv", ["solve", "{tmp}/binary.csv"], 2, ["not a text file"]),
+    ("csv-no-user-column", ["solve", "{tmp}/nouser.csv"], 2, ["'user' column"]),
+    ("commitment-above-1", ["solve", "{tmp}/commit.yaml"], 2, ["above 1"]),
+    ("tv-arrival-lengths", ["solve", "{tmp}/tv_lengths.yaml"], 2, ["users[1].arrivals", "every slot"]),
+    ("missing-file", ["solve", "{tmp}/nope.yaml"], 2, ["not found"]),
+    ("unknown-example", ["solve", "--example", "nope"], 2, ["nope"]),
+    ("negative-precision", ["solve", "--example", "drf-paper", "--precision", "-1"], 2, ["--precision"]),
+    ("solve-out-is-a-file", ["solve", f"{REPO}/examples/tasks_placement.yaml", "--out", "{tmp}/a_file"], 2,
+     ["not a folder"]),
+    ("solve-unknown-method", ["solve", "--example", "drf-paper", "--method", "simplex"], 2, ["method"]),
+    ("unknown-option", ["solve", "--example", "drf-paper", "--frobnicate"], 2, ["unrecognized"]),
+    ("swf-not-gzip", ["simulate", "--workload", "swf:{tmp}/notgzip.swf.gz"], 2, ["cannot read", "gzip"]),
+    ("parquet-not-parquet", ["simulate", "--workload", "parquet:{tmp}/notparquet.parquet"], 2,
+     ["cannot read", "Parquet"]),
+    ("alibaba-other-format", ["simulate", "--workload", "alibaba:{tmp}/alibaba.csv"], 2, ["Alibaba"]),
+    ("swf-no-jobs", ["simulate", "--workload", "swf:{tmp}/header_only.swf"], 2, ["no jobs"]),
+    ("head-0", ["simulate", "--workload", "swf:{tmp}/ok.swf", "--head", "0"], 2, ["--head"]),
+    ("head-negative", ["simulate", "--workload", "swf:{tmp}/ok.swf", "--head", "-5"], 2, ["--head"]),
+    ("empty-policy", ["simulate", "--workload", "swf:{tmp}/ok.swf", "--policy", ""], 2, ["--policy is empty"]),
+    ("unknown-policy", ["simulate", "--workload", "swf:{tmp}/ok.swf", "--policy", "lifo"], 2, ["lifo"]),
+    ("delta-without-sdrf", ["simulate", "--workload", "google_like:users=3,tasks=20", "--policy", "drf",
+                            "--delta", "0.5"], 2, ["--delta applies"]),
+    ("simulate-out-is-a-file", ["simulate", "--workload", "swf:{tmp}/ok.swf", "--out", "{tmp}/a_file"], 2,
+     ["not a folder"]),
+    ("check-examples-0", ["check", "--mechanism", "drf", "--examples", "0"], 2, ["--examples"]),
+    ("check-unknown-mechanism", ["check", "--mechanism", "nonsense"], 2, ["unknown mechanism"]),
+    ("check-unknown-axiom", ["check", "--mechanism", "drf", "--axiom", "envy"], 2, ["--axiom"]),
+    ("replay-empty", ["check", "--replay", "{tmp}/empty.json"], 2, ["not valid JSON"]),
+    ("replay-incomplete", ["check", "--replay", "{tmp}/incomplete.json"], 2, ["incomplete"]),
+    ("replay-missing", ["check", "--replay", "{tmp}/nope.json"], 2, ["nope.json"]),
+    ("user-mechanism-no-domain", ["check", "--mechanism", "mymech:flat"], 2, ["--domain"]),
+    ("user-mechanism-no-module", ["check", "--mechanism", "nomodule_xyz:f", "--domain", "pooled"], 2,
+     ["cannot import"]),
+    ("user-mechanism-shape", ["check", "--mechanism", "mymech:flat", "--domain", "pooled"], 2,
+     ["shape", "expected"]),
+    ("user-mechanism-signature", ["check", "--mechanism", "mymech:two_args", "--domain", "tasks"], 2,
+     ["signature", "fairalloc.TaskInstance"]),
+    ("f-examples-without-all", ["check", "--mechanism", "drf", "--f-examples", "5"], 2, ["--all only"]),
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cli_inputs")
+    for name, content in FILES.items():
+        (tmp / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+    return tmp
+
+
+def fairalloc(args, tmp: Path, env_extra=None):
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=f"{tmp}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    env.pop("FAIRALLOC_DEBUG", None)
+    env.update(env_extra or {})
+    argv = [a.replace("{tmp}", str(tmp)) for a in args]
+    return subprocess.run([sys.executable, "-m", "fairalloc", *argv], capture_output=True, text=True, env=env,
+                          cwd=tmp, timeout=300)
+
+
+@pytest.mark.parametrize("argv, code, words", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_malformed_input_gives_one_line_and_status(files, argv, code, words):
+    p = fairalloc(argv, files)
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == code, (p.returncode, p.stderr)
+    lines = [line for line in p.stderr.splitlines() if line.strip() and "warning" not in line]
+    assert len(lines) == 1, p.stderr
+    assert re.match(rf"fairalloc( {argv[0]})?: error: ", lines[0]), lines[0]
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+
+
+def test_debug_shows_the_traceback(files):
+    p = fairalloc(["solve", "{tmp}/word.yaml", "--debug"], files)
+    assert "Traceback" in p.stderr and "InvalidInstanceError" in p.stderr and p.returncode != 0
+    p = fairalloc(["solve", "{tmp}/word.yaml"], files, {"FAIRALLOC_DEBUG": "1"})
+    assert "Traceback" in p.stderr
+
+
+def test_missing_capacities_are_a_one_line_warning(files):
+    (files / "nocap.csv").write_text("user,cpu,mem\nA,3,3\nB,1,2\n")
+    p = fairalloc(["solve", "{tmp}/nocap.csv", "-q"], files)
+    assert p.returncode == 0 and p.stdout == ""
+    assert p.stderr.strip() == ("fairalloc solve: warning: the instance gives no capacities (CSV: no 'capacity' "
+                                "row): each resource has capacity 1")
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "--example", "drf-paper", "--mechanism", "drf"],
+    ["solve", f"{REPO}/examples/tasks_placement.yaml", "--mechanism", "drf", "--solver", "highs"],
+    ["check", "--list"],
+    ["simulate", "--workload", "swf:{tmp}/ok.swf", "--policy", "fcfs"],
+], ids=["solve-pooled", "solve-milp-highs", "check-list", "simulate"])
+def test_json_dash_prints_only_json(files, argv):
+    p = fairalloc([*argv, "--json", "-"], files)
+    assert p.returncode == 0, p.stderr
+    json.loads(p.stdout)                      # nothing else on stdout (the table goes to stderr)
+    assert p.stderr.strip(), "the human-readable output moves to stderr"
+
+
+def test_list_and_replay_do_not_load_hypothesis(files):
+    code = ("import sys\nfrom fairalloc.cli import main\n"
+            f"main(['check', '--list', '-q'])\nmain(['check', '--replay', {str(files / 'empty.json')!r}])\n"
+            "assert 'hypothesis' not in sys.modules, 'hypothesis was imported'\nprint('ok')\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.stdout.strip() == "ok", p.stderr

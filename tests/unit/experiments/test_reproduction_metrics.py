@@ -1,0 +1,68 @@
+"""The papers' metrics of fairalloc.experiments.reproductions on small tables computed by hand."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairalloc.experiments.reproductions import buc, learned, sdrf, tvtsf
+from fairalloc.experiments.reproductions.report import Claim, render_report
+
+
+def test_sdrf_wait_reduction_is_mean_of_per_user_relative_reductions():
+    # pool 0.5: DRF waits 10, 20, 0 (user 2 never waited: left out); SDRF(0.99) 5, 30, 7
+    # -> mean((10-5)/10, (20-30)/20) = mean(0.5, -0.5) = 0 %; global (mean 15 -> 17.5): -16.67 %
+    u = pd.DataFrame({"pool_fraction": 0.5, "delta": [np.nan] * 3 + [0.99] * 3, "user": [0, 1, 2] * 2,
+                      "mean_wait": [10.0, 20.0, 0.0, 5.0, 30.0, 7.0]})
+    r = sdrf.wait_reduction(u)
+    assert r["reduction"].tolist() == [0.0]
+    assert r["users"].tolist() == [2.0]
+    assert r["global_reduction"].iloc[0] == pytest.approx(100 * (15 - 17.5) / 15)
+
+
+def test_sdrf_completed_ratio_and_events():
+    u = pd.DataFrame({"pool_fraction": 0.5, "delta": [np.nan, np.nan, 0.999999, 0.999999], "user": [0, 1, 0, 1],
+                      "completed_ratio": [0.8, 0.5, 0.4, 0.5], "submitted": [10, 4, 10, 4]})
+    c = sdrf.completed_ratio(u, pool_fraction=0.5, delta=0.999999).set_index("user")
+    assert c["ratio"].tolist() == [0.5, 1.0]
+    runs = pd.DataFrame({"pool_fraction": [0.5, 0.5], "delta": [np.nan, 0.9], "swaps": [0, 30],
+                         "decisions": [100, 100], "events_per_1000": [0.0, 300.0]})
+    ev = sdrf.live_tree_events(runs)
+    assert ev["events_per_1000"].tolist() == [300.0]          # 30 swaps / 100 tasks x 1000
+
+
+def test_sdrf_cell_counts_events_per_1000_tasks():
+    wl = sdrf.workload(n_users=20, n_tasks=500, horizon=3600.0, rng=1)
+    out = sdrf.cell(wl, pool_fraction=0.5, delta=0.9)
+    r = out["runs"].iloc[0]
+    assert r["events_per_1000"] == pytest.approx(1000 * r["swaps"] / r["decisions"])
+    assert out["users"]["mechanism"].unique().tolist() == ["sdrf"]
+
+
+def test_buc_position_gains_by_bucket():
+    # gains (L - 1 - pos) / (L - 1): L = 6, pos 0 -> 100 %, pos 5 -> 0 %, pos 1 -> 80 %
+    p = pd.DataFrame({"load": "x", "length": [6, 6, 6], "position": [0, 5, 1], "score": [90.0, 10.0, 80.0]})
+    p["gain"] = 100.0 * (p["length"] - 1 - p["position"]) / (p["length"] - 1)
+    g = buc.position_gains(p).set_index("bucket")
+    assert g.loc["75-100", "median_gain"] == pytest.approx(90.0)      # median(100, 80)
+    assert g.loc["0-24", "median_gain"] == 0.0
+    assert g.loc["25-49", "insertions"] == 0
+
+
+def test_learned_gains_pick_best_baseline():
+    runs = pd.DataFrame({"kind": "typed", "seed": 0, "policy": ["fcfs", "wfp3", "unicef", "f1", "f2"],
+                         "avebsld": [100.0, 40.0, 50.0, 10.0, 20.0], "offered_load": 0.5, "jobs_per_day": 90.0})
+    g = learned.gains(runs).iloc[0]
+    assert g["best_baseline"] == "wfp3" and g["gain_f1"] == 4.0 and bool(g["f1_beats_f2"])
+
+
+def test_tvtsf_summary_mean_and_variance_over_users():
+    u = pd.DataFrame({"scenario": "large80", "policy": "tvtsf", "user_wait": [1.0, 3.0],
+                      "mean_queuing": [2.0, 2.0], "mean_completion": [4.0, 8.0]})
+    s = tvtsf.summary(u).iloc[0]
+    assert (s["user_wait_mean"], s["user_wait_var"], s["mean_completion_var"]) == (2.0, 1.0, 4.0)
+
+
+def test_claim_needs_a_reason_when_not_reproduced():
+    with pytest.raises(ValueError, match="needs a reason"):
+        Claim("c", "1", "2", False)
+    assert "| c | 1 | 2 | yes |  |" in render_report("t", [], [Claim("c", "1", "2", np.True_)])

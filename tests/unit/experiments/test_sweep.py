@@ -1,0 +1,236 @@
+"""Sweeps: a cell equals a direct fa.simulate call, failures are recorded while the others finish,
+a real LocalCluster gives the same rows as the in-process runner, the store and its DuckDB views."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairalloc as fa
+from fairalloc.experiments import Spec, load, run_sweep
+from fairalloc.experiments.store import Store
+
+RIGID = {
+    "name": "rigid",
+    "workload": {"generator": "lublin", "n_jobs": 150, "nodes": 32, "rng": "${seed}"},
+    "capacity": {"processors": 32},
+    "policies": {"fcfs": {}, "easy": {}, "buc": {"k_p": [600.0, 10800.0]}},
+    "seeds": [0, 1],
+    "tables": ["summary", "users", "jobs"],
+}
+
+# a cell function the workers import (the test puts its folder on sys.path, which spawned
+# Dask workers inherit): it fails for seed 1 and returns a small table otherwise
+CELLS_MODULE = textwrap.dedent('''
+    import pandas as pd
+
+    def flaky(workload, params):
+        if params["seed"] == 1:
+            raise RuntimeError("seed 1 is cursed")
+        return {"result": pd.DataFrame({"x": [params["grid"]["x"]] * 2, "part": [0, 1],
+                                        "jobs": [len(workload)] * 2})}
+
+    def odd_tables(workload, params):
+        if params["seed"] == 0:     # a named index is data; an unnamed one is dropped
+            return {"t": pd.DataFrame({"v": [1.0, 2.0]}, index=pd.Index([7, 9], name="user"))}
+        return {"t": pd.DataFrame({"v": [object(), 1]})}     # Parquet cannot hold this column
+''')
+
+FLAKY = {
+    "name": "flaky",
+    "run": "sweep_test_cells:flaky",
+    "workload": {"generator": "lublin", "n_jobs": 20, "nodes": 8, "rng": 0},
+    "grid": {"x": [1.5, 2.5]},
+    "seeds": [0, 1, 2],
+}
+
+
+@pytest.fixture
+def cells_module(tmp_path, monkeypatch):
+    d = tmp_path / "mods"
+    d.mkdir()
+    (d / "sweep_test_cells.py").write_text(CELLS_MODULE)
+    monkeypatch.syspath_prepend(str(d))
+    return d
+
+
+def test_cells_equal_direct_simulate_calls(tmp_path):
+    summary = run_sweep(RIGID, tmp_path / "s", workers=0, progress=False)
+    assert summary.ok and summary.done == 8 and summary.skipped == 0 and not summary.failed
+    got = load(tmp_path / "s", "summary").df()
+    jobs = load(tmp_path / "s", "jobs").df()
+    for seed in (0, 1):
+        wl = fa.workloads.lublin(150, nodes=32, rng=seed)
+        for label, opts in (("fcfs", {}), ("easy", {}), ("buc", {"k_p": 600.0}), ("buc", {"k_p": 10800.0})):
+            direct = fa.simulate(wl, 32, policy=label, **opts)
+            sel = (got["label"] == label) & (got["seed"] == seed)
+            jsel = (jobs["label"] == label) & (jobs["seed"] == seed)
+            if opts:
+                sel &= got["k_p"] == opts["k_p"]
+                jsel &= jobs["k_p"] == opts["k_p"]
+            row = got[sel]
+            assert len(row) == 1
+            want = direct.summary()
+            for col in ("jobs", "finished", "mean_wait", "avebsld", "makespan", "utilization"):
+                assert row[col].iloc[0] == pytest.approx(want[col], rel=1e-12), (label, seed, col)
+            assert row["policy_name"].iloc[0] == want["policy"]
+            mine = jobs[jsel].reset_index(drop=True)[list(direct.jobs.columns)]
+            pd.testing.assert_frame_equal(mine, direct.jobs.reset_index(drop=True), check_dtype=False)
+    users = load(tmp_path / "s", "users").df()
+    assert set(users.columns) >= {"key", "label", "seed", "user", "mean_wait"}
+
+
+def test_task_cell_equals_direct_simulate(tmp_path):
+    spec = {"name": "tasks", "workload": {"generator": "google_like", "n_users": 6, "n_tasks": 300,
+                                          "horizon": 600.0, "rng": "${seed}"},
+            "capacity": {"pool": 0.6}, "policies": {"sdrf": {"delta": 0.99}}, "seeds": [2],
+            "tables": ["summary", "users"]}
+    run_sweep(spec, tmp_path / "t", workers=0, progress=False)
+    wl = fa.workloads.google_like(6, 300, horizon=600.0, rng=2)
+    direct = fa.simulate(wl, fa.sim.ResourcePool.from_workload(wl, 0.6), policy="sdrf", delta=0.99)
+    row = load(tmp_path / "t", "summary").df().iloc[0]
+    for col, want in direct.task_summary().items():
+        if col != "policy":
+            assert row[col] == pytest.approx(want, rel=1e-12, nan_ok=True), col
+    users = load(tmp_path / "t", "users").df().drop(columns=["key", "label", "policy", "seed", "delta"])
+    pd.testing.assert_frame_equal(users, direct.task_users().reset_index(drop=True), check_dtype=False)
+
+
+def test_failing_cell_recorded_others_finish_and_rerun(tmp_path, cells_module):
+    out = tmp_path / "f"
+    s = run_sweep(FLAKY, out, workers=0, progress=False)
+    assert (s.done, s.skipped, len(s.failed)) == (4, 0, 2) and not s.ok
+    assert all(f["seed"] == 1 and "RuntimeError: seed 1 is cursed" in f["error"] for f in s.failed)
+    cells = load(out, "cells").df()
+    assert cells["status"].tolist() == ["done", "done", "failed", "failed", "done", "done"]
+    assert cells.loc[cells["status"] == "failed", "error"].str.contains("cursed").all()
+    rec = json.loads((out / "cells" / f"{s.failed[0]['key']}.json").read_text())
+    assert "Traceback" in rec["traceback"] and "cursed" in rec["traceback"]
+    res = load(out, "result").df()
+    assert len(res) == 8 and set(res["seed"]) == {0, 2}
+    assert res[["x", "part", "jobs"]].values.tolist()[:2] == [[1.5, 0, 20], [1.5, 1, 20]]
+    # a restart skips what is done and tries the failed cells again
+    again = run_sweep(FLAKY, out, workers=0, progress=False)
+    assert (again.done, again.skipped, len(again.failed)) == (0, 4, 2)
+
+
+def test_local_cluster_same_rows_workload_built_once_per_worker(tmp_path, cells_module):
+    distributed = pytest.importorskip("distributed")
+    run_sweep(RIGID, tmp_path / "inproc", workers=0, progress=False)
+    seen = []
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        s = run_sweep(RIGID, tmp_path / "dask", scheduler=client, progress=lambda c, o: seen.append(c.key))
+        f = run_sweep(FLAKY, tmp_path / "flaky", scheduler=cluster.scheduler_address, progress=False)
+        assert client.status == "running"          # a client we passed is left open
+    assert cluster.status.name == "closed"
+    assert s.ok and s.done == 8 and len(seen) == 8
+    assert (f.done, len(f.failed)) == (4, 2) and all("cursed" in x["error"] for x in f.failed)
+    for table in ("summary", "users", "jobs"):
+        pd.testing.assert_frame_equal(load(tmp_path / "dask", table).df(), load(tmp_path / "inproc", table).df())
+    cells = load(tmp_path / "dask", "cells").df()
+    assert cells["worker"].nunique() <= 2
+    # each (workload, worker) pair builds its workload at most once: the later cells hit the cache
+    built = cells[cells["load_s"] > 0].groupby(["seed", "worker"]).size()
+    assert (built <= 1).all(), built
+
+
+def test_store_partial_cell_invisible_and_rewritten(tmp_path):
+    out = tmp_path / "p"
+    spec = Spec.from_dict(RIGID)
+    cells = spec.cells()
+    run_sweep(spec, out, workers=0, progress=False)
+    full = load(out, "summary").df()
+    # a process killed between a cell's table files and its record: table file present, no record
+    victim = cells[3]
+    (out / "cells" / f"{victim.key}.json").unlink()
+    bogus = full[full["key"] == victim.key].assign(mean_wait=-1.0)
+    bogus.to_parquet(out / "tables" / "summary" / f"{victim.key}.parquet", index=False)
+    assert victim.key not in set(load(out, "summary").df()["key"])
+    assert load(out, "cells").df().set_index("key").loc[victim.key, "status"] == "pending"
+    s = run_sweep(spec, out, workers=0, progress=False)
+    assert (s.done, s.skipped) == (1, 7)
+    pd.testing.assert_frame_equal(load(out, "summary").df(), full)
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_duckdb_query_and_errors(tmp_path):
+    out = tmp_path / "q"
+    run_sweep(RIGID, out, workers=0, progress=False)
+    q = load(out, sql="SELECT label, k_p, count(*) AS n, avg(mean_wait) AS w FROM summary "
+                      "GROUP BY label, k_p ORDER BY label, k_p").df()
+    direct = {}
+    for label, opts in (("buc", {"k_p": 600.0}), ("buc", {"k_p": 10800.0}), ("easy", {}), ("fcfs", {})):
+        direct[(label, opts.get("k_p"))] = np.mean([
+            fa.simulate(fa.workloads.lublin(150, nodes=32, rng=seed), 32, policy=label, **opts).summary()["mean_wait"]
+            for seed in (0, 1)])
+    assert q["n"].tolist() == [2, 2, 2, 2]
+    for _, r in q.iterrows():
+        kp = None if pd.isna(r["k_p"]) else r["k_p"]
+        assert r["w"] == pytest.approx(direct[(r["label"], kp)], rel=1e-12)
+    # the jobs table joined with the cells table
+    n = load(out, sql="SELECT count(*) FROM jobs JOIN cells USING (key) WHERE cells.status = 'done'").fetchall()[0][0]
+    assert n == 8 * 150
+    with pytest.raises(fa.InvalidInstanceError, match="tables: cells, jobs, summary, users") as info:
+        load(out, "nosuch")
+    assert info.value.argument == "table"
+    with pytest.raises(fa.InvalidInstanceError, match="nosuch_column") as info:
+        load(out, sql="SELECT nosuch_column FROM summary")
+    assert info.value.argument == "sql"
+
+
+def test_out_folder_checks(tmp_path):
+    out = tmp_path / "o"
+    run_sweep(RIGID, out, workers=0, progress=False)
+    with pytest.raises(fa.InvalidInstanceError, match="holds the sweep 'rigid', not 'other'") as info:
+        run_sweep(dict(RIGID, name="other"), out, workers=0, progress=False)
+    assert info.value.argument == "out"
+    # the same spec grown by a seed: the 8 cells done are kept, 4 run; readers see the new spec's cells
+    more = run_sweep(dict(RIGID, seeds=[0, 1, 2]), out, workers=0, progress=False)
+    assert (more.done, more.skipped, more.spec_changed) == (4, 8, ["seeds"])
+    assert "the spec changed since the last run (at seeds)" in str(more)
+    assert sorted(set(load(out, "summary").df()["seed"])) == [0, 1, 2]
+    fewer = run_sweep(dict(RIGID, seeds=[1]), out, workers=0, progress=False)
+    assert (fewer.done, fewer.skipped) == (0, 4)
+    assert set(load(out, "summary").df()["seed"]) == {1} and len(load(out, "cells").df()) == 4
+    run_sweep(RIGID, out, workers=0, progress=False)
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "x.txt").write_text("mine")
+    with pytest.raises(fa.InvalidInstanceError, match="not a sweep folder"):
+        run_sweep(RIGID, junk, workers=0, progress=False)
+    with pytest.raises(fa.InvalidInstanceError, match="not both"):
+        run_sweep(RIGID, out, workers=2, scheduler="tcp://127.0.0.1:1")
+    with pytest.raises(fa.InvalidInstanceError, match="workers=-1"):
+        run_sweep(RIGID, out, workers=-1)
+    assert Store(out).table_names() == ["jobs", "summary", "users"]
+    # a second sweep into a folder another one is writing is refused (flock on OUT/.lock)
+    busy = Store(out)
+    busy.open(Spec.from_dict(RIGID), Spec.from_dict(RIGID).cells())
+    try:
+        with pytest.raises(fa.InvalidInstanceError, match="being written by another running sweep"):
+            run_sweep(RIGID, out, workers=0, progress=False)
+    finally:
+        busy.close()
+    assert run_sweep(RIGID, out, workers=0, progress=False).skipped == 8
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(fa.InvalidInstanceError, match="cannot reach a Dask scheduler") as info:
+            run_sweep(RIGID, tmp_path / "u", scheduler="tcp://127.0.0.1:9", progress=False)
+    assert info.value.argument == "scheduler"
+
+
+def test_table_parquet_cannot_hold_fails_its_cell_only(tmp_path, cells_module):
+    spec = {"name": "odd", "run": "sweep_test_cells:odd_tables", "seeds": 2}
+    s = run_sweep(spec, tmp_path / "odd", workers=0, progress=False)
+    assert s.done == 1 and len(s.failed) == 1 and s.failed[0]["seed"] == 1
+    assert "ArrowInvalid" in s.failed[0]["error"] or "ArrowTypeError" in s.failed[0]["error"]
+    t = load(tmp_path / "odd", "t").df()
+    assert t[["user", "v"]].values.tolist() == [[7, 1.0], [9, 2.0]]
