@@ -16,6 +16,10 @@ against SimPy's FCFS (SimPy has no EASY here: the ratio says how far EASY is fro
 and against the event engine's EASY. Needs ``pip install -e .[bench]``.
 
     python benchmarks/bench_sim.py --sizes 100000 1000000
+    python benchmarks/bench_sim.py --load 2 --sizes 20000 50000 100000 --kinds fcfs-kernel easy-kernel easy
+
+The second line is the overload scaling (issue 11): submit times compressed to an offered load of
+2, so the queue grows without bound; EASY must stay linear in the number of jobs.
 """
 
 from __future__ import annotations
@@ -28,9 +32,13 @@ import time
 import numpy as np
 
 
-def _workload(n: int, nodes: int, seed: int):
+def _workload(n: int, nodes: int, seed: int, load: float | None = None):
     from fairalloc.workloads import lublin
-    return lublin(n, nodes=nodes, rng=seed)
+    wl = lublin(n, nodes=nodes, rng=seed)
+    if load:       # offered load = sum(processors x run time) / (nodes x submit span)
+        offered = float((wl.processors * wl.run_time).sum()) / (nodes * float(np.ptp(wl.submit)))
+        wl = wl.replace(submit=wl.submit * (offered / load))
+    return wl
 
 
 def _simpy_fcfs(submit, procs, run, capacity):
@@ -59,8 +67,15 @@ def _simpy_fcfs(submit, procs, run, capacity):
     return start
 
 
-def _measure(kind: str, n: int, nodes: int, seed: int, queue: "mp.Queue") -> None:
-    wl = _workload(n, nodes, seed)
+def _measure(kind: str, n: int, nodes: int, seed: int, load, queue: "mp.Queue") -> None:
+    wl = _workload(n, nodes, seed, load)
+    warm = 0.0
+    if kind.startswith("easy"):      # numba compiles (or loads its cache) once: timed apart
+        from fairalloc.sim import simulate
+        t0 = time.perf_counter()
+        simulate(_workload(50, nodes, seed), nodes, policy="easy",
+                 engine="kernel" if kind == "easy-kernel" else "events")
+        warm = time.perf_counter() - t0
     order = np.argsort(wl.submit, kind="stable")
     t0 = time.perf_counter()
     if kind == "simpy":
@@ -76,13 +91,14 @@ def _measure(kind: str, n: int, nodes: int, seed: int, queue: "mp.Queue") -> Non
         starts = r.jobs["start"].to_numpy()
     dt = time.perf_counter() - t0
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    queue.put((kind, n, dt, peak_mb, starts if kind in ("simpy", "fcfs-kernel", "easy", "easy-kernel") else None))
+    queue.put((kind, n, dt, peak_mb, starts if kind in ("simpy", "fcfs-kernel", "easy", "easy-kernel") else None,
+               warm))
 
 
-def run_one(kind: str, n: int, nodes: int, seed: int):
+def run_one(kind: str, n: int, nodes: int, seed: int, load=None):
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    p = ctx.Process(target=_measure, args=(kind, n, nodes, seed, q))
+    p = ctx.Process(target=_measure, args=(kind, n, nodes, seed, load, q))
     p.start()
     out = q.get()
     p.join()
@@ -96,19 +112,26 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-simpy-above", type=int, default=None,
                     help="do not run SimPy on workloads larger than this")
+    ap.add_argument("--load", type=float, default=None,
+                    help="scale submit times to this offered load (e.g. 2: overload, the queue grows "
+                         "without bound); default: Lublin's own")
+    ap.add_argument("--kinds", nargs="+", default=KINDS, choices=KINDS + ["simpy"],
+                    help="which runs (SimPy is added unless skipped by size)")
     args = ap.parse_args()
+    if args.load:
+        return overload(args)
     print(f"Lublin-Feitelson workloads (typed), {args.nodes} processors, seed {args.seed}")
     print(f"{'jobs':>9} {'run':<12} {'seconds':>8} {'jobs/s':>11} {'peak MB':>8} {'vs SimPy':>9}")
     for n in args.sizes:
         rows = {}
-        kinds = ["fcfs-kernel", "fcfs-events", "easy-kernel", "easy"]
+        kinds = list(KINDS)
         if args.skip_simpy_above is None or n <= args.skip_simpy_above:
             kinds.append("simpy")
         for kind in kinds:
             rows[kind] = run_one(kind, n, args.nodes, args.seed)
         simpy_rate = n / rows["simpy"][2] if "simpy" in rows else None
         for kind in kinds:
-            _, _, dt, mb, _ = rows[kind]
+            _, _, dt, mb, _, _ = rows[kind]
             rate = n / dt
             ratio = f"{rate / simpy_rate:8.1f}x" if simpy_rate and kind != "simpy" else ""
             print(f"{n:>9} {kind:<12} {dt:8.2f} {rate:11,.0f} {mb:8.0f} {ratio:>9}")
@@ -117,6 +140,8 @@ def main() -> None:
             print(f"{'':>9} FCFS start times identical to SimPy's: {same}")
         same = np.array_equal(rows["easy"][4], rows["easy-kernel"][4], equal_nan=True)
         print(f"{'':>9} EASY start times identical to the event engine's: {same}")
+        print(f"{'':>9} first EASY call (numba compiles or loads its cache; not in the timings): "
+              f"{rows['easy-kernel'][5]:.2f} s")
         mem_ok = all(r[3] < 1024 for r in rows.values() if r[0] != "simpy")
         fast = [rows[k][2] for k in ("fcfs-kernel", "fcfs-events")]
         if simpy_rate:
@@ -126,6 +151,29 @@ def main() -> None:
             easy_x = rows["simpy"][2] / rows["easy-kernel"][2]
             print(f"{'':>9} EASY kernel vs SimPy's FCFS: {easy_x:.1f}x (10x {'met' if easy_x >= 10 else 'MISSED'}); "
                   f"vs the event engine's EASY: {rows['easy'][2] / rows['easy-kernel'][2]:.1f}x")
+
+
+KINDS = ["fcfs-kernel", "fcfs-events", "easy-kernel", "easy"]
+
+
+def overload(args) -> None:
+    """Seconds per run at a raised offered load, and the growth from one size to the next."""
+    kinds = [k for k in args.kinds if k != "simpy"]
+    print(f"Lublin-Feitelson workloads (typed), {args.nodes} processors, seed {args.seed}, "
+          f"submit times scaled to offered load {args.load}")
+    print(f"{'jobs':>9} " + " ".join(f"{k:>12}" for k in kinds) + "   (seconds)")
+    prev = None
+    for n in args.sizes:
+        rows = {k: run_one(k, n, args.nodes, args.seed, args.load) for k in kinds}
+        print(f"{n:>9} " + " ".join(f"{rows[k][2]:12.3f}" for k in kinds))
+        if prev is not None:
+            pn, pr = prev
+            print(f"{'x' + format(n / pn, '.1f'):>9} " + " ".join(
+                f"{'x' + format(rows[k][2] / pr[k][2], '.1f'):>12}" for k in kinds) + "   (growth)")
+        if "easy" in rows and "easy-kernel" in rows:
+            same = np.array_equal(rows["easy"][4], rows["easy-kernel"][4], equal_nan=True)
+            print(f"{'':>9} EASY start times identical to the event engine's: {same}")
+        prev = (n, rows)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ fit** (no job overtakes the head: the papers' setting without backfilling). With
 EASY backfilling [3]_ runs on top of that order: the first waiting job that does not fit gets a
 reservation at the *shadow time* (the earliest time enough processors are free, from the running
 jobs' start + requested time), and any later job may start now if it fits and either ends (by its
-requested time) before the shadow time or uses only processors the head job will not need.
+requested time) by the shadow time or uses only processors the head job will not need (the extra
+processors: every running job expected to end by the shadow time counts, ties included). The one
+implementation of that decision is :mod:`.easy`.
 
 Orders (lower key first; ties always by arrival, i.e. FCFS underneath):
 
@@ -52,6 +54,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import InvalidInstanceError
+from .easy import EasyCore
 from .policy import Policy
 
 __all__ = ["QueuePolicy", "FCFS", "SJF", "PriorityPolicy", "WFP3", "UNICEF", "F1", "F2", "BUC",
@@ -190,11 +193,19 @@ class QueuePolicy(Policy):
         self.estimate = est.tolist()
         self.submit_arr = wl.submit
         self.queue: list[int] = []
-        #: EASY: first shadow time (reservation) computed for each job when it was the blocked head
-        self.reservations: dict[int, float] = {}
+        if self.backfill:
+            self.core = self._core()
+            #: EASY: first shadow time (reservation) computed for each job when it was the blocked head
+            self.reservations: dict[int, float] = self.core.reservations
+        else:
+            self.reservations = {}
 
     def on_submit(self, job: int, now: float) -> None:
         self.queue.append(job)
+
+    def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
+        if self.backfill:
+            self.core.finished(job)
 
     def order(self, now: float) -> list[int]:
         return self.queue
@@ -203,81 +214,69 @@ class QueuePolicy(Policy):
         queue = self.queue
         if not queue:
             return []
-        state = self.state
-        free = state.free
+        if self.backfill:
+            return self._easy(now)
+        free = self.state.free
         procs = self.procs
         order = self.order(now)
         started: list[int] = []
-        pos = 0
         for j in order:  # strict order
             p = procs[j]
             if p > free:
                 break
             free -= p
             started.append(j)
-            pos += 1
-        if self.backfill and pos < len(order) and free > 0:
-            started += self._easy(now, order, pos, free, started)
         if started:
             gone = set(started)
             self.queue = [j for j in queue if j not in gone]
         return [(j, 1, 0) for j in started]
 
-    def _easy(self, now: float, order: list[int], pos: int, free: int,
-              just_started: list[int]) -> list[int]:
-        """EASY: reserve for ``order[pos]``; backfill later jobs that do not delay it."""
-        procs, est = self.procs, self.estimate
-        head = order[pos]
-        need = procs[head]
-        # running jobs (and those started a moment ago) by expected end = start + requested time;
-        # jobs running past their request are expected to end now
-        ends = [(max(rec[4], now), rec[0]) for rec in self.sim.running.values()]
-        ends += [(now + est[j], j) for j in just_started]
-        ends.sort()
-        avail = free
-        shadow = math.inf
-        for t_end, j in ends:
-            avail += procs[j]
-            if avail >= need:
-                shadow = t_end
-                break
-        extra = avail - need  # processors the head will not need at the shadow time
-        self.reservations.setdefault(head, shadow)
-        out = []
-        for j in order[pos + 1:]:
-            p = procs[j]
-            if p > free:
-                continue
-            if now + est[j] <= shadow:
-                free -= p
-                out.append(j)
-            elif p <= extra:
-                free -= p
-                extra -= p
-                out.append(j)
-            if free == 0:
-                break
-        return out
+    def _core(self) -> EasyCore:
+        """The EASY decision core (:mod:`.easy`), holding the running jobs between instants."""
+        wl = self.sim.workload
+        return EasyCore(wl.processors, self.estimate_arr, self.state.capacity, max(len(wl), 1))
+
+    def _easy(self, now: float) -> list[tuple[int, int, int]]:
+        """Strict order, then EASY: the waiting jobs in the current order handed to the core."""
+        self.core.requeue(self.order(now))
+        started, _ = self.core.step(now, self.state.free)
+        if started:
+            gone = set(started)
+            self.queue = [j for j in self.queue if j not in gone]
+        return [(j, 1, 0) for j in started]
 
 
 class FCFS(QueuePolicy):
-    """First come, first served (arrival order; ``backfill=True`` gives EASY backfilling)."""
+    """First come, first served (arrival order; ``backfill=True`` gives EASY backfilling).
+
+    With EASY the waiting jobs stay in the core's index in arrival order from one instant to the
+    next (:mod:`.easy`): a pass costs the jobs it starts, not the queue length.
+    """
 
     name = "fcfs"
 
     def reset(self, sim: Any) -> None:
         super().reset(sim)
         self.queue = deque()  # type: ignore[assignment]
+        self.waiting = 0
+
+    def on_submit(self, job: int, now: float) -> None:
+        if self.backfill:
+            self.core.push(job)
+            self.waiting += 1
+        else:
+            self.queue.append(job)
 
     def schedule(self, now: float) -> list[tuple[int, int, int]]:
+        if self.backfill:
+            if not self.waiting:
+                return []
+            started, _ = self.core.step(now, self.state.free)
+            self.waiting -= len(started)
+            return [(j, 1, 0) for j in started]
         queue = self.queue
         if not queue:
             return []
-        if self.backfill:
-            self.queue = list(queue)
-            out = QueuePolicy.schedule(self, now)
-            self.queue = deque(self.queue)
-            return out
         free = self.state.free
         procs = self.procs
         out = []
@@ -454,6 +453,7 @@ class BUC(PriorityPolicy):
         return self.scores.get(int(user), self.initial_score)
 
     def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
+        super().on_finish(job, tasks, server, now, killed)
         if killed:
             return
         p = precision(float(self.runs[job]), float(self.walltimes[job]))

@@ -1,9 +1,11 @@
 """The EASY kernel (``fairalloc.sim._kernels.easy_rigid``) against the event engine's EASY.
 
-The reference is the event engine running :class:`~fairalloc.scheduling.FCFS` with
-``backfill=True`` (an independent implementation: generic event loop + ``QueuePolicy._easy``); the
-kernel must reproduce its start times, kills and reservations exactly, ties included. The small
-cases also check hand-computed start times, written out next to each.
+Both call the one EASY decision core (:mod:`fairalloc.scheduling.easy`, checked against a plain
+reference EASY in ``tests/unit/scheduling/test_easy.py``); what differs is the event loop around
+it (the engine's generic loop and policy calls, the kernel's compiled loop) and how ``simulate``
+prepares the jobs (rejections, walltimes, unsorted rows). The kernel must reproduce the engine's
+start times, kills and reservations exactly. The small cases also check hand-computed start
+times, written out next to each.
 """
 
 import numpy as np
@@ -13,7 +15,7 @@ from hypothesis import given, strategies as st
 import fairalloc as fa
 from fairalloc.errors import InvalidInstanceError
 from fairalloc.scheduling import FCFS
-from fairalloc.sim import _kernels, simulate
+from fairalloc.sim import simulate
 from fairalloc.workloads import Workload
 
 
@@ -79,28 +81,6 @@ def test_run_time_beyond_request_with_and_without_walltime():
     assert r.jobs["killed"].tolist() == [True, False, False]
 
 
-@pytest.mark.parametrize("swap", [False, True])
-def test_overrunning_jobs_count_in_row_order(swap):
-    # 5 procs, at 0: A (1p) and B (2p) request 5 s but run 20 s; C (1p) runs 30 s: 1 free.
-    # t=1: D (2p, 10 s) blocked: ends (5, A) then (5, B): 1 + 1 = 2 -> shadow 5, extra 0;
-    # E (1p, 3 s): 1 + 3 <= 5 -> backfilled at 1, ends 4.
-    # t=6: F (1p, 100 s) arrives, 1 free; A and B are past their request: both count as ending at 6,
-    # in increasing row. A before B: 1 + 1 = 2 -> extra 0: F waits. B before A (rows swapped):
-    # 1 + 2 = 3 -> extra 1: F starts at 6 on the processor D will not need.
-    rows = [1, 0] if swap else [0, 1]
-    submit = [0, 0, 0, 1, 1, 6]
-    run = [20, 20, 30, 10, 3, 100]
-    req = [5, 5, 30, 10, 3, 100]
-    procs = [1, 2, 1, 2, 1, 1]
-    perm = rows + [2, 3, 4, 5]
-    wl = wl_of([submit[k] for k in perm], [run[k] for k in perm], [procs[k] for k in perm],
-               req=[req[k] for k in perm])
-    r = both(wl, 5)
-    start = dict(zip(perm, r.jobs["start"].tolist()))
-    assert start[4] == 1
-    assert (start[5] == 6) == swap
-
-
 def test_unknown_requested_time_uses_run_time_and_zero_run_time():
     # requested NaN -> reservations use the run time; a 0 s job ends the instant it starts.
     wl = Workload(submit=[0, 0, 1, 1, 2], run_time=[10, 0, 5, 9, 3],
@@ -136,15 +116,9 @@ def rigid_workloads(draw, max_jobs=30):
                     requested_time=np.asarray(req, float)[p], processors=np.asarray(procs)[p])
 
 
-@pytest.mark.parametrize("levels", [(), (3,), (1, 2, 5), (16,)])
 @given(wl=rigid_workloads(), enforce=st.booleans())
-def test_kernel_equals_event_engine_on_random_workloads(levels, wl, enforce):
-    # with f processors free the kernel scans its list of the waiting jobs at most w wide
-    # (w in _LEVELS, the smallest >= f) instead of the queue: never with (), always with (16,)
-    # (> CAP), and any of them or the queue with the others
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_kernels, "_LEVELS", levels)
-        both(wl, CAP, enforce=enforce)
+def test_kernel_equals_event_engine_on_random_workloads(wl, enforce):
+    both(wl, CAP, enforce=enforce)
 
 
 # ---- Lublin workloads ----------------------------------------------------------------------------
