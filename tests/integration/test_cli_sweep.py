@@ -117,5 +117,5 @@ def test_cli_errors(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
     assert cli.main(["results", str(tmp_path)]) == 2
     assert "not a sweep folder" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        cli.main(["sweep", str(bad), "--out", "x", "--workers", "2", "--scheduler", "tcp://h:1"])
+    assert cli.main(["sweep", str(bad), "--out", "x", "--workers", "2", "--scheduler", "tcp://h:1"]) == 2
+    assert "not allowed with argument --workers" in capsys.readouterr().err
