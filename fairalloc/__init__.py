@@ -9,7 +9,6 @@ DRF, SDRF, TSF, TV-TSF, BUC and learned priority functions. See ``DESIGN.md`` fo
 [0.666667, 0.666667]
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
 
 from . import clusters, commitments, scheduling, shares
 from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidInstanceError,
@@ -48,10 +47,7 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-try:
-    __version__ = _version("fairalloc")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0+unknown"
+from .version import __version__  # noqa: E402
 
 __all__ = [
     # models

@@ -52,7 +52,7 @@ def _plugins() -> list:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from ..version import __version__
 
     parser = OneLineParser(
         prog="fairalloc",

@@ -76,7 +76,7 @@ class SpecError(InvalidInstanceError):
 
 
 def _version() -> str:
-    from .. import __version__
+    from ..version import __version__
     return __version__
 
 

@@ -86,7 +86,7 @@ class Store:
             (``argument="out"``) when ``out`` holds the sweep of a spec with another name, or files
             that are not a sweep's, or another sweep is writing it now.
         """
-        from .. import __version__
+        from ..version import __version__
 
         info = self.out / "sweep.json"
         changed: list[str] = []

@@ -189,7 +189,9 @@ def test_hard_instance_with_a_one_second_limit_is_not_optimal(solver):
     assert r.status in (Status.FEASIBLE, Status.NOT_SOLVED)      # the status the limit produces; no timing
     if r.status is Status.FEASIBLE:
         assert_schedule_feasible(tv, r.tasks)
-        assert "not proven" in r.message
+        # how far the solve got within the limit depends on the machine: an incumbent not proven
+        # optimal, or (on a loaded machine) no MILP started and the empty allocation; either says why
+        assert "not proven" in r.message or "time limit" in r.message.lower(), r.message
     else:
         assert r.tasks is None
 
