@@ -297,10 +297,58 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def sweep_cell(workload: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """Cell function of ``check --all`` on the sweep runner (:func:`fairalloc.experiments.run_sweep`):
+    one claim's :func:`run_cell_record` as a one-row table ``records`` (the record as JSON)."""
+    import pandas as pd
+
+    cell = params["grid"]["cell"]
+    claim = next(c for c in CLAIMS if c.key == cell["claim"])
+    rec = run_cell_record(claim, examples=cell["examples"], seconds=cell["seconds"], seed=params["seed"],
+                          budget=cell["budget"])
+    return {"records": pd.DataFrame({"record": [json.dumps(rec)]})}
+
+
+def _run_all_on_sweep(claims: list[Claim], budgets: list[tuple[int, float]], *, seed: int, budget: int | None,
+                      progress: bool, cells_dir: str | Path | None, resume: bool, workers: int | None,
+                      scheduler: Any) -> list[CellReport]:
+    """:func:`run_all` on the sweep runner: the cells run in parallel on Dask and are kept in
+    ``cells_dir/../sweep`` (resumable); each record is also written to ``cells_dir``."""
+    import shutil
+    import tempfile
+
+    from fairalloc.experiments import load, run_sweep
+
+    keep = tempfile.TemporaryDirectory() if cells_dir is None else None
+    folder = Path(keep.name if keep else Path(cells_dir).parent) / "sweep"
+    if not resume and (folder / "sweep.json").exists():
+        shutil.rmtree(folder)
+    spec = {"name": "check-all", "run": "proofs_check.campaign:sweep_cell", "seeds": [seed],
+            "grid": {"cell": [{"claim": c.key, "examples": ex, "seconds": sec, "budget": budget}
+                              for c, (ex, sec) in zip(claims, budgets)]}}
+    try:
+        summary = run_sweep(spec, folder, workers=workers, scheduler=scheduler, progress=progress)
+        if summary.failed:
+            raise RuntimeError("check --all: cells failed on the sweep runner: "
+                               + "; ".join(f"{f['key']}: {f['error']}" for f in summary.failed))
+        rows = load(folder, "records").df()
+        by_claim = {json.loads(c)["claim"]: r for c, r in zip(rows["cell"], rows["record"])}
+    finally:
+        if keep is not None:
+            keep.cleanup()
+    out = []
+    for c in claims:
+        rec = json.loads(by_claim[c.key])
+        if cells_dir is not None:
+            _write_atomic(cell_file(cells_dir, c), json.dumps(rec, indent=1))
+        out.append(CellReport.from_dict(rec))
+    return out
+
+
 def run_all(claims: Iterable[Claim] = CLAIMS, *, examples: int = 200, seconds: float = 30.0, seed: int = 0,
             budget: int | None = None, progress: bool = True, f_examples: int | None = F_EXAMPLES,
             f_seconds: float | None = F_SECONDS, cells_dir: str | Path | None = None,
-            resume: bool = True) -> list[CellReport]:
+            resume: bool = True, workers: int | None = None, scheduler: Any = None) -> list[CellReport]:
     """Run every claim (skipping unimplemented rows with their reason).
 
     T and open cells get ``examples`` cases and ``seconds``; F cells at least ``f_examples`` and
@@ -310,8 +358,18 @@ def run_all(claims: Iterable[Claim] = CLAIMS, *, examples: int = 200, seconds: f
     file per cell, :func:`cell_file`, renamed into place so that an interrupt leaves no half-written
     file), and with ``resume`` a cell whose record is already there with the same parameters (cases,
     seconds, seed, budget) is read back instead of run again.
+
+    With ``workers`` (worker processes of a local Dask cluster) or ``scheduler`` (a Dask scheduler's
+    address), the cells run in parallel on :func:`fairalloc.experiments.run_sweep`, kept in the
+    sweep folder ``cells_dir/../sweep`` (a rerun skips the cells done with the same budgets; not
+    ``resume``: that folder is deleted first), and each record is also written to ``cells_dir``.
     """
     claims = list(claims)
+    if workers is not None or scheduler is not None:
+        budgets = [cell_budget(c, examples=examples, seconds=seconds, f_examples=f_examples, f_seconds=f_seconds)
+                   for c in claims]
+        return _run_all_on_sweep(claims, budgets, seed=seed, budget=budget, progress=progress,
+                                 cells_dir=cells_dir, resume=resume, workers=workers, scheduler=scheduler)
     it = claims
     if progress:
         from tqdm.auto import tqdm

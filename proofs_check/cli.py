@@ -71,6 +71,12 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="output folder (--all: default out/check)")
     p.add_argument("--fresh", action="store_true",
                    help="--all: recompute every cell (default: resume from the records in --out/cells)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="--all: run the cells in parallel on a local Dask cluster of N worker processes "
+                            "(fairalloc sweep's runner; resumable from --out/sweep)")
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="--all: run the cells on an existing Dask cluster (dask scheduler / dask worker)")
     p.set_defaults(func=run)
     return p
 
@@ -93,6 +99,11 @@ def _cell_lines(rep) -> list[str]:
 
 def _check_combination(args) -> None:
     """Options that do not go together, refused before any work."""
+    if (args.workers is not None or args.scheduler is not None) and not args.all:
+        raise InvalidInstanceError("--workers / --scheduler run the cells of --all on Dask; one cell runs here",
+                                   argument="workers", value=args.workers if args.workers is not None else args.scheduler)
+    if args.workers is not None and args.workers < 1:
+        raise InvalidInstanceError(f"--workers {args.workers}: must be >= 1", argument="workers", value=args.workers)
     user = bool(args.mechanism) and ":" in args.mechanism
     if args.domain and not user:
         raise InvalidInstanceError("--domain goes with --mechanism package.module:function (your own mechanism); "
@@ -189,7 +200,8 @@ def _all(args) -> int:
                    "--fresh recomputes all)")
     reports = campaign.run_all(sel, examples=args.examples, seconds=args.seconds, seed=args.seed,
                                budget=args.budget, progress=show_progress(args), f_examples=f_ex, f_seconds=f_sec,
-                               cells_dir=cells, resume=not args.fresh)
+                               cells_dir=cells, resume=not args.fresh, workers=args.workers,
+                               scheduler=args.scheduler)
     paths = campaign.write_report(reports, folder)
     checked, summary = _summary(reports)
     say(args, *[f"{r.claim.key:48s} expected {r.claim.expected}  found {r.found or '-'}  {r.status:16s} "

@@ -44,9 +44,12 @@ def _print(df: pd.DataFrame, args: argparse.Namespace) -> None:
     limit = None if args.max_rows == 0 else args.max_rows
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", limit,
                            "display.min_rows", limit, "display.float_format", "{:,.4g}".format):
-        print(df.to_string(max_rows=limit) if len(df) else "(no rows)")
+        if getattr(args, "json", None) != "-":
+            print(df.to_string(max_rows=limit) if len(df) else "(no rows)")
     if args.csv:
         df.to_csv(args.csv, index=False)
+    from .conventions import emit_json
+    emit_json(args, json.loads(df.to_json(orient="records")))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -45,11 +45,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from ..experiments import Spec, run_sweep
+    from .conventions import emit_json, say, show_progress
 
     spec = Spec.from_yaml(args.spec)
     if not args.quiet:
         print(f"sweep {spec.name!r}: {spec.n_cells} cells -> {args.out}", file=sys.stderr)
     summary = run_sweep(spec, args.out, workers=args.workers, scheduler=args.scheduler,
-                        progress=not args.quiet)
-    print(summary)
+                        progress=show_progress(args))
+    say(args, str(summary))
+    emit_json(args, {"name": summary.name, "out": str(summary.out), "total": summary.total,
+                     "done": summary.done, "skipped": summary.skipped, "failed": summary.failed,
+                     "spec_changed": summary.spec_changed})
     return 0 if summary.ok else 1

@@ -16,7 +16,7 @@ A spec is a YAML file or the same structure as a Python dict::
       load: [0.5, 0.75, 1.0]
     policies:                             # label -> options; a list is a grid axis of that policy
       drf: {}
-      sdrf: {delta: [0.9, 0.999999], tree: live}
+      sdrf: {delta: [0.9, 0.999999], structure: live_tree}
       sdrf-printed: {policy: sdrf, priority: printed, delta: 0.999999}
     seeds: [0, 1, 2]                      # or an int N (0..N-1), or {start: 0, count: 100}
     tables: [summary, users]              # what to keep (built-in cell: summary, users, jobs,

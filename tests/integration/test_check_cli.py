@@ -125,3 +125,26 @@ def test_your_own_mechanism_from_python():
     assert rep.status == "none found" and rep.examples == 20
     with pytest.raises(fa.errors.InvalidInstanceError, match=r"shape \(2,\)"):
         check_mechanism(lambda inst: inst.demands[:, 0], domain="pooled", axiom="si", examples=2)
+
+
+def test_all_on_the_sweep_runner_matches_and_resumes(tmp_path, capsys):
+    args = ["check", "--all", "--axiom", "si", "--examples", "8", "--seconds", "10", "--f-examples", "8",
+            "--f-seconds", "10", "--no-progress", "-q"]
+    here = cli.main(args + ["--out", str(tmp_path / "here")])
+    par = cli.main(args + ["--workers", "2", "--out", str(tmp_path / "dask")])
+    assert par == here
+    key = lambda r: f"{r['mechanism']}/{r['axiom']}/{r['variant']}"  # noqa: E731
+    a = {key(r): (r["status"], r["examples"]) for r in json.loads((tmp_path / "here" / "results.json").read_text())}
+    b = {key(r): (r["status"], r["examples"]) for r in json.loads((tmp_path / "dask" / "results.json").read_text())}
+    assert a == b                                           # same seed, same cases: same verdicts
+    assert len(list((tmp_path / "dask" / "cells").glob("*.json"))) == len(a)
+    from fairalloc.experiments import load
+
+    cells = load(tmp_path / "dask" / "sweep", "cells").df()
+    assert (cells["status"] == "done").all() and len(cells) == len(a)
+    stamps = {f: f.stat().st_mtime_ns for f in (tmp_path / "dask" / "sweep" / "cells").glob("*.json")}
+    assert cli.main(args + ["--workers", "2", "--out", str(tmp_path / "dask")]) == par   # resumed: nothing rerun
+    assert {f: f.stat().st_mtime_ns for f in (tmp_path / "dask" / "sweep" / "cells").glob("*.json")} == stamps
+    capsys.readouterr()
+    assert cli.main(["check", "--mechanism", "drf", "--axiom", "si", "--workers", "2"]) == 2
+    assert "--workers / --scheduler run the cells of --all" in capsys.readouterr().err

@@ -4,6 +4,7 @@ with exactly the rows of an uninterrupted run; the commands' output and errors."
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import signal
 import subprocess
@@ -43,7 +44,7 @@ def available_subcommands(monkeypatch):
 def _sweep_process(spec: Path, out: Path) -> subprocess.Popen:
     # its own session: SIGKILL goes to the whole group (the command and its Dask worker processes)
     return subprocess.Popen([sys.executable, "-m", "fairalloc", "sweep", str(spec), "--out", str(out),
-                             "--workers", "1", "-q"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             "--workers", "1", "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
 
 
@@ -89,11 +90,13 @@ def test_cli_sweep_and_results(tmp_path, capsys):
     spec = tmp_path / "s.yaml"
     spec.write_text(SPEC.replace("n_jobs: 1500", "n_jobs: 60").replace("seeds: 4", "seeds: 1"))
     out = tmp_path / "o"
-    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "0", "-q"]) == 0
+    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "0", "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert "sweep 'killme': 4 cells: 4 done, 0 skipped (already done), 0 failed" in text
-    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "0", "--quiet"]) == 0
+    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "0", "--no-progress"]) == 0
     assert "4 cells: 0 done, 4 skipped" in capsys.readouterr().out
+    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "0", "--quiet"]) == 0
+    assert capsys.readouterr().out == ""                # -q: nothing but errors
     assert cli.main(["results", str(out)]) == 0
     text = capsys.readouterr().out
     assert "4 cells: 4 done, 0 failed, 0 pending" in text and "tables: jobs, summary, users, cells" in text
@@ -104,6 +107,10 @@ def test_cli_sweep_and_results(tmp_path, capsys):
     assert pd.read_csv(csv).values.tolist() == [["buc", 120], ["fcfs", 60], ["wfp3", 60]]
     assert cli.main(["results", str(out), "--table", "summary"]) == 0
     assert "policy_name" in capsys.readouterr().out
+    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "0", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == 4
+    assert cli.main(["results", str(out), "--sql", "SELECT count(*) AS n FROM summary", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"n": 4}]
 
 
 def test_cli_errors(tmp_path, capsys):
@@ -117,5 +124,5 @@ def test_cli_errors(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
     assert cli.main(["results", str(tmp_path)]) == 2
     assert "not a sweep folder" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        cli.main(["sweep", str(bad), "--out", "x", "--workers", "2", "--scheduler", "tcp://h:1"])
+    assert cli.main(["sweep", str(bad), "--out", "x", "--workers", "2", "--scheduler", "tcp://h:1"]) == 2
+    assert "not allowed with argument --workers" in capsys.readouterr().err
