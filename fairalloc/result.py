@@ -171,9 +171,6 @@ class AllocationResult:
         object.__setattr__(obj, "details", dict(obj.details))
         return obj
 
-    #: Former name of :meth:`from_arrays`, kept while modules on other branches still call it.
-    _adopt = from_arrays
-
     @property
     def success(self) -> bool:
         """True when the result carries a usable allocation (status OPTIMAL or FEASIBLE)."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import require_choice
+from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from ..io import InstanceSpec
 from ..result import AllocationResult

@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import mechanisms
-from .._validation import require_choice
+from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from ..examples import EXAMPLES, get_example
 from ..io import InstanceSpec, load_commitments, load_instance

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._rng import as_generator
+from ..rng import as_generator
 from ..model import Cluster, TaskInstance, TimeVaryingInstance
 
 __all__ = ["SERVER_TYPES", "random_cluster", "random_task_instance", "random_time_varying_instance",

@@ -71,7 +71,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .. import shares
-from .._validation import as_array, require_choice, require_integral, require_nonnegative, require_shape
+from ..validation import as_array, require_choice, require_integral, require_nonnegative, require_shape
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult, Status

@@ -83,7 +83,7 @@ __all__ = ["tvtsf_milp", "tvtsf_online", "tvtsf_model", "tvtsf_valuation", "sche
 
 
 def _check(tv: Any, objective: str) -> str:
-    from .._validation import require_choice
+    from ..validation import require_choice
 
     if not isinstance(tv, TimeVaryingInstance):
         raise TypeError(f"instance must be a fairalloc.TimeVaryingInstance, got {type(tv).__name__}")

@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 
 from .. import shares
-from .._rng import as_generator
+from ..rng import as_generator
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance, TimeVaryingInstance
 from ..result import SOLUTION_PRESENT, AllocationResult

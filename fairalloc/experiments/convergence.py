@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .. import shares
-from .._validation import require_choice
+from ..validation import require_choice
 from ..commitments import as_commitments
 from ..mechanisms import sdrf
 from ..model import Cluster, Instance

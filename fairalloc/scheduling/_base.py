@@ -55,7 +55,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import shares
-from .._validation import as_array, require_choice, require_nonnegative, require_shape
+from ..validation import as_array, require_choice, require_nonnegative, require_shape
 from ..errors import InvalidInstanceError
 from ..kinetic import LazyHeap, LiveTree, ResortQueue
 from ..model import Cluster, TaskInstance, _placement, _weights

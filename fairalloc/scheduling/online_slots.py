@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .. import shares
-from .._validation import as_array, require_choice, require_nonnegative, require_shape
+from ..validation import as_array, require_choice, require_nonnegative, require_shape
 from ..errors import InvalidInstanceError
 from ..model import Cluster, _placement, _weights
 from ._base import Start

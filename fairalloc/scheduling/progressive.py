@@ -68,7 +68,7 @@ import numpy as np
 
 from .. import commitments as _c
 from .. import shares
-from .._validation import require_choice
+from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult

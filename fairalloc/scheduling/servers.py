@@ -37,7 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import shares
-from .._validation import require_choice
+from ..validation import require_choice
 from ..errors import InvalidInstanceError
 
 __all__ = ["SERVER_RULES", "FreeCapacity"]

@@ -66,7 +66,7 @@ import scipy.sparse as sp
 from scipy.sparse import coo_matrix
 
 from .. import shares
-from .._validation import require_choice
+from ..validation import require_choice
 from ..errors import InvalidInstanceError, SolverError
 from ._base import Start
 from .online_slots import OnlineSlotScheduler

@@ -65,7 +65,7 @@ from typing import Any, Callable, Iterable, NamedTuple
 import numpy as np
 
 from .. import shares
-from .._validation import as_array, require_choice, require_nonnegative, require_shape
+from ..validation import as_array, require_choice, require_nonnegative, require_shape
 from ..errors import InvalidInstanceError
 from ..model import TimeVaryingInstance
 from ..result import AllocationResult, Status

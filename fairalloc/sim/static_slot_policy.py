@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._validation import require_choice
+from ..validation import require_choice
 from ..scheduling.static_slots import STATIC_MECHANISMS, StaticSlotScheduler
 from .simulate import register_policy
 from .task_policies import SlotPolicy

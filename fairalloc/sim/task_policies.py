@@ -73,7 +73,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import require_choice
+from ..validation import require_choice
 from ..commitments import tau_from_delta
 from ..errors import InvalidInstanceError
 from ..scheduling import STRUCTURES, TIES
