@@ -233,8 +233,11 @@ def _pooled(data: Mapping[str, Any], where: str) -> InstanceSpec:
     return InstanceSpec(inst, c, where, "pooled")
 
 
-def _commitments_in_range(commitments: Any, inst: Instance, where: str) -> np.ndarray:
-    """Validated commitments, each a fraction of its resource in [0, 1] (SDRF Eq. 3 keeps them there)."""
+def _commitments_in_range(commitments: Any, inst: Any, where: str) -> np.ndarray:
+    """Validated commitments, each a fraction of its resource in [0, 1] (SDRF Eq. 3 keeps them there).
+
+    ``inst``: what they belong to (anything with ``n_agents``, ``n_resources`` and ``resource_names``:
+    an :class:`Instance`, or a task file's users and cluster)."""
     from .commitments import as_commitments
 
     c = as_commitments(commitments, inst.n_agents, inst.n_resources)

@@ -19,7 +19,7 @@ Registered in :data:`fairalloc.io.INSTANCE_KINDS`, so :func:`fairalloc.io.load_i
         arrivals: [2, 1, 0]          # time-varying kind: tasks submitted per slot (same length for all)
         duration: 2                  # time-varying kind: slots per task
         weight: 1                    # optional (time-varying: also one per slot)
-        commitment: [0.1, 0.0]       # tasks kind, optional: SDRF commitments (fractions of totals)
+        commitment: [0.1, 0.0]       # tasks kind, optional: SDRF commitments (fractions of totals, each at most 1)
         servers: [s0, big0]          # optional placement by server name (default: every server)
 
 *Matrix form*: the fields of :meth:`fairalloc.TaskInstance.to_dict` /
@@ -30,6 +30,8 @@ Both forms may carry ``name`` and ``description`` (ignored). Errors name the fie
 """
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 from typing import Any, Mapping
 
@@ -107,7 +109,7 @@ def _users(data: Mapping[str, Any], where: str, required: tuple[str, ...], allow
 
 def parse_tasks(data: Mapping[str, Any], where: str = "<data>"):
     """A :class:`~fairalloc.TaskInstance` from either form; returns a ``fairalloc.io.InstanceSpec``."""
-    from ..io import InstanceSpec
+    from ..io import InstanceSpec, _commitments_in_range
 
     if "users" not in data:
         return InstanceSpec(TaskInstance.from_dict({k: v for k, v in data.items() if k not in _META}), None,
@@ -127,12 +129,15 @@ def parse_tasks(data: Mapping[str, Any], where: str = "<data>"):
                       placement=_placement(users, names, where), weights=w, commitments=c,
                       agent_names=[str(u.get("name", f"user{i}")) for i, u in enumerate(users)])
     assert ti.n_agents == n
+    if has_c:
+        _commitments_in_range(ti.commitments, SimpleNamespace(n_agents=n, n_resources=cl.n_resources,   # pooled files' rule
+                                                              resource_names=cl.resource_names), where)
     return InstanceSpec(ti, None, where, "tasks")
 
 
 def parse_time_varying(data: Mapping[str, Any], where: str = "<data>"):
     """A :class:`~fairalloc.TimeVaryingInstance` from either form; returns a ``fairalloc.io.InstanceSpec``."""
-    from ..io import InstanceSpec
+    from ..io import InstanceSpec, _commitments_in_range
 
     if "users" not in data:
         return InstanceSpec(TimeVaryingInstance.from_dict({k: v for k, v in data.items() if k not in _META}),

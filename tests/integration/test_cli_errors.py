@@ -24,6 +24,8 @@ FILES: dict[str, str | bytes] = {
     "binary.csv": bytes(range(128, 256)) * 4,
     "nouser.csv": "cpu,mem\n9,18\n1,4\n3,1\n",
     "commit.yaml": "capacities: [9, 18]\nusers:\n  - {demand: [1, 4], commitment: [1.5, 0]}\n  - {demand: [3, 1]}\n",
+    "commit_tasks.yaml": ("kind: tasks\nresources: [cpu, mem]\nservers:\n  - {name: s0, capacity: [8, 8]}\nusers:\n"
+                          "  - {demand: [1, 1], tasks: 3, commitment: [0.2, 1.5]}\n  - {demand: [1, 2], tasks: 3}\n"),
     "tv_lengths.yaml": ("kind: time-varying\nservers:\n  - {name: s0, capacity: [4, 4]}\nusers:\n"
                         "  - {demand: [2, 1], arrivals: [2, 1, 0], duration: 1}\n"
                         "  - {demand: [1, 2], arrivals: [1], duration: 1}\n"),
@@ -47,6 +49,8 @@ CASES = [
     ("binary-csv", ["solve", "{tmp}/binary.csv"], 2, ["not a text file"]),
     ("csv-no-user-column", ["solve", "{tmp}/nouser.csv"], 2, ["'user' column"]),
     ("commitment-above-1", ["solve", "{tmp}/commit.yaml"], 2, ["above 1"]),
+    ("task-commitment-above-1", ["solve", "{tmp}/commit_tasks.yaml", "--mechanism", "sdrf"], 2,
+     ["commitments[0, 1]", "above 1", "mem"]),
     ("tv-arrival-lengths", ["solve", "{tmp}/tv_lengths.yaml"], 2, ["users[1].arrivals", "every slot"]),
     ("missing-file", ["solve", "{tmp}/nope.yaml"], 2, ["not found"]),
     ("unknown-example", ["solve", "--example", "nope"], 2, ["nope"]),
