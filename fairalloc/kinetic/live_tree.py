@@ -378,6 +378,19 @@ class _Kinetic:
         e.ct, e.ca, e.cs = t, a, s
         return a, s
 
+    def lead_or_update(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
+                       t0: float, tie: float = 0.0) -> bool:
+        """True if ``key`` would come first now with this trajectory (nothing changes, as
+        :meth:`leads_with`); otherwise give it this trajectory (as :meth:`update_trusted`), return False.
+
+        The scheduler's step for a user whose task just ended (``TaskScheduler._lead``); a structure
+        may do it with less work than the two calls (the live tree builds the envelope once).
+        """
+        if self.leads_with(key, intercepts, slopes, t0, tie):
+            return True
+        self.update_trusted(key, intercepts, slopes, t0, tie)
+        return False
+
     def _check_time(self, t: float) -> float:
         t = float(t)
         if not math.isfinite(t):
@@ -576,6 +589,23 @@ class LiveTree(_Kinetic):
         first = self._blocks[0].items[0]
         other = self._next(first) if first is self._elems[key] else first
         return other is None or self._precedes(probe, other)
+
+    def lead_or_update(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
+                       t0: float, tie: float = 0.0) -> bool:
+        """:meth:`leads_with`, then :meth:`update_trusted` if it is False, with the envelope built once:
+        the probe's trajectory and envelope (the same function of the same arguments) move to the element."""
+        probe = _Elem(key)
+        self._set_trusted(probe, intercepts, slopes, t0, tie)
+        e = self._elems[key]
+        first = self._blocks[0].items[0]
+        other = self._next(first) if first is e else first
+        if other is None or self._precedes(probe, other):
+            return True
+        e.a, e.b, e.t0, e.rank = probe.a, probe.b, probe.t0, probe.rank
+        e.starts, e.lines = probe.starts, probe.lines
+        e.ct = math.nan
+        self._reposition(e)
+        return False
 
     def remove(self, key: Hashable) -> None:
         """Remove ``key`` (``KeyError`` if absent)."""

@@ -430,9 +430,8 @@ class TaskScheduler:
         (i,) = self._dirty
         traj = self._trajectory(i)
         tie = self._tie(i)
-        if self._queue.leads_with(i, *traj, tie):
+        if self._queue.lead_or_update(i, *traj, tie):
             return i
-        self._queue.update_trusted(i, *traj, tie)
         self._dirty.clear()
         return None
 

@@ -136,6 +136,7 @@ class SDRFScheduler(TaskScheduler):
         self._tau = tau
         self.delta = delta
         self.priority = require_choice("priority", priority, PRIORITIES)
+        self._level = self.priority == "level"
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
                          blocking=blocking, structure=structure, ties=ties, time=time)
         n, k = self.n_users, self.cluster.n_resources
@@ -179,8 +180,10 @@ class SDRFScheduler(TaskScheduler):
         i = user
         o = self._o[i] = self._normalized(i)
         if self._tau is not None:
-            self._c0[i] = _c.decay_row(self._c0[i], self._excess[i], self._now - self._t0[i], self._tau)
-            self._t0[i] = self._now
+            dt = self._now - self._t0[i]
+            if dt:                      # dt = 0 (another change at this instant): Eq. 6 keeps c0 as is
+                self._c0[i] = _c.decay_row(self._c0[i], self._excess[i], dt, self._tau)
+                self._t0[i] = self._now
             self._excess[i] = _c.excess_row(o, self._fair[i])
 
     def _trajectory(self, user: int) -> tuple:
@@ -188,7 +191,7 @@ class SDRFScheduler(TaskScheduler):
         w = self._w[i]
         o = self._o[i]
         ob = self._excess[i]
-        if self.priority == "level":
+        if self._level:
             dom = max(o)                                          # shares.dominant_shares of one row
             a = tuple([(dom + x) / w for x in ob])
         else:

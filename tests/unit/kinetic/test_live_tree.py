@@ -185,3 +185,41 @@ def test_swap_count_equals_brute_force_count_of_order_changes(seed):
     assert list(tree) == orders[-1]
     assert tree.swaps == count
     assert count > 0
+
+
+@pytest.mark.parametrize("tau", [None, 50.0])
+@pytest.mark.parametrize("seed", range(4))
+def test_lead_or_update_is_leads_with_then_update(tau, seed):
+    """Issue 11: the live tree's one-envelope ``lead_or_update`` answers as ``leads_with`` and, when
+    that is False, leaves the tree as ``update_trusted`` would (same order now and after later swaps),
+    checked against a twin tree driven by the two separate calls and against ``ResortQueue``."""
+    rng = np.random.default_rng(seed)
+    n, k = 40, 2
+    trees = [LiveTree(tau), LiveTree(tau), ResortQueue(tau)]
+
+    def traj():
+        return (tuple(rng.uniform(0, 1, k)), tuple(rng.uniform(-0.5, 0.5, k)))
+
+    for key in range(n):
+        a, b = traj()
+        tie = float(rng.integers(0, 3))
+        for q in trees:
+            q.insert_trusted(key, a, b, 0.0, tie)
+    now, leads = 0.0, 0
+    for _ in range(150):
+        now += float(rng.exponential(2.0))
+        for q in trees:
+            q.advance(now)
+        key = int(rng.choice(list(trees[0]))) if rng.random() < 0.5 else trees[0].min()
+        a, b = traj()
+        tie = float(rng.integers(0, 3))
+        fused = trees[0].lead_or_update(key, a, b, now, tie)
+        lead = trees[1].leads_with(key, a, b, now, tie)
+        assert fused == lead
+        if not lead:
+            trees[1].update_trusted(key, a, b, now, tie)
+            trees[2].update_trusted(key, a, b, now, tie)
+        leads += lead
+        assert list(trees[0]) == list(trees[1])
+        assert list(trees[0]) == list(trees[2])
+    assert 0 < leads < 150                      # both branches were taken
