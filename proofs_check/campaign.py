@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
 from .checks import check_case
-from .claims import CLAIMS, FINDINGS, MECHANISMS, Claim, claim_domain, claims_for, mechanism
+from .claims import CLAIMS, FINDINGS, Claim, all_mechanisms, claim_domain, claims_for, mechanism
 from .shrink import shrink
 from .strategies import cases
 from .verdict import Verdict, jsonable
@@ -433,7 +433,7 @@ def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check 
     axes = ["sp-stage", "sp-repeated", "po", "si", "ef", "ef1", "bottleneck", "pm", "rm"]
     lines.append("| mechanism | " + " | ".join(axes) + " |")
     lines.append("|---" * (len(axes) + 1) + "|")
-    for key, info in MECHANISMS.items():
+    for key, info in all_mechanisms().items():
         rows = [r for r in reports if r.claim.mechanism == key]
         if not rows:
             continue
@@ -493,7 +493,7 @@ def write_report(reports: list[CellReport], out_dir: str | Path, *,
             _write_atomic(out / "witnesses" / name, json.dumps(jsonable(r.verdict.witness), indent=1))
     from .plots import claims_heatmap
 
-    fig = claims_heatmap(records, labels={k: m.label for k, m in MECHANISMS.items()})
+    fig = claims_heatmap(records, labels={k: m.label for k, m in all_mechanisms().items()})
     tmp = paths["heatmap"].with_name(".heatmap.tmp.png")
     fig.savefig(tmp, dpi=120, bbox_inches="tight")
     os.replace(tmp, paths["heatmap"])

@@ -27,8 +27,8 @@ import importlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-__all__ = ["Domain", "MechanismInfo", "Claim", "AXIOMS", "AXIOM_LABELS", "MECHANISMS", "CLAIMS", "FINDINGS",
-           "claims_for", "implemented_claims", "mechanism", "claim_domain", "scope_of"]
+__all__ = ["Domain", "MechanismInfo", "Claim", "AXIOMS", "AXIOM_LABELS", "MECHANISMS", "USER_MECHANISMS", "CLAIMS",
+           "FINDINGS", "all_mechanisms", "claims_for", "implemented_claims", "mechanism", "claim_domain", "scope_of"]
 
 #: Columns of the table, in order, with the variants each one can be tested in.
 #: Time-varying rows (TV-TSF) test each axiom over the whole horizon ("cumulative", TV-TSF Section
@@ -365,10 +365,20 @@ FINDINGS: dict[str, str] = {
 }
 
 
+#: Mechanisms registered by users (:func:`proofs_check.user_mechanism.user_mechanism`), by key: kept
+#: apart from :data:`MECHANISMS`, the table of axioms.md, which registering never changes.
+USER_MECHANISMS: dict[str, MechanismInfo] = {}
+
+
+def all_mechanisms() -> dict[str, MechanismInfo]:
+    """The table's rows (:data:`MECHANISMS`) followed by the users' (:data:`USER_MECHANISMS`)."""
+    return {**MECHANISMS, **USER_MECHANISMS}
+
+
 def claim_domain(claim: Claim) -> Domain:
     """The instances a claim speaks about: its row's domain, with or without placement constraints
     when the variant says so (TSF's EF "no constraints" / "with constraints")."""
-    dom = MECHANISMS[claim.mechanism].domain
+    dom = mechanism(claim.mechanism).domain
     if claim.variant == "no-constraints":
         return replace(dom, placement=False)
     if claim.variant in ("with-constraints", "cumulative-constrained-remove"):
@@ -382,11 +392,12 @@ def scope_of(variant: str) -> str:
 
 
 def mechanism(key: str) -> MechanismInfo:
-    """The :class:`MechanismInfo` of a row (``KeyError`` listing the keys otherwise)."""
+    """The :class:`MechanismInfo` of a row or of a user's mechanism (``KeyError`` listing the keys otherwise)."""
+    known = all_mechanisms()
     try:
-        return MECHANISMS[key]
+        return known[key]
     except KeyError:
-        raise KeyError(f"unknown mechanism {key!r}; known: {', '.join(MECHANISMS)}") from None
+        raise KeyError(f"unknown mechanism {key!r}; known: {', '.join(known)}") from None
 
 
 def claims_for(mechanism_key: str | None = None, axiom: str | None = None) -> list[Claim]:

@@ -22,7 +22,7 @@ from fairalloc import shares
 
 from ._inputs import exact_array
 from .cases import Case
-from .claims import MECHANISMS
+from .claims import all_mechanisms
 from .repeated import RepeatedGame, SDRFDynamics, StatelessDynamics, play
 from ._replay_tv import no_envy_free_placement, replay_schedule, replay_tv_misreport, tv_from_witness
 from .verdict import Replay, jsonable
@@ -32,8 +32,9 @@ __all__ = ["Replay", "replay", "resolve_mechanism"]
 
 def resolve_mechanism(name: str) -> Callable:
     """A claims-table key (``"weighted_drf"``) or a fairalloc function name (``"drf"``)."""
-    if name in MECHANISMS and MECHANISMS[name].implemented:
-        return MECHANISMS[name].resolve()
+    info = all_mechanisms().get(name)
+    if info is not None and info.implemented:
+        return info.resolve()
     fn = getattr(fa, name, None)
     if callable(fn):
         return fn

@@ -32,7 +32,7 @@ import numpy as np
 import fairalloc as fa
 from fairalloc.errors import InvalidInstanceError
 
-from .claims import AXIOMS, MECHANISMS, Claim, Domain, MechanismInfo
+from .claims import AXIOMS, USER_MECHANISMS, Claim, Domain, MechanismInfo
 
 __all__ = ["DOMAINS", "DOMAIN_AXIOMS", "UserMechanism", "load_callable", "user_mechanism", "user_claims",
            "check_mechanism"]
@@ -205,7 +205,7 @@ def user_mechanism(target: str | Callable, domain: str) -> UserMechanism:
     adapter.result(probe, out)
     info = UserMechanism(key, f"{key} [{domain}]", key, DOMAINS[domain], "your mechanism",
                          kwargs={"adapter": adapter}, dynamics="stateless", phase="user")
-    MECHANISMS[key] = info
+    USER_MECHANISMS[key] = info
     return info
 
 
