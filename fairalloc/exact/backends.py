@@ -223,8 +223,25 @@ def _run_highs(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, ms
     status = h.getModelStatus()
     raw = h.modelStatusToString(status)
     info = h.getInfo()
+    retried = None
+    if prog.is_mip and "presolve" not in (options or {}) and _highs_suspect(raw, info, mip_gap, abs_gap):
+        # HiGHS 1.16's MIP presolve ends some small, feasible count MILPs with "Solve error" (repair LP
+        # infeasible) or "Infeasible", or calls an incumbent "Optimal" at a gap its own bound contradicts, where scipy's
+        # HiGHS, CBC and CP-SAT prove the optimum (seen on fairalloc compare's random-tasks-34): solve
+        # once more with presolve off, and say so in the stats
+        retried = f"presolve off after {raw!r}"
+        h.clearSolver()
+        h.setOptionValue("presolve", "off")
+        if start is not None:
+            h.setSolution(sol)
+        h.run()
+        status = h.getModelStatus()
+        raw = h.modelStatusToString(status)
+        info = h.getInfo()
     has_sol = int(getattr(info, "primal_solution_status", 0)) == 2
     more: dict[str, Any] = {"raw_status": raw, "nodes": int(getattr(info, "mip_node_count", -1))}
+    if retried:
+        more["retried"] = retried
     bound = getattr(info, "mip_dual_bound", None)
     if prog.is_mip and bound is not None and math.isfinite(bound):
         more["bound"] = float(bound)
@@ -234,6 +251,24 @@ def _run_highs(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, ms
     st, message = _map_highs(raw, has_sol, None)
     x = np.array(h.getSolution().col_value, dtype=float) if has_sol else None
     return st, message, x, more
+
+
+def _highs_suspect(raw: str, info: Any, mip_gap: float | None, abs_gap: float | None) -> bool:
+    """A MIP run worth a second solve without presolve: "Solve error"; "Infeasible" (checked again: a
+    truly infeasible program stays so); or "Optimal" while the gap between HiGHS's own bound and
+    incumbent exceeds both stopping gaps asked for (HiGHS's default relative gap 1e-4 when none was)."""
+    if raw in ("Solve error", "Infeasible"):
+        return True
+    if raw != "Optimal":
+        return False
+    bound, obj = getattr(info, "mip_dual_bound", None), getattr(info, "objective_function_value", None)
+    if bound is None or obj is None or not (math.isfinite(bound) and math.isfinite(obj)):
+        return False
+    diff = abs(bound - obj)
+    rel = diff / max(abs(obj), 1e-9)
+    tol_rel = (1e-4 if mip_gap is None else float(mip_gap)) + 1e-9
+    tol_abs = (1e-6 if abs_gap is None else float(abs_gap)) + 1e-9
+    return rel > tol_rel and diff > tol_abs
 
 
 def _map_highs(raw: str, has_sol: bool, crash: str | None) -> tuple[Status, str]:
