@@ -111,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
           "allocations (another gives everyone as many tasks and someone more) / decided")
     bad = summary["not_proven"].sum()
     if bad:
-        say(args, f"  {bad} exact program(s) not proven optimal within --time-limit {args.time_limit:g} s "
-              "(their rows say so in compare.csv)")
+        say(args, f"  {bad} exact program(s) not proven optimal (time limit {args.time_limit:g} s, or the "
+              "backend stopped without a proof): their rows' exact_status says so in compare.csv")
     worst = table.dropna(subset=["leximin_distance"]).sort_values("leximin_distance", ascending=False)
     worst = worst[worst["leximin_distance"] > 0].head(5)
     if len(worst):

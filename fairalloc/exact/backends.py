@@ -229,11 +229,10 @@ def _run_highs(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, ms
         # infeasible) or "Infeasible", or calls an incumbent "Optimal" at a gap its own bound contradicts, where scipy's
         # HiGHS, CBC and CP-SAT prove the optimum (seen on fairalloc compare's random-tasks-34): solve
         # once more with presolve off, and say so in the stats
-        retried = f"presolve off after {raw!r}"
+        retried = f"presolve off, no MIP start, after {raw!r}"
         h.clearSolver()
         h.setOptionValue("presolve", "off")
-        if start is not None:
-            h.setSolution(sol)
+        h.passModel(_highs_model(prog))               # afresh, without the MIP start (only a speed-up)
         h.run()
         status = h.getModelStatus()
         raw = h.modelStatusToString(status)
