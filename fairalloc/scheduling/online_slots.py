@@ -201,8 +201,9 @@ class OnlineSlotScheduler:
         return float(shares.dominant_shares_after(self.usage[i], self._pending[i][0][0], self.totals,
                                                   self.weights[i]))
 
-    def step(self, slot: int) -> list[Start]:
-        """Run Algorithm 2 for ``slot`` (> the last stepped slot): start tasks; return them in order."""
+    def _begin_slot(self, slot: int) -> tuple[int, list[int]]:
+        """Enter ``slot`` (> the last stepped slot): the slot as an int and the users with pending tasks,
+        their denominators brought up to it."""
         slot = int(slot)
         if slot <= self.slot:
             raise InvalidInstanceError(f"slot={slot} must be after the last stepped slot {self.slot}",
@@ -211,6 +212,11 @@ class OnlineSlotScheduler:
         active = np.flatnonzero(self._n_pending > 0).tolist()
         for i in active:
             self._bring_denominator(i, slot)
+        return slot, active
+
+    def step(self, slot: int) -> list[Start]:
+        """Run Algorithm 2 for ``slot`` (> the last stepped slot): start tasks; return them in order."""
+        slot, active = self._begin_slot(slot)
         out: list[Start] = []
         pending = self._pending
         by_wait = self.ties == "wait"

@@ -237,14 +237,7 @@ class StaticSlotScheduler(OnlineSlotScheduler):
 
     def step(self, slot: int) -> list[Start]:
         """One static allocation of the free capacity at ``slot``, realised as task starts."""
-        slot = int(slot)
-        if slot <= self.slot:
-            raise InvalidInstanceError(f"slot={slot} must be after the last stepped slot {self.slot}",
-                                       argument="slot", value=slot)
-        self.slot = slot
-        active = np.flatnonzero(self._n_pending > 0).tolist()
-        for i in active:
-            self._bring_denominator(i, slot)
+        slot, active = self._begin_slot(slot)
         out = self._tsf(active, slot) if self.mechanism == "tsf-static" else self._cdrf(active, slot)
         self._decisions += len(out)
         return out
