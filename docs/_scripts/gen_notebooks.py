@@ -70,12 +70,22 @@ def _run(path: Path):
         return path, nb, 0.0
     t0 = time.perf_counter()
     probe = path.stem == "axioms"
-    if probe:
-        nb.cells.append(nbformat.v4.new_code_cell(SAVE_REPORTS))
-    client = nbclient.NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NB_DIR)}})
     try:
-        client.execute()
+        for attempt in range(3):
+            nb = jupytext.read(path)
+            if probe:
+                nb.cells.append(nbformat.v4.new_code_cell(SAVE_REPORTS))
+            client = nbclient.NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
+                                             resources={"metadata": {"path": str(NB_DIR)}})
+            try:
+                client.execute()
+                break
+            except RuntimeError as exc:
+                # two kernels started at once can race for a port (zmq "Address already in use"), and
+                # the kernel dies before its first reply: start it again, twice at most
+                if "Kernel died before replying" not in str(exc) or attempt == 2:
+                    raise
+                log.info("%s: kernel died at start (%s), starting it again", path.name, exc)
         if probe:
             nb.cells.pop()
     except nbclient.exceptions.CellExecutionError as exc:
