@@ -52,6 +52,20 @@ class SweepSummary:
     spec_changed : list of str
         Top-level keys of the spec that changed since the last run into ``out`` (cells with
         unchanged parameters were kept).
+
+    Examples
+    --------
+    A sweep of one cell run here (``workers=0``) in a temporary folder, then again: the second
+    call finds the cell done and skips it:
+
+    >>> import tempfile
+    >>> spec = {"name": "tiny", "workload": {"generator": "lublin", "n_jobs": 20, "nodes": 16,
+    ...         "rng": "${seed}"}, "capacity": {"processors": 16}, "policies": ["fcfs"], "seeds": 1}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     first = run_sweep(spec, d, workers=0, progress=False)
+    ...     again = run_sweep(spec, d, workers=0, progress=False)
+    >>> (first.total, first.done, first.skipped), (again.done, again.skipped, again.failed)
+    ((1, 1, 0), (0, 1, []))
     """
 
     name: str
