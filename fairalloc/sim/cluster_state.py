@@ -32,10 +32,10 @@ class SimulationError(FairallocError, RuntimeError):
     :class:`~fairalloc.errors.FairallocError` and a :class:`RuntimeError`. A bug in a policy, not bad
     input: bad input raises :class:`~fairalloc.InvalidInstanceError` before the run.
 
-    Parameters
+    Attributes
     ----------
-    message : str
-        What was asked and what was free.
+    args : tuple
+        ``(message,)``: what was asked and what was free.
 
     Examples
     --------
