@@ -96,8 +96,8 @@ class Variant:
     Examples
     --------
     DRF filling with ``blocking="skip"`` on the DRF paper's example (9 CPUs, 18 GB; tasks <1, 4>
-    and <3, 1>): after A 3 and B 2 tasks, B's next task does not fit (CPU 9 - 3 - 6 = 0), and A's
-    fourth needs 16 + 4 > 18 GB: the same 3 and 2 as the paper:
+    and <3, 1>): after A 3 and B 2 tasks all 9 CPUs are in use (3 x 1 + 2 x 3), so nothing more
+    fits and skipping changes nothing: the same 3 and 2 as the paper:
 
     >>> import fairalloc as fa
     >>> from fairalloc.scheduling import drf_greedy
@@ -196,7 +196,8 @@ def random_instances(n_tasks: int = 10, n_time_varying: int = 5, *, rng: Any = 0
     rng : int or numpy.random.Generator, default 0
         Seed; the same seed gives the same instances.
     max_agents, max_servers : int, default 5 and 3
-        Upper bounds of the (uniform) number of users and servers.
+        Upper bounds of the (uniform) number of users and servers of a task instance; for a
+        time-varying instance the bounds are one less, but at least 3 and 2.
     max_tasks : int, default 12
         Upper bound of a task instance's tasks per user.
     n_slots : int, default 4

@@ -27,8 +27,9 @@ class Policy:
 
     Examples
     --------
-    A policy that starts every job at once on server 0, whatever the capacity says (a sketch: the
-    simulator rejects a launch that does not fit):
+    A policy that starts every job at once on server 0, whatever the capacity says (a sketch: a
+    launch that does not fit makes the simulation raise
+    :class:`~fairalloc.sim.cluster_state.SimulationError`):
 
     >>> class Greedy(Policy):
     ...     name = "greedy"

@@ -76,7 +76,8 @@ class LublinParams:
     serial_prob : float
         Probability of a one-node job (``SERIAL_PROB``).
     pow2_prob : float
-        Probability that a parallel job's size is a power of two (``POW2_PROB``).
+        Probability of a parallel power-of-two size: a job whose uniform draw is at most
+        ``serial_prob + pow2_prob`` rounds its :math:`\\log_2` size to an integer (``POW2_PROB``).
     ulow, umed, uhi : float
         Bounds of the two-stage uniform on :math:`\\log_2` of the size (``ULOW``, ``UMED``, ``UHI``).
     uprob : float
