@@ -76,7 +76,35 @@ TOL = 1e-9
 
 @dataclass(frozen=True)
 class Variant:
-    """A greedy scheduler with fixed options, and the mechanism whose exact program it is compared with."""
+    """A greedy scheduler with fixed options, and the mechanism whose exact program it is compared with.
+
+    Parameters
+    ----------
+    name : str
+        The variant's name in tables (a key of :data:`VARIANTS` for the shipped ones).
+    mechanism : {"drf", "sdrf", "tsf", "cdrf", "tvtsf"}
+        The exact program it is compared with; ``"tvtsf"`` variants run on
+        :class:`~fairalloc.TimeVaryingInstance` s, the others on :class:`~fairalloc.TaskInstance` s
+        (:attr:`kind`).
+    greedy : callable
+        ``greedy(instance, **options) -> AllocationResult``.
+    options : mapping, optional
+        Fixed keyword arguments of ``greedy``.
+    description : str, optional
+        One line for listings.
+
+    Examples
+    --------
+    DRF filling with ``blocking="skip"`` on the DRF paper's example (9 CPUs, 18 GB; tasks <1, 4>
+    and <3, 1>): after A 3 and B 2 tasks all 9 CPUs are in use (3 x 1 + 2 x 3), so nothing more
+    fits and skipping changes nothing: the same 3 and 2 as the paper:
+
+    >>> import fairalloc as fa
+    >>> from fairalloc.scheduling import drf_greedy
+    >>> v = Variant("drf-skip", "drf", drf_greedy, {"blocking": "skip"})
+    >>> v.kind, v.run(fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])).tasks.ravel().tolist()
+    ('tasks', [3, 2])
+    """
 
     name: str
     mechanism: str                   # "drf", "sdrf", "tsf", "cdrf" (TaskInstance) or "tvtsf"
@@ -120,7 +148,21 @@ DEFAULT_VARIANTS = ("drf", "sdrf", "tsf", "cdrf", "tvtsf")
 
 # -- instances --------------------------------------------------------------------------------------
 def builtin_instances() -> list[tuple[str, Any]]:
-    """Small instances from the papers and hand-computed cases (name, instance)."""
+    """Small instances from the papers and hand-computed cases (name, instance).
+
+    Returns
+    -------
+    list of (str, TaskInstance or TimeVaryingInstance)
+        ``drf-paper`` (DRF Section 4), ``sdrf-commitment`` (the :func:`~fairalloc.scheduling.sdrf_greedy`
+        doctest), ``two-servers-placement`` (the :func:`~fairalloc.scheduling.tsf_greedy` doctest),
+        ``integer-trap`` (tasks 6 and 5 on a capacity of 10), ``tvtsf-two-servers`` (the
+        :func:`~fairalloc.scheduling.tvtsf_greedy` doctest).
+
+    Examples
+    --------
+    >>> [(name, type(inst).__name__) for name, inst in builtin_instances()][-2:]
+    [('integer-trap', 'TaskInstance'), ('tvtsf-two-servers', 'TimeVaryingInstance')]
+    """
     from ..clusters import drf_example
 
     two = [[4, 4], [4, 4]]
@@ -143,7 +185,36 @@ def builtin_instances() -> list[tuple[str, Any]]:
 def random_instances(n_tasks: int = 10, n_time_varying: int = 5, *, rng: Any = 0, max_agents: int = 5,
                      max_servers: int = 3, max_tasks: int = 12, n_slots: int = 4) -> list[tuple[str, Any]]:
     """Seeded random small instances on Table 3-like clusters (:mod:`fairalloc.exact.random_instances`):
-    ``n_tasks`` task instances (with SDRF commitments) and ``n_time_varying`` TV-TSF instances."""
+    ``n_tasks`` task instances (with SDRF commitments) and ``n_time_varying`` TV-TSF instances.
+
+    Parameters
+    ----------
+    n_tasks : int, default 10
+        Number of :class:`~fairalloc.TaskInstance` s.
+    n_time_varying : int, default 5
+        Number of :class:`~fairalloc.TimeVaryingInstance` s.
+    rng : int or numpy.random.Generator, default 0
+        Seed; the same seed gives the same instances.
+    max_agents, max_servers : int, default 5 and 3
+        Upper bounds of the (uniform) number of users and servers of a task instance; for a
+        time-varying instance the bounds are one less, but at least 3 and 2.
+    max_tasks : int, default 12
+        Upper bound of a task instance's tasks per user.
+    n_slots : int, default 4
+        Slots of every time-varying instance.
+
+    Returns
+    -------
+    list of (str, instance)
+        Named ``random-tasks-k`` then ``random-tv-k``.
+
+    Examples
+    --------
+    >>> [name for name, _ in random_instances(2, 1, rng=0)]
+    ['random-tasks-0', 'random-tasks-1', 'random-tv-0']
+    >>> random_instances(1, 0, rng=5)[0][1].tasks.tolist() == random_instances(1, 0, rng=5)[0][1].tasks.tolist()
+    True
+    """
     from ..exact.random_instances import random_task_instance, random_time_varying_instance
 
     g = as_generator(rng)
@@ -320,6 +391,34 @@ def summarize(table: pd.DataFrame, /) -> pd.DataFrame:
     ``max_min_gap``, ``mean_distance``, ``max_distance``, ``dominated`` (Pareto-dominated greedy
     allocations, of those decided), ``greedy_util``, ``exact_util``, ``greedy_ms``, ``exact_ms``
     (medians), ``not_proven`` (exact programs without a proven optimum).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The output of :func:`compare` (columns ``variant``, ``same``, ``min_gap``,
+        ``leximin_distance``, ``pareto_dominated``, ``greedy_util``, ``exact_util``, ``greedy_s``,
+        ``exact_s``, ``exact_status``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by variant, in order of first appearance.
+
+    Examples
+    --------
+    A hand-made table of two instances for one variant: one reaches the optimum, the other loses
+    0.2 of the minimum and is Pareto-dominated; the second exact program was stopped unproven:
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"variant": ["drf", "drf"], "same": [True, False], "min_gap": [0.0, 0.2],
+    ...                   "leximin_distance": [0.0, 0.4], "pareto_dominated": [False, True],
+    ...                   "greedy_util": [1.0, 0.5], "exact_util": [1.0, 0.7], "greedy_s": [0.001, 0.003],
+    ...                   "exact_s": [0.01, 0.03], "exact_status": ["optimal", "feasible"]})
+    >>> s = summarize(t).to_dict("index")["drf"]
+    >>> [s[k] for k in ("instances", "same", "differ", "dominated", "not_proven")]
+    [2, 1, 1, '1/2', 1]
+    >>> round(s["mean_min_gap"], 3), round(s["greedy_ms"], 3), round(s["exact_util"], 3)
+    (0.1, 2.0, 0.85)
     """
     rows = []
     for variant, part in table.groupby("variant", sort=False):

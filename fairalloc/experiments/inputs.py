@@ -53,7 +53,31 @@ WORKLOAD_META_KEYS = ("generator", "reader", "path", "prepare", "head")
 def resolve_callable(ref: str) -> Callable[..., Any]:
     """The callable named ``"package.module:function"`` (``function`` may be dotted: ``Class.method``).
 
-    Raises ``ValueError`` (with the reason) when the module cannot be imported or has no such name.
+    Parameters
+    ----------
+    ref : str
+        ``"package.module:function"``, exactly one colon.
+
+    Returns
+    -------
+    callable
+
+    Raises
+    ------
+    ValueError
+        With the reason: not of that form, the module cannot be imported, it has no such name, or
+        the object is not callable.
+
+    Examples
+    --------
+    >>> resolve_callable("fairalloc.workloads:lublin").__name__
+    'lublin'
+    >>> resolve_callable("fairalloc.sim:ResourcePool.from_workload").__name__
+    'from_workload'
+    >>> resolve_callable("fairalloc.workloads:nope")
+    Traceback (most recent call last):
+    ...
+    ValueError: module 'fairalloc.workloads' has no attribute 'nope'
     """
     if not isinstance(ref, str) or ref.count(":") != 1:
         raise ValueError(f"{ref!r} is not of the form 'package.module:function'")
@@ -73,7 +97,34 @@ def resolve_callable(ref: str) -> Callable[..., Any]:
 
 def workload_function(spec: Mapping[str, Any]) -> tuple[Callable[..., Any], dict[str, Any], bool]:
     """(function, fixed keyword arguments, is a task trace) for a workload spec's ``generator`` or
-    ``reader``; ``ValueError`` naming the unknown name."""
+    ``reader``; ``ValueError`` naming the unknown name.
+
+    Parameters
+    ----------
+    spec : mapping
+        A workload spec with ``generator`` (a key of ``GENERATORS`` or ``"package.module:function"``)
+        or ``reader`` (a key of ``READERS``).
+
+    Returns
+    -------
+    tuple
+        ``(function, fixed keyword arguments, whether the reader gives a task trace)``.
+
+    Raises
+    ------
+    ValueError
+        An unknown generator or reader, naming it and the known ones.
+
+    Examples
+    --------
+    >>> fn, fixed, task_trace = workload_function({"generator": "lublin"})
+    >>> fn.__name__, fixed, task_trace
+    ('lublin', {}, False)
+    >>> workload_function({"generator": "foo"})
+    Traceback (most recent call last):
+    ...
+    ValueError: 'foo' is not a built-in generator (lublin, google_like, alibaba_like) nor 'package.module:function'
+    """
     from .. import workloads
 
     if "generator" in spec:
@@ -124,6 +175,32 @@ def build_workload(spec: Mapping[str, Any]):
     ``path`` must already be absolute (the spec resolves it). Task traces (``google2011``,
     ``alibaba*``) go through :func:`fairalloc.workloads.prepare_tasks` unless ``prepare: false``;
     ``head: N`` keeps the first N jobs by submit time.
+
+    Parameters
+    ----------
+    spec : mapping
+        A resolved workload spec: ``generator`` or ``reader`` (with ``path``), optional ``prepare``
+        and ``head``, and the function's own keyword arguments.
+
+    Returns
+    -------
+    Workload
+        Or, for a custom generator without ``head``, whatever it returned.
+
+    Raises
+    ------
+    ValueError
+        An unknown generator or reader (:func:`workload_function`).
+    TypeError
+        A built-in function, a reader or a ``head`` whose result is not a Workload.
+
+    Examples
+    --------
+    20 Lublin jobs, then the first 5 by submit time:
+
+    >>> wl = build_workload({"generator": "lublin", "n_jobs": 20, "nodes": 16, "rng": 0, "head": 5})
+    >>> len(wl), bool((wl.submit[1:] >= wl.submit[:-1]).all())
+    (5, True)
     """
     from ..workloads import Workload, prepare_tasks
 
@@ -147,7 +224,28 @@ def build_workload(spec: Mapping[str, Any]):
 
 def build_capacity(spec: Mapping[str, Any] | None, workload: Any) -> Any:
     """The ``capacity`` argument of :func:`fairalloc.simulate` for a resolved capacity spec
-    (``None``: the workload's own ``MaxProcs``)."""
+    (``None``: the workload's own ``MaxProcs``).
+
+    Parameters
+    ----------
+    spec : mapping or None
+        One key: ``processors`` (int), ``pool`` (a fraction of the workload's mean use, see
+        :meth:`~fairalloc.sim.ResourcePool.from_workload`), ``resources`` (a vector) or ``cluster``
+        (the name of a :mod:`fairalloc.clusters` function, ``-`` read as ``_``).
+    workload : Workload
+        Used by ``pool`` only.
+
+    Returns
+    -------
+    int, list of float, ResourcePool, Cluster or None
+
+    Examples
+    --------
+    >>> build_capacity({"processors": 16}, None), build_capacity({"resources": [1, 2]}, None)
+    (16, [1.0, 2.0])
+    >>> type(build_capacity({"cluster": "tvtsf-table3"}, None)).__name__, build_capacity(None, None)
+    ('Cluster', None)
+    """
     if spec is None:
         return None
     (kind, value), = spec.items()

@@ -52,6 +52,20 @@ class SweepSummary:
     spec_changed : list of str
         Top-level keys of the spec that changed since the last run into ``out`` (cells with
         unchanged parameters were kept).
+
+    Examples
+    --------
+    A sweep of one cell run here (``workers=0``) in a temporary folder, then again: the second
+    call finds the cell done and skips it:
+
+    >>> import tempfile
+    >>> spec = {"name": "tiny", "workload": {"generator": "lublin", "n_jobs": 20, "nodes": 16,
+    ...         "rng": "${seed}"}, "capacity": {"processors": 16}, "policies": ["fcfs"], "seeds": 1}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     first = run_sweep(spec, d, workers=0, progress=False)
+    ...     again = run_sweep(spec, d, workers=0, progress=False)
+    >>> (first.total, first.done, first.skipped), (again.done, again.skipped, again.failed)
+    ((1, 1, 0), (0, 1, []))
     """
 
     name: str
@@ -131,11 +145,22 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
 
     Examples
     --------
+    Two policies on 30 Lublin jobs, run here (``workers=0``; ``workers=2`` would use a
+    local Dask cluster) in a temporary folder; every cell writes one ``summary`` row and all 30 jobs
+    of each finish:
+
+    >>> import tempfile
+    >>> from fairalloc.experiments import load
     >>> spec = Spec.from_dict({"name": "tiny", "workload": {"generator": "lublin", "n_jobs": 30,
     ...     "nodes": 16, "rng": "${seed}"}, "capacity": {"processors": 16},
-    ...     "policies": ["fcfs", "easy"], "seeds": 2})
-    >>> s = run_sweep(spec, "out/tiny", workers=2)                        # doctest: +SKIP
-    >>> load("out/tiny", "summary").df()[["policy", "seed", "mean_wait"]]  # doctest: +SKIP
+    ...     "policies": ["fcfs", "easy"], "seeds": 1})
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     s = run_sweep(spec, d, workers=0, progress=False)
+    ...     df = load(d, "summary").df()
+    >>> s.ok, s.done
+    (True, 2)
+    >>> df[["policy", "seed", "finished"]].values.tolist()
+    [['fcfs', 0, 30], ['easy', 0, 30]]
     """
     if workers is not None and scheduler is not None:
         raise InvalidInstanceError("give workers= (a local cluster) or scheduler= (an existing one), "

@@ -68,7 +68,25 @@ _RESERVED = ("key", "label", "policy", "seed", "status", "index")
 
 class SpecError(InvalidInstanceError):
     """A spec that cannot run; ``argument`` is the dotted key (``policies.sdrf.delta``), ``value``
-    the offending value."""
+    the offending value.
+
+    An :class:`~fairalloc.InvalidInstanceError`, raised by :class:`Spec` before anything runs.
+
+    Parameters
+    ----------
+    key : str
+        The dotted key (also ``argument`` and :attr:`key`).
+    value : object
+        The offending value.
+    why : str
+        What is wrong with it.
+
+    Examples
+    --------
+    >>> e = SpecError("policies.sdrf.delta", 2.0, "must be in (0, 1)")
+    >>> str(e), e.key
+    ("spec key 'policies.sdrf.delta' = 2.0: must be in (0, 1)", 'policies.sdrf.delta')
+    """
 
     def __init__(self, key: str, value: Any, why: str) -> None:
         super().__init__(f"spec key {key!r} = {value!r}: {why}", argument=key, value=value)
@@ -105,6 +123,17 @@ class Cell:
     coords : dict
         Columns added to every row the cell writes (``label``, ``policy``, ``seed``, each grid
         axis and each scalar option); a column whose values mix types across the sweep is a string.
+
+    Examples
+    --------
+    The one cell of a one-policy, one-seed spec (``${seed}`` in the workload becomes the seed):
+
+    >>> spec = Spec.from_dict({"name": "tiny", "workload": {"generator": "lublin", "n_jobs": 20,
+    ...                        "nodes": 16, "rng": "${seed}"}, "capacity": {"processors": 16},
+    ...                        "policies": ["fcfs"], "seeds": [7]})
+    >>> cell, = spec.cells()
+    >>> cell.index, cell.run, cell.workload["rng"], cell.coords, len(cell.key)
+    (0, 'fairalloc.experiments.simulation_cell:simulate_cell', 7, {'label': 'fcfs', 'policy': 'fcfs', 'seed': 7}, 16)
     """
 
     key: str
@@ -158,6 +187,19 @@ class Spec:
 
     Build one with :meth:`from_yaml` or :meth:`from_dict`; both check everything and raise
     :class:`SpecError` naming the key and the value. :meth:`cells` expands it.
+
+    Parameters
+    ----------
+    data : mapping
+        The spec (keys ``name``, ``description``, ``workload``, ``capacity``, ``grid``,
+        ``policies``, ``seeds``, ``tables``, ``run``; module docstring); deep-copied.
+    base : str or Path, optional
+        Folder that relative workload paths are taken from (default: the current directory).
+
+    Raises
+    ------
+    SpecError
+        Any key or value that cannot run.
 
     Examples
     --------

@@ -49,10 +49,32 @@ def _atomic_write(path: Path, write) -> None:
 class Store:
     """One sweep's folder (module docstring for the layout).
 
+    :func:`~fairalloc.experiments.run_sweep` opens one, writes each finished cell, and closes it;
+    :func:`load` and :func:`connect` read it.
+
     Parameters
     ----------
     out : str or Path
-        The folder (created).
+        The folder (created by :meth:`open`).
+
+    Attributes
+    ----------
+    out : Path
+    cells_dir, tables_dir : Path
+        ``out / "cells"`` and ``out / "tables"``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from fairalloc.experiments import run_sweep
+    >>> spec = {"name": "tiny", "workload": {"generator": "lublin", "n_jobs": 20, "nodes": 16,
+    ...         "rng": "${seed}"}, "capacity": {"processors": 16}, "policies": ["fcfs"], "seeds": 1}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = run_sweep(spec, d, workers=0, progress=False)
+    ...     names = sorted(p.name for p in Store(d).out.iterdir())
+    ...     tables = sorted(p.name for p in Store(d).tables_dir.iterdir())
+    >>> names, tables
+    (['.lock', 'cells', 'manifest.parquet', 'sweep.json', 'tables'], ['summary'])
     """
 
     def __init__(self, out: str | Path) -> None:
@@ -203,10 +225,36 @@ def connect(out: str | Path):
     Each table's view reads ``tables/<name>/*.parquet`` (columns united by name), keeps the rows
     of cells that are in the manifest and done, in the spec's cell order.
 
+    Parameters
+    ----------
+    out : str or Path
+        The sweep's folder.
+
+    Returns
+    -------
+    duckdb.DuckDBPyConnection
+        Close it when done.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``out`` is not a sweep folder.
+
     Examples
     --------
-    >>> con = connect("out/sweep")                                     # doctest: +SKIP
-    >>> con.sql("SELECT policy, avg(mean_wait) FROM summary GROUP BY policy").df()   # doctest: +SKIP
+    One cell (FCFS on 20 Lublin jobs) in a temporary folder; it writes one ``summary`` row:
+
+    >>> import tempfile
+    >>> from fairalloc.experiments import run_sweep
+    >>> spec = {"name": "tiny", "workload": {"generator": "lublin", "n_jobs": 20, "nodes": 16,
+    ...         "rng": "${seed}"}, "capacity": {"processors": 16}, "policies": ["fcfs"], "seeds": 1}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = run_sweep(spec, d, workers=0, progress=False)
+    ...     con = connect(d)
+    ...     rows = con.sql("SELECT policy, jobs FROM summary ORDER BY policy").fetchall()
+    ...     con.close()
+    >>> rows
+    [('fcfs', 20)]
     """
     import duckdb
 
@@ -232,7 +280,7 @@ def load(out: str | Path, table: str = "summary", *, sql: str | None = None):
     ----------
     out : str or Path
         The sweep's folder.
-    table : str
+    table : str, default "summary"
         ``"cells"`` or a table the cells wrote (``summary``, ``users``, ``jobs``, or a custom cell's).
     sql : str, optional
         A query over the tables (by name) instead of one table.
@@ -247,6 +295,21 @@ def load(out: str | Path, table: str = "summary", *, sql: str | None = None):
     InvalidInstanceError
         ``out`` is not a sweep folder, no finished cell wrote ``table`` (the message lists those
         that exist), or DuckDB refuses ``sql`` (its message, and the tables).
+
+    Examples
+    --------
+    One cell (FCFS on 20 Lublin jobs on 16 processors) in a temporary folder; all 20 jobs finish:
+
+    >>> import tempfile
+    >>> from fairalloc.experiments import run_sweep
+    >>> spec = {"name": "tiny", "workload": {"generator": "lublin", "n_jobs": 20, "nodes": 16,
+    ...         "rng": "${seed}"}, "capacity": {"processors": 16}, "policies": ["fcfs"], "seeds": 1}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = run_sweep(spec, d, workers=0, progress=False)
+    ...     df = load(d, "summary").df()
+    ...     n = load(d, sql="SELECT count(*) FROM cells").fetchall()
+    >>> df[["policy", "seed", "jobs", "finished"]].values.tolist(), n
+    ([['fcfs', 0, 20, 20]], [(1,)])
     """
     import duckdb
 

@@ -57,7 +57,30 @@ _building: dict[str, threading.Lock] = {}
 
 
 def cached_workload(cell: Cell) -> tuple[Any, float]:
-    """(workload, seconds spent building it here: 0 when it came from this process's cache)."""
+    """(workload, seconds spent building it here: 0 when it came from this process's cache).
+
+    Parameters
+    ----------
+    cell : Cell
+        Its resolved ``workload`` spec is the cache key.
+
+    Returns
+    -------
+    tuple
+        ``(workload, seconds)``; ``(None, 0.0)`` for a cell without a workload.
+
+    Examples
+    --------
+    The second call finds the workload built by the first:
+
+    >>> from fairalloc.experiments import Spec
+    >>> cell, = Spec.from_dict({"name": "tiny", "workload": {"generator": "lublin", "n_jobs": 20,
+    ...                         "nodes": 16, "rng": 0}, "capacity": {"processors": 16},
+    ...                         "policies": ["fcfs"], "seeds": 1}).cells()
+    >>> wl, _ = cached_workload(cell)
+    >>> len(wl), cached_workload(cell)[1]
+    (20, 0.0)
+    """
     key = cell.workload_key
     if key is None:
         return None, 0.0
@@ -114,6 +137,23 @@ def execute_cell(cell: Cell) -> dict[str, Any]:
         ``key``, ``status`` (``"done"`` or ``"failed"``), ``tables`` (name -> the table as Parquet
         bytes, the cell's key and coordinates as its first columns), ``wall_s`` (the cell function's own time), ``load_s`` (building
         the workload, 0 when cached), ``error`` (one line) and ``traceback``, ``worker`` (host:pid).
+
+    Parameters
+    ----------
+    cell : Cell
+        One cell of :meth:`Spec.cells <fairalloc.experiments.Spec.cells>`.
+
+    Examples
+    --------
+    FCFS on 20 Lublin jobs; the cell writes the one table its spec asks for:
+
+    >>> from fairalloc.experiments import Spec
+    >>> cell, = Spec.from_dict({"name": "tiny", "workload": {"generator": "lublin", "n_jobs": 20,
+    ...                         "nodes": 16, "rng": 0}, "capacity": {"processors": 16},
+    ...                         "policies": ["fcfs"], "seeds": 1}).cells()
+    >>> out = execute_cell(cell)
+    >>> out["status"], sorted(out["tables"]), out["error"]
+    ('done', ['summary'], None)
     """
     out: dict[str, Any] = {"key": cell.key, "status": "failed", "tables": {}, "wall_s": float("nan"),
                            "load_s": 0.0, "error": None, "traceback": None,

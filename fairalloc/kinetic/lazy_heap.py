@@ -31,6 +31,33 @@ __all__ = ["LazyHeap"]
 class LazyHeap(_Kinetic):
     """Heap keyed by the priority at the last recomputation (module docstring: inexact for SDRF).
 
+    Parameters
+    ----------
+    tau : float or None
+        The time constant shared by all trajectories, as :class:`~fairalloc.kinetic.LiveTree`
+        (None: constant priorities).
+    time : float, default 0.0
+        The initial current time.
+
+    Attributes
+    ----------
+    recomputations : int
+        Priorities recomputed by :meth:`min` so far.
+    swaps, certificates : int
+        Always 0 (no order is tracked between queries).
+
+    Raises
+    ------
+    KeyError
+        :meth:`insert` of a key already present; :meth:`update` or :meth:`remove` of an absent one.
+
+    Examples
+    --------
+    The live tree's example (module docstring of :mod:`fairalloc.kinetic.live_tree`): ``1`` decays
+    from 1.0 and overtakes ``0`` (constant 0.5) at :math:`t = \\ln 2`. The heap still returns ``0``
+    at t = 1 because ``1`` sits under its stale key 1.0, which is the inexactness the module
+    docstring describes:
+
     >>> h = LazyHeap(tau=1.0)
     >>> h.insert(0, [0.5]); h.insert(1, [0.0], [1.0])      # 1 decays from 1.0 below 0.5 at t = ln 2
     >>> h.min(); _ = h.advance(1.0); h.min()                 # stale key 1.0: still behind 0

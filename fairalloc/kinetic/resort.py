@@ -22,6 +22,25 @@ class ResortQueue(_Kinetic):
     and an oracle for tests: the order is a full sort at :attr:`now` with the same comparison and
     same tie rule. ``swaps`` stays 0 (nothing is tracked between queries).
 
+    Parameters
+    ----------
+    tau : float or None
+        The time constant shared by all trajectories, as :class:`~fairalloc.kinetic.LiveTree`
+        (None: constant priorities).
+    time : float, default 0.0
+        The initial current time.
+
+    Raises
+    ------
+    KeyError
+        :meth:`insert` of a key already present, :meth:`min` of an empty queue, :meth:`update` or
+        :meth:`remove` of an absent key.
+
+    Examples
+    --------
+    The live tree's example: ``1`` decays from 1.0 below ``0`` (constant 0.5) at
+    :math:`t = \\ln 2 < 1`, so a full sort at t = 1 puts it first:
+
     >>> q = ResortQueue(tau=1.0)
     >>> q.insert(0, [0.5]); q.insert(1, [0.0], [1.0])
     >>> list(q); _ = q.advance(1.0); list(q)

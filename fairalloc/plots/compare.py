@@ -26,7 +26,31 @@ def _strip(ax: Any, table: Any, column: str, variants: list[str], rng: np.random
 def gaps(table: Any, *, title: str | None = None) -> Figure:
     """Three panels from :func:`fairalloc.experiments.compare.compare`'s table: the min-share gap
     (exact - greedy), the leximin distance per variant (one dot per instance, box = quartiles), and
-    the time of the greedy against the exact program (log-log)."""
+    the time of the greedy against the exact program (log-log).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`~fairalloc.experiments.compare.compare` (columns ``instance``, ``variant``,
+        ``min_gap``, ``leximin_distance``, ``greedy_s``, ``exact_s``).
+    title : str, optional
+        Default: the number of instances.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    A hand-made table of two instances and one variant; the time panel has one scatter per variant:
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"instance": ["a", "b"], "variant": ["drf", "drf"], "min_gap": [0.0, 0.2],
+    ...                   "leximin_distance": [0.0, 0.4], "greedy_s": [0.001, 0.002], "exact_s": [0.01, 0.02]})
+    >>> fig = gaps(t)
+    >>> [ax.get_title() for ax in fig.axes], fig.get_suptitle()
+    (['min-share gap', 'leximin distance', 'time'], 'Greedy schedulers vs the exact optimum (2 instances)')
+    """
     fig = Figure(figsize=(13, 4.2), layout="constrained")
     axes = fig.subplots(1, 3)
     variants = list(dict.fromkeys(table["variant"]))

@@ -28,6 +28,24 @@ def task_allocation(result: Any, instance: Any, *, resource: int | None = None):
     ``result.tasks`` (n_agents, n_servers) of :func:`fairalloc.exact.tasks_leximin` and
     :func:`fairalloc.tsf`.
 
+    Parameters
+    ----------
+    result : AllocationResult
+        With ``tasks`` (n_agents, n_servers), ``shares``, ``mechanism``, ``method``.
+    instance : TaskInstance
+        The instance solved.
+    resource : int, optional
+        A resource index to show instead of the bottleneck.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes: the stacked bars and the values maximised per user.
+
+    Examples
+    --------
+    The DRF paper's example (two users, one server) solved exactly:
+
     >>> import fairalloc as fa
     >>> ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
     >>> fig = task_allocation(fa.exact.tasks_leximin(ti, solver="highs"), ti)
@@ -64,6 +82,20 @@ def tvtsf_schedule(result: Any, instance: Any):
     Left: :math:`s_i(t)` for every user (``result.details["cumulative_shares"]``). Right: the
     dominant fraction of each server held by running tasks in each slot (a heat map).
 
+    Parameters
+    ----------
+    result : AllocationResult
+        Of :func:`fairalloc.tvtsf` (exact or greedy), with ``details["usage"]`` (M, K, T).
+    instance : TimeVaryingInstance
+        The instance solved.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three axes: the shares, the heat map and its colour bar.
+
+    Examples
+    --------
     >>> import fairalloc as fa
     >>> tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0], [1, 1]], durations=[1, 1])
     >>> fig = tvtsf_schedule(fa.tvtsf(tv, solver="highs"), tv)

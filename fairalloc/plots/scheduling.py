@@ -17,6 +17,31 @@ def convergence(table: Any, *, ax: Any = None, value: str = "distance", title: s
     ``table`` is the DataFrame of :func:`fairalloc.experiments.sdrf_convergence` (columns ``k``,
     ``priority`` and ``value``); with an ``instance`` column, one line per (instance, priority).
     A dotted line shows the 1/k rate of a one-task granularity.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Columns ``k``, ``priority``, ``value`` (and optionally ``instance``).
+    ax : matplotlib.axes.Axes, optional
+        Draw there instead of on a new Figure.
+    value : str, default "distance"
+        The column plotted (values below 1e-16 drawn at 1e-16 on the log scale).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    Two priority readings at k = 1, 10, 100: two lines plus the 1/k reference:
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"k": [1, 10, 100] * 2, "priority": ["level"] * 3 + ["printed"] * 3,
+    ...                   "distance": [0.5, 0.05, 0.005, 0.5, 0.1, 0.1]})
+    >>> ax = convergence(t).axes[0]
+    >>> [line.get_label() for line in ax.get_lines()], ax.get_xscale()
+    (['level', 'printed', '1/k'], 'log')
     """
     import numpy as np
     from matplotlib.figure import Figure

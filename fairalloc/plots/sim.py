@@ -28,7 +28,29 @@ def _axes(ax: Any, size: tuple[float, float]) -> tuple[Figure, Any]:
 def wait_cdf(results: Any, *, ax: Any = None, log: bool = True) -> Figure:
     """Empirical CDF of the waiting time of finished jobs, one line per policy.
 
-    ``results``: a SimulationResult, a list of them, or a mapping label -> result.
+    Parameters
+    ----------
+    results : SimulationResult, list of them, or mapping label -> result
+        A list labels each line by its ``policy``.
+    ax : matplotlib.axes.Axes, optional
+        Draw there instead of on a new Figure.
+    log : bool, default True
+        Log-scaled time axis (waits under 1 s drawn at 1 s).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    The jobs of :func:`~fairalloc.simulate`'s example wait 0, 10, 9 s under FCFS (mean 6.33) and 0,
+    10, 0 under EASY (job 2 backfills; mean 3.33):
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 0, 1], run_time=[10, 5, 5], processors=[3, 2, 1])
+    >>> runs = {p: fa.simulate(wl, 4, policy=p) for p in ("fcfs", "easy")}
+    >>> [line.get_label() for line in wait_cdf(runs).axes[0].get_lines()]
+    ['fcfs (mean 6 s)', 'easy (mean 3 s)']
     """
     fig, ax = _axes(ax, (6.4, 4.2))
     for label, r in _results(results):
@@ -50,7 +72,31 @@ def wait_cdf(results: Any, *, ax: Any = None, log: bool = True) -> Figure:
 
 
 def avebsld_bars(results: Any, *, ax: Any = None, log: bool = True) -> Figure:
-    """AVEbsld (tau = 10 s) per policy as bars, value printed on each bar."""
+    """AVEbsld (tau = 10 s) per policy as bars, value printed on each bar.
+
+    Parameters
+    ----------
+    results : SimulationResult, list of them, or mapping label -> result
+    ax : matplotlib.axes.Axes, optional
+    log : bool, default True
+        Log-scaled bars when every value is positive.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    FCFS: bounded slowdowns 1, 1.5, 1.4 (mean 1.3, :class:`~fairalloc.sim.SimulationResult`'s
+    example); EASY: 1, 1.5, 0.5 -> 1 (mean 1.17):
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 0, 1], run_time=[10, 5, 5], processors=[3, 2, 1])
+    >>> runs = {p: fa.simulate(wl, 4, policy=p) for p in ("fcfs", "easy")}
+    >>> ax = avebsld_bars(runs).axes[0]
+    >>> [t.get_text() for t in ax.texts]
+    ['1.3', '1.2']
+    """
     fig, ax = _axes(ax, (6.4, 3.8))
     items = _results(results)
     labels = [lab for lab, _ in items]
@@ -68,7 +114,31 @@ def avebsld_bars(results: Any, *, ax: Any = None, log: bool = True) -> Figure:
 
 
 def utilization_over_time(result: Any, *, ax: Any = None, unit: float = 86400.0) -> Figure:
-    """Utilisation step function of one result (time in days by default)."""
+    """Utilisation step function of one result (time in days by default).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A rigid-job simulation.
+    ax : matplotlib.axes.Axes, optional
+    unit : float, default 86400.0
+        Seconds per unit of the time axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    FCFS's mean utilisation in :func:`~fairalloc.simulate`'s example is (3*10 + 2*5 + 1*5) /
+    (4*15) = 0.75:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 0, 1], run_time=[10, 5, 5], processors=[3, 2, 1])
+    >>> runs = {p: fa.simulate(wl, 4, policy=p) for p in ("fcfs", "easy")}
+    >>> utilization_over_time(runs["fcfs"], unit=1.0).axes[0].get_title()
+    'Utilisation over time: fcfs (mean 0.75)'
+    """
     fig, ax = _axes(ax, (7.0, 3.2))
     u = result.utilization()
     ax.step(u["time"] / unit, u["utilization"], where="post", lw=0.8)

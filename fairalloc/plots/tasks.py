@@ -23,7 +23,28 @@ def time_cdfs(results: Any, *, unit: str = "s") -> Figure:
     """Empirical CDFs of user waiting time, task queuing time and job completion time, one line per
     policy, with the mean and variance in the legend (TV-TSF paper, Section 3's figures).
 
-    ``results``: a SimulationResult, a list of them, or a mapping label -> result.
+    Parameters
+    ----------
+    results : SimulationResult, list of them, or mapping label -> result
+        Task simulations.
+    unit : str, default "s"
+        Time unit written on the axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    The workload of :func:`fairalloc.sim.task_metrics.user_waiting_times` under DRF: user waits 0
+    and 4 (mean 2, variance 4):
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> fig = time_cdfs({"drf": fa.simulate(wl, [1.0], policy="drf")})
+    >>> [ax.get_title() for ax in fig.axes], fig.axes[0].get_lines()[0].get_label()
+    (['user waiting time', 'task queuing time', 'job completion time'], 'drf (μ 2, σ² 4)')
     """
     from ..sim import task_metrics as tm
 
@@ -50,7 +71,32 @@ def time_cdfs(results: Any, *, unit: str = "s") -> Figure:
 def completed_ratio(result: Any, baseline: Any, *, horizon: float | None = None) -> Figure:
     """Per user, tasks completed by the horizon under ``result`` over those under ``baseline``
     (SDRF paper Fig. 5: SDRF against DRF), bubble area growing with the log of tasks submitted.
-    Users with nothing completed under the baseline are left out (the ratio is undefined)."""
+    Users with nothing completed under the baseline are left out (the ratio is undefined).
+
+    Parameters
+    ----------
+    result, baseline : SimulationResult
+        Task simulations of the same workload.
+    horizon : float, optional
+        As :func:`fairalloc.sim.task_metrics.completed_tasks`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    The workload of :func:`fairalloc.sim.task_metrics.user_waiting_times`, by t = 6: with
+    ``ties="wait"`` user 0 completes 1 task and user 1 1; with ``ties="index"`` user 0 runs 5..6
+    (2 tasks) and user 1 starts at 6 (0 done), so user 1 drops out and user 0's ratio is 1/2:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> r, b = (fa.simulate(wl, [1.0], policy="drf", ties=t) for t in ("wait", "index"))
+    >>> completed_ratio(r, b, horizon=6).axes[0].get_title()
+    '1 of 1 users complete fewer tasks under drf'
+    """
     from ..sim import task_metrics as tm
 
     a = tm.completed_tasks(result, horizon=horizon)
@@ -71,7 +117,28 @@ def completed_ratio(result: Any, baseline: Any, *, horizon: float | None = None)
 
 
 def resource_utilization(result: Any) -> Figure:
-    """Fraction of every resource in use over time (a step line per resource)."""
+    """Fraction of every resource in use over time (a step line per resource).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A task simulation.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    One line per resource of the pool (here one, named ``r0``):
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> ax = resource_utilization(fa.simulate(wl, [1.0], policy="drf")).axes[0]
+    >>> [line.get_label() for line in ax.get_lines()], ax.get_title()
+    (['r0'], 'utilisation under drf')
+    """
     u = result.resource_utilization()
     fig = Figure(figsize=(6.4, 3.6), layout="constrained")
     ax = fig.add_subplot()

@@ -73,7 +73,29 @@ TIES = ("wait", "index")
 
 
 class Start(NamedTuple):
-    """A task started by :meth:`TaskScheduler.schedule`."""
+    """A task started by :meth:`TaskScheduler.schedule`.
+
+    Attributes
+    ----------
+    task : int
+        The task id :meth:`TaskScheduler.submit` returned (ids count from 0 in submission order).
+    user : int
+        Its user.
+    server : int
+        The server it runs on (row of the cluster).
+    time : float
+        The scheduler's time when it started.
+
+    Examples
+    --------
+    The first task submitted has id 0; one server, time 0:
+
+    >>> from fairalloc.scheduling import DRFScheduler
+    >>> s = DRFScheduler([[4, 4]], n_users=1)
+    >>> _ = s.submit(0, [1, 1], 2)
+    >>> s.schedule()[0]
+    Start(task=0, user=0, server=0, time=0.0)
+    """
 
     task: int
     user: int

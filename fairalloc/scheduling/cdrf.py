@@ -45,7 +45,41 @@ __all__ = ["CDRFScheduler", "cdrf_greedy"]
 
 class CDRFScheduler(TaskScheduler):
     """Incremental CDRF sequential min-max (module docstring); ``blocking`` defaults to ``"skip"``.
-    Parameters as :class:`~fairalloc.scheduling.TSFScheduler` (``ties`` included)."""
+
+    The key of a user is its weighted dominant share *after* its head task,
+    :func:`fairalloc.shares.dominant_shares_after`.
+
+    Parameters
+    ----------
+    cluster : Cluster or array_like (M, K)
+        Servers and capacities; shares are fractions of the cluster totals.
+    n_users : int, optional
+        Number of users (or give ``weights``).
+    weights : array_like (N,), optional
+        Positive weights (default ones).
+    placement : array_like (N, M) of bool, optional
+        Servers each user may use (default all).
+    server : {"first_fit", "best_fit", "tvtsf"} or callable, default "first_fit"
+    blocking : {"stop", "skip"}, default "skip"
+    structure : {"live_tree", "resort", "heap"}, default "live_tree"
+    ties : {"wait", "index"}, default "wait"
+    time : float, default 0.0
+
+    Raises
+    ------
+    InvalidInstanceError
+        Bad shapes, weights or choices (naming the argument).
+
+    Examples
+    --------
+    The example of :func:`cdrf_greedy`, in the order of the starts (by hand there: user 1 three
+    times, user 0 at the tie 0.4 = 0.4, user 1 three times):
+
+    >>> s = CDRFScheduler([[10, 10]], n_users=2)
+    >>> _ = s.submit(0, [4, 1], 5); _ = s.submit(1, [1, 1], 10)
+    >>> [st.user for st in s.schedule()]
+    [1, 1, 1, 0, 1, 1, 1]
+    """
 
     mechanism = "cdrf"
     default_blocking = "skip"
@@ -63,6 +97,25 @@ def cdrf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: An
     ``shares`` is the CDRF key at the end, each user's weighted dominant share after one more task,
     :math:`(x_i + 1)\mu_i / w_i` (the value the exact CDRF program maximises lexicographically);
     ``dominant_shares`` the shares held; ``levels`` the weighted dominant shares; status FEASIBLE.
+
+    Parameters
+    ----------
+    instance : TaskInstance
+        Cluster, per-user task demands and counts, weights, placement.
+    blocking : {"stop", "skip"}, default "skip"
+        Set a user whose task fits nowhere aside (``"skip"``) or end the round (``"stop"``).
+    server : {"first_fit", "best_fit", "tvtsf"} or callable, default "first_fit"
+    structure : {"live_tree", "resort", "heap"}, default "live_tree"
+
+    Returns
+    -------
+    AllocationResult
+        ``tasks`` (N, M), ``allocation`` (N, K), ``shares``, ``dominant_shares``, ``levels`` as above.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``instance`` is not a :class:`~fairalloc.TaskInstance`, or a bad choice.
 
     Examples
     --------

@@ -12,7 +12,39 @@ __all__ = ["Policy"]
 
 
 class Policy:
-    """No-op hooks; subclasses implement :meth:`schedule` (see :mod:`fairalloc.sim.engine`)."""
+    """No-op hooks; subclasses implement :meth:`schedule` (see :mod:`fairalloc.sim.engine`).
+
+    The simulator calls :meth:`reset` once, then :meth:`on_submit` / :meth:`on_finish` as events
+    happen and :meth:`schedule` after each instant's events; :meth:`next_wakeup` asks for an extra
+    call at a later time.
+
+    Attributes
+    ----------
+    name : str
+        The policy's name in results (class attribute; default ``"policy"``).
+    sim : Simulation
+        The simulation, set by :meth:`reset`.
+
+    Examples
+    --------
+    A policy that starts every job at once on server 0, whatever the capacity says (a sketch: a
+    launch that does not fit makes the simulation raise
+    :class:`~fairalloc.sim.cluster_state.SimulationError`):
+
+    >>> class Greedy(Policy):
+    ...     name = "greedy"
+    ...     def on_submit(self, job, now):
+    ...         self.new = getattr(self, "new", []) + [job]
+    ...     def schedule(self, now):
+    ...         out, self.new = [(j, 1, 0) for j in getattr(self, "new", [])], []
+    ...         return out
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1], run_time=[5, 5], processors=[1, 1])
+    >>> fa.simulate(wl, 2, policy=Greedy()).jobs["start"].tolist()
+    [0.0, 1.0]
+    >>> Greedy(), Policy().next_wakeup(0.0)
+    (Greedy(name='greedy'), None)
+    """
 
     name = "policy"
 

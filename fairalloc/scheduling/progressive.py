@@ -115,6 +115,30 @@ class SDRFScheduler(TaskScheduler):
     ------
     InvalidInstanceError
         ``delta`` outside (0, 1), ``tau`` <= 0, bad shapes, negative commitments, ...
+
+    See Also
+    --------
+    sdrf_greedy : the same rule on a one-shot :class:`~fairalloc.TaskInstance`.
+    fairalloc.sim.TaskPolicy : drives this scheduler in the simulator.
+
+    Examples
+    --------
+    The example of :func:`sdrf_greedy`, incrementally: commitments held constant (no ``delta`` or
+    ``tau``), user 0 has committed 0.3 of resource 1, and gets 4 tasks to user 1's 6:
+
+    >>> s = SDRFScheduler([[10, 10]], n_users=2, commitments=[[0, 0.3], [0, 0]])
+    >>> _ = s.submit(0, [1, 1], 10); _ = s.submit(1, [1, 1], 10)
+    >>> starts = s.schedule()
+    >>> [sum(st.user == u for st in starts) for u in (0, 1)]
+    [4, 6]
+
+    With :math:`\\tau = 1` and nothing running (excess 0), Eq. 6 decays the commitment to
+    :math:`0.3 e^{-1} = 0.1104` after one time unit:
+
+    >>> s = SDRFScheduler([[10, 10]], n_users=2, commitments=[[0, 0.3], [0, 0]], tau=1.0)
+    >>> _ = s.advance(1.0)
+    >>> s.commitments().round(4).tolist()
+    [[0.0, 0.1104], [0.0, 0.0]]
     """
 
     mechanism = "sdrf"
@@ -203,10 +227,37 @@ class SDRFScheduler(TaskScheduler):
 class DRFScheduler(SDRFScheduler):
     """Incremental DRF task filling: the active user with the lowest weighted dominant share next.
 
-    SDRF with zero commitments (both priority readings coincide). Same parameters as
-    :class:`SDRFScheduler` without ``commitments``, ``delta``, ``tau`` and ``priority``. Ties:
-    ``ties="wait"`` (default) serves, among users at the same weighted dominant share, the one whose
-    oldest pending task has waited longest, then the lower index; ``"index"`` the lower index only.
+    SDRF with zero commitments (both priority readings coincide). Ties: ``ties="wait"`` (default)
+    serves, among users at the same weighted dominant share, the one whose oldest pending task has
+    waited longest, then the lower index; ``"index"`` the lower index only.
+
+    Parameters
+    ----------
+    cluster : Cluster or array_like (M, K)
+        Servers and capacities; shares are fractions of the cluster totals.
+    n_users : int, optional
+        Number of users (or give ``weights``).
+    weights : array_like (N,), optional
+        Positive weights; the key is the dominant share divided by the weight (default ones).
+    placement : array_like (N, M) of bool, optional
+        Servers each user may use (default all).
+    server : {"first_fit", "best_fit", "tvtsf"} or callable, default "first_fit"
+        Server rule (:mod:`fairalloc.scheduling.servers`).
+    blocking : {"stop", "skip"}, default "stop"
+    structure : {"live_tree", "resort", "heap"}, default "live_tree"
+    ties : {"wait", "index"}, default "wait"
+    time : float, default 0.0
+        The starting time.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Bad shapes, weights or choices (naming the argument).
+
+    Examples
+    --------
+    DRF paper, Section 4: 9 CPUs and 18 GB, A's tasks <1, 4>, B's <3, 1>; A and B alternate until
+    A holds 3 tasks and B 2 (both at dominant share 2/3), then B's next task does not fit:
 
     >>> s = DRFScheduler([[9, 18]], n_users=2)                      # DRF paper, Section 4
     >>> _ = s.submit(0, [1, 4], count=10); _ = s.submit(1, [3, 1], count=10)
@@ -241,6 +292,19 @@ def sdrf_greedy(instance: TaskInstance, /, *, priority: str = "level", blocking:
     Every task of every user is pending at once; the instance's ``commitments`` (fractions of the
     cluster totals) are the snapshot. Returns status FEASIBLE (a heuristic, not proven optimal).
 
+    Parameters
+    ----------
+    instance : TaskInstance
+        Cluster, per-user task demands and counts, weights, placement, commitments.
+    priority : {"level", "printed"}, default "level"
+        Eq. 5's level or Algorithm 1's printed key (module docstring).
+    blocking : {"stop", "skip"}, default "stop"
+        Stop at the first task that fits nowhere (as printed) or set that user aside.
+    server : {"first_fit", "best_fit", "tvtsf"} or callable, default "first_fit"
+        Server rule (:mod:`fairalloc.scheduling.servers`).
+    structure : {"live_tree", "resort", "heap"}, default "live_tree"
+        How users are kept sorted (all give the same schedule here: priorities do not move).
+
     Returns
     -------
     AllocationResult
@@ -249,6 +313,11 @@ def sdrf_greedy(instance: TaskInstance, /, *, priority: str = "level", blocking:
         ``shares`` the final priorities in the chosen reading, ``utilities`` tasks per user;
         ``stats``: decisions, swaps, blocked_by, unplaced, runtime_s; ``details["order"]`` the users
         in the order they received tasks.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``instance`` is not a :class:`~fairalloc.TaskInstance`, or a bad choice.
 
     Examples
     --------
@@ -286,6 +355,27 @@ def drf_greedy(instance: TaskInstance, /, *, blocking: str = "stop", server: Any
     The user with the lowest weighted dominant share (fractions of the cluster totals) gets its next
     task, until the rule stops. The instance's commitments are ignored. ``shares`` and ``levels``
     are the weighted dominant shares.
+
+    Parameters
+    ----------
+    instance : TaskInstance
+        Cluster, per-user task demands and counts, weights, placement.
+    blocking : {"stop", "skip"}, default "stop"
+        Stop at the first task that fits nowhere, or set that user aside and go on.
+    server : {"first_fit", "best_fit", "tvtsf"} or callable, default "first_fit"
+        Server rule (:mod:`fairalloc.scheduling.servers`).
+    structure : {"live_tree", "resort", "heap"}, default "live_tree"
+
+    Returns
+    -------
+    AllocationResult
+        Status FEASIBLE; ``tasks`` (N, M), ``allocation`` (N, K), ``dominant_shares``; ``stats`` as
+        :func:`sdrf_greedy`.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``instance`` is not a :class:`~fairalloc.TaskInstance`, or a bad choice.
 
     Examples
     --------

@@ -72,9 +72,41 @@ F2_COEFFS = (0.0000002, 0.0003207, 0.0069554)
 class QueueView:
     """The waiting jobs handed to a score function, as arrays aligned with ``jobs``.
 
-    ``jobs`` are workload rows in arrival order; ``wait = now - submit``; ``estimate`` is the
-    requested time (actual run time when unknown); ``user``, ``processors``, ``submit``,
-    ``requested_time`` are the workload's columns for those rows.
+    Built by :meth:`PriorityPolicy.view` at every queue event; a score function reads it and returns
+    one value per waiting job.
+
+    Attributes
+    ----------
+    now : float
+        The current simulated time (seconds).
+    jobs : ndarray of int, shape (q,)
+        Workload rows of the waiting jobs, in arrival order.
+    submit : ndarray, shape (q,)
+        Their submission times (seconds).
+    wait : ndarray, shape (q,)
+        ``now - submit``, the wait so far (seconds).
+    estimate : ndarray, shape (q,)
+        Run-time estimate: the requested time, or the actual run time when no request is known.
+    processors : ndarray of int, shape (q,)
+    user : ndarray of int, shape (q,)
+    requested_time : ndarray, shape (q,)
+        The workload's columns for those rows (``requested_time`` NaN when unknown).
+
+    Examples
+    --------
+    Four jobs on 4 processors; job 0 (4 processors) runs from 0 to 10, so jobs 1-3 (submitted at
+    1, 2, 3) wait. The score is called when two or more jobs wait: at t = 2 (waits 1, 0), t = 3
+    (2, 1, 0) and t = 10 (9, 8, 7):
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1, 2, 3], run_time=[10, 8, 2, 4], processors=[4, 2, 2, 1])
+    >>> seen = []
+    >>> def by_estimate(q):
+    ...     seen.append((q.now, q.wait.tolist()))
+    ...     return q.estimate
+    >>> _ = fa.simulate(wl, 4, policy=PriorityPolicy(by_estimate))
+    >>> seen
+    [(2.0, [1.0, 0.0]), (3.0, [2.0, 1.0, 0.0]), (10.0, [9.0, 8.0, 7.0])]
     """
 
     now: float
@@ -89,8 +121,23 @@ class QueueView:
 
 # ---- score functions (array in, array out; lower = earlier unless stated) ------------------------
 def wfp3_score(wait: Any, estimate: Any, processors: Any) -> np.ndarray:
-    """WFP3 :math:`(w/r)^3 n` (higher = earlier).
+    """WFP3 :math:`(w/r)^3 n` (higher = earlier), Tang et al. [1]_.
 
+    Parameters
+    ----------
+    wait : array_like, shape (q,)
+        Wait so far :math:`w` (seconds).
+    estimate : array_like, shape (q,)
+        Run-time estimate :math:`r` (seconds), taken as at least 1.
+    processors : array_like, shape (q,)
+        Processors :math:`n`.
+
+    Returns
+    -------
+    ndarray, shape (q,)
+
+    Examples
+    --------
     >>> wfp3_score([10, 20], [10, 10], [4, 1]).tolist()   # (1)^3*4, (2)^3*1
     [4.0, 8.0]
     """
@@ -99,8 +146,23 @@ def wfp3_score(wait: Any, estimate: Any, processors: Any) -> np.ndarray:
 
 
 def unicef_score(wait: Any, estimate: Any, processors: Any) -> np.ndarray:
-    """UNICEF :math:`w / (\\log_2(\\max(n, 2)) \\cdot r)` (higher = earlier).
+    """UNICEF :math:`w / (\\log_2(\\max(n, 2)) \\cdot r)` (higher = earlier), Tang et al. [1]_.
 
+    Parameters
+    ----------
+    wait : array_like, shape (q,)
+        Wait so far :math:`w` (seconds).
+    estimate : array_like, shape (q,)
+        Run-time estimate :math:`r` (seconds), taken as at least 1.
+    processors : array_like, shape (q,)
+        Processors :math:`n`; serial jobs are scored as :math:`n = 2` (:math:`\\log_2 1 = 0`).
+
+    Returns
+    -------
+    ndarray, shape (q,)
+
+    Examples
+    --------
     >>> unicef_score([8, 8], [2, 2], [1, 4]).tolist()   # 8/(1*2), 8/(2*2)
     [4.0, 2.0]
     """
@@ -110,8 +172,25 @@ def unicef_score(wait: Any, estimate: Any, processors: Any) -> np.ndarray:
 
 
 def f1_score(estimate: Any, processors: Any, submit: Any, coeffs: tuple = F1_COEFFS) -> np.ndarray:
-    """F1 :math:`c_1\\sqrt{r} \\cdot c_2 n + c_3 \\ln \\max(s, 1)` (lower = earlier).
+    """F1 :math:`c_1\\sqrt{r} \\cdot c_2 n + c_3 \\ln \\max(s, 1)` (lower = earlier), learned priorities Table 1 [2]_.
 
+    Parameters
+    ----------
+    estimate : array_like, shape (q,)
+        Run-time estimate :math:`r` (seconds), taken as at least 1.
+    processors : array_like, shape (q,)
+        Processors :math:`n`.
+    submit : array_like, shape (q,)
+        Submission time :math:`s` (seconds from the trace start), taken as at least 1.
+    coeffs : tuple of 3 floats, default :data:`F1_COEFFS`
+        :math:`(c_1, c_2, c_3)`.
+
+    Returns
+    -------
+    ndarray, shape (q,)
+
+    Examples
+    --------
     >>> round(float(f1_score([100], [2], [1])[0]), 9)   # 0.0001352*10 * 0.2765352*2 + 0
     0.000747751
     """
@@ -122,8 +201,25 @@ def f1_score(estimate: Any, processors: Any, submit: Any, coeffs: tuple = F1_COE
 
 
 def f2_score(estimate: Any, processors: Any, submit: Any, coeffs: tuple = F2_COEFFS) -> np.ndarray:
-    """F2 :math:`c_1 r + c_2 \\sqrt{n} + c_3 \\ln \\max(s, 1)` (lower = earlier).
+    """F2 :math:`c_1 r + c_2 \\sqrt{n} + c_3 \\ln \\max(s, 1)` (lower = earlier), learned priorities Table 1 [2]_.
 
+    Parameters
+    ----------
+    estimate : array_like, shape (q,)
+        Run-time estimate :math:`r` (seconds), taken as at least 1.
+    processors : array_like, shape (q,)
+        Processors :math:`n`.
+    submit : array_like, shape (q,)
+        Submission time :math:`s` (seconds from the trace start), taken as at least 1.
+    coeffs : tuple of 3 floats, default :data:`F2_COEFFS`
+        :math:`(c_1, c_2, c_3)`.
+
+    Returns
+    -------
+    ndarray, shape (q,)
+
+    Examples
+    --------
     >>> round(float(f2_score([100], [4], [1])[0]), 9)   # 0.0000002*100 + 0.0003207*2
     0.0006614
     """
@@ -134,8 +230,25 @@ def f2_score(estimate: Any, processors: Any, submit: Any, coeffs: tuple = F2_COE
 
 
 def buc_score(user_score: Any, walltime: Any, wait: Any, k_p: float) -> np.ndarray:
-    """BUC Eq. 2: :math:`S_f = (0.8 S_u + 0.2 / (W_t / 10^5)) K_p + T_e` (higher = earlier).
+    """BUC Eq. 2: :math:`S_f = (0.8 S_u + 0.2 / (W_t / 10^5)) K_p + T_e` (higher = earlier) [4]_.
 
+    Parameters
+    ----------
+    user_score : array_like, shape (q,)
+        The job's user score :math:`S_u` (0..100).
+    walltime : array_like, shape (q,)
+        Requested walltime :math:`W_t` (seconds), taken as at least 1.
+    wait : array_like, shape (q,)
+        Wait so far :math:`T_e` (seconds).
+    k_p : float
+        Administrator constant :math:`K_p`.
+
+    Returns
+    -------
+    ndarray, shape (q,)
+
+    Examples
+    --------
     >>> buc_score([60], [3600], [100], 1440).round(3).tolist()   # (48 + 0.2*27.778)*1440 + 100
     [77220.0]
     """
@@ -144,7 +257,27 @@ def buc_score(user_score: Any, walltime: Any, wait: Any, k_p: float) -> np.ndarr
 
 
 def precision(run_time: float, walltime: float) -> float:
-    """BUC Eq. 1: :math:`P = R_t / W_t`, clipped to [0, 1]; NaN when the walltime is unknown or 0."""
+    """BUC Eq. 1 [4]_: :math:`P = R_t / W_t`, clipped to [0, 1]; NaN when the walltime is unknown or 0.
+
+    Parameters
+    ----------
+    run_time : float
+        Actual run time :math:`R_t` (seconds).
+    walltime : float
+        Requested walltime :math:`W_t` (seconds); NaN or 0 means unknown.
+
+    Returns
+    -------
+    float
+        The precision in [0, 1], or NaN.
+
+    Examples
+    --------
+    Half the request used; a job that overran its request is clipped to 1; no request:
+
+    >>> precision(30.0, 60.0), precision(90.0, 60.0), precision(30.0, float("nan"))
+    (0.5, 1.0, nan)
+    """
     if not walltime > 0:
         return float("nan")
     return min(max(run_time / walltime, 0.0), 1.0)
@@ -155,6 +288,26 @@ def ema_update(alpha: float = 0.1) -> Callable[[float, float], float]:
 
     The paper says only that S_u rises for precise users and falls otherwise; this moving average
     stays in [0, 100] and tends to 100 P for a user of constant precision P.
+
+    Parameters
+    ----------
+    alpha : float in (0, 1], default 0.1
+        Weight of the newest precision.
+
+    Returns
+    -------
+    callable
+        ``update(score, precision) -> score``, named ``"ema(alpha=...)"``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``alpha`` outside (0, 1].
+
+    Examples
+    --------
+    From 60 with alpha 0.5: a precise job (P = 1) gives 0.5*60 + 0.5*100 = 80, a job with P = 0
+    gives 30:
 
     >>> round(ema_update(0.5)(60.0, 1.0), 6), round(ema_update(0.5)(60.0, 0.0), 6)
     (80.0, 30.0)
@@ -173,7 +326,39 @@ def ema_update(alpha: float = 0.1) -> Callable[[float, float], float]:
 class QueuePolicy(Policy):
     """Base class: a queue ordered by :meth:`order`, strict order, optional EASY on top.
 
-    Subclasses implement ``order(now) -> list of waiting jobs, first to start first``.
+    Subclasses implement ``order(now) -> list of waiting jobs, first to start first``; the jobs
+    start in that order until the first that does not fit (module docstring). Jobs are rigid: one
+    task each, on the simulator's processor pool.
+
+    Parameters
+    ----------
+    backfill : bool, default False
+        EASY backfilling [3]_ on top of the order (:mod:`fairalloc.scheduling.easy`); the name gains
+        ``"+easy"``.
+
+    Attributes
+    ----------
+    name : str
+        The policy's name in results (``"queue"``, or ``"queue+easy"``).
+    queue : list of int
+        Waiting jobs (workload rows) in arrival order, after :meth:`reset`.
+    reservations : dict
+        With EASY: the first shadow time computed for each job when it was the blocked head.
+
+    Examples
+    --------
+    Last come, first served. Job 0 holds all 4 processors until 10; at 10 the order is jobs 3, 2, 1:
+    job 3 (1 processor) and job 2 (2) start, job 1 (2) does not fit in the 1 left and waits for job 2
+    to end at 12:
+
+    >>> class LIFO(QueuePolicy):
+    ...     name = "lifo"
+    ...     def order(self, now):
+    ...         return self.queue[::-1]
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1, 2, 3], run_time=[10, 8, 2, 4], processors=[4, 2, 2, 1])
+    >>> fa.simulate(wl, 4, policy=LIFO()).jobs["start"].tolist()
+    [0.0, 12.0, 10.0, 10.0]
     """
 
     name = "queue"
@@ -251,6 +436,21 @@ class FCFS(QueuePolicy):
 
     With EASY the waiting jobs stay in the core's index in arrival order from one instant to the
     next (:mod:`.easy`): a pass costs the jobs it starts, not the queue length.
+
+    Parameters
+    ----------
+    backfill : bool, default False
+        EASY backfilling (name ``"fcfs+easy"``).
+
+    Examples
+    --------
+    Job 0 holds all 4 processors until 10; then jobs 1 and 2 (2 processors each) start and job 3
+    waits for job 2 to end at 10 + 2 = 12:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1, 2, 3], run_time=[10, 8, 2, 4], processors=[4, 2, 2, 1])
+    >>> fa.simulate(wl, 4, policy=FCFS()).jobs["start"].tolist()
+    [0.0, 10.0, 10.0, 12.0]
     """
 
     name = "fcfs"
@@ -344,7 +544,23 @@ class PriorityPolicy(QueuePolicy):
 
 
 class SJF(PriorityPolicy):
-    """Shortest requested time first."""
+    """Shortest requested time first (the actual run time where no request is known).
+
+    Parameters
+    ----------
+    backfill : bool, default False
+        EASY backfilling (name ``"sjf+easy"``).
+
+    Examples
+    --------
+    At 10, jobs 1, 2, 3 wait with estimates 8, 2, 4: job 2 (2 processors) and job 3 (1) start, job
+    1 (2) waits for job 2 to end at 12 (FCFS started job 1 at 10 instead):
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1, 2, 3], run_time=[10, 8, 2, 4], processors=[4, 2, 2, 1])
+    >>> fa.simulate(wl, 4, policy=SJF()).jobs["start"].tolist()
+    [0.0, 12.0, 10.0, 10.0]
+    """
 
     name = "sjf"
 
@@ -353,7 +569,24 @@ class SJF(PriorityPolicy):
 
 
 class WFP3(PriorityPolicy):
-    """WFP3: :math:`(w/r)^3 \\cdot n`, highest first [1]_."""
+    """WFP3: :math:`(w/r)^3 \\cdot n`, highest first [1]_ (:func:`wfp3_score`).
+
+    Parameters
+    ----------
+    backfill : bool, default False
+        EASY backfilling (name ``"wfp3+easy"``).
+
+    Examples
+    --------
+    At 10 the waits are 9, 8, 7 and the estimates 8, 2, 4: scores :math:`(9/8)^3 \\cdot 2 = 2.85`,
+    :math:`(8/2)^3 \\cdot 2 = 128`, :math:`(7/4)^3 \\cdot 1 = 5.36`, so jobs 2 and 3 start and job 1
+    waits until 12:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1, 2, 3], run_time=[10, 8, 2, 4], processors=[4, 2, 2, 1])
+    >>> fa.simulate(wl, 4, policy=WFP3()).jobs["start"].tolist()
+    [0.0, 12.0, 10.0, 10.0]
+    """
 
     name = "wfp3"
 
@@ -365,7 +598,23 @@ class WFP3(PriorityPolicy):
 
 
 class UNICEF(PriorityPolicy):
-    """UNICEF: :math:`w / (\\log_2(\\max(n,2)) \\cdot r)`, highest first [1]_ (n = 1 as n = 2)."""
+    """UNICEF: :math:`w / (\\log_2(\\max(n,2)) \\cdot r)`, highest first [1]_ (n = 1 as n = 2).
+
+    Parameters
+    ----------
+    backfill : bool, default False
+        EASY backfilling (name ``"unicef+easy"``).
+
+    Examples
+    --------
+    At 10: scores 9/(1*8) = 1.125, 8/(1*2) = 4, 7/(1*4) = 1.75 (every job has n <= 2, so
+    :math:`\\log_2 = 1`): jobs 2 and 3 start, job 1 waits until 12:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1, 2, 3], run_time=[10, 8, 2, 4], processors=[4, 2, 2, 1])
+    >>> fa.simulate(wl, 4, policy=UNICEF()).jobs["start"].tolist()
+    [0.0, 12.0, 10.0, 10.0]
+    """
 
     name = "unicef"
 
@@ -377,7 +626,25 @@ class UNICEF(PriorityPolicy):
 
 
 class F1(PriorityPolicy):
-    """Learned function F1 (Table 1), lowest first; natural log of max(s, 1)."""
+    """Learned function F1 (Table 1 [2]_, :func:`f1_score`), lowest first; natural log of max(s, 1).
+
+    Parameters
+    ----------
+    backfill : bool, default False
+        EASY backfilling (name ``"f1+easy"``).
+    coeffs : tuple of 3 floats, default :data:`F1_COEFFS`
+        :math:`(c_1, c_2, c_3)`.
+
+    Examples
+    --------
+    Submit time dominates on this small workload (:math:`c_1 c_2 \\sqrt{r}\\, n` is at most 2.2e-4 while :math:`c_3 \\ln s` is 0, 0.0050, 0.0079 for s = 1, 2, 3`), so the order is arrival order,
+    as FCFS:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1, 2, 3], run_time=[10, 8, 2, 4], processors=[4, 2, 2, 1])
+    >>> fa.simulate(wl, 4, policy=F1()).jobs["start"].tolist()
+    [0.0, 10.0, 10.0, 12.0]
+    """
 
     name = "f1"
 
@@ -390,7 +657,25 @@ class F1(PriorityPolicy):
 
 
 class F2(PriorityPolicy):
-    """Learned function F2 (Table 1), lowest first; natural log of max(s, 1)."""
+    """Learned function F2 (Table 1 [2]_, :func:`f2_score`), lowest first; natural log of max(s, 1).
+
+    Parameters
+    ----------
+    backfill : bool, default False
+        EASY backfilling (name ``"f2+easy"``).
+    coeffs : tuple of 3 floats, default :data:`F2_COEFFS`
+        :math:`(c_1, c_2, c_3)`.
+
+    Examples
+    --------
+    Submit time dominates on this small workload (:math:`c_1 r + c_2 \\sqrt{n}` is at most 4.6e-4 while :math:`c_3 \\ln s` is 0, 0.0048, 0.0076 for s = 1, 2, 3`), so the order is arrival order,
+    as FCFS:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1, 2, 3], run_time=[10, 8, 2, 4], processors=[4, 2, 2, 1])
+    >>> fa.simulate(wl, 4, policy=F2()).jobs["start"].tolist()
+    [0.0, 10.0, 10.0, 12.0]
+    """
 
     name = "f2"
 
@@ -415,17 +700,39 @@ class BUC(PriorityPolicy):
 
     Parameters
     ----------
-    k_p : float
-        Administrator constant :math:`K_p` (the paper tries 1440 and 10800).
-    initial_score : float
-    update : callable ``(score, precision) -> score``
-    backfill : bool
+    k_p : float, default 10800.0
+        Administrator constant :math:`K_p` (the paper tries 1440 and 10800); must be > 0.
+    initial_score : float, default 60.0
+        :math:`S_u` of a user before its first finished job.
+    update : callable ``(score, precision) -> score``, optional
+        Default :func:`ema_update` with alpha 0.1.
+    backfill : bool, default False
+        EASY backfilling (name ``"buc+easy"``).
 
     Attributes
     ----------
     scores : dict
         Current :math:`S_u` by user id (after a run: the final scores).
     history : list of (time, user, precision, score)
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``k_p`` not finite and > 0.
+
+    Examples
+    --------
+    Two users, one job each on its own processor: user 0 requested 10 s and ran 10 (P = 1), user 1
+    requested 20 and ran 10 (P = 0.5). With the default update, 0.9*60 + 0.1*100 = 64 and
+    0.9*60 + 0.1*50 = 59:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 0], run_time=[10, 10], processors=[1, 1],
+    ...                            requested_time=[10, 20], user=[0, 1])
+    >>> b = BUC()
+    >>> _ = fa.simulate(wl, 4, policy=b)
+    >>> b.scores
+    {0: 64.0, 1: 59.0}
     """
 
     name = "buc"
@@ -479,6 +786,24 @@ QUEUE_POLICIES: dict[str, type[QueuePolicy]] = {
 def make_queue_policy(name: str, **options: Any) -> QueuePolicy:
     """Build a policy by name; ``"easy"`` = FCFS + EASY, ``"<name>+easy"`` adds EASY to any.
 
+    Parameters
+    ----------
+    name : str
+        A key of :data:`QUEUE_POLICIES` (case-insensitive), ``"easy"``, or ``"<key>+easy"``.
+    **options
+        Keyword arguments of the policy's class (e.g. ``k_p`` for BUC, ``backfill``).
+
+    Returns
+    -------
+    QueuePolicy
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown name (the message lists the known ones).
+
+    Examples
+    --------
     >>> make_queue_policy("wfp3+easy").name, make_queue_policy("easy").name
     ('wfp3+easy', 'fcfs+easy')
     """

@@ -57,8 +57,30 @@ class FreeCapacity:
         Raw per-server capacities (as :attr:`fairalloc.Cluster.capacities`).
     placement : ndarray (N, M) of bool
         Eligibility of each user on each server (already validated).
-    rule : str or callable
+    rule : str or callable, default "first_fit"
         See the module docstring.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown rule name; later, a callable rule that returns a server where the task does not
+        fit or the user may not run.
+
+    Examples
+    --------
+    Servers <4, 8> and <8, 8>, one user allowed on both, a task <2, 2>. Algorithm 4 in units of the
+    totals <12, 16>: the task's shape is <1/6, 1/8>, i.e. <1, 0.75> after dividing by the first
+    entry; server 0's free <4, 8> gives <1, 1.5> (H = 0.75), server 1's <8, 8> gives <1, 0.75>
+    (H = 0), so ``"tvtsf"`` picks server 1 where first fit picks server 0:
+
+    >>> import numpy as np
+    >>> fc = FreeCapacity(np.array([[4, 8], [8, 8]]), np.ones((1, 2), dtype=bool), "tvtsf")
+    >>> fc.find(0, np.array([2.0, 2.0])), fc.mismatch(np.array([2.0, 2.0]), np.array([0, 1])).tolist()
+    (1, [0.75, 0.0])
+    >>> fc.take(1, np.array([2.0, 2.0])); fc.free.tolist()
+    [[4.0, 8.0], [6.0, 6.0]]
+    >>> FreeCapacity(np.array([[4, 8], [8, 8]]), np.ones((1, 2), dtype=bool)).find(0, np.array([2.0, 2.0]))
+    0
     """
 
     def __init__(self, capacities: np.ndarray, placement: np.ndarray, rule: Any = "first_fit") -> None:

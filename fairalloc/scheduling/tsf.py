@@ -39,8 +39,32 @@ __all__ = ["TSFScheduler", "tsf_greedy"]
 
 
 class TSFScheduler(TaskScheduler):
-    """Incremental TSF task filling (module docstring). Parameters as :class:`~fairalloc.scheduling.SDRFScheduler`
-    without the commitment ones (``ties`` included); ``blocking`` defaults to ``"skip"``.
+    """Incremental TSF task filling (module docstring); ``blocking`` defaults to ``"skip"``.
+
+    Parameters
+    ----------
+    cluster : Cluster or array_like (M, K)
+        Servers and capacities; the monopoly counts :math:`h` use them (placement ignored).
+    n_users : int, optional
+        Number of users (or give ``weights``).
+    weights : array_like (N,), optional
+        Positive weights (default ones).
+    placement : array_like (N, M) of bool, optional
+        Servers each user may use (default all).
+    server : {"first_fit", "best_fit", "tvtsf"} or callable, default "first_fit"
+    blocking : {"stop", "skip"}, default "skip"
+    structure : {"live_tree", "resort", "heap"}, default "live_tree"
+    ties : {"wait", "index"}, default "wait"
+    time : float, default 0.0
+
+    Raises
+    ------
+    InvalidInstanceError
+        Bad shapes, weights or choices (naming the argument).
+
+    Examples
+    --------
+    The example of :func:`tsf_greedy` (hand computation there), start by start:
 
     >>> s = TSFScheduler([[4, 4], [4, 4]], n_users=2, placement=[[1, 0], [1, 1]])
     >>> _ = s.submit(0, [1, 1], 8); _ = s.submit(1, [2, 2], 8)
@@ -86,6 +110,25 @@ def tsf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: Any
 
     ``shares`` are the task shares :math:`x_i / (w_i h_i)` (placement ignored in :math:`h_i`, as in
     the paper); ``tasks`` (N, M); status FEASIBLE.
+
+    Parameters
+    ----------
+    instance : TaskInstance
+        Cluster, per-user task demands and counts, weights, placement.
+    blocking : {"stop", "skip"}, default "skip"
+        Set a user whose task fits nowhere aside (``"skip"``) or end the round (``"stop"``).
+    server : {"first_fit", "best_fit", "tvtsf"} or callable, default "first_fit"
+    structure : {"live_tree", "resort", "heap"}, default "live_tree"
+
+    Returns
+    -------
+    AllocationResult
+        ``tasks`` (N, M), ``shares`` the task shares, ``details["monopoly"]`` the :math:`h_i`.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``instance`` is not a :class:`~fairalloc.TaskInstance`, or a bad choice.
 
     Examples
     --------

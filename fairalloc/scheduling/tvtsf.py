@@ -105,6 +105,24 @@ def fill_slot(active: Iterable[int], servers: FreeCapacity, *, key: Callable[[in
     -------
     int
         Rounds: users popped, frozen ones included.
+
+    Examples
+    --------
+    One pool <3, 3>, two users with unit tasks <1, 1>, key = tasks started so far. By hand: user 0
+    (key 0), user 1 (key 0), user 0 (key 1, tie 1 = 1 broken by index) fill the pool; then user 1
+    (key 1) and user 0 (key 2) are popped once more, fit nowhere and are frozen: 5 rounds, 2 tasks
+    and 1:
+
+    >>> import numpy as np
+    >>> from fairalloc.scheduling import FreeCapacity
+    >>> servers = FreeCapacity(np.array([[3.0, 3.0]]), np.ones((2, 1), dtype=bool))
+    >>> started = [0, 0]
+    >>> def start(i, m):
+    ...     started[i] += 1
+    ...     return True                      # both users always have more pending tasks
+    >>> fill_slot([0, 1], servers, key=lambda i: started[i], tie=lambda i: 0.0,
+    ...           demand=lambda i: np.array([1.0, 1.0]), start=start), started
+    (5, [2, 1])
     """
     heap = [(key(i), tie(i), i) for i in active]
     heapq.heapify(heap)
@@ -123,7 +141,24 @@ def fill_slot(active: Iterable[int], servers: FreeCapacity, *, key: Callable[[in
 
 
 class SlotStart(NamedTuple):
-    """``count`` tasks of ``user`` started on ``server`` in ``slot``."""
+    """``count`` tasks of ``user`` started on ``server`` in ``slot``.
+
+    Attributes
+    ----------
+    user : int
+    server : int
+    slot : int
+        The slot index (from 0).
+    count : int
+        Tasks started there in that slot (>= 1).
+
+    Examples
+    --------
+    See :class:`SlotScheduler`, whose :meth:`~SlotScheduler.step` returns these.
+
+    >>> SlotStart(user=0, server=1, slot=0, count=2)
+    SlotStart(user=0, server=1, slot=0, count=2)
+    """
 
     user: int
     server: int
@@ -146,6 +181,30 @@ class SlotScheduler:
     ties : {"wait", "index"}, default "wait"
         Among equal keys: the user whose oldest pending task arrived first, then the lower index; or
         the lower index only.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``instance`` is not a :class:`~fairalloc.TimeVaryingInstance`, or a bad choice.
+
+    See Also
+    --------
+    slotted_greedy : runs every slot and packs an :class:`~fairalloc.AllocationResult`.
+    OnlineSlotScheduler : the same rule for a stream of tasks.
+
+    Examples
+    --------
+    The instance of :func:`tvtsf_greedy`; slot 0 as computed by hand there (user 0: 2 tasks on
+    server 0, user 1: 4 on server 1), then one pending task each in slot 1:
+
+    >>> import fairalloc as fa
+    >>> tv = fa.TimeVaryingInstance([[4, 8], [8, 8]], [[2, 4], [2, 2]], arrivals=[[3, 0], [5, 0]],
+    ...                             durations=[1, 1], placement=[[1, 0], [1, 1]])
+    >>> s = SlotScheduler(tv)
+    >>> s.step()
+    [SlotStart(user=0, server=0, slot=0, count=2), SlotStart(user=1, server=1, slot=0, count=4)]
+    >>> [(st.user, st.server, st.count) for st in s.step()], s.done
+    ([(0, 0, 1), (1, 1, 1)], True)
     """
 
     def __init__(self, instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", server: Any = None,
@@ -246,6 +305,15 @@ def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", s
                    ties: str = "wait") -> AllocationResult:
     r"""Run :class:`SlotScheduler` over every slot of ``instance``.
 
+    Parameters
+    ----------
+    instance : TimeVaryingInstance
+    policy : {"tvtsf", "tsf", "cdrf"}, default "tvtsf"
+        The key (module docstring).
+    server : str or callable, optional
+        Server rule; default ``"tvtsf"`` (Algorithm 4) for every policy.
+    ties : {"wait", "index"}, default "wait"
+
     Returns
     -------
     AllocationResult
@@ -257,6 +325,23 @@ def slotted_greedy(instance: TimeVaryingInstance, /, *, policy: str = "tvtsf", s
         ``cumulative_shares`` (N, T), ``started`` (N, T), ``pending`` (N, T) submitted but not started
         after each slot, ``unstarted`` (N,) its last column, ``usage`` (M, K, T) resources held per
         server and slot (raw units), ``utilization`` (T, K) fraction of each resource held per slot.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``instance`` is not a :class:`~fairalloc.TimeVaryingInstance`, or a bad choice.
+
+    Examples
+    --------
+    One server <2, 2>, two users with 2 unit tasks <1, 1> each arriving in slot 0, lasting one
+    slot. Each slot holds two tasks; the tie breaks by index, so each user starts one task per
+    slot. Then :math:`h = 2` per slot for both and Eq. 3 gives :math:`s_i = 2 / (2 + 2) = 0.5`:
+
+    >>> import fairalloc as fa
+    >>> tv = fa.TimeVaryingInstance([[2, 2]], [[1, 1], [1, 1]], arrivals=[[2, 0], [2, 0]], durations=[1, 1])
+    >>> r = slotted_greedy(tv, policy="cdrf")
+    >>> r.tasks[:, 0, :].tolist(), r.shares.tolist()
+    ([[1, 1], [1, 1]], [0.5, 0.5])
     """
     sched = SlotScheduler(instance, policy=policy, server=server, ties=ties)
     t0 = _time.perf_counter()
@@ -287,6 +372,17 @@ def tvtsf_greedy(instance: TimeVaryingInstance, /, *, server: Any = None) -> All
 
     Same as :func:`slotted_greedy` with ``policy="tvtsf"`` (to be registered as
     ``fa.tvtsf(tv, method="greedy")``).
+
+    Parameters
+    ----------
+    instance : TimeVaryingInstance
+    server : str or callable, optional
+        Server rule; default ``"tvtsf"`` (Algorithm 4).
+
+    Returns
+    -------
+    AllocationResult
+        As :func:`slotted_greedy`.
 
     Examples
     --------

@@ -26,11 +26,61 @@ __all__ = ["ClusterState", "ProcessorPool", "ResourcePool", "Servers", "Simulati
 
 
 class SimulationError(FairallocError, RuntimeError):
-    """A policy asked for something impossible (over-commitment, unknown job, too many tasks)."""
+    """A policy asked for something impossible (over-commitment, unknown job, too many tasks).
+
+    Raised by a state's ``allocate`` (and so by :meth:`Simulation.run`); it is a
+    :class:`~fairalloc.errors.FairallocError` and a :class:`RuntimeError`. A bug in a policy, not bad
+    input: bad input raises :class:`~fairalloc.InvalidInstanceError` before the run.
+
+    Attributes
+    ----------
+    args : tuple
+        ``(message,)``: what was asked and what was free.
+
+    Examples
+    --------
+    A job of 3 processors on a pool of 4, then one more: only 1 processor is free:
+
+    >>> import fairalloc as fa
+    >>> pool = ProcessorPool(4)
+    >>> pool.bind(fa.workloads.Workload(submit=[0, 0], run_time=[1, 1], processors=[3, 2]))
+    >>> pool.allocate(0, 1, 0)
+    >>> pool.allocate(1, 1, 0)
+    Traceback (most recent call last):
+    ...
+    fairalloc.sim.cluster_state.SimulationError: job 1 needs 2 processors on server 0; 1 free on the single pool
+    """
 
 
 class ClusterState:
-    """Base class; see the module docstring for the contract."""
+    """Base class of the simulator's cluster states; see the module docstring for the contract.
+
+    Subclasses implement ``bind``, ``fits``, ``never_fits``, ``allocate``, ``release``, ``usage`` and
+    ``totals``: :class:`ProcessorPool` (rigid jobs), :class:`Servers` and :class:`ResourcePool`
+    (tasks). :func:`~fairalloc.sim.simulate.make_state` builds the right one from a capacity.
+
+    Attributes
+    ----------
+    n_servers : int
+        Number of servers (1 for a pool).
+    resource_names : tuple of str
+        Names of the resources of ``usage()`` and ``totals``.
+
+    Examples
+    --------
+    The contract on a pool of 4 processors: a 3-processor job fits, is allocated (1 free, 3 in
+    use), then a 2-processor job no longer fits until the first is released:
+
+    >>> import fairalloc as fa
+    >>> state = ProcessorPool(4)
+    >>> isinstance(state, ClusterState)
+    True
+    >>> state.bind(fa.workloads.Workload(submit=[0, 0], run_time=[1, 1], processors=[3, 2]))
+    >>> state.fits(0), state.allocate(0, 1, 0), state.fits(1), state.usage().tolist()
+    (True, None, False, [3.0])
+    >>> state.release(0, 1, 0); state.fits(1)
+    True
+    """
 
     n_servers: int = 1
     resource_names: tuple[str, ...] = ()
@@ -65,9 +115,31 @@ class ProcessorPool(ClusterState):
 
     ``free`` is a plain int (policies read it directly; this is the hot path of queue simulations).
 
+    Parameters
+    ----------
+    capacity : int
+        Number of processors, >= 1.
+
+    Attributes
+    ----------
+    capacity : int
+    free : int
+        Processors free now.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``capacity`` not a positive integer.
+
+    Examples
+    --------
     >>> pool = ProcessorPool(4)
     >>> pool.free, pool.totals.tolist()
     (4, [4.0])
+    >>> ProcessorPool(0)
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: capacity=0 must be a positive number of processors
     """
 
     resource_names = ("processors",)
@@ -130,6 +202,28 @@ class Servers(ClusterState):
     cluster : Cluster or array_like (M, K)
         Per-server capacities, in the same units as the workload's resources.
     placement : array_like of bool, shape (n_users, M), optional
+        Whether user *u* may run on server *m* (default everywhere).
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``placement`` not of shape (n_users, M); at :meth:`bind`, a workload whose resource columns
+        are not the cluster's or a user beyond the placement's rows.
+
+    Examples
+    --------
+    Servers <2, 4> and <4, 2>; user 0 may use server 0 only. Job 0 (user 0, tasks <1, 2>): two fit
+    on server 0 (2/1 = 4/2 = 2) but it may not use server 1; job 1 (user 1, tasks <2, 1>): two fit on
+    server 1. After allocating job 0's two tasks, server 0 is full:
+
+    >>> import fairalloc as fa
+    >>> sv = Servers([[2.0, 4.0], [4.0, 2.0]], placement=[[1, 0], [1, 1]])
+    >>> sv.bind(fa.workloads.Workload(submit=[0, 0], run_time=[1, 1], tasks=[2, 2], user=[0, 1],
+    ...                               resources=[[1, 2], [2, 1]]))
+    >>> sv.fits(0, 2, 0), sv.fits(0, 1, 1), sv.fits(1, 2, 1)
+    (True, False, True)
+    >>> sv.allocate(0, 2, 0); sv.free.tolist(), sv.usage().tolist()
+    ([[0.0, 0.0], [4.0, 2.0]], [2.0, 4.0])
     """
 
     def __init__(self, cluster: Any, placement: Any = None) -> None:
@@ -225,6 +319,19 @@ class Servers(ClusterState):
 class ResourcePool(Servers):
     """One pool of pooled resources with capacity vector ``capacity`` (K,): SDRF's setting.
 
+    The one-server case of :class:`Servers` (server name ``"pool"``, no placement).
+
+    Parameters
+    ----------
+    capacity : array_like, shape (K,)
+        Total of each resource, in the workload's units.
+    resource_names : sequence of str, optional
+        Names of the K resources (default those of :class:`~fairalloc.Cluster`).
+
+    Examples
+    --------
+    >>> ResourcePool([4.0, 8.0], resource_names=["cpu", "mem"]).resource_names
+    ('cpu', 'mem')
     >>> ResourcePool([1.0, 1.0]).totals.tolist()
     [1.0, 1.0]
     """

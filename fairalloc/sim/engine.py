@@ -115,6 +115,24 @@ class Simulation:
     -----
     :meth:`run` returns a :class:`~fairalloc.sim.metrics.SimulationResult`. The workload is never
     modified; rejected rows keep their index in the result's ``rejected`` table.
+    :func:`~fairalloc.simulate` builds the state and policy from names and runs this.
+
+    Raises
+    ------
+    SimulationError
+        From :meth:`run`, when the policy launches what does not fit.
+
+    Examples
+    --------
+    Two rigid jobs on 4 processors; job 1 needs 5 and is rejected before the run:
+
+    >>> import fairalloc as fa
+    >>> from fairalloc.scheduling import FCFS
+    >>> from fairalloc.sim import ProcessorPool
+    >>> wl = fa.workloads.Workload(submit=[0, 0], run_time=[1, 1], processors=[3, 5])
+    >>> r = Simulation(wl, ProcessorPool(4), FCFS()).run()
+    >>> r.jobs["start"].tolist(), r.rejected.values.tolist()
+    ([0.0], [[1, 1, 'wider than the machine (5 > 4 processors)']])
     """
 
     def __init__(self, workload: Workload, state: ClusterState, policy: Any, *,

@@ -39,8 +39,24 @@ TAU = 10.0
 
 
 def bounded_slowdown(wait: Any, run: Any, tau: float = TAU) -> np.ndarray:
-    """:math:`\\max\\{(w + r) / \\max(r, \\tau), 1\\}` elementwise.
+    """:math:`\\max\\{(w + r) / \\max(r, \\tau), 1\\}` elementwise (learned-priorities paper Eq. 1).
 
+    Parameters
+    ----------
+    wait : array_like
+        Waits :math:`w` (seconds).
+    run : array_like
+        Run times :math:`r` (seconds), same shape.
+    tau : float, default :data:`TAU` (10 s)
+        The bound on short run times.
+
+    Returns
+    -------
+    ndarray
+        Bounded slowdowns (>= 1; NaN where an input is NaN).
+
+    Examples
+    --------
     >>> bounded_slowdown([0, 90, 30], [100, 10, 5]).tolist()   # (0+100)/100, (90+10)/10, (30+5)/10
     [1.0, 10.0, 3.5]
     """
@@ -52,6 +68,19 @@ def bounded_slowdown(wait: Any, run: Any, tau: float = TAU) -> np.ndarray:
 def ave_bsld(wait: Any, run: Any, tau: float = TAU) -> float:
     """AVEbsld (learned-priorities paper Eq. 1): mean bounded slowdown (NaN entries ignored).
 
+    Parameters
+    ----------
+    wait, run : array_like
+        Waits and run times (seconds), as :func:`bounded_slowdown`.
+    tau : float, default :data:`TAU` (10 s)
+
+    Returns
+    -------
+    float
+        The mean, or NaN when every entry is NaN (or there is none).
+
+    Examples
+    --------
     >>> ave_bsld([0, 90, 30], [100, 10, 5])   # (1 + 10 + 3.5) / 3
     4.833333333333333
     """
@@ -65,6 +94,24 @@ def utilization_over_time(start: Any, end: Any, amount: Any, total: float) -> pd
 
     Each interval ``[start, end)`` uses ``amount``; the value in a row holds from its time until the
     next row's.
+
+    Parameters
+    ----------
+    start, end : array_like, shape (n,)
+        Interval bounds; intervals with a NaN bound (never started or unfinished) are left out.
+    amount : array_like, shape (n,)
+        Amount each interval uses.
+    total : float
+        The capacity the fraction is of.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``time``, ``in_use``, ``utilization``, one row per distinct time.
+
+    Examples
+    --------
+    Two intervals of 2 units on a total of 4: [0, 10) and [5, 20) overlap on [5, 10):
 
     >>> utilization_over_time([0, 5], [10, 20], [2, 2], 4).values.tolist()
     [[0.0, 2.0, 0.5], [5.0, 4.0, 1.0], [10.0, 2.0, 0.5], [20.0, 0.0, 0.0]]
@@ -103,6 +150,26 @@ class SimulationResult:
         Whether jobs were killed at their requested time (True) or ran to completion (False).
     capacity : numpy.ndarray
         Total of each resource (``resource_names``).
+    resource_names : tuple of str
+    stats : dict
+        The policy's figures of the run (decisions, wake-ups, ...).
+    meta : dict
+        ``workload`` (its source) and ``n_workload_rows``.
+
+    Examples
+    --------
+    The example of :func:`~fairalloc.simulate`: 4 processors, FCFS; jobs of 3 and 2 processors
+    submitted at 0, a 1-processor job at 1. Starts 0, 10, 10: waits 0, 10, 9, bounded slowdowns
+    (0 + 10)/10 = 1, (10 + 5)/10 = 1.5, (9 + 5)/10 = 1.4 (run 5 < tau = 10), mean 1.3; makespan 15;
+    utilisation (3*10 + 2*5 + 1*5) / (4*15) = 0.75:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 0, 1], run_time=[10, 5, 5], processors=[3, 2, 1])
+    >>> r = fa.simulate(wl, 4)
+    >>> r.jobs["bsld"].tolist(), r.avebsld, r.makespan, r.mean_utilization()
+    ([1.0, 1.5, 1.4], 1.3, 15.0, 0.75)
+    >>> r
+    SimulationResult(policy='fcfs', 3/3 jobs finished, 0 rejected, AVEbsld=1.3, mean wait=6.333, jobs exceeding their request: run to completion)
     """
 
     def __init__(self, jobs: pd.DataFrame, rejected: pd.DataFrame, *, policy: str,

@@ -53,7 +53,35 @@ def register_policy(name: str, factory: Callable[..., Policy]) -> None:
 
 
 def make_state(workload: Workload, capacity: Any, placement: Any = None) -> ClusterState:
-    """The cluster state for ``capacity``: processors (int), a pool (vector) or servers (Cluster)."""
+    """The cluster state for ``capacity``: processors (int), a pool (vector) or servers (Cluster).
+
+    Parameters
+    ----------
+    workload : Workload
+        Gives the resource names, and ``meta["MaxProcs"]`` / ``["MaxNodes"]`` when ``capacity`` is None.
+    capacity : int, array_like, Cluster, ClusterState or None
+        An int: a :class:`~fairalloc.sim.ProcessorPool`; a (K,) vector: a
+        :class:`~fairalloc.sim.ResourcePool`; a :class:`~fairalloc.Cluster` or an (M, K) array: a
+        :class:`~fairalloc.sim.Servers`; a state: itself; None: the workload's processor count.
+    placement : array_like of bool (n_users, M), optional
+        For servers.
+
+    Returns
+    -------
+    ClusterState
+
+    Raises
+    ------
+    InvalidInstanceError
+        A capacity of none of these forms, or None without a processor count in the metadata.
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0], run_time=[1], processors=[2], resources=[[1.0]])
+    >>> [type(make_state(wl, c)).__name__ for c in (4, [1.0], fa.Cluster([[1.0], [2.0]]))]
+    ['ProcessorPool', 'ResourcePool', 'Servers']
+    """
     if isinstance(capacity, ClusterState):
         return capacity
     if capacity is None:

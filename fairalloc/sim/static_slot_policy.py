@@ -27,7 +27,32 @@ __all__ = ["StaticSlotPolicy"]
 
 
 class StaticSlotPolicy(SlotPolicy):
-    """``mechanism`` in ``("tsf-static", "cdrf-static")``; ``slot``, ``weights``, ``server`` as SlotPolicy."""
+    """TV-TSF's static baselines as a slotted simulator policy (module docstring).
+
+    Parameters
+    ----------
+    mechanism : {"tsf-static", "cdrf-static"}, default "cdrf-static"
+        The static mechanism run on every slot's free capacity
+        (:class:`~fairalloc.scheduling.static_slots.StaticSlotScheduler`).
+    slot : float, default 1.0
+        Slot length in the workload's time unit.
+    weights : array_like (n_users,), optional
+    server : str or callable, optional
+        As :class:`~fairalloc.sim.SlotPolicy`.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown mechanism or a slot length not finite and > 0.
+
+    Examples
+    --------
+    Registered as ``policy="tsf-static"`` / ``"cdrf-static"``; built directly, its name is the
+    mechanism's:
+
+    >>> StaticSlotPolicy("tsf-static", slot=2.0).name
+    'tsf-static'
+    """
 
     def __init__(self, mechanism: str = "cdrf-static", *, slot: float = 1.0, weights: Any = None,
                  server: Any = None) -> None:

@@ -51,6 +51,18 @@ def _horizon(result: Any, horizon: float | None) -> float:
 def user_waiting_times(result: Any, /) -> pd.Series:
     """Per user: first submission -> first task start (NaN for a user none of whose tasks started).
 
+    Parameters
+    ----------
+    result : SimulationResult
+        A simulation (rigid or task).
+
+    Returns
+    -------
+    pandas.Series
+        ``user_wait`` indexed by user, in the workload's time unit.
+
+    Examples
+    --------
     >>> import fairalloc as fa
     >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
     ...                            resources=[[1.0], [1.0], [1.0]])
@@ -70,7 +82,35 @@ def user_waiting_times(result: Any, /) -> pd.Series:
 
 
 def task_queuing_times(result: Any, /) -> np.ndarray:
-    """One value per started task: its start minus its job's submission (launch order)."""
+    """One value per started task: its start minus its job's submission (launch order).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A task simulation (with ``launches``).
+
+    Returns
+    -------
+    ndarray
+        Task queuing times (a launch of k tasks gives k equal values).
+
+    Raises
+    ------
+    ValueError
+        ``result`` has rigid jobs only (no launches).
+
+    Examples
+    --------
+    The workload of :func:`user_waiting_times` (by hand there: job 0 runs 0..5, job 2 of user 1,
+    submitted at 1, runs 5..6, job 1 of user 0, submitted at 2, runs 6..7): queuing times 0, 5 - 1 = 4, 6 - 2 = 4 in launch order:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> r = fa.simulate(wl, [1.0], policy="drf")
+    >>> task_queuing_times(r).tolist()
+    [0.0, 4.0, 4.0]
+    """
     lf = _launches(result)
     submit = result.jobs.set_index("row")["submit"]
     wait = lf["start"].to_numpy() - submit.loc[lf["job"].to_numpy()].to_numpy()
@@ -78,7 +118,29 @@ def task_queuing_times(result: Any, /) -> np.ndarray:
 
 
 def job_completion_times(result: Any, /) -> pd.Series:
-    """Per ``job_id``: first submission -> end of the last task (NaN while unfinished)."""
+    """Per ``job_id``: first submission -> end of the last task (NaN while unfinished).
+
+    Parameters
+    ----------
+    result : SimulationResult
+
+    Returns
+    -------
+    pandas.Series
+        ``completion`` indexed by ``job_id``.
+
+    Examples
+    --------
+    The workload of :func:`user_waiting_times` (by hand there: job 0 runs 0..5, job 2 of user 1,
+    submitted at 1, runs 5..6, job 1 of user 0, submitted at 2, runs 6..7): jobs 0, 1, 2 complete in 5 - 0, 7 - 2 and 6 - 1, all 5:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> r = fa.simulate(wl, [1.0], policy="drf")
+    >>> job_completion_times(r).tolist()
+    [5.0, 5.0, 5.0]
+    """
     j = result.jobs
     g = j.groupby("job_id", sort=True)
     end = g["end"].max().where(g["finished"].all())
@@ -90,6 +152,36 @@ def completed_tasks(result: Any, /, *, horizon: float | None = None) -> pd.DataF
 
     ``horizon`` defaults to the last submission time. Launches count by their end time. Every user
     of the result has a row (ratio NaN when it had submitted nothing by the horizon).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A task simulation (with ``launches``).
+    horizon : float, optional
+        The time the counts are taken at.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``user``; columns ``submitted``, ``completed`` (int) and ``completed_ratio``.
+
+    Raises
+    ------
+    ValueError
+        ``result`` has rigid jobs only (no launches).
+
+    Examples
+    --------
+    The workload of :func:`user_waiting_times` (by hand there: job 0 runs 0..5, job 2 of user 1,
+    submitted at 1, runs 5..6, job 1 of user 0, submitted at 2, runs 6..7). By t = 6 user 0 submitted 2 tasks and finished 1 (the one ending at 7 is
+    not done); user 1 submitted and finished 1:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> r = fa.simulate(wl, [1.0], policy="drf")
+    >>> completed_tasks(r, horizon=6).values.tolist()
+    [[2.0, 1.0, 0.5], [1.0, 1.0, 1.0]]
     """
     h = _horizon(result, horizon)
     j = result.jobs
@@ -109,7 +201,38 @@ def completed_tasks(result: Any, /, *, horizon: float | None = None) -> pd.DataF
 
 def per_user(result: Any, /, *, horizon: float | None = None) -> pd.DataFrame:
     """One row per user: ``user_wait``, ``mean_queuing`` (tasks), ``mean_completion`` (its jobs),
-    ``submitted``, ``completed`` (by the horizon), ``completed_ratio``."""
+    ``submitted``, ``completed`` (by the horizon), ``completed_ratio``.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A task simulation (with ``launches``).
+    horizon : float, optional
+        As :func:`completed_tasks`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Column ``user`` then the figures above, one row per user.
+
+    Raises
+    ------
+    ValueError
+        ``result`` has rigid jobs only (no launches).
+
+    Examples
+    --------
+    The workload of :func:`user_waiting_times` (by hand there: job 0 runs 0..5, job 2 of user 1,
+    submitted at 1, runs 5..6, job 1 of user 0, submitted at 2, runs 6..7): user 0 waits 0 and queues 0 and 4 (mean 2); user 1 waits and queues 4;
+    every job completes in 5:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> r = fa.simulate(wl, [1.0], policy="drf")
+    >>> per_user(r, horizon=6)[["user", "user_wait", "mean_queuing", "mean_completion"]].values.tolist()
+    [[0.0, 0.0, 2.0, 5.0], [1.0, 4.0, 4.0, 5.0]]
+    """
     j = result.jobs
     lf = _launches(result)
     user_of = j.set_index("row")["user"]
@@ -131,6 +254,33 @@ def resource_utilization(result: Any, /) -> pd.DataFrame:
     """Step function of the fraction of every resource in use: ``time`` then one column per resource.
 
     A row's values hold from its time until the next row's.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A task simulation (with ``launches``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` and one column per resource name (fractions of the totals).
+
+    Raises
+    ------
+    ValueError
+        ``result`` has rigid jobs only (no launches).
+
+    Examples
+    --------
+    The workload of :func:`user_waiting_times` (by hand there: job 0 runs 0..5, job 2 of user 1,
+    submitted at 1, runs 5..6, job 1 of user 0, submitted at 2, runs 6..7): the pool of 1 is full from 0 to 7, empty after:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> r = fa.simulate(wl, [1.0], policy="drf")
+    >>> resource_utilization(r).values.tolist()
+    [[0.0, 1.0], [5.0, 1.0], [6.0, 1.0], [7.0, 0.0]]
     """
     lf = _launches(result)
     names = list(result.resource_names)
@@ -152,7 +302,35 @@ def resource_utilization(result: Any, /) -> pd.DataFrame:
 
 
 def mean_resource_utilization(result: Any, /) -> dict[str, float]:
-    """Busy resource-time over total x (last end - first submit), per resource."""
+    """Busy resource-time over total x (last end - first submit), per resource.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A task simulation (with ``launches``).
+
+    Returns
+    -------
+    dict
+        Resource name -> mean utilisation in [0, 1] (0 for an empty run).
+
+    Raises
+    ------
+    ValueError
+        ``result`` has rigid jobs only (no launches).
+
+    Examples
+    --------
+    The workload of :func:`user_waiting_times` (by hand there: job 0 runs 0..5, job 2 of user 1,
+    submitted at 1, runs 5..6, job 1 of user 0, submitted at 2, runs 6..7): 7 units of busy time over 1 x (7 - 0):
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> r = fa.simulate(wl, [1.0], policy="drf")
+    >>> mean_resource_utilization(r)
+    {'r0': 1.0}
+    """
     lf = _launches(result)
     s, e = lf["start"].to_numpy(), lf["end"].to_numpy()
     ok = ~(np.isnan(s) | np.isnan(e))
@@ -165,7 +343,41 @@ def mean_resource_utilization(result: Any, /) -> dict[str, float]:
 
 
 def summary(result: Any, /, *, horizon: float | None = None) -> dict[str, Any]:
-    """Headline figures: means of the three TV-TSF times, completed-task ratio, utilisation."""
+    """Headline figures: means of the three TV-TSF times, completed-task ratio, utilisation.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A task simulation (with ``launches``).
+    horizon : float, optional
+        As :func:`completed_tasks`.
+
+    Returns
+    -------
+    dict
+        ``policy``, ``users``, ``tasks``, ``mean_user_wait``, ``mean_task_queuing``,
+        ``mean_job_completion``, ``completed_by_horizon`` (finished over submitted tasks by the
+        horizon) and ``utilization:<resource>``.
+
+    Raises
+    ------
+    ValueError
+        ``result`` has rigid jobs only (no launches).
+
+    Examples
+    --------
+    The workload of :func:`user_waiting_times` (by hand there: job 0 runs 0..5, job 2 of user 1,
+    submitted at 1, runs 5..6, job 1 of user 0, submitted at 2, runs 6..7): user waits 0 and 4 (mean 2), task queuing 0, 4, 4 (mean 8/3), completions
+    5, 5, 5, and 2 of the 3 tasks done by t = 6:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 2, 1], run_time=[5, 1, 1], tasks=[1, 1, 1], user=[0, 0, 1],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> r = fa.simulate(wl, [1.0], policy="drf")
+    >>> s = summary(r, horizon=6)
+    >>> s["mean_user_wait"], round(s["mean_task_queuing"], 4), s["mean_job_completion"], round(s["completed_by_horizon"], 4)
+    (2.0, 2.6667, 5.0, 0.6667)
+    """
     uw = user_waiting_times(result)
     q = task_queuing_times(result)
     c = job_completion_times(result)

@@ -206,6 +206,25 @@ class TaskPolicy(Policy):
     ----------
     scheduler : TaskScheduler
         The scheduler of the current run (after :meth:`reset`): read its state in tests.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown mechanism or choice, SDRF options given to another mechanism, ``delta`` outside
+        (0, 1), ``tree`` and ``structure`` that disagree; at the run, a workload unfit for tasks.
+
+    Examples
+    --------
+    Two users share a pool of 2 units; user 0 submits two 1-unit tasks at 0 (runs 0..10), user 1
+    one at 1. DRF: user 0's two tasks fill the pool; at 10 user 1's task starts:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1], run_time=[10, 10], tasks=[2, 1], user=[0, 1],
+    ...                            resources=[[1.0], [1.0]])
+    >>> p = TaskPolicy("drf")
+    >>> r = fa.simulate(wl, [2.0], policy=p)
+    >>> r.jobs["start"].tolist(), p.scheduler.decisions
+    ([0.0, 10.0], 3)
     """
 
     def __init__(self, mechanism: str = "drf", *, weights: Any = None, server: Any = "first_fit",
@@ -312,6 +331,29 @@ class SlotPolicy(Policy):
         Slot length in the workload's time unit.
     weights, server, ties
         See the module docstring (server default ``"tvtsf"``, Algorithm 4).
+
+    Attributes
+    ----------
+    name : str
+        ``"tvtsf"``, ``"tsf-slotted"`` or ``"cdrf-slotted"``.
+    scheduler : OnlineSlotScheduler
+        The scheduler of the current run (after :meth:`reset`).
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown mechanism or tie rule, or ``slot`` not finite and > 0.
+
+    Examples
+    --------
+    Slots of length 1 on a pool of 2 units: one 1-unit task submitted at 0.5 waits for the boundary
+    at 1, another submitted at 1 starts there too:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0.5, 1], run_time=[2, 2], user=[0, 1], resources=[[1.0], [1.0]])
+    >>> r = fa.simulate(wl, [2.0], policy=SlotPolicy("tvtsf"))
+    >>> r.policy, r.jobs["start"].tolist()
+    ('tvtsf', [1.0, 1.0])
     """
 
     def __init__(self, mechanism: str = "tvtsf", *, slot: float = 1.0, weights: Any = None,
@@ -374,7 +416,33 @@ class SlotPolicy(Policy):
 
 
 def make_task_policy(name: str, **options: Any) -> Policy:
-    """The policy ``name`` (one of :data:`TASK_POLICIES`) with ``options`` (module docstring)."""
+    """The policy ``name`` (one of :data:`TASK_POLICIES`) with ``options`` (module docstring).
+
+    Parameters
+    ----------
+    name : {"drf", "sdrf", "tsf", "cdrf", "tvtsf"}
+    **options
+        The policy's options; ``tsf`` / ``cdrf`` with ``slot=`` give the slotted baselines.
+
+    Returns
+    -------
+    TaskPolicy or SlotPolicy
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown name or an option the policy does not take.
+
+    Examples
+    --------
+    >>> [type(make_task_policy(n, **kw)).__name__ for n, kw in [("sdrf", {"delta": 0.5}), ("tvtsf", {}),
+    ...                                                        ("tsf", {"slot": 1.0}), ("tsf", {})]]
+    ['TaskPolicy', 'SlotPolicy', 'SlotPolicy', 'TaskPolicy']
+    >>> make_task_policy("drf", delta=0.5)
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: option(s) ['delta'] do not apply to policy 'drf' (it takes weights, server, blocking, structure, ties, wakeups, wake_on)
+    """
     name = require_choice("policy", name, TASK_POLICIES)
     if name == "tvtsf":
         return SlotPolicy("tvtsf", **options)

@@ -81,6 +81,39 @@ def read_alibaba(path: str | Path, *, version: int = 2017, users: str | int = "j
         mapped uniformly at random by ``rng``.
     rng : int or numpy.random.Generator, optional
         Only used with ``users=k``.
+    chunksize : int, default 1000000
+        Rows per chunk read by pandas.
+
+    Returns
+    -------
+    Workload
+        One row per task, sorted by submit: ``job_id``, ``user``, ``submit`` (s), ``run_time`` (s,
+        NaN unless ended), ``tasks`` = instances, ``resources`` (``cpu`` cores, ``memory``
+        normalised), ``status`` (codes in the module docstring); ``extra["task_id"]`` (2017) or
+        ``extra["task_name"]`` (2018); ``meta`` counts what was dropped.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``version`` not 2017 or 2018, or a field that is not a number (naming file and line).
+    FileNotFoundError
+        ``path`` is not a file.
+
+    Examples
+    --------
+    A v2017 table of two rows of job 3, written to a temporary file: task 4 (5 instances of 0.5
+    core, created at 100, ended at 160: run 60 s) and task 5 (1 instance created at 90, still
+    waiting: run NaN). Rows are sorted by submit, so task 5 comes first:
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d) / "batch_task.csv"
+    ...     _ = p.write_text("100,160,3,4,5,Terminated,50,0.0079\\n90,0,3,5,1,Waiting,100,0.01\\n")
+    ...     wl = read_alibaba(p, version=2017)
+    >>> wl.submit.tolist(), wl.tasks.tolist(), wl.run_time.tolist(), wl.resources[:, 0].tolist()
+    ([90.0, 100.0], [1, 5], [nan, 60.0], [1.0, 0.5])
+    >>> wl.status.tolist(), wl.user.tolist()
+    ([2, 1], [0, 0])
     """
     path = Path(path)
     if version not in (2017, 2018):

@@ -119,6 +119,29 @@ def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "a
         ``resources`` (``cpu``, ``memory``: normalised requests), ``status`` (closing event type),
         ``extra`` = ``task_index``, ``priority``, ``sched_class`` (+ ``attempt`` or ``end_time``,
         ``time2``); ``meta["assumption"]`` states the column reading used.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad choice, or a line of neither layout (naming file and line).
+
+    Examples
+    --------
+    Official layout, one task of job 1 (user ``userA``): SUBMIT at 950 s, SCHEDULE at 1000 s, FINISH
+    at 1300 s (times in µs in the file), so run time 300 s and status 4 (FINISH):
+
+    >>> import tempfile, pathlib
+    >>> rows = ("950000000,,1,0,,0,userA,3,9,0.125,0.07,0.0004,0\\n"
+    ...         "1000000000,,1,0,m2,1,userA,3,9,0.125,0.07,0.0004,0\\n"
+    ...         "1300000000,,1,0,m2,4,userA,3,9,0.125,0.07,0.0004,0\\n")
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d) / "part-00000-of-00500.csv"
+    ...     _ = p.write_text(rows)
+    ...     wl = read_google2011(p)
+    >>> wl.submit.tolist(), wl.run_time.tolist(), wl.status.tolist(), wl.resources.tolist()
+    ([950.0], [300.0], [4], [[0.125, 0.07]])
+    >>> wl.meta["user_names"]
+    ['userA']
     """
     paths = [Path(path)] if isinstance(path, (str, Path)) else [Path(p) for p in path]
     for p in paths:

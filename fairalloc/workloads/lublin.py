@@ -66,7 +66,41 @@ TOO_MUCH_ARRIVE_TIME = 13.0
 
 @dataclass(frozen=True)
 class LublinParams:
-    """One job type's parameters (``m_lublin99.c`` defines; values for a 128-node machine)."""
+    """One job type's parameters (``m_lublin99.c`` defines; values for a 128-node machine).
+
+    The steps that use them are in the module docstring; the shipped sets are
+    :data:`LUBLIN_BATCH`, :data:`LUBLIN_INTERACTIVE` and :data:`LUBLIN_TYPELESS`.
+
+    Attributes
+    ----------
+    serial_prob : float
+        Probability of a one-node job (``SERIAL_PROB``).
+    pow2_prob : float
+        Probability of a parallel power-of-two size: a job whose uniform draw is at most
+        ``serial_prob + pow2_prob`` rounds its :math:`\\log_2` size to an integer (``POW2_PROB``).
+    ulow, umed, uhi : float
+        Bounds of the two-stage uniform on :math:`\\log_2` of the size (``ULOW``, ``UMED``, ``UHI``).
+    uprob : float
+        Probability of the lower stage U(ulow, umed) (``UPROB``).
+    a1, b1, a2, b2 : float
+        Shape and scale of the two Gamma laws of the log run time (``A1``, ``B1``, ``A2``, ``B2``).
+    pa, pb : float
+        The first law's probability :math:`\\mathrm{clip}(pa \\cdot nodes + pb, 0, 1)` (``PA``, ``PB``).
+    aarr, barr, arar : float
+        Inter-arrival Gamma(aarr * arar, barr) on log seconds (``AARR``, ``BARR``, ``ARAR``).
+    anum, bnum : float
+        Gamma(anum, bnum) of the daily cycle (:func:`arrival_weights`; ``ANUM``, ``BNUM``).
+
+    Examples
+    --------
+    A variant with more serial jobs, from the whole-sample set (frozen: use
+    :func:`dataclasses.replace`):
+
+    >>> import dataclasses
+    >>> p = dataclasses.replace(LUBLIN_TYPELESS, serial_prob=0.5)
+    >>> p.serial_prob, LUBLIN_TYPELESS.serial_prob, p.uhi
+    (0.5, 0.244, 7.0)
+    """
 
     serial_prob: float
     pow2_prob: float
@@ -100,6 +134,26 @@ LUBLIN_TYPELESS = LublinParams(0.244, 0.576, 0.8, 4.5, 7.0, 0.86, 4.2, 0.94, 312
 
 def arrival_weights(anum: float, bnum: float) -> np.ndarray:
     """The 48 half-hour bucket weights of the daily cycle, normalised to mean 1 (``arrive_init``).
+
+    :math:`w_{(i-1) \\bmod 48} = \\Gamma_{cdf}(i+\\tfrac12) - \\Gamma_{cdf}(i-\\tfrac12)` for
+    :math:`i = 11..58` with the Gamma(``anum``, ``bnum``) law (shape, scale), then divided by the mean.
+
+    Parameters
+    ----------
+    anum : float
+        Shape of the Gamma law (> 0).
+    bnum : float
+        Scale of the Gamma law (> 0).
+
+    Returns
+    -------
+    ndarray, shape (48,)
+        Bucket 0 is 00:00-00:30.
+
+    Examples
+    --------
+    The weights average 1 and the quietest half-hour falls in the early morning (buckets 6-13,
+    03:00-07:00), as the model's daily cycle says:
 
     >>> w = arrival_weights(LUBLIN_TYPELESS.anum, LUBLIN_TYPELESS.bnum)
     >>> w.shape, round(float(w.mean()), 12), int(w.argmin()) in range(6, 14)

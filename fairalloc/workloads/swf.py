@@ -42,7 +42,32 @@ _CHUNK = 65536
 
 
 class SWFFormatError(InvalidInstanceError):
-    """A malformed SWF line; ``path`` and ``line`` (1-based) say where."""
+    """A malformed SWF line; ``path`` and ``line`` (1-based) say where.
+
+    An :class:`~fairalloc.InvalidInstanceError` (argument ``"path"``, index the line).
+
+    Parameters
+    ----------
+    message : str
+        What is wrong with the line.
+    path : str
+        The file.
+    line : int
+        The line number, from 1.
+    text : str
+        The line (quoted in the message, first 120 characters).
+
+    Attributes
+    ----------
+    path : str
+    line : int
+
+    Examples
+    --------
+    >>> e = SWFFormatError("expected 18 fields, found 2", path="t.swf", line=3, text="1 2\\n")
+    >>> str(e), e.line
+    ("t.swf:3: expected 18 fields, found 2: '1 2'", 3)
+    """
 
     def __init__(self, message: str, *, path: str, line: int, text: str) -> None:
         super().__init__(f"{path}:{line}: {message}: {text.strip()[:120]!r}", argument="path",
@@ -225,7 +250,41 @@ def read_swf(path: str | Path, *, status: int | Iterable[int] | None = None,
 
 
 def write_swf(workload: Workload, path: str | Path, *, header: dict[str, Any] | None = None) -> Path:
-    """Write a workload as SWF (unknown values as -1); the inverse of :func:`read_swf` for its fields."""
+    """Write a workload as SWF (unknown values as -1); the inverse of :func:`read_swf` for its fields.
+
+    Parameters
+    ----------
+    workload : Workload
+        Its ``job_id``, ``submit``, ``run_time``, ``processors``, ``requested_time``, ``status`` and
+        ``user`` fill SWF fields 1, 2, 4, 5, 9, 11, 12; ``extra`` columns named as SWF fields fill
+        theirs; the rest is -1.
+    path : str or Path
+        Output file; a ``.gz`` suffix writes gzip.
+    header : dict, optional
+        Written first as ``; key: value`` comment lines (e.g. ``{"MaxProcs": 128}``).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Examples
+    --------
+    One job written and read back (a temporary directory, removed after):
+
+    >>> import tempfile, pathlib
+    >>> from fairalloc.workloads import Workload, read_swf
+    >>> wl = Workload(submit=[0], run_time=[30], processors=[2], user=[1])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = write_swf(wl, pathlib.Path(d) / "t.swf", header={"MaxProcs": 4})
+    ...     text = p.read_text()
+    ...     back = read_swf(p)
+    >>> print(text, end="")
+    ; MaxProcs: 4
+    0 0 -1 30 2 -1 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1
+    >>> back.run_time.tolist(), back.processors.tolist(), back.meta["MaxProcs"]
+    ([30.0], [2], 4)
+    """
     path = Path(path)
     n = len(workload)
     cols = np.full((n, 18), -1.0)

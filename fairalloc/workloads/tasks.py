@@ -67,6 +67,17 @@ def mean_utilization(workload: Workload, /, *, horizon: float | None = None) -> 
     at once (span 0) it is the span to the last expected end, :math:`\max_j(\mathrm{submit}_j +
     \mathrm{run}_j) - \min_j \mathrm{submit}_j`.
 
+    Parameters
+    ----------
+    workload : Workload
+        A task workload (with ``resources``).
+    horizon : float, optional
+        *H* in the workload's time unit (> 0).
+
+    Returns
+    -------
+    ndarray, shape (K,)
+
     Examples
     --------
     Two jobs over 100 s: 2 tasks of <0.5, 1> for 50 s and 1 task of <1, 0> for 100 s:
@@ -181,6 +192,29 @@ def from_time_varying(tv: Any, /, *, slot: float = 1.0) -> Workload:
     ``tasks`` :math:`B_i(t)`, ``resources`` :math:`d_i`, ``run_time`` :math:`e_i` ``* slot``. Per-slot
     demands or weights that change over time have no workload equivalent (a task keeps the demand of
     its job): such instances are refused.
+
+    Parameters
+    ----------
+    tv : TimeVaryingInstance
+        With demands and weights constant over the slots.
+    slot : float, default 1.0
+        Slot length (the workload's time unit per slot).
+
+    Returns
+    -------
+    Workload
+        Rows ordered by slot, then user; ``resources`` named as the cluster's resources.
+
+    Raises
+    ------
+    TypeError
+        ``tv`` is not a :class:`~fairalloc.TimeVaryingInstance`.
+    InvalidInstanceError
+        Demands or weights that change over time (naming the user).
+
+    Examples
+    --------
+    User 0 submits 3 tasks in slot 0 (1 slot each), user 1 submits 2 in slot 1 (2 slots each):
 
     >>> import fairalloc as fa
     >>> tv = fa.TimeVaryingInstance([[4, 8]], [[2, 4], [1, 1]], arrivals=[[3, 0], [0, 2]], durations=[1, 2])

@@ -40,7 +40,28 @@ _KEYS = {"name", "title", "report", "scales"}
 
 
 def spec_path(name: str) -> Path:
-    """The YAML file of a shipped reproduction."""
+    """The YAML file of a shipped reproduction.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`.
+
+    Returns
+    -------
+    Path
+        ``specs/<name>.yaml`` inside the package.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown name (the message lists :data:`NAMES`).
+
+    Examples
+    --------
+    >>> spec_path("buc").name
+    'buc.yaml'
+    """
     if name not in NAMES:
         raise InvalidInstanceError(f"reproduction {name!r} is not one of {', '.join(NAMES)}",
                                    argument="name", value=name)
@@ -48,7 +69,30 @@ def spec_path(name: str) -> Path:
 
 
 def load_spec(name: str | Path) -> dict:
-    """Read and validate a spec (a shipped name or a YAML path)."""
+    """Read and validate a spec (a shipped name or a YAML path).
+
+    Parameters
+    ----------
+    name : str or Path
+        A name of :data:`NAMES`, or a path ending in ``.yaml`` / ``.yml``.
+
+    Returns
+    -------
+    dict
+        Keys ``name``, ``title``, ``report`` and ``scales`` (one sweep spec per scale of
+        :data:`SCALES`).
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown name, or a spec :func:`validate_spec` refuses.
+
+    Examples
+    --------
+    >>> spec = load_spec("buc")
+    >>> sorted(spec), sorted(spec["scales"])
+    (['name', 'report', 'scales', 'title'], ['paper', 'small'])
+    """
     import yaml
 
     p = Path(name) if str(name).endswith((".yaml", ".yml")) else spec_path(str(name))
@@ -72,7 +116,27 @@ def _resolve(ref: str, what: str) -> Callable:
 
 
 def validate_spec(spec: Any) -> None:
-    """Check a reproduction file: its keys, its report function, and each scale as a sweep Spec."""
+    """Check a reproduction file: its keys, its report function, and each scale as a sweep Spec.
+
+    Parameters
+    ----------
+    spec : dict
+        A parsed reproduction file.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not a mapping, missing or unknown keys, a ``report`` that cannot be imported, a missing
+        scale; :class:`~fairalloc.experiments.SpecError` for a scale that is not a valid sweep spec.
+
+    Examples
+    --------
+    >>> validate_spec(load_spec("sdrf-fig4"))          # a shipped spec passes (returns None)
+    >>> validate_spec({"name": "x"})
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: spec 'x': missing keys ['report', 'scales', 'title'], unknown keys []
+    """
     from ..spec import Spec
 
     if not isinstance(spec, dict):
@@ -97,6 +161,31 @@ def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.D
     policies) and ``seed`` (when ``cell`` takes it). Columns the sweep adds itself (``label``,
     ``policy``, ``seed``, the grid axes and scalar options) are dropped from the tables, so each
     appears once, as the sweep writes it.
+
+    Parameters
+    ----------
+    cell : callable
+        ``cell(workload, **keywords) -> {table: DataFrame}``.
+    workload : object
+        The cell's workload (None when the spec has none).
+    params : dict
+        The sweep cell's parameters (:attr:`fairalloc.experiments.Cell.params`).
+
+    Returns
+    -------
+    dict of DataFrame
+
+    Examples
+    --------
+    A toy cell of one grid axis ``x``; its ``x`` and ``seed`` columns are dropped (the sweep adds
+    them itself), ``y = 2 x`` stays:
+
+    >>> import pandas as pd
+    >>> def toy(workload, *, x, seed):
+    ...     return {"t": pd.DataFrame({"x": [x], "seed": [seed], "y": [2 * x]})}
+    >>> out = sweep_adapter(toy, None, {"grid": {"x": 3}, "options": {}, "policy": None, "seed": 7})
+    >>> out["t"].to_dict("records")
+    [{'y': 6}]
     """
     kw = {**params.get("grid", {}), **params.get("options", {})}
     if params.get("policy") is not None:
@@ -111,7 +200,39 @@ def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.D
 
 def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None = 0,
         progress: bool = False) -> dict[str, pd.DataFrame]:
-    """Run the sweep of ``scale`` into ``out`` (resumable) and return its tables as DataFrames."""
+    """Run the sweep of ``scale`` into ``out`` (resumable) and return its tables as DataFrames.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES` (or a YAML path).
+    scale : {"small", "paper"}, default "small"
+    out : str or Path
+        The sweep's folder.
+    workers : int, optional, default 0
+        As :func:`~fairalloc.experiments.run_sweep` (0: in this process).
+    progress : bool, default False
+
+    Returns
+    -------
+    dict of DataFrame
+        Every table the cells wrote, by name.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown name or scale, or a sweep with failed cells.
+
+    Examples
+    --------
+    A small-scale run takes about a minute (``fairalloc reproduce NAME`` runs it from the command
+    line); the scale is checked first:
+
+    >>> run("buc", "huge", out="unused")
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: scale='huge' is not one of small, paper
+    """
     from .. import load as load_table, run_sweep
     from ..spec import Spec
     from ..store import Store
@@ -130,7 +251,39 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
 def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None, workers: int | None = 0,
               progress: bool = False) -> Path:
     """Run a shipped reproduction and write, in ``out`` (default ``out/reproduce/NAME-SCALE``), its
-    sweep (``sweep/``), figures and ``report.md``; return the report's path."""
+    sweep (``sweep/``), figures and ``report.md``; return the report's path.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`.
+    scale : {"small", "paper"}, default "small"
+    out : str or Path, optional
+        Output folder (created).
+    workers : int, optional, default 0
+        As :func:`run`.
+    progress : bool, default False
+
+    Returns
+    -------
+    Path
+        ``out / "report.md"``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown name or scale, or a sweep with failed cells.
+
+    Examples
+    --------
+    ``fairalloc reproduce sdrf-fig4`` is this call at the small scale (about a minute). An unknown
+    name is refused before anything is written:
+
+    >>> reproduce("nope")
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: reproduction 'nope' is not one of sdrf-fig4, sdrf-fig5, sdrf-fig6, tvtsf, buc, learned-priorities
+    """
     spec = load_spec(name)
     out = Path(out) if out is not None else Path("out") / "reproduce" / f"{name}-{scale}"
     out.mkdir(parents=True, exist_ok=True)
@@ -141,7 +294,26 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
 
 
 def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:
-    """The tables of a finished :func:`reproduce` in ``out`` (from its sweep store)."""
+    """The tables of a finished :func:`reproduce` in ``out`` (from its sweep store).
+
+    Parameters
+    ----------
+    out : str or Path
+        The folder :func:`reproduce` wrote.
+
+    Returns
+    -------
+    dict of DataFrame
+        By table name; empty when ``out`` holds no sweep tables.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     tables = read_tables(d)
+    >>> tables
+    {}
+    """
     from .. import load as load_table
     from ..store import Store
 

@@ -57,7 +57,29 @@ def kth(n_jobs: int | None = None) -> Any:
 
 
 def offered_load(wl: Any, processors: int) -> float:
-    """:math:`\\sum_j r_j n_j / (P (\\max s - \\min s))`."""
+    """:math:`\\sum_j r_j n_j / (P (\\max s - \\min s))`: processor-seconds asked over those offered.
+
+    Parameters
+    ----------
+    wl : Workload
+        Rigid jobs (``run_time``, ``processors``, ``submit``).
+    processors : int
+        :math:`P`.
+
+    Returns
+    -------
+    float
+        ``inf`` when every job is submitted at once.
+
+    Examples
+    --------
+    Jobs of 10 s x 4 processors and 30 s x 2 submitted 0 and 50 s apart on 2 processors:
+    (40 + 60) / (2 x 50) = 1:
+
+    >>> from fairalloc.workloads import Workload
+    >>> offered_load(Workload(submit=[0, 50], run_time=[10, 30], processors=[4, 2]), 2)
+    1.0
+    """
     span = float(wl.submit.max() - wl.submit.min())
     return float((wl.run_time * wl.processors).sum() / (processors * span)) if span > 0 else np.inf
 
@@ -100,6 +122,34 @@ def cell(wl: Any = None, *, policy: str, seed: int = 0, load: Any = "native", k_
     Returns ``users`` (per user: ``mean_wait``, ``jobs``, ``precision``, ``injected`` label), ``runs`` (one
     row: offered load, mean wait, final S_u of the injected users) and, for BUC, ``positions``
     (one row per insertion into a queue longer than 5: ``length``, ``position``, ``score``, ``gain``).
+
+    Parameters
+    ----------
+    wl : object, optional
+        Unused (the sweep's workload slot; the cell reads KTH-SP2 itself).
+    policy : {"fcfs", "buc"}
+    seed : int, default 0
+        Seed of the injected users' submissions.
+    load : "native" or float, default "native"
+        Offered load the submissions are compressed or stretched to.
+    k_p : float, default 10800.0
+        BUC's :math:`K_p`.
+    n_jobs : int or None, default 4000
+        First jobs of the log kept (None: all).
+
+    Returns
+    -------
+    dict of DataFrame
+
+    Raises
+    ------
+    FileNotFoundError
+        The KTH-SP2 log is not in ``$FAIRALLOC_DATA`` or ``../shared/data``.
+
+    Notes
+    -----
+    No example: the cell reads the KTH-SP2 log of the shared data, which a clean checkout may not
+    have (the tests that need it skip then).
     """
     base = kth(n_jobs)
     w, inj = _with_injected(base, int(seed))
@@ -135,7 +185,29 @@ def cell(wl: Any = None, *, policy: str, seed: int = 0, load: Any = "native", k_
 
 
 def position_gains(positions: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 2: median queue-position gain (%) by S_u bucket, with counts, per load."""
+    """Fig. 2: median queue-position gain (%) by S_u bucket, with counts, per load.
+
+    Parameters
+    ----------
+    positions : pandas.DataFrame
+        BUC cells' ``positions`` tables (``load``, ``score``, ``gain``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``load``, ``bucket`` (``"0-24"`` ... ``"75-100"``), ``median_gain``, ``insertions``; every
+        bucket appears (median NaN and 0 insertions when empty).
+
+    Examples
+    --------
+    Two insertions of users scored 30 and 40 (bucket 25-49, gains 10% and 20%: median 15%) and one
+    scored 90 (gain 50%):
+
+    >>> p = pd.DataFrame({"load": "native", "score": [30.0, 40.0, 90.0], "gain": [10.0, 20.0, 50.0]})
+    >>> g = position_gains(p)
+    >>> g[g["insertions"] > 0][["bucket", "median_gain", "insertions"]].values.tolist()
+    [['25-49', 15.0, 2], ['75-100', 50.0, 1]]
+    """
     b = pd.cut(positions["score"], BUCKETS, right=False, labels=_LABELS)
     g = positions.groupby([positions["load"], b], observed=False)["gain"]
     return pd.DataFrame({"median_gain": g.median(), "insertions": g.size()}).reset_index().rename(
@@ -227,7 +299,23 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
 
 
 def sweep_cell(workload: Any, params: dict) -> dict:
-    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`)."""
+    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`).
+
+    Parameters
+    ----------
+    workload : object
+        The cell's workload.
+    params : dict
+        The sweep cell's parameters (:attr:`fairalloc.experiments.Cell.params`).
+
+    Returns
+    -------
+    dict of DataFrame
+
+    Notes
+    -----
+    No example: :func:`cell` needs the KTH-SP2 log of the shared data.
+    """
     from . import sweep_adapter
 
     return sweep_adapter(cell, workload, params)

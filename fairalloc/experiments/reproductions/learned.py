@@ -60,7 +60,36 @@ def trace(kind: str, seed: int, days: float = 30.0) -> Any:
 
 def cell(wl: Any = None, *, kind: str, seed: int, policy: str, days: float = 30.0) -> dict:
     """AVEbsld of ``policy`` on one trace; ``runs`` has one row with the trace's load and jobs/day
-    (none for ``kind="model-program"`` with ``seed`` > 0: there is one such trace)."""
+    (none for ``kind="model-program"`` with ``seed`` > 0: there is one such trace).
+
+    Parameters
+    ----------
+    wl : object, optional
+        Unused (the cell builds its trace, :func:`trace`).
+    kind : {"typed", "typeless", "model-program"}
+        Lublin model traces, or the shared ``lublin_256.swf`` (needs the shared data).
+    seed : int
+        The model's seed.
+    policy : str
+        A queue policy name (``"fcfs"``, ``"wfp3"``, ``"unicef"``, ``"f1"``, ``"f2"``, ...).
+    days : float, default 30.0
+        Length of a model trace.
+
+    Returns
+    -------
+    dict of DataFrame
+        ``runs``: ``kind``, ``seed``, ``policy``, ``jobs``, ``jobs_per_day``, ``offered_load``,
+        ``avebsld``, ``mean_wait``.
+
+    Examples
+    --------
+    One day of the typeless model on 256 nodes under FCFS; a bounded slowdown is at least 1, so
+    AVEbsld is too:
+
+    >>> row = cell(kind="typeless", seed=0, policy="fcfs", days=1)["runs"].iloc[0]
+    >>> row["kind"], row["policy"], bool(row["avebsld"] >= 1)
+    ('typeless', 'fcfs', True)
+    """
     if kind == "model-program" and int(seed) != 0:
         return {"runs": pd.DataFrame({"jobs": pd.Series([], dtype="int64")})}
     w = trace(kind, int(seed), float(days))
@@ -74,7 +103,29 @@ def cell(wl: Any = None, *, kind: str, seed: int, policy: str, days: float = 30.
 
 
 def gains(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per trace: best baseline, its AVEbsld, F1's and F2's, gain = best baseline / F1."""
+    """Per trace: best baseline, its AVEbsld, F1's and F2's, gain = best baseline / F1.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The cells' ``runs`` tables.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (kind, seed): ``best_baseline``, ``best``, ``f1``, ``f2``, ``gain_f1``,
+        ``f1_beats_f2``, ``offered_load``, ``jobs_per_day``.
+
+    Examples
+    --------
+    Baselines FCFS 40, WFP3 20, UNICEF 30: the best is WFP3; F1 at 5 gains 20 / 5 = 4x:
+
+    >>> runs = pd.DataFrame({"kind": "typeless", "seed": 0, "policy": ["fcfs", "wfp3", "unicef", "f1", "f2"],
+    ...                      "avebsld": [40.0, 20.0, 30.0, 5.0, 8.0], "offered_load": 0.9, "jobs_per_day": 100.0})
+    >>> g = gains(runs).iloc[0]
+    >>> g["best_baseline"], float(g["gain_f1"]), bool(g["f1_beats_f2"])
+    ('wfp3', 4.0, True)
+    """
     p = runs.pivot_table(index=["kind", "seed"], columns="policy", values="avebsld")
     base = p[[b for b in BASELINES if b in p]]
     out = pd.DataFrame({"best_baseline": base.idxmin(axis=1), "best": base.min(axis=1)})
@@ -129,7 +180,28 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
 
 
 def sweep_cell(workload: Any, params: dict) -> dict:
-    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`)."""
+    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`).
+
+    Parameters
+    ----------
+    workload : object
+        The cell's workload.
+    params : dict
+        The sweep cell's parameters (:attr:`fairalloc.experiments.Cell.params`).
+
+    Returns
+    -------
+    dict of DataFrame
+
+    Examples
+    --------
+    The columns the sweep writes itself (``kind``, ``days``, ``policy``, ``seed``) are dropped:
+
+    >>> t = sweep_cell(None, {"grid": {"kind": "typeless", "days": 1}, "options": {}, "policy": "fcfs",
+    ...                       "seed": 0})
+    >>> list(t["runs"].columns)
+    ['jobs', 'jobs_per_day', 'offered_load', 'avebsld', 'mean_wait']
+    """
     from . import sweep_adapter
 
     return sweep_adapter(cell, workload, params)

@@ -16,6 +16,31 @@ class Claim:
 
     ``reproduced`` is True, False, or None (not decidable at this scale or with this data: the
     reason says why). ``reason`` is required when ``reproduced`` is not True.
+
+    Attributes
+    ----------
+    claim : str
+        The paper's claim, in words.
+    paper : str
+        The paper's number.
+    ours : str
+        The project's number.
+    reproduced : bool or None
+    reason : str, default ""
+
+    Raises
+    ------
+    ValueError
+        ``reproduced`` not True and no ``reason``.
+
+    Examples
+    --------
+    >>> Claim("F1 beats FCFS", "7.25x", "3.1x", True).reproduced
+    True
+    >>> Claim("F1 beats FCFS", "7.25x", "0.9x", False)
+    Traceback (most recent call last):
+    ...
+    ValueError: claim 'F1 beats FCFS': a claim not reproduced needs a reason
     """
 
     claim: str
@@ -43,6 +68,25 @@ def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
                   notes: Sequence[str] = (), figures: Sequence[str] = ()) -> str:
     """Markdown text of a report (see :func:`write_report`).
 
+    Parameters
+    ----------
+    title : str
+    setup : sequence of str
+        One bullet each.
+    claims : sequence of Claim
+        One table row each (``|`` escaped, newlines flattened).
+    notes : sequence of str, optional
+    figures : sequence of str, optional
+        Image paths relative to the report.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    Line 10 (from 0) is the first claim's row, after the title, setup and table header:
+
     >>> print(render_report("T", ["s"], [Claim("c", "1", "2", False, "r")]).splitlines()[10])
     | c | 1 | 2 | no | r |
     """
@@ -61,7 +105,28 @@ def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
 def write_report(path: str | Path, title: str, setup: Sequence[str], claims: Sequence[Claim],
                  notes: Sequence[str] = (), figures: Sequence[str] = ()) -> Path:
     """Write ``report.md``: title, setup (what stands in for the paper's data, and why), one table
-    row per claim, the figures, notes."""
+    row per claim, the figures, notes.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file (its folder is created).
+    title, setup, claims, notes, figures
+        As :func:`render_report`.
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = write_report(pathlib.Path(d) / "r" / "report.md", "T", ["s"], [Claim("c", "1", "1", True)])
+    ...     text = p.read_text()
+    >>> text.splitlines()[0], text.splitlines()[-1]
+    ('# T', '| c | 1 | 1 | yes |  |')
+    """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(render_report(title, setup, claims, notes, figures), encoding="utf-8")

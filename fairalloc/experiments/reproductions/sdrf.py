@@ -46,12 +46,45 @@ __all__ = ["sweep_cell", "workload", "cell", "wait_reduction", "completed_ratio"
 
 
 def workload(*, n_users: int = 627, n_tasks: int = 20_000, horizon: float = 86400.0, rng: Any = 0):
-    """The stand-in for the Google 2011 month: :func:`fairalloc.workloads.google_like`."""
+    """The stand-in for the Google 2011 month: :func:`fairalloc.workloads.google_like`.
+
+    Parameters
+    ----------
+    n_users : int, default 627
+    n_tasks : int, default 20000
+    horizon : float, default 86400.0
+        Seconds over which submissions spread.
+    rng : int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    Workload
+
+    Examples
+    --------
+    >>> wl = workload(n_users=5, n_tasks=50, horizon=100.0, rng=0)
+    >>> int(wl.n_tasks), bool(wl.submit.max() <= 100.0)
+    (50, True)
+    """
     return workloads.google_like(n_users, n_tasks, horizon=horizon, rng=rng)
 
 
 def is_drf(delta: Any) -> bool:
-    """``delta`` None / NaN means the DRF cell of a pool."""
+    """``delta`` None / NaN means the DRF cell of a pool.
+
+    Parameters
+    ----------
+    delta : float or None
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_drf(None), is_drf(float("nan")), is_drf(0.9)
+    (True, True, False)
+    """
     return delta is None or (isinstance(delta, float) and math.isnan(delta))
 
 
@@ -65,6 +98,31 @@ def cell(wl: Any, *, pool_fraction: float, delta: float | None = None, structure
         ``completed``, ``completed_ratio``); ``runs``: one row (``tasks``, ``decisions``, ``swaps``,
         ``wakeups``, ``events_per_1000``). Both carry ``pool_fraction``, ``delta`` (NaN for DRF)
         and ``mechanism`` (``"drf"`` or ``"sdrf"``).
+
+    Parameters
+    ----------
+    wl : Workload
+        A task workload (:func:`workload`).
+    pool_fraction : float
+        The pool as a fraction of the workload's mean use R.
+    delta : float in (0, 1), optional
+        SDRF's discount per second; None (or NaN) for DRF.
+    structure : {"live_tree", "resort", "heap"}, default "live_tree"
+
+    Examples
+    --------
+    R = 30 / 10 = 3 (three 10 s tasks of 1 unit over 10 s of submissions), so pool_fraction 1/3 gives a
+    pool of 1: one task at a time. DRF: user 0 (lower index, both submitted at 0) runs 0..10, user 1
+    10..20, then user 0's second job (submitted at 10, user 1 waited longer) 20..30. Waits: user 0 0 and 10 (mean 5), user 1 10:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 0, 10], run_time=[10, 10, 10], tasks=[1, 1, 1],
+    ...                            user=[0, 1, 0], resources=[[1.0], [1.0], [1.0]])
+    >>> t = cell(wl, pool_fraction=1 / 3)
+    >>> t["users"][["user", "mean_wait", "user_wait"]].values.tolist()
+    [[0.0, 5.0, 0.0], [1.0, 10.0, 10.0]]
+    >>> t["runs"][["tasks", "decisions", "mean_task_wait", "mechanism"]].values.tolist()
+    [[3, 3, 6.666666666666667, 'drf']]
     """
     pool = ResourcePool.from_workload(wl, float(pool_fraction))
     drf = is_drf(delta)
@@ -96,6 +154,21 @@ def wait_reduction(users: pd.DataFrame) -> pd.DataFrame:
     also the median over users, the smallest DRF wait counted (a user with a tiny DRF wait can
     dominate the mean) and ``global_reduction`` (of the mean over users of the mean wait).
 
+    Parameters
+    ----------
+    users : pandas.DataFrame
+        The cells' ``users`` tables (``pool_fraction``, ``delta``, ``user``, ``mean_wait``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per SDRF (pool_fraction, delta): ``reduction`` (%), ``users``,
+        ``median_reduction``, ``smallest_drf_wait``, ``global_reduction``.
+
+    Examples
+    --------
+    User 0's wait halves (+50%), user 1's grows by half (-50%):
+
     >>> u = pd.DataFrame({"pool_fraction": 0.5, "delta": [np.nan, np.nan, 0.9, 0.9],
     ...                   "user": [0, 1, 0, 1], "mean_wait": [10.0, 20.0, 5.0, 30.0]})
     >>> wait_reduction(u)[["reduction", "users"]].values.tolist()     # (50% + (-50%)) / 2
@@ -115,7 +188,32 @@ def wait_reduction(users: pd.DataFrame) -> pd.DataFrame:
 
 
 def completed_ratio(users: pd.DataFrame, *, pool_fraction: float, delta: float) -> pd.DataFrame:
-    """Fig. 5: per user, completed-task ratio under SDRF(``delta``) over DRF on the same pool."""
+    """Fig. 5: per user, completed-task ratio under SDRF(``delta``) over DRF on the same pool.
+
+    Parameters
+    ----------
+    users : pandas.DataFrame
+        The cells' ``users`` tables (``pool_fraction``, ``delta``, ``user``, ``completed_ratio``,
+        ``submitted``).
+    pool_fraction : float
+    delta : float
+        The SDRF cell compared with the DRF cell (``delta`` NaN) of the same pool.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per user: ``completed_ratio_drf``, ``submitted``, ``completed_ratio_sdrf`` and ``ratio``.
+
+    Examples
+    --------
+    User 0 completes 0.5 of its tasks under DRF and 0.4 under SDRF: ratio 0.8:
+
+    >>> import numpy as np
+    >>> u = pd.DataFrame({"pool_fraction": 0.5, "delta": [np.nan, 0.9], "user": [0, 0],
+    ...                   "completed_ratio": [0.5, 0.4], "submitted": [10, 10]})
+    >>> round(float(completed_ratio(u, pool_fraction=0.5, delta=0.9)["ratio"].iloc[0]), 6)
+    0.8
+    """
     a = users[(users["pool_fraction"] == pool_fraction) & users["delta"].isna()]
     b = users[(users["pool_fraction"] == pool_fraction) & np.isclose(users["delta"], delta, rtol=0, atol=1e-15)]
     m = a[["user", "completed_ratio", "submitted"]].merge(
@@ -125,7 +223,27 @@ def completed_ratio(users: pd.DataFrame, *, pool_fraction: float, delta: float) 
 
 
 def live_tree_events(runs: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 6: swap events in total and per 1000 tasks, per (pool_fraction, delta) of the SDRF cells."""
+    """Fig. 6: swap events in total and per 1000 tasks, per (pool_fraction, delta) of the SDRF cells.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The cells' ``runs`` tables.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``pool_fraction``, ``delta``, ``swaps``, ``decisions``, ``events_per_1000``, sorted; DRF
+        rows (``delta`` NaN) left out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> runs = pd.DataFrame({"pool_fraction": 0.5, "delta": [np.nan, 0.9], "swaps": [0, 7],
+    ...                      "decisions": [1000, 1000], "events_per_1000": [0.0, 7.0]})
+    >>> live_tree_events(runs).values.tolist()
+    [[0.5, 0.9, 7.0, 1000.0, 7.0]]
+    """
     s = runs[runs["delta"].notna()]
     return s[["pool_fraction", "delta", "swaps", "decisions", "events_per_1000"]].sort_values(
         ["pool_fraction", "delta"]).reset_index(drop=True)
@@ -286,7 +404,31 @@ def report_fig6(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
 
 
 def sweep_cell(workload: Any, params: dict) -> dict:
-    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`)."""
+    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`).
+
+    Parameters
+    ----------
+    workload : object
+        The cell's workload.
+    params : dict
+        The sweep cell's parameters (:attr:`fairalloc.experiments.Cell.params`).
+
+    Returns
+    -------
+    dict of DataFrame
+
+    Examples
+    --------
+    The workload of :func:`cell`'s example with SDRF; the grid axis ``pool_fraction`` and the
+    option ``delta`` are left to the sweep's own columns:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 0, 10], run_time=[10, 10, 10], tasks=[1, 1, 1],
+    ...                            user=[0, 1, 0], resources=[[1.0], [1.0], [1.0]])
+    >>> t = sweep_cell(wl, {"grid": {"pool_fraction": 1 / 3}, "options": {"delta": 0.9}, "policy": None})
+    >>> list(t["runs"].columns)
+    ['tasks', 'decisions', 'swaps', 'wakeups', 'events_per_1000', 'mean_task_wait', 'mechanism']
+    """
     from . import sweep_adapter
 
     return sweep_adapter(cell, workload, params)

@@ -61,7 +61,28 @@ MEMORY_GB = 384.0
 
 
 def data_dir() -> Path | None:
-    """``$FAIRALLOC_DATA`` or ``../shared/data`` from the working directory or the package; None if absent."""
+    """``$FAIRALLOC_DATA`` or ``../shared/data`` from the working directory or the package; None if absent.
+
+    Returns
+    -------
+    Path or None
+        The first of those folders that exists, resolved.
+
+    Examples
+    --------
+    ``$FAIRALLOC_DATA`` comes first when it names a folder:
+
+    >>> import os, tempfile, pathlib
+    >>> old = os.environ.pop("FAIRALLOC_DATA", None)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     os.environ["FAIRALLOC_DATA"] = d
+    ...     found = data_dir() == pathlib.Path(d).resolve()
+    >>> del os.environ["FAIRALLOC_DATA"]
+    >>> if old is not None:
+    ...     os.environ["FAIRALLOC_DATA"] = old
+    >>> found
+    True
+    """
     env = os.environ.get("FAIRALLOC_DATA")
     cands = [Path(env)] if env else []
     here = Path(__file__).resolve()
@@ -95,7 +116,37 @@ def _seed(*parts: Any) -> int:
 
 
 def workload(scenario: str, sample: int, *, n_jobs: int = 100, slots: int = 600) -> Any:
-    """One sample of a scenario (module docstring); deterministic in (scenario, sample)."""
+    """One sample of a scenario (module docstring); deterministic in (scenario, sample).
+
+    Parameters
+    ----------
+    scenario : str
+        A key of :data:`SCENARIOS`.
+    sample : int
+        The sample number (seeds the draw).
+    n_jobs : int, default 100
+    slots : int, default 600
+        Submission slots are uniform in 1..``slots``.
+
+    Returns
+    -------
+    Workload
+
+    Raises
+    ------
+    ValueError
+        An unknown scenario.
+
+    Examples
+    --------
+    A real call resamples the shared Alibaba 2017 rows when present (reading them takes about a
+    second), so its numbers depend on the data; an unknown scenario is refused first:
+
+    >>> workload("large99", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: scenario='large99' is not one of ['large25', 'large50', 'large80', 'normal']
+    """
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario={scenario!r} is not one of {sorted(SCENARIOS)}")
     src = _source()
@@ -110,7 +161,32 @@ def demands_source() -> str:
 
 
 def placement(n_users: int, cluster: Any, p: float, sample: int) -> np.ndarray:
-    """(n_users, M) bool: each server with probability ``p``, the largest servers always."""
+    """(n_users, M) bool: each server with probability ``p``, the largest servers always.
+
+    Parameters
+    ----------
+    n_users : int
+    cluster : Cluster
+    p : float in [0, 1]
+        Probability that a user may use a server (seeded by ``(n_users, p, sample)``).
+    sample : int
+
+    Returns
+    -------
+    ndarray of bool, shape (n_users, M)
+
+    Examples
+    --------
+    With p = 0 only the servers of the largest type (every resource at the cluster's maximum)
+    remain, for every user:
+
+    >>> import fairalloc as fa
+    >>> cl = fa.clusters.tvtsf_table3()
+    >>> pl = placement(3, cl, 0.0, 0)
+    >>> big = (cl.capacities == cl.capacities.max(axis=0)).all(axis=1)
+    >>> pl.shape == (3, cl.n_servers), bool((pl == big).all())
+    (True, True)
+    """
     rng = np.random.default_rng(_seed("placement", n_users, p, sample))
     pl = rng.random((n_users, cluster.n_servers)) < p
     cap = cluster.capacities
@@ -126,6 +202,41 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
     ``wl`` is unused (the workload depends on the cell's scenario and sample). Returns ``users``
     (per user: ``user_wait``, ``mean_queuing``, ``mean_completion``) and ``runs`` (one row: means,
     variances, largest task queuing time, utilisation, grants the static CDRF could not place).
+
+    Parameters
+    ----------
+    wl : object, optional
+        Unused.
+    scenario : str
+        A key of :data:`SCENARIOS`.
+    seed : int
+        The sample.
+    policy : str
+        A key of :data:`POLICIES`.
+    n_jobs : int, default 100
+    slots : int, default 600
+    placement_p : float, default 0.5
+        As :func:`placement`.
+
+    Returns
+    -------
+    dict of DataFrame
+
+    Raises
+    ------
+    ValueError
+        An unknown scenario.
+    KeyError
+        An unknown policy.
+
+    Examples
+    --------
+    As :func:`workload`, a real call depends on the shared data; an unknown scenario is refused:
+
+    >>> cell(scenario="large99", seed=0, policy="tvtsf")
+    Traceback (most recent call last):
+    ...
+    ValueError: scenario='large99' is not one of ['large25', 'large50', 'large80', 'normal']
     """
     sample = int(seed)
     w = workload(scenario, sample, n_jobs=int(n_jobs), slots=int(slots))
@@ -154,7 +265,28 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
 
 
 def summary(users: pd.DataFrame) -> pd.DataFrame:
-    """Per (scenario, policy): mean and variance over users (pooled over samples) of the three times."""
+    """Per (scenario, policy): mean and variance over users (pooled over samples) of the three times.
+
+    Parameters
+    ----------
+    users : pandas.DataFrame
+        The cells' ``users`` tables.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``scenario``, ``policy`` and ``<time>_mean`` / ``<time>_var`` (population variance) for
+        ``user_wait``, ``mean_queuing``, ``mean_completion``.
+
+    Examples
+    --------
+    Waits 1 and 3: mean 2, variance ((1-2)^2 + (3-2)^2) / 2 = 1:
+
+    >>> u = pd.DataFrame({"scenario": "normal", "policy": "tvtsf", "user_wait": [1.0, 3.0],
+    ...                   "mean_queuing": [2.0, 2.0], "mean_completion": [5.0, 7.0]})
+    >>> summary(u)[["user_wait_mean", "user_wait_var", "mean_queuing_var"]].values.tolist()
+    [[2.0, 1.0, 0.0]]
+    """
     g = users.groupby(["scenario", "policy"])
     out = {}
     for k in ("user_wait", "mean_queuing", "mean_completion"):
@@ -164,7 +296,26 @@ def summary(users: pd.DataFrame) -> pd.DataFrame:
 
 
 def cdfs(users: pd.DataFrame, metric: str) -> dict:
-    """{(scenario, policy): (sorted values, cumulative fractions)} of ``metric`` over users."""
+    """{(scenario, policy): (sorted values, cumulative fractions)} of ``metric`` over users.
+
+    Parameters
+    ----------
+    users : pandas.DataFrame
+        The cells' ``users`` tables.
+    metric : str
+        A column (NaN values dropped).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> u = pd.DataFrame({"scenario": "normal", "policy": "tvtsf", "user_wait": [3.0, 1.0]})
+    >>> v, f = cdfs(u, "user_wait")[("normal", "tvtsf")]
+    >>> v.tolist(), f.tolist()
+    ([1.0, 3.0], [0.5, 1.0])
+    """
     out = {}
     for key, g in users.groupby(["scenario", "policy"]):
         v = np.sort(g[metric].dropna().to_numpy())
@@ -241,7 +392,23 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
 
 
 def sweep_cell(workload: Any, params: dict) -> dict:
-    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`)."""
+    """:func:`cell` under the sweep's cell contract (:func:`fairalloc.experiments.reproductions.sweep_adapter`).
+
+    Parameters
+    ----------
+    workload : object
+        The cell's workload.
+    params : dict
+        The sweep cell's parameters (:attr:`fairalloc.experiments.Cell.params`).
+
+    Returns
+    -------
+    dict of DataFrame
+
+    Notes
+    -----
+    No example: :func:`cell` reads the shared data when present (see :func:`workload`).
+    """
     from . import sweep_adapter
 
     return sweep_adapter(cell, workload, params)
