@@ -210,7 +210,8 @@ def from_time_varying(tv: Any, /, *, slot: float = 1.0) -> Workload:
     TypeError
         ``tv`` is not a :class:`~fairalloc.TimeVaryingInstance`.
     InvalidInstanceError
-        Demands or weights that change over time (naming the user).
+        Demands or weights that change over time (naming the user), or a ``slot`` that is not a
+        positive, finite number.
 
     Examples
     --------
@@ -226,6 +227,10 @@ def from_time_varying(tv: Any, /, *, slot: float = 1.0) -> Workload:
 
     if not isinstance(tv, TimeVaryingInstance):
         raise TypeError(f"tv must be a fairalloc.TimeVaryingInstance, got {type(tv).__name__}")
+    if isinstance(slot, bool) or not isinstance(slot, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(slot) or slot <= 0:
+        raise InvalidInstanceError(f"slot={slot!r} must be a positive, finite number (the slot length)",
+                                   argument="slot", value=slot)
     d = tv.task_demands
     if not np.all(d == d[:, :1, :]):
         i = int(np.flatnonzero(~np.all(d == d[:, :1, :], axis=(1, 2)))[0])

@@ -67,6 +67,12 @@ def test_from_time_varying_and_refusals():
     varying = fa.TimeVaryingInstance([[4, 8]], [[[2, 4], [1, 4]]], arrivals=[[1, 1]], durations=[1])
     with pytest.raises(InvalidInstanceError, match="change over time"):
         from_time_varying(varying)
+    # a zero, negative, infinite or non-numeric slot length would give every job submit and run time 0
+    # (or nonsense): refused, naming the argument and the value
+    for bad in (0.0, -1.0, float("inf"), float("nan"), "1", True):
+        with pytest.raises(InvalidInstanceError, match="slot=") as err:
+            from_time_varying(tv, slot=bad)
+        assert err.value.argument == "slot"
 
 
 def test_google_subset_through_sdrf(shared_data):
