@@ -28,6 +28,11 @@ class FairallocError(Exception):
     matching built-in (``ValueError``, ``RuntimeError``, ``ImportError``), so code that catches those
     keeps working.
 
+    Parameters
+    ----------
+    message : str
+        What went wrong (``str(error)``); the raising code writes it.
+
     See Also
     --------
     InvalidInstanceError, SolverError, SolverUnavailableError, InfeasibleError
@@ -105,6 +110,11 @@ class SolverError(FairallocError, RuntimeError):
     (an infeasible problem into its subclass :class:`InfeasibleError`). The message gives mechanism,
     method, status and the backend's message.
 
+    Parameters
+    ----------
+    message : str
+        What went wrong (``str(error)``); the raising code writes it.
+
     Examples
     --------
     >>> import fairalloc as fa
@@ -124,6 +134,11 @@ class SolverUnavailableError(SolverError, ImportError):
     :func:`fairalloc.exact.get_backend` (and so by every ``solver=`` argument): the message lists the
     known names, says which kinds a backend handles, or says what to ``pip install``.
 
+    Parameters
+    ----------
+    message : str
+        What went wrong (``str(error)``); the raising code writes it.
+
     Examples
     --------
     >>> import fairalloc as fa
@@ -141,6 +156,11 @@ class InfeasibleError(SolverError):
 
     A :class:`SolverError`; the result's status is ``INFEASIBLE`` (the backend proved that no feasible
     solution exists). Solves return that status, they do not raise.
+
+    Parameters
+    ----------
+    message : str
+        What went wrong (``str(error)``); the raising code writes it.
 
     Examples
     --------
@@ -160,6 +180,11 @@ class FairallocWarning(UserWarning):
     Examples: an option a method does not use (``solver=`` with ``method="waterfill"``), a file with
     users that have no commitments (they start at zero), a leximin search cut at ``max_values``.
     Silence or escalate it with the ``warnings`` module by this category.
+
+    Parameters
+    ----------
+    message : str
+        What was ignored or adjusted (``str(warning)``).
 
     Examples
     --------
