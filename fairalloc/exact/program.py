@@ -208,7 +208,8 @@ def from_pulp(problem: Any, also: Iterable[Any] = ()) -> LinearProgram:
     integer = np.array([v.cat in ("Integer", "Binary") for v in variables], dtype=bool)
     data, ind, ptr = [], [], [0]
     lo, hi, rnames = [], [], []
-    for k, c in enumerate(cons):
+    unnamed = 0
+    for c in cons:
         for v, coef in c.items():
             ind.append(index[v.name])
             data.append(float(coef))
@@ -220,7 +221,9 @@ def from_pulp(problem: Any, also: Iterable[Any] = ()) -> LinearProgram:
             lo.append(rhs), hi.append(math.inf)
         else:
             lo.append(rhs), hi.append(rhs)
-        rnames.append(c.name if c.name is not None else f"_C{k}")
+        if c.name is None:                 # PuLP's own default name: unnamed rows _C1, _C2, ...
+            unnamed += 1
+        rnames.append(c.name if c.name is not None else f"_C{unnamed}")
     A = sp.csr_matrix((np.array(data, dtype=float), np.array(ind, dtype=np.int64), np.array(ptr)),
                       shape=(len(cons), len(names)))
     cost = np.zeros(len(names))
