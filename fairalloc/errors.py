@@ -144,10 +144,10 @@ class SolverUnavailableError(SolverError, ImportError):
     >>> import fairalloc as fa
     >>> from fairalloc.exact import get_backend
     >>> try:
-    ...     get_backend("nosuch", "lp")
+    ...     get_backend("clarabel", "milp")            # an LP/conic solver asked for a MILP
     ... except fa.SolverUnavailableError as e:
     ...     print(str(e).split(";")[0])
-    unknown solver 'nosuch'
+    solver 'clarabel' cannot solve MILP problems (it handles: lp)
     """
 
 
