@@ -28,10 +28,10 @@ class FairallocError(Exception):
     matching built-in (``ValueError``, ``RuntimeError``, ``ImportError``), so code that catches those
     keeps working.
 
-    Parameters
+    Attributes
     ----------
-    message : str
-        What went wrong (``str(error)``); the raising code writes it.
+    args : tuple
+        ``(message,)``: what went wrong, as the raising code wrote it (``str(error)``).
 
     See Also
     --------
@@ -110,10 +110,10 @@ class SolverError(FairallocError, RuntimeError):
     (an infeasible problem into its subclass :class:`InfeasibleError`). The message gives mechanism,
     method, status and the backend's message.
 
-    Parameters
+    Attributes
     ----------
-    message : str
-        What went wrong (``str(error)``); the raising code writes it.
+    args : tuple
+        ``(message,)``: what went wrong, as the raising code wrote it (``str(error)``).
 
     Examples
     --------
@@ -134,10 +134,10 @@ class SolverUnavailableError(SolverError, ImportError):
     :func:`fairalloc.exact.get_backend` (and so by every ``solver=`` argument): the message lists the
     known names, says which kinds a backend handles, or says what to ``pip install``.
 
-    Parameters
+    Attributes
     ----------
-    message : str
-        What went wrong (``str(error)``); the raising code writes it.
+    args : tuple
+        ``(message,)``: what went wrong, as the raising code wrote it (``str(error)``).
 
     Examples
     --------
@@ -157,10 +157,10 @@ class InfeasibleError(SolverError):
     A :class:`SolverError`; the result's status is ``INFEASIBLE`` (the backend proved that no feasible
     solution exists). Solves return that status, they do not raise.
 
-    Parameters
+    Attributes
     ----------
-    message : str
-        What went wrong (``str(error)``); the raising code writes it.
+    args : tuple
+        ``(message,)``: what went wrong, as the raising code wrote it (``str(error)``).
 
     Examples
     --------
@@ -177,14 +177,14 @@ class InfeasibleError(SolverError):
 class FairallocWarning(UserWarning):
     """Something was ignored or adjusted; the message says what (emitted with ``stacklevel=2`` or more).
 
-    Examples: an option a method does not use (``solver=`` with ``method="waterfill"``), a file with
+    Emitted, for instance, for an option a method does not use (``solver=`` with ``method="waterfill"``), a file with
     users that have no commitments (they start at zero), a leximin search cut at ``max_values``.
     Silence or escalate it with the ``warnings`` module by this category.
 
-    Parameters
+    Attributes
     ----------
-    message : str
-        What was ignored or adjusted (``str(warning)``).
+    args : tuple
+        ``(message,)``: what was ignored or adjusted (``str(warning)``).
 
     Examples
     --------
