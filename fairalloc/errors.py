@@ -177,8 +177,9 @@ class InfeasibleError(SolverError):
 class FairallocWarning(UserWarning):
     """Something was ignored or adjusted; the message says what (emitted with ``stacklevel=2`` or more).
 
-    Emitted, for instance, for an option a method does not use (``solver=`` with ``method="waterfill"``), a file with
-    users that have no commitments (they start at zero), a leximin search cut at ``max_values``.
+    Emitted, for instance, for an option a method does not use (``solver=`` with
+    ``method="waterfill"``), a file with users that have no commitments (they start at zero), a
+    leximin search cut at ``max_values``.
     Silence or escalate it with the ``warnings`` module by this category.
 
     Attributes

@@ -97,8 +97,9 @@ def random_task_instance(n_agents: int, n_servers: int, *, rng=None, max_tasks: 
     """A random one-shot :class:`TaskInstance` on a Table 3-like cluster (two resources).
 
     Task demands are whole cores and GB (1 to the smallest server's cores, at least 2; 0.5 to 8 GB
-    per core, rounded down, at least 1), each fitting on some server; placement is per server type with probability ``placement_density``, and
-    every user has at least one eligible server where its task fits.
+    per core, rounded down, at least 1), each fitting on some server; placement is per server type
+    with probability ``placement_density``, and every user has at least one eligible server where
+    its task fits.
 
     Parameters
     ----------

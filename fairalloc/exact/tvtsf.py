@@ -586,8 +586,8 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
         :data:`fairalloc.exact.solvers.DEFAULT_ORDER`).
     time_limit : float, optional
         Seconds for the whole run; a slot that runs out of time keeps its best incumbent and
-        later slots start nothing (FEASIBLE, said in ``message``); at the limit the result is FEASIBLE with the incumbent (or
-        NOT_SOLVED without one), never OPTIMAL.
+        later slots start nothing (FEASIBLE, said in ``message``); at the limit the result is
+        FEASIBLE with the incumbent (or NOT_SOLVED without one), never OPTIMAL.
     mip_gap : float, optional
         Relative gap of each MILP (default 0: proven). A positive gap gives FEASIBLE results.
     threads, msg, options
