@@ -26,6 +26,20 @@ def tvtsf_table3() -> Cluster:
     paper's Table 3 (``papers/tvtsf.md``). Servers are named ``"<cores>c<GB>g-<j>"``; resources
     ``("cpu", "mem")``.
 
+    Returns
+    -------
+    Cluster
+        A new cluster, shape (100, 2).
+
+    Examples
+    --------
+    The totals are Table 3's counts times capacities: 5·2 + 5·4 + 10·8 + 10·12 + 10·16 + 10·24 + 20·32
+    + 20·52 + 5·64 + 5·104 = 3150 cores and likewise 12120 GB:
+
+    >>> c = tvtsf_table3()
+    >>> c.n_servers, c.totals.tolist(), c.server_names[0], c.resource_names
+    (100, [3150.0, 12120.0], '2c8g-0', ('cpu', 'mem'))
+
     References
     ----------
     .. [1] Li Jie, Wang Jianzhou, "A fair multi-resource allocation mechanism for time-varying
@@ -41,6 +55,13 @@ def tvtsf_table3() -> Cluster:
 def drf_example() -> Cluster:
     """One server with 9 CPUs and 18 GB: the DRF paper's running example (Ghodsi et al., NSDI 2011, Section 4).
 
+    Returns
+    -------
+    Cluster
+        One server named ``"drf"``, resources ``("cpu", "mem")``.
+
+    Examples
+    --------
     >>> drf_example().capacities.tolist()
     [[9.0, 18.0]]
     """
@@ -53,8 +74,31 @@ def pool(n_resources: int = 2, capacity: float = 1.0) -> Cluster:
     The SDRF paper (Section 3) normalises every resource total to 1 and pools it; a
     :class:`~fairalloc.Cluster` with one server is that pool for the task schedulers.
 
+    Parameters
+    ----------
+    n_resources : int, optional
+        Number of resources, >= 1 (default 2).
+    capacity : float, optional
+        Size of every resource (default 1).
+
+    Returns
+    -------
+    Cluster
+        One server named ``"pool"``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``n_resources < 1``, or a ``capacity`` that is not positive and finite.
+
+    Examples
+    --------
     >>> pool(3).capacities.tolist()
     [[1.0, 1.0, 1.0]]
+    >>> pool(0)
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: n_resources=0 must be >= 1
     """
     n = int(n_resources)
     if n < 1:

@@ -71,9 +71,39 @@ def _check_positive_scalar(name: str, value: float) -> float:
 
 
 def as_commitments(commitments, n_agents: int, n_resources: int, *, argument: str = "commitments") -> np.ndarray:
-    """Validate commitments: (n_agents, n_resources), finite, >= 0. ``None`` gives zeros.
+    """Validate commitments: shape (n_agents, n_resources), finite, >= 0; ``None`` gives zeros.
 
-    With one resource a 1-D array of length n_agents is accepted. Returns a new float array.
+    Parameters
+    ----------
+    commitments : array_like, shape (n_agents, n_resources), or None
+        :math:`c_{ir}` as fractions of capacity. With one resource a 1-D array of length ``n_agents``
+        is accepted. ``None`` means no history (all zero).
+    n_agents, n_resources : int
+        The expected shape.
+    argument : str, optional
+        Name used in error messages (default ``"commitments"``).
+
+    Returns
+    -------
+    ndarray of float, shape (n_agents, n_resources)
+        A new array (the input is never modified).
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not 1-D/2-D, wrong shape, or an entry that is NaN, infinite or negative (the message names the
+        argument, the index and the value).
+
+    Examples
+    --------
+    >>> as_commitments(None, 2, 1).tolist()
+    [[0.0], [0.0]]
+    >>> as_commitments([0.1, 0.2], 2, 1).tolist()          # one resource: 1-D accepted
+    [[0.1], [0.2]]
+    >>> as_commitments([[0.1], [-0.2]], 2, 1)
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: commitments[1, 0]=-0.2 must be >= 0
     """
     if commitments is None:
         return np.zeros((n_agents, n_resources))
@@ -86,12 +116,33 @@ def as_commitments(commitments, n_agents: int, n_resources: int, *, argument: st
 
 
 def excess(allocation, weights=None) -> np.ndarray:
-    r"""Usage above the fair share, :math:`\bar o_{ir} = \max\{o_{ir} - f_i, 0\}` (Eq. 3).
+    r"""Usage above the fair share, :math:`\bar o_{ir} = \max\{o_{ir} - f_i, 0\}` (SDRF Eq. 3).
 
-    ``allocation`` (n, m) normalised; ``weights`` (n,) or None (fair share 1/n).
+    Parameters
+    ----------
+    allocation : array_like, shape (n, m)
+        :math:`o_{ir}`, normalised (fractions of capacity).
+    weights : array_like, shape (n,), optional
+        Fair share :math:`f_i = w_i / \sum_j w_j` (:func:`fairalloc.shares.fair_shares`); ``None``
+        (default) gives :math:`f_i = 1/n`.
+
+    Returns
+    -------
+    ndarray, shape (n, m)
+
+    See Also
+    --------
+    excess_over : the same with a given fair share.
+
+    Examples
+    --------
+    Two users, fair share 1/2: 0.75 - 0.5 = 0.25 and 0.9 - 0.5 = 0.4, the rest below 1/2. Weights 3, 1
+    make the fair shares 3/4 and 1/4, so only user 1 (0.5 - 0.25) is above:
 
     >>> excess([[0.75, 0.1], [0.25, 0.9]]).tolist()
     [[0.25, 0.0], [0.0, 0.4]]
+    >>> excess([[0.75], [0.5]], weights=[3, 1]).tolist()
+    [[0.0], [0.25]]
     """
     o = np.asarray(allocation, dtype=float)
     w = np.ones(o.shape[0]) if weights is None else np.asarray(weights, dtype=float)
@@ -104,25 +155,71 @@ def excess_over(allocation, fair_share) -> np.ndarray:
     What :func:`excess` computes once the fair share is known; an incremental scheduler updates one
     user at a time with it (``excess_over(o_i, f_i)``).
 
-    >>> excess_over([0.75, 0.1], 0.5).tolist()
+    Parameters
+    ----------
+    allocation : array_like
+        :math:`o_{ir}`, normalised.
+    fair_share : scalar or array_like
+        :math:`f_i`, broadcast against ``allocation`` (for (n, m) allocations pass shape (n, 1)).
+
+    Returns
+    -------
+    ndarray
+        The broadcast shape of the inputs.
+
+    Examples
+    --------
+    >>> excess_over([0.75, 0.1], 0.5).tolist()          # 0.75 - 0.5, and 0.1 is below 0.5
     [0.25, 0.0]
     """
     return np.maximum(np.asarray(allocation, dtype=float) - np.asarray(fair_share, dtype=float), 0.0)
 
 
 def step(commitments, allocation, delta: float, weights=None) -> np.ndarray:
-    r"""One step of Eq. 3: :math:`c' = (1-\delta)\,\bar o + \delta c`.
+    r"""One step of SDRF Eq. 3: :math:`c' = (1-\delta)\,\bar o + \delta c`.
 
     Parameters
     ----------
-    commitments : array_like (n, m)
+    commitments : array_like, shape (n, m)
         Commitments before the step (fractions of capacity, >= 0).
-    allocation : array_like (n, m)
+    allocation : array_like, shape (n, m)
         Normalised allocation held during the step.
     delta : float in [0, 1)
         Discount per step (closer to 1 = longer memory; 0 = only the last step counts).
-    weights : array_like (n,), optional
+    weights : array_like, shape (n,), optional
         Fair share :math:`w_i/\sum w` instead of 1/n.
+
+    Returns
+    -------
+    ndarray, shape (n, m)
+        The commitments after the step.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``delta`` outside [0, 1), or ``allocation`` and ``commitments`` of different shapes.
+
+    See Also
+    --------
+    from_history : many steps at once (sum form).
+    decay : the continuous-time form (Eq. 6).
+
+    Examples
+    --------
+    User 0 holds 0.75 against a fair share of 1/2 (excess 0.25), user 1 holds 0.25 (none): with
+    :math:`\delta = 1/2` user 0's commitment becomes 0.5 x 0.25 = 0.125; a second step adds
+    0.5 x 0.25 + 0.5 x 0.125 = 0.1875:
+
+    >>> import numpy as np
+    >>> c = step(np.zeros((2, 1)), [[0.75], [0.25]], delta=0.5)
+    >>> c.ravel().tolist()
+    [0.125, 0.0]
+    >>> step(c, [[0.75], [0.25]], delta=0.5).ravel().tolist()
+    [0.1875, 0.0]
+    >>> step(c, [[0.75], [0.25]], delta=1.0)
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: delta=1.0 must be in [0, 1)
     """
     d = _check_delta(delta, allow_zero=True)
     c = np.asarray(commitments, dtype=float)
@@ -134,11 +231,39 @@ def step(commitments, allocation, delta: float, weights=None) -> np.ndarray:
 
 
 def from_history(allocations, delta: float, weights=None, initial=None) -> np.ndarray:
-    r"""Eq. 3 in sum form over a history ``allocations`` (T, n, m), oldest first.
+    r"""SDRF Eq. 3 in sum form over a history of allocations, oldest first.
 
-    :math:`c^{(T)} = (1-\delta)\sum_{k=1}^{T}\delta^{T-k}\bar o^{(k)} + \delta^T c^{(0)}`.
+    .. math:: c^{(T)} = (1-\delta)\sum_{k=1}^{T}\delta^{T-k}\bar o^{(k)} + \delta^T c^{(0)}
 
-    >>> from_history([[[0.75]], [[0.75]]], delta=0.5).ravel().tolist()    # one user: excess 0.75-1=0
+    Parameters
+    ----------
+    allocations : array_like, shape (T, n, m)
+        Normalised allocations of each step, oldest first.
+    delta : float in [0, 1)
+        Discount per step.
+    weights : array_like, shape (n,), optional
+        Fair share :math:`w_i/\sum w` instead of 1/n.
+    initial : array_like, shape (n, m), optional
+        :math:`c^{(0)}`, commitments before the first step (default 0).
+
+    Returns
+    -------
+    ndarray, shape (n, m)
+        :math:`c^{(T)}`; equal (up to rounding) to :func:`step` applied ``T`` times.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``delta`` outside [0, 1), or ``allocations`` not 3-D.
+
+    Examples
+    --------
+    The two steps of :func:`step`'s example in one call, :math:`0.5(0.5 \cdot 0.25 + 0.25) = 0.1875`;
+    a lone user has fair share 1, so no excess:
+
+    >>> from_history([[[0.75], [0.25]], [[0.75], [0.25]]], delta=0.5).ravel().tolist()
+    [0.1875, 0.0]
+    >>> from_history([[[0.75]], [[0.75]]], delta=0.5).ravel().tolist()
     [0.0]
     """
     d = _check_delta(delta, allow_zero=True)
@@ -156,12 +281,45 @@ def from_history(allocations, delta: float, weights=None, initial=None) -> np.nd
 
 
 def decay(c0, excess_, dt, tau: float) -> np.ndarray:
-    r"""Eq. 6: commitments after ``dt`` with the excess held constant, :math:`(1-\hat\delta)\bar o + \hat\delta c_0`.
+    r"""SDRF Eq. 6: commitments after ``dt`` with the excess held constant, :math:`(1-\hat\delta)\bar o + \hat\delta c_0`.
 
-    ``dt`` may be a scalar or an array broadcasting with ``c0`` (>= 0); ``tau`` > 0.
+    :math:`\hat\delta = e^{-\Delta t/\tau}`; :math:`1 - \hat\delta` is computed with ``expm1`` so tiny
+    ``dt / tau`` keeps its precision.
 
-    >>> decay([0.0], [0.5], dt=1.0, tau=tau_from_delta(0.5)).tolist()   # one Eq. 3 step with delta 0.5
+    Parameters
+    ----------
+    c0 : array_like
+        Commitments at the start of the interval (fractions of capacity).
+    excess_ : array_like
+        :math:`\bar o`, the excess held during the interval (:func:`excess`), broadcast with ``c0``.
+    dt : float or array_like
+        Interval length(s), finite and >= 0, broadcast with ``c0``.
+    tau : float
+        Time constant (> 0), in the units of ``dt`` (:func:`tau_from_delta`, :func:`tau_from_half_life`).
+
+    Returns
+    -------
+    ndarray
+        The commitments at the end of the interval.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``tau`` not finite and positive, or a ``dt`` negative or not finite.
+
+    See Also
+    --------
+    decay_unchecked, decay_row : the same arithmetic without checks (schedulers' inner loops).
+
+    Examples
+    --------
+    With :math:`\tau = 1/\ln 2` one time unit gives :math:`\hat\delta = 1/2`, i.e. one Eq. 3 step with
+    :math:`\delta = 1/2`: 0.5 x 0.5 = 0.25. With no excess a commitment halves in one half-life:
+
+    >>> decay([0.0], [0.5], dt=1.0, tau=tau_from_delta(0.5)).tolist()
     [0.25]
+    >>> decay([0.8], [0.0], dt=half_life_from_tau(3.0), tau=3.0).round(12).tolist()
+    [0.4]
     """
     tau = _check_positive_scalar("tau", tau)
     dt = np.asarray(dt, dtype=float)
@@ -171,9 +329,28 @@ def decay(c0, excess_, dt, tau: float) -> np.ndarray:
 
 
 def decay_unchecked(c0: np.ndarray, excess_: np.ndarray, dt, tau: float) -> np.ndarray:
-    r"""Eq. 6 as :func:`decay`, for arrays and a ``tau`` already validated (schedulers' inner loop).
+    r"""SDRF Eq. 6 as :func:`decay`, for arrays and a ``tau`` already validated (schedulers' inner loop).
 
-    ``dt`` may be a float or an array; no argument is checked or converted.
+    No argument is checked or converted.
+
+    Parameters
+    ----------
+    c0 : ndarray
+        Commitments at the start of the interval.
+    excess_ : ndarray
+        Excess held during the interval, broadcast with ``c0``.
+    dt : float or ndarray
+        Interval length(s), >= 0.
+    tau : float
+        Time constant, > 0.
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    The same value as :func:`decay`'s first example (one step of :math:`\delta = 1/2`):
 
     >>> decay_unchecked(np.array([0.0]), np.array([0.5]), 1.0, tau_from_delta(0.5)).tolist()
     [0.25]
@@ -186,8 +363,29 @@ def decay_unchecked(c0: np.ndarray, excess_: np.ndarray, dt, tau: float) -> np.n
 
 
 def decay_row(c0: list, excess_: list, dt: float, tau: float) -> list:
-    r"""Eq. 6 for one user's commitments as Python lists: :func:`decay_unchecked`'s arithmetic, term by
-    term (bitwise the same values), without NumPy's overhead on a short vector (schedulers' inner loop).
+    r"""SDRF Eq. 6 for one user's commitments as Python lists.
+
+    :func:`decay_unchecked`'s arithmetic, term by term (bitwise the same values), without NumPy's
+    overhead on a short vector (schedulers' inner loop). Nothing is checked.
+
+    Parameters
+    ----------
+    c0 : list of float
+        The user's commitments at the start of the interval, one per resource.
+    excess_ : list of float
+        Its excess during the interval, same length.
+    dt : float
+        Interval length, >= 0.
+    tau : float
+        Time constant, > 0.
+
+    Returns
+    -------
+    list of float
+
+    Examples
+    --------
+    With :math:`\hat\delta = 1/2`: 0.5 x 0.5 + 0.5 x 0 = 0.25 and 0.5 x 0 + 0.5 x 0.4 = 0.2.
 
     >>> decay_row([0.0, 0.4], [0.5, 0.0], 1.0, tau_from_delta(0.5))
     [0.25, 0.2]
@@ -200,7 +398,20 @@ def decay_row(c0: list, excess_: list, dt: float, tau: float) -> list:
 def excess_row(allocation: list, fair_share: float) -> list:
     r""":func:`excess_over` for one user as a Python list: :math:`\max\{o_{ir} - f_i, 0\}`.
 
-    >>> excess_row([0.75, 0.1], 0.5)
+    Parameters
+    ----------
+    allocation : list of float
+        The user's normalised allocation, one entry per resource.
+    fair_share : float
+        :math:`f_i`.
+
+    Returns
+    -------
+    list of float
+
+    Examples
+    --------
+    >>> excess_row([0.75, 0.1], 0.5)          # 0.75 - 0.5; 0.1 is below 0.5
     [0.25, 0.0]
     """
     return [x - fair_share if x > fair_share else 0.0 for x in allocation]

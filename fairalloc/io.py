@@ -73,7 +73,35 @@ __all__ = ["InstanceSpec", "load_instance", "load_commitments", "parse_instance"
 
 @dataclass(frozen=True)
 class InstanceSpec:
-    """What an instance file describes: the instance, its commitments (or None) and its source."""
+    """What an instance file describes: the instance, its commitments (or None) and its source.
+
+    Returned by :func:`parse_instance`, :func:`load_instance` and the built-in examples
+    (:mod:`fairalloc.examples`); frozen.
+
+    Parameters
+    ----------
+    instance : Instance or TaskInstance or object
+        The instance (a :class:`~fairalloc.Instance` for ``kind="pooled"``; other kinds hold what their
+        registered reader builds).
+    commitments : ndarray, shape (n_agents, n_resources), optional
+        SDRF commitments as fractions of capacity, or ``None`` when the file gives none.
+    source : str, optional
+        Where it came from (a path, ``"<data>"``, ``"builtin:<name>"``).
+    kind : str, optional
+        The file's ``kind`` (default ``"pooled"``; see :data:`INSTANCE_KINDS`).
+
+    Attributes
+    ----------
+    instance, commitments, source, kind
+        As the parameters.
+
+    Examples
+    --------
+    >>> from fairalloc.examples import drf_paper
+    >>> spec = drf_paper()
+    >>> spec.source, spec.kind, spec.commitments is None
+    ('builtin:drf-paper', 'pooled', True)
+    """
 
     instance: Any
     commitments: np.ndarray | None = None
@@ -278,7 +306,44 @@ def _check_numbers(value: Any, where: str, path: str, key: str) -> None:
 
 
 def parse_instance(data: Mapping[str, Any], source: str = "<data>") -> InstanceSpec:
-    """Build an :class:`InstanceSpec` from a mapping in one of the documented forms (rules: module docstring)."""
+    """Build an :class:`InstanceSpec` from a mapping in one of the documented forms.
+
+    The forms (per-user, matrix) and the rules are in this module's docstring; the mapping is what a
+    JSON or YAML instance file holds.
+
+    Parameters
+    ----------
+    data : Mapping
+        The file's content. ``data["kind"]`` (default ``"pooled"``) selects the reader from
+        :data:`INSTANCE_KINDS`.
+    source : str, optional
+        Name used in error messages and kept as ``InstanceSpec.source`` (default ``"<data>"``).
+
+    Returns
+    -------
+    InstanceSpec
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``data`` is not a mapping; an unknown ``kind`` or key; a word or boolean where a number belongs;
+        commitments outside [0, 1]; anything :class:`~fairalloc.Instance` refuses. The message names
+        the source, the field and the value.
+
+    Examples
+    --------
+    The DRF paper's example in per-user form: 100 tasks of <1, 4> give a total demand <100, 400>:
+
+    >>> spec = parse_instance({"capacities": [9, 18], "users": [
+    ...     {"name": "A", "demand": [1, 4], "tasks": 100},
+    ...     {"name": "B", "demand": [3, 1], "tasks": 100, "commitment": [0.1, 0]}]})
+    >>> spec.instance.demands.tolist(), spec.commitments.tolist()
+    ([[100.0, 400.0], [300.0, 100.0]], [[0.0, 0.0], [0.1, 0.0]])
+    >>> parse_instance({"demands": [[1, "two"]]})
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: <data>: demands[0][1]='two' is not a number
+    """
     if not isinstance(data, Mapping):
         raise InvalidInstanceError(f"{source}: the top level must be a mapping, got {type(data).__name__}",
                                    argument="data", value=type(data).__name__)
@@ -298,7 +363,38 @@ def parse_instance(data: Mapping[str, Any], source: str = "<data>") -> InstanceS
 
 
 def load_instance(path: str | Path) -> InstanceSpec:
-    """Read an instance file (``.json``, ``.yaml``/``.yml`` or ``.csv``; see the module docstring)."""
+    r"""Read an instance file (``.json``, ``.yaml``/``.yml`` or ``.csv``; formats in the module docstring).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file; its suffix selects the reader (anything but ``.csv`` is read as JSON or YAML).
+
+    Returns
+    -------
+    InstanceSpec
+        With ``source`` the path.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    InvalidInstanceError
+        Anything :func:`parse_instance` refuses; for CSV also a missing ``user`` column or a
+        non-numeric cell (the message names the file, row and column).
+
+    Examples
+    --------
+    A CSV file with a ``capacity`` row (written to a temporary directory that is removed afterwards):
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d) / "drf.csv"
+    ...     _ = p.write_text("user,cpu,mem\ncapacity,9,18\nA,100,400\nB,300,100\n")
+    ...     spec = load_instance(p)
+    >>> spec.instance.agent_names, spec.instance.capacities.tolist(), spec.instance.demands.tolist()
+    (('A', 'B'), [9.0, 18.0], [[100.0, 400.0], [300.0, 100.0]])
+    """
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"instance file not found: {p}")
@@ -308,7 +404,45 @@ def load_instance(path: str | Path) -> InstanceSpec:
 
 
 def load_commitments(path: str | Path, instance: Instance) -> np.ndarray:
-    """Read commitments (n_agents, n_resources) for ``instance`` from CSV, JSON or YAML (each in [0, 1])."""
+    """Read SDRF commitments for ``instance`` from a CSV, JSON or YAML file (each in [0, 1]).
+
+    CSV: one row per user (an optional leading ``user`` column, an optional header row). JSON/YAML: a
+    list of rows, a mapping ``name: [values]``, or either under a ``commitments`` key. With names, users
+    the file omits start at zero, with a :class:`~fairalloc.errors.FairallocWarning` saying which.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+    instance : Instance
+        The instance the commitments belong to (its ``agent_names`` and ``n_resources``).
+
+    Returns
+    -------
+    ndarray, shape (n_agents, n_resources)
+        Fractions of each resource's capacity.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    InvalidInstanceError
+        No rows, a non-numeric row, an unknown user name, a wrong shape, or a value outside [0, 1].
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile, warnings
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance([[1, 4], [3, 1]], capacities=[9, 18], agent_names=["A", "B"])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d) / "c.json"
+    ...     _ = p.write_text(json.dumps({"A": [0.2, 0.0]}))
+    ...     with warnings.catch_warnings():
+    ...         warnings.simplefilter("ignore", fa.FairallocWarning)   # "no commitments for users ['B']"
+    ...         c = load_commitments(p, inst)
+    >>> c.tolist()
+    [[0.2, 0.0], [0.0, 0.0]]
+    """
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"commitments file not found: {p}")
@@ -351,7 +485,41 @@ def load_commitments(path: str | Path, instance: Instance) -> np.ndarray:
 
 
 def write_json(obj: Any, path: str | Path | None) -> str:
-    """Serialise ``obj`` (results, dicts with arrays) as JSON to ``path`` (or return the text for ``-``/None)."""
+    """Serialise ``obj`` (results, dicts with arrays) as indented JSON, to ``path`` or as text only.
+
+    Arrays become nested lists, NumPy scalars Python numbers, enums their value. For an
+    :class:`~fairalloc.result.AllocationResult` pass ``result.to_dict()`` (the result object itself
+    is not JSON-serialisable).
+
+    Parameters
+    ----------
+    obj : object
+        Anything JSON can hold once arrays, NumPy scalars and enums are converted.
+    path : str or pathlib.Path or None
+        The file to write (with a trailing newline); ``None`` or ``"-"`` writes nothing.
+
+    Returns
+    -------
+    str
+        The JSON text (without the trailing newline).
+
+    Raises
+    ------
+    TypeError
+        An object JSON cannot hold (``json.dumps``'s error).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(write_json({"tasks": np.array([3, 2]), "level": np.float64(0.5)}, None))
+    {
+      "tasks": [
+        3,
+        2
+      ],
+      "level": 0.5
+    }
+    """
     from .result import _jsonable
 
     text = json.dumps(_jsonable(obj), indent=2)

@@ -419,18 +419,37 @@ def _from_dict(cls: type, data: Mapping[str, Any], allowed: set[str]) -> Any:
 class TaskInstance(_Frozen):
     """Users with indivisible tasks on a :class:`Cluster`, with placement constraints.
 
+    The input of the task mechanisms (TSF, CDRF, SDRF on servers; :func:`fairalloc.tsf`,
+    :mod:`fairalloc.exact`). Every array is validated, copied and read-only.
+
     Parameters
     ----------
-    cluster : Cluster or array_like (n_servers, n_resources)
+    cluster : Cluster or array_like, shape (n_servers, n_resources)
+        The servers; an array is read as ``Cluster(cluster)``.
     task_demands : array_like, shape (n_agents, n_resources)
         Demand of one task of each user, in the cluster's raw units.
     tasks : array_like of int, shape (n_agents,)
-        How many tasks each user wants (>= 0). Use a large count for "unbounded".
+        How many tasks each user wants (>= 0, whole numbers). Use a large count for "unbounded".
     placement : array_like of bool, shape (n_agents, n_servers), optional
         ``placement[i, m]`` is True when user *i*'s tasks may run on server *m* (default: everywhere).
     weights : array_like, shape (n_agents,), optional
+        Positive weights (default: ones).
     commitments : array_like, shape (n_agents, n_resources), optional
         SDRF commitments as fractions of the cluster totals (default zeros).
+    agent_names : sequence of str, optional
+        Labels for tables and files (default ``user0``, ``user1``, ...).
+
+    Attributes
+    ----------
+    cluster : Cluster
+    task_demands, tasks, placement, weights, commitments : ndarray
+        The validated inputs (read-only; ``tasks`` int64, ``placement`` bool).
+    monopoly : ndarray, shape (n_agents,)
+        Monopoly counts :math:`h_i` (TV-TSF Eq. 4, :func:`fairalloc.shares.monopoly_tasks`; placement
+        ignored).
+    fits : ndarray, shape (n_agents, n_servers)
+        Tasks of each user that fit alone on each server, 0 where not eligible.
+    n_agents, n_servers, n_resources : int
 
     Raises
     ------
@@ -438,9 +457,30 @@ class TaskInstance(_Frozen):
         Bad values or shapes; a placement row with no server; a user whose task fits on no server
         (its monopoly count h_i would be 0) or on none of its eligible servers.
 
+    See Also
+    --------
+    Instance : pooled, divisible demands.
+    Cluster : the servers.
+
+    Examples
+    --------
+    The DRF paper's example as one server <9 CPU, 18 GB>: user A (<1, 4>) alone fits
+    floor(min(9/1, 18/4)) = 4 tasks, B (<3, 1>) floor(min(9/3, 18/1)) = 3:
+
     >>> ti = TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
     >>> ti.monopoly.tolist()
     [4.0, 3.0]
+
+    Two servers and a task <2, 1> allowed on server 0 only: :math:`h` still counts both servers
+    (2 + 1), ``fits`` only the eligible one. A task <10, 1> fits on no server:
+
+    >>> ti = TaskInstance([[4, 4], [3, 8]], [[2, 1]], tasks=[5], placement=[[True, False]])
+    >>> ti.monopoly.tolist(), ti.fits.tolist()
+    ([3.0], [[2.0, 0.0]])
+    >>> TaskInstance([[9, 18]], [[10, 1]], tasks=[1])
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: task_demands[0]=[10.0, 1.0] fits on no server (user 0 could never run a task: h_i = 0)
     """
 
     __slots__ = ("_cluster", "_task_demands", "_tasks", "_placement", "_weights", "_commitments",

@@ -25,7 +25,35 @@ __all__ = ["Status", "SOLUTION_PRESENT", "AllocationResult"]
 
 
 class Status(str, enum.Enum):
-    """Outcome of a solve. ``str`` subclass: ``Status.OPTIMAL == "optimal"``."""
+    """Outcome of a solve (a ``str`` enum: ``Status.OPTIMAL == "optimal"``).
+
+    A result is ``OPTIMAL`` only when the algorithm is exact by construction (the water-filling sweep)
+    or the backend *proved* optimality; a valid allocation without that proof (time or gap limit,
+    inaccurate solve, greedy heuristic) is ``FEASIBLE``. :data:`SOLUTION_PRESENT` holds the two
+    statuses that carry an allocation.
+
+    Attributes
+    ----------
+    OPTIMAL : str
+        ``"optimal"``: exact by construction, or proven optimal by the backend.
+    FEASIBLE : str
+        ``"feasible"``: a valid allocation, optimality not proven.
+    INFEASIBLE : str
+        ``"infeasible"``: the backend proved no feasible solution exists.
+    UNBOUNDED : str
+        ``"unbounded"``.
+    NOT_SOLVED : str
+        ``"not_solved"``: stopped (time limit) before any feasible solution was found.
+    ERROR : str
+        ``"error"``: the backend failed; see the result's ``message``.
+
+    Examples
+    --------
+    >>> Status("optimal") is Status.OPTIMAL, Status.FEASIBLE == "feasible", str(Status.NOT_SOLVED)
+    (True, True, 'not_solved')
+    >>> sorted(s.value for s in SOLUTION_PRESENT)
+    ['feasible', 'optimal']
+    """
 
     OPTIMAL = "optimal"          #: exact by construction, or proven optimal by the backend
     FEASIBLE = "feasible"        #: a valid allocation, optimality not proven (limit, heuristic, inaccurate)
@@ -72,7 +100,20 @@ _FRAME_COLUMNS = {"dominant_shares": "dominant_share", "levels": "level", "utili
 
 @dataclass(frozen=True, eq=False)
 class AllocationResult:
-    """What a mechanism returns.
+    """What a mechanism returns: a frozen record of status, allocation and figures.
+
+    Every mechanism, exact or heuristic, returns one. Fields that do not apply to a setting are
+    ``None``; array fields are read-only copies. Build one with the constructor (arrays are copied) or
+    :meth:`from_arrays` (arrays adopted); mechanisms do this, users rarely need to.
+
+    Parameters
+    ----------
+    status : Status or str
+        The outcome (converted to :class:`Status`; an unknown string raises ``ValueError``).
+    mechanism, method : str
+        As the attributes below.
+    allocation, level, levels, dominant_shares, utilities, tasks, shares, objective, solver, message, stats, details : optional
+        As the attributes below (default ``None``, ``""`` or an empty mapping).
 
     Attributes
     ----------
@@ -109,6 +150,28 @@ class AllocationResult:
         Backend-dependent figures: ``runtime_s``, ``rounds``, ``n_solves``, ``mip_gap``, ``bound``, ...
     details : Mapping
         Further named arrays a mechanism provides (per-slot usage, cumulative shares, ...).
+    success : bool
+        True when the status is ``OPTIMAL`` or ``FEASIBLE``.
+
+    See Also
+    --------
+    Status, fairalloc.errors.SolverError
+
+    Examples
+    --------
+    DRF on the DRF paper's example (9 CPUs, 18 GB; tasks <1, 4> and <3, 1>, 100 tasks each so that
+    nobody is satisfied): A gets 3 tasks' worth <3, 12> and B 2 tasks' worth <6, 2>, dominant shares
+    2/3 each (Ghodsi et al. 2011, Section 4):
+
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> r = fa.drf(inst)
+    >>> r.status, r.success
+    (<Status.OPTIMAL: 'optimal'>, True)
+    >>> r.allocation.round(9).tolist(), r.dominant_shares.round(4).tolist()
+    ([[3.0, 12.0], [6.0, 2.0]], [0.6667, 0.6667])
+    >>> r.allocation.flags.writeable
+    False
     """
 
     status: Status

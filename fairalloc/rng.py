@@ -14,12 +14,38 @@ __all__ = ["as_generator"]
 def as_generator(rng: int | np.random.Generator | None, *, argument: str = "rng") -> np.random.Generator:
     """Return a ``numpy.random.Generator`` for ``rng``.
 
-    ``None`` gives a fresh, OS-seeded generator (non-deterministic on purpose); an integer seeds
-    ``numpy.random.default_rng``; a ``Generator`` is returned unchanged (and is advanced by the
-    caller's draws). Legacy ``RandomState`` objects and anything else are rejected.
+    Parameters
+    ----------
+    rng : int, numpy.random.Generator or None
+        ``None`` gives a fresh, OS-seeded generator (non-deterministic on purpose); a non-negative
+        integer seeds ``numpy.random.default_rng``; a ``Generator`` is returned unchanged (and is
+        advanced by the caller's draws).
+    argument : str, optional
+        Name used in error messages (default ``"rng"``).
 
+    Returns
+    -------
+    numpy.random.Generator
+
+    Raises
+    ------
+    InvalidInstanceError
+        A negative seed, a ``bool``, a legacy ``RandomState`` or anything else.
+
+    Examples
+    --------
+    The same seed gives the same draws; a generator passes through unchanged:
+
+    >>> import numpy as np
     >>> int(as_generator(0).integers(10)) == int(as_generator(0).integers(10))
     True
+    >>> g = np.random.default_rng(1)
+    >>> as_generator(g) is g
+    True
+    >>> as_generator(-1)
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: rng=-1 must be a non-negative integer seed
     """
     if rng is None:
         return np.random.default_rng()

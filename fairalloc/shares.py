@@ -82,6 +82,28 @@ def normalized_demands(demands, capacities) -> np.ndarray:
 
     The one place fairalloc divides a demand by a capacity.
 
+    Parameters
+    ----------
+    demands : array_like, shape (..., m)
+        :math:`\theta_{ir}`: demands (or allocations) in capacity units, last axis the resource.
+    capacities : array_like, shape (m,)
+        :math:`C_r`, in the same units as ``demands``; entries must be nonzero (no check here: a zero
+        capacity gives ``inf`` or ``nan``, validate with :class:`fairalloc.Instance` first).
+
+    Returns
+    -------
+    ndarray, shape (..., m)
+        :math:`a_{ir}`, floats (an object array stays exact when both inputs hold ``Fraction``).
+
+    See Also
+    --------
+    dominant_shares : the largest entry of each row.
+
+    Examples
+    --------
+    The DRF paper's example (Ghodsi et al. [3]_ Section 4): 9 CPUs and 18 GB, user A's task needs
+    <1 CPU, 4 GB>, user B's <3 CPU, 1 GB>; so A's row is 1/9, 4/18 and B's 3/9, 1/18:
+
     >>> normalized_demands([[1, 4], [3, 1]], [9, 18]).round(4).tolist()
     [[0.1111, 0.2222], [0.3333, 0.0556]]
     """
@@ -89,23 +111,60 @@ def normalized_demands(demands, capacities) -> np.ndarray:
 
 
 def dominant_resource(normalized) -> np.ndarray:
-    """Index of each user's dominant resource (argmax along the last axis; ties: lowest index).
+    r"""Index of each user's dominant resource :math:`\tilde r_i = \arg\max_r a_{ir}` (ties: lowest index).
+
+    Parameters
+    ----------
+    normalized : array_like, shape (..., m)
+        Normalised demands or allocations :math:`a_{ir}` (:func:`normalized_demands`).
+
+    Returns
+    -------
+    ndarray of int, shape (...)
+        The argmax along the last axis; on ties the first (lowest) index.
+
+    Examples
+    --------
+    In the DRF paper's example, A (4/18 > 1/9) is memory-dominant and B (3/9 > 1/18) CPU-dominant:
 
     >>> dominant_resource(normalized_demands([[1, 4], [3, 1]], [9, 18])).tolist()
     [1, 0]
+    >>> dominant_resource([[0.5, 0.5]]).tolist()        # a tie goes to the lower index
+    [0]
     """
     return np.argmax(np.asarray(normalized, dtype=float), axis=-1)  # first maximum on ties
 
 
 def dominant_shares(allocation, capacities=None, weights=None) -> np.ndarray:
-    r"""Dominant share :math:`\max_r o_{ir} / C_r` of each row (allocations or demands); weighted:
-    :math:`\max_r o_{ir} / (C_r w_i)`.
+    r"""Dominant share :math:`\mu_i = \max_r o_{ir} / C_r` of each row; weighted: :math:`\max_r o_{ir} / (C_r w_i)`.
 
-    With ``capacities=None`` the input is taken as already normalised. ``weights`` (n,) divide (the
-    weighted dominant share that weighted DRF equalises; Ghodsi et al. 2011 Section 4.1, Parkes et
-    al. 2015). Object arrays of ``Fraction`` are computed exactly.
+    The weighted dominant share is the quantity weighted DRF equalises (Ghodsi et al. [3]_ Section 4.1,
+    Parkes et al. 2015).
 
-    >>> dominant_shares([[3, 12], [6, 2]], [9, 18]).round(4).tolist()   # DRF paper: 3 and 2 tasks
+    Parameters
+    ----------
+    allocation : array_like, shape (..., m)
+        Allocations or demands, one row per user, last axis the resource.
+    capacities : array_like, shape (m,), optional
+        :math:`C_r`. ``None`` (default) takes ``allocation`` as already normalised (fractions of capacity).
+    weights : array_like, shape (n,), optional
+        :math:`w_i > 0`; they divide the share. ``None`` (default) is unit weights.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        One dominant share per row; object arrays of ``Fraction`` are computed exactly.
+
+    See Also
+    --------
+    dominant_resource, normalized_demands, dominant_share_of_tasks
+
+    Examples
+    --------
+    DRF's allocation in the DRF paper (Section 4): A runs 3 tasks (<3 CPU, 12 GB>, share 12/18 = 2/3)
+    and B 2 tasks (<6 CPU, 2 GB>, share 6/9 = 2/3); weight 2 halves B's:
+
+    >>> dominant_shares([[3, 12], [6, 2]], [9, 18]).round(4).tolist()
     [0.6667, 0.6667]
     >>> dominant_shares([[3, 12], [6, 2]], [9, 18], weights=[1, 2]).round(4).tolist()
     [0.6667, 0.3333]
@@ -120,7 +179,21 @@ def dominant_shares(allocation, capacities=None, weights=None) -> np.ndarray:
 def demand_vectors(normalized, dominant=None) -> np.ndarray:
     r"""Normalised demand vectors :math:`\tilde\theta_{ir} = a_{ir} / \max_r a_{ir}` (dominant entry 1).
 
-    ``dominant`` may pass the already computed :func:`dominant_shares` of ``normalized``.
+    Parameters
+    ----------
+    normalized : array_like, shape (..., m)
+        Normalised demands :math:`a_{ir}`; each row needs a positive entry (a zero row divides by 0).
+    dominant : array_like, shape (...), optional
+        The already computed :func:`dominant_shares` of ``normalized``; computed when ``None``.
+
+    Returns
+    -------
+    ndarray, shape (..., m)
+        Each row divided by its largest entry.
+
+    Examples
+    --------
+    Row 0: 0.5 and 0.25 divided by 0.5; row 1: 0.1 and 0.4 divided by 0.4:
 
     >>> demand_vectors([[0.5, 0.25], [0.1, 0.4]]).tolist()
     [[1.0, 0.5], [0.25, 1.0]]
@@ -133,7 +206,23 @@ def demand_vectors(normalized, dominant=None) -> np.ndarray:
 def dominant_commitment(commitments) -> np.ndarray:
     r"""Dominant commitment :math:`\tilde c_i = \max_r c_{ir}` (SDRF Section 4.4).
 
-    >>> dominant_commitment([[0.1, 0.3], [0.0, 0.0]]).tolist()
+    Parameters
+    ----------
+    commitments : array_like, shape (n, m)
+        :math:`c_{ir}`, commitments as fractions of capacity (:mod:`fairalloc.commitments`).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The largest commitment of each user (exact for ``Fraction`` object arrays).
+
+    See Also
+    --------
+    sdrf_levels, commitment_entitlements
+
+    Examples
+    --------
+    >>> dominant_commitment([[0.1, 0.3], [0.0, 0.0]]).tolist()      # max(0.1, 0.3), max(0, 0)
     [0.3, 0.0]
     """
     return lastmax(_num(commitments))
@@ -141,6 +230,20 @@ def dominant_commitment(commitments) -> np.ndarray:
 
 def fair_shares(weights) -> np.ndarray:
     r"""Each user's fair share of every resource: :math:`w_i / \sum_j w_j` (1/n with equal weights).
+
+    Parameters
+    ----------
+    weights : array_like, shape (n,)
+        :math:`w_i > 0` (not checked here).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The shares; they sum to 1.
+
+    Examples
+    --------
+    Weights 1, 1, 2 sum to 4:
 
     >>> fair_shares([1, 1, 2]).tolist()
     [0.25, 0.25, 0.5]
@@ -152,18 +255,41 @@ def fair_shares(weights) -> np.ndarray:
 def leontief_utility(bundle, demand, cap=1.0) -> np.ndarray:
     r"""Leontief utility :math:`\min\{\mathrm{cap},\ \min_{r: d_r>0} A_r / d_r\}` (SDRF Eq. 1 with cap 1).
 
-    ``bundle`` and ``demand`` broadcast along leading axes; the last axis is the resource. With
-    ``demand`` the user's *total* demand and ``cap=1`` this is SDRF Eq. 1 (fraction of the demand
+    With ``demand`` the user's *total* demand and ``cap=1`` this is SDRF Eq. 1 (fraction of the demand
     served). With ``demand`` a *per-task* vector and ``cap`` the task count (or ``np.inf``), it is the
     number of tasks the bundle runs (``axioms.md``, divisible utility). Resources the user does not
     need (``d_r = 0``) are ignored. Envy uses it with another user's bundle: ``u_i(A_j)``.
 
-    >>> leontief_utility([3, 12], [1, 4], cap=np.inf).item()     # DRF paper, user A: 3 tasks
+    Parameters
+    ----------
+    bundle : array_like, shape (..., m)
+        :math:`A_r`, the resources held; broadcast against ``demand`` along leading axes.
+    demand : array_like, shape (..., m)
+        :math:`d_r \ge 0`, total or per-task demand in the same units as ``bundle``.
+    cap : float, optional
+        Upper bound on the utility (default 1, SDRF Eq. 1); ``np.inf`` for a task count.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        The utility of each bundle; ``cap`` when the demand has no positive entry. Object arrays of
+        ``Fraction`` stay exact.
+
+    See Also
+    --------
+    tasks_that_fit : the same ratio, floored to whole tasks.
+
+    Examples
+    --------
+    DRF paper, user A (task <1, 4>) holding <3, 12> runs min(3/1, 12/4) = 3 tasks; a user needing only
+    resource 0 gets 0.2 / 0.4 = 0.5 of its demand:
+
+    >>> leontief_utility([3, 12], [1, 4], cap=np.inf).item()
     3.0
-    >>> leontief_utility([[0.2, 0.5]], [[0.4, 0.0]]).tolist()      # needs only resource 0
+    >>> leontief_utility([[0.2, 0.5]], [[0.4, 0.0]]).tolist()
     [0.5]
 
-    Exact rationals (object arrays of ``Fraction``) stay exact:
+    Exact rationals (object arrays of ``Fraction``) stay exact: min((1/3)/1, (1/2)/1) = 1/3.
 
     >>> from fractions import Fraction as F
     >>> leontief_utility(np.array([F(1, 3), F(1, 2)], dtype=object), np.array([F(1), F(1)], dtype=object)).item()
@@ -185,9 +311,31 @@ def leontief_utility(bundle, demand, cap=1.0) -> np.ndarray:
 def sdrf_levels(dominant_share, commitments, weights=None) -> np.ndarray:
     r"""SDRF level of each user, :math:`(\tilde c_i + s_i) / w_i` (SDRF Eq. 5; weights divide).
 
-    ``dominant_share`` is :math:`s_i` (normalised), ``commitments`` the (n, m) commitments as fractions
-    of capacity (or the (n,) dominant commitments). With unit weights this is the water height of
-    user *i*'s tank in Eq. 5: its commitment base plus the dominant share it holds.
+    With unit weights this is the water height of user *i*'s tank in Eq. 5: its commitment base plus
+    the dominant share it holds.
+
+    Parameters
+    ----------
+    dominant_share : array_like, shape (n,)
+        :math:`s_i`, the dominant share held (normalised).
+    commitments : array_like, shape (n, m) or (n,)
+        Commitments as fractions of capacity, or the dominant commitments :math:`\tilde c_i`.
+    weights : array_like, shape (n,), optional
+        :math:`w_i > 0`; ``None`` (default) is unit weights.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The levels; SDRF serves the lowest level first.
+
+    See Also
+    --------
+    sdrf_printed_priorities : Algorithm 1's priority as printed in the paper.
+
+    Examples
+    --------
+    User 0 holds 0.4 on a commitment of 0.2, user 1 holds 0.6 on none: both reach 0.6 (user 0's in
+    floating point as 0.2 + 0.4):
 
     >>> sdrf_levels([0.4, 0.6], [[0.2], [0.0]]).tolist()
     [0.6000000000000001, 0.6]
@@ -201,12 +349,30 @@ def sdrf_levels(dominant_share, commitments, weights=None) -> np.ndarray:
 def sdrf_printed_priorities(allocation, commitments, weights=None) -> np.ndarray:
     r"""SDRF Algorithm 1's priority as printed: :math:`\max_r (o_{ir} + c_{ir}) / w_i`.
 
-    ``allocation`` (n, m) normalised (fractions of capacity), ``commitments`` (n, m). It differs from
-    :func:`sdrf_levels` (:math:`\max_r o_{ir} + \max_r c_{ir}`, Eq. 5's order) when the resource that
-    dominates the allocation is not the one that dominates the commitment (``papers/sdrf.md``, errata);
-    the weight divides, as in :func:`sdrf_levels`.
+    It differs from :func:`sdrf_levels` (:math:`\max_r o_{ir} + \max_r c_{ir}`, Eq. 5's order) when the
+    resource that dominates the allocation is not the one that dominates the commitment
+    (``papers/sdrf.md``, errata); the weight divides, as in :func:`sdrf_levels`.
 
-    >>> sdrf_printed_priorities([[0.4, 0.1]], [[0.0, 0.2]]).tolist()     # level would be 0.4 + 0.2
+    Parameters
+    ----------
+    allocation : array_like, shape (n, m)
+        :math:`o_{ir}`, normalised (fractions of capacity).
+    commitments : array_like, shape (n, m)
+        :math:`c_{ir}`, fractions of capacity.
+    weights : array_like, shape (n,), optional
+        :math:`w_i > 0`; ``None`` (default) is unit weights.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The printed priorities.
+
+    Examples
+    --------
+    Allocation <0.4, 0.1> and commitment <0, 0.2>: max(0.4 + 0, 0.1 + 0.2) = 0.4, where the level of
+    Eq. 5 would be 0.4 + 0.2:
+
+    >>> sdrf_printed_priorities([[0.4, 0.1]], [[0.0, 0.2]]).tolist()
     [0.4]
     """
     p = lastmax(np.asarray(allocation, dtype=float) + np.asarray(commitments, dtype=float))
@@ -215,6 +381,20 @@ def sdrf_printed_priorities(allocation, commitments, weights=None) -> np.ndarray
 
 def normalized_capacities(server_capacities) -> np.ndarray:
     r"""Per-server capacities as fractions of the cluster total, :math:`C_{mr} / \sum_{m'} C_{m'r}` (TV-TSF Eq. 1).
+
+    Parameters
+    ----------
+    server_capacities : array_like, shape (M, m)
+        :math:`C_{mr}`, one row per server; every column needs a positive total.
+
+    Returns
+    -------
+    ndarray, shape (M, m)
+        Each column sums to 1.
+
+    Examples
+    --------
+    Resource 0 totals 2 + 6 = 8 and resource 1 totals 8 + 8 = 16:
 
     >>> normalized_capacities([[2, 8], [6, 8]]).tolist()
     [[0.25, 0.5], [0.75, 0.5]]
@@ -226,13 +406,37 @@ def normalized_capacities(server_capacities) -> np.ndarray:
 def tasks_that_fit(capacity, task_demand, *, eps: float = FLOOR_EPS) -> np.ndarray:
     r"""How many whole tasks of ``task_demand`` fit in ``capacity``: :math:`\lfloor\min_{r:d_r>0} C_r/d_r\rfloor`.
 
-    Broadcasts along leading axes (last axis = resource). A ratio within a relative ``eps`` below an
-    integer counts as that integer (``0.3 / 0.1`` is 2.9999999999999996 in floating point but 3 tasks
-    fit). Negative remaining capacity gives 0. A demand with no positive entry fits infinitely often.
+    A ratio within a relative ``eps`` below an integer counts as that integer (``0.3 / 0.1`` is
+    2.9999999999999996 in floating point but 3 tasks fit). Negative remaining capacity gives 0. A demand
+    with no positive entry fits infinitely often.
+
+    Parameters
+    ----------
+    capacity : array_like, shape (..., m)
+        :math:`C_r`, free capacity; broadcast against ``task_demand`` along leading axes.
+    task_demand : array_like, shape (..., m)
+        :math:`d_r \ge 0`, one task's demand, same units.
+    eps : float, optional
+        Relative and absolute rounding slack (default :data:`fairalloc.tolerance.FLOOR_EPS`).
+
+    Returns
+    -------
+    ndarray of float, shape (...)
+        Whole task counts, ``inf`` where the task needs nothing.
+
+    See Also
+    --------
+    task_fits, tasks_that_fit_one : the same arithmetic for one vector, without NumPy.
+    monopoly_tasks : the count summed over servers.
+
+    Examples
+    --------
+    min(0.3/0.1, 1.0/0.2) = min(3, 5) = 3; in the DRF paper's 9 CPU / 18 GB cluster, A alone fits
+    min(9/1, 18/4) = 4.5, so 4 tasks, and B alone min(9/3, 18/1) = 3:
 
     >>> tasks_that_fit([0.3, 1.0], [0.1, 0.2]).item()
     3.0
-    >>> tasks_that_fit([[9, 18]], [[1, 4], [3, 1]]).tolist()          # DRF paper: A alone, B alone
+    >>> tasks_that_fit([[9, 18]], [[1, 4], [3, 1]]).tolist()
     [4.0, 3.0]
     """
     ratio = leontief_utility(np.maximum(np.asarray(capacity, dtype=float), 0.0), task_demand, cap=np.inf)
@@ -245,7 +449,25 @@ def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
 
     The same arithmetic as :func:`tasks_that_fit` entry by entry (:math:`\max(C_r, 0)/d_r`, then
     ``* (1 + eps) + eps``, floored), without NumPy's overhead on a short vector: greedy schedulers ask
-    this once per decision. ``capacity`` and ``task_demand`` are 1-D sequences of equal length.
+    this once per decision.
+
+    Parameters
+    ----------
+    capacity : sequence of float, length m
+        Free capacity :math:`C_r`.
+    task_demand : sequence of float, length m
+        One task's demand :math:`d_r \ge 0`.
+    eps : float, optional
+        Rounding slack (default :data:`fairalloc.tolerance.FLOOR_EPS`).
+
+    Returns
+    -------
+    bool
+        ``True`` when at least one whole task fits.
+
+    Examples
+    --------
+    3 tasks fit in <0.3, 1.0>, 2 in <0.25, 1.0> (0.25/0.1 = 2.5), none when resource 1 has 1.0 of 2.0:
 
     >>> task_fits([0.3, 1.0], [0.1, 0.2]), task_fits([0.25, 1.0], [0.1, 0.2]), task_fits([0.0, 1.0], [0.0, 2.0])
     (True, True, False)
@@ -257,12 +479,29 @@ def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
 
 
 def tasks_that_fit_one(capacity, task_demand, *, eps: float = FLOOR_EPS) -> float:
-    r""":func:`tasks_that_fit` for one capacity vector and one task, without NumPy (a float; ``inf``
-    when the task needs nothing).
+    r""":func:`tasks_that_fit` for one capacity vector and one task, without NumPy.
 
     The same arithmetic entry by entry (:math:`\max(C_r, 0)/d_r`, then ``* (1 + eps) + eps``,
     floored, minimum over :math:`d_r > 0`; flooring commutes with the minimum because both maps are
     monotone). The simulator's cluster state checks every launch with it.
+
+    Parameters
+    ----------
+    capacity : sequence of float, length m
+        Free capacity :math:`C_r`.
+    task_demand : sequence of float, length m
+        One task's demand :math:`d_r \ge 0`.
+    eps : float, optional
+        Rounding slack (default :data:`fairalloc.tolerance.FLOOR_EPS`).
+
+    Returns
+    -------
+    int or float
+        The whole task count (an ``int``), or ``math.inf`` when the task needs nothing.
+
+    Examples
+    --------
+    min(3, 5) = 3 tasks; the DRF paper's user A alone: floor(min(9/1, 18/4)) = 4; no demand: inf.
 
     >>> tasks_that_fit_one([0.3, 1.0], [0.1, 0.2]), tasks_that_fit_one([9, 18], [1, 4]), tasks_that_fit_one([1], [0])
     (3, 4, inf)
@@ -281,11 +520,32 @@ def monopoly_tasks(task_demands, server_capacities) -> np.ndarray:
 
     Tasks user *i* could run alone on the whole cluster, server by server, **ignoring placement**
     (the paper's definition, with "C_mr(t)" read as the full capacity, see the errata in
-    ``papers/tvtsf.md``). ``task_demands`` is (N, K) or (N, T, K); the result is (N,) or (N, T).
+    ``papers/tvtsf.md``).
+
+    Parameters
+    ----------
+    task_demands : array_like, shape (N, K) or (N, T, K)
+        :math:`d_{ir}` per task (per slot for the 3-D form).
+    server_capacities : array_like, shape (M, K)
+        :math:`C_{mr}`, same units.
+
+    Returns
+    -------
+    ndarray of float, shape (N,) or (N, T)
+        :math:`h_i` (or :math:`h_i(t)`).
+
+    See Also
+    --------
+    tasks_that_fit, task_shares
+
+    Examples
+    --------
+    One server of <9, 18> (DRF paper): A fits 4, B 3. Task <2, 1> on servers <4, 4> and <3, 8>:
+    min(4/2, 4/1) = 2 plus floor(min(3/2, 8/1)) = 1, so 3.
 
     >>> monopoly_tasks([[1, 4], [3, 1]], [[9, 18]]).tolist()
     [4.0, 3.0]
-    >>> monopoly_tasks([[2, 1]], [[4, 4], [3, 8]]).tolist()           # 2 + 1
+    >>> monopoly_tasks([[2, 1]], [[4, 4], [3, 8]]).tolist()
     [3.0]
     """
     d = np.asarray(task_demands, dtype=float)
@@ -295,7 +555,29 @@ def monopoly_tasks(task_demands, server_capacities) -> np.ndarray:
 
 
 def task_shares(tasks, monopoly, weights=None) -> np.ndarray:
-    r"""Task share :math:`x_i / (w_i h_i)` (TSF; weighted by dividing by :math:`w_i`).
+    """Task share :math:`x_i / (w_i h_i)` (TSF; weighted by dividing by :math:`w_i`).
+
+    Parameters
+    ----------
+    tasks : array_like, shape (n,)
+        :math:`x_i`, tasks allocated.
+    monopoly : array_like, shape (n,)
+        :math:`h_i > 0`, the monopoly counts (:func:`monopoly_tasks`).
+    weights : array_like, shape (n,), optional
+        :math:`w_i > 0`; ``None`` (default) is unit weights.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The task shares.
+
+    See Also
+    --------
+    cumulative_task_shares : TV-TSF's running version (Eq. 3).
+
+    Examples
+    --------
+    DRF paper's allocation (3 and 2 tasks) against monopoly counts 4 and 3: 3/4 and 2/3.
 
     >>> task_shares([3, 2], [4, 3]).round(4).tolist()
     [0.75, 0.6667]
@@ -310,8 +592,23 @@ def task_shares(tasks, monopoly, weights=None) -> np.ndarray:
 def cumulative_task_shares(tasks, monopoly, weights=None) -> np.ndarray:
     r"""TV-TSF Eq. 3 for every prefix: :math:`s_i(t) = \sum_{\tau\le t} x_i(\tau) / \sum_{\tau\le t} w_i(\tau) h_i(\tau)`.
 
-    ``tasks`` (N, T) are the tasks allocated (started) in each slot, ``monopoly`` (N, T) the
-    :math:`h_i(t)`, ``weights`` (N,) or (N, T). Returns (N, T); column ``t`` is the share after slot ``t``.
+    Parameters
+    ----------
+    tasks : array_like, shape (N, T)
+        :math:`x_i(t)`, tasks allocated (started) in each slot.
+    monopoly : array_like, shape (N, T)
+        :math:`h_i(t) > 0`.
+    weights : array_like, shape (N,) or (N, T), optional
+        :math:`w_i` or :math:`w_i(t)`; ``None`` (default) is unit weights.
+
+    Returns
+    -------
+    ndarray, shape (N, T)
+        Column ``t`` is the share after slot ``t``.
+
+    Examples
+    --------
+    One task in each of the first two slots, none in the third, :math:`h = 2`: 1/2, 2/4, 2/6.
 
     >>> cumulative_task_shares([[1, 1, 0]], [[2, 2, 2]]).tolist()
     [[0.5, 0.5, 0.3333333333333333]]
@@ -325,8 +622,28 @@ def cumulative_task_shares(tasks, monopoly, weights=None) -> np.ndarray:
 
 
 def dominant_share_of_tasks(tasks, task_demands, totals, weights=None) -> np.ndarray:
-    r"""Dominant share of :math:`x_i` tasks on a pool of ``totals``: :math:`x_i \max_r d_{ir} / C_r`
-    (divided by :math:`w_i` when ``weights`` are given: the weighted dominant share).
+    r"""Dominant share of :math:`x_i` tasks on a pool of ``totals``: :math:`x_i \max_r d_{ir} / C_r`.
+
+    Divided by :math:`w_i` when ``weights`` are given (the weighted dominant share).
+
+    Parameters
+    ----------
+    tasks : array_like, shape (n,)
+        :math:`x_i`, task counts.
+    task_demands : array_like, shape (n, m)
+        :math:`d_{ir}`, one task's demand per user.
+    totals : array_like, shape (m,)
+        :math:`C_r`, the pool's capacity, same units.
+    weights : array_like, shape (n,), optional
+        :math:`w_i > 0`; ``None`` (default) is unit weights.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Examples
+    --------
+    DRF paper: 3 tasks of A (share 4/18 each) and 2 of B (3/9 each) both give 2/3; weight 2 halves A's:
 
     >>> dominant_share_of_tasks([3, 2], [[1, 4], [3, 1]], [9, 18]).round(4).tolist()
     [0.6667, 0.6667]
@@ -342,7 +659,21 @@ def asset_shares(normalized) -> np.ndarray:
     The quantity asset fairness equalises (Ghodsi et al. [3]_ Section 4.1): with normalised demands
     :math:`a_{ir}` it is the asset share of the full demand; with a normalised allocation, of the bundle.
 
-    >>> asset_shares(normalized_demands([[1, 4], [3, 1]], [9, 18])).round(4).tolist()   # 1/9+4/18, 3/9+1/18
+    Parameters
+    ----------
+    normalized : array_like, shape (..., m)
+        Normalised demands or allocations (:func:`normalized_demands`).
+
+    Returns
+    -------
+    ndarray, shape (...)
+        The row sums (exact for ``Fraction`` object arrays).
+
+    Examples
+    --------
+    DRF paper: A's task 1/9 + 4/18 = 1/3, B's 3/9 + 1/18 = 7/18:
+
+    >>> asset_shares(normalized_demands([[1, 4], [3, 1]], [9, 18])).round(4).tolist()
     [0.3333, 0.3889]
     """
     a = _num(normalized)
@@ -358,12 +689,27 @@ def commitment_entitlements(commitments, weights=None) -> np.ndarray:
     fair share :math:`w_i/\sum_j w_j`. SDRF (Eq. 5) gives every user at least
     :math:`\min(D_i, \max(0, w_i L_0 - \tilde c_i))`, :math:`D_i` the dominant share of its demand.
 
-    ``commitments`` is (n, m) (fractions of capacity) or the (n,) dominant commitments. Object arrays
-    of ``Fraction`` are computed exactly.
+    Parameters
+    ----------
+    commitments : array_like, shape (n, m) or (n,)
+        Commitments as fractions of capacity, or the dominant commitments :math:`\tilde c_i`. Object
+        arrays of ``Fraction`` are computed exactly.
+    weights : array_like, shape (n,), optional
+        :math:`w_i > 0`; ``None`` (default) is unit weights.
 
-    >>> commitment_entitlements([[0.2], [0.0]]).round(9).tolist()      # L0 = 0.6: 0.4 and 0.6
+    Returns
+    -------
+    ndarray, shape (n,)
+        The entitlements; they sum to 1.
+
+    Examples
+    --------
+    Commitments 0.2 and 0: :math:`(L_0 - 0.2) + L_0 = 1` gives :math:`L_0 = 0.6`, so 0.4 and 0.6. With
+    0.9, 0, 0 the level 0.5 (two users at 0.5 sum to 1) is below 0.9, so user 0 gets nothing:
+
+    >>> commitment_entitlements([[0.2], [0.0]]).round(9).tolist()
     [0.4, 0.6]
-    >>> commitment_entitlements([[0.9], [0.0], [0.0]]).round(9).tolist()   # L0 = 0.5, user 0 is above it
+    >>> commitment_entitlements([[0.9], [0.0], [0.0]]).round(9).tolist()
     [0.0, 0.5, 0.5]
     """
     c = _num(commitments)
@@ -394,6 +740,29 @@ def next_task_dominant_shares(tasks, task_demands, totals, weights=None) -> np.n
     *after* receiving it is smallest. fairalloc's exact CDRF maximises this key lexicographically
     (:func:`fairalloc.exact.tasks_leximin` with ``mechanism="cdrf"``). Weights divide.
 
+    Parameters
+    ----------
+    tasks : array_like, shape (n,)
+        :math:`x_i`, tasks held.
+    task_demands : array_like, shape (n, m)
+        :math:`d_{ir}`, one task's demand per user.
+    totals : array_like, shape (m,)
+        :math:`C_r`, same units.
+    weights : array_like, shape (n,), optional
+        :math:`w_i > 0`; ``None`` (default) is unit weights.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    See Also
+    --------
+    dominant_shares_after : the same key for tasks of different sizes.
+
+    Examples
+    --------
+    DRF paper after 3 tasks of A and 2 of B: 4 x 4/18 = 0.8889 and 3 x 3/9 = 1:
+
     >>> next_task_dominant_shares([3, 2], [[1, 4], [3, 1]], [9, 18]).round(4).tolist()
     [0.8889, 1.0]
 
@@ -409,14 +778,36 @@ def next_task_dominant_shares(tasks, task_demands, totals, weights=None) -> np.n
 def dominant_shares_after(usage, demand, totals, weights=None) -> np.ndarray:
     r"""Weighted dominant share after one more task of any size, :math:`\max_r (o_{ir} + d_{ir})/C_r / w_i`.
 
-    The CDRF key of the greedy schedulers, whose users hold tasks of different sizes: ``usage``
-    (..., m) the resources a user holds and ``demand`` (..., m) its next task's (raw units),
-    ``totals`` (m,) the cluster totals. With :math:`x_i` identical tasks held it is
-    :func:`next_task_dominant_shares` (equal up to rounding).
+    The CDRF key of the greedy schedulers, whose users hold tasks of different sizes. With :math:`x_i`
+    identical tasks held it is :func:`next_task_dominant_shares` (equal up to rounding).
+
+    Parameters
+    ----------
+    usage : array_like, shape (..., m)
+        :math:`o_{ir}`, the resources a user holds (raw units).
+    demand : array_like, shape (..., m)
+        :math:`d_{ir}`, its next task's demand (raw units).
+    totals : array_like, shape (m,)
+        :math:`C_r`, the cluster totals.
+    weights : scalar or array_like, optional
+        :math:`w_i > 0`; ``None`` (default) is unit weights.
+
+    Returns
+    -------
+    ndarray, shape (...)
+
+    See Also
+    --------
+    next_task_dominant_shares
+
+    Examples
+    --------
+    The DRF paper's users holding <3, 12> and <6, 2>: (12 + 4)/18 = 0.8889 and (6 + 3)/9 = 1, as in
+    :func:`next_task_dominant_shares`; a lone task <4, 1> on <10, 10> with weight 2: 0.4 / 2.
 
     >>> dominant_shares_after([[3, 12], [6, 2]], [[1, 4], [3, 1]], [9, 18]).round(4).tolist()
     [0.8889, 1.0]
-    >>> dominant_shares_after([0.0, 0.0], [4, 1], [10, 10], weights=2.0).item()   # one user: 0.4 / 2
+    >>> dominant_shares_after([0.0, 0.0], [4, 1], [10, 10], weights=2.0).item()
     0.2
     """
     s = dominant_shares(normalized_demands(np.add(_num(usage), _num(demand)), totals))

@@ -31,7 +31,26 @@ def _fmt_index(idx: tuple[int, ...]) -> str:
 
 
 def first_bad(mask: np.ndarray) -> tuple[int, ...] | None:
-    """Index (tuple) of the first True entry of ``mask`` in C order, or None."""
+    """Index of the first ``True`` entry of ``mask`` in C (row-major) order, or ``None``.
+
+    Parameters
+    ----------
+    mask : ndarray of bool
+        Any shape.
+
+    Returns
+    -------
+    tuple of int or None
+        One index per axis; ``None`` when no entry is ``True``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> first_bad(np.array([[False, False], [True, True]]))
+    (1, 0)
+    >>> first_bad(np.zeros(3, dtype=bool)) is None
+    True
+    """
     if not mask.any():
         return None
     flat = int(np.flatnonzero(mask.ravel())[0])
@@ -51,7 +70,43 @@ def _raise(argument: str, arr: np.ndarray, mask: np.ndarray, what: str) -> None:
 
 def as_array(argument: str, value: Any, *, ndim: int | Sequence[int] | None = None,
              dtype: type = float) -> np.ndarray:
-    """Convert ``value`` to an ndarray of ``dtype`` (a copy), checking its number of dimensions."""
+    """Convert ``value`` to a new ndarray of ``dtype``, checking its number of dimensions.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for error messages.
+    value : array_like
+        The input; always copied.
+    ndim : int or sequence of int, optional
+        Allowed numbers of dimensions (default: any).
+    dtype : type, optional
+        Target dtype (default ``float``).
+
+    Returns
+    -------
+    ndarray
+        A writable copy.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``value`` is ``None``, cannot be converted to ``dtype``, or has a number of dimensions not in
+        ``ndim``.
+
+    Examples
+    --------
+    >>> as_array("demands", [[1, 2]], ndim=2).tolist()
+    [[1.0, 2.0]]
+    >>> as_array("demands", [1, 2], ndim=2)
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: demands must have 2 dimension(s), got shape (2,)
+    >>> as_array("demands", None)
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: demands is required
+    """
     if value is None:
         raise InvalidInstanceError(f"{argument} is required", argument=argument, value=None)
     try:
@@ -71,14 +126,58 @@ def as_array(argument: str, value: Any, *, ndim: int | Sequence[int] | None = No
 
 
 def frozen(arr: np.ndarray) -> np.ndarray:
-    """Mark ``arr`` read-only and return it."""
+    """Mark ``arr`` read-only (in place) and return it.
+
+    Parameters
+    ----------
+    arr : ndarray
+        An array the caller owns.
+
+    Returns
+    -------
+    ndarray
+        ``arr`` itself, with ``flags.writeable`` False.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = frozen(np.zeros(2))
+    >>> a.flags.writeable
+    False
+    """
     arr.setflags(write=False)
     return arr
 
 
 def require_shape(argument: str, arr: np.ndarray, shape: tuple[int | None, ...], *,
                   names: Sequence[str] | None = None) -> None:
-    """Check ``arr.shape`` against ``shape`` (None = any length along that axis)."""
+    """Check ``arr.shape`` against ``shape`` (``None`` = any length along that axis).
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for the error message.
+    arr : ndarray
+        The array to check.
+    shape : tuple of int or None
+        The expected shape; its length fixes the number of dimensions.
+    names : sequence of str, optional
+        Names of the axes, shown in the message (e.g. ``["n_agents", "n_resources"]``).
+
+    Raises
+    ------
+    InvalidInstanceError
+        The shape differs; the message gives the expected and the actual shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> require_shape("demands", np.zeros((2, 3)), (2, None))          # passes: returns None
+    >>> require_shape("demands", np.zeros((2, 3)), (2, 2), names=["n_agents", "n_resources"])
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: demands must have shape (2, 2) = (n_agents, n_resources), got (2, 3)
+    """
     ok = arr.ndim == len(shape) and all(s is None or a == s for a, s in zip(arr.shape, shape))
     if not ok:
         comma = "," if len(shape) == 1 else ""
@@ -90,22 +189,117 @@ def require_shape(argument: str, arr: np.ndarray, shape: tuple[int | None, ...],
 
 
 def require_finite(argument: str, arr: np.ndarray) -> None:
+    """Check that every entry of a floating array is finite (no NaN, no infinity).
+
+    Integer and object arrays pass unchecked.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for the error message.
+    arr : ndarray
+        The array to check.
+
+    Raises
+    ------
+    InvalidInstanceError
+        At the first non-finite entry (C order), naming its index and value and how many entries fail.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> require_finite("demands", np.array([[1.0, np.nan]]))
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: demands[0, 1]=nan must be finite
+    """
     if np.issubdtype(arr.dtype, np.floating):
         _raise(argument, arr, ~np.isfinite(arr), "must be finite")
 
 
 def require_nonnegative(argument: str, arr: np.ndarray) -> None:
+    """Check that every entry is finite and >= 0.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for the error message.
+    arr : ndarray
+        The array to check.
+
+    Raises
+    ------
+    InvalidInstanceError
+        At the first non-finite or negative entry (C order); the message counts the entries that fail.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> require_nonnegative("capacities", np.array([1.0, -2.0, -3.0]))
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: capacities[1]=-2.0 must be >= 0 (2 entries violate this)
+    """
     require_finite(argument, arr)
     _raise(argument, arr, arr < 0, "must be >= 0")
 
 
 def require_positive(argument: str, arr: np.ndarray) -> None:
+    """Check that every entry is finite and > 0.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for the error message.
+    arr : ndarray
+        The array to check.
+
+    Raises
+    ------
+    InvalidInstanceError
+        At the first non-finite, zero or negative entry (C order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> require_positive("weights", np.array([1.0, 0.0]))
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: weights[1]=0.0 must be > 0
+    """
     require_finite(argument, arr)
     _raise(argument, arr, arr <= 0, "must be > 0")
 
 
 def require_integral(argument: str, arr: np.ndarray) -> np.ndarray:
-    """Check that a float array holds whole numbers; return it as int64."""
+    """Check that an array holds whole numbers (exactly countable in float64); return it as int64.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for the error message.
+    arr : ndarray
+        The array to check (float or integer).
+
+    Returns
+    -------
+    ndarray of int64
+
+    Raises
+    ------
+    InvalidInstanceError
+        An entry that is not finite, not a whole number, or larger than :math:`2^{53}` in magnitude.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> require_integral("tasks", np.array([1.0, 2.0])).tolist()
+    [1, 2]
+    >>> require_integral("tasks", np.array([1.0, 2.5]))
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: tasks[1]=2.5 must be a whole number
+    """
     require_finite(argument, arr)
     if np.issubdtype(arr.dtype, np.floating):
         _raise(argument, arr, arr != np.round(arr), "must be a whole number")
@@ -114,7 +308,38 @@ def require_integral(argument: str, arr: np.ndarray) -> np.ndarray:
 
 
 def require_choice(argument: str, value: Any, choices: Sequence[str]) -> str:
-    """Check that ``value`` is one of ``choices`` (case-insensitive); return the canonical spelling."""
+    """Check that ``value`` is one of ``choices`` and return the canonical spelling.
+
+    The comparison ignores case and treats ``_`` and ``-`` alike.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for the error message.
+    value : object
+        The user's value; anything but a matching string fails.
+    choices : sequence of str
+        The accepted spellings.
+
+    Returns
+    -------
+    str
+        The matching entry of ``choices``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``value`` matches no choice; the message lists them.
+
+    Examples
+    --------
+    >>> require_choice("method", "Wait_Fill", ["waterfill", "wait-fill"])
+    'wait-fill'
+    >>> require_choice("method", "simplex", ["waterfill", "lp"])
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: method='simplex' is not one of 'waterfill', 'lp'
+    """
     if isinstance(value, str):
         low = value.lower().replace("_", "-")
         for c in choices:

@@ -101,8 +101,41 @@ def solve_program(prog: LinearProgram, backend: Backend, *, time_limit: float | 
                   ) -> tuple[SolveOutcome, np.ndarray | None]:
     """Solve ``prog`` with ``backend``; never raises for solver outcomes.
 
-    ``start``: a MIP start (column values; the backend ignores it when infeasible). Returns the
-    outcome (status per the module's table) and the column values of the incumbent (None without one).
+    The one MILP entry of the exact engine (HiGHS through highspy, CP-SAT through OR-Tools, CBC through
+    PuLP); the status is mapped as the module's table says (OPTIMAL only when proven).
+
+    Parameters
+    ----------
+    prog : LinearProgram
+        The program (:func:`fairalloc.exact.program.from_pulp`).
+    backend : Backend
+        A MILP backend (:func:`fairalloc.exact.solvers.get_backend` with ``kind="milp"``).
+    time_limit, mip_gap, abs_gap, threads, msg, options, proven_gap
+        As in :func:`fairalloc.exact.milp.solve_pulp`.
+    start : ndarray, shape (n_cols,), optional
+        A MIP start (column values; the backend ignores it when infeasible).
+
+    Returns
+    -------
+    outcome : SolveOutcome
+        Status per the module's table, objective, stats.
+    x : ndarray, shape (n_cols,), or None
+        The column values of the incumbent (None without one).
+
+    Examples
+    --------
+    Maximise x0 + 2 x1 with x0 + x1 <= 5, x0 <= 1, x1 <= 5 (integers): x1 = 5 gives 10, x0 = 1 would
+    cost a unit of x1 (9), so 10 is the optimum, proven by HiGHS:
+
+    >>> import pulp
+    >>> from fairalloc.exact.program import add_var, from_pulp
+    >>> from fairalloc.exact.solvers import get_backend
+    >>> p = pulp.LpProblem("two", pulp.LpMaximize)
+    >>> x0 = add_var(p, "x0", 0, 1, integer=True); x1 = add_var(p, "x1", 0, 5, integer=True)
+    >>> _ = p.addConstraint(x0 + x1 <= 5, "cap"); p.setObjective(x0 + 2 * x1)
+    >>> out, x = solve_program(from_pulp(p), get_backend("highs", "milp"))
+    >>> out.status.value, round(out.objective, 9), [round(v) for v in x]
+    ('optimal', 10.0, [0, 5])
     """
     t0 = time.perf_counter()
     stats: dict[str, Any] = {"backend": backend.name, "time_limit": time_limit, "mip_gap_requested": mip_gap}
@@ -471,7 +504,28 @@ def _fraction(a: float) -> Fraction | None:
 
 
 def integer_row(coefs: np.ndarray) -> int | None:
-    """Smallest positive integer *s* with every ``s * coefs[j]`` an integer (module docstring), or None."""
+    """Smallest positive integer *s* with every ``s * coefs[j]`` an integer (module docstring), or None.
+
+    Each coefficient is read as the closest fraction with a bounded denominator, accepted only when
+    it is within a relative 1e-13 of it; *s* is the least common multiple of the denominators.
+
+    Parameters
+    ----------
+    coefs : array_like of float
+
+    Returns
+    -------
+    int or None
+        None when a coefficient is no such fraction, or *s* grows past the exact-integer range.
+
+    Examples
+    --------
+    1/2, 1/4 and 1/3 need lcm(2, 4, 3) = 12; the square root of 2 is irrational:
+
+    >>> import math
+    >>> integer_row([0.5, 0.25, 1 / 3]), integer_row([math.sqrt(2)])
+    (12, None)
+    """
     s = 1
     for a in np.asarray(coefs, dtype=float):
         if a == 0:

@@ -28,7 +28,26 @@ _SEVERITY = {Status.OPTIMAL: 0, Status.FEASIBLE: 1, Status.UNBOUNDED: 2, Status.
 
 @dataclass
 class ComponentRun:
-    """One component's outcome, with the indices it covers."""
+    """One component's outcome, with the indices it covers.
+
+    Parameters
+    ----------
+    users, servers : ndarray of int
+        The component's user and server indices in the whole instance.
+    outcome : LeximinOutcome
+        What :func:`~fairalloc.exact.leximin.solve_leximin` returned for it.
+    extra : object, optional
+        The built model (kept for placing the solution).
+
+    Attributes
+    ----------
+    users, servers, outcome, extra
+        As the parameters.
+
+    Examples
+    --------
+    See :func:`merge_runs`.
+    """
 
     users: np.ndarray
     servers: np.ndarray
@@ -41,6 +60,43 @@ def merge_runs(runs: Sequence[ComponentRun], objective: str) -> tuple[Status, st
 
     Exact: the leximin order is separable, so per-component optima merge into a global optimum; for
     max-min the global value is the smallest component value and its bound the smallest bound.
+
+    Parameters
+    ----------
+    runs : sequence of ComponentRun
+        At least one.
+    objective : {"leximin", "maxmin"}
+
+    Returns
+    -------
+    status : Status
+        The worst of the components' (OPTIMAL < FEASIBLE < UNBOUNDED < NOT_SOLVED < INFEASIBLE < ERROR).
+    message : str
+        Why each component that is not OPTIMAL is not.
+    stats : dict
+        ``n_components``, ``n_solves`` (summed), ``components`` (per component), ``levels_proven``,
+        ``resolution``, ``mip_gap`` and (max-min) ``bound`` where they apply.
+    leximin : list of (float, int)
+        The merged leximin vector.
+
+    Examples
+    --------
+    A proven component at level 2 and one stopped by its time limit at level 1 (bound 1.5): the merge
+    is FEASIBLE, its leximin vector has both levels, and the max-min bound is min(2, 1.5):
+
+    >>> import numpy as np
+    >>> from fairalloc.result import Status
+    >>> from fairalloc.exact.leximin import LeximinOutcome
+    >>> a = ComponentRun(np.array([0]), np.array([0]),
+    ...                  LeximinOutcome(Status.OPTIMAL, "proven", {}, np.array([2]), [(2.0, 1)], 2.0, stats={"n_solves": 2}))
+    >>> b = ComponentRun(np.array([1]), np.array([1]),
+    ...                  LeximinOutcome(Status.FEASIBLE, "time limit", {}, np.array([1]), [(1.0, 1)], 1.0, bound=1.5,
+    ...                                 stats={"n_solves": 1}))
+    >>> status, message, stats, leximin = merge_runs([a, b], "leximin")
+    >>> status.value, message, stats["n_solves"], leximin
+    ('feasible', 'component 1 (users [1]): time limit', 3, [(1.0, 1), (2.0, 1)])
+    >>> merge_runs([a, b], "maxmin")[2]["bound"]
+    1.5
     """
     worst = max(runs, key=lambda r: _SEVERITY[r.outcome.status]).outcome.status
     msgs = [f"component {k} (users {r.users.tolist()}): {r.outcome.message}"
@@ -89,8 +145,57 @@ def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: S
     For component ``k`` with ``(users, servers)``: ``build(users, servers, label)`` returns a built
     model (``.problem``, ``.totals``); :func:`solve_leximin` runs on it within the component's share
     of ``time_limit`` (:func:`component_budget`); ``place(built, users, servers, solution)`` writes its
-    allocation into the caller's arrays. Returns :func:`merge_runs`' (status, message, stats,
-    leximin) with ``build_s``, ``n_variables`` and ``n_constraints`` added to ``stats``.
+    allocation into the caller's arrays.
+
+    Parameters
+    ----------
+    comps : sequence of (ndarray, ndarray)
+        ``(users, servers)`` per component (:func:`fairalloc.exact.placement.placement_components`).
+    sizes : sequence of float
+        A size per component, to share the time limit.
+    build : callable
+        ``build(users, servers, label)`` -> object with ``.problem`` and ``.totals``.
+    valuation : Valuation
+        The whole instance's valuation (restricted to each component's users).
+    place : callable
+        ``place(built, users, servers, solution)``, called for every component with a solution.
+    objective : {"leximin", "maxmin"}
+    backend : Backend
+    time_limit : float or None
+        Seconds for all components together.
+    **kw
+        Passed to :func:`solve_leximin` (``mip_gap``, ``threads``, ``msg``, ``options``, ...).
+
+    Returns
+    -------
+    tuple
+        :func:`merge_runs`' (status, message, stats, leximin) with ``build_s``, ``n_variables`` and
+        ``n_constraints`` added to ``stats``.
+
+    Examples
+    --------
+    Two independent users, each with its own 3-unit server and its own model; the leximin of the
+    whole is the union of the parts (3 each):
+
+    >>> import numpy as np, pulp
+    >>> from types import SimpleNamespace
+    >>> from fairalloc.exact.leximin import Valuation
+    >>> from fairalloc.exact.program import add_var
+    >>> from fairalloc.exact.solvers import get_backend
+    >>> def build(users, servers, label):
+    ...     p = pulp.LpProblem(label + "c", pulp.LpMaximize)
+    ...     xs = [add_var(p, f"{label}x{i}", 0, 3, integer=True) for i in users]
+    ...     return SimpleNamespace(problem=p, totals=[pulp.lpSum([x]) for x in xs])
+    >>> got = np.zeros(2)
+    >>> def place(built, users, servers, solution):
+    ...     got[users] = [solution[v.name] for t in built.totals for v, _ in t.items()]
+    >>> comps = [(np.array([0]), np.array([0])), (np.array([1]), np.array([1]))]
+    >>> val = Valuation([1, 1], [0, 0], [0, 0], [3, 3])
+    >>> status, message, stats, leximin = solve_by_components(
+    ...     comps, [1, 1], build, val, place, objective="leximin", backend=get_backend("highs", "milp"),
+    ...     time_limit=None)
+    >>> status.value, stats["n_components"], leximin, got.tolist()
+    ('optimal', 2, [(3.0, 2)], [3.0, 3.0])
     """
     t0 = time.perf_counter()
     runs: list[ComponentRun] = []
@@ -120,6 +225,33 @@ def component_budget(time_limit: float | None, t0: float, sizes: Sequence[float]
     """Seconds for component ``k``: what is left of ``time_limit``, shared in proportion to size.
 
     Time a component does not use flows to the later ones.
+
+    Parameters
+    ----------
+    time_limit : float or None
+        Seconds for all components (None: no limit).
+    t0 : float
+        ``time.perf_counter()`` when the run started.
+    sizes : sequence of float
+        A size per component.
+    k : int
+        The component about to run.
+
+    Returns
+    -------
+    float or None
+        ``left * sizes[k] / sum(sizes[k:])``, at least 1 ms; None without a limit.
+
+    Examples
+    --------
+    Sizes 1 and 3 with 100 s: the first gets 1/4 of what is left, the last all of what is left:
+
+    >>> import time
+    >>> t0 = time.perf_counter()
+    >>> component_budget(None, t0, [1, 3], 0) is None
+    True
+    >>> round(component_budget(100.0, t0, [1, 3], 0)), round(component_budget(100.0, t0, [1, 3], 1))
+    (25, 100)
     """
     if time_limit is None:
         return None
@@ -131,7 +263,30 @@ def component_budget(time_limit: float | None, t0: float, sizes: Sequence[float]
 def empty_fallback(out: LeximinOutcome, valuation: Valuation) -> LeximinOutcome:
     """A component that found no incumbent in its time gets the empty allocation when that is feasible.
 
-    Honest: status FEASIBLE, the message says its users got no tasks because of the time limit.
+    Honest: status FEASIBLE, the message says its users got no tasks because of the time limit. Only
+    for a NOT_SOLVED outcome whose users have no reserved tasks (``valuation.lower == 0``); any other
+    outcome is returned unchanged.
+
+    Parameters
+    ----------
+    out : LeximinOutcome
+        The component's outcome (changed in place when the fallback applies).
+    valuation : Valuation
+        The component's valuation.
+
+    Returns
+    -------
+    LeximinOutcome
+        ``out``.
+
+    Examples
+    --------
+    >>> from fairalloc.result import Status
+    >>> from fairalloc.exact.leximin import LeximinOutcome, Valuation
+    >>> out = empty_fallback(LeximinOutcome(Status.NOT_SOLVED, "time limit", None, None),
+    ...                      Valuation([1], [0], [0], [3]))
+    >>> out.status.value, out.solution
+    ('feasible', {})
     """
     if out.solution is not None or out.status is not Status.NOT_SOLVED or (valuation.lower > 0).any():
         return out

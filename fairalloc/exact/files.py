@@ -108,7 +108,43 @@ def _users(data: Mapping[str, Any], where: str, required: tuple[str, ...], allow
 
 
 def parse_tasks(data: Mapping[str, Any], where: str = "<data>"):
-    """A :class:`~fairalloc.TaskInstance` from either form; returns a ``fairalloc.io.InstanceSpec``."""
+    """A :class:`~fairalloc.TaskInstance` from a ``kind: tasks`` mapping, in either form.
+
+    Parameters
+    ----------
+    data : Mapping
+        The file's content, in the per-user or the matrix form (module docstring).
+    where : str, optional
+        The source, for error messages and ``InstanceSpec.source`` (default ``"<data>"``).
+
+    Returns
+    -------
+    fairalloc.io.InstanceSpec
+        ``kind`` ``"tasks"``; ``commitments`` None (they live on the instance).
+
+    Raises
+    ------
+    InvalidInstanceError
+        A missing or unknown field (named, with the user), an unknown server name in ``servers``, or
+        anything :class:`~fairalloc.TaskInstance` refuses.
+
+    Examples
+    --------
+    A server ``s0`` and two servers of type ``big``; user A may use ``s0`` and ``big0`` only. A's task
+    <1, 4> fits 4 times on <4, 16> and 8 times on each <8, 32>, so its monopoly count is 4 + 8 + 8:
+
+    >>> spec = parse_tasks({"kind": "tasks",
+    ...     "servers": [{"name": "s0", "capacity": [4, 16]}, {"type": "big", "capacity": [8, 32], "count": 2}],
+    ...     "users": [{"name": "A", "demand": [1, 4], "tasks": 10, "servers": ["s0", "big0"]},
+    ...               {"name": "B", "demand": [2, 2], "tasks": 3}]})
+    >>> ti = spec.instance
+    >>> ti.cluster.server_names, ti.placement.astype(int).tolist(), ti.monopoly.tolist()
+    (('s0', 'big0', 'big1'), [[1, 1, 0], [1, 1, 1]], [20.0, 10.0])
+    >>> parse_tasks({"servers": [{"capacity": [4, 16]}], "users": [{"name": "A", "demand": [1, 4]}]})
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: <data>: users[0] (A) lacks ['tasks']
+    """
     from ..io import InstanceSpec, _commitments_in_range
 
     if "users" not in data:
@@ -136,7 +172,38 @@ def parse_tasks(data: Mapping[str, Any], where: str = "<data>"):
 
 
 def parse_time_varying(data: Mapping[str, Any], where: str = "<data>"):
-    """A :class:`~fairalloc.TimeVaryingInstance` from either form; returns a ``fairalloc.io.InstanceSpec``."""
+    """A :class:`~fairalloc.TimeVaryingInstance` from a ``kind: time-varying`` mapping, in either form.
+
+    Parameters
+    ----------
+    data : Mapping
+        The file's content, in the per-user or the matrix form (module docstring).
+    where : str, optional
+        The source, for error messages and ``InstanceSpec.source`` (default ``"<data>"``).
+
+    Returns
+    -------
+    fairalloc.io.InstanceSpec
+        ``kind`` ``"time_varying"``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A missing or unknown field, arrivals of different lengths (never padded), fractional arrivals,
+        ``slots`` shorter than the arrivals, or anything :class:`~fairalloc.TimeVaryingInstance`
+        refuses.
+
+    Examples
+    --------
+    :func:`fairalloc.exact.tvtsf_milp`'s instance as a file; each task fits twice on <4, 4>, so
+    :math:`h_i(t) = 2`:
+
+    >>> spec = parse_time_varying({"servers": [{"name": "s0", "capacity": [4, 4]}], "users": [
+    ...     {"name": "A", "demand": [1, 2], "arrivals": [2, 0, 1], "duration": 1},
+    ...     {"name": "B", "demand": [2, 1], "arrivals": [1, 1, 0], "duration": 2}]})
+    >>> spec.instance.n_slots, spec.instance.monopoly.tolist()
+    (3, [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]])
+    """
     from ..io import InstanceSpec, _commitments_in_range
 
     if "users" not in data:
@@ -179,7 +246,18 @@ def parse_time_varying(data: Mapping[str, Any], where: str = "<data>"):
 
 
 def register_kinds() -> None:
-    """Add ``tasks``, ``time-varying`` (and the alias ``tvtsf``) to :data:`fairalloc.io.INSTANCE_KINDS`."""
+    """Add ``tasks``, ``time-varying`` (and the aliases ``time_varying``, ``tvtsf``) to :data:`fairalloc.io.INSTANCE_KINDS`.
+
+    Called when :mod:`fairalloc.exact` is imported, so that :func:`fairalloc.io.load_instance` and
+    ``fairalloc solve FILE`` read these kinds; calling it again changes nothing.
+
+    Examples
+    --------
+    >>> import fairalloc.io
+    >>> register_kinds()
+    >>> sorted(fairalloc.io.INSTANCE_KINDS)
+    ['pooled', 'tasks', 'time-varying', 'time_varying', 'tvtsf']
+    """
     from .. import io
 
     io.INSTANCE_KINDS.setdefault("tasks", parse_tasks)

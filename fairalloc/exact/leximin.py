@@ -148,7 +148,38 @@ class Valuation:
     """User values affine in integer task totals: ``v_i = slope[i] * X_i + offset[i]``.
 
     ``lower[i] <= X_i <= upper[i]`` are the task totals a user can reach at all (the formulation
-    guarantees them; ``upper`` is a valid upper bound, not necessarily attained).
+    guarantees them; ``upper`` is a valid upper bound, not necessarily attained). Built for each
+    mechanism by :func:`fairalloc.exact.tasks.task_valuation` /
+    :func:`fairalloc.exact.tvtsf.tvtsf_valuation`.
+
+    Parameters
+    ----------
+    slope : array_like, shape (n,)
+        :math:`a_i > 0`, finite.
+    offset : array_like, shape (n,)
+        :math:`b_i`.
+    lower, upper : array_like of int, shape (n,)
+        Bounds on the task totals.
+
+    Attributes
+    ----------
+    slope, offset : ndarray of float
+    lower, upper : ndarray of int64
+    n : int
+        Number of users.
+
+    Raises
+    ------
+    ValueError
+        A slope that is not finite and positive.
+
+    Examples
+    --------
+    >>> v = Valuation([0.5, 2.0], [0.0, 1.0], [0, 0], [4, 4])
+    >>> v.n, v.value([2, 3]).tolist()                  # 0.5 * 2 and 2 * 3 + 1
+    (2, [1.0, 7.0])
+    >>> v.scaled()[1]                                   # slopes divided by the smallest, 0.5
+    2.0
     """
 
     slope: np.ndarray
@@ -178,11 +209,40 @@ class Valuation:
 
 
 def value_resolution(val: Valuation, *, max_values: int = 5_000_000) -> tuple[float, float]:
-    """(delta, eta): smallest positive difference between achievable values, and the float noise.
+    r"""(delta, eta): smallest positive difference between achievable values, and the float noise.
 
     ``delta`` ignores differences below ``eta``; it is ``inf`` when all achievable values coincide.
     With more than ``max_values`` achievable values in total, the same-user spacing ``min a_i`` and a
     sampled pairwise minimum are used (a warning says so).
+
+    Parameters
+    ----------
+    val : Valuation
+        The users' values; achievable values are ``val.value(x)`` for whole ``x`` in
+        ``[lower, upper]``.
+    max_values : int, optional
+        Most achievable values enumerated (default 5,000,000).
+
+    Returns
+    -------
+    delta : float
+        Smallest gap between two distinct achievable values (``inf`` if there is none).
+    eta : float
+        :math:`64\,\varepsilon_{\mathrm{mach}}` times the largest value magnitude (at least 1).
+
+    Warns
+    -----
+    FairallocWarning
+        More than ``max_values`` achievable values.
+
+    Examples
+    --------
+    Values k/2 (k = 0..2) and k/3 (k = 0..3): the closest distinct pair is 1/2 and 1/3 (or 2/3), 1/6
+    apart; the largest value is 1, so eta = 64 x 2^-52:
+
+    >>> delta, eta = value_resolution(Valuation([0.5, 1 / 3], [0, 0], [0, 0], [2, 3]))
+    >>> round(delta, 12), bool(eta == 64 * 2.0 ** -52)
+    (0.166666666667, True)
     """
     counts = np.maximum(val.upper - val.lower + 1, 0)
     vmax = float(np.abs(val.value(val.upper)).max(initial=1.0))
@@ -210,7 +270,36 @@ def value_resolution(val: Valuation, *, max_values: int = 5_000_000) -> tuple[fl
 
 @dataclass
 class LeximinOutcome:
-    """What :func:`solve_leximin` returns (the values of every model variable of the kept solution)."""
+    """What :func:`solve_leximin` returns (the values of every model variable of the kept solution).
+
+    Parameters
+    ----------
+    status, message, solution, totals, leximin, objective, bound, stats
+        As the attributes below.
+
+    Attributes
+    ----------
+    status : Status
+        OPTIMAL only when every MILP of the sequence was proven optimal.
+    message : str
+    solution : dict of str to float, or None
+        Column name -> value of the kept solution (None without one).
+    totals : ndarray of int, or None
+        :math:`X_i` of that solution.
+    leximin : list of (float, int)
+        The sorted leximin vector as (level, multiplicity), in the valuation's (unscaled) units; empty
+        for ``objective="maxmin"``.
+    objective : float or None
+        The max-min value.
+    bound : float or None
+        The backend's bound on it when not proven.
+    stats : dict
+        ``n_solves``, ``rounds``, ``runtime_s``, ``resolution``, ``scale``, ``levels_proven``, ...
+
+    Examples
+    --------
+    See :func:`solve_leximin`.
+    """
 
     status: Status
     message: str
@@ -235,6 +324,24 @@ def integer_scale(val: Valuation) -> int | None:
     :math:`Z \le S v_i(X_i)` reaches exactly *S* times the real max-min, and no two distinct levels
     merge: no level is lost to rounding. None when the values are not such fractions or the scaled
     values exceed :math:`2^{53}` (then CP-SAT is not used on this instance; the status says so).
+
+    Parameters
+    ----------
+    val : Valuation
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    Slopes 1/2 and 1/3 need S = lcm(2, 3) = 6; pi is no such fraction:
+
+    >>> integer_scale(Valuation([0.5, 1 / 3], [0, 0], [0, 0], [2, 3]))
+    6
+    >>> import math
+    >>> integer_scale(Valuation([math.pi], [0], [0], [1])) is None
+    True
     """
     from .backends import integer_row
 
@@ -297,6 +404,26 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     Returns
     -------
     LeximinOutcome
+
+    Examples
+    --------
+    Two users share 5 units, user 0 can take at most 1: the leximin optimum is (1, 4) (user 0 at its
+    cap, user 1 takes the rest); ``objective="maxmin"`` proves only the minimum, 1, and may keep any
+    allocation that reaches it, e.g. (1, 1), which is not Pareto-efficient:
+
+    >>> import pulp
+    >>> from fairalloc.exact.program import add_var
+    >>> from fairalloc.exact.solvers import get_backend
+    >>> p = pulp.LpProblem("two", pulp.LpMaximize)
+    >>> x0 = add_var(p, "x0", 0, 1, integer=True); x1 = add_var(p, "x1", 0, 5, integer=True)
+    >>> _ = p.addConstraint(x0 + x1 <= 5, "cap")
+    >>> val = Valuation([1, 1], [0, 0], [0, 0], [1, 5])            # value = tasks
+    >>> totals = [pulp.lpSum([x0]), pulp.lpSum([x1])]
+    >>> out = solve_leximin(p, totals, val, objective="leximin", backend=get_backend("highs", "milp"))
+    >>> out.status.value, out.totals.tolist(), out.leximin
+    ('optimal', [1, 4], [(1.0, 1), (4.0, 1)])
+    >>> solve_leximin(p, totals, val, objective="maxmin", backend=get_backend("highs", "milp")).objective
+    1.0
     """
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)

@@ -39,9 +39,40 @@ def _values(problem: Any, names: Sequence[str]) -> np.ndarray:
 
 
 def check_solution(problem: Any, *, tol: float = CHECK_TOL) -> str | None:
-    """Return None when the variables' current values satisfy ``problem`` (bounds, integrality,
-    constraints), else why not. Tolerances are relative (see
-    :meth:`fairalloc.exact.program.LinearProgram.violation`)."""
+    """Check the variables' current values against ``problem``: None when feasible, else why not.
+
+    Bounds, integrality and every constraint are checked. Tolerances are relative (see
+    :meth:`fairalloc.exact.program.LinearProgram.violation`).
+
+    Parameters
+    ----------
+    problem : pulp.LpProblem
+        The model, with values in its variables (after a solve, or set by hand).
+    tol : float, optional
+        Relative tolerance (default :data:`CHECK_TOL`).
+
+    Returns
+    -------
+    str or None
+        ``None``, or the first violation found (a variable without a value, out of bounds, not
+        integral, or the constraint violated and by how much).
+
+    Examples
+    --------
+    In :func:`solve_pulp`'s toy model, x = 3, y = 2 breaks x + y <= 4 (PuLP's ``_C1``) by 1:
+
+    >>> import pulp
+    >>> p = pulp.LpProblem("toy", pulp.LpMaximize)
+    >>> x = p.add_variable("x", 0, None, cat="Integer"); y = p.add_variable("y", 0, None, cat="Integer")
+    >>> p.setObjective(3 * x + 2 * y)
+    >>> _ = p.addConstraint(x + y <= 4); _ = p.addConstraint(x + 3 * y <= 6); _ = p.addConstraint(x <= 3)
+    >>> _ = x.setInitialValue(3); _ = y.setInitialValue(2)
+    >>> check_solution(p)
+    'constraint _C1 violated by 1'
+    >>> _ = y.setInitialValue(1)
+    >>> check_solution(p) is None
+    True
+    """
     prog = from_pulp(problem)
     x = _values(problem, prog.names)
     missing = np.flatnonzero(np.isnan(x))
@@ -89,6 +120,29 @@ def solve_pulp(problem: Any, backend: Backend | str | None = None, *, time_limit
     SolveOutcome
         ``status`` mapped honestly, ``objective`` of the incumbent, ``stats`` with ``runtime_s``,
         ``raw_status``, ``bound``, ``mip_gap``, ``nodes``.
+
+    Raises
+    ------
+    SolverUnavailableError
+        Unknown or missing ``backend``.
+
+    See Also
+    --------
+    check_solution : verify the values written back.
+
+    Examples
+    --------
+    Maximise 3x + 2y over integers with x + y <= 4, x + 3y <= 6, x <= 3. By hand: x = 3 leaves y <= 1
+    (both rows), giving 11; x <= 2 gives at most 6 + 2·(4/3) < 11 with y <= 4/3, so 11 is optimal:
+
+    >>> import pulp
+    >>> p = pulp.LpProblem("toy", pulp.LpMaximize)
+    >>> x = p.add_variable("x", 0, None, cat="Integer"); y = p.add_variable("y", 0, None, cat="Integer")
+    >>> p.setObjective(3 * x + 2 * y)
+    >>> _ = p.addConstraint(x + y <= 4); _ = p.addConstraint(x + 3 * y <= 6); _ = p.addConstraint(x <= 3)
+    >>> out = solve_pulp(p, "highs")
+    >>> out.status.value, round(out.objective, 9), x.value(), y.value()
+    ('optimal', 11.0, 3.0, 1.0)
     """
     if not isinstance(backend, Backend):
         backend = get_backend(backend, "milp")
@@ -116,10 +170,38 @@ def export_model(problem: Any, path: str | os.PathLike) -> Path:
 
     MPS keeps the objective sense in an ``OBJSENSE`` section; both formats keep integrality.
 
+    Parameters
+    ----------
+    problem : pulp.LpProblem
+        The model (for example ``MilpModel.problem``).
+    path : str or os.PathLike
+        The file to write; its extension picks the format.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
     Raises
     ------
     InvalidInstanceError
         An extension other than ``.lp`` / ``.mps``.
+
+    Examples
+    --------
+    :func:`solve_pulp`'s toy model, written to a temporary directory removed afterwards; PuLP names the
+    unnamed rows ``_C1``, ``_C2``, ...:
+
+    >>> import pulp
+    >>> p = pulp.LpProblem("toy", pulp.LpMaximize)
+    >>> x = p.add_variable("x", 0, None, cat="Integer"); y = p.add_variable("y", 0, None, cat="Integer")
+    >>> p.setObjective(3 * x + 2 * y)
+    >>> _ = p.addConstraint(x + y <= 4); _ = p.addConstraint(x + 3 * y <= 6); _ = p.addConstraint(x <= 3)
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     text = export_model(p, pathlib.Path(d) / "toy.lp").read_text()
+    >>> [line for line in text.splitlines() if line.startswith(("OBJ", "_C"))]
+    ['OBJ: 3 x + 2 y', '_C1: x + y <= 4', '_C2: x + 3 y <= 6', '_C3: x <= 3']
     """
     path = Path(path)
     ext = path.suffix.lower()
@@ -143,12 +225,36 @@ class MilpModel:
     :func:`fairalloc.exact.tvtsf_model`) for users who want the raw program: hand it to another
     solver with :meth:`export_model`, or solve it here with :meth:`solve`.
 
+    Parameters
+    ----------
+    problem : pulp.LpProblem
+        The model.
+    variables : Mapping
+        Named groups of its PuLP variables.
+    description : str, optional
+        One line saying what the model is (shown by ``repr``).
+
     Attributes
     ----------
     problem : pulp.LpProblem
     variables : dict
         Named groups of PuLP variables (e.g. ``{"x": {(i, m): var}, "z": var}``).
     description : str
+    n_variables, n_constraints : int
+        Sizes of the model.
+
+    Examples
+    --------
+    The DRF paper's example (one server <9, 18>, tasks <1, 4> and <3, 1>): one ``x`` per user and
+    server, the level ``z``, and the max-min gives 3 and 2 tasks (dominant shares 2/3 each):
+
+    >>> import fairalloc as fa
+    >>> ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
+    >>> model = fa.exact.tasks_model(ti, mechanism="drf")
+    >>> model.n_variables, list(model.variables)
+    (3, ['x', 'z', 'totals'])
+    >>> model.solve("highs").status.value, sorted(model.value("x").values())
+    ('optimal', [2.0, 3.0])
     """
 
     def __init__(self, problem: Any, variables: Mapping[str, Any], description: str = "") -> None:

@@ -62,7 +62,13 @@ class ParetoVerdict:
     status : Status
         The backend's status for the MILP.
     message : str
+        Explanation of the verdict.
     stats : dict
+        Backend figures (``runtime_s``, ...).
+
+    Examples
+    --------
+    See :func:`pareto_improvement`.
     """
 
     dominated: bool | None
@@ -77,9 +83,21 @@ class ParetoVerdict:
 class Dominating:
     """Outcome of :func:`dominating_servers` / :func:`dominating_schedule`.
 
-    ``status`` is the backend's (honest) status; ``value`` the optimum (strong: the largest total of
-    tasks; weak integer: 1.0 when feasible; weak divisible: the smallest increase *t*); ``x`` the
-    allocation (N, M) or schedule (N, M, T).
+    Attributes
+    ----------
+    status : Status
+        The backend's (honest) status; INFEASIBLE when no improvement exists (weak form).
+    value : float or None
+        The optimum: strong, the largest total of tasks; weak integer, 1.0 when feasible; weak
+        divisible, the largest common increase *t*.
+    x : ndarray or None
+        The allocation (N, M) or schedule (N, M, T).
+    message : str
+    stats : dict
+
+    Examples
+    --------
+    See :func:`dominating_servers`.
     """
 
     status: Status
@@ -114,8 +132,43 @@ def dominating_servers(task_demands: Any, capacities: Any, placement: Any, total
     *t* with :math:`\sum_l y_{il} \ge X_i + t` for every unsatisfied user (integer: feasibility of
     t = 1). ``x`` is the (n, M) matrix y.
 
-    >>> dominating_servers([[6], [5]], [[10]], [[1], [1]], [0, 0], [2, 2]).value    # user 1 takes 2 x 5
+    Parameters
+    ----------
+    task_demands : array_like, shape (n, K)
+        One task's demand per user.
+    capacities : array_like, shape (M, K)
+        Server capacities, same units.
+    placement : array_like of bool, shape (n, M)
+        Eligibility.
+    totals : array_like, shape (n,)
+        :math:`X_i`, the task totals to improve on.
+    caps : array_like, shape (n,)
+        :math:`K_i`, the tasks each user wants at most.
+    integer : bool, optional
+        Integer tasks (default True) or divisible ones.
+    weak : bool, optional
+        Weak domination (every unsatisfied user strictly better) instead of strong (default False).
+    solver : str, optional
+        Backend (MILP when ``integer``, else LP).
+    time_limit : float, optional
+        Seconds.
+
+    Returns
+    -------
+    Dominating
+
+    Examples
+    --------
+    One server of 10 units; tasks of 6 and 5 units; from nothing, at most 2 tasks fit (user 1's
+    5 + 5; 6 + 5 = 11 does not fit). Both users at once (weak, integer) is impossible; divisible, both
+    can get :math:`t` with :math:`6t + 5t = 10`, :math:`t = 10/11`:
+
+    >>> dominating_servers([[6], [5]], [[10]], [[1], [1]], [0, 0], [2, 2]).value
     2.0
+    >>> dominating_servers([[6], [5]], [[10]], [[1], [1]], [0, 0], [2, 2], weak=True).status.value
+    'infeasible'
+    >>> round(dominating_servers([[6], [5]], [[10]], [[1], [1]], [0, 0], [2, 2], weak=True, integer=False).value, 6)
+    0.909091
     """
     d = np.asarray(task_demands, float)
     c = np.asarray(capacities, float)
@@ -188,6 +241,44 @@ def dominating_schedule(task_demands: Any, capacities: Any, placement: Any, arri
     :math:`\sum_{m,t} y_{imt} \ge X_i` (weak: :math:`\ge X_i + 1` for every unsatisfied user).
     Strong: maximise the sum of the totals (``value``); weak: feasibility (``value`` 1). ``x`` is
     the (N, M, T) schedule.
+
+    Parameters
+    ----------
+    task_demands : array_like, shape (N, T, K)
+        :math:`d_{ir}(t)`, one task's demand per user and slot.
+    capacities : array_like, shape (M, K)
+        :math:`C_{mr}`.
+    placement : array_like of bool, shape (N, M)
+        :math:`p_{im}`.
+    arrivals : array_like, shape (N, T)
+        :math:`B_i(t)`, tasks submitted per slot.
+    durations : array_like of int, shape (N,)
+        :math:`e_i`, slots a task runs.
+    totals : array_like, shape (N,)
+        :math:`X_i`, the totals to improve on.
+    weak : bool, optional
+        Weak instead of strong domination (default False).
+    solver : str, optional
+        MILP backend.
+    time_limit : float, optional
+        Seconds.
+
+    Returns
+    -------
+    Dominating
+
+    Examples
+    --------
+    One server of 2 units, 2 slots, unit tasks; user 0 submits 2 tasks lasting 2 slots in slot 0, user
+    1 one task of 1 slot in each slot. By hand the most that can start is 3: user 0's two tasks
+    started together fill both slots (total 2); one of each in slot 0 leaves one unit in slot 1 for a
+    third task. Totals (1, 1) cannot both rise (4 would be needed):
+
+    >>> d = [[[1], [1]], [[1], [1]]]
+    >>> dominating_schedule(d, [[2]], [[1], [1]], [[2, 0], [1, 1]], [2, 1], [0, 0]).value
+    3.0
+    >>> dominating_schedule(d, [[2]], [[1], [1]], [[2, 0], [1, 1]], [2, 1], [1, 1], weak=True).status.value
+    'infeasible'
     """
     d = np.asarray(task_demands, float)              # (N, T, K)
     c = np.asarray(capacities, float)                # (M, K)

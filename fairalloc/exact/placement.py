@@ -38,7 +38,27 @@ __all__ = ["edges", "placement_graph", "placement_components", "FlowVerdict", "f
 
 
 def edges(instance: TaskInstance | TimeVaryingInstance) -> np.ndarray:
-    """(n_agents, n_servers) bool: user *i* may run a task on server *m* (eligible and it fits)."""
+    """Where each user may run a task: eligible (``placement``) and one task fits on the server alone.
+
+    Parameters
+    ----------
+    instance : TaskInstance or TimeVaryingInstance
+        For a time-varying instance a task must fit in some slot.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_agents, n_servers)
+
+    Examples
+    --------
+    Servers <4, 4> and <8, 2>; user 0's task <1, 1> fits on both, user 1's <5, 1> only on the second
+    (5 > 4 cores on the first):
+
+    >>> from fairalloc.model import TaskInstance
+    >>> ti = TaskInstance([[4, 4], [8, 2]], [[1, 1], [5, 1]], [2, 2])
+    >>> edges(ti).tolist()
+    [[True, True], [False, True]]
+    """
     caps = instance.cluster.capacities
     if isinstance(instance, TimeVaryingInstance):
         fit = shares.tasks_that_fit(caps, instance.task_demands[:, :, None, :]) >= 1      # (N, T, M)
@@ -50,6 +70,23 @@ def edges(instance: TaskInstance | TimeVaryingInstance) -> np.ndarray:
 
 def placement_graph(instance: TaskInstance | TimeVaryingInstance):
     """The bipartite user-server graph: nodes ``("u", i)`` and ``("s", m)``, edges where :func:`edges` holds.
+
+    Parameters
+    ----------
+    instance : TaskInstance or TimeVaryingInstance
+
+    Returns
+    -------
+    networkx.Graph
+        Every user and server is a node, also those without edges.
+
+    See Also
+    --------
+    placement_components : its connected components.
+
+    Examples
+    --------
+    Two users, each allowed on one server:
 
     >>> from fairalloc.model import TaskInstance
     >>> ti = TaskInstance([[4, 4], [4, 4]], [[1, 1], [1, 1]], [2, 2], placement=[[1, 0], [0, 1]])
@@ -68,10 +105,24 @@ def placement_graph(instance: TaskInstance | TimeVaryingInstance):
 
 
 def placement_components(instance: TaskInstance | TimeVaryingInstance) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Connected components as ``(users, servers)`` index arrays, ordered by their smallest user.
+    """Connected components of the placement graph as ``(users, servers)`` index arrays.
 
-    Servers no user can use are left out; every user is in exactly one component (validation
-    guarantees it has an eligible server where its task fits).
+    Ordered by their smallest user. Servers no user can use are left out; every user is in exactly one
+    component (validation guarantees it has an eligible server where its task fits). The exact
+    programs solve each component apart (``decompose=True``).
+
+    Parameters
+    ----------
+    instance : TaskInstance or TimeVaryingInstance
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        User indices and server indices of each component.
+
+    Examples
+    --------
+    Users 0 and 2 share server 0, user 1 is alone on server 1, nobody may use server 2:
 
     >>> from fairalloc.model import TaskInstance
     >>> ti = TaskInstance([[4, 4]] * 3, [[1, 1]] * 3, [2, 2, 2], placement=[[1, 0, 0], [0, 1, 0], [1, 0, 0]])
@@ -99,6 +150,23 @@ class FlowVerdict:
     integer packing may still fail). On failure ``resource``, ``users``, ``servers``, ``need`` and
     ``have`` describe a violated Hall condition: those users need ``need`` of the resource but their
     eligible servers hold only ``have``.
+
+    Attributes
+    ----------
+    feasible : bool
+        False: proved infeasible; True: the necessary condition holds.
+    resource : int or None
+        The resource whose flow fails.
+    users, servers : tuple of int
+        The users of the violated condition and the servers they may use.
+    need, have : float
+        What those users need of ``resource`` and what those servers hold.
+    message : str
+        The verdict in words (property).
+
+    Examples
+    --------
+    See :func:`flow_check`.
     """
 
     feasible: bool
@@ -119,11 +187,35 @@ class FlowVerdict:
 def flow_check(instance: TaskInstance, required: Any, *, tol: float = 1e-9) -> FlowVerdict:
     """Necessary condition for placing ``required[i]`` tasks of every user: one max-flow per resource.
 
+    For each resource, a flow from users (supply ``required[i]`` times the task's demand) through
+    eligible edges to servers (capacity) must carry everything; otherwise a min cut names users whose
+    eligible servers cannot hold their need (Hall's condition). Passing does not prove an integer
+    packing exists.
+
+    Parameters
+    ----------
+    instance : TaskInstance
+        The instance.
+    required : array_like, shape (n_agents,)
+        Tasks each user must place.
+    tol : float, optional
+        Absolute slack on the flow value (default 1e-9).
+
+    Returns
+    -------
+    FlowVerdict
+
+    Examples
+    --------
+    Both users may use only server 0 (4 cores); 2 + 1 tasks of 2 cores need 6:
+
     >>> from fairalloc.model import TaskInstance
     >>> ti = TaskInstance([[4, 4], [4, 4]], [[2, 1], [2, 1]], [5, 5], placement=[[1, 0], [1, 0]])
-    >>> v = flow_check(ti, [2, 1])      # 3 tasks x 2 cores > 4 cores on server 0
+    >>> v = flow_check(ti, [2, 1])
     >>> v.feasible, v.message
     (False, 'users [0, 1] need 6 of resource 0 in total, but the servers they may use [0] hold only 4')
+    >>> flow_check(ti, [1, 1]).feasible                 # 4 cores needed, 4 held
+    True
     """
     import networkx as nx
 
@@ -162,10 +254,26 @@ def maxmin_flow_bound(instance: TaskInstance, valuation: Any) -> float:
     needs to reach it pass :func:`flow_check`; binary search over the achievable values of all users
     (capped by ``valuation.upper``). Exact optimum <= this bound.
 
+    Parameters
+    ----------
+    instance : TaskInstance
+        The instance.
+    valuation : Valuation
+        The users' affine values (:func:`fairalloc.exact.tasks.task_valuation`).
+
+    Returns
+    -------
+    float
+        The bound, in the valuation's units.
+
+    Examples
+    --------
+    One server <4, 4>, two users with tasks <1, 1> and value = tasks: 4 tasks fit, so at most 2 each:
+
     >>> from fairalloc.model import TaskInstance
     >>> from fairalloc.exact.leximin import Valuation
     >>> ti = TaskInstance([[4, 4]], [[1, 1], [1, 1]], [9, 9])
-    >>> maxmin_flow_bound(ti, Valuation([1, 1], [0, 0], [0, 0], [9, 9]))   # 4 slots, 2 users
+    >>> maxmin_flow_bound(ti, Valuation([1, 1], [0, 0], [0, 0], [9, 9]))
     2.0
     """
     val = valuation

@@ -29,6 +29,17 @@ __all__ = ["LinearProgram", "from_pulp", "pulp_constraints", "linear_terms", "ad
 class LinearProgram:
     """``max`` (or ``min``) ``cost @ x + offset`` s.t. ``row_lo <= A x <= row_hi``, ``lb <= x <= ub``.
 
+    A MILP (or LP) as arrays, the form the backends of :mod:`fairalloc.exact.backends` solve; built
+    from a PuLP model by :func:`from_pulp`. Frozen; :meth:`extended` returns a new program with
+    columns and rows added.
+
+    Parameters
+    ----------
+    names, lb, ub, integer, A, row_lo, row_hi, row_names, cost, offset, maximize
+        As the attributes below.
+    index : dict, optional
+        Column name -> position (built from ``names`` when empty).
+
     Attributes
     ----------
     names : tuple of str
@@ -42,6 +53,24 @@ class LinearProgram:
     cost : numpy.ndarray (n_cols,)
     offset : float
     maximize : bool
+    n_cols, n_rows : int
+    is_mip : bool
+        Some column is integer.
+
+    Examples
+    --------
+    Read from PuLP, then checked: x = 1, y = 2 uses 3 + 4 = 7 <= 7.5 and scores 3; y = 3 would use
+    9 > 7.5:
+
+    >>> import pulp
+    >>> p = pulp.LpProblem("k", pulp.LpMaximize)
+    >>> x = add_var(p, "x", 0, 10, integer=True); y = add_var(p, "y", 0, 10, integer=True)
+    >>> _ = p.addConstraint(3 * x + 2 * y <= 7.5, "cap"); p.setObjective(x + y)
+    >>> lp = from_pulp(p)
+    >>> lp.n_cols, lp.n_rows, lp.is_mip, lp.objective_value([1, 2])
+    (2, 1, True, 3.0)
+    >>> lp.violation([1, 2]) is None, lp.violation([1, 3])
+    (True, 'constraint cap violated by 1.5')
     """
 
     names: tuple
@@ -153,7 +182,30 @@ def _bound(v: float | None, default: float) -> float:
 
 def add_var(problem: Any, name: str, low: float | None = None, up: float | None = None,
             integer: bool = False) -> Any:
-    """A new variable of ``problem`` (``add_variable``: PuLP >= 3.3 and 4.x; ``LpVariable`` before)."""
+    """A new variable of ``problem`` (``add_variable``: PuLP >= 3.3 and 4.x; ``LpVariable`` before).
+
+    Parameters
+    ----------
+    problem : pulp.LpProblem
+    name : str
+        The variable's name (unique in the model).
+    low, up : float, optional
+        Bounds (default: none).
+    integer : bool, optional
+        Integer (default False: continuous).
+
+    Returns
+    -------
+    pulp.LpVariable
+
+    Examples
+    --------
+    >>> import pulp
+    >>> p = pulp.LpProblem("k", pulp.LpMaximize)
+    >>> v = add_var(p, "n", 0, 5, integer=True)
+    >>> v.name, float(v.lowBound), float(v.upBound), v.cat
+    ('n', 0.0, 5.0, 'Integer')
+    """
     import pulp
 
     cat = pulp.LpInteger if integer else pulp.LpContinuous
@@ -164,8 +216,28 @@ def add_var(problem: Any, name: str, low: float | None = None, up: float | None 
 
 
 def pulp_constraints(problem: Any) -> list:
-    """The model's constraints in insertion order: ``problem.constraints()`` (PuLP >= 3.3, 4.x), or
-    the values of the ``constraints`` mapping (older PuLP)."""
+    """The model's constraints in insertion order.
+
+    ``problem.constraints()`` (PuLP >= 3.3, 4.x), or the values of the ``constraints`` mapping (older
+    PuLP).
+
+    Parameters
+    ----------
+    problem : pulp.LpProblem
+
+    Returns
+    -------
+    list of pulp.LpConstraint
+
+    Examples
+    --------
+    >>> import pulp
+    >>> p = pulp.LpProblem("k", pulp.LpMaximize)
+    >>> x = add_var(p, "x", 0, 10, integer=True); y = add_var(p, "y", 0, 10, integer=True)
+    >>> _ = p.addConstraint(3 * x + 2 * y <= 7.5, "cap"); p.setObjective(x + y)
+    >>> [str(c) for c in pulp_constraints(p)]
+    ['3*x + 2*y <= 7.5']
+    """
     cons = problem.constraints
     if callable(cons):
         return list(cons())
@@ -173,19 +245,53 @@ def pulp_constraints(problem: Any) -> list:
 
 
 def linear_terms(expr: Any) -> list[tuple[Any, float]]:
-    """(variable, coefficient) pairs of a PuLP expression (its public ``items()``)."""
+    """(variable, coefficient) pairs of a PuLP expression (its public ``items()``).
+
+    Parameters
+    ----------
+    expr : pulp.LpAffineExpression or pulp.LpConstraint
+
+    Returns
+    -------
+    list of (pulp.LpVariable, float)
+
+    Examples
+    --------
+    >>> import pulp
+    >>> p = pulp.LpProblem("k", pulp.LpMaximize)
+    >>> x = add_var(p, "x", 0, 10, integer=True); y = add_var(p, "y", 0, 10, integer=True)
+    >>> _ = p.addConstraint(3 * x + 2 * y <= 7.5, "cap"); p.setObjective(x + y)
+    >>> [(v.name, c) for v, c in linear_terms(3 * x + 2 * y)]
+    [('x', 3.0), ('y', 2.0)]
+    """
     return [(v, float(c)) for v, c in expr.items()]
 
 
 def from_pulp(problem: Any, also: Iterable[Any] = ()) -> LinearProgram:
     """Read a ``pulp.LpProblem`` into a :class:`LinearProgram` (public PuLP API only).
 
-    ``also``: expressions whose variables become columns even when no row or objective uses them
-    (PuLP 3 lists only the variables in use).
+    Unnamed constraints get PuLP's own names (``_C1``, ``_C2``, ...), so diagnostics name the rows an
+    exported ``.lp`` file shows.
+
+    Parameters
+    ----------
+    problem : pulp.LpProblem
+        The model.
+    also : iterable of PuLP expressions, optional
+        Expressions whose variables become columns even when no row or objective uses them (PuLP 3
+        lists only the variables in use).
+
+    Returns
+    -------
+    LinearProgram
+
+    Examples
+    --------
+    One row 3x + 2y <= 7.5, objective x + y:
 
     >>> import pulp
     >>> p = pulp.LpProblem("k", pulp.LpMaximize)
-    >>> x = p.add_variable("x", 0, 10, cat="Integer"); y = p.add_variable("y", 0, 10, cat="Integer")
+    >>> x = add_var(p, "x", 0, 10, integer=True); y = add_var(p, "y", 0, 10, integer=True)
     >>> _ = p.addConstraint(3 * x + 2 * y <= 7.5, "cap"); p.setObjective(x + y)
     >>> lp = from_pulp(p)
     >>> lp.names, lp.A.toarray().tolist(), lp.row_hi.tolist(), lp.cost.tolist()
@@ -208,7 +314,8 @@ def from_pulp(problem: Any, also: Iterable[Any] = ()) -> LinearProgram:
     integer = np.array([v.cat in ("Integer", "Binary") for v in variables], dtype=bool)
     data, ind, ptr = [], [], [0]
     lo, hi, rnames = [], [], []
-    for k, c in enumerate(cons):
+    unnamed = 0
+    for c in cons:
         for v, coef in c.items():
             ind.append(index[v.name])
             data.append(float(coef))
@@ -220,7 +327,9 @@ def from_pulp(problem: Any, also: Iterable[Any] = ()) -> LinearProgram:
             lo.append(rhs), hi.append(math.inf)
         else:
             lo.append(rhs), hi.append(rhs)
-        rnames.append(c.name if c.name is not None else f"_C{k}")
+        if c.name is None:                 # PuLP's own default name: unnamed rows _C1, _C2, ...
+            unnamed += 1
+        rnames.append(c.name if c.name is not None else f"_C{unnamed}")
     A = sp.csr_matrix((np.array(data, dtype=float), np.array(ind, dtype=np.int64), np.array(ptr)),
                       shape=(len(cons), len(names)))
     cost = np.zeros(len(names))

@@ -37,6 +37,29 @@ __all__ = ["ProgressiveOutcome", "progressive_filling_lp"]
 
 @dataclass(frozen=True)
 class ProgressiveOutcome:
+    """What :func:`progressive_filling_lp` returns.
+
+    Attributes
+    ----------
+    shares : ndarray, shape (n,), or None
+        :math:`s_i`, each user's share; None when an LP failed.
+    level : float or None
+        The water level at which a resource first became full (Eq. 4/5's x), or, when none did,
+        the level at which the last user was satisfied.
+    status : Status
+        OPTIMAL when every LP was proven optimal; FEASIBLE when one was not proven, or when no
+        resource was within ``sat_tol`` of full and the fullest one was frozen; otherwise the
+        status of the LP that failed (then ``shares`` and ``level`` are None).
+    message : str
+    solver : str
+        The LP backend used.
+    stats : Mapping
+        ``n_solves``, ``rounds``.
+
+    Examples
+    --------
+    See :func:`progressive_filling_lp`.
+    """
     shares: np.ndarray | None
     level: float | None
     status: Status
@@ -48,7 +71,49 @@ class ProgressiveOutcome:
 def progressive_filling_lp(directions, caps, starts, rates, *, solver: str | None = None,
                            options: Mapping[str, Any] | None = None,
                            sat_tol: float = 1e-7) -> ProgressiveOutcome:
-    """Lexicographic progressive filling as a sequence of LPs (see the module docstring)."""
+    r"""Lexicographic progressive filling as a sequence of LPs (see the module docstring).
+
+    The LP cross-check of the water-filling sweep (:func:`fairalloc.mechanisms._waterfill.waterfill`),
+    used by the pooled mechanisms' ``method="lp"``: one LP per freezing event.
+
+    Parameters
+    ----------
+    directions : array_like, shape (n, m)
+        :math:`v_{ir} \ge 0`, normalised resource use per unit of share; every row has a positive entry.
+    caps : array_like, shape (n,)
+        :math:`\mu_i > 0`, the most share user *i* can use.
+    starts : array_like, shape (n,)
+        :math:`b_i`, the level at which user *i* starts receiving.
+    rates : array_like, shape (n,)
+        :math:`w_i > 0`, share per unit of level.
+    solver : str, optional
+        LP backend (default: the first installed of ``DEFAULT_ORDER["lp"]``).
+    options : Mapping, optional
+        Passed to the backend (:func:`fairalloc.exact.solvers.solve_cvxpy`).
+    sat_tol : float, optional
+        Relative tolerance for a resource to count as full (default 1e-7; must exceed the backend's
+        feasibility tolerance).
+
+    Returns
+    -------
+    ProgressiveOutcome
+
+    Raises
+    ------
+    SolverUnavailableError
+        Unknown or missing ``solver``.
+
+    Examples
+    --------
+    Single-resource max-min, capacity 1, demands 0.2, 0.26, 0.4, 0.5: the first two are satisfied and
+    the other two split the remaining 0.54, 0.27 each (three LPs: two satisfaction events, one full
+    resource):
+
+    >>> import numpy as np
+    >>> out = progressive_filling_lp(np.ones((4, 1)), [0.2, 0.26, 0.4, 0.5], np.zeros(4), np.ones(4), solver="highs")
+    >>> out.status.value, out.shares.round(6).tolist(), round(out.level, 6)
+    ('optimal', [0.2, 0.26, 0.27, 0.27], 0.27)
+    """
     import cvxpy as cp
 
     backend = get_backend(solver, "lp")

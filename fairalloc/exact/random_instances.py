@@ -27,7 +27,39 @@ SERVER_TYPES = np.array([[2, 8], [4, 16], [8, 32], [12, 48], [16, 64], [24, 96],
 
 def random_cluster(n_servers: int, *, rng=None, n_types: int | None = None,
                    types: np.ndarray | None = None) -> tuple[Cluster, np.ndarray]:
-    """``n_servers`` servers drawn from ``n_types`` of the Table 3 types (or ``types``); returns (cluster, type index)."""
+    """``n_servers`` servers drawn from ``n_types`` of the TV-TSF Table 3 server types.
+
+    Parameters
+    ----------
+    n_servers : int
+        Number of servers.
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator (:func:`fairalloc.rng.as_generator`).
+    n_types : int, optional
+        How many distinct types to draw from (default about a third of ``n_servers``, at least 1;
+        capped by the pool's size).
+    types : ndarray, shape (k, 2), optional
+        The pool of types (default Table 3's types 2-6: 4 to 24 cores, 16 to 96 GB).
+
+    Returns
+    -------
+    cluster : Cluster
+        Servers sorted by type index.
+    kind : ndarray of int, shape (n_servers,)
+        Each server's type index (among the types drawn).
+
+    Examples
+    --------
+    6 servers of at most (6 + 2) // 3 = 2 types, all from Table 3; the same seed gives the same cluster:
+
+    >>> cl, kind = random_cluster(6, rng=0)
+    >>> cl.n_servers, len(set(kind.tolist())) <= 2
+    (6, True)
+    >>> {tuple(c) for c in cl.capacities.tolist()} <= {(4, 16), (8, 32), (12, 48), (16, 64), (24, 96)}
+    True
+    >>> random_cluster(6, rng=0)[0] == cl
+    True
+    """
     g = as_generator(rng)
     pool = SERVER_TYPES[1:6] if types is None else np.asarray(types, dtype=float)
     k = min(n_types or max(1, (n_servers + 2) // 3), pool.shape[0])
@@ -64,9 +96,39 @@ def random_task_instance(n_agents: int, n_servers: int, *, rng=None, max_tasks: 
                          commitments: bool = False) -> TaskInstance:
     """A random one-shot :class:`TaskInstance` on a Table 3-like cluster (two resources).
 
+    Task demands are whole cores and GB (1 to the smallest server's cores, at least 2; 0.5 to 8 GB
+    per core, rounded down, at least 1), each fitting on some server; placement is per server type
+    with probability ``placement_density``, and every user has at least one eligible server where
+    its task fits.
+
+    Parameters
+    ----------
+    n_agents, n_servers : int
+        Sizes.
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator.
+    max_tasks : int, optional
+        Tasks wanted are uniform in 1..``max_tasks`` (default 20).
+    placement_density : float, optional
+        Probability that a user may use a server type (default 0.7).
+    weights : bool, optional
+        Draw weights from {1, 2, 3} (default False: unit weights).
+    commitments : bool, optional
+        Draw commitments from {0, 0.1, 0.2, 0.3} (default False: zeros).
+
+    Returns
+    -------
+    TaskInstance
+
+    Examples
+    --------
     >>> ti = random_task_instance(3, 2, rng=0)
     >>> ti.n_agents, ti.n_servers, ti.n_resources
     (3, 2, 2)
+    >>> ti.to_dict() == random_task_instance(3, 2, rng=0).to_dict()       # same seed, same instance
+    True
+    >>> bool(((1 <= ti.tasks) & (ti.tasks <= 20)).all()), bool((ti.fits.sum(axis=1) >= 1).all())
+    (True, True)
     """
     g = as_generator(rng)
     cl, kind = random_cluster(n_servers, rng=g)
@@ -98,9 +160,37 @@ def random_time_varying_instance(n_agents: int, n_servers: int, n_slots: int, *,
     ``1..max_duration`` slots; demands are constant in time (integers: cores and GB). Servers come
     in ``n_server_types`` types (default about a third of the servers).
 
+    Parameters
+    ----------
+    n_agents, n_servers, n_slots : int
+        Sizes.
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator.
+    load : float, optional
+        Offered load while users are active, in multiples of the cluster (default 1.5).
+    max_duration : int, optional
+        Longest task, in slots (default 4).
+    placement_density : float, optional
+        Probability that a user may use a server type (default 0.7).
+    activity : float, optional
+        Probability of submitting in an active slot (default 0.6).
+    task_size : {"any", "small"}, optional
+        ``"small"`` keeps tasks to at most half the smallest server's cores, at least 2 (default
+        ``"any"``: up to all of them).
+    n_server_types : int, optional
+        Distinct server types (default about a third of the servers).
+
+    Returns
+    -------
+    TimeVaryingInstance
+
+    Examples
+    --------
     >>> tv = random_time_varying_instance(3, 2, 4, rng=1)
     >>> tv.n_agents, tv.n_servers, tv.n_slots
     (3, 2, 4)
+    >>> bool(((1 <= tv.durations) & (tv.durations <= 4)).all())
+    True
     """
     g = as_generator(rng)
     cl, kind = random_cluster(n_servers, rng=g, n_types=n_server_types)
@@ -134,8 +224,32 @@ def dense_time_varying_instance(n_agents: int, n_servers: int, n_slots: int, *, 
 
     Table 3-like servers and per-type placement as :func:`random_time_varying_instance` (density
     ``placement_density``); each user is active in each slot with probability ``activity`` and
-    then submits ``tasks_per_slot`` (uniform, inclusive) tasks; durations ``1..max_duration``. At
-    10 x 10 x 20 that is about 800 tasks submitted.
+    then submits ``tasks_per_slot`` (uniform, inclusive) tasks; durations ``1..max_duration``.
+
+    Parameters
+    ----------
+    n_agents, n_servers, n_slots : int
+        Sizes.
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator.
+    placement_density : float, optional
+        Probability that a user may use a server type (default 0.7).
+    tasks_per_slot : (int, int), optional
+        Inclusive range of tasks submitted in an active slot (default (5, 10)).
+    max_duration : int, optional
+        Longest task, in slots (default 3).
+    activity : float, optional
+        Probability that a user submits in a slot (default 0.55).
+    n_server_types : int, optional
+        Distinct server types (default about a third of the servers).
+
+    Returns
+    -------
+    TimeVaryingInstance
+
+    Examples
+    --------
+    At 10 x 10 x 20 the expected number of tasks is 10 users x 20 slots x 0.55 x 7.5 = 825:
 
     >>> tv = dense_time_varying_instance(10, 10, 20, rng=0)
     >>> tv.n_agents, tv.n_servers, tv.n_slots, 600 < int(tv.arrivals.sum()) < 1000

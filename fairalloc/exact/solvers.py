@@ -57,7 +57,42 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Backend:
-    """A solver reachable through cvxpy (continuous problems) and/or fairalloc's MILP engine."""
+    """A solver reachable through cvxpy (continuous problems) and/or fairalloc's MILP engine.
+
+    The known backends are in :data:`BACKENDS`; :func:`get_backend` picks one by name or by
+    :data:`DEFAULT_ORDER`. Frozen.
+
+    Parameters
+    ----------
+    name : str
+        fairalloc's name (``"highs"``, ``"cpsat"``, ``"cbc"``, ``"clarabel"``, ...).
+    cvxpy_name : str, optional
+        cvxpy's solver constant for LP / conic problems (``None``: not an LP backend).
+    milp : bool, optional
+        Whether :func:`fairalloc.exact.backends.solve_program` can solve MILPs with it (default False).
+    pulp_name : str, optional
+        PuLP solver class, for MILP backends reached through PuLP only.
+    module : str, optional
+        Import name whose presence makes it available.
+    install : str, optional
+        What to ``pip install`` when missing (quoted in :class:`~fairalloc.errors.SolverUnavailableError`).
+
+    Attributes
+    ----------
+    lp_capable : bool
+        ``cvxpy_name`` is set.
+    mip_capable : bool
+        ``milp`` is set.
+
+    Examples
+    --------
+    >>> from fairalloc.exact.solvers import BACKENDS
+    >>> b = BACKENDS["highs"]
+    >>> b.lp_capable, b.mip_capable, b.install
+    (True, True, 'pip install highspy')
+    >>> BACKENDS["clarabel"].mip_capable
+    False
+    """
 
     name: str
     cvxpy_name: str | None = None      # cvxpy solver constant for LP / conic problems
@@ -126,7 +161,21 @@ _KINDS = ("lp", "milp")
 
 
 def available_solvers(kind: str | None = None) -> list[str]:
-    """Names of the installed backends that can solve ``kind`` ("lp", "milp", or None for either).
+    """Names of the installed backends that can solve ``kind``.
+
+    Parameters
+    ----------
+    kind : {"lp", "milp"} or None, optional
+        The problem kind; ``None`` (default) lists backends installed for either.
+
+    Returns
+    -------
+    list of str
+        In :data:`BACKENDS` order; depends on what is installed.
+
+    Examples
+    --------
+    HiGHS (``highspy``) and CP-SAT (``ortools``) are core dependencies of fairalloc:
 
     >>> "highs" in available_solvers("lp") and "cpsat" in available_solvers("milp")
     True
@@ -141,11 +190,35 @@ def available_solvers(kind: str | None = None) -> list[str]:
 def get_backend(solver: str | None, kind: str) -> Backend:
     """Resolve ``solver`` (a name or None) to an installed :class:`Backend` able to solve ``kind``.
 
+    Parameters
+    ----------
+    solver : str or None
+        A name of :data:`BACKENDS` (case-insensitive), or ``None`` for the first installed backend of
+        :data:`DEFAULT_ORDER` ``[kind]`` (this order may change between versions).
+    kind : {"lp", "milp"}
+        The problem kind.
+
+    Returns
+    -------
+    Backend
+
     Raises
     ------
     SolverUnavailableError
         Unknown name (the message lists the options), a backend that cannot solve ``kind`` (a MILP on
         an LP-only backend), or one that is not installed (the message says what to install).
+    ValueError
+        ``kind`` is not ``"lp"`` or ``"milp"``.
+
+    Examples
+    --------
+    >>> get_backend("HiGHS", "milp").name
+    'highs'
+    >>> try:
+    ...     get_backend("clarabel", "milp")                # an LP/conic-only backend
+    ... except Exception as e:
+    ...     print(type(e).__name__, str(e).split(";")[0])
+    SolverUnavailableError solver 'clarabel' cannot solve MILP problems (it handles: lp)
     """
     if kind not in _KINDS:
         raise ValueError(f"kind={kind!r} must be one of {_KINDS}")
@@ -175,7 +248,33 @@ def get_backend(solver: str | None, kind: str) -> Backend:
 
 @dataclass(frozen=True)
 class SolveOutcome:
-    """What one backend call produced, with the status already mapped honestly."""
+    """What one backend call produced, with the status already mapped honestly.
+
+    ``OPTIMAL`` only when the backend proved optimality; a solution without that proof is
+    ``FEASIBLE``, a stop without one ``NOT_SOLVED``.
+
+    Parameters
+    ----------
+    status : Status
+        The mapped status.
+    message : str
+        Human-readable explanation (the backend's raw status when not proven optimal).
+    solver : str
+        The backend's name.
+    objective : float, optional
+        The objective value when a solution is present.
+    stats : Mapping, optional
+        ``runtime_s``, ``raw_status``, ``solve_time_s``, ``nit``, ... (backend-dependent).
+
+    Attributes
+    ----------
+    status, message, solver, objective, stats
+        As the parameters.
+
+    Examples
+    --------
+    See :func:`solve_cvxpy`.
+    """
 
     status: Status
     message: str
@@ -207,8 +306,39 @@ def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | 
                 msg: bool = False) -> SolveOutcome:
     """Solve a cvxpy ``problem`` with ``backend``; never raises for solver failures.
 
-    ``options`` go to ``problem.solve`` untouched (cvxpy passes them to the backend); when None, the
-    tighter defaults of :data:`_CVXPY_DEFAULT_OPTIONS` apply.
+    The cvxpy status is mapped to :class:`~fairalloc.result.Status` (``optimal`` → OPTIMAL,
+    ``optimal_inaccurate`` → FEASIBLE, ``infeasible`` → INFEASIBLE, ...); a solver exception becomes
+    ``ERROR`` with its text in ``message``. The problem is solved in place (cvxpy's variables hold the
+    solution afterwards).
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+        The problem to solve.
+    backend : Backend
+        An LP-capable backend (:func:`get_backend` with ``kind="lp"``).
+    options : Mapping, optional
+        Passed to ``problem.solve`` untouched (cvxpy passes them to the backend); when None, the
+        tighter defaults of :data:`_CVXPY_DEFAULT_OPTIONS` apply.
+    msg : bool, optional
+        Show the backend's log (default False).
+
+    Returns
+    -------
+    SolveOutcome
+
+    Examples
+    --------
+    Maximise x subject to 0 <= x <= 2 (optimum 2 by inspection); with x >= 3 instead it is infeasible:
+
+    >>> import cvxpy as cp
+    >>> x = cp.Variable()
+    >>> out = solve_cvxpy(cp.Problem(cp.Maximize(x), [x >= 0, x <= 2]), get_backend("highs", "lp"))
+    >>> out.status.value, round(out.objective, 9), out.message
+    ('optimal', 2.0, 'proven optimal')
+    >>> out = solve_cvxpy(cp.Problem(cp.Maximize(x), [x >= 3, x <= 2]), get_backend("highs", "lp"))
+    >>> out.status.value, out.objective
+    ('infeasible', None)
     """
     import cvxpy as cp
 
@@ -258,9 +388,24 @@ _BANNER_DONE = False
 
 
 def quiet_highs():
-    """A new ``highspy.Highs`` with output off; the process's first one is created with the C-level
-    standard output sent to ``/dev/null``, so highspy's one-time banner ("Running HiGHS ...
-    Copyright ...") is not printed by a library call."""
+    """A new ``highspy.Highs`` with output off, without highspy's start-up banner.
+
+    The process's first one is created with the C-level standard output sent to ``/dev/null``, so
+    highspy's one-time banner ("Running HiGHS ... Copyright ...") is not printed by a library call.
+
+    Returns
+    -------
+    highspy.Highs
+        With ``output_flag`` False.
+
+    Examples
+    --------
+    Nothing is printed:
+
+    >>> h = quiet_highs()
+    >>> type(h).__name__
+    'Highs'
+    """
     global _BANNER_DONE
     import highspy
 

@@ -95,7 +95,42 @@ def _value_fn(ti: TaskInstance, mechanism: str):
 
 
 def task_valuation(ti: TaskInstance, mechanism: str, *, lower: Any = None, upper: Any = None) -> Valuation:
-    """The affine user values of ``mechanism``, read off :mod:`fairalloc.shares` at 0 and 1 task."""
+    r"""The affine user values of ``mechanism``, read off :mod:`fairalloc.shares` at 0 and 1 task.
+
+    Every mechanism's value is affine in a user's task total :math:`X_i`: DRF/SDRF's (weighted)
+    dominant share :math:`X_i \mu_i` (plus the dominant commitment for SDRF), TSF's task share
+    :math:`X_i / h_i`, CDRF's dominant share after one more task :math:`(X_i + 1)\mu_i`. The slope
+    and offset are read as :math:`v(1) - v(0)` and :math:`v(0)`.
+
+    Parameters
+    ----------
+    ti : TaskInstance
+        The instance.
+    mechanism : {"drf", "sdrf", "tsf", "cdrf"}
+        The user value.
+    lower, upper : array_like of int, shape (n_agents,), optional
+        Bounds on the task totals (default: 0, and the tasks wanted capped by the sum over eligible
+        servers of the tasks that fit on each alone).
+
+    Returns
+    -------
+    Valuation
+
+    Examples
+    --------
+    DRF paper (A <1, 4>, B <3, 1> on <9, 18>): dominant share per task 4/18 and 3/9; TSF's per task
+    1/h with h = 4 and 3; CDRF adds one task's share as offset:
+
+    >>> import fairalloc as fa
+    >>> ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
+    >>> v = task_valuation(ti, "drf")
+    >>> v.slope.round(4).tolist(), v.offset.tolist(), v.upper.tolist()
+    ([0.2222, 0.3333], [0.0, 0.0], [4, 3])
+    >>> task_valuation(ti, "tsf").slope.round(4).tolist()
+    [0.25, 0.3333]
+    >>> task_valuation(ti, "cdrf").offset.round(4).tolist()
+    [0.2222, 0.3333]
+    """
     f = _value_fn(ti, mechanism)
     n = ti.n_agents
     b = f(np.zeros(n))
@@ -262,10 +297,38 @@ def tasks_model(ti: TaskInstance, /, *, mechanism: str = "drf", min_tasks: Any =
     Variables: ``x`` ((user, server) -> integer tasks; aggregated groups appear as
     ``(user, ("agg", g))``), ``z`` (the level), ``totals`` (user expressions).
 
+    Parameters
+    ----------
+    ti : TaskInstance
+        The instance.
+    mechanism : {"drf", "sdrf", "tsf", "cdrf"}, optional
+        Which user value the level bounds (default ``"drf"``; :func:`task_valuation`).
+    min_tasks : array_like of int, shape (n_agents,), optional
+        Tasks each user must receive (reservations).
+    symmetry, aggregate : bool, optional
+        The exact formulation improvements of :func:`tasks_leximin` (defaults False, True).
+
+    Returns
+    -------
+    MilpModel
+        An unsolved PuLP model with named variables; :meth:`MilpModel.solve` solves it,
+        :func:`export_model` writes it.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Unknown ``mechanism``, bad ``min_tasks``.
+
+    Examples
+    --------
+    The level is scaled to whole numbers: in the DRF paper's example (A <1, 4>, B <3, 1> on
+    <9, 18>) each user's dominant share is a multiple of its per-task share, and the max-min gives A 3
+    tasks (2/3 = 3 x 2/9), which the scaled level reads as 3:
+
     >>> import fairalloc as fa
     >>> ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
     >>> model = fa.exact.tasks_model(ti, mechanism="drf")
-    >>> model.solve("highs").status.value, round(model.value("z"), 6)      # scaled: A's 3 tasks
+    >>> model.solve("highs").status.value, round(model.value("z"), 6)
     ('optimal', 3.0)
     """
     mechanism, _ = _check_common(ti, mechanism, "maxmin")

@@ -99,9 +99,40 @@ def _denominators(tv: TimeVaryingInstance) -> np.ndarray:
 
 def tvtsf_valuation(tv: TimeVaryingInstance, *, upper: Any, lower: Any = None, slot: int | None = None,
                     started: Any = None) -> Valuation:
-    """Cumulative task share after ``slot`` (default: the last) as an affine function of the tasks started.
+    r"""Cumulative task share after ``slot`` as an affine function of the tasks started.
 
-    Read off :func:`fairalloc.shares.cumulative_task_shares`; ``started`` (N,) tasks started before.
+    Read off :func:`fairalloc.shares.cumulative_task_shares` at 0 and 1 extra task: the slope is
+    :math:`1 / \sum_{t \le slot} w_i(t) h_i(t)`, the offset the share of the ``started`` tasks.
+
+    Parameters
+    ----------
+    tv : TimeVaryingInstance
+        The instance.
+    upper : array_like of int, shape (N,)
+        Upper bounds on the task totals.
+    lower : array_like of int, shape (N,), optional
+        Lower bounds (default 0).
+    slot : int, optional
+        The slot after which the share is taken (default: the last).
+    started : array_like, shape (N,), optional
+        Tasks started before (default 0).
+
+    Returns
+    -------
+    Valuation
+
+    Examples
+    --------
+    :func:`tvtsf_milp`'s instance has :math:`h_i(t) = 2`: the slope is 1/6 after the last slot and 1/2
+    after slot 0:
+
+    >>> import fairalloc as fa
+    >>> tv = fa.TimeVaryingInstance([[4, 4]], [[1, 2], [2, 1]], arrivals=[[2, 0, 1], [1, 1, 0]],
+    ...                             durations=[1, 2])
+    >>> tvtsf_valuation(tv, upper=[3, 2]).slope.round(4).tolist()
+    [0.1667, 0.1667]
+    >>> tvtsf_valuation(tv, upper=[3, 2], slot=0).slope.tolist()
+    [0.5, 0.5]
     """
     n, t_last = tv.n_agents, (tv.n_slots - 1 if slot is None else slot)
     prev = np.zeros(n) if started is None else np.asarray(started, dtype=float)
@@ -314,11 +345,37 @@ def _extract_tv(built: _BuiltTV, solution: Mapping[str, float], n: int, m: int, 
 
 
 def schedule_details(tv: TimeVaryingInstance, starts: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-slot figures of a start schedule (N, M, T): running tasks, usage, shares, pending.
+    r"""Per-slot figures of a start schedule: running tasks, usage, shares, pending.
 
-    ``running`` (N, M, T) tasks running in each slot; ``usage`` (M, K, T) resources held (raw
-    units); ``started`` (N, T); ``pending`` (N, T) submitted but not yet started after each slot;
-    ``cumulative_shares`` (N, T) TV-TSF Eq. 3 after each slot.
+    Parameters
+    ----------
+    tv : TimeVaryingInstance
+        The instance.
+    starts : ndarray of int, shape (N, M, T)
+        Tasks of user *i* started on server *m* in slot *t* (a result's ``tasks``).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``running`` (N, M, T) tasks running in each slot; ``usage`` (M, K, T) resources held (raw
+        units); ``started`` (N, T); ``pending`` (N, T) submitted but not yet started after each slot;
+        ``cumulative_shares`` (N, T) TV-TSF Eq. 3 after each slot.
+
+    Examples
+    --------
+    :func:`tvtsf_milp`'s schedule worked by hand: user 1's slot-0 task (2 slots long) still runs in
+    slot 1, so every slot holds <3, 3>; user 0 leaves 1 task pending after slot 0, user 1 after slot 1;
+    shares are tasks started over :math:`\sum h = 2, 4, 6`:
+
+    >>> import numpy as np
+    >>> import fairalloc as fa
+    >>> tv = fa.TimeVaryingInstance([[4, 4]], [[1, 2], [2, 1]], arrivals=[[2, 0, 1], [1, 1, 0]],
+    ...                             durations=[1, 2])
+    >>> d = schedule_details(tv, np.array([[[1, 1, 1]], [[1, 0, 1]]]))
+    >>> d["running"][:, 0, :].tolist(), d["usage"][0].tolist()
+    ([[1, 1, 1], [1, 1, 1]], [[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]])
+    >>> d["pending"].tolist(), d["cumulative_shares"].round(4).tolist()
+    ([[1, 0, 0], [0, 1, 0]], [[0.5, 0.5, 0.5], [0.5, 0.25, 0.3333]])
     """
     n, m, T = starts.shape
     running = np.zeros_like(starts)
@@ -358,10 +415,30 @@ def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = False, aggregate
 
     The level is in scaled units (shares divided by the smallest per-task share step).
 
+    Parameters
+    ----------
+    tv : TimeVaryingInstance
+        The instance.
+    symmetry, aggregate, tighten : bool, optional
+        Formulation options of :func:`tvtsf_milp` (defaults False, True, False).
+
+    Returns
+    -------
+    MilpModel
+        Unsolved.
+
+    Examples
+    --------
+    One server of <2, 2>, one user submitting 2 then 1 tasks <1, 1> of one slot: 2 fit per slot, so
+    all 3 can start:
+
     >>> import fairalloc as fa
     >>> tv = fa.TimeVaryingInstance([[2, 2]], [[1, 1]], arrivals=[[2, 1]], durations=[1])
-    >>> fa.exact.tvtsf_model(tv).solve("highs").status.value
+    >>> model = fa.exact.tvtsf_model(tv)
+    >>> model.solve("highs").status.value
     'optimal'
+    >>> sum(v.value() for v in model.variables["x"].values())
+    3.0
     """
     _check(tv, "maxmin")
     n = tv.n_agents
@@ -385,10 +462,70 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
                warm_start: bool | None = None, export_dir: str | os.PathLike | None = None) -> AllocationResult:
     """TV-TSF over the whole horizon: Eq. 10 with the errata fixed (see the module docstring).
 
-    Parameters are those of :func:`fairalloc.tvtsf` (``method="milp"``). Returns an
-    :class:`AllocationResult` with ``tasks`` (N, M, T) starts, ``shares`` the cumulative task shares
-    after the last slot, ``details`` with ``cumulative_shares`` (N, T), ``usage`` (M, K, T),
-    ``running`` (N, M, T), ``started`` and ``pending`` (N, T), ``leximin`` (value, multiplicity).
+    The implementation of :func:`fairalloc.tvtsf` with ``method="milp"`` (the front door checks the
+    keywords first).
+
+    Parameters
+    ----------
+    tv : TimeVaryingInstance
+        The instance (servers, per-slot task demands, arrivals, durations, placement, weights).
+    objective : {"leximin", "maxmin"}, optional
+        ``"leximin"`` (default): the sequential max-min of :mod:`fairalloc.exact.leximin` (Pareto
+        optimal, Theorem 3); ``"maxmin"``: the paper's single max-min (not unique, not Pareto-efficient
+        in general).
+    solver : str, optional
+        MILP backend (``"highs"``, ``"cpsat"``, ``"cbc"``; default: the first installed of
+        :data:`fairalloc.exact.solvers.DEFAULT_ORDER`).
+    time_limit : float, optional
+        Seconds for the whole run; at the limit the result is FEASIBLE with the incumbent (or
+        NOT_SOLVED without one), never OPTIMAL.
+    mip_gap : float, optional
+        Relative gap of each MILP (default 0: proven). A positive gap gives FEASIBLE results.
+    threads, msg, options
+        Passed to the backend (:func:`fairalloc.exact.milp.solve_pulp`).
+    symmetry : bool, optional
+        Symmetry-breaking rows (module docstring; default False).
+    aggregate, decompose, tighten : bool, optional
+        Exact formulation improvements (module docstring; defaults True, True, False).
+    warm_start : bool or None, optional
+        MIP starts between the leximin MILPs (None: the backend's measured default).
+    export_dir : path, optional
+        Write every MILP solved as an ``.lp`` file there.
+
+    Returns
+    -------
+    AllocationResult
+        ``tasks`` (N, M, T) int64 starts; ``shares`` the cumulative task shares after the last slot
+        (Eq. 3); ``details`` with ``cumulative_shares`` (N, T), ``usage`` (M, K, T), ``running``
+        (N, M, T), ``started`` and ``pending`` (N, T), ``leximin`` (value, multiplicity); ``stats``
+        with ``n_solves``, ``runtime_s`` and, when not proven, ``bound`` / ``mip_gap``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Unknown ``objective``.
+    SolverUnavailableError
+        Unknown or missing ``solver``.
+
+    See Also
+    --------
+    tvtsf_online : slot by slot, past fixed.
+    tvtsf_model : the first max-min MILP, to export.
+
+    Examples
+    --------
+    One server <4, 4>; user 0 submits tasks <1, 2> lasting 1 slot (2, 0, 1 in slots 0-2), user 1 tasks
+    <2, 1> lasting 2 slots (1, 1, 0). Each fits 2 tasks alone, so :math:`h_i(t) = 2` and
+    :math:`s_i = X_i / 6`. Starting one task of each in slot 0, user 0's in slot 1 and one of each in
+    slot 2 uses at most <3, 3> per slot and starts every task submitted (3 and 2), the most possible,
+    so the leximin optimum is (3/6, 2/6):
+
+    >>> import fairalloc as fa
+    >>> tv = fa.TimeVaryingInstance([[4, 4]], [[1, 2], [2, 1]], arrivals=[[2, 0, 1], [1, 1, 0]],
+    ...                             durations=[1, 2])
+    >>> r = fa.exact.tvtsf_milp(tv, solver="highs")
+    >>> r.status.value, r.tasks.sum(axis=(1, 2)).tolist(), r.shares.round(4).tolist()
+    ('optimal', [3, 2], [0.5, 0.3333])
     """
     objective = _check(tv, objective)
     backend = get_backend(solver, "milp")
@@ -434,9 +571,61 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
 
     This is what an online system can compute (it never revises the past nor looks ahead); it is
     not optimal for Eq. 10 in general, and the gap to :func:`tvtsf_milp` measures the price of being
-    online. ``time_limit`` is for the whole run; a slot that runs out of time keeps its best
-    incumbent and later slots start nothing (FEASIBLE, said in ``message``). ``progress=True``
-    shows a progress bar over the slots.
+    online. The implementation of :func:`fairalloc.tvtsf` with ``method="milp-online"``.
+
+    Parameters
+    ----------
+    tv : TimeVaryingInstance
+        The instance.
+    objective : {"leximin", "maxmin"}, optional
+        ``"leximin"`` (default): the sequential max-min of :mod:`fairalloc.exact.leximin` (Pareto
+        optimal, Theorem 3); ``"maxmin"``: the paper's single max-min (not unique, not Pareto-efficient
+        in general).
+    solver : str, optional
+        MILP backend (``"highs"``, ``"cpsat"``, ``"cbc"``; default: the first installed of
+        :data:`fairalloc.exact.solvers.DEFAULT_ORDER`).
+    time_limit : float, optional
+        Seconds for the whole run; a slot that runs out of time keeps its best incumbent and
+        later slots start nothing (FEASIBLE, said in ``message``); at the limit the result is
+        FEASIBLE with the incumbent (or NOT_SOLVED without one), never OPTIMAL.
+    mip_gap : float, optional
+        Relative gap of each MILP (default 0: proven). A positive gap gives FEASIBLE results.
+    threads, msg, options
+        Passed to the backend (:func:`fairalloc.exact.milp.solve_pulp`).
+    symmetry : bool, optional
+        Symmetry-breaking rows (module docstring; default False).
+    decompose : bool, optional
+        Solve the placement graph's components apart (default True).
+    progress : bool, optional
+        Show a progress bar over the slots (default False).
+
+    Returns
+    -------
+    AllocationResult
+        As :func:`tvtsf_milp`.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Unknown ``objective``.
+    SolverUnavailableError
+        Unknown or missing ``solver``.
+
+    Examples
+    --------
+    :func:`tvtsf_milp`'s instance. Slot 0: one task of each gives shares (1/2, 1/2), better than two of
+    user 0 (1, 0). Slot 1: user 1's task still holds <2, 1>, so only one of the two pending tasks fits;
+    the leximin of (2/4, 1/4) is the same either way. Here the online schedule also starts every task:
+
+
+    >>> import fairalloc as fa
+    >>> tv = fa.TimeVaryingInstance([[4, 4]], [[1, 2], [2, 1]], arrivals=[[2, 0, 1], [1, 1, 0]],
+    ...                             durations=[1, 2])
+    >>> r = fa.exact.tvtsf_online(tv, solver="highs")
+    >>> r.status.value, r.tasks.sum(axis=(1, 2)).tolist(), r.shares.round(4).tolist()
+    ('optimal', [3, 2], [0.5, 0.3333])
+    >>> r.tasks[:, 0, 0].tolist()                       # slot 0: one each
+    [1, 1]
     """
     objective = _check(tv, objective)
     backend = get_backend(solver, "milp")

@@ -31,8 +31,43 @@ VALUED_MECHANISMS = ("drf", "sdrf", "tsf", "cdrf", "tvtsf")
 
 
 def value_function(instance: Any, mechanism: str) -> Callable[[np.ndarray], np.ndarray]:
-    """``f(x)``: the users' values under ``mechanism`` from per-user task totals ``x`` (N,)
-    (for ``"tvtsf"``: starts per user and slot (N, T))."""
+    """``f(x)``: the users' values under ``mechanism`` from per-user task totals.
+
+    The one table from mechanism to user value (:mod:`fairalloc.shares`), used by the exact programs
+    and the axiom checkers alike.
+
+    Parameters
+    ----------
+    instance : TaskInstance or TimeVaryingInstance
+        The instance (its demands, capacities, weights, commitments).
+    mechanism : {"drf", "sdrf", "tsf", "cdrf", "tvtsf"}
+        The user value; ``"tvtsf"`` needs a :class:`~fairalloc.TimeVaryingInstance`.
+
+    Returns
+    -------
+    callable
+        ``f(x) -> ndarray (N,)`` with ``x`` the task totals per user (N,) (for ``"tvtsf"``: starts per
+        user and slot (N, T)).
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown ``mechanism``.
+
+    See Also
+    --------
+    mechanism_values : the same from a result's ``tasks`` array.
+
+    Examples
+    --------
+    TSF task shares in the DRF paper's example: 3/4 and 2/3 (monopoly counts 4 and 3):
+
+    >>> import numpy as np
+    >>> import fairalloc as fa
+    >>> ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
+    >>> value_function(ti, "tsf")(np.array([3, 2])).round(4).tolist()
+    [0.75, 0.6667]
+    """
     if mechanism == "tvtsf":
         return lambda started: shares.cumulative_task_shares(started, instance.monopoly, instance.weights)[:, -1]
     if mechanism not in VALUED_MECHANISMS:
@@ -51,12 +86,29 @@ def value_function(instance: Any, mechanism: str) -> Callable[[np.ndarray], np.n
 def mechanism_values(instance: Any, mechanism: str, tasks: np.ndarray) -> np.ndarray:
     """The value each user gets under ``mechanism`` from ``tasks`` (a result's ``tasks`` array).
 
-    ``tasks``: per user (N,), per user and server (N, M), or for ``"tvtsf"`` starts (N, M, T).
+    Parameters
+    ----------
+    instance : TaskInstance or TimeVaryingInstance
+        The instance.
+    mechanism : {"drf", "sdrf", "tsf", "cdrf", "tvtsf"}
+        The user value (:func:`value_function`).
+    tasks : array_like
+        Per user (N,), per user and server (N, M), or for ``"tvtsf"`` starts (N, M, T).
+
+    Returns
+    -------
+    ndarray, shape (N,)
+
+    Examples
+    --------
+    DRF paper: 3 tasks of A and 2 of B give dominant shares 2/3 each; as TSF task shares 3/4 and 2/3:
 
     >>> import fairalloc as fa
     >>> ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
-    >>> mechanism_values(ti, "drf", [[3], [2]]).round(4).tolist()      # DRF paper: 2/3 each
+    >>> mechanism_values(ti, "drf", [[3], [2]]).round(4).tolist()
     [0.6667, 0.6667]
+    >>> mechanism_values(ti, "tsf", [[3], [2]]).round(4).tolist()
+    [0.75, 0.6667]
     """
     t = np.asarray(tasks)
     if mechanism == "tvtsf":

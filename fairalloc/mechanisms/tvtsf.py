@@ -37,8 +37,40 @@ def register_method(name: str, func: Callable[..., AllocationResult], *,
                     keywords: tuple[str, ...] | None = None) -> None:
     """Make ``fa.tvtsf(tv, method=name, **kw)`` call ``func(tv, **kw)``.
 
-    ``keywords``: the keywords it accepts (default: read from ``func``'s signature). ``tasks`` must be
-    (N, M, T) integers; the front door returns them as int64.
+    The front door checks the keywords against ``keywords`` before calling ``func`` and returns
+    ``tasks`` as int64.
+
+    Parameters
+    ----------
+    name : str
+        The method's name in :data:`METHODS` (an existing name is replaced).
+    func : callable
+        ``func(tv, **kw) -> AllocationResult`` with ``tasks`` (N, M, T) integers.
+    keywords : tuple of str, optional
+        The keywords it accepts (default: read from ``func``'s signature).
+
+    Examples
+    --------
+    A method that starts nothing (a baseline), registered, called and removed again; an unknown
+    keyword is refused before the call:
+
+    >>> import numpy as np
+    >>> import fairalloc as fa
+    >>> from fairalloc.mechanisms.tvtsf import METHODS
+    >>> tv = fa.TimeVaryingInstance([[4, 4]], [[1, 2], [2, 1]], arrivals=[[2, 0, 1], [1, 1, 0]], durations=[1, 2])
+    >>> def nothing(tv):
+    ...     shape = (tv.n_agents, tv.n_servers, tv.n_slots)
+    ...     return fa.AllocationResult(status="feasible", mechanism="tvtsf", method="nothing",
+    ...                                tasks=np.zeros(shape, dtype=int))
+    >>> register_method("nothing", nothing)
+    >>> r = fa.tvtsf(tv, method="nothing")
+    >>> r.method, r.tasks.dtype, r.tasks.shape
+    ('nothing', dtype('int64'), (2, 1, 3))
+    >>> fa.tvtsf(tv, method="nothing", server=0)
+    Traceback (most recent call last):
+        ...
+    TypeError: tvtsf(method='nothing') on a TimeVaryingInstance got unexpected keyword argument 'server'; accepted keywords: none
+    >>> del METHODS["nothing"]
     """
     METHODS[name] = Method(name, func, keywords=keywords, tasks_dtype="int64",
                                                   summary=f"registered {getattr(func, '__name__', func)!r}")
