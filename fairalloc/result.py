@@ -79,7 +79,9 @@ def _ro(value: Any) -> Any:
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, np.ndarray):
-        return value.tolist()
+        # through the list branch below, so that an infinity inside an array is written as "inf" like
+        # a scalar one (json.dumps would write the non-standard token Infinity)
+        return _jsonable(value.tolist())
     if isinstance(value, (np.floating, np.integer, np.bool_)):
         return value.item()
     if isinstance(value, enum.Enum):
