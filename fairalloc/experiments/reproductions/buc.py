@@ -50,14 +50,18 @@ _INJECTED = {"P=0": 1.0, "P=0.5": 1800.0, "P=1": 3600.0}
 UPDATES = {"threshold": lambda: threshold_update(0.1), "ema": lambda: ema_update(0.1)}
 
 
-@functools.lru_cache(maxsize=4)
-def kth(n_jobs: int | None = None) -> Any:
-    """The KTH-SP2 log (first ``n_jobs`` jobs), jobs with known run and requested times."""
+def _kth_path() -> Any:
     d = data_dir()
     f = None if d is None else d / "swf" / "KTH-SP2-1996-2.1-cln.swf.gz"
     if f is None or not f.is_file():
-        raise FileNotFoundError("KTH-SP2-1996-2.1-cln.swf.gz not found in $FAIRALLOC_DATA or ../shared/data")
-    wl = workloads.read_swf(f).sorted()
+        raise FileNotFoundError("swf/KTH-SP2-1996-2.1-cln.swf.gz not found in $FAIRALLOC_DATA or ../shared/data")
+    return f
+
+
+@functools.lru_cache(maxsize=4)
+def kth(n_jobs: int | None = None) -> Any:
+    """The KTH-SP2 log (first ``n_jobs`` jobs), jobs with known run and requested times."""
+    wl = workloads.read_swf(_kth_path()).sorted()
     if n_jobs:
         wl = wl.head(int(n_jobs))
     return wl.take(~np.isnan(wl.run_time) & ~np.isnan(wl.requested_time))
@@ -200,7 +204,7 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
 
     out = Path(out)
     ch = wait_changes(tables["users"])
-    ch.to_csv(out / "wait_changes.csv", index=False)
+    ch[ch["injected"] != ""].to_csv(out / "wait_changes.csv", index=False)   # the injected users (Fig. 1)
     runs = tables["runs"]
     runs = runs if "update" in runs else runs.assign(update=np.where(runs["policy"] == "buc", "threshold", None))
     pos = tables["positions"]
@@ -291,3 +295,10 @@ def sweep_cell(workload: Any, params: dict) -> dict:
     from . import sweep_adapter
 
     return sweep_adapter(cell, workload, params)
+
+
+def _data_check() -> None:
+    _kth_path()
+
+
+sweep_cell.data_check = _data_check
