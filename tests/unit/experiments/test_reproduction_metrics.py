@@ -88,7 +88,8 @@ def test_buc_wait_changes_per_update_rule_and_rule_table():
 
 
 def test_learned_trace_table_lists_every_trace_with_its_load():
-    runs = pd.DataFrame({"kind": "typed", "seed": [0] * 5 + [1] * 5, "policy": ["fcfs", "wfp3", "unicef", "f1", "f2"] * 2,
+    runs = pd.DataFrame({"kind": "typed", "seed": [0] * 5 + [1] * 5,
+                         "policy": ["fcfs", "wfp3", "unicef", "f1", "f2"] * 2,
                          "avebsld": [100.0, 40.0, 50.0, 10.0, 20.0, 90.0, 30.0, 60.0, 40.0, 35.0],
                          "offered_load": [0.47] * 5 + [0.58] * 5, "jobs_per_day": [191.7] * 5 + [185.7] * 5})
     text = learned.trace_table(learned.gains(runs))
