@@ -101,7 +101,7 @@ def buc_fig1(changes: pd.DataFrame) -> Figure:
     for y, text in ((-93.0, "paper: -93% (P = 1)"), (20.0, "paper: +20% (P = 0)")):
         ax.axhline(y, color="black", lw=0.8, ls="--")
         ax.annotate(text, (0, y), xycoords=("axes fraction", "data"), fontsize=7, va="bottom")
-    ax.set_ylabel("mean wait change vs FCFS (%), median over seeds")
+    ax.set_ylabel("mean wait vs FCFS (%), seed median")
     ax.set_xlabel("offered load")
     fig.tight_layout()
     return fig
