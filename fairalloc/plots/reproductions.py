@@ -174,7 +174,9 @@ def tvtsf_cdfs(users: pd.DataFrame, metric: str, label: str) -> Figure:
 
 
 def buc_fig1(changes: pd.DataFrame) -> Figure:
-    """BUC Fig. 1: change of the injected users' mean wait under BUC against FCFS (%), per load.
+    """BUC Fig. 1: change of the injected users' mean wait under BUC against FCFS (%), per load, with
+    the paper's bounds (down by up to 93% for the precise user, up by up to 20% for the imprecise one)
+    as dashed lines.
 
     Parameters
     ----------
@@ -202,19 +204,24 @@ def buc_fig1(changes: pd.DataFrame) -> Figure:
     ax = fig.subplots()
     t.plot.bar(ax=ax)
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set_ylabel("mean wait change vs FCFS (%), median over seeds")
+    for y, text in ((-93.0, "paper: -93% (P = 1)"), (20.0, "paper: +20% (P = 0)")):
+        ax.axhline(y, color="black", lw=0.8, ls="--")
+        ax.annotate(text, (0, y), xycoords=("axes fraction", "data"), fontsize=7, va="bottom")
+    ax.set_ylabel("mean wait vs FCFS (%), seed median")
     ax.set_xlabel("offered load")
     fig.tight_layout()
     return fig
 
 
-def buc_fig2(gains: pd.DataFrame) -> Figure:
+def buc_fig2(gains: pd.DataFrame, paper: dict | None = None) -> Figure:
     """BUC Fig. 2: median queue-position gain at insertion (%) by S_u bucket (queues longer than 5).
 
     Parameters
     ----------
     gains : pandas.DataFrame
         One row per (bucket, load): ``bucket``, ``load``, ``median_gain`` (%).
+    paper : dict, optional
+        Bucket -> the paper's gain (%), drawn as black markers beside the bars.
 
     Returns
     -------
@@ -231,6 +238,11 @@ def buc_fig2(gains: pd.DataFrame) -> Figure:
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
     t.plot.bar(ax=ax)
+    if paper:
+        xs = [i for i, b in enumerate(t.index.astype(str)) if b in paper]
+        ax.scatter(xs, [paper[str(t.index[i])] for i in xs], marker="_", s=600, color="black", zorder=3,
+                   label="paper (K_p = 10800)")
+        ax.legend(fontsize=8)
     ax.set_xlabel("S_u")
     ax.set_ylabel("median queue-position gain (%)")
     fig.tight_layout()

@@ -13,7 +13,7 @@ is :func:`drf_greedy` with its keywords checked first; likewise ``fa.sdrf``, ``f
 
 from .policy import Policy
 from .queue import (BUC, F1, F2, FCFS, QUEUE_POLICIES, SJF, UNICEF, WFP3, PriorityPolicy, QueuePolicy,
-                    QueueView, ema_update, make_queue_policy)
+                    QueueView, ema_update, make_queue_policy, threshold_update)
 
 from ._base import STRUCTURES, TIES, Start, TaskScheduler
 from .cdrf import CDRFScheduler, cdrf_greedy
@@ -29,7 +29,7 @@ GREEDY = {"drf": drf_greedy, "sdrf": sdrf_greedy, "tsf": tsf_greedy, "cdrf": cdr
 __all__ = [
     # job-queue policies (rigid jobs)
     "Policy", "QueuePolicy", "FCFS", "SJF", "WFP3", "UNICEF", "F1", "F2", "BUC", "PriorityPolicy",
-    "QueueView", "ema_update", "make_queue_policy", "QUEUE_POLICIES",
+    "QueueView", "ema_update", "threshold_update", "make_queue_policy", "QUEUE_POLICIES",
     # task schedulers
     "Start",
     "TaskScheduler",

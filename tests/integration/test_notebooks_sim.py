@@ -5,23 +5,25 @@ notebooks folder, then reads the headline variables back from the kernel's names
 """
 
 
-def test_learned_priorities_notebook(run_notebook):
+def test_learned_priorities_notebook(shared_data, run_notebook):
     got = run_notebook("learned_priorities.py", "# %%\nprint(f'wins={F1_WINS}'); print(f'n={N_TRACES}');"
                        " print(f'max={F1_MAX_GAIN}'); print(f'fcfs={F1_VS_FCFS_MIN}')")
-    # learned-priorities paper: F1 "up to 7.25x" better than the best baseline. Observed at small
-    # scale (4 traces, seeds 0-3): F1 wins on some traces only, largest gain about 1.8x; F1 is
-    # always much better than FCFS. Asserted loosely: direction and order of magnitude.
-    assert int(got["n"]) == 4
+    # learned-priorities paper: F1 "up to 7.25x" better than the best baseline. The small scale of the
+    # spec: 2 typed + 2 typeless Lublin traces and the model program's output (5 traces). Asserted
+    # loosely: direction and order of magnitude; F1 is always much better than FCFS (head-of-line
+    # blocking by wide jobs dominates FCFS's AVEbsld).
+    assert int(got["n"]) == 5
     assert int(got["wins"]) >= 1
     assert 1.0 < float(got["max"]) < 7.25 * 2
     assert float(got["fcfs"]) > 5
 
 
 def test_buc_notebook(shared_data, run_notebook):
-    got = run_notebook("buc.py", "# %%\nprint(f'p0={INJ[\"injected P=0\"]}'); "
-                       "print(f'p1={INJ[\"injected P=1\"]}'); print(f'hi={BUCKET_10800[\"75-100\"]}');"
-                       " print(f'lo={BUCKET_10800[\"0-24\"]}')")
-    # BUC paper: precise users wait less (up to -93%), imprecise users more (up to +20%)
-    assert float(got["p1"]) < -20
-    assert float(got["p0"]) > float(got["p1"])
-    assert float(got["hi"]) < float(got["lo"])
+    got = run_notebook("buc.py", "# %%\nprint(f'p0={INJ[\"P=0\"]}'); print(f'p5={INJ[\"P=0.5\"]}'); "
+                       "print(f'p1={INJ[\"P=1\"]}'); print(f'hi={GAIN[\"75-100\"]}'); print(f'lo={GAIN[\"0-24\"]}')")
+    # BUC paper (Section 4): precise users wait less (up to -93%; its P = 0.5 and P = 1 injected users
+    # gain 20-90%), imprecise users more (up to +20%); Fig. 2's median position gain grows with S_u
+    # (~30% at 0-24, > 90% at 75-100). Asserted as directions.
+    assert float(got["p1"]) < -20 and float(got["p5"]) < -20
+    assert float(got["p0"]) > 0
+    assert float(got["hi"]) > float(got["lo"])

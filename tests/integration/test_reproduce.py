@@ -63,3 +63,14 @@ def test_reproduce_list(capsys):
     assert main(["reproduce", "--list"]) == 0
     out = capsys.readouterr().out
     assert all(n in out for n in NAMES)
+
+
+def test_reproduce_stops_clearly_when_its_trace_is_absent(tmp_path, monkeypatch, capsys):
+    # BUC needs KTH-SP2: with $FAIRALLOC_DATA an empty folder it stops before any cell, naming the file
+    monkeypatch.setenv("FAIRALLOC_DATA", str(tmp_path / "empty"))
+    (tmp_path / "empty").mkdir()
+    out = tmp_path / "buc"
+    assert main(["reproduce", "buc", "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "skipped" in err and "KTH-SP2-1996-2.1-cln.swf.gz" in err
+    assert not (out / "sweep").exists()

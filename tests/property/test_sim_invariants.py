@@ -3,7 +3,7 @@
 import numpy as np
 from hypothesis import given, strategies as st
 
-from fairalloc.scheduling import FCFS, BUC
+from fairalloc.scheduling import BUC, FCFS, ema_update
 from fairalloc.sim import simulate
 from fairalloc.workloads import Workload
 
@@ -68,10 +68,13 @@ def test_easy_never_delays_the_head_reservation(wl):
 
 @given(workloads(), st.booleans())
 def test_buc_equals_fcfs_when_all_users_are_equally_precise(wl, backfill):
-    # every job: walltime 100 s, run time 60 s -> P = 0.6 for every job, so the EMA keeps every
-    # S_u at 100 * 0.6 = 60 = its initial value; equal walltimes -> S_f = const + T_e = FCFS order.
+    # every job: walltime 100 s, run time 60 s -> P = 0.6 for every job. Under the moving average
+    # every S_u stays at 100 * 0.6 = 60 = its initial value; under the paper's rule (P >= 0.5 is
+    # precise: S <- S + 0.1 P (100 - S)) a score starting at 100 stays at 100. Equal scores and
+    # equal walltimes -> S_f = const + T_e = FCFS order (BUC Section 4: "influência nula").
     n = len(wl)
     wl = wl.replace(run_time=np.full(n, 60.0), requested_time=np.full(n, 100.0))
-    a = simulate(wl, CAP, policy=BUC(backfill=backfill))
     b = simulate(wl, CAP, policy=FCFS(backfill=backfill))
-    assert np.array_equal(a.jobs["start"], b.jobs["start"])
+    for pol in (BUC(backfill=backfill, update=ema_update(0.1)), BUC(backfill=backfill, initial_score=100.0)):
+        a = simulate(wl, CAP, policy=pol)
+        assert np.array_equal(a.jobs["start"], b.jobs["start"])

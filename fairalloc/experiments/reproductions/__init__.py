@@ -6,7 +6,9 @@ function (``"module:function"``) and, per scale, a sweep spec of the experiment 
 run, ``paper`` is the papers' size where the data allows. The cell functions are plain functions of
 their parameters returning ``{table: DataFrame}`` (``cell`` in :mod:`.sdrf`, :mod:`.tvtsf`,
 :mod:`.buc`, :mod:`.learned`); each module's ``sweep_cell`` adapts one to the sweep's cell
-contract (:func:`sweep_adapter`).
+contract (:func:`sweep_adapter`). A ``sweep_cell`` that needs a real trace carries
+``data_check()``, which raises ``FileNotFoundError`` naming it: :func:`run` then stops before any
+cell runs.
 
 :func:`reproduce` runs the scale's sweep with :func:`fairalloc.experiments.run_sweep` (resumable:
 finished cells are kept), reads its tables back with :func:`fairalloc.experiments.load`, and writes
@@ -241,6 +243,12 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
         raise InvalidInstanceError(f"scale={scale!r} is not one of {', '.join(SCALES)}", argument="scale",
                                    value=scale)
     spec = load_spec(name)
+    need = getattr(_resolve(spec["scales"][scale]["run"], "run"), "data_check", None)
+    if need is not None:          # a reproduction whose data is absent stops before its cells, saying which
+        try:
+            need()
+        except FileNotFoundError as exc:
+            raise InvalidInstanceError(f"reproduction {name!r} skipped: {exc}", argument="name", value=name) from None
     summary = run_sweep(Spec.from_dict(spec["scales"][scale], base=_DIR), out, workers=workers,
                         progress=progress)
     if not summary.ok:

@@ -66,3 +66,33 @@ def test_claim_needs_a_reason_when_not_reproduced():
     with pytest.raises(ValueError, match="needs a reason"):
         Claim("c", "1", "2", False)
     assert "| c | 1 | 2 | yes |  |" in render_report("t", [], [Claim("c", "1", "2", np.True_)])
+
+
+def test_buc_wait_changes_per_update_rule_and_rule_table():
+    # one load, seed, K_p = 10800; users 7 (injected P=0) and 8 (P=1). FCFS waits 100, 200;
+    # BUC threshold rule 150, 20 -> +50 %, -90 %; moving average 300, 40 -> +200 %, -80 %.
+    key = {"load": "native", "seed": 0, "k_p": 10800.0}
+    fcfs = pd.DataFrame({**key, "policy": "fcfs", "user": [7, 8], "mean_wait": [100.0, 200.0],
+                         "injected": ["P=0", "P=1"], "precision": [0.0, 1.0]})
+    thr = pd.DataFrame({**key, "policy": "buc", "update": "threshold", "user": [7, 8], "mean_wait": [150.0, 20.0]})
+    ema = pd.DataFrame({**key, "policy": "buc", "update": "ema", "user": [7, 8], "mean_wait": [300.0, 40.0]})
+    ch = buc.wait_changes(pd.concat([fcfs, thr, ema], ignore_index=True))
+    got = ch.set_index(["update", "injected"])["change"]
+    assert got[("threshold", "P=0")] == pytest.approx(50.0) and got[("threshold", "P=1")] == pytest.approx(-90.0)
+    assert got[("ema", "P=0")] == pytest.approx(200.0) and got[("ema", "P=1")] == pytest.approx(-80.0)
+    runs = pd.DataFrame({**key, "policy": "buc", "update": ["threshold", "ema"], "score P=0": [0.0, 0.5],
+                         "score P=0.5": [99.8, 50.0], "score P=1": [100.0, 99.0]})
+    t = buc.rule_table(ch, runs).set_index("update")
+    assert t.loc["ema", "wait P=0 (%)"] == pytest.approx(200.0) and t.loc["ema", "S_u P=0.5"] == 50.0
+    assert t.loc["threshold", "S_u P=0.5"] == pytest.approx(99.8)
+
+
+def test_learned_trace_table_lists_every_trace_with_its_load():
+    runs = pd.DataFrame({"kind": "typed", "seed": [0] * 5 + [1] * 5,
+                         "policy": ["fcfs", "wfp3", "unicef", "f1", "f2"] * 2,
+                         "avebsld": [100.0, 40.0, 50.0, 10.0, 20.0, 90.0, 30.0, 60.0, 40.0, 35.0],
+                         "offered_load": [0.47] * 5 + [0.58] * 5, "jobs_per_day": [191.7] * 5 + [185.7] * 5})
+    text = learned.trace_table(learned.gains(runs))
+    # seed 0: best wfp3 40 / F1 10 = 4x; seed 1: best wfp3 30 / F1 40 = 0.75x
+    assert "| typed | 0 | 191.7 | 0.470 | wfp3 | 40.0 | 10.0 | 20.0 | 4.00x |" in text
+    assert "| typed | 1 | 185.7 | 0.580 | wfp3 | 30.0 | 40.0 | 35.0 | 0.75x |" in text

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from fairalloc.errors import InvalidInstanceError
-from fairalloc.scheduling import BUC, F1, PriorityPolicy, make_queue_policy
+from fairalloc.scheduling import BUC, F1, PriorityPolicy, ema_update, make_queue_policy, threshold_update
 from fairalloc.scheduling.queue import f1_score, f2_score, precision, unicef_score, wfp3_score
 from fairalloc.sim import simulate
 from fairalloc.workloads import Workload
@@ -23,12 +23,13 @@ def test_wfp3_hand_computed():
 
 
 def test_buc_hand_computed():
-    # 4 procs, K_p = 1440, default update S <- 0.9 S + 0.1 * 100 P, every walltime 100 s.
-    # J0 user 0: t=0, run 100, 2 procs -> ends 100, P = 1   -> S_0 = 0.9*60 + 10 = 64.
-    # J1 user 1: t=0, run 10,  2 procs -> ends 10,  P = 0.1 -> S_1 = 0.9*60 + 1 = 55.
+    # 4 procs, K_p = 1440, every walltime 100 s. Default update: the paper's rule (BUC Section 3),
+    # up when P >= 0.5: S <- S + 0.1 P (100 - S), down otherwise: S <- S - 0.1 (1 - P) S.
+    # J0 user 0: t=0, run 100, 2 procs -> ends 100, P = 1   -> S_0 = 60 + 0.1*40 = 64.
+    # J1 user 1: t=0, run 10,  2 procs -> ends 10,  P = 0.1 -> S_1 = 60 - 0.1*0.9*60 = 54.6.
     # J2 user 2: t=20, run 100, 2 procs -> starts 20 (2 free), ends 120.
     # J3 user 1: t=50, 4 procs, run 50; J4 user 0: t=60, 4 procs, run 50: both wait.
-    # t=100 (J0 ends, 2 free): S_f(J3) = (0.8*55 + 0.2/(100/1e5))*1440 + 50 = 244*1440 + 50 = 351410
+    # t=100 (J0 ends, 2 free): S_f(J3) = (0.8*54.6 + 0.2/(100/1e5))*1440 + 50 = 243.68*1440 + 50 = 350949.2
     #                          S_f(J4) = (0.8*64 + 200)*1440 + 40 = 251.2*1440 + 40 = 361768 -> J4 first,
     # which needs 4: blocked.  t=120: J4 starts (ends 170), then J3 at 170. FCFS: J3 at 120, J4 at 170.
     wl = Workload(submit=[0, 0, 20, 50, 60], run_time=[100, 10, 100, 50, 50],
@@ -37,9 +38,37 @@ def test_buc_hand_computed():
     r = simulate(wl, 4, policy=pol)
     assert r.jobs["start"].tolist() == [0, 0, 20, 170, 120]
     assert simulate(wl, 4, policy="fcfs").jobs["start"].tolist() == [0, 0, 20, 120, 170]
+    # final scores (J3, J4: P = 0.5, precise): user 0: 64 + 0.1*0.5*36 = 65.8;
+    # user 1: 54.6 + 0.1*0.5*45.4 = 56.87; user 2: 64
+    assert pol.scores[0] == pytest.approx(65.8) and pol.scores[1] == pytest.approx(56.87)
+    assert pol.scores[2] == pytest.approx(64.0)
+
+
+def test_buc_hand_computed_with_the_moving_average_option():
+    # Same case, update = ema_update(0.1): S <- 0.9 S + 0.1 * 100 P.
+    # S_0 = 0.9*60 + 10 = 64, S_1 = 0.9*60 + 1 = 55 -> S_f(J3) = 244*1440 + 50 < S_f(J4): same schedule.
+    wl = Workload(submit=[0, 0, 20, 50, 60], run_time=[100, 10, 100, 50, 50],
+                  requested_time=[100] * 5, processors=[2, 2, 2, 4, 4], user=[0, 1, 2, 1, 0])
+    pol = BUC(k_p=1440, update=ema_update(0.1))
+    assert simulate(wl, 4, policy=pol).jobs["start"].tolist() == [0, 0, 20, 170, 120]
     # final scores: user 0: 64 then J4 (P = 0.5): 0.9*64 + 5 = 62.6; user 1: 55 -> 0.9*55 + 5 = 54.5
     assert pol.scores[0] == pytest.approx(62.6) and pol.scores[1] == pytest.approx(54.5)
     assert pol.scores[2] == pytest.approx(64.0)
+
+
+def test_buc_paper_rule_counts_half_precision_as_precise():
+    # BUC Section 4: the injected P = 0.5 user's S_u rose from 60 to 96.14, so P = 0.5 raises S_u.
+    # 100 jobs of P = 0.5 under S <- S + 0.1*0.5*(100 - S): 100 - 40 * 0.95^100 = 99.763...
+    # (the moving average tends to 50 instead: 50 + 10 * 0.9^100 = 50.0003)
+    up, ema = threshold_update(0.1), ema_update(0.1)
+    s = e = 60.0
+    for _ in range(100):
+        s, e = up(s, 0.5), ema(e, 0.5)
+    assert s == pytest.approx(100 - 40 * 0.95**100) and s > 96.14
+    assert e == pytest.approx(50 + 10 * 0.9**100)
+    assert up(60.0, 0.499) < 60.0 < up(60.0, 0.5)
+    with pytest.raises(InvalidInstanceError, match="threshold"):
+        threshold_update(0.1, threshold=1.5)
 
 
 def test_buc_killed_jobs_do_not_update_the_score():
@@ -48,10 +77,10 @@ def test_buc_killed_jobs_do_not_update_the_score():
     pol = BUC()
     simulate(wl, 4, policy=pol, enforce_walltime=True)
     assert 0 not in pol.scores                      # killed at its walltime: no update
-    assert pol.scores[1] == pytest.approx(0.9 * 60 + 0.1 * 100 * 0.5)
+    assert pol.scores[1] == pytest.approx(60 + 0.1 * 0.5 * 40)   # P = 0.5: precise
     pol2 = BUC()
     simulate(wl, 4, policy=pol2, enforce_walltime=False)  # ran to completion: P = min(200/100, 1) = 1
-    assert pol2.scores[0] == pytest.approx(0.9 * 60 + 10)
+    assert pol2.scores[0] == pytest.approx(60 + 0.1 * 40)
 
 
 def test_buc_custom_update_rule_and_bad_kp():
