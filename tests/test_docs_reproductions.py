@@ -17,7 +17,7 @@ from fairalloc.experiments.reproductions import NAMES, load_spec
 from fairalloc.experiments.reproductions.report import Claim, render_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs" / "_scripts"))
-from reproductions_pages import (provenance_box, read_stored, spec_page, status_table,  # noqa: E402
+from reproductions_pages import (provenance_box, read_stored, spec_page, status_table,
                                  stored_results)
 
 # a 1x1 PNG (the figure's content is not looked at, only copied and linked)

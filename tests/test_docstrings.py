@@ -29,13 +29,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs" / "_scripts"))
-from reference_names import ROOTS, public_modules, reference_entries  # noqa: E402
+from reference_names import ROOTS, public_modules, reference_entries
 
 ENTRIES = reference_entries(ROOTS)
 DOCUMENTED = [e for e in ENTRIES if e.primary and (inspect.isfunction(e.obj) or inspect.isclass(e.obj))]
 PAGES = [m for root in ROOTS for m in public_modules(root)]
 
-_HEADER = re.compile(r"^(?P<name>[A-Z][A-Za-z ]+)\n(?P<rule>-{3,})[ \t]*$", re.M)
+_HEADER = re.compile(r"^(?P<name>[A-Z][A-Za-z ]+)\n(?P<rule>-{3,})[ \t]*$", re.MULTILINE)
 
 
 def own_docstring(obj) -> str:
@@ -82,7 +82,7 @@ def problems(obj) -> list[str]:
             out.append(f"no {' or '.join(wanted)} section")
     if "Examples" not in secs:
         out.append("no Examples section")
-    elif not re.search(r"^\s*>>> ", secs["Examples"], re.M):
+    elif not re.search(r"^\s*>>> ", secs["Examples"], re.MULTILINE):
         out.append("an Examples section without a '>>>' line")
     return out
 

@@ -27,7 +27,7 @@ import griffe
 import mkdocs_gen_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_names import ROOTS, public_modules, reference_entries  # noqa: E402  (shared with the tests)
+from reference_names import ROOTS, public_modules, reference_entries  # shared with the tests
 #: modules without ``__all__`` members that are reference in their own right (file formats)
 FORMAT_MODULES = ("fairalloc.io", "fairalloc.exact.files")
 

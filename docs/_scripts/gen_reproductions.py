@@ -19,9 +19,9 @@ from pathlib import Path
 import mkdocs_gen_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reproductions_pages import RESULTS, spec_page, status_table, stored_results  # noqa: E402
+from reproductions_pages import RESULTS, spec_page, status_table, stored_results
 
-from fairalloc.experiments.reproductions import NAMES, load_spec  # noqa: E402
+from fairalloc.experiments.reproductions import NAMES, load_spec
 
 log = logging.getLogger("mkdocs.plugins.fairalloc.reproductions")
 MARKER = "<!-- reproductions status -->"

@@ -133,7 +133,7 @@ def spec_page(name: str, title: str | None, stored: Stored) -> str:
     else:
         lines += [f"`fairalloc reproduce {name}`", ""]
     if title is None:
-        lines += [f'!!! warning "Not a shipped spec"', "",
+        lines += ['!!! warning "Not a shipped spec"', "",
                   f"    `{name}` is not one of `fairalloc reproduce --list`; it is shown as stored.", ""]
     lines += [provenance_box(stored), body.strip("\n"), ""]
     shown = set(re.findall(rf"\]\({re.escape(name)}/([^)\s#]+)", body))
