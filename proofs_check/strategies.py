@@ -92,10 +92,10 @@ def demand_vectors(draw, n_resources: int, *, zero_demands: bool = False) -> np.
 
     Examples
     --------
-    Every draw of 20 (fixed seed) is a non-negative (3,) vector with a positive entry:
+    Every draw of 10 (fixed seed) is a non-negative (3,) vector with a positive entry:
 
     >>> from hypothesis import find, given, settings
-    >>> @settings(max_examples=20, derandomize=True, database=None)
+    >>> @settings(max_examples=10, derandomize=True, database=None)
     ... @given(demand_vectors(3, zero_demands=True))
     ... def check(x):
     ...     assert x.shape == (3,) and (x >= 0).all() and (x > 0).any()
@@ -152,7 +152,7 @@ def pooled_instances(draw, *, n_agents=(2, 4), n_resources=(1, 3), zero_demands:
 
     >>> from fairalloc import shares
     >>> from hypothesis import find, given, settings
-    >>> @settings(max_examples=20, derandomize=True, database=None)
+    >>> @settings(max_examples=10, derandomize=True, database=None)
     ... @given(pooled_instances(n_agents=(2, 3), n_resources=2, caps=False))
     ... def check(x):
     ...     assert 2 <= x.n_agents <= 3 and x.n_resources == 2
@@ -208,7 +208,7 @@ def commitment_arrays(draw, n_agents: int, n_resources: int, *, max_value: float
     Examples
     --------
     >>> from hypothesis import find, given, settings
-    >>> @settings(max_examples=20, derandomize=True, database=None)
+    >>> @settings(max_examples=10, derandomize=True, database=None)
     ... @given(commitment_arrays(3, 2, max_value=0.3))
     ... def check(x):
     ...     assert x.shape == (3, 2) and (0 <= x).all() and (x <= 0.3).all()
@@ -252,7 +252,7 @@ def pooled_allocations(draw, instance: Instance, *, waste: bool = False, saturat
     >>> import fairalloc as fa
     >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[3, 2], capacities=[9, 18])
     >>> from hypothesis import find, given, settings
-    >>> @settings(max_examples=20, derandomize=True, database=None)
+    >>> @settings(max_examples=10, derandomize=True, database=None)
     ... @given(pooled_allocations(inst, saturate=True))
     ... def check(x):
     ...     used = x.sum(axis=0) / inst.capacities
@@ -309,7 +309,7 @@ def task_instances(draw, *, n_agents=(1, 3), n_servers=(1, 3), n_resources=(1, 2
     Every user's task fits on some server it may use:
 
     >>> from hypothesis import find, given, settings
-    >>> @settings(max_examples=20, derandomize=True, database=None)
+    >>> @settings(max_examples=10, derandomize=True, database=None)
     ... @given(task_instances(n_agents=2, n_servers=(1, 2)))
     ... def check(x):
     ...     fits = (x.task_demands[:, None, :] <= x.cluster.capacities[None]).all(axis=2)
@@ -364,7 +364,7 @@ def integer_allocations(draw, instance: TaskInstance) -> np.ndarray:
     >>> import fairalloc as fa
     >>> ti = fa.TaskInstance([[4]], [[3], [1]], tasks=[1, 4])
     >>> from hypothesis import find, given, settings
-    >>> @settings(max_examples=20, derandomize=True, database=None)
+    >>> @settings(max_examples=10, derandomize=True, database=None)
     ... @given(integer_allocations(ti))
     ... def check(x):
     ...     assert (x.sum(axis=1) <= ti.tasks).all() and 3 * x[0, 0] + x[1, 0] <= 4
@@ -502,7 +502,7 @@ def repeated_games(draw, *, n_agents=(2, 3), n_resources=(1, 2), n_periods=(2, 3
     Examples
     --------
     >>> from hypothesis import find, given, settings
-    >>> @settings(max_examples=20, derandomize=True, database=None)
+    >>> @settings(max_examples=10, derandomize=True, database=None)
     ... @given(repeated_games(n_periods=3, unit_tasks=True))
     ... def check(x):
     ...     assert x.n_periods == 3 and np.allclose(x.task_demands.max(axis=2), 1)
@@ -553,7 +553,7 @@ def misreports(draw, instance: Instance, user: int) -> dict[str, Any]:
     >>> import fairalloc as fa
     >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[3, 2], capacities=[9, 18])
     >>> from hypothesis import find, given, settings
-    >>> @settings(max_examples=20, derandomize=True, database=None)
+    >>> @settings(max_examples=10, derandomize=True, database=None)
     ... @given(misreports(inst, 0))
     ... def check(x):
     ...     assert x["family"] in {"scale", "deflate", "cap", "inflate", "drop"}
@@ -619,7 +619,7 @@ def cases(draw, domain: Domain, *, game: bool = False, stateful: bool = False, m
     >>> from proofs_check.shrink import in_domain
     >>> dom = MECHANISMS["drf"].domain
     >>> from hypothesis import find, given, settings
-    >>> @settings(max_examples=20, derandomize=True, database=None)
+    >>> @settings(max_examples=10, derandomize=True, database=None)
     ... @given(cases(dom))
     ... def check(x):
     ...     assert x.kind == "pooled" and in_domain(dom, x)
