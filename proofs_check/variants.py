@@ -42,7 +42,7 @@ def unfloored_monopoly(ti: "fa.TaskInstance") -> np.ndarray:
     Returns
     -------
     ndarray of shape (N,)
-        Each user's divisible task count over all servers (float; ``inf`` for a zero demand vector).
+        Each user's divisible task count over all servers (float).
 
     Examples
     --------
@@ -67,7 +67,7 @@ def tsf_unfloored(ti: "fa.TaskInstance", /, *, solver: str = "highs", **kwargs: 
     solver : str, default "highs"
         LP solver of :func:`fairalloc.exact.tsf_lp`.
     **kwargs
-        Further keywords of :func:`fairalloc.tsf` with ``method="lp"`` (e.g. ``time_limit``).
+        Further keywords of :func:`fairalloc.tsf` with ``method="lp"`` (``options``, ``rise_tol``).
 
     Returns
     -------
@@ -77,8 +77,9 @@ def tsf_unfloored(ti: "fa.TaskInstance", /, *, solver: str = "highs", **kwargs: 
 
     Raises
     ------
-    fairalloc.InvalidInstanceError
-        A keyword :func:`fairalloc.tsf` does not accept with ``method="lp"``.
+    TypeError
+        A keyword :func:`fairalloc.tsf` does not accept with ``method="lp"`` (the message lists the
+        accepted ones).
 
     Examples
     --------
