@@ -141,6 +141,29 @@ def has_sharing_incentive(instance, allocation, /, *, variant: str = "plain", co
     -------
     Verdict
         Witness on violation: the worst user, its value, the reference value and bundle.
+
+    Raises
+    ------
+    fairalloc.InvalidInstanceError
+        An unknown ``variant`` or ``scope`` (naming the argument and the accepted values).
+
+    See Also
+    --------
+    is_envy_free, fairalloc.shares.commitment_entitlements
+
+    Examples
+    --------
+    The DRF paper's example (Ghodsi et al., Section 4): capacities (9 CPU, 18 GB), user A's tasks
+    need (1, 4), B's (3, 1). On an equal split (4.5, 9) A runs :math:`\min(4.5/1, 9/4) = 2.25`
+    tasks and B :math:`\min(4.5/3, 9/1) = 1.5`; DRF gives them 3 and 2. One task for A falls short:
+
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> has_sharing_incentive(inst, fa.drf(inst)).holds
+    True
+    >>> v = has_sharing_incentive(inst, [[1, 4], [6, 2]])
+    >>> v.holds, v.witness["user"]
+    (False, 0)
     """
     variant = require_choice("variant", variant, ("plain", "weighted", "commitment"))
     if _dispatch(instance) == "time-varying":
@@ -159,6 +182,10 @@ def is_envy_free(instance, allocation, /, *, variant: str = "plain", commitments
 
     Parameters
     ----------
+    instance : Instance or TaskInstance or TimeVaryingInstance
+        The instance the allocation is for.
+    allocation : array_like or AllocationResult
+        (n, m) bundles in capacity units (pooled), (n, M) tasks per server, or (n, M, T) starts.
     variant : {"plain", "weighted", "commitment"}
         weighted: :math:`u_i(A_j)\,w_i/w_j \le u_i(A_i)`; commitment (SDRF): whenever i envies j and
         j received something, :math:`(\tilde c_j + D_i u_i(A_j))/w_j \le (\tilde c_i + s_i)/w_i`
@@ -167,17 +194,49 @@ def is_envy_free(instance, allocation, /, *, variant: str = "plain", commitments
     placement : {"given", "any"}
         Task instances: judge the placement as given, or ask whether *some* placement of the same
         task totals is envy-free (the disjunction of LPs, solved as one MILP; plain/weighted only).
+    commitments : array_like (n, m), optional
+        Pooled SDRF commitments (needed by ``variant="commitment"``); task instances carry their own.
+    placement : {"given", "any"}
+        Task instances: judge the placement as given, or ask whether *some* placement of the same
+        task totals is envy-free (the disjunction of LPs, solved as one MILP; plain/weighted only).
+    divisible : bool
+        Task instances only: fractional task counts allowed, utilities without floors.
+    atol : float, optional
+        Allowed excess of the envied value (default 1e-9; 0 with ``exact=True``).
+    exact : bool
+        Pooled only: exact rational arithmetic.
     time_limit : float, optional
         Seconds for the MILP of ``placement="any"``; when it stops early the verdict is undecided.
     scope : {"cumulative", "per-slot"}
         Time-varying instances only (module docstring); the schedule's servers are as given.
+
+    Returns
+    -------
+    Verdict
+        Witness on violation: the envious user, the envied one and both values.
+
+    Raises
+    ------
+    fairalloc.InvalidInstanceError
+        An unknown ``variant``, ``placement`` or ``scope``.
 
     Notes
     -----
     A satisfied user (utility at its cap) envies nobody in every variant: no bundle is worth more to
     it. Utilities are capped at the demand, as ``axioms.md``'s :math:`\min(K_i, \cdot)`.
 
-    Other parameters are as in :func:`has_sharing_incentive`.
+    Examples
+    --------
+    The DRF paper's example: with DRF's bundles (3, 12) and (6, 2), A values B's at
+    :math:`\min(6/1, 2/4) = 0.5` task (< 3) and B values A's at :math:`\min(3/3, 12/1) = 1` (< 2).
+    Giving everything to A makes B envious:
+
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> is_envy_free(inst, fa.drf(inst)).holds
+    True
+    >>> is_envy_free(inst, [[3, 12], [0, 0]]).holds
+    False
     """
     variant = require_choice("variant", variant, ("plain", "weighted", "commitment"))
     placement = require_choice("placement", placement, ("given", "any"))
@@ -202,6 +261,31 @@ def is_ef1(instance, tasks, /, *, variant: str = "remove", atol: float | None = 
 
     Time-varying instances (TV-TSF Eq. 6, unweighted): ``scope="cumulative"`` over the horizon (a
     task of *j* is one start, in some slot on some server), ``"per-slot"`` in every slot.
+
+    Parameters
+    ----------
+    instance : TaskInstance or TimeVaryingInstance
+        Integer tasks on servers.
+    tasks : array_like or AllocationResult
+        (n, M) integer tasks per server, or (n, M, T) starts per slot.
+    variant : {"remove", "gain"}, default "remove"
+        Which reading of EF1 (above).
+    atol : float, optional
+        Tolerance of the comparisons (default 1e-9).
+    scope : {"cumulative", "per-slot"}, default "cumulative"
+        Time-varying instances only.
+
+    Returns
+    -------
+    Verdict
+        Witness on violation: the envious user, the envied one and the values compared.
+
+    Raises
+    ------
+    TypeError
+        ``instance`` is a pooled :class:`~fairalloc.Instance` (EF1 needs integer tasks).
+    fairalloc.InvalidInstanceError
+        An unknown ``variant`` or ``scope``.
 
     Examples
     --------
@@ -285,7 +369,22 @@ def is_non_wasteful(instance, allocation, /, *, commitments=None, divisible: boo
     slot where it has one pending, with room for the task's whole run; ``"per-slot"`` as
     :func:`is_bottleneck`.
 
-    Parameters are those of :func:`is_bottleneck` (``scope`` defaults to ``"cumulative"`` here).
+    Parameters
+    ----------
+    instance : Instance or TaskInstance or TimeVaryingInstance
+        The instance the allocation is for.
+    allocation : AllocationResult or array_like
+        As in :func:`is_bottleneck`.
+    commitments : array_like, optional
+        SDRF commitments (pooled instances), as fractions of capacity.
+    divisible : bool
+        Tasks on servers judged as divisible (fractional tasks).
+    atol : float, optional
+        Tolerance of the comparisons (default: the checkers' common tolerance).
+    exact : bool
+        Compare in exact rational arithmetic (``fractions.Fraction``).
+    scope : {"cumulative", "per-slot"}, default "cumulative"
+        Time-varying instances only, see above.
 
     Returns
     -------
@@ -294,10 +393,13 @@ def is_non_wasteful(instance, allocation, /, *, commitments=None, divisible: boo
 
     Examples
     --------
+    DRF's bundles in the DRF paper's example are multiples of the demands (3 and 2 tasks) and use all
+    9 CPUs; giving A (2, 12), more memory than its 2 CPUs let it use, wastes memory:
+
     >>> import fairalloc as fa
     >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
-    >>> is_non_wasteful(inst, fa.drf(inst)).holds
-    True
+    >>> is_non_wasteful(inst, fa.drf(inst)).holds, is_non_wasteful(inst, [[2, 12], [6, 2]]).holds
+    (True, False)
     """
     if _dispatch(instance) == "time-varying":
         tvd = _tv_data(instance, allocation, commitments, divisible, atol, exact, scope)
@@ -353,14 +455,60 @@ def is_pareto_efficient(instance, allocation, /, *, variant: str = "strong", met
 
 
 def find_profitable_misreport(*args, **kwargs):
-    """See :func:`proofs_check.misreports.find_profitable_misreport` (re-exported, ``DESIGN.md``)."""
+    """Search for a profitable lie in the stage game: :func:`proofs_check.misreports.find_profitable_misreport`.
+
+    Kept here so that ``proofs_check.axioms`` offers every checker ``DESIGN.md`` lists; the search
+    itself lives in :mod:`proofs_check.misreports`, imported on the first call.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Those of :func:`proofs_check.misreports.find_profitable_misreport`.
+
+    Returns
+    -------
+    Verdict
+
+    Examples
+    --------
+    DRF is strategy-proof (Ghodsi et al., Theorem 1), so no lie is found:
+
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> find_profitable_misreport(fa.drf, inst, rng=0, budget=10).holds
+    True
+    """
     from .misreports import find_profitable_misreport as f
 
     return f(*args, **kwargs)
 
 
 def find_profitable_deviation(*args, **kwargs):
-    """See :func:`proofs_check.misreports.find_profitable_deviation`."""
+    """Search for a profitable deviation in the repeated game: :func:`proofs_check.misreports.find_profitable_deviation`.
+
+    Kept here so that ``proofs_check.axioms`` offers every checker ``DESIGN.md`` lists; the search
+    itself lives in :mod:`proofs_check.misreports`, imported on the first call.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Those of :func:`proofs_check.misreports.find_profitable_deviation`.
+
+    Returns
+    -------
+    Verdict
+
+    Examples
+    --------
+    With stateless dynamics each period is a stage of DRF, which is strategy-proof, so no deviation
+    pays:
+
+    >>> import fairalloc as fa
+    >>> from proofs_check.repeated import RepeatedGame, StatelessDynamics
+    >>> game = RepeatedGame([9, 18], [[[1, 4], [3, 1]]] * 2, [[100, 100]] * 2)   # two equal periods
+    >>> find_profitable_deviation(StatelessDynamics(fa.drf), game, rng=0, budget=5).holds
+    True
+    """
     from .misreports import find_profitable_deviation as f
 
     return f(*args, **kwargs)

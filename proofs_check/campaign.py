@@ -51,7 +51,49 @@ class _Timeout(Exception):
 
 @dataclass
 class CellReport:
-    """What a campaign found for one claim."""
+    """What a campaign found for one claim.
+
+    Parameters
+    ----------
+    claim : Claim
+        The cell searched.
+    status : str
+        ``"agrees"``, ``"DISAGREES"``, ``"violation found"``, ``"none found"``, ``"inconclusive"``
+        or ``"skipped"`` (module docstring).
+    examples : int, default 0
+        Cases checked.
+    undecided : int, default 0
+        Cases whose check was undecided (a solver limit or failure).
+    seconds : float, default 0.0
+        Time spent, search and shrinking.
+    verdict : Verdict or None, default None
+        The (shrunk) violation, if one was found.
+    original_size : dict or None, default None
+        :meth:`Case.size` of the violation before shrinking.
+    shrink_stats : dict, default {}
+        What :func:`~proofs_check.shrink.shrink` reported.
+    reason : str, default ""
+        Why the cell was skipped, or that the time cap ran out.
+
+    Attributes
+    ----------
+    found : str
+        ``"F"`` (violation found), ``"T"`` (none found), ``"?"`` (no case checked), ``""`` (skipped).
+
+    Examples
+    --------
+    A report as :func:`run_cell` makes it, and its JSON record read back (what ``check --all``
+    resumes from):
+
+    >>> from proofs_check.claims import claims_for
+    >>> from proofs_check.verdict import Verdict
+    >>> rep = CellReport(claims_for("tsf", "si")[0], "DISAGREES", examples=10,
+    ...                  verdict=Verdict(False, {"user": 0}, "below the equal split"))
+    >>> rep.found, rep.to_dict()["witness"]
+    ('F', {'user': 0})
+    >>> CellReport.from_dict(rep.to_dict()).found
+    'F'
+    """
 
     claim: Claim
     status: str
@@ -101,7 +143,29 @@ class CellReport:
 
 def cell_strategy(claim: Claim):
     """The hypothesis strategy of cases for a claim (its domain, :func:`~proofs_check.claims.claim_domain`;
-    games for the repeated game)."""
+    games for the repeated game).
+
+    Parameters
+    ----------
+    claim : Claim
+        The cell.
+
+    Returns
+    -------
+    SearchStrategy of Case
+        :func:`proofs_check.strategies.cases` of the claim's domain, with ``game=True`` for
+        ``sp-repeated`` and SDRF's ``delta`` for rows with SDRF dynamics.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from proofs_check.claims import claims_for
+    >>> @settings(max_examples=5, derandomize=True, database=None)
+    ... @given(cell_strategy(claims_for("sdrf", "sp-repeated")[0]))
+    ... def check(case):
+    ...     assert case.kind == "game" and 0 < case.delta < 1
+    >>> check()
+    """
     info = mechanism(claim.mechanism)
     return cases(claim_domain(claim), game=claim.axiom == "sp-repeated", stateful=info.dynamics == "sdrf")
 
@@ -116,7 +180,30 @@ def _status(claim: Claim, violated: bool, examples: int) -> str:
 
 @dataclass
 class SearchOutcome:
-    """What :func:`search` saw: cases tried, undecided checks, the first violation, elapsed seconds."""
+    """What :func:`search` saw: cases tried, undecided checks, the first violation, elapsed seconds.
+
+    Parameters
+    ----------
+    examples : int
+        Cases checked.
+    undecided : int
+        Checks that returned an undecided verdict.
+    case : Any
+        The first violating case, or None.
+    verdict : Verdict or None
+        Its verdict, or None when no violation was found.
+    seconds : float
+        Elapsed time.
+    timed_out : bool
+        The ``seconds`` cap stopped the search.
+
+    Examples
+    --------
+    See :func:`search`.
+
+    >>> SearchOutcome(5, 0, None, None, 0.1, False).verdict is None
+    True
+    """
 
     examples: int
     undecided: int
@@ -132,6 +219,35 @@ def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed:
 
     ``check`` returns a :class:`~proofs_check.verdict.Verdict`. Stops at the first violation, after
     ``examples`` cases or after ``seconds``. ``progress`` names a tqdm bar (None: no bar).
+
+    Parameters
+    ----------
+    strategy : SearchStrategy
+        Draws the cases.
+    check : callable
+        ``check(case) -> Verdict``.
+    examples : int, default 200
+        Cases checked at most (bounds the work: the same result on any machine).
+    seconds : float, default 60.0
+        Safety cap; its expiry is ``timed_out`` in the outcome.
+    seed : int, default 0
+        Seed of the draws.
+    progress : str, optional
+        Label of a progress bar.
+
+    Returns
+    -------
+    SearchOutcome
+
+    Examples
+    --------
+    A "claim" that integers 0..10 are below 7 fails on the first draw of 7 or more:
+
+    >>> from hypothesis import strategies as st
+    >>> from proofs_check.verdict import Verdict
+    >>> out = search(st.integers(0, 10), lambda k: Verdict(k < 7), examples=50, seed=0)
+    >>> out.verdict.violated, out.case >= 7, out.timed_out
+    (True, True, False)
     """
     bar = None
     if progress:
@@ -190,7 +306,26 @@ QUICK: dict[str, tuple[int, int, int | None]] = {
 
 
 def skip_reason(claim: Claim) -> str:
-    """Why campaigns skip ``claim`` ("" when they check it)."""
+    """Why campaigns skip ``claim`` ("" when they check it).
+
+    Parameters
+    ----------
+    claim : Claim
+        A cell of the table.
+
+    Returns
+    -------
+    str
+        The row not implemented (and why), a "-" cell, or a repeated game on servers; "" otherwise.
+
+    Examples
+    --------
+    >>> from proofs_check.claims import claims_for
+    >>> skip_reason(claims_for("drfh", "si")[0])
+    'not implemented in fairalloc (DRFH)'
+    >>> skip_reason(claims_for("drf", "ef1")[0]), skip_reason(claims_for("drf", "si")[0])
+    ("not applicable ('-' in axioms.md)", '')
+    """
     info = mechanism(claim.mechanism)
     if not info.implemented:
         return info.why_not
@@ -209,7 +344,45 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
     ``shrink_seconds``: time for shrinking a violation (default ``max(10, seconds)``);
     ``shrink_checks``: candidates checked while shrinking. ``examples`` and ``shrink_checks`` bound the
     work by counts (the same result on any machine); ``seconds`` and ``shrink_seconds`` are safety caps
-    whose expiry the report says (``reason``, ``shrink_stats["stopped"] == "time"``)."""
+    whose expiry the report says (``reason``, ``shrink_stats["stopped"] == "time"``).
+
+    Parameters
+    ----------
+    claim : Claim
+        The cell.
+    examples : int, default 200
+        Cases drawn at most.
+    seconds : float, default 60.0
+        Safety cap of the search.
+    seed : int, default 0
+        Seed of the draws and of the searches inside the checks.
+    do_shrink : bool, default True
+        Shrink a violation found.
+    budget : int, optional
+        Lies / deviations per user and case (default :data:`proofs_check.checks.DEFAULT_BUDGET`).
+    progress : bool, default False
+        Show a progress bar named after the cell.
+    shrink_seconds : float, optional
+        Safety cap of shrinking.
+    shrink_checks : int, default 400
+        Candidates checked while shrinking.
+
+    Returns
+    -------
+    CellReport
+
+    Examples
+    --------
+    DRF is sharing-incentive (Ghodsi et al.); 5 cases find no violation, which agrees with the
+    table's "T":
+
+    >>> from proofs_check.claims import claims_for
+    >>> rep = run_cell(claims_for("drf", "si")[0], examples=5)
+    >>> rep.status, rep.examples, rep.found
+    ('agrees', 5, 'T')
+    >>> run_cell(claims_for("drfh", "si")[0]).status
+    'skipped'
+    """
     why = skip_reason(claim)
     if why:
         return CellReport(claim, "skipped", reason=why)
@@ -234,13 +407,61 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
 
 
 def run_quick(claim: Claim, *, examples: int = 500, seconds: float = 60.0, **kw: Any) -> CellReport:
-    """:func:`run_cell` with the :data:`QUICK` seed and budget of the cell, if it has one (else seed 0)."""
+    """:func:`run_cell` with the :data:`QUICK` seed and budget of the cell, if it has one (else seed 0).
+
+    Parameters
+    ----------
+    claim : Claim
+        The cell.
+    examples : int, default 500
+        Cases for a cell without a :data:`QUICK` entry (those with one use its count).
+    seconds : float, default 60.0
+        Safety cap.
+    **kw
+        Further keywords of :func:`run_cell`.
+
+    Returns
+    -------
+    CellReport
+
+    Examples
+    --------
+    DRF's SI cell has no :data:`QUICK` entry, so ``examples`` applies:
+
+    >>> from proofs_check.claims import claims_for
+    >>> run_quick(claims_for("drf", "si")[0], examples=5).examples
+    5
+    """
     seed, ex, budget = QUICK.get(claim.key, (0, examples, None))
     return run_cell(claim, examples=ex, seconds=seconds, seed=seed, budget=budget, **kw)
 
 
 def select_claims(mechanism_key: str | None = None, axiom: str | None = None,
                   variant: str | None = None) -> list[Claim]:
+    """The table's claims of a mechanism, axiom and variant (each None: any), in table order.
+
+    Parameters
+    ----------
+    mechanism_key : str, optional
+        A row of :data:`proofs_check.claims.MECHANISMS`.
+    axiom : str, optional
+        A column of :data:`proofs_check.claims.AXIOMS`.
+    variant : str, optional
+        A variant of that column.
+
+    Returns
+    -------
+    list of Claim
+
+    Examples
+    --------
+    DRF's bottleneck column has two variants:
+
+    >>> [c.variant for c in select_claims("drf", "bottleneck")]
+    ['bottleneck', 'non-wasteful']
+    >>> [c.key for c in select_claims("drf", "bottleneck", "non-wasteful")]
+    ['drf/bottleneck/non-wasteful']
+    """
     out = claims_for(mechanism_key, axiom)
     if variant is not None:
         out = [c for c in out if c.variant == variant]
@@ -258,7 +479,33 @@ F_SECONDS = 120.0
 
 def cell_budget(claim: Claim, *, examples: int = 200, seconds: float = 30.0, f_examples: int | None = F_EXAMPLES,
                 f_seconds: float | None = F_SECONDS) -> tuple[int, float]:
-    """Cases and seconds :func:`run_all` gives ``claim``: F cells at least ``f_examples`` / ``f_seconds``."""
+    """Cases and seconds :func:`run_all` gives ``claim``: F cells at least ``f_examples`` / ``f_seconds``.
+
+    Parameters
+    ----------
+    claim : Claim
+        The cell.
+    examples : int, default 200
+        Cases of T and open cells.
+    seconds : float, default 30.0
+        Safety cap of T and open cells.
+    f_examples : int or None, default F_EXAMPLES
+        Least cases of an F cell (None: ``examples``).
+    f_seconds : float or None, default F_SECONDS
+        Least seconds of an F cell (None: ``seconds``).
+
+    Returns
+    -------
+    tuple of (int, float)
+
+    Examples
+    --------
+    DRF's resource monotonicity is "F", its sharing incentive "T":
+
+    >>> from proofs_check.claims import claims_for
+    >>> cell_budget(claims_for("drf", "rm")[0]), cell_budget(claims_for("drf", "si")[0])
+    ((10000, 120.0), (200, 30.0))
+    """
     if claim.expected == "F":
         return max(examples, f_examples or 0), max(seconds, f_seconds or 0.0)
     return examples, seconds
@@ -270,6 +517,25 @@ def run_cell_record(claim: Claim, *, examples: int = 200, seconds: float = 30.0,
 
     A plain function of the cell's parameters (nothing read from or written to disk), so that a
     runner can ship it to a worker; :func:`run_all` calls it for each cell not done yet.
+
+    Parameters
+    ----------
+    claim : Claim
+        The cell.
+    examples, seconds, seed, budget, do_shrink
+        As :func:`run_cell` (``seconds`` defaults to 30 here).
+
+    Returns
+    -------
+    dict
+        JSON-ready: the report's fields, ``source`` and the run's ``params``.
+
+    Examples
+    --------
+    >>> from proofs_check.claims import claims_for
+    >>> rec = run_cell_record(claims_for("drf", "si")[0], examples=5)
+    >>> rec["status"], rec["params"]
+    ('agrees', {'examples': 5, 'seconds': 30.0, 'seed': 0, 'budget': None, 'shrink': True})
     """
     rep = run_cell(claim, examples=examples, seconds=seconds, seed=seed, budget=budget, do_shrink=do_shrink,
                    progress=False)
@@ -281,7 +547,26 @@ def run_cell_record(claim: Claim, *, examples: int = 200, seconds: float = 30.0,
 
 
 def cell_file(folder: str | Path, claim: Claim) -> Path:
-    """Where :func:`run_all` keeps the record of ``claim`` in ``folder``."""
+    """Where :func:`run_all` keeps the record of ``claim`` in ``folder``.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The cells folder.
+    claim : Claim
+        The cell.
+
+    Returns
+    -------
+    Path
+        ``folder/<mechanism>__<axiom>__<variant>.json`` (``:`` of a user's mechanism as ``_``).
+
+    Examples
+    --------
+    >>> from proofs_check.claims import claims_for
+    >>> cell_file("cells", claims_for("drf", "si")[0]).as_posix()
+    'cells/drf__si__plain.json'
+    """
     return Path(folder) / (claim.key.replace("/", "__").replace(":", "_") + ".json")
 
 
@@ -363,6 +648,43 @@ def run_all(claims: Iterable[Claim] = CLAIMS, *, examples: int = 200, seconds: f
     address), the cells run in parallel on :func:`fairalloc.experiments.run_sweep`, kept in the
     sweep folder ``cells_dir/../sweep`` (a rerun skips the cells done with the same budgets; not
     ``resume``: that folder is deleted first), and each record is also written to ``cells_dir``.
+
+    Parameters
+    ----------
+    claims : iterable of Claim, default CLAIMS
+        The cells.
+    examples : int, default 200
+        Cases of T and open cells.
+    seconds : float, default 30.0
+        Safety cap of T and open cells.
+    seed : int, default 0
+        Seed of every cell.
+    budget : int, optional
+        Lies / deviations per user and case.
+    progress : bool, default True
+        Show a progress bar over the cells.
+    f_examples, f_seconds : optional
+        Least budget of F cells (:func:`cell_budget`).
+    cells_dir : str or Path, optional
+        Folder of the per-cell records.
+    resume : bool, default True
+        Read back the records already in ``cells_dir`` with the same parameters.
+    workers : int, optional
+        Worker processes of a local Dask cluster.
+    scheduler : str or distributed.Client, optional
+        A running Dask scheduler (its address) or client.
+
+    Returns
+    -------
+    list of CellReport
+        In the order of ``claims``.
+
+    Examples
+    --------
+    >>> from proofs_check.claims import claims_for
+    >>> reps = run_all(claims_for("drf", "si") + claims_for("drfh", "si"), examples=5, progress=False)
+    >>> [(r.claim.key, r.status) for r in reps]
+    [('drf/si/plain', 'agrees'), ('drfh/si/plain', 'skipped')]
     """
     claims = list(claims)
     if workers is not None or scheduler is not None:
@@ -407,7 +729,30 @@ def _mark(r: CellReport) -> str:
 def disagreement_hint(r: CellReport) -> str:
     """What is known about a disagreement: a finding of :data:`~proofs_check.claims.FINDINGS` (a T cell
     refuted, with its explanation), or an F cell whose violations are rare, with the command and
-    budget (:data:`QUICK`, the one the tests use) that find one."""
+    budget (:data:`QUICK`, the one the tests use) that find one.
+
+    Parameters
+    ----------
+    r : CellReport
+        A cell's report.
+
+    Returns
+    -------
+    str
+        The hint, or "" when nothing is known.
+
+    Examples
+    --------
+    Floored TSF's sharing incentive is a known finding (``FINDINGS["tsf/si/plain"]``):
+
+    >>> from proofs_check.claims import claims_for
+    >>> from proofs_check.verdict import Verdict
+    >>> rep = CellReport(claims_for("tsf", "si")[0], "DISAGREES", examples=10, verdict=Verdict(False, {}))
+    >>> disagreement_hint(rep)[:40]
+    " Known finding: fairalloc's divisible TS"
+    >>> disagreement_hint(CellReport(claims_for("drf", "si")[0], "agrees", examples=5))
+    ''
+    """
     key = r.claim.key
     if key in FINDINGS and r.verdict is not None and r.verdict.violated:
         return f" Known finding: {FINDINGS[key]}"
@@ -421,7 +766,28 @@ def disagreement_hint(r: CellReport) -> str:
 
 
 def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check --all") -> str:
-    """The markdown report: summary, matrix (expected→found), disagreements and minimal witnesses."""
+    """The markdown report: summary, matrix (expected→found), disagreements and minimal witnesses.
+
+    Parameters
+    ----------
+    reports : list of CellReport
+        The cells' reports.
+    title : str, default "fairalloc check --all"
+        First-level heading.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from proofs_check.claims import claims_for
+    >>> md = report_markdown([CellReport(claims_for("drf", "si")[0], "agrees", examples=5)])
+    >>> md.splitlines()[2]
+    '1 cells checked, 0 skipped: agrees: 1'
+    >>> "| DRF, divisible, positive demands |  |  |  | plain: T→T ok |" in md
+    True
+    """
     lines = [f"# {title}", ""]
     done = [r for r in reports if r.status != "skipped"]
     counts: dict[str, int] = {}
@@ -480,7 +846,34 @@ def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check 
 def write_report(reports: list[CellReport], out_dir: str | Path, *,
                  title: str = "fairalloc check --all") -> dict[str, Path]:
     """Write ``report.md`` (headed ``title``), ``results.json``, one ``witnesses/<cell>.json`` per
-    violation and ``heatmap.png``; each file is written whole and renamed into place."""
+    violation and ``heatmap.png``; each file is written whole and renamed into place.
+
+    Parameters
+    ----------
+    reports : list of CellReport
+        The cells' reports.
+    out_dir : str or Path
+        Output folder (created).
+    title : str, default "fairalloc check --all"
+        Heading of ``report.md``.
+
+    Returns
+    -------
+    dict of str to Path
+        ``"report"``, ``"results"`` and ``"heatmap"``.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> from proofs_check.claims import claims_for
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     paths = write_report([CellReport(claims_for("drf", "si")[0], "agrees", examples=5)], tmp)
+    ...     records = json.loads(paths["results"].read_text())
+    ...     files = sorted(p.name for p in Path(tmp).iterdir())
+    >>> files, records[0]["status"]
+    (['heatmap.png', 'report.md', 'results.json', 'witnesses'], 'agrees')
+    """
     out = Path(out_dir)
     (out / "witnesses").mkdir(parents=True, exist_ok=True)
     paths = {"report": out / "report.md", "results": out / "results.json", "heatmap": out / "heatmap.png"}

@@ -24,6 +24,42 @@ class Case:
 
     A time-varying instance (TV-TSF) is its own game: ``gamma`` is the discount of the slot-by-slot
     deviations its repeated-game cells try.
+
+    Parameters
+    ----------
+    instance : Instance or TaskInstance or TimeVaryingInstance or None, default None
+        The stage input (pooled, on servers, or time-varying); None for a repeated game.
+    commitments : ndarray of shape (N, R) or None, default None
+        Each user's commitment (SDRF Eq. 6) for stateful pooled mechanisms; None elsewhere.
+    game : RepeatedGame or None, default None
+        The periods of a repeated game (``sp-repeated`` cells); None for a stage input.
+    delta : float or None, default None
+        SDRF's commitment decay :math:`\\delta \\in [0, 1)` the game is played with.
+    gamma : float or None, default None
+        Discount of later periods in a player's payoff (:func:`proofs_check.repeated.payoff`).
+
+    Attributes
+    ----------
+    kind : str
+        ``"pooled"``, ``"servers"``, ``"time-varying"`` or ``"game"``: which input the case holds.
+
+    See Also
+    --------
+    proofs_check.strategies.cases : draws cases of a claim's domain.
+    proofs_check.shrink.shrink : reduces a failing case.
+
+    Examples
+    --------
+    Two users of the ``axioms.md`` example (per-task demands (1, 4) and (3, 1), 3 and 2 tasks, so
+    total demands 3·(1, 4) and 2·(3, 1)); the case survives its JSON form:
+
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], [3, 2], [9, 18])
+    >>> case = Case(inst)
+    >>> case
+    Case(pooled: {'n_agents': 2, 'n_resources': 2, 'n_periods': 1})
+    >>> Case.from_dict(case.to_dict()).instance.demands.tolist()
+    [[3.0, 12.0], [6.0, 2.0]]
     """
 
     instance: Instance | TaskInstance | TimeVaryingInstance | None = None

@@ -27,11 +27,52 @@ DEFAULT_BUDGET = {"sp-stage": 60, "sp-repeated": 60}
 
 
 def mechanism_tolerance(info: MechanismInfo) -> float:
-    """Tolerance for mechanism-level comparisons (gains, losses): 1e-7, or 10x the mechanism's accuracy."""
+    """Tolerance for mechanism-level comparisons (gains, losses): 1e-7, or 10x the mechanism's accuracy.
+
+    Parameters
+    ----------
+    info : MechanismInfo
+        The row; its ``atol`` is the mechanism's accuracy.
+
+    Returns
+    -------
+    float
+        ``max(1e-7, 10 * info.atol)``.
+
+    Examples
+    --------
+    DRF's row has ``atol=1e-9`` (exact water-filling), TSF's 1e-6 (an LP):
+
+    >>> from proofs_check.claims import MECHANISMS
+    >>> mechanism_tolerance(MECHANISMS["drf"]), round(mechanism_tolerance(MECHANISMS["tsf"]), 12)
+    (1e-07, 1e-05)
+    """
     return max(1e-7, 10 * info.atol)
 
 
 def dynamics_for(info: MechanismInfo, delta: float | None):
+    """The repeated-game dynamics of a row: SDRF's commitments (Eq. 3) or a stateless mechanism.
+
+    Parameters
+    ----------
+    info : MechanismInfo
+        The row; ``info.dynamics == "sdrf"`` carries commitments, anything else is stateless.
+    delta : float or None
+        Commitment decay for SDRF rows (None: 0.5); ignored for stateless rows.
+
+    Returns
+    -------
+    SDRFDynamics or StatelessDynamics
+        Named after the row's key.
+
+    Examples
+    --------
+    >>> from proofs_check.claims import MECHANISMS
+    >>> dynamics_for(MECHANISMS["sdrf"], 0.9).params()
+    {'dynamics': 'sdrf', 'mechanism': 'sdrf', 'delta': 0.9}
+    >>> dynamics_for(MECHANISMS["drf"], None).params()
+    {'dynamics': 'stateless', 'mechanism': 'drf'}
+    """
     fn = info.resolve()
     if info.dynamics == "sdrf":
         return SDRFDynamics(0.5 if delta is None else delta, mechanism=fn, name=info.key)
@@ -62,6 +103,32 @@ def check_case(claim: Claim, case: Case, *, seed: int = 0, budget: int | None = 
         Lies / deviations per user (default :data:`DEFAULT_BUDGET`).
     hint : dict, optional
         A previous witness of the same cell; its lie is tried first (used when shrinking).
+
+    Returns
+    -------
+    Verdict
+        The axiom's verdict on the case, its witness annotated with the claim and the case (JSON),
+        so that :func:`proofs_check.replay.replay` can re-check it alone.
+
+    Raises
+    ------
+    RuntimeError
+        The claim's mechanism is not implemented.
+
+    Examples
+    --------
+    DRF's resource-monotonicity cell is "F"; :func:`proofs_check.is_resource_monotone`'s hand
+    example is a counterexample, and DRF's sharing-incentive cell holds on the DRF paper's example:
+
+    >>> import fairalloc as fa
+    >>> from proofs_check.cases import Case
+    >>> from proofs_check.claims import claims_for
+    >>> v = check_case(claims_for("drf", "rm")[0], Case(fa.Instance([[0.9, 1.4], [2.0, 0.6]])))
+    >>> v.holds, v.witness["claim"]["axiom"]
+    (False, 'rm')
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> check_case(claims_for("drf", "si")[0], Case(inst)).holds
+    True
     """
     info = mechanism(claim.mechanism)
     fn = info.resolve()

@@ -59,6 +59,49 @@ class Domain:
     ``n_servers`` servers, with placement constraints when ``placement``. ``setting="time-varying"``:
     :class:`fairalloc.TimeVaryingInstance` over ``n_slots`` slots, at most ``max_arrivals`` tasks
     submitted per user and slot, durations up to ``max_duration`` slots.
+
+    Parameters
+    ----------
+    n_agents : tuple of (int, int), default (2, 4)
+        Smallest and largest number of users, inclusive.
+    n_resources : tuple of (int, int), default (2, 3)
+        Smallest and largest number of resources, inclusive.
+    zero_demands : bool, default False
+        Users may demand none of some resource.
+    caps : bool, default False
+        Users may be satisfiable (finite demands below the capacity).
+    weights : bool, default False
+        Users may have weights other than 1.
+    commitments : bool, default False
+        Cases carry SDRF commitments (Eq. 6).
+    setting : {"pooled", "servers", "time-varying"}, default "pooled"
+        Which instance class the domain draws.
+    n_servers : tuple of (int, int), default (1, 3)
+        Server counts (``"servers"`` and ``"time-varying"``).
+    placement : bool, default False
+        Users may be barred from some servers.
+    n_slots : tuple of (int, int), default (1, 3)
+        Horizon lengths (``"time-varying"``).
+    max_arrivals : int, default 3
+        Tasks a user submits per slot, at most (``"time-varying"``).
+    max_duration : int, default 2
+        Task duration in slots, at most (``"time-varying"``).
+
+    See Also
+    --------
+    proofs_check.strategies.cases : draws the cases of a domain.
+    proofs_check.shrink.in_domain : whether a case belongs to a domain.
+
+    Examples
+    --------
+    DRF's row speaks about 2-4 users, 2-3 resources, positive demands and no caps (Ghodsi et al.'s
+    setting):
+
+    >>> d = MECHANISMS["drf"].domain
+    >>> d.setting, d.n_agents, d.n_resources, d.zero_demands, d.caps
+    ('pooled', (2, 4), (2, 3), False, False)
+    >>> Domain(setting="servers", placement=True).to_dict()["placement"]
+    True
     """
 
     n_agents: tuple[int, int] = (2, 4)
@@ -87,6 +130,48 @@ class MechanismInfo:
     ``"stateless"``). ``atol`` is the tolerance its checks use (interior-point solvers are accurate to
     about 1e-8, not to the last bit). ``divisible``: the mechanism allocates fractional tasks on
     servers (judged with divisible utilities). ``derived``: a row we added (not in ``axioms.md``).
+
+    Parameters
+    ----------
+    key : str
+        The row's key (``"drf"``, ``"weighted_max_min"``, ...).
+    label : str
+        The row's label as the report prints it.
+    target : str or None
+        Dotted path of the implementing callable, None for a row fairalloc does not implement.
+    domain : Domain
+        The instances the row speaks about.
+    source : str
+        The paper (or ``axioms.md``) the row's verdicts come from.
+    kwargs : mapping, default {}
+        Keyword arguments bound to the callable (e.g. ``{"blocking": "stop"}``).
+    dynamics : {"stateless", "sdrf"} or None, default "stateless"
+        How the repeated game carries state; None when the row has no repeated game.
+    atol : float, default 1e-9
+        Absolute tolerance of the row's checks.
+    phase : str, default "A"
+        The campaign phase the row belongs to.
+    reason : str, default ""
+        Why the row is not implemented (when ``target`` is None or does not import).
+    divisible : bool, default False
+        The mechanism allocates fractional tasks on servers.
+    derived : bool, default False
+        A row we added, not in ``axioms.md``.
+
+    Attributes
+    ----------
+    implemented : bool
+        ``target`` resolves to a callable.
+    why_not : str
+        Why it does not ("" when implemented).
+
+    Examples
+    --------
+    >>> info = MECHANISMS["drf"]
+    >>> info.target, info.implemented, info.resolve().__name__
+    ('fairalloc.drf', True, 'drf')
+    >>> MECHANISMS["drfh"].implemented, MECHANISMS["drfh"].why_not
+    (False, 'not implemented in fairalloc (DRFH)')
     """
 
     key: str
@@ -131,7 +216,40 @@ class MechanismInfo:
 
 @dataclass(frozen=True)
 class Claim:
-    """One cell (and variant) of the table."""
+    """One cell (and variant) of the table.
+
+    Parameters
+    ----------
+    mechanism : str
+        The row's key in :data:`MECHANISMS` (or :data:`USER_MECHANISMS`).
+    axiom : str
+        The column's key in :data:`AXIOMS` (``"si"``, ``"ef"``, ``"sp-stage"``, ...).
+    variant : str
+        Which reading of the axiom (``"plain"``, ``"weighted"``, ``"commitment"``, ...).
+    expected : {"T", "F", "?", "-"}
+        Theorem, known false, open, not applicable.
+    cell : str
+        The cell's text as ``axioms.md`` prints it.
+    source : str
+        Where the verdict comes from.
+    derived : bool, default False
+        A cell we added from our own analysis (see ``note``).
+    note : str, default ""
+        The argument for a derived cell.
+
+    Attributes
+    ----------
+    key : str
+        ``"mechanism/axiom/variant"``, the name campaigns and :data:`FINDINGS` use.
+
+    Examples
+    --------
+    Ghodsi et al. prove DRF sharing-incentive (the table's "T"):
+
+    >>> c = claims_for("drf", "si")[0]
+    >>> c.key, c.expected, c.source
+    ('drf/si/plain', 'T', 'Ghodsi et al., DRF, NSDI 2011')
+    """
 
     mechanism: str
     axiom: str
@@ -371,13 +489,47 @@ USER_MECHANISMS: dict[str, MechanismInfo] = {}
 
 
 def all_mechanisms() -> dict[str, MechanismInfo]:
-    """The table's rows (:data:`MECHANISMS`) followed by the users' (:data:`USER_MECHANISMS`)."""
+    """The table's rows (:data:`MECHANISMS`) followed by the users' (:data:`USER_MECHANISMS`).
+
+    Returns
+    -------
+    dict of str to MechanismInfo
+        A new dictionary, by key; changing it changes neither table.
+
+    Examples
+    --------
+    >>> rows = all_mechanisms()
+    >>> list(rows)[:3] == list(MECHANISMS)[:3], set(MECHANISMS) <= set(rows)
+    (True, True)
+    """
     return {**MECHANISMS, **USER_MECHANISMS}
 
 
 def claim_domain(claim: Claim) -> Domain:
     """The instances a claim speaks about: its row's domain, with or without placement constraints
-    when the variant says so (TSF's EF "no constraints" / "with constraints")."""
+    when the variant says so (TSF's EF "no constraints" / "with constraints").
+
+    Parameters
+    ----------
+    claim : Claim
+        A cell of the table.
+
+    Returns
+    -------
+    Domain
+
+    Raises
+    ------
+    KeyError
+        The claim's mechanism is not a known row.
+
+    Examples
+    --------
+    TSF's envy-freeness cell has two variants, the second on instances with placement constraints:
+
+    >>> [claim_domain(c).placement for c in claims_for("tsf", "ef")]
+    [False, True]
+    """
     dom = mechanism(claim.mechanism).domain
     if claim.variant == "no-constraints":
         return replace(dom, placement=False)
@@ -387,12 +539,51 @@ def claim_domain(claim: Claim) -> Domain:
 
 
 def scope_of(variant: str) -> str:
-    """``"per-slot"`` or ``"cumulative"``: how a time-varying claim is judged (:data:`AXIOMS`)."""
+    """``"per-slot"`` or ``"cumulative"``: how a time-varying claim is judged (:data:`AXIOMS`).
+
+    Parameters
+    ----------
+    variant : str
+        A time-varying claim's variant; those starting ``"per-slot"`` are judged in every slot, the
+        others over the whole horizon (TV-TSF Section 1.3).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> scope_of("per-slot-remove"), scope_of("cumulative-gain")
+    ('per-slot', 'cumulative')
+    """
     return "per-slot" if variant.startswith("per-slot") else "cumulative"
 
 
 def mechanism(key: str) -> MechanismInfo:
-    """The :class:`MechanismInfo` of a row or of a user's mechanism (``KeyError`` listing the keys otherwise)."""
+    """The :class:`MechanismInfo` of a row or of a user's mechanism (``KeyError`` listing the keys otherwise).
+
+    Parameters
+    ----------
+    key : str
+        A key of :func:`all_mechanisms`.
+
+    Returns
+    -------
+    MechanismInfo
+
+    Raises
+    ------
+    KeyError
+        ``key`` is no row; the message lists the known keys.
+
+    Examples
+    --------
+    >>> mechanism("weighted_drf").kwargs, mechanism("weighted_drf").domain.weights
+    ({}, True)
+    >>> mechanism("nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    KeyError: "unknown mechanism 'nope'; known: max_min, weighted_max_min, ..."
+    """
     known = all_mechanisms()
     try:
         return known[key]
@@ -401,12 +592,53 @@ def mechanism(key: str) -> MechanismInfo:
 
 
 def claims_for(mechanism_key: str | None = None, axiom: str | None = None) -> list[Claim]:
-    """Claims filtered by mechanism and/or axiom, in table order."""
+    """Claims filtered by mechanism and/or axiom, in table order.
+
+    Parameters
+    ----------
+    mechanism_key : str, optional
+        Keep only this row's claims (default: every row).
+    axiom : str, optional
+        Keep only this column's claims (default: every column).
+
+    Returns
+    -------
+    list of Claim
+
+    Examples
+    --------
+    ``axioms.md``'s cell "F (weighted SI: T)" is two claims:
+
+    >>> [(c.variant, c.expected) for c in claims_for("weighted_max_min", "si")]
+    [('plain', 'F'), ('weighted', 'T')]
+    """
     return [c for c in CLAIMS if (mechanism_key is None or c.mechanism == mechanism_key)
             and (axiom is None or c.axiom == axiom)]
 
 
 def implemented_claims(*, testable_only: bool = True) -> list[Claim]:
-    """Claims whose mechanism resolves to a callable (and, by default, whose verdict is T, F or ?)."""
+    """Claims whose mechanism resolves to a callable (and, by default, whose verdict is T, F or ?).
+
+    Parameters
+    ----------
+    testable_only : bool, default True
+        Drop the ``"-"`` (not applicable) cells.
+
+    Returns
+    -------
+    list of Claim
+        In table order.
+
+    Examples
+    --------
+    DRFH is not implemented, so none of its cells is; DRF's are, its "-" cell (EF1, for divisible
+    allocations) only with ``testable_only=False``:
+
+    >>> keys = {c.key for c in implemented_claims()}
+    >>> any(k.startswith("drfh/") for k in keys), "drf/si/plain" in keys, "drf/ef1/remove" in keys
+    (False, True, False)
+    >>> "drf/ef1/remove" in {c.key for c in implemented_claims(testable_only=False)}
+    True
+    """
     return [c for c in CLAIMS if MECHANISMS[c.mechanism].implemented
             and (not testable_only or c.expected in ("T", "F", "?"))]

@@ -37,6 +37,27 @@ _AXES = "sp-stage, sp-repeated, po, si, ef, ef1, bottleneck, pm, rm"
 
 
 def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``check`` subcommand to ``fairalloc``'s parser (entry point ``fairalloc.commands``).
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        What ``ArgumentParser.add_subparsers()`` returned.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``check`` parser; its default ``func`` is :func:`run`.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="fairalloc")
+    >>> p = register(parser.add_subparsers())
+    >>> args = parser.parse_args(["check", "--list"])
+    >>> args.list, args.func is run
+    (True, True)
+    """
     p = subparsers.add_parser(
         "check", help="search for violations of fairness axioms (claims of axioms.md, or your mechanism)",
         description="Search for counterexamples to the fairness axioms of the claims table (axioms.md), "
@@ -253,6 +274,37 @@ def _cells(args) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``fairalloc check`` with parsed arguments: ``--list``, ``--replay``, ``--all`` or some cells.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed by the parser of :func:`register`.
+
+    Returns
+    -------
+    int
+        The exit status (see ``fairalloc check --help``); 0 for ``--list``.
+
+    Raises
+    ------
+    fairalloc.InvalidInstanceError
+        Options that do not go together, refused before any work.
+
+    Examples
+    --------
+    ``--list`` prints the table's rows and returns 0:
+
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="fairalloc")
+    >>> _ = register(parser.add_subparsers())
+    >>> import contextlib, io
+    >>> out = io.StringIO()
+    >>> with contextlib.redirect_stdout(out):
+    ...     status = run(parser.parse_args(["check", "--list"]))
+    >>> status, out.getvalue().split()[0]       # the first row of axioms.md's table
+    (0, 'max_min')
+    """
     _check_combination(args)
     if args.list:
         return _list(args)

@@ -142,6 +142,34 @@ def stage_lies(instance, user: int, *, families=STAGE_FAMILIES, rng=None) -> Ite
 
     Each lie is a dict: pooled ``{"family", "demands"}`` (the reported total demand row); task
     instances ``{"family", "task_demands", "tasks"}``.
+
+    Parameters
+    ----------
+    instance : Instance or TaskInstance or TimeVaryingInstance
+        The true instance.
+    user : int
+        The liar's index.
+    families : iterable of str, default STAGE_FAMILIES
+        Lie families to draw from (:data:`STAGE_FAMILIES`).
+    rng : int or numpy.random.Generator, optional
+        Seeds the random families (``"inflate"``, ``"deflate"``, ``"scale"``).
+
+    Yields
+    ------
+    dict
+        One lie; the generator is infinite when a random family is selected (take what you need,
+        e.g. with :func:`itertools.islice`).
+
+    Examples
+    --------
+    The grid comes first: ``"scale"`` multiplies one resource of the true total demand
+    (100, 400) by 1.5, then by 2, ...:
+
+    >>> import itertools
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> [(l["family"], l["demands"].tolist()) for l in itertools.islice(stage_lies(inst, 0, rng=0), 3)]
+    [('scale', [150.0, 400.0]), ('scale', [100.0, 600.0]), ('scale', [200.0, 400.0])]
     """
     rng = as_generator(rng)
     if isinstance(instance, TimeVaryingInstance):
@@ -175,6 +203,38 @@ def true_utility_of_report(instance, user: int, result) -> float:
     Pooled: :func:`fairalloc.shares.leontief_utility` of its bundle against its true total demand
     (fraction, cap 1). Task instance: tasks of its true demand that its per-server bundles
     (received tasks x reported demand) run, eligible servers only, capped at its true task count.
+
+    Parameters
+    ----------
+    instance : Instance
+        The TRUE pooled instance (task instances go through the search's own helper, which also
+        needs the reported demand).
+    user : int
+        Whose utility.
+    result : AllocationResult
+        The mechanism's result on the (possibly misreported) instance.
+
+    Returns
+    -------
+    float
+        Fraction of the user's true total demand served, in [0, 1].
+
+    Raises
+    ------
+    TypeError
+        ``instance`` is a :class:`fairalloc.TaskInstance`.
+
+    Examples
+    --------
+    In the DRF paper's example, user A (true demand 100 × (1, 4)) claiming twice the memory gets
+    (1.8, 14.4) from DRF, which runs :math:`\\min(1.8/100, 14.4/400) = 0.018` of its demand, less
+    than the 3/100 = 0.03 it gets truthfully:
+
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
+    >>> lie = inst.replace(demands=[[100, 800], [300, 100]])
+    >>> round(true_utility_of_report(inst, 0, fa.drf(lie)), 6), round(true_utility_of_report(inst, 0, fa.drf(inst)), 6)
+    (0.018, 0.03)
     """
     if isinstance(instance, TaskInstance):
         raise TypeError("use _true_task_utility with the reported demand")

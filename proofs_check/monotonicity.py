@@ -93,8 +93,45 @@ def is_resource_monotone(mechanism: Callable, instance: Any, /, *, commitments: 
                          atol: float = ATOL_MECH) -> Verdict:
     """Does anybody lose when one resource's capacity grows by one of ``factors``?
 
-    Parameters are as for :func:`is_population_monotone`; ``resources`` (default all) and
-    ``factors`` (> 1) select the capacity increases tried. Commitments stay the same fractions.
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(instance[, commitments=...]) -> AllocationResult``.
+    instance : Instance or TaskInstance
+        The instance before the increase.
+    commitments : array_like, optional
+        Passed to the mechanism; they stay the same fractions of capacity.
+    resources : iterable of int, optional
+        Resources whose capacity grows (default: each in turn).
+    factors : iterable of float, default (1.25, 2.0)
+        Capacity multipliers tried, each > 1.
+    atol : float
+        A loss counts only above ``atol`` (utility units: fraction of demand, or tasks).
+
+    Returns
+    -------
+    Verdict
+        Witness on violation: ``resource``, ``factor``, ``loser``, its utility ``before`` and
+        ``after``; undecided (``holds`` None) when the mechanism fails.
+
+    Raises
+    ------
+    ValueError
+        A factor that is not > 1.
+
+    Examples
+    --------
+    DRF is not resource-monotone (the table's "F"). Unit capacities, A = <0.9, 1.4>, B = <2.0, 0.6>
+    (hand computation): equal dominant shares :math:`s = 1.4 x_A = 2 y_B` saturate resource 0 at
+    :math:`0.9 s/1.4 + s = 1`, so B gets :math:`y_B = s/2 = 0.304348`. With resource 1 grown by 1.25,
+    A's demand on it is 1.12, :math:`0.9 s/1.12 + s = 1` and B drops to :math:`0.277228`:
+
+    >>> import fairalloc as fa
+    >>> v = is_resource_monotone(fa.drf, fa.Instance([[0.9, 1.4], [2.0, 0.6]]))
+    >>> v.holds, v.witness["resource"], v.witness["factor"], v.witness["loser"]
+    (False, 1, 1.25, 1)
+    >>> round(v.witness["before"], 6), round(v.witness["after"], 6)
+    (0.304348, 0.277228)
     """
     factors = tuple(float(f) for f in factors)
     if any(f <= 1 for f in factors):

@@ -121,6 +121,30 @@ class SDRFDynamics:
         Commitment memory of Eq. 3 (the mechanism's, not the users' discount).
     mechanism : callable
         ``mechanism(instance, commitments=c)``: :func:`fairalloc.sdrf` (default) or :func:`fairalloc.max_min`.
+    name : str, optional
+        Name in witnesses and :meth:`params` (default: the mechanism's ``__name__``).
+
+    Raises
+    ------
+    fairalloc.InvalidInstanceError
+        ``delta`` outside [0, 1).
+
+    See Also
+    --------
+    StatelessDynamics, play, fairalloc.commitments.step
+
+    Examples
+    --------
+    One resource; user 1 is away in period 0, so user 0 holds everything, 1/2 above its fair share
+    1/2, and its commitment becomes :math:`(1-\\delta) \\cdot 1/2 = 0.25` (Eq. 3). In period 1 SDRF
+    equalises share plus commitment, :math:`x + 0.25 = 1 - x`, so user 0 gets 0.375 (by hand):
+
+    >>> g = RepeatedGame([1], [[[1], [1]], [[1], [1]]], [[2, 0], [2, 2]])
+    >>> tr = play(SDRFDynamics(0.5), g)
+    >>> tr.states[1].ravel().tolist(), tr.utilities[1].tolist()
+    ([0.25, 0.0], [0.375, 0.625])
+    >>> SDRFDynamics(0.5).params()
+    {'dynamics': 'sdrf', 'mechanism': 'sdrf', 'delta': 0.5}
     """
 
     stateful = True
@@ -145,7 +169,31 @@ class SDRFDynamics:
 
 
 class StatelessDynamics:
-    """A one-shot mechanism played period by period (no state)."""
+    """A one-shot mechanism played period by period (no state).
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(instance) -> AllocationResult`` on a pooled :class:`fairalloc.Instance`
+        (e.g. :func:`fairalloc.drf`).
+    name : str, optional
+        Name in witnesses and :meth:`params` (default: the mechanism's ``__name__``).
+
+    See Also
+    --------
+    SDRFDynamics, play
+
+    Examples
+    --------
+    The game of :class:`SDRFDynamics`' example under DRF: without memory, period 1 splits evenly:
+
+    >>> import fairalloc as fa
+    >>> g = RepeatedGame([1], [[[1], [1]], [[1], [1]]], [[2, 0], [2, 2]])
+    >>> play(StatelessDynamics(fa.drf), g).utilities.tolist()
+    [[1.0, 0.0], [0.5, 0.5]]
+    >>> StatelessDynamics(fa.drf).params()
+    {'dynamics': 'stateless', 'mechanism': 'drf'}
+    """
 
     stateful = False
 
@@ -169,11 +217,32 @@ class StatelessDynamics:
 
 @dataclass(frozen=True)
 class Trajectory:
-    """One play of a repeated game.
+    """One play of a repeated game (what :func:`play` returns).
 
-    allocations : (T, n, m) in capacity units; utilities : (T, n) true utilities in tasks;
-    states : list of T+1 states (commitments (n, m) for SDRF, None when stateless), ``states[t]`` in
-    force during period t; reports : the (task_demands, tasks) each user reported, (T, n, m) and (T, n).
+    Attributes
+    ----------
+    allocations : ndarray of shape (T, n, m)
+        Bundles per period, in capacity units.
+    utilities : ndarray of shape (T, n)
+        True utilities in tasks (:func:`proofs_check.units.task_utilities` of the true demands).
+    states : list of T+1 states
+        Commitments (n, m) for SDRF, None when stateless; ``states[t]`` is in force during period t.
+    reported_task_demands : ndarray of shape (T, n, m)
+        The per-task demand each user reported.
+    reported_tasks : ndarray of shape (T, n)
+        The task count each user reported (0: away).
+    failures : list of (int, str, str)
+        Periods where the mechanism failed: (period, status, message).
+
+    Examples
+    --------
+    :class:`SDRFDynamics`' example, user 0's payoff with :math:`\\gamma = 0.5`: :math:`1 + 0.5 \\cdot
+    0.375 = 1.1875`:
+
+    >>> g = RepeatedGame([1], [[[1], [1]], [[1], [1]]], [[2, 0], [2, 2]])
+    >>> tr = play(SDRFDynamics(0.5), g)
+    >>> tr.allocations.shape, tr.payoff(0, 0.5), tr.failures
+    ((2, 2, 1), 1.1875, [])
     """
 
     allocations: np.ndarray
@@ -194,7 +263,26 @@ class Trajectory:
 
 
 def payoff(utilities, gamma: float) -> float:
-    r""":math:`\sum_t \gamma^t u^t` (``axioms.md``; SDRF Eq. 2 up to its constant factor)."""
+    r""":math:`\sum_t \gamma^t u^t` (``axioms.md``; SDRF Eq. 2 up to its constant factor).
+
+    Parameters
+    ----------
+    utilities : array_like of shape (T,)
+        One user's utility per period, first period first.
+    gamma : float in (0, 1]
+        Discount per period.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    :math:`1 + 0.5 \cdot 1 + 0.25 \cdot 1 = 1.75`:
+
+    >>> payoff([1, 1, 1], 0.5)
+    1.75
+    """
     u = np.asarray(utilities, float)
     return float(np.sum(u * float(gamma) ** np.arange(u.shape[0])))
 
@@ -204,6 +292,33 @@ def play(dynamics, game: RepeatedGame, *, user: int | None = None,
     """Play ``game`` under ``dynamics``; ``reports[t] = (task_demand, tasks)`` replaces ``user``'s report in period t.
 
     Everybody else is truthful. A report with 0 tasks means the user stays away that period.
+
+    Parameters
+    ----------
+    dynamics : SDRFDynamics or StatelessDynamics
+        Allocates each period from the reports (and the state) and updates the state.
+    game : RepeatedGame
+        The true demands per period.
+    user : int, optional
+        The user whose reports ``reports`` replaces (needed when ``reports`` is given).
+    reports : dict of int to (array_like, float), optional
+        Period -> (per-task demand (m,), task count) reported by ``user``.
+
+    Returns
+    -------
+    Trajectory
+        Utilities are judged on the TRUE demands; a period where the mechanism fails allocates
+        nothing and is listed in ``failures``.
+
+    Examples
+    --------
+    :class:`StatelessDynamics`' game under DRF, user 1 staying away in period 1 as well: user 0
+    then holds the whole resource twice (its true demand, 2 units, exceeds it):
+
+    >>> import fairalloc as fa
+    >>> g = RepeatedGame([1], [[[1], [1]], [[1], [1]]], [[2, 0], [2, 2]])
+    >>> play(StatelessDynamics(fa.drf), g, user=1, reports={1: ([1], 0)}).utilities.tolist()
+    [[1.0, 0.0], [1.0, 0.0]]
     """
     T, n, m = game.n_periods, game.n_agents, game.n_resources
     d_rep = np.array(game.task_demands, float)

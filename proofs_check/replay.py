@@ -31,7 +31,33 @@ __all__ = ["Replay", "replay", "resolve_mechanism"]
 
 
 def resolve_mechanism(name: str) -> Callable:
-    """A claims-table key (``"weighted_drf"``) or a fairalloc function name (``"drf"``)."""
+    """A claims-table key (``"weighted_drf"``) or a fairalloc function name (``"drf"``).
+
+    Parameters
+    ----------
+    name : str
+        A key of :func:`proofs_check.claims.all_mechanisms` whose row is implemented (its callable,
+        with the row's keyword arguments bound), else a public function of :mod:`fairalloc`.
+
+    Returns
+    -------
+    callable
+
+    Raises
+    ------
+    KeyError
+        ``name`` is neither.
+
+    Examples
+    --------
+    >>> resolve_mechanism("drf").__name__
+    'drf'
+    >>> resolve_mechanism("drf_indivisible_stop").keywords        # the row binds blocking="stop"
+    {'blocking': 'stop'}
+    >>> resolve_mechanism("nope")
+    Traceback (most recent call last):
+    KeyError: "cannot resolve mechanism 'nope' (not a claims key nor a fairalloc function)"
+    """
     info = all_mechanisms().get(name)
     if info is not None and info.implemented:
         return info.resolve()

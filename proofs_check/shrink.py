@@ -28,7 +28,36 @@ __all__ = ["shrink", "in_domain"]
 
 
 def in_domain(domain: Domain, case: Case) -> bool:
-    """Does ``case`` belong to the instances ``domain`` describes?"""
+    """Does ``case`` belong to the instances ``domain`` describes?
+
+    The shrinker keeps only candidates inside the claim's domain, so a reduced counterexample still
+    speaks about the claim (e.g. no zero demand for a row that assumes positive demands).
+
+    Parameters
+    ----------
+    domain : Domain
+        The claim's instances (:func:`proofs_check.claims.claim_domain`).
+    case : Case
+        A pooled, server, time-varying or repeated-game case.
+
+    Returns
+    -------
+    bool
+        The case's setting, sizes, demands, weights, caps, placement and commitments are those the
+        domain allows.
+
+    Examples
+    --------
+    DRF's row assumes positive demands that exceed the capacity (no caps): (2, 1) and (1, 2) on unit
+    capacities are in it, a zero demand is not:
+
+    >>> import fairalloc as fa
+    >>> from proofs_check.cases import Case
+    >>> from proofs_check.claims import MECHANISMS
+    >>> dom = MECHANISMS["drf"].domain
+    >>> in_domain(dom, Case(fa.Instance([[2, 1], [1, 2]]))), in_domain(dom, Case(fa.Instance([[1, 0], [2, 2]])))
+    (True, False)
+    """
     if case.game is not None:
         g = case.game
         if g.n_agents < 1 or not (domain.n_resources[0] <= g.n_resources <= domain.n_resources[1]):
@@ -280,6 +309,48 @@ def shrink(claim: Claim, case: Case, verdict: Verdict, *, seed: int = 0, budget:
     ``time_limit`` seconds ran out first; absent when no candidate shrinks the case further). Bound
     the work by ``max_checks`` for a result that does not depend on the machine's speed; the time
     limit is then a safety cap.
+
+    Candidates (drop a user, a resource or a server; round demands; unit capacities and weights;
+    zero commitments; shorter games) are tried in a fixed order; the first that still fails the
+    claim, inside the claim's domain (:func:`in_domain`), replaces the case, until none does.
+
+    Parameters
+    ----------
+    claim : Claim
+        The claim the case refutes.
+    case : Case
+        The failing case.
+    verdict : Verdict
+        Its failing verdict; its witness is the hint the candidates' searches try first.
+    seed : int, default 0
+        Seed of the candidates' searches (:func:`proofs_check.checks.check_case`).
+    budget : int, optional
+        Lies or deviations per user in those searches.
+    time_limit : float, default 60.0
+        Safety cap in seconds.
+    max_checks : int, default 400
+        Candidates checked at most.
+
+    Returns
+    -------
+    tuple of (Case, Verdict, dict)
+        The smallest failing case, its verdict and the stats.
+
+    Examples
+    --------
+    Floored divisible TSF's sharing-incentive finding (``FINDINGS["tsf/si/plain"]``), started from
+    two resources; dropping resource 1 leaves the finding's instance, one server <4> with tasks of 3
+    and 4 units, where TSF gives 4/7 task each, below the 2/3 user 0 gets on half the server:
+
+    >>> import fairalloc as fa
+    >>> from proofs_check.cases import Case
+    >>> from proofs_check.checks import check_case
+    >>> from proofs_check.claims import claims_for
+    >>> claim = claims_for("tsf", "si")[0]
+    >>> case = Case(fa.TaskInstance([[4, 4]], [[3, 1], [4, 1]], tasks=[1, 1]))
+    >>> small, v, stats = shrink(claim, case, check_case(claim, case), max_checks=20)
+    >>> small.instance.cluster.capacities.tolist(), small.instance.task_demands.tolist(), v.holds
+    ([[4.0]], [[3.0], [4.0]], False)
     """
     domain = claim_domain(claim)
     t0 = time.perf_counter()

@@ -71,7 +71,38 @@ _VALUE = st.one_of(_GRID, _FLOAT)
 
 @st.composite
 def demand_vectors(draw, n_resources: int, *, zero_demands: bool = False) -> np.ndarray:
-    """A per-task demand vector with at least one positive entry (zeros elsewhere when allowed)."""
+    """A per-task demand vector with at least one positive entry (zeros elsewhere when allowed).
+
+    Parameters
+    ----------
+    n_resources : int
+        Length of the vector, >= 1.
+    zero_demands : bool, default False
+        Entries other than one drawn positive entry may be 0.
+
+    Returns
+    -------
+    SearchStrategy of ndarray of shape (n_resources,)
+        Non-negative floats (small integer grid values mixed with floats), at least one positive.
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        ``n_resources < 1`` (when drawing).
+
+    Examples
+    --------
+    Every draw of 10 (fixed seed) is a non-negative (3,) vector with a positive entry:
+
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(demand_vectors(3, zero_demands=True))
+    ... def check(x):
+    ...     assert x.shape == (3,) and (x >= 0).all() and (x > 0).any()
+    >>> check()
+    >>> find(demand_vectors(2), lambda d: True, settings=settings(database=None)).shape
+    (2,)
+    """
     if n_resources < 1:
         raise InvalidArgument(f"n_resources={n_resources!r} must be >= 1")
     first = draw(st.integers(0, n_resources - 1))
@@ -105,6 +136,28 @@ def pooled_instances(draw, *, n_agents=(2, 4), n_resources=(1, 3), zero_demands:
     magnitudes : {"moderate", "extreme"}
         "extreme" multiplies each resource's capacity and demands by :math:`10^k`, k in -6..6 (the
         same instance in other units: every share is unchanged).
+
+    Returns
+    -------
+    SearchStrategy of fairalloc.Instance
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        A range that is not an int or (min, max) with 1 <= min <= max, or an unknown ``magnitudes``.
+
+    Examples
+    --------
+    Without caps every user's total dominant share is 2 (never satisfied); the sizes stay in range:
+
+    >>> from fairalloc import shares
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(pooled_instances(n_agents=(2, 3), n_resources=2, caps=False))
+    ... def check(x):
+    ...     assert 2 <= x.n_agents <= 3 and x.n_resources == 2
+    ...     assert np.allclose(shares.dominant_shares(x.demands, x.capacities), 2)
+    >>> check()
     """
     na = _check_range("n_agents", n_agents)
     nr = _check_range("n_resources", n_resources)
@@ -135,6 +188,33 @@ def commitment_arrays(draw, n_agents: int, n_resources: int, *, max_value: float
 
     Zeros are likely (all users in a third of the draws, each user otherwise with probability 1/2):
     users without history are the common case, and they shrink to it.
+
+    Parameters
+    ----------
+    n_agents, n_resources : int
+        Shape of the array.
+    max_value : float in (0, 1], default 0.5
+        Largest commitment (fraction of capacity).
+
+    Returns
+    -------
+    SearchStrategy of ndarray of shape (n_agents, n_resources)
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        ``max_value`` outside (0, 1] (when drawing).
+
+    Examples
+    --------
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(commitment_arrays(3, 2, max_value=0.3))
+    ... def check(x):
+    ...     assert x.shape == (3, 2) and (0 <= x).all() and (x <= 0.3).all()
+    >>> check()
+    >>> find(commitment_arrays(2, 2), lambda c: True, settings=settings(database=None)).tolist()  # shrinks to no history
+    [[0.0, 0.0], [0.0, 0.0]]
     """
     if not 0 < max_value <= 1:
         raise InvalidArgument(f"max_value={max_value!r} must be in (0, 1]")
@@ -151,7 +231,34 @@ def commitment_arrays(draw, n_agents: int, n_resources: int, *, max_value: float
 
 @st.composite
 def pooled_allocations(draw, instance: Instance, *, waste: bool = False, saturate: bool = False) -> np.ndarray:
-    """A feasible (n, m) allocation for ``instance``: proportional bundles (plus unused extra with ``waste``)."""
+    """A feasible (n, m) allocation for ``instance``: proportional bundles (plus unused extra with ``waste``).
+
+    Parameters
+    ----------
+    instance : fairalloc.Instance
+        The pooled instance.
+    waste : bool, default False
+        Add resources a user cannot use (not proportional to its demand), still within capacity.
+    saturate : bool, default False
+        Scale the bundles up until some resource is full.
+
+    Returns
+    -------
+    SearchStrategy of ndarray of shape (n_agents, n_resources)
+        Bundles in capacity units; column sums never exceed the capacities.
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[3, 2], capacities=[9, 18])
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(pooled_allocations(inst, saturate=True))
+    ... def check(x):
+    ...     used = x.sum(axis=0) / inst.capacities
+    ...     assert x.shape == (2, 2) and (used <= 1 + 1e-9).all() and (x.sum() == 0 or used.max() > 1 - 1e-9)
+    >>> check()
+    """
     n, m = instance.n_agents, instance.n_resources
     u = np.array([draw(st.integers(0, 10)) / 10 for _ in range(n)])
     A = u[:, None] * np.asarray(instance.demands)
@@ -174,6 +281,40 @@ def task_instances(draw, *, n_agents=(1, 3), n_servers=(1, 3), n_resources=(1, 2
 
     Capacities are integers 1..8; each user draws its eligible servers (non-empty) and then a task
     no larger than one of them; task counts 0..``max_tasks``.
+
+    Parameters
+    ----------
+    n_agents, n_servers, n_resources : int or (min, max)
+        Sizes (defaults (1, 3), (1, 3), (1, 2)).
+    placement : bool, default True
+        Users may be barred from some servers.
+    weights : bool, default False
+        Draw weights 1..3.
+    commitments : bool, default False
+        Draw SDRF commitments (:func:`commitment_arrays`, at most 0.3).
+    max_tasks : int, default 6
+        Largest task count, >= 1.
+
+    Returns
+    -------
+    SearchStrategy of fairalloc.TaskInstance
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        A bad range or ``max_tasks < 1`` (when drawing).
+
+    Examples
+    --------
+    Every user's task fits on some server it may use:
+
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(task_instances(n_agents=2, n_servers=(1, 2)))
+    ... def check(x):
+    ...     fits = (x.task_demands[:, None, :] <= x.cluster.capacities[None]).all(axis=2)
+    ...     assert x.n_agents == 2 and (fits & x.placement).any(axis=1).all()
+    >>> check()
     """
     na = _check_range("n_agents", n_agents)
     ns = _check_range("n_servers", n_servers)
@@ -203,7 +344,32 @@ def task_instances(draw, *, n_agents=(1, 3), n_servers=(1, 3), n_resources=(1, 2
 
 @st.composite
 def integer_allocations(draw, instance: TaskInstance) -> np.ndarray:
-    """A feasible integer (n, M) task matrix for ``instance`` (built server by server, user by user)."""
+    """A feasible integer (n, M) task matrix for ``instance`` (built server by server, user by user).
+
+    Parameters
+    ----------
+    instance : fairalloc.TaskInstance
+        The instance; users are visited in a drawn order, each server's leftover bounds what fits.
+
+    Returns
+    -------
+    SearchStrategy of ndarray of shape (n_agents, n_servers)
+        Integer-valued floats: at most each user's task count, only on eligible servers, within
+        every server's capacity.
+
+    Examples
+    --------
+    One server <4>, tasks of 3 and 1 units, 1 and 4 of them wanted:
+
+    >>> import fairalloc as fa
+    >>> ti = fa.TaskInstance([[4]], [[3], [1]], tasks=[1, 4])
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(integer_allocations(ti))
+    ... def check(x):
+    ...     assert (x.sum(axis=1) <= ti.tasks).all() and 3 * x[0, 0] + x[1, 0] <= 4
+    >>> check()
+    """
     n, M = instance.n_agents, instance.n_servers
     left = np.array(instance.cluster.capacities, float)
     want = np.array(instance.tasks)
@@ -231,6 +397,39 @@ def time_varying_instances(draw, *, n_agents=(1, 3), n_servers=(1, 2), n_resourc
     server it may use); with ``varying_demands`` a user's per-task demand may change from one slot
     to the next (TV-TSF's :math:`d_i(t)`), still sized to fit on that server. Arrivals are
     0..``max_arrivals`` per slot (zeros are common), durations 1..``max_duration`` slots.
+
+    Parameters
+    ----------
+    n_agents, n_servers, n_resources, n_slots : int or (min, max)
+        Sizes (defaults (1, 3), (1, 2), (1, 2), (1, 4)).
+    placement : bool, default True
+        Users may be barred from some servers.
+    weights : bool, default False
+        Draw weights.
+    max_arrivals : int, default 3
+        Largest number of tasks a user submits in one slot, >= 1.
+    max_duration : int, default 3
+        Longest task, in slots, >= 1.
+    varying_demands : bool, default True
+        A user's per-task demand may change between slots.
+
+    Returns
+    -------
+    SearchStrategy of fairalloc.TimeVaryingInstance
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        A bad range, ``max_arrivals < 1`` or ``max_duration < 1`` (when drawing).
+
+    Examples
+    --------
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(time_varying_instances(n_slots=2, max_arrivals=2))
+    ... def check(x):
+    ...     assert x.n_slots == 2 and 1 <= x.n_agents <= 3 and x.n_servers <= 2
+    >>> check()
     """
     if max_arrivals < 1 or max_duration < 1:
         raise InvalidArgument(f"max_arrivals={max_arrivals!r} and max_duration={max_duration!r} must be >= 1")
@@ -272,6 +471,42 @@ def repeated_games(draw, *, n_agents=(2, 3), n_resources=(1, 2), n_periods=(2, 3
     ``changing``: a user's per-task vector may change between periods (else only its task count
     does). ``unit_tasks``: every per-task vector has dominant entry 1 (a task is always one unit of
     its dominant resource), so that changes of vector are not changes of task size.
+
+    Parameters
+    ----------
+    n_agents, n_resources, n_periods : int or (min, max)
+        Sizes (defaults (2, 3), (1, 2), (2, 3)); capacities are all 1.
+    zero_demands : bool, default True
+        Per-task vectors may have zeros.
+    caps : bool, default True
+        A user may be satisfiable in a period (dominant demand 0.05..1); otherwise its dominant
+        demand is 10.
+    absent : bool, default True
+        A user may stay away from a period (0 tasks, one draw in six).
+    changing : bool, default True
+        Per-task vectors may change between periods.
+    unit_tasks : bool, default False
+        Per-task vectors have dominant entry 1.
+    weights : bool, default False
+        Draw weights 1..3.
+
+    Returns
+    -------
+    SearchStrategy of RepeatedGame
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        A bad range (when drawing).
+
+    Examples
+    --------
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(repeated_games(n_periods=3, unit_tasks=True))
+    ... def check(x):
+    ...     assert x.n_periods == 3 and np.allclose(x.task_demands.max(axis=2), 1)
+    >>> check()
     """
     na = _check_range("n_agents", n_agents)
     nr = _check_range("n_resources", n_resources)
@@ -298,7 +533,33 @@ def repeated_games(draw, *, n_agents=(2, 3), n_resources=(1, 2), n_periods=(2, 3
 
 @st.composite
 def misreports(draw, instance: Instance, user: int) -> dict[str, Any]:
-    """A lie of ``user`` about its demand (``axioms.md`` families), as :func:`~proofs_check.misreports.find_profitable_misreport` takes it."""
+    """A lie of ``user`` about its demand (``axioms.md`` families), as :func:`~proofs_check.misreports.find_profitable_misreport` takes it.
+
+    Parameters
+    ----------
+    instance : fairalloc.Instance
+        The true pooled instance.
+    user : int
+        The liar.
+
+    Returns
+    -------
+    SearchStrategy of dict
+        ``{"family": one of "scale", "deflate", "cap", "inflate", "drop", "demands": (m,) reported
+        total demand}``.
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[3, 2], capacities=[9, 18])
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(misreports(inst, 0))
+    ... def check(x):
+    ...     assert x["family"] in {"scale", "deflate", "cap", "inflate", "drop"}
+    ...     assert x["demands"].shape == (2,) and (x["demands"] >= 0).all()
+    >>> check()
+    """
     theta = np.array(instance.demands[user], float)
     pos = np.flatnonzero(theta > 0)
     fam = draw(st.sampled_from(["scale", "deflate", "cap", "inflate", "drop"]))
@@ -329,6 +590,40 @@ def cases(draw, domain: Domain, *, game: bool = False, stateful: bool = False, m
     commitments when the domain has them, or a :class:`~fairalloc.TaskInstance` for a servers domain.
     A time-varying domain draws a :class:`~fairalloc.TimeVaryingInstance` (and ``gamma`` with
     ``game=True``: its repeated game is the instance itself).
+
+    Parameters
+    ----------
+    domain : Domain
+        The row's instances (:func:`proofs_check.claims.claim_domain`).
+    game : bool, default False
+        Draw a repeated game (pooled and time-varying domains only).
+    stateful : bool, default False
+        With ``game``: draw SDRF's ``delta`` (0.1..0.9); else ``delta`` is None.
+    moderate : bool, default True
+        Pooled instances in moderate magnitudes (``False``: ``magnitudes="extreme"``).
+
+    Returns
+    -------
+    SearchStrategy of Case
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        ``game=True`` on a servers domain, or an unknown setting (when drawing).
+
+    Examples
+    --------
+    The cases of DRF's row are pooled and inside its domain (:func:`proofs_check.shrink.in_domain`):
+
+    >>> from proofs_check.claims import MECHANISMS
+    >>> from proofs_check.shrink import in_domain
+    >>> dom = MECHANISMS["drf"].domain
+    >>> from hypothesis import find, given, settings
+    >>> @settings(max_examples=10, derandomize=True, database=None)
+    ... @given(cases(dom))
+    ... def check(x):
+    ...     assert x.kind == "pooled" and in_domain(dom, x)
+    >>> check()
     """
     if domain.setting == "servers":
         if game:

@@ -71,7 +71,31 @@ def _expected(domain: str, name: str) -> str:
 
 
 def load_callable(target: str) -> Callable:
-    """Import ``"package.module:function"`` (a dotted attribute path after the colon is allowed)."""
+    """Import ``"package.module:function"`` (a dotted attribute path after the colon is allowed).
+
+    Parameters
+    ----------
+    target : str
+        ``"package.module:function"`` or ``"package.module:Class.method"``.
+
+    Returns
+    -------
+    callable
+
+    Raises
+    ------
+    fairalloc.InvalidInstanceError
+        No colon, a module that does not import, a missing attribute, or an object that is not
+        callable (``argument="mechanism"``).
+
+    Examples
+    --------
+    >>> load_callable("fairalloc:drf").__name__
+    'drf'
+    >>> load_callable("fairalloc.drf")    # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    fairalloc.errors.InvalidInstanceError: --mechanism 'fairalloc.drf': expected package.module:function ...
+    """
     module, sep, attr = str(target).partition(":")
     if not sep or not module or not attr:
         raise InvalidInstanceError(f"--mechanism {target!r}: expected package.module:function (or a row of the "
@@ -146,7 +170,25 @@ class _Adapter:
 
 
 class UserMechanism(MechanismInfo):
-    """A row of the claims table for a user's callable (see :func:`user_mechanism`)."""
+    """A row of the claims table for a user's callable (see :func:`user_mechanism`).
+
+    A :class:`~proofs_check.claims.MechanismInfo` whose callable is an adapter that checks what the
+    user's function returns; it is kept in :data:`proofs_check.claims.USER_MECHANISMS`, never in the
+    table's :data:`~proofs_check.claims.MECHANISMS`.
+
+    Parameters
+    ----------
+    key, label, target, domain, source, kwargs, dynamics, atol, phase, reason, divisible, derived
+        As :class:`~proofs_check.claims.MechanismInfo`; :func:`user_mechanism` fills them (the
+        adapter is ``kwargs["adapter"]``).
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> info = user_mechanism(fa.drf, "pooled")
+    >>> type(info).__name__, info.key, info.domain.setting, info.dynamics
+    ('UserMechanism', 'fairalloc.mechanisms.drf:drf', 'pooled', 'stateless')
+    """
 
     def resolve(self) -> Callable | None:
         return self.kwargs["adapter"]
@@ -168,10 +210,35 @@ def user_mechanism(target: str | Callable, domain: str) -> UserMechanism:
     once on a small instance of the domain and its return checked, so that a wrong signature or
     return shape is reported before any search starts.
 
+    Parameters
+    ----------
+    target : callable or str
+        ``f(instance) -> AllocationResult`` (or the bare allocation / task array), or its import path
+        ``"package.module:function"``.
+    domain : {"pooled", "tasks", "time-varying"}
+        The instances it takes (:data:`DOMAINS`): :class:`fairalloc.Instance`,
+        :class:`fairalloc.TaskInstance` or :class:`fairalloc.TimeVaryingInstance`.
+
+    Returns
+    -------
+    UserMechanism
+        Registered in :data:`proofs_check.claims.USER_MECHANISMS` under its key
+        (``"module:qualname"`` for a callable, the path for a string).
+
     Raises
     ------
     InvalidInstanceError
         Unknown domain, a target that does not import, a wrong signature or return shape.
+
+    Examples
+    --------
+    >>> from proofs_check.claims import USER_MECHANISMS
+    >>> info = user_mechanism("fairalloc:drf", "pooled")
+    >>> info.key, USER_MECHANISMS[info.key] is info
+    ('fairalloc:drf', True)
+    >>> user_mechanism(lambda a, b: None, "pooled")    # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    fairalloc.errors.InvalidInstanceError: ... has signature (a, b); expected ...
     """
     if domain not in DOMAINS:
         raise InvalidInstanceError(f"--domain {domain!r}: expected one of {', '.join(DOMAINS)}", argument="domain",
@@ -210,7 +277,34 @@ def user_mechanism(target: str | Callable, domain: str) -> UserMechanism:
 
 
 def user_claims(info: MechanismInfo, axiom: str | None = None, variant: str | None = None) -> list[Claim]:
-    """The cells run for a user's mechanism: :data:`DOMAIN_AXIOMS` of its domain, expected left blank."""
+    """The cells run for a user's mechanism: :data:`DOMAIN_AXIOMS` of its domain, expected left blank.
+
+    Parameters
+    ----------
+    info : MechanismInfo
+        A registered mechanism (:func:`user_mechanism`).
+    axiom : str, optional
+        Only this axiom's cells (a key of :data:`proofs_check.claims.AXIOMS`).
+    variant : str, optional
+        Only this variant's cells.
+
+    Returns
+    -------
+    list of Claim
+        ``expected=""``: a user's mechanism has no expected verdict; campaigns report what they find.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown axiom, or a filter that leaves no cell (the message lists the domain's cells).
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> info = user_mechanism(fa.drf, "pooled")
+    >>> [(c.axiom, c.variant, c.expected) for c in user_claims(info, "bottleneck")]
+    [('bottleneck', 'bottleneck', ''), ('bottleneck', 'non-wasteful', '')]
+    """
     domain = {"pooled": "pooled", "servers": "tasks", "time-varying": "time-varying"}[info.domain.setting]
     if axiom is not None and axiom not in AXIOMS:
         raise InvalidInstanceError(f"--axiom {axiom!r}: expected one of {', '.join(AXIOMS)}", argument="axiom",
@@ -229,6 +323,37 @@ def check_mechanism(target: str | Callable, *, domain: str, axiom: str | None = 
     """Run the axiom campaign on your own mechanism; returns one
     :class:`~proofs_check.campaign.CellReport` per cell (status ``"violation found"`` with a
     replayable witness, or ``"none found"``).
+
+    Parameters
+    ----------
+    target : callable or str
+        As :func:`user_mechanism`.
+    domain : {"pooled", "tasks", "time-varying"}
+        As :func:`user_mechanism`.
+    axiom, variant : str, optional
+        Restrict the cells (:func:`user_claims`).
+    examples : int, default 200
+        Cases drawn per cell.
+    seconds : float, default 60.0
+        Safety cap per cell (the case count bounds the work).
+    seed : int, default 0
+        Seed of the draws and searches: the same seed gives the same reports.
+    budget : int, optional
+        Lies or deviations per user in the strategy-proofness cells.
+    shrink : bool, default True
+        Shrink a violation found to a small witness.
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    list of CellReport
+        One per cell, in :data:`DOMAIN_AXIOMS` order.
+
+    Raises
+    ------
+    InvalidInstanceError
+        As :func:`user_mechanism` and :func:`user_claims`.
 
     Examples
     --------

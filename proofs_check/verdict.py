@@ -30,6 +30,19 @@ def jsonable(value: Any) -> Any:
     Arrays become nested lists, NumPy scalars Python scalars, ``Fraction`` a ``"p/q"`` string (exact),
     infinities the strings ``"inf"``/``"-inf"``, objects with ``to_dict()`` their dictionary.
 
+    Parameters
+    ----------
+    value : Any
+        A scalar, array, ``Fraction``, enum, mapping, sequence or object with ``to_dict()``; nested
+        values are converted recursively. NaN becomes None; anything else is returned as is.
+
+    Returns
+    -------
+    Any
+        ``json.dumps`` accepts it.
+
+    Examples
+    --------
     >>> jsonable({"a": np.array([1.5, np.inf]), "b": Fraction(1, 3)})
     {'a': [1.5, 'inf'], 'b': '1/3'}
     """
@@ -91,6 +104,24 @@ class Verdict:
 
     ``bool(verdict)`` is True only when ``holds is True``, so ``assert verdict`` fails on a
     violation and on an undecided check alike.
+
+    Raises
+    ------
+    ValueError
+        A decided verdict (``holds`` True or False) given a ``status``.
+
+    Examples
+    --------
+    A verdict of each kind (the checkers build them; the numbers here are made up for the display):
+
+    >>> ok = Verdict(True, detail="no envy", axiom="envy-free")
+    >>> ok, bool(ok)
+    (Verdict(envy-free[plain]: holds; no envy), True)
+    >>> bad = Verdict(False, witness={"user": 0, "envied": 1}, axiom="envy-free", margin=-0.25)
+    >>> bool(bad), bad.violated, bad.to_dict()["witness"]
+    (False, True, {'user': 0, 'envied': 1})
+    >>> Verdict(None, detail="time limit").status       # undecided without a status: ERROR
+    <Status.ERROR: 'error'>
     """
 
     holds: bool | None
@@ -132,7 +163,27 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Replay:
-    """Outcome of a replay: ``confirmed`` when the violation is reproduced; ``numbers`` as recomputed."""
+    """Outcome of a replay: ``confirmed`` when the violation is reproduced; ``numbers`` as recomputed.
+
+    Attributes
+    ----------
+    confirmed : bool
+        True when recomputing the witness from its own data shows the violation again.
+    detail : str
+        One line for humans (what was recomputed, or why it was not confirmed).
+    numbers : dict
+        The recomputed quantities the witness compares (utilities, shares, margins).
+
+    See Also
+    --------
+    proofs_check.replay.replay : checks a witness and returns this.
+
+    Examples
+    --------
+    >>> r = Replay(True, "envy reproduced", {"u_own": 0.5, "u_other": 0.75})
+    >>> r.to_dict()
+    {'confirmed': True, 'detail': 'envy reproduced', 'numbers': {'u_own': 0.5, 'u_other': 0.75}}
+    """
 
     confirmed: bool
     detail: str

@@ -7,6 +7,9 @@ An object already documented on an earlier page (the same function re-exported, 
 ``fairalloc.mechanisms.drf`` is ``fairalloc.drf``) is listed with a link instead of a second copy.
 Names added to or renamed in an ``__all__`` appear without editing the docs.
 
+Which pages and names there are is decided by ``reference_names.py`` (shared with
+``tests/test_docstrings.py``, which checks each documented name's docstring).
+
 Objects are rendered from their defining module (``fairalloc.mechanisms.drf.drf``) under the public
 name as heading, and the public name (``fairalloc.drf``) is registered as a link target too.
 """
@@ -15,14 +18,16 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import pkgutil
 import re
+import sys
 import types
+from pathlib import Path
 
 import griffe
 import mkdocs_gen_files
 
-ROOTS = ("fairalloc", "proofs_check")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_names import ROOTS, public_modules, reference_entries  # shared with the tests
 #: modules without ``__all__`` members that are reference in their own right (file formats)
 FORMAT_MODULES = ("fairalloc.io", "fairalloc.exact.files")
 
@@ -39,34 +44,6 @@ def _static(path: str) -> bool:
     except (KeyError, griffe.AliasResolutionError, griffe.CyclicAliasError):
         return False
     return True
-
-documented: dict[int, str] = {}     # id(object) -> public identifier of its primary entry
-pages: list[tuple[tuple[str, ...], str, str]] = []   # (nav parts, page path, module name)
-
-
-def _public_modules(root: str) -> list[str]:
-    """The pages of ``root``: the root, its public modules and subpackages one level down that declare
-    ``__all__`` (packages first), and every module named in a page's ``__all__`` (e.g. the submodules
-    listed by ``fairalloc.plots``), in that order."""
-    pkg = importlib.import_module(root)
-    packages, modules = [], []
-    for info in pkgutil.iter_modules(pkg.__path__, root + "."):
-        if info.name.rsplit(".", 1)[-1].startswith("_"):
-            continue
-        mod = importlib.import_module(info.name)
-        if getattr(mod, "__all__", None) is not None:
-            (packages if info.ispkg else modules).append(info.name)
-    out = [root, *packages, *modules]
-    i = 0
-    while i < len(out):
-        mod = importlib.import_module(out[i])
-        for name in getattr(mod, "__all__", ()):
-            obj = getattr(mod, name, None)
-            if isinstance(obj, types.ModuleType) and obj.__name__ not in out and obj.__name__.startswith(root):
-                out.append(obj.__name__)
-        i += 1
-    return out
-
 
 def _canonical(obj, fallback: str) -> str:
     """The path where ``obj`` is defined (what griffe resolves statically), else ``fallback``."""
@@ -109,23 +86,15 @@ def _entry(public: str, obj) -> str:
 
 
 def _page(module: str) -> str:
-    mod = importlib.import_module(module)
-    names = list(mod.__all__)
     lines = [f"# `{module}`", "", f"::: {module}", "    options:", "      members: false",
              "      show_root_heading: false", "      show_root_toc_entry: false", ""]
     groups: dict[str, list[tuple[str, object]]] = {}
     links: list[str] = []
-    for name in names:
-        obj = getattr(mod, name)
-        public = f"{module}.{name}"
-        key = id(obj)
-        reusable = inspect.isfunction(obj) or inspect.isclass(obj) or isinstance(obj, types.ModuleType)
-        if reusable and key in documented:
-            links.append(f"- `{public}`: the same object as [`{documented[key]}`][{documented[key]}]")
+    for e in _entries.get(module, ()):
+        if not e.primary:
+            links.append(f"- `{e.public}`: the same object as [`{e.first}`][{e.first}]")
             continue
-        if reusable:
-            documented[key] = public
-        groups.setdefault(_defined_in(obj, module), []).append((public, obj))
+        groups.setdefault(_defined_in(e.obj, module), []).append((e.public, e.obj))
     for where, items in groups.items():
         if len(groups) > 1:
             title = "Submodules" if where == "modules" else f"From `{where}`"
@@ -137,16 +106,20 @@ def _page(module: str) -> str:
     return "\n".join(lines)
 
 
+_entries: dict[str, list] = {}
+for _e in reference_entries(ROOTS):
+    _entries.setdefault(_e.page, []).append(_e)
+
 _page_modules: set[str] = set()
 for root in ROOTS:
-    _page_modules.update(_public_modules(root))
+    _page_modules.update(public_modules(root))
 
 index = ["# API reference", "",
          "Generated at build time from the packages' `__all__` and the numpydoc docstrings "
          "(the one source of API prose). One page per package or module that declares `__all__`.", ""]
 for root in ROOTS:
     index += [f"## `{root}` {{ #package-{root} }}", ""]
-    for module in _public_modules(root):
+    for module in public_modules(root):
         path = f"reference/{module}.md"
         with mkdocs_gen_files.open(path, "w") as fh:
             fh.write(_page(module))
