@@ -52,6 +52,29 @@ def _plugins() -> list:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``fairalloc`` argument parser: the common options and one subparser per subcommand.
+
+    The built-in subcommands (``SUBCOMMANDS``) and those that other installed packages register
+    under the ``fairalloc.commands`` entry-point group (``proofs_check`` adds ``check``) each add
+    their subparser through their ``register(subparsers)``; every subparser gets the common options
+    (``-q``, ``-v``, ``--json``, ``--no-progress``, ``--debug``).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Parses ``fairalloc [options] COMMAND ...``; ``args.func(args)`` runs the command.
+
+    See Also
+    --------
+    main : parses, runs the command and maps errors to exit statuses.
+
+    Examples
+    --------
+    >>> parser = build_parser()
+    >>> args = parser.parse_args(["solve", "--list-examples"])
+    >>> args.command, args.quiet
+    ('solve', False)
+    """
     from ..version import __version__
 
     parser = OneLineParser(
@@ -91,7 +114,36 @@ def _one_line(exc: BaseException) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``fairalloc`` console script; returns the exit status (see ``fairalloc --help``)."""
+    """Entry point of the ``fairalloc`` console script; returns the exit status (see ``fairalloc --help``).
+
+    Parses ``argv``, runs the subcommand, and turns what can go wrong into an exit status and one
+    line on stderr instead of a traceback: usage errors and errors in what the user gave (files,
+    options, instances) give 2, a bug of fairalloc the internal-error status, an interrupt its own
+    status (the table is ``EXIT_CODES``); ``--debug`` shows the traceback. Warnings are printed as one line naming the subcommand.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after ``fairalloc``; ``None`` reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status (0 on success; the others are listed by ``fairalloc --help``).
+
+    Examples
+    --------
+    ``--version`` prints the version and returns 0; an unknown subcommand is a usage error (2):
+
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()) as out:
+    ...     code = main(["--version"])
+    >>> code, out.getvalue().startswith("fairalloc ")
+    (0, True)
+    >>> with contextlib.redirect_stderr(io.StringIO()):
+    ...     main(["no-such-command"])
+    2
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

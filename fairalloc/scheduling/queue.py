@@ -345,6 +345,32 @@ def threshold_update(alpha: float = 0.1, threshold: float = 0.5) -> Callable[[fl
     not fitted to those final scores. Under this rule a user of constant precision 0.5 tends to 100,
     under :func:`ema_update` to 50.
 
+    Parameters
+    ----------
+    alpha : float, default 0.1
+        Rate of the step, in (0, 1].
+    threshold : float, default 0.5
+        Least precision :math:`\theta` that counts as precise, in [0, 1].
+
+    Returns
+    -------
+    callable
+        ``update(score, precision) -> new score``, both scores in [0, 100], precision in [0, 1].
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``alpha`` outside (0, 1] or ``threshold`` outside [0, 1], naming the argument and value.
+
+    See Also
+    --------
+    ema_update : the moving average of 100 P (a user's score reads as its recent mean precision).
+
+    Examples
+    --------
+    With ``alpha=0.5`` from S_u = 60: P = 1 gives 60 + 0.5·1·40 = 80, P = 0.5 gives 60 + 0.5·0.5·40 =
+    70, P = 0 gives 60 - 0.5·1·60 = 30 and P = 0.4 (imprecise) gives 60 - 0.5·0.6·60 = 42:
+
     >>> up = threshold_update(0.5)
     >>> [round(up(60.0, p), 6) for p in (1.0, 0.5, 0.0, 0.4)]   # 60+20, 60+10, 60-30, 60-18
     [80.0, 70.0, 30.0, 42.0]
@@ -766,8 +792,8 @@ class BUC(PriorityPolicy):
     Examples
     --------
     Two users, one job each on its own processor: user 0 requested 10 s and ran 10 (P = 1), user 1
-    requested 20 and ran 10 (P = 0.5). With the default update, 0.9*60 + 0.1*100 = 64 and
-    0.9*60 + 0.1*50 = 59:
+    requested 20 and ran 10 (P = 0.5, precise by the paper's reading). With the default update
+    (:func:`threshold_update`, rate 0.1), 60 + 0.1*1*(100 - 60) = 64 and 60 + 0.1*0.5*(100 - 60) = 62:
 
     >>> import fairalloc as fa
     >>> wl = fa.workloads.Workload(submit=[0, 0], run_time=[10, 10], processors=[1, 1],
@@ -775,7 +801,7 @@ class BUC(PriorityPolicy):
     >>> b = BUC()
     >>> _ = fa.simulate(wl, 4, policy=b)
     >>> b.scores
-    {0: 64.0, 1: 59.0}
+    {0: 64.0, 1: 62.0}
     """
 
     name = "buc"
