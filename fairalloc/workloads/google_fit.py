@@ -110,6 +110,15 @@ class GoogleLikeParams:
             raise InvalidInstanceError(f"max_tasks_per_job={m!r} must be a positive integer or None",
                                        argument="max_tasks_per_job", value=m)
 
+    def rounded(self, digits: int = 6) -> "GoogleLikeParams":
+        """The same parameters to ``digits`` significant digits (far below their standard errors), so
+        that a fit repeated on another machine gives the same floats, hence the same workloads."""
+        kw = {n: float(f"{getattr(self, n):.{digits}g}") for n in _FIELDS}
+        for n in ("jobs_per_second", "interarrival_cv"):
+            if getattr(self, n) is not None:
+                kw[n] = float(f"{getattr(self, n):.{digits}g}")
+        return replace(self, **kw)
+
     def to_dict(self) -> dict:
         """Plain values (JSON-ready)."""
         d = asdict(self)
@@ -334,13 +343,13 @@ def trace_statistics(workload: Workload, /) -> dict[str, float]:
 
 
 #: Frozen fit to ``shared/data/google-2011-subset/task_events.csv`` (read with
-#: ``read_google2011(path)``, the subset layout), so that runs without the data use the same values.
-#: Regenerate with ``fit_google_like(read_google2011(path)).to_dict()``; a test compares when present.
+#: ``read_google2011(path)``, the subset layout), to 6 significant digits, so that runs without the
+#: data use the same values. Regenerate with ``fit_google_like(read_google2011(path)).rounded()``;
+#: a test compares when the data is present.
 SUBSET_FIT = GoogleLikeParams(
-    user_sigma=1.5527557926964084, tail=0.4884387504197735, job_scale=0.22962891287585135,
-    cpu_mu=-3.463430242303267, cpu_sigma=1.3041657896723509, mem_ratio_mu=-0.543350506477032,
-    mem_ratio_sigma=1.157320885707922, max_tasks_per_job=3879,
-    source="fit to shared/data/google-2011-subset/task_events.csv (frozen copy)",
+    user_sigma=1.55276, tail=0.488439, job_scale=0.229629, cpu_mu=-3.46343, cpu_sigma=1.30417,
+    mem_ratio_mu=-0.543351, mem_ratio_sigma=1.15732, run_mu=5.70378, run_sigma=1.4, max_tasks_per_job=3879,
+    source="fit to shared/data/google-2011-subset/task_events.csv (frozen copy, 6 significant digits)",
     fitted=("user_sigma", "tail", "job_scale", "max_tasks_per_job", "cpu_mu", "cpu_sigma", "mem_ratio_mu",
             "mem_ratio_sigma"),
     counts={"users": 240, "jobs": 1129, "tasks": 33284, "rows_used": 33284,

@@ -28,7 +28,7 @@ import pandas as pd
 from ...errors import InvalidInstanceError
 
 __all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
-           "spec_path"]
+           "spec_path", "parse_cells"]
 
 logger = logging.getLogger(__name__)
 
@@ -109,9 +109,62 @@ def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.D
     return {t: df.drop(columns=[c for c in df.columns if c in drop]) for t, df in tables.items()}
 
 
+def parse_cells(texts: Any) -> list[dict[str, list]]:
+    """``["pool_fraction=0.5", "delta=null,0.999999 pool_fraction=0.5,0.6"]`` -> restrictions.
+
+    Each text is one restriction: space-separated ``AXIS=V1,V2,...`` (values read as YAML: ``null``,
+    numbers); a cell is kept when it matches every axis of *some* restriction (a union of sub-grids).
+    """
+    import yaml
+
+    out = []
+    for text in texts or ():
+        r: dict[str, list] = {}
+        for part in str(text).split():
+            axis, eq, values = part.partition("=")
+            if not eq or not axis or not values:
+                raise InvalidInstanceError(f"cells={text!r}: {part!r} is not AXIS=V1,V2,...", argument="cells",
+                                           value=text)
+            r[axis] = [yaml.safe_load(v) for v in values.split(",")]
+        if not r:
+            raise InvalidInstanceError(f"cells={text!r} is empty", argument="cells", value=text)
+        out.append(r)
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _restrict(spec: Any, cells: list[dict[str, list]], name: str) -> Any:
+    """``spec`` whose :meth:`cells` keeps the cells matching some restriction (:func:`parse_cells`)."""
+    every = spec.cells()
+    axes = set().union(*(c.params["grid"] for c in every)) if every else set()
+    for r in cells:
+        bad = sorted(set(r) - axes)
+        if bad:
+            raise InvalidInstanceError(f"cells: {bad} not a grid axis of {name!r} (axes: {sorted(axes)})",
+                                       argument="cells", value=bad)
+    keep = [c for c in every
+            if any(all(any(_same(c.params["grid"][a], v) for v in vs) for a, vs in r.items()) for r in cells)]
+    if not keep:
+        raise InvalidInstanceError(f"cells={cells!r} match no cell of {name!r}", argument="cells", value=cells)
+    spec.cells = lambda: keep          # the sweep runs and records only these cells
+    return spec
+
+
 def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None = 0,
-        progress: bool = False) -> dict[str, pd.DataFrame]:
-    """Run the sweep of ``scale`` into ``out`` (resumable) and return its tables as DataFrames."""
+        progress: bool = False, cells: Any = None) -> dict[str, pd.DataFrame]:
+    """Run the sweep of ``scale`` into ``out`` (resumable) and return its tables as DataFrames.
+
+    ``cells``: restrict the grid to a union of sub-grids (:func:`parse_cells`: texts or the parsed
+    list); None runs every cell.
+    """
     from .. import load as load_table, run_sweep
     from ..spec import Spec
     from ..store import Store
@@ -120,24 +173,37 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
         raise InvalidInstanceError(f"scale={scale!r} is not one of {', '.join(SCALES)}", argument="scale",
                                    value=scale)
     spec = load_spec(name)
-    summary = run_sweep(Spec.from_dict(spec["scales"][scale], base=_DIR), out, workers=workers,
-                        progress=progress)
+    sweep = Spec.from_dict(spec["scales"][scale], base=_DIR)
+    if cells:
+        sweep = _restrict(sweep, cells if isinstance(cells[0], dict) else parse_cells(cells), str(name))
+    summary = run_sweep(sweep, out, workers=workers, progress=progress)
     if not summary.ok:
         raise InvalidInstanceError(f"reproduction {name!r}: {summary}", argument="name", value=name)
     return {t: load_table(out, t).df() for t in Store(out).table_names()}
 
 
 def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None, workers: int | None = 0,
-              progress: bool = False) -> Path:
+              progress: bool = False, cells: Any = None) -> Path:
     """Run a shipped reproduction and write, in ``out`` (default ``out/reproduce/NAME-SCALE``), its
-    sweep (``sweep/``), figures and ``report.md``; return the report's path."""
+    sweep (``sweep/``), figures and ``report.md``; return the report's path.
+
+    ``cells`` (:func:`parse_cells`) runs a subset of the grid; the report's setup then lists it.
+    """
     spec = load_spec(name)
     out = Path(out) if out is not None else Path("out") / "reproduce" / f"{name}-{scale}"
     out.mkdir(parents=True, exist_ok=True)
+    parsed = parse_cells(cells) if cells and not isinstance(cells[0], dict) else (cells or None)
     t0 = time.perf_counter()
-    tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress)
+    tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress, cells=parsed)
     seconds = time.perf_counter() - t0
-    return _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds)
+    path = _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds)
+    if parsed:
+        text = Path(path).read_text(encoding="utf-8")
+        line = ("- cells run: a subset of the grid, the union of " + "; ".join(
+            " and ".join(f"{a} in {vs}" for a, vs in r.items()) for r in parsed)
+            + " (the other cells of the spec were not run)\n")
+        Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
+    return path
 
 
 def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:

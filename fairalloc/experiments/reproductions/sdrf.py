@@ -21,9 +21,11 @@ The paper's metrics, computed from the cells' tables:
   scheduled, and their total.
 
 Workload: the paper used one month of Google clusterdata-2011 (32 million tasks, 627 users); the
-shipped subset has 33k tasks. :func:`workload` stands in with
-:func:`fairalloc.workloads.google_like` (627 users, its illustrative heavy-tailed shapes, not fitted
-to the subset; ``n_tasks`` and ``horizon`` set by the scale, see the specs).
+shipped subset has 33k tasks and no submission or run times. :func:`workload` stands in with
+:func:`fairalloc.workloads.google_like` (627 users; ``n_tasks`` and ``horizon`` set by the scale, see
+the specs), its parameters fitted to the subset by :func:`fairalloc.workloads.fit_google_like`
+(``params="subset"``, :func:`google_params`: jobs per user, tasks per job, CPU and memory; run times
+and arrivals keep the generator's shapes, which the subset cannot give).
 
 References
 ----------
@@ -42,12 +44,40 @@ from ... import workloads
 from ...sim import ResourcePool, simulate
 from ...sim.task_metrics import task_queuing_times
 
-__all__ = ["sweep_cell", "workload", "cell", "wait_reduction", "completed_ratio", "live_tree_events", "is_drf"]
+__all__ = ["sweep_cell", "workload", "google_params", "cell", "wait_reduction", "completed_ratio", "live_tree_events", "is_drf"]
 
 
-def workload(*, n_users: int = 627, n_tasks: int = 20_000, horizon: float = 86400.0, rng: Any = 0):
-    """The stand-in for the Google 2011 month: :func:`fairalloc.workloads.google_like`."""
-    return workloads.google_like(n_users, n_tasks, horizon=horizon, rng=rng)
+def workload(*, n_users: int = 627, n_tasks: int = 20_000, horizon: float = 86400.0, rng: Any = 0,
+             params: str = "illustrative"):
+    """The stand-in for the Google 2011 month: :func:`fairalloc.workloads.google_like`.
+
+    ``params``: ``"illustrative"`` (the generator's shapes), ``"subset"`` (fitted now to the shipped
+    Google 2011 subset by :func:`fairalloc.workloads.fit_google_like` when ``shared/data`` is found,
+    else the frozen copy :data:`fairalloc.workloads.google_fit.SUBSET_FIT`) or ``"frozen"`` (the frozen
+    copy). ``meta["params"]["source"]`` says which was used.
+    """
+    from ...validation import require_choice
+
+    params = require_choice("params", params, ("illustrative", "subset", "frozen"))
+    p = None if params == "illustrative" else google_params(params)
+    return workloads.google_like(n_users, n_tasks, horizon=horizon, rng=rng, params=p)
+
+
+def google_params(which: str = "subset"):
+    """``google_like`` parameters fitted to the Google 2011 subset: fitted now from the file when
+    ``which="subset"`` and the data is found, else the frozen copy (``source`` says which). Both are
+    rounded to 6 significant digits, so both give the same workload."""
+    from ...workloads.google_fit import SUBSET_FIT
+    from .tvtsf import data_dir
+
+    if which == "subset":
+        d = data_dir()
+        f = None if d is None else d / "google-2011-subset" / "task_events.csv"
+        if f is not None and f.is_file():
+            return workloads.fit_google_like(workloads.read_google2011(f),
+                                             source="shared/data/google-2011-subset/task_events.csv "
+                                                    "(fitted in this run, 6 significant digits)").rounded()
+    return SUBSET_FIT
 
 
 def is_drf(delta: Any) -> bool:
@@ -82,7 +112,8 @@ def cell(wl: Any, *, pool_fraction: float, delta: float | None = None, structure
     runs = pd.DataFrame([{"tasks": tasks, "decisions": int(st.get("decisions", 0)),
                           "swaps": int(st.get("swaps", 0)), "wakeups": int(st.get("wakeups", 0)),
                           "events_per_1000": 1000.0 * st.get("swaps", 0) / max(st.get("decisions", 0), 1),
-                          "mean_task_wait": float(np.mean(task_queuing_times(r)))}])
+                          "mean_task_wait": float(np.mean(task_queuing_times(r))),
+                          "workload_params": str((wl.meta.get("params") or {}).get("source", "illustrative"))}])
     for df in (users, runs):
         df["pool_fraction"] = float(pool_fraction)
         df["delta"] = d
@@ -136,18 +167,46 @@ def live_tree_events(runs: pd.DataFrame) -> pd.DataFrame:
 _D6 = 1 - 1e-6
 
 
-def _setup(spec: dict, scale: str, seconds: float | None) -> list[str]:
-    w = spec["scales"][scale].get("workload") or {}
+def _setup(spec: dict, scale: str, seconds: float | None, runs: pd.DataFrame | None = None) -> list[str]:
+    w = dict(spec["scales"][scale].get("workload") or {})
+    which = w.get("params", "illustrative")
     lines = [f"scale `{scale}`; workload `google_like` with {w.get('n_users')} users, {w.get('n_tasks')} tasks "
              f"over {w.get('horizon')} s (seed {w.get('rng')}); the paper: one month of Google clusterdata-2011, "
-             "32 million tasks of 627 users (the shipped subset has 33k tasks, too few: this stand-in's "
-             "shapes are illustrative, not fitted to it)",
-             "DRF and SDRF Algorithm 1 (level priority, Eq. 5; blocking as printed), commitments by Eq. 6 with "
-             "delta per second, live tree; one pool of `pool_fraction` x R (R = the workload's mean use)",
-             "ties between equal priorities: the simulator's rule as merged (see DESIGN.md, Ties)"]
+             "32 million tasks of 627 users (the shipped subset has 33k tasks of 245 users and no submission "
+             "or run times, too few to replay: the stand-in draws from distributions fitted to it)"]
+    used = sorted(set(runs["workload_params"])) if runs is not None and "workload_params" in runs else []
+    if which == "illustrative":
+        lines.append("google_like parameters: the generator's illustrative shapes, not fitted to the subset")
+    else:
+        p = google_params(which)
+        lines.append("google_like parameters used by the cells: " + ("; ".join(used) if used else p.source)
+                     + " (fairalloc.workloads.fit_google_like; maximum likelihood under the generator's model)")
+        lines += ["google_like " + ln for ln in p.describe()]
+        lines.append(_compare_line(p, w))
+    lines += ["DRF and SDRF Algorithm 1 (level priority, Eq. 5; blocking as printed), commitments by Eq. 6 with "
+              "delta per second, live tree; one pool of `pool_fraction` x R (R = the workload's mean use)",
+              "ties between equal priorities: the simulator's rule as merged (see DESIGN.md, Ties)"]
     if seconds is not None:
         lines.append(f"wall time of all cells: {seconds:.1f} s")
     return lines
+
+
+def _compare_line(p: Any, w: dict) -> str:
+    """The subset's figures (when the data is found) beside the stand-in's at this scale."""
+    from ...workloads.google_fit import trace_statistics
+    from .tvtsf import data_dir
+
+    keys = ("users", "jobs", "tasks", "tasks_per_job_median", "tasks_per_job_p90", "tasks_per_job_max",
+            "tasks_per_user_median", "share_of_tasks_top_10pct_users", "cpu_median", "memory_median")
+    ours = trace_statistics(workloads.google_like(w.get("n_users", 627), w.get("n_tasks", 20_000),
+                                                  horizon=w.get("horizon", 86400.0), rng=w.get("rng", 0),
+                                                  params=p))
+    d = data_dir()
+    f = None if d is None else d / "google-2011-subset" / "task_events.csv"
+    sub = trace_statistics(workloads.read_google2011(f)) if f is not None and f.is_file() else None
+    parts = [f"{k} {ours[k]:.4g}" + ("" if sub is None else f" (subset {sub[k]:.4g})") for k in keys]
+    return ("stand-in at this scale" + ("" if sub else " (subset not found: its figures not shown)") + ": "
+            + ", ".join(parts))
 
 
 def _tiebreak_note(users: pd.DataFrame) -> str:
@@ -211,7 +270,7 @@ def report_fig4(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
              "mean wait (not the paper's metric; the issue found it hides the effect)",
              "users counted: those with a positive DRF mean wait on the same pool (a relative change is "
              "undefined otherwise)"]
-    return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds), claims, notes,
+    return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds, tables.get("runs")), claims, notes,
                         ["fig4.png"])
 
 
@@ -235,7 +294,7 @@ def report_fig5(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
                     ok, "" if ok else "criterion (at most 9 users, none below 0.9) not met: setup difference "
                     "(synthetic stand-in; the horizon is the last submission, so tasks still queued then "
                     "count as not completed)")]
-    return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds), claims,
+    return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds, tables.get("runs")), claims,
                         ["completed-task ratio: tasks finished by the last submission over tasks submitted "
                          "by then (the paper does not say at which time it counts)"], ["fig5.png"])
 
@@ -280,7 +339,7 @@ def report_fig6(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
                         f"rank correlation with delta per pool: max {np.nanmax(rd):.2f}; with pool size per delta: "
                         f"median {np.nanmedian(rp) if rp else float('nan'):.2f}", ok,
                         "" if ok else "one of the two trends does not hold at this scale"))
-    return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds), claims,
+    return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds, tables.get("runs")), claims,
                         ["events: swaps of neighbours in the live tree (SDRF Section 6.3), counted by the "
                          "scheduler; per 1000 tasks scheduled"], ["fig6.png"])
 
