@@ -90,7 +90,9 @@ def test_google_subset_fit_matches_the_frozen_copy(shared_data):
     wl = read_google2011(shared_data / "google-2011-subset" / "task_events.csv")
     fit = fit_google_like(wl)
     for name in ("user_sigma", "tail", "job_scale", "cpu_mu", "cpu_sigma", "mem_ratio_mu", "mem_ratio_sigma"):
-        assert getattr(fit, name) == pytest.approx(getattr(SUBSET_FIT, name), rel=1e-6), name
+        assert getattr(fit, name) == pytest.approx(getattr(SUBSET_FIT, name), rel=1e-5), name
+        # what the reproductions use: the fit to 6 significant digits, equal to the frozen copy
+        assert getattr(fit.rounded(), name) == getattr(SUBSET_FIT, name), name
     assert fit.max_tasks_per_job == SUBSET_FIT.max_tasks_per_job == 3879
     assert fit.counts == SUBSET_FIT.counts
     # the subset has no submission times and no run times: those are not fitted, and say so
