@@ -40,6 +40,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="run only these cells of the grid (repeatable: the union), e.g. --cells "
                         "'pool_fraction=0.5' --cells 'delta=null,0.999999'; values as in the spec (null = "
                         "DRF); the report lists the cells run")
+    p.add_argument("--tables-from", default=None, metavar="DIR",
+                   help="run nothing: write the report from the cells of another reproduction's output "
+                        "folder that are also this one's (e.g. sdrf-fig5/6 from an sdrf-fig4 run)")
     p.add_argument("--list", action="store_true", help="list the reproductions and exit")
     p.set_defaults(func=run)
     return p
@@ -53,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{n:20s} {load_spec(n)['title']}")
         return 0 if args.list else 2
     path = reproduce(args.name, scale=args.scale, out=args.out, workers=args.workers,
-                     progress=not getattr(args, "no_progress", False), cells=args.cells)
+                     progress=not getattr(args, "no_progress", False), cells=args.cells,
+                     tables_from=args.tables_from)
     text = Path(path).read_text(encoding="utf-8").splitlines()
     print("\n".join(line for line in text if line.startswith("|")))
     print(f"report: {path}")

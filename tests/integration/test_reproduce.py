@@ -12,7 +12,7 @@ from fairalloc.cli import main
 from fairalloc.experiments import Spec
 from fairalloc.experiments.reproductions import NAMES, SCALES, load_spec, read_tables
 from fairalloc.errors import InvalidInstanceError
-from fairalloc.experiments.reproductions import parse_cells
+from fairalloc.experiments.reproductions import parse_cells, reproduce
 from fairalloc.sim import ResourcePool
 from fairalloc.workloads.google_fit import SUBSET_FIT
 
@@ -63,6 +63,15 @@ def test_reproduce_sdrf_fig4_small_end_to_end(tmp_path, capsys):
     assert row["reduction"].iloc[0] == pytest.approx(expected, rel=1e-12)
     assert row["users"].iloc[0] == int(ok.sum())
 
+    # Fig. 5 written from this run's cells (its 2 cells are Fig. 4 cells): per user, the SDRF over
+    # the DRF completed-task ratio of the direct simulations above
+    five = tmp_path / "fig5"
+    assert main(["reproduce", "sdrf-fig5", "--tables-from", str(out), "--out", str(five), "--no-progress"]) == 0
+    got = pd.read_csv(five / "fig5_completed_ratio.csv").set_index("user")["ratio"].sort_index()
+    cr_drf = fa.simulate(wl, pool, policy="drf").task_users().set_index("user")["completed_ratio"]
+    cr_sdrf = fa.simulate(wl, pool, policy="sdrf", delta=1 - 1e-6).task_users().set_index("user")["completed_ratio"]
+    pd.testing.assert_series_equal(got, (cr_sdrf / cr_drf).sort_index(), check_names=False)
+
 
 def test_reproduce_rejects_unknown_names(capsys):
     assert main(["reproduce", "sdrf-fig9"]) == 2
@@ -87,6 +96,17 @@ def test_reproduce_cells_runs_a_union_of_sub_grids(tmp_path, capsys):
     assert cells == ({(0.5, d) for d in [-1.0, 0.9, 0.99, 0.999, 0.9999, 0.99999, 0.999999, 0.9999999]}
                      | {(p, d) for p in [0.5, 0.6, 0.7, 0.8, 0.9, 1.0] for d in [-1.0, 0.999999]})
     assert "- cells run: a subset of the grid" in (out / "report.md").read_text()
+
+    # Fig. 6's cells are Fig. 4's SDRF cells: its report from this run takes the 7 + 6 - 1 = 12 SDRF
+    # cells among the 18 (by hand), runs nothing, and says so
+    six = tmp_path / "six"
+    assert main(["reproduce", "sdrf-fig6", "--tables-from", str(out), "--out", str(six), "--no-progress"]) == 0
+    ev = pd.read_csv(six / "fig6_events.csv")
+    assert len(ev) == 12 and not (six / "sweep").exists()
+    text = (six / "report.md").read_text()
+    assert "cells taken from the run in" in text and "- cells run: a subset of the grid" in text
+    with pytest.raises(InvalidInstanceError, match="holds none of the cells"):
+        reproduce("tvtsf", tables_from=out, out=tmp_path / "tv")
 
 
 def test_cells_are_checked():

@@ -28,7 +28,7 @@ import pandas as pd
 from ...errors import InvalidInstanceError
 
 __all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
-           "spec_path", "parse_cells"]
+           "spec_path", "parse_cells", "tables_from"]
 
 logger = logging.getLogger(__name__)
 
@@ -182,26 +182,61 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
     return {t: load_table(out, t).df() for t in Store(out).table_names()}
 
 
+def tables_from(name: str, scale: str, sweep: str | Path) -> tuple[dict[str, pd.DataFrame], list[dict]]:
+    """The tables of ``name``'s cells at ``scale`` taken from another finished sweep (e.g. the SDRF
+    Fig. 5 and Fig. 6 cells are Fig. 4 cells): rows whose cell key is one of ``name``'s keys (a key
+    hashes the cell's workload, parameters and cell function, so equal keys are the same computation).
+
+    Returns the tables and, as restrictions (:func:`parse_cells`), the cells found; raises when none is.
+    """
+    from ..spec import Spec
+
+    spec = load_spec(name)
+    mine = {c.key: c for c in Spec.from_dict(spec["scales"][scale], base=_DIR).cells()}
+    tables = read_tables(Path(sweep).parent) if Path(sweep).name == "sweep" else read_tables(sweep)
+    found = set().union(*(set(df["key"]) for df in tables.values())) & set(mine)
+    if not found:
+        raise InvalidInstanceError(f"tables_from={str(sweep)!r} holds none of the cells of {name!r} at scale "
+                                   f"{scale!r}", argument="tables_from", value=str(sweep))
+    tables = {t: df[df["key"].isin(found)].reset_index(drop=True) for t, df in tables.items()}
+    grids = [mine[k].params["grid"] for k in sorted(found, key=lambda k: mine[k].index)]
+    return tables, [{a: [v] for a, v in g.items()} for g in grids] if len(found) < len(mine) else []
+
+
 def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None, workers: int | None = 0,
-              progress: bool = False, cells: Any = None) -> Path:
+              progress: bool = False, cells: Any = None, tables_from: str | Path | None = None) -> Path:
     """Run a shipped reproduction and write, in ``out`` (default ``out/reproduce/NAME-SCALE``), its
     sweep (``sweep/``), figures and ``report.md``; return the report's path.
 
     ``cells`` (:func:`parse_cells`) runs a subset of the grid; the report's setup then lists it.
+    ``tables_from`` (the output folder of another reproduction) runs nothing: the report is written
+    from that run's cells that are also this reproduction's (:func:`tables_from`), and says so.
     """
     spec = load_spec(name)
     out = Path(out) if out is not None else Path("out") / "reproduce" / f"{name}-{scale}"
     out.mkdir(parents=True, exist_ok=True)
     parsed = parse_cells(cells) if cells and not isinstance(cells[0], dict) else (cells or None)
     t0 = time.perf_counter()
-    tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress, cells=parsed)
-    seconds = time.perf_counter() - t0
+    if tables_from is not None:
+        if parsed:
+            raise InvalidInstanceError("give cells or tables_from, not both", argument="tables_from",
+                                       value=str(tables_from))
+        tables, parsed = globals()["tables_from"](name, scale, tables_from)
+        seconds = None
+    else:
+        tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress, cells=parsed)
+        seconds = time.perf_counter() - t0
     path = _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds)
     if parsed:
         text = Path(path).read_text(encoding="utf-8")
         line = ("- cells run: a subset of the grid, the union of " + "; ".join(
             " and ".join(f"{a} in {vs}" for a, vs in r.items()) for r in parsed)
             + " (the other cells of the spec were not run)\n")
+        Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
+    if tables_from is not None:
+        text = Path(path).read_text(encoding="utf-8")
+        line = (f"- cells taken from the run in `{tables_from}` (same cell keys: same workload, parameters and "
+                "cell function); nothing was run for this report\n")
         Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
     return path
 

@@ -230,7 +230,7 @@ def report_fig4(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
     out = Path(out)
     red = wait_reduction(tables["users"])
     red.to_csv(out / "fig4_reduction.csv", index=False)
-    sdrf_fig4(red).savefig(out / "fig4.png", dpi=120)
+    sdrf_fig4(red).savefig(out / "fig4.png", dpi=100)
     best = red.loc[red.groupby("pool_fraction")["reduction"].idxmax()]
     at6 = red[np.isclose(red["delta"], _D6, rtol=0, atol=1e-12)]
     ext = red[np.isclose(red["delta"], 0.9, rtol=0, atol=1e-12) | np.isclose(red["delta"], 1 - 1e-7, rtol=0, atol=1e-12)]
@@ -284,7 +284,7 @@ def report_fig5(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
     pf = float(tables["users"]["pool_fraction"].min())
     cr = completed_ratio(tables["users"], pool_fraction=pf, delta=_D6)
     cr.to_csv(out / "fig5_completed_ratio.csv", index=False)
-    sdrf_fig5(cr).savefig(out / "fig5.png", dpi=120)
+    sdrf_fig5(cr).savefig(out / "fig5.png", dpi=100)
     fewer = cr[cr["ratio"] < 1 - 1e-9]
     ok = len(fewer) <= 9 and (fewer["ratio"].min() >= 0.9 if len(fewer) else True)
     claims = [Claim(f"at delta = 1-10^-6 and {100 * pf:.0f}% of R only 9 users complete fewer tasks than "
@@ -310,7 +310,7 @@ def report_fig6(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
     out = Path(out)
     ev = live_tree_events(tables["runs"])
     ev.to_csv(out / "fig6_events.csv", index=False)
-    sdrf_fig6(ev).savefig(out / "fig6.png", dpi=120)
+    sdrf_fig6(ev).savefig(out / "fig6.png", dpi=100)
     pf = float(ev["pool_fraction"].min())
     a = ev[(ev["pool_fraction"] == pf) & np.isclose(ev["delta"], _D6, rtol=0, atol=1e-12)]
     b = ev[(ev["pool_fraction"] == pf) & np.isclose(ev["delta"], 0.9, rtol=0, atol=1e-12)]
