@@ -6,7 +6,8 @@ Both return a :class:`~fairalloc.workloads.Workload` whose rows are *jobs of ide
 seconds (``google_like``) or slots (``alibaba_like``). The distributions are illustrative shapes
 chosen to match the published qualitative facts (heavy tails, the papers' size thresholds and slot
 ranges); they are *not* fitted to the traces unless a ``source`` workload is given, from which
-``alibaba_like`` then resamples task rows. Every draw goes through one seeded generator.
+``alibaba_like`` then resamples task rows, or ``google_like`` is given ``params`` fitted to a trace
+(:func:`~fairalloc.workloads.fit_google_like`). Every draw goes through one seeded generator.
 
 References
 ----------
