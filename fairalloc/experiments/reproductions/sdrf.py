@@ -221,6 +221,19 @@ def _tiebreak_note(users: pd.DataFrame) -> str:
             f"wait {rho:.2f} (near 0: the tie-break by index does not decide the waits)")
 
 
+def _fig4_reason(bad: pd.DataFrame) -> str:
+    """Why cells miss the > 10% claim, from their numbers: the mean and median over users disagree
+    when a few users with small DRF waits lead the mean of relative changes."""
+    lead = bad[(bad["median_reduction"] > 10) | (np.sign(bad["median_reduction"]) != np.sign(bad["reduction"]))]
+    parts = [f"{100 * p:.0f}% of R: mean {r:.1f}%, median {m:.1f}%, global {g:.1f}%" for p, r, m, g in
+             zip(bad["pool_fraction"], bad["reduction"], bad["median_reduction"], bad["global_reduction"])]
+    text = "below 10% at " + "; ".join(parts)
+    if len(lead):
+        text += (f"; at {', '.join(f'{100 * p:.0f}%' for p in lead['pool_fraction'])} the median user "
+                 "disagrees with the mean (a few users with small DRF waits lead the mean of relative changes)")
+    return text + "; the workload is a stand-in (fitted to a 33k-task subset; run times and arrivals not fitted)"
+
+
 def report_fig4(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None):
     from pathlib import Path
 
@@ -231,17 +244,29 @@ def report_fig4(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
     red = wait_reduction(tables["users"])
     red.to_csv(out / "fig4_reduction.csv", index=False)
     sdrf_fig4(red).savefig(out / "fig4.png", dpi=100)
-    best = red.loc[red.groupby("pool_fraction")["reduction"].idxmax()]
+    n_deltas = red["delta"].nunique()
+    full = red[red.groupby("pool_fraction")["delta"].transform("nunique") == n_deltas]
+    partial = sorted(set(red["pool_fraction"]) - set(full["pool_fraction"]))
+    best = full.loc[full.groupby("pool_fraction")["reduction"].idxmax()] if len(full) else full
     at6 = red[np.isclose(red["delta"], _D6, rtol=0, atol=1e-12)]
     ext = red[np.isclose(red["delta"], 0.9, rtol=0, atol=1e-12) | np.isclose(red["delta"], 1 - 1e-7, rtol=0, atol=1e-12)]
     best_k = {f"{100 * p:.0f}%": f"1-10^-{-np.log10(1 - d):.0f}" for p, d in zip(best["pool_fraction"], best["delta"])}
+    best_ok = bool(len(best)) and bool(np.isclose(best["delta"], _D6, rtol=0, atol=1e-12).all())
+    if best_ok and partial:
+        verdict, why = None, (f"1-10^-6 is best at the loads where every delta ran; at "
+                              f"{', '.join(f'{100 * p:.0f}%' for p in partial)} of R not every delta ran")
+    elif best_ok:
+        verdict, why = True, ""
+    elif not len(best):
+        verdict, why = None, "no load with every delta in the cells run"
+    else:
+        verdict, why = False, ("on this stand-in the largest mean reduction is at another delta; not "
+                               "examined further: whether the stand-in's run times and arrivals (not fitted: "
+                               "the subset has none) or its scale move the optimum")
     claims = [
-        Claim("best delta is 1-10^-6 at every load", "1-10^-6 at 50..100% of R", str(best_k),
-              bool((np.isclose(best["delta"], _D6, rtol=0, atol=1e-12)).all()),
-              "" if np.isclose(best["delta"], _D6, rtol=0, atol=1e-12).all() else
-              "setup difference: a synthetic stand-in with far fewer tasks than the 32M-task month; "
-              "the relative reduction averaged over users is dominated by users with small DRF waits "
-              "(see the median and the global reduction in fig4_reduction.csv)"),
+        Claim("best delta is 1-10^-6 at every load", "1-10^-6 at 50..100% of R",
+              str(best_k) + (f"; loads with only some deltas: {[f'{100 * p:.0f}%' for p in partial]}"
+                             if partial else ""), verdict, why),
         Claim("SDRF lowers the mean waiting time by more than 10% in all scenarios (delta = 1-10^-6)",
               "> 10% at every load",
               ", ".join(f"{100 * p:.0f}%: {r:.1f}% (median over users {m:.1f}%)"
@@ -249,16 +274,15 @@ def report_fig4(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
               bool((at6["reduction"] > 10).all()) if len(at6) else None,
               "" if len(at6) and (at6["reduction"] > 10).all() else
               ("delta = 1-10^-6 not in this grid" if not len(at6) else
-               "not at this scale and workload: see the notes (users with tiny DRF waits dominate the mean "
-               "of relative changes; the global mean task wait changes little)")),
+               _fig4_reason(at6[at6["reduction"] <= 10]))),
         Claim("SDRF ~ DRF when delta is very small (1-10^-1) or very close to 1 (1-10^-7)",
               "close to 0", ", ".join(f"{100 * p:.0f}%/1-10^-{-np.log10(1 - d):.0f}: {r:.1f}%"
                                       for p, d, r in zip(ext["pool_fraction"], ext["delta"], ext["reduction"])),
               bool((ext["reduction"].abs() < 5).all()) if len(ext) else None,
               "" if len(ext) and (ext["reduction"].abs() < 5).all() else
               ("those deltas are not in this grid" if not len(ext) else
-               "criterion |reduction| < 5% not met: the per-user relative changes are large for users "
-               "with small DRF waits even when the policies barely differ")),
+               "our criterion (the paper gives no number): |reduction| < 5% at both deltas; not met "
+               "on this stand-in (medians over users in fig4_reduction.csv); not examined further")),
     ]
     worst = red.loc[red["reduction"].idxmin()]
     notes = [_tiebreak_note(tables["users"]),
