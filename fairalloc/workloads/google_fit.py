@@ -293,7 +293,8 @@ def fit_google_like(workload: Workload, /, *, source: str | None = None) -> Goog
     (-3.0, 0.5)
     """
     j = _jobs(workload)
-    fitted = ["user_sigma", "tail", "job_scale", "max_tasks_per_job", "cpu_mu", "cpu_sigma", "mem_ratio_mu", "mem_ratio_sigma"]
+    fitted = ["user_sigma", "tail", "job_scale", "max_tasks_per_job", "cpu_mu", "cpu_sigma", "mem_ratio_mu",
+              "mem_ratio_sigma"]
     _, per_user = np.unique(j["user"], return_counts=True)
     _, user_sigma = _pln_fit(per_user - 1)
     cap = int(j["tasks"].max())
@@ -316,7 +317,8 @@ def fit_google_like(workload: Workload, /, *, source: str | None = None) -> Goog
               "jobs_with_mixed_demands": j["mixed_demand_jobs"], "run_times_known": int(run.size)}
     src = source if source is not None else str(workload.meta.get("source", "workload"))
     return GoogleLikeParams(user_sigma=user_sigma, tail=tail, job_scale=job_scale, cpu_mu=cpu_mu,
-                            cpu_sigma=cpu_sigma, max_tasks_per_job=cap, mem_ratio_mu=mem_mu, mem_ratio_sigma=mem_sigma,
+                            cpu_sigma=cpu_sigma, max_tasks_per_job=cap, mem_ratio_mu=mem_mu,
+                            mem_ratio_sigma=mem_sigma,
                             source=f"fit to {src}", fitted=tuple(fitted), counts=counts, **kw)
 
 

@@ -44,7 +44,8 @@ from ... import workloads
 from ...sim import ResourcePool, simulate
 from ...sim.task_metrics import task_queuing_times
 
-__all__ = ["sweep_cell", "workload", "google_params", "cell", "wait_reduction", "completed_ratio", "live_tree_events", "is_drf"]
+__all__ = ["sweep_cell", "workload", "google_params", "cell", "wait_reduction", "completed_ratio",
+           "live_tree_events", "is_drf"]
 
 
 def workload(*, n_users: int = 627, n_tasks: int = 20_000, horizon: float = 86400.0, rng: Any = 0,
