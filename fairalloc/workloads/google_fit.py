@@ -68,7 +68,14 @@ class GoogleLikeParams:
 
     Attributes
     ----------
-    user_sigma, tail, job_scale, cpu_mu, cpu_sigma, mem_ratio_mu, mem_ratio_sigma, run_mu, run_sigma : float
+    user_sigma : float
+        Log-sd of the users' popularity (jobs per user).
+    tail, job_scale : float
+        Lomax index and scale of tasks per job.
+    cpu_mu, cpu_sigma, mem_ratio_mu, mem_ratio_sigma, run_mu, run_sigma : float
+        Mean and sd of log CPU, of log(memory / CPU) and of log run time (s).
+    max_tasks_per_job : int or None
+        Truncation of tasks per job (None: only by ``n_tasks``).
     jobs_per_second, interarrival_cv : float or None
         Fitted arrival rate and gap variability (None when the trace has no submission times);
         informative only: ``google_like``'s rate is ``n_tasks`` over its horizon.
