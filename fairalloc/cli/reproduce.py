@@ -4,6 +4,7 @@ Examples::
 
     fairalloc reproduce sdrf-fig4                       # small scale (about a minute), out/reproduce/sdrf-fig4-small
     fairalloc reproduce tvtsf --scale paper --workers 2 --out out/tvtsf-paper
+    fairalloc reproduce sdrf-fig4 --scale paper --cells 'pool_fraction=0.5' --cells 'delta=null,0.999999'
     fairalloc reproduce --list
 
 The logic is :func:`fairalloc.experiments.reproductions.reproduce`; this module parses arguments and
@@ -35,6 +36,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="output folder (default: out/reproduce/NAME-SCALE)")
     p.add_argument("--workers", type=int, default=0,
                    help="Dask worker processes (default 0: run the cells in this process)")
+    p.add_argument("--cells", action="append", default=None, metavar="'AXIS=V,... [AXIS=V,...]'",
+                   help="run only these cells of the grid (repeatable: the union), e.g. --cells "
+                        "'pool_fraction=0.5' --cells 'delta=null,0.999999'; values as in the spec (null = "
+                        "DRF); the report lists the cells run")
+    p.add_argument("--tables-from", default=None, metavar="DIR",
+                   help="run nothing: write the report from the cells of another reproduction's output "
+                        "folder that are also this one's (e.g. sdrf-fig5/6 from an sdrf-fig4 run)")
     p.add_argument("--list", action="store_true", help="list the reproductions and exit")
     p.set_defaults(func=run)
     return p
@@ -48,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{n:20s} {load_spec(n)['title']}")
         return 0 if args.list else 2
     path = reproduce(args.name, scale=args.scale, out=args.out, workers=args.workers,
-                     progress=not getattr(args, "no_progress", False))
+                     progress=not getattr(args, "no_progress", False), cells=args.cells,
+                     tables_from=args.tables_from)
     text = Path(path).read_text(encoding="utf-8").splitlines()
     print("\n".join(line for line in text if line.startswith("|")))
     print(f"report: {path}")

@@ -6,7 +6,8 @@ Both return a :class:`~fairalloc.workloads.Workload` whose rows are *jobs of ide
 seconds (``google_like``) or slots (``alibaba_like``). The distributions are illustrative shapes
 chosen to match the published qualitative facts (heavy tails, the papers' size thresholds and slot
 ranges); they are *not* fitted to the traces unless a ``source`` workload is given, from which
-``alibaba_like`` then resamples task rows. Every draw goes through one seeded generator.
+``alibaba_like`` then resamples task rows, or ``google_like`` is given ``params`` fitted to a trace
+(:func:`~fairalloc.workloads.fit_google_like`). Every draw goes through one seeded generator.
 
 References
 ----------
@@ -40,7 +41,7 @@ def _positive_int(name: str, value: Any) -> int:
 
 def google_like(n_users: int = 627, n_tasks: int = 100_000, *, horizon: float = 86400.0,
                 rng: Any = None, user_sigma: float = 2.0, tasks_per_job_mean: float = 30.0,
-                tail: float = 1.3) -> Workload:
+                tail: float = 1.3, params: Any = None) -> Workload:
     """Many users with heavy-tailed task counts, in the spirit of Google clusterdata-2011.
 
     Parameters
@@ -58,6 +59,12 @@ def google_like(n_users: int = 627, n_tasks: int = 100_000, *, horizon: float = 
         Scale of the tasks per job, drawn as ``1 + floor(Pareto(tail) * scale)`` (heavy-tailed).
     tail : float
         Pareto index of tasks per job (smaller = heavier tail).
+    params : GoogleLikeParams, optional
+        Every distribution at once, e.g. fitted to a trace by
+        :func:`~fairalloc.workloads.fit_google_like` (or the frozen
+        :data:`~fairalloc.workloads.google_fit.SUBSET_FIT`); it then replaces ``user_sigma``,
+        ``tasks_per_job_mean`` and ``tail`` (which must keep their defaults), and is recorded in
+        ``meta["params"]``. Without it the draws are the illustrative shapes below, unchanged.
 
     Returns
     -------
@@ -75,13 +82,32 @@ def google_like(n_users: int = 627, n_tasks: int = 100_000, *, horizon: float = 
     """
     n_users = _positive_int("n_users", n_users)
     n_tasks = _positive_int("n_tasks", n_tasks)
+    from .google_fit import DEFAULT_PARAMS, GoogleLikeParams
+
+    if params is None:
+        p = DEFAULT_PARAMS
+        scale = max(tasks_per_job_mean * (tail - 1.0) / tail, 1e-9) if tail > 1 else tasks_per_job_mean
+    else:
+        if not isinstance(params, GoogleLikeParams):
+            raise InvalidInstanceError(f"params must be a GoogleLikeParams, got {type(params).__name__}",
+                                       argument="params", value=type(params).__name__)
+        if (user_sigma, tasks_per_job_mean, tail) != (2.0, 30.0, 1.3):
+            raise InvalidInstanceError("give either params or user_sigma / tasks_per_job_mean / tail, not both",
+                                       argument="params", value=params.source)
+        p = params
+        user_sigma, tail, scale = p.user_sigma, p.tail, p.job_scale
     gen = as_generator(rng)
-    scale = max(tasks_per_job_mean * (tail - 1.0) / tail, 1e-9) if tail > 1 else tasks_per_job_mean
     sizes: list[np.ndarray] = []
     total = 0
+    cap = n_tasks if params is None or p.max_tasks_per_job is None else min(n_tasks, p.max_tasks_per_job)
     while total < n_tasks:
-        s = 1 + np.floor(gen.pareto(tail, max(1024, n_tasks // 10)) * scale).astype(np.int64)
-        s = np.minimum(s, n_tasks)
+        if params is None or p.max_tasks_per_job is None:
+            s = 1 + np.floor(gen.pareto(tail, max(1024, n_tasks // 10)) * scale).astype(np.int64)
+        else:   # Lomax truncated to 1 + floor(scale X) <= cap (scale X < cap), by inversion
+            top = -np.expm1(-tail * np.log1p(cap / scale))
+            u = gen.uniform(0.0, top, max(1024, n_tasks // 10))
+            s = 1 + np.floor(np.expm1(-np.log1p(-u) / tail) * scale).astype(np.int64)
+        s = np.minimum(s, cap)
         sizes.append(s)
         total += int(s.sum())
     size = np.concatenate(sizes)
@@ -95,11 +121,15 @@ def google_like(n_users: int = 627, n_tasks: int = 100_000, *, horizon: float = 
         user[:n_users] = gen.permutation(n_users)
         user = user[gen.permutation(n_jobs)]
     submit = np.sort(gen.uniform(0.0, horizon, n_jobs))
-    cpu = np.clip(gen.lognormal(np.log(0.02), 0.9, n_jobs), 1e-3, 0.5)
-    mem = np.clip(cpu * gen.lognormal(0.0, 0.6, n_jobs), 1e-4, 0.5)
-    run = np.clip(np.round(gen.lognormal(np.log(300.0), 1.4, n_jobs)), 1.0, 86400.0)
+    cpu = np.clip(gen.lognormal(p.cpu_mu, p.cpu_sigma, n_jobs), 1e-3, 0.5 if params is None else 1.0)
+    mem = np.clip(cpu * gen.lognormal(p.mem_ratio_mu, p.mem_ratio_sigma, n_jobs), 1e-4,
+                  0.5 if params is None else 1.0)
+    run = np.clip(np.round(gen.lognormal(p.run_mu, p.run_sigma, n_jobs)), 1.0, 86400.0)
     meta = {"source": "google_like", "n_users": n_users, "n_tasks": n_tasks, "horizon": horizon,
-            "note": "illustrative heavy-tailed shapes, not fitted to the trace"}
+            "note": "illustrative heavy-tailed shapes, not fitted to the trace" if params is None
+            else f"parameters: {p.source}"}
+    if params is not None:
+        meta["params"] = p.to_dict()
     return Workload(submit=submit, run_time=run, tasks=size, user=user, resources=np.c_[cpu, mem],
                     resource_names=("cpu", "memory"), status=np.ones(n_jobs), meta=meta)
 

@@ -11,7 +11,10 @@ import fairalloc as fa
 from fairalloc.cli import main
 from fairalloc.experiments import Spec
 from fairalloc.experiments.reproductions import NAMES, SCALES, load_spec, read_tables
+from fairalloc.errors import InvalidInstanceError
+from fairalloc.experiments.reproductions import parse_cells, reproduce
 from fairalloc.sim import ResourcePool
+from fairalloc.workloads.google_fit import SUBSET_FIT
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -30,11 +33,18 @@ def test_reproduce_sdrf_fig4_small_end_to_end(tmp_path, capsys):
     assert (out / "fig4.png").stat().st_size > 0
     report = (out / "report.md").read_text()
     assert "best delta is 1-10^-6 at every load" in report and "![fig4.png](fig4.png)" in report
-    users = read_tables(out)["users"]
-    assert len(users) == 6 * 8 * 627          # pools x (DRF + 7 deltas) x users
+    assert "tasks per job: 1 + floor(Lomax(tail = 0.488)" in report       # the fitted values are written
+    tables = read_tables(out)
+    users = tables["users"]
+    # the parameters used: fitted now (data present) or the frozen copy; the same values either way
+    assert set(tables["runs"]["workload_params"]) <= {
+        "fit to shared/data/google-2011-subset/task_events.csv (fitted in this run, 6 significant digits)",
+        SUBSET_FIT.source}
 
     # one cell recomputed directly: the spec's workload, pool 50% of R, DRF and SDRF(1 - 10^-6)
-    wl = fa.workloads.google_like(627, 20_000, horizon=86400.0, rng=0)
+    wl = fa.workloads.google_like(627, 20_000, horizon=86400.0, rng=0, params=SUBSET_FIT)
+    n_users = len(np.unique(wl.user))
+    assert len(users) == 6 * 8 * n_users      # pools x (DRF + 7 deltas) x users with tasks
     pool = ResourcePool.from_workload(wl, 0.5)
     drf = fa.simulate(wl, pool, policy="drf").task_users().set_index("user")["mean_queuing"]
     sdrf = fa.simulate(wl, pool, policy="sdrf", delta=1 - 1e-6).task_users().set_index("user")["mean_queuing"]
@@ -52,6 +62,15 @@ def test_reproduce_sdrf_fig4_small_end_to_end(tmp_path, capsys):
     row = red[(red["pool_fraction"] == 0.5) & np.isclose(red["delta"], 1 - 1e-6, rtol=0, atol=1e-12)]
     assert row["reduction"].iloc[0] == pytest.approx(expected, rel=1e-12)
     assert row["users"].iloc[0] == int(ok.sum())
+
+    # Fig. 5 written from this run's cells (its 2 cells are Fig. 4 cells): per user, the SDRF over
+    # the DRF completed-task ratio of the direct simulations above
+    five = tmp_path / "fig5"
+    assert main(["reproduce", "sdrf-fig5", "--tables-from", str(out), "--out", str(five), "--no-progress"]) == 0
+    got = pd.read_csv(five / "fig5_completed_ratio.csv").set_index("user")["ratio"].sort_index()
+    cr_drf = fa.simulate(wl, pool, policy="drf").task_users().set_index("user")["completed_ratio"]
+    cr_sdrf = fa.simulate(wl, pool, policy="sdrf", delta=1 - 1e-6).task_users().set_index("user")["completed_ratio"]
+    pd.testing.assert_series_equal(got, (cr_sdrf / cr_drf).sort_index(), check_names=False)
 
 
 def test_reproduce_rejects_unknown_names(capsys):
@@ -74,3 +93,40 @@ def test_reproduce_stops_clearly_when_its_trace_is_absent(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert "skipped" in err and "KTH-SP2-1996-2.1-cln.swf.gz" in err
     assert not (out / "sweep").exists()
+
+
+def test_reproduce_cells_runs_a_union_of_sub_grids(tmp_path, capsys):
+    # the fig4 small grid is 6 pools x 8 deltas; the union of the delta row at 50% (8 cells) and the
+    # DRF + 1-10^-6 column (2 x 6 cells) shares 2 cells: 8 + 12 - 2 = 18 cells (by hand)
+    out = tmp_path / "sub"
+    assert main(["reproduce", "sdrf-fig4", "--out", str(out), "--no-progress", "--cells", "pool_fraction=0.5",
+                 "--cells", "delta=null,0.999999"]) == 0
+    runs = read_tables(out)["runs"]
+    assert len(runs) == 18
+    cells = set(zip(runs["pool_fraction"], runs["delta"].fillna(-1.0)))
+    assert cells == ({(0.5, d) for d in [-1.0, 0.9, 0.99, 0.999, 0.9999, 0.99999, 0.999999, 0.9999999]}
+                     | {(p, d) for p in [0.5, 0.6, 0.7, 0.8, 0.9, 1.0] for d in [-1.0, 0.999999]})
+    assert "- cells run: a subset of the grid" in (out / "report.md").read_text()
+
+    # Fig. 6's cells are Fig. 4's SDRF cells: its report from this run takes the 7 + 6 - 1 = 12 SDRF
+    # cells among the 18 (by hand), runs nothing, and says so
+    six = tmp_path / "six"
+    assert main(["reproduce", "sdrf-fig6", "--tables-from", str(out), "--out", str(six), "--no-progress"]) == 0
+    ev = pd.read_csv(six / "fig6_events.csv")
+    assert len(ev) == 12 and not (six / "sweep").exists()
+    text = (six / "report.md").read_text()
+    assert "cells taken from the run in" in text and "- cells run: a subset of the grid" in text
+    with pytest.raises(InvalidInstanceError, match="holds none of the cells"):
+        reproduce("tvtsf", tables_from=out, out=tmp_path / "tv")
+
+
+def test_cells_are_checked():
+    assert parse_cells(["delta=null,0.9 pool_fraction=0.5"]) == [{"delta": [None, 0.9], "pool_fraction": [0.5]}]
+    with pytest.raises(InvalidInstanceError, match="not AXIS=V1"):
+        parse_cells(["delta"])
+    from fairalloc.experiments.reproductions import run
+
+    with pytest.raises(InvalidInstanceError, match="not a grid axis"):
+        run("sdrf-fig5", out="unused", cells=["load=0.5"])
+    with pytest.raises(InvalidInstanceError, match="match no cell"):
+        run("sdrf-fig5", out="unused", cells=["pool_fraction=0.7"])

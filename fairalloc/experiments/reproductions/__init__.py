@@ -30,7 +30,7 @@ import pandas as pd
 from ...errors import InvalidInstanceError
 
 __all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
-           "spec_path"]
+           "spec_path", "parse_cells", "tables_from"]
 
 logger = logging.getLogger(__name__)
 
@@ -200,8 +200,57 @@ def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.D
     return {t: df.drop(columns=[c for c in df.columns if c in drop]) for t, df in tables.items()}
 
 
+def parse_cells(texts: Any) -> list[dict[str, list]]:
+    """``["pool_fraction=0.5", "delta=null,0.999999 pool_fraction=0.5,0.6"]`` -> restrictions.
+
+    Each text is one restriction: space-separated ``AXIS=V1,V2,...`` (values read as YAML: ``null``,
+    numbers); a cell is kept when it matches every axis of *some* restriction (a union of sub-grids).
+    """
+    import yaml
+
+    out = []
+    for text in texts or ():
+        r: dict[str, list] = {}
+        for part in str(text).split():
+            axis, eq, values = part.partition("=")
+            if not eq or not axis or not values:
+                raise InvalidInstanceError(f"cells={text!r}: {part!r} is not AXIS=V1,V2,...", argument="cells",
+                                           value=text)
+            r[axis] = [yaml.safe_load(v) for v in values.split(",")]
+        if not r:
+            raise InvalidInstanceError(f"cells={text!r} is empty", argument="cells", value=text)
+        out.append(r)
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _restrict(spec: Any, cells: list[dict[str, list]], name: str) -> Any:
+    """``spec`` whose :meth:`cells` keeps the cells matching some restriction (:func:`parse_cells`)."""
+    every = spec.cells()
+    axes = set().union(*(c.params["grid"] for c in every)) if every else set()
+    for r in cells:
+        bad = sorted(set(r) - axes)
+        if bad:
+            raise InvalidInstanceError(f"cells: {bad} not a grid axis of {name!r} (axes: {sorted(axes)})",
+                                       argument="cells", value=bad)
+    keep = [c for c in every
+            if any(all(any(_same(c.params["grid"][a], v) for v in vs) for a, vs in r.items()) for r in cells)]
+    if not keep:
+        raise InvalidInstanceError(f"cells={cells!r} match no cell of {name!r}", argument="cells", value=cells)
+    spec.cells = lambda: keep          # the sweep runs and records only these cells
+    return spec
+
+
 def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None = 0,
-        progress: bool = False) -> dict[str, pd.DataFrame]:
+        progress: bool = False, cells: Any = None) -> dict[str, pd.DataFrame]:
     """Run the sweep of ``scale`` into ``out`` (resumable) and return its tables as DataFrames.
 
     Parameters
@@ -214,6 +263,9 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
     workers : int, optional, default 0
         As :func:`~fairalloc.experiments.run_sweep` (0: in this process).
     progress : bool, default False
+    cells : list of str or list of dict, optional
+        Restrict the grid to a union of sub-grids (:func:`parse_cells`: the texts or the parsed list);
+        None runs every cell.
 
     Returns
     -------
@@ -223,7 +275,8 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
     Raises
     ------
     InvalidInstanceError
-        An unknown name or scale, or a sweep with failed cells.
+        An unknown name or scale, ``cells`` naming no grid axis or matching no cell, or a sweep with
+        failed cells.
 
     Examples
     --------
@@ -249,15 +302,50 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
             need()
         except FileNotFoundError as exc:
             raise InvalidInstanceError(f"reproduction {name!r} skipped: {exc}", argument="name", value=name) from None
-    summary = run_sweep(Spec.from_dict(spec["scales"][scale], base=_DIR), out, workers=workers,
-                        progress=progress)
+    sweep = Spec.from_dict(spec["scales"][scale], base=_DIR)
+    if cells:
+        sweep = _restrict(sweep, cells if isinstance(cells[0], dict) else parse_cells(cells), str(name))
+    summary = run_sweep(sweep, out, workers=workers, progress=progress)
     if not summary.ok:
         raise InvalidInstanceError(f"reproduction {name!r}: {summary}", argument="name", value=name)
     return {t: load_table(out, t).df() for t in Store(out).table_names()}
 
 
+def tables_from(name: str, scale: str, sweep: str | Path) -> tuple[dict[str, pd.DataFrame], list[dict]]:
+    """The tables of ``name``'s cells at ``scale`` taken from another finished sweep (e.g. the SDRF
+    Fig. 5 and Fig. 6 cells are Fig. 4 cells): rows whose cell key is one of ``name``'s keys (a key
+    hashes the cell's workload, parameters and cell function, so equal keys are the same computation).
+
+    Returns the tables and, as restrictions (:func:`parse_cells`), the cells found; raises when none is.
+    """
+    from ..spec import Spec
+
+    spec = load_spec(name)
+    mine = {c.key: c for c in Spec.from_dict(spec["scales"][scale], base=_DIR).cells()}
+    tables = read_tables(Path(sweep).parent) if Path(sweep).name == "sweep" else read_tables(sweep)
+    found = set().union(*(set(df["key"]) for df in tables.values())) & set(mine)
+    if not found:
+        raise InvalidInstanceError(f"tables_from={str(sweep)!r} holds none of the cells of {name!r} at scale "
+                                   f"{scale!r}", argument="tables_from", value=str(sweep))
+    tables = {t: df[df["key"].isin(found)].reset_index(drop=True) for t, df in tables.items()}
+    grids = [mine[k].params["grid"] for k in sorted(found, key=lambda k: mine[k].index)]
+    return tables, [{a: [v] for a, v in g.items()} for g in grids] if len(found) < len(mine) else []
+
+
+def _cells_seconds(sweep: Path, fallback: float) -> float:
+    """The sum of the cells' wall times as the sweep recorded them (a resumed run's elapsed time would
+    leave out the cells computed before)."""
+    from .. import load as load_table
+
+    try:
+        c = load_table(sweep, "cells").df()
+        return float(c["wall_s"].sum()) if "wall_s" in c and len(c) else fallback
+    except Exception:  # noqa: BLE001 - the figure is informative; the elapsed time is the fallback
+        return fallback
+
+
 def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None, workers: int | None = 0,
-              progress: bool = False) -> Path:
+              progress: bool = False, cells: Any = None, tables_from: str | Path | None = None) -> Path:
     """Run a shipped reproduction and write, in ``out`` (default ``out/reproduce/NAME-SCALE``), its
     sweep (``sweep/``), figures and ``report.md``; return the report's path.
 
@@ -271,6 +359,11 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
     workers : int, optional, default 0
         As :func:`run`.
     progress : bool, default False
+    cells : list of str, optional
+        Run a subset of the grid (:func:`parse_cells`); the report's setup then lists it.
+    tables_from : str or Path, optional
+        The output folder of another reproduction: run nothing, and write the report from that run's
+        cells that are also this reproduction's (:func:`tables_from`); the report says so.
 
     Returns
     -------
@@ -295,10 +388,30 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
     spec = load_spec(name)
     out = Path(out) if out is not None else Path("out") / "reproduce" / f"{name}-{scale}"
     out.mkdir(parents=True, exist_ok=True)
+    parsed = parse_cells(cells) if cells and not isinstance(cells[0], dict) else (cells or None)
     t0 = time.perf_counter()
-    tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress)
-    seconds = time.perf_counter() - t0
-    return _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds)
+    if tables_from is not None:
+        if parsed:
+            raise InvalidInstanceError("give cells or tables_from, not both", argument="tables_from",
+                                       value=str(tables_from))
+        tables, parsed = globals()["tables_from"](name, scale, tables_from)
+        seconds = None
+    else:
+        tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress, cells=parsed)
+        seconds = _cells_seconds(out / "sweep", time.perf_counter() - t0)
+    path = _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds)
+    if parsed:
+        text = Path(path).read_text(encoding="utf-8")
+        line = ("- cells run: a subset of the grid, the union of " + "; ".join(
+            " and ".join(f"{a} in {vs}" for a, vs in r.items()) for r in parsed)
+            + " (the other cells of the spec were not run)\n")
+        Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
+    if tables_from is not None:
+        text = Path(path).read_text(encoding="utf-8")
+        line = (f"- cells taken from the run in `{tables_from}` (same cell keys: same workload, parameters and "
+                "cell function); nothing was run for this report\n")
+        Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
+    return path
 
 
 def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:
