@@ -85,6 +85,18 @@ class GoogleLikeParams:
         The fields estimated from the trace (the others are defaults).
     counts : dict
         Users, jobs, tasks and rows used or dropped by the fit.
+
+    Examples
+    --------
+    The defaults reproduce ``google_like``'s own draws; a field can be replaced with
+    :func:`dataclasses.replace`. The default CPU median is exp(cpu_mu) = 0.02 of a machine:
+
+    >>> import dataclasses, math
+    >>> p = GoogleLikeParams()
+    >>> round(math.exp(p.cpu_mu), 6), p.source
+    (0.02, 'illustrative defaults')
+    >>> dataclasses.replace(p, cpu_sigma=1.3).cpu_sigma
+    1.3
     """
 
     user_sigma: float = 2.0

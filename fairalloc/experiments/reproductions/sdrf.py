@@ -524,7 +524,7 @@ def sweep_cell(workload: Any, params: dict) -> dict:
     ...                            user=[0, 1, 0], resources=[[1.0], [1.0], [1.0]])
     >>> t = sweep_cell(wl, {"grid": {"pool_fraction": 1 / 3}, "options": {"delta": 0.9}, "policy": None})
     >>> list(t["runs"].columns)
-    ['tasks', 'decisions', 'swaps', 'wakeups', 'events_per_1000', 'mean_task_wait', 'mechanism']
+    ['tasks', 'decisions', 'swaps', 'wakeups', 'events_per_1000', 'mean_task_wait', 'workload_params', 'mechanism']
     """
     from . import sweep_adapter
 
