@@ -27,11 +27,11 @@ __all__ = ["StaticSlotPolicy"]
 
 
 class StaticSlotPolicy(SlotPolicy):
-    """``mechanism`` in ``("tsf-static", "cdrf-static")``; ``slot``, ``weights``, ``server`` as SlotPolicy."""
+    """``mechanism`` in ``("tsf-static", "cdrf-static")``; ``slot``, ``weights``, ``server``, ``ties`` as SlotPolicy."""
 
     def __init__(self, mechanism: str = "cdrf-static", *, slot: float = 1.0, weights: Any = None,
-                 server: Any = None) -> None:
-        super().__init__("tsf", slot=slot, weights=weights, server=server)
+                 server: Any = None, ties: str = "wait") -> None:
+        super().__init__("tsf", slot=slot, weights=weights, server=server, ties=ties)
         #: The static mechanism (``self.mechanism`` stays ``"tsf"`` for SlotPolicy's own checks).
         self.static = require_choice("policy", mechanism, STATIC_MECHANISMS)
         self.name = self.static
@@ -40,11 +40,12 @@ class StaticSlotPolicy(SlotPolicy):
         super().reset(sim)          # checks the workload, sizes the users; then swap the scheduler
         s = self.scheduler
         self.scheduler = StaticSlotScheduler(s.cluster, weights=s.weights, placement=s.placement,
-                                             mechanism=self.static, server=self.server)
+                                             mechanism=self.static, server=self.server, ties=self.ties)
 
     def run_stats(self) -> dict[str, Any]:
         out = super().run_stats()
         out["unrealised"] = self.scheduler.unrealised
+        out["lp_not_optimal"] = self.scheduler.lp_not_optimal
         return out
 
 
