@@ -64,9 +64,11 @@ References
 
 from __future__ import annotations
 
+import heapq
 from typing import Any
 
 import numpy as np
+
 from .. import shares
 from ..exact.tsf_lp import divisible_tsf
 from ..result import SOLUTION_PRESENT, Status
@@ -153,26 +155,21 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         pool = self.servers.free.sum(axis=0).copy()
         grant = {i: np.zeros(self.cluster.n_resources) for i in active}
         left = {i: self._pending[i][0][1] for i in active}     # head job's pending tasks
-        cand = set(active)
+        # only the granted user's key changes: a heap of (key, tie, index), the granted user pushed back
+        heap = [(self._cdrf_key(grant[i], i), self._tie(i), i) for i in active]
+        heapq.heapify(heap)
         order: list[int] = []
-        while cand:
-            keys = []
-            for i in cand:
-                d = self._pending[i][0][0]
-                keys.append((float(shares.dominant_shares_after(grant[i], d, self.totals, self.weights[i])),
-                             self._tie(i), i))
-            _, _, i = min(keys)
+        while heap:
+            _, tie, i = heapq.heappop(heap)
             self.rounds += 1
             d = self._pending[i][0][0]
-            if shares.tasks_that_fit(pool, d) >= 1:
+            if shares.tasks_that_fit_one(pool, d) >= 1:
                 pool -= d
                 grant[i] += d
                 order.append(i)
                 left[i] -= 1
-                if left[i] == 0:
-                    cand.discard(i)
-            else:
-                cand.discard(i)
+                if left[i]:
+                    heapq.heappush(heap, (self._cdrf_key(grant[i], i), tie, i))
         out = []
         for i in order:
             m = self.servers.find(i, self._pending[i][0][0])
@@ -182,6 +179,10 @@ class StaticSlotScheduler(OnlineSlotScheduler):
             out.append(self._start(i, m, slot))
         return out
 
+    def _cdrf_key(self, grant: np.ndarray, i: int) -> float:
+        """CDRF's key of user ``i``: its weighted dominant share of the slot's grants after its next task."""
+        return float(shares.dominant_shares_after(grant, self._pending[i][0][0], self.totals, self.weights[i]))
+
     def _tsf(self, active: list[int], slot: int) -> list[Start]:
         if not active:
             return []
@@ -189,7 +190,10 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         K = np.array([self._pending[i][0][1] for i in active], dtype=float)
         h = np.array([self._pending[i][0][3] for i in active])
         w = self.weights[active]
-        r = divisible_tsf(self.servers.free, D, K, h, self.placement[active], w, solver="scipy")
+        # free capacity is this scheduler's own bookkeeping: a round-off residue below 0 after take /
+        # release is no capacity, as shares.tasks_that_fit reads it
+        free = np.maximum(self.servers.free, 0.0)
+        r = divisible_tsf(free, D, K, h, self.placement[active], w, solver="scipy")
         if r.status not in SOLUTION_PRESENT:
             raise SolverError(f"slot {slot}: divisible TSF found no allocation ({r.status}): {r.message}")
         if r.status is not Status.OPTIMAL:
@@ -202,7 +206,7 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         for a, i in enumerate(active):
             for m in np.flatnonzero(base[a] > 0):
                 for _ in range(int(base[a, m])):
-                    if not self._n_pending[i] or shares.tasks_that_fit(self.servers.free[m], D[a]) < 1:
+                    if not self._n_pending[i] or shares.tasks_that_fit_one(self.servers.free[m], D[a]) < 1:
                         break
                     out.append(self._start(i, int(m), slot))
         # largest remainder: one more task on the pairs with the largest fractional parts
@@ -210,6 +214,6 @@ class StaticSlotScheduler(OnlineSlotScheduler):
                  for m in np.flatnonzero(frac[a] > 1e-9)]
         for _, _, i, m, a in sorted(pairs):
             if self._n_pending[i] and np.array_equal(self._pending[i][0][0], D[a]) \
-                    and shares.tasks_that_fit(self.servers.free[m], D[a]) >= 1:
+                    and shares.tasks_that_fit_one(self.servers.free[m], D[a]) >= 1:
                 out.append(self._start(i, m, slot))
         return out
