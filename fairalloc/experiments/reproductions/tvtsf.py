@@ -50,7 +50,7 @@ from ...sim import simulate
 from ...sim.task_metrics import per_user
 
 __all__ = ["sweep_cell", "SCENARIOS", "POLICIES", "workload", "placement", "cell", "summary", "cdfs", "data_dir",
-           "offered_load", "saturation"]
+           "offered_load", "saturation", "reproduce_samples"]
 
 #: scenario -> large-job fraction (None: the trace's own mix).
 SCENARIOS = {"normal": None, "large25": 0.25, "large50": 0.5, "large80": 0.8}
@@ -348,6 +348,35 @@ SETUP_CHECK = """| paper (Section 3.1) | our reading | status |
 | task queuing time: 每个任务提交到该任务被执行 (each task's submission to its start) | per task, mean per user | as in the paper |
 | job completion time: to the last task's end | per job, mean per user | as in the paper |
 """
+
+
+def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progress: bool = False) -> Path:
+    """``fairalloc reproduce tvtsf --scale paper`` with the first ``samples`` samples per scenario
+    instead of the paper's 100 (every other parameter of the paper scale unchanged; the report's
+    setup states the count). Resumable as any sweep: a later call with more samples in the same
+    ``out`` runs only the new ones."""
+    import copy
+    import time
+
+    from .. import load as load_table, run_sweep
+    from ..spec import Spec
+    from ..store import Store
+    from . import _DIR, load_spec
+
+    n = int(samples)
+    if n != samples or not 1 <= n <= 100:
+        raise ValueError(f"samples={samples!r} must be an integer in 1..100")
+    spec = copy.deepcopy(load_spec("tvtsf"))
+    spec["scales"]["paper"]["seeds"] = {"start": 0, "count": n}
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    summ = run_sweep(Spec.from_dict(spec["scales"]["paper"], base=_DIR), out / "sweep", workers=workers,
+                     progress=progress)
+    if not summ.ok:
+        raise RuntimeError(f"tvtsf paper scale, {n} samples: {summ}")
+    tables = {t: load_table(out / "sweep", t).df() for t in Store(out / "sweep").table_names()}
+    return report(tables, out, scale="paper", spec=spec, seconds=time.perf_counter() - t0)
 
 
 def sweep_cell(workload: Any, params: dict) -> dict:
