@@ -26,7 +26,13 @@ largest type so that every task fits somewhere.
 
 Metrics (TV-TSF's definitions, :mod:`fairalloc.sim.task_metrics`), per user: waiting time (first
 submission -> first start), mean task queuing time, mean job completion time; CDFs over users with
-mean and variance (:func:`cdfs`, :func:`summary`).
+mean and variance (:func:`cdfs`, :func:`summary`). Every run also records how loaded it was
+(:func:`saturation`: offered load, slots with tasks waiting, users arriving into a queue), and the
+report checks the setup against the paper's Section 3.1 item by item (:data:`SETUP_CHECK`).
+
+Scales: ``small`` (the tests; about 45 CPU seconds), ``paper`` (100 samples per scenario, days of
+CPU), and :func:`reproduce_samples` for the paper scale with fewer samples (what is stored in
+``docs/reproductions/results/tvtsf``).
 
 References
 ----------
@@ -50,7 +56,7 @@ from ...sim import simulate
 from ...sim.task_metrics import per_user
 
 __all__ = ["sweep_cell", "SCENARIOS", "POLICIES", "workload", "placement", "cell", "summary", "cdfs", "data_dir",
-           "offered_load", "saturation", "reproduce_samples"]
+           "offered_load", "saturation", "reproduce_samples", "SETUP_CHECK"]
 
 #: scenario -> large-job fraction (None: the trace's own mix).
 SCENARIOS = {"normal": None, "large25": 0.25, "large50": 0.5, "large80": 0.8}
