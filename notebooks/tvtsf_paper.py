@@ -63,7 +63,8 @@ summary.pivot(index="policy", columns="scenario",
 # ## The paper's claims against ours
 
 # %%
-rows = [line.strip("|").split(" | ") for line in (out / "report.md").read_text().splitlines()
+claims_md = (out / "report.md").read_text().split("## Claims")[1].split("\n## ")[0]
+rows = [line.strip("|").split(" | ") for line in claims_md.splitlines()
         if line.startswith("| ") and not line.startswith("| claim")]
 claims = pd.DataFrame(rows, columns=["claim", "paper", "ours", "reproduced", "reason"])
 print(f"{int((claims['reproduced'] == 'yes').sum())} of {len(claims)} claims reproduced")

@@ -21,7 +21,17 @@ users with :math:`\epsilon_i > 0` can rise and leave *C*; when the optimum is 0,
 *C* is frozen (if any one could rise alone the sum would be positive). The feasible set is convex,
 so the users that can rise can do so *together* (average the witnesses). Each round freezes at
 least one user; the number of LPs is at most about two per freezing round plus one per user
-found able to rise.
+found able to rise. Level constraints are relaxed by a relative :math:`10^{-9}` so that an LP
+backend's round-off in one round cannot make the next infeasible.
+
+One implementation, two entry points: :func:`tsf_lp` (a :class:`~fairalloc.TaskInstance`, an
+:class:`~fairalloc.AllocationResult`) and :func:`divisible_tsf` (arrays: any capacities, e.g. the
+free capacity of one slot, and monopoly counts given by the caller), which the slot-by-slot static
+TSF baseline (:mod:`fairalloc.scheduling.static_slots`) calls once per slot. The programs are
+written as sparse matrices over the eligible pairs only. ``solver="scipy"`` hands them to
+:func:`scipy.optimize.linprog` (HiGHS) directly, with no cvxpy compile (about a millisecond per LP
+at a slot's size: what a simulation calling it every slot needs); every other LP backend of
+:mod:`fairalloc.exact.solvers` gets the same matrices through cvxpy.
 
 References
 ----------
@@ -32,114 +42,260 @@ References
 from __future__ import annotations
 
 import time
+import warnings
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
 from .. import shares
 from ..model import TaskInstance
-from ..result import AllocationResult, Status
+from ..result import AllocationResult, SOLUTION_PRESENT, Status
+from ..validation import as_array, require_nonnegative, require_positive, require_shape
 from .solvers import get_backend, solve_cvxpy
 
-__all__ = ["tsf_lp"]
+__all__ = ["tsf_lp", "divisible_tsf", "DivisibleTsf"]
+
+#: Relative slack of the level constraints (module docstring).
+_LEVEL_SLACK = 1e-9
+#: scipy.optimize.linprog status -> Status (0 is HiGHS's proven optimum).
+_LINPROG_STATUS = {0: Status.OPTIMAL, 1: Status.NOT_SOLVED, 2: Status.INFEASIBLE, 3: Status.UNBOUNDED,
+                   4: Status.ERROR}
 
 
-def tsf_lp(ti: TaskInstance, /, *, solver: str | None = None, options: Mapping[str, Any] | None = None,
-           rise_tol: float = 1e-7) -> AllocationResult:
-    """Divisible TSF on servers (fractional tasks) by LP progressive filling; see the module docstring.
+@dataclass(frozen=True)
+class DivisibleTsf:
+    """What :func:`divisible_tsf` found.
 
-    ``rise_tol``: an :math:`\\epsilon_i` above this (in units of the level) means user *i* can rise;
-    it must exceed the LP backend's accuracy.
+    Attributes
+    ----------
+    tasks : ndarray (N, M)
+        Fractional tasks :math:`x_{im}` (zero where not eligible); all zero when no LP solution.
+    levels : ndarray (N,)
+        Task share at which each user was frozen (0 for users asking for nothing or with no
+        eligible server with room).
+    status : Status
+        OPTIMAL when every LP was proven optimal by the backend; FEASIBLE when one was not (the
+        message says which); otherwise the failing LP's status, with ``tasks`` all zero.
+    message : str
+    n_solves : int
+        LPs solved.
+    first_level : float
+        :math:`t^\\ast` of the first round (the max-min task share).
+    solver : str
     """
-    import cvxpy as cp
 
-    if not isinstance(ti, TaskInstance):
-        raise TypeError(f"instance must be a fairalloc.TaskInstance, got {type(ti).__name__}")
-    backend = get_backend(solver, "lp")
+    tasks: np.ndarray
+    levels: np.ndarray
+    status: Status
+    message: str
+    n_solves: int
+    first_level: float
+    solver: str
+    stats: dict = field(default_factory=dict)
+
+
+class _LpBackend:
+    """min c x s.t. A x <= b, lo <= x <= hi, by linprog directly (``"scipy"``) or through cvxpy."""
+
+    def __init__(self, solver: str | None, options: Mapping[str, Any] | None) -> None:
+        self.direct = isinstance(solver, str) and solver.lower() == "scipy"
+        self.backend = None if self.direct else get_backend(solver, "lp")
+        self.name = "scipy" if self.direct else self.backend.name
+        self.options = options
+
+    def solve(self, c: np.ndarray, a: Any, b: np.ndarray, hi: np.ndarray) -> tuple[Status, Any, str]:
+        if self.direct:
+            from scipy.optimize import OptimizeWarning, linprog
+
+            bounds = np.c_[np.zeros(c.size), hi]
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", OptimizeWarning)
+                res = linprog(c, A_ub=a, b_ub=b, bounds=bounds, method="highs",
+                              options=dict(self.options) if self.options else None)
+            for w in caught:
+                if issubclass(w.category, OptimizeWarning) and "option" in str(w.message).lower():
+                    raise ValueError(f"scipy.optimize.linprog: {w.message}")
+            status = _LINPROG_STATUS.get(res.status, Status.ERROR)
+            msg = "proven optimal" if status is Status.OPTIMAL else f"linprog: {res.message}"
+            return status, res.x if status is Status.OPTIMAL else None, msg
+        import cvxpy as cp
+
+        x = cp.Variable(c.size, nonneg=True)
+        fin = np.isfinite(hi)
+        cons = [a @ x <= b] + ([x[np.flatnonzero(fin)] <= hi[fin]] if fin.any() else [])
+        out = solve_cvxpy(cp.Problem(cp.Minimize(c @ x), cons), self.backend, options=self.options)
+        return out.status, x.value if out.status in SOLUTION_PRESENT else None, out.message
+
+
+def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, eligible: Any,
+                  weights: Any = None, *, solver: str | None = None, options: Mapping[str, Any] | None = None,
+                  rise_tol: float = 1e-7) -> DivisibleTsf:
+    r"""Leximin task shares over fractional tasks on servers (module docstring), from arrays.
+
+    Parameters
+    ----------
+    capacities : array_like (M, K)
+        Capacities to divide (a cluster's, or the free capacity of one slot).
+    demands : array_like (N, K)
+        Per-task demand of each user, positive.
+    pending : array_like (N,)
+        Tasks each user asks for (:math:`K_i`).
+    monopoly : array_like (N,)
+        :math:`h_i` (TV-TSF Eq. 4, :func:`fairalloc.shares.monopoly_tasks`), positive: the caller's
+        (a slot uses the full cluster's, not the free capacity's).
+    eligible : array_like (N, M) of bool
+        Placement :math:`p_{im}`.
+    weights : array_like (N,), optional
+    solver : str, optional
+        An LP backend of :mod:`fairalloc.exact.solvers`; ``"scipy"``: :func:`scipy.optimize.linprog`
+        directly (module docstring).
+    options : mapping, optional
+        Passed to the backend untouched (``linprog``'s ``options`` for ``"scipy"``).
+    rise_tol : float
+        An :math:`\epsilon_i` above this (in units of the level) means user *i* can rise; it must
+        exceed the LP backend's accuracy.
+
+    Returns
+    -------
+    DivisibleTsf
+
+    Examples
+    --------
+    One server (4 CPU, 4 GB), A = <1, 1> and B = <2, 1> asking for 10 each, h = (4, 2): TSF equalises
+    X_A/4 = X_B/2 under X_A + 2 X_B <= 4 (CPU): X_A = 2, X_B = 1.
+
+    >>> r = divisible_tsf([[4, 4]], [[1, 1], [2, 1]], [10, 10], [4, 2], [[1], [1]], solver="scipy")
+    >>> r.tasks.round(6).tolist(), r.status
+    ([[2.0], [1.0]], <Status.OPTIMAL: 'optimal'>)
+    """
     t0 = time.perf_counter()
-    n, m = ti.n_agents, ti.n_servers
-    d, caps, p = ti.task_demands, ti.cluster.capacities, ti.placement
-    h = ti.monopoly
-    coef = shares.task_shares(np.ones(n), h, ti.weights)            # s_i = coef_i * X_i
-    want = ti.tasks.astype(float)
-    mask = p.astype(float)
-    x = cp.Variable((n, m), nonneg=True)
-    X = cp.sum(cp.multiply(mask, x), axis=1)
-    base = [cp.multiply(1 - mask, x) == 0, X <= want]
-    for r in range(caps.shape[1]):
-        base.append(d[:, r] @ cp.multiply(mask, x) <= caps[:, r])
-    s = cp.multiply(coef, X)
-    free = np.flatnonzero(want > 0)
+    F = as_array("capacities", capacities, ndim=2)
+    D = as_array("demands", demands, ndim=2)
+    n, m, k = D.shape[0], F.shape[0], F.shape[1]
+    require_shape("demands", D, (n, k), names=["n_users", "n_resources"])
+    require_nonnegative("capacities", F)
+    K = as_array("pending", pending, ndim=1)
+    require_shape("pending", K, (n,), names=["n_users"])
+    require_nonnegative("pending", K)
+    h = as_array("monopoly", monopoly, ndim=1)
+    require_shape("monopoly", h, (n,), names=["n_users"])
+    require_positive("monopoly", h)
+    w = np.ones(n) if weights is None else as_array("weights", weights, ndim=1)
+    require_shape("weights", w, (n,), names=["n_users"])
+    E = np.asarray(eligible, dtype=bool)
+    require_shape("eligible", E, (n, m), names=["n_users", "n_servers"])
+    lp = _LpBackend(solver, options)
+    E = E & (F > 0).all(axis=1)[None, :]
+    ui, si = np.nonzero(E)
+    nv = ui.size
+    x = np.zeros((n, m))
     levels = np.zeros(n)
-    frozen = np.zeros(n, dtype=bool)
-    frozen[want <= 0] = True
-    n_solves, worst, notes = 0, Status.OPTIMAL, []
-    first = None
 
-    def solve(obj: Any, cons: list) -> tuple[Any, Any]:
+    def done(status: Status, msg: str, n_solves: int, first: float, xs: Any = None) -> DivisibleTsf:
+        if xs is not None:
+            x[ui, si] = np.maximum(xs, 0.0)
+        return DivisibleTsf(x, levels, status, msg, n_solves, first, lp.name,
+                            {"runtime_s": time.perf_counter() - t0})
+
+    free = np.array([i for i in range(n) if E[i].any() and K[i] > 0], dtype=np.int64)
+    if free.size == 0:
+        return done(Status.OPTIMAL, "nothing to divide", 0, 0.0)
+    # capacity rows (server, resource) and demand rows (user): the same in every LP
+    cap = sp.coo_matrix((D[ui].ravel(), ((si[:, None] * k + np.arange(k)).ravel(), np.repeat(np.arange(nv), k))),
+                        shape=(m * k, nv)).tocsr()
+    dem = sp.coo_matrix((np.ones(nv), (ui, np.arange(nv))), shape=(n, nv)).tocsr()
+    share = sp.coo_matrix((1.0 / (w[ui] * h[ui]), (ui, np.arange(nv))), shape=(n, nv)).tocsr()   # s = share @ x
+    base_b = np.concatenate([F.ravel(), K])
+    frozen = np.zeros(n, dtype=bool)
+    frozen[np.setdiff1d(np.arange(n), free)] = True
+    n_solves, worst, notes, first, xs = 0, Status.OPTIMAL, [], None, None
+
+    def solve(c: np.ndarray, extra_a: list, extra_b: list, n_extra: int, hi_extra: float) -> tuple[Status, Any, str]:
         nonlocal n_solves, worst
-        prob = cp.Problem(cp.Maximize(obj), base + cons)
-        out = solve_cvxpy(prob, backend, options=options)
+        a = sp.vstack([sp.hstack([sp.vstack([cap, dem]), sp.csr_matrix((m * k + n, n_extra))])] + extra_a).tocsr()
+        hi = np.concatenate([np.full(nv, np.inf), np.full(n_extra, hi_extra)])
+        status, sol, msg = lp.solve(c, a, np.concatenate([base_b] + extra_b), hi)
         n_solves += 1
-        if out.status is Status.FEASIBLE:
+        if status is Status.FEASIBLE:
             worst = Status.FEASIBLE
-            notes.append(out.message)
-        return prob, out
+            notes.append(f"LP {n_solves}: {msg}")
+        return status, sol, msg
+
+    def floors(users: np.ndarray, lv: np.ndarray, n_extra: int) -> tuple[list, list]:
+        """s_j >= lv_j (relaxed) for ``users``."""
+        if not users.size:
+            return [], []
+        return [sp.hstack([-share[users], sp.csr_matrix((users.size, n_extra))])], [-lv * (1 - _LEVEL_SLACK)]
 
     while free.size:
-        t = cp.Variable()
         fixed = np.flatnonzero(frozen)
-        cons = [s[free] >= t] + ([s[fixed] >= levels[fixed] - 1e-12] if fixed.size else [])
-        _, out = solve(t, cons)
-        if out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-            return AllocationResult.from_arrays(status=out.status, mechanism="tsf", method="lp", solver=backend.name,
-                                           message=f"LP {n_solves}: {out.message}",
-                                           stats={"n_solves": n_solves, "runtime_s": time.perf_counter() - t0})
-        t_star = float(t.value)
-        first = t_star if first is None else first
+        # LP 1: max t, s_i >= t (free), s_j >= level_j (frozen)
+        fa, fb = floors(fixed, levels[fixed], 1)
+        c = np.zeros(nv + 1)
+        c[-1] = -1.0
+        status, sol, msg = solve(c, [sp.hstack([-share[free], np.ones((free.size, 1))])] + fa,
+                                 [np.zeros(free.size)] + fb, 1, np.inf)
+        if status not in SOLUTION_PRESENT:
+            return done(status, f"LP {n_solves}: {msg}", n_solves, first or 0.0)
+        t = float(sol[-1])
+        xs = sol[:nv]
+        first = t if first is None else first
+        # LP 2 (repeated): which free users can rise above t while everyone keeps its level
         cand = free.copy()
-        rising: list[int] = []
         while cand.size:
-            eps = cp.Variable(cand.size)
             others = np.setdiff1d(free, cand)
-            c2 = [s[cand] >= t_star + eps, eps >= 0, eps <= 1]
-            if others.size:
-                c2.append(s[others] >= t_star)
-            if fixed.size:
-                c2.append(s[fixed] >= levels[fixed] - 1e-12)
-            _, out = solve(cp.sum(eps), c2)
-            if out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-                return AllocationResult.from_arrays(status=Status.ERROR, mechanism="tsf", method="lp",
-                                               solver=backend.name, message=f"LP {n_solves}: {out.message}",
-                                               stats={"n_solves": n_solves})
-            up = eps.value > rise_tol * max(1.0, abs(t_star))
+            fa, fb = floors(np.concatenate([others, fixed]),
+                            np.concatenate([np.full(others.size, t), levels[fixed]]), cand.size)
+            c2 = np.concatenate([np.zeros(nv), -np.ones(cand.size)])
+            status, sol, msg = solve(c2, [sp.hstack([-share[cand], sp.identity(cand.size)])] + fa,
+                                     [np.full(cand.size, -t * (1 - _LEVEL_SLACK))] + fb, cand.size, 1.0)
+            if status not in SOLUTION_PRESENT:
+                return done(status, f"LP {n_solves}: {msg}", n_solves, first)
+            up = sol[nv:] > rise_tol * max(1.0, abs(t))
             if not up.any():
                 break
-            rising += cand[up].tolist()
             cand = cand[~up]
         stuck = cand
         if stuck.size == 0:      # numerically everybody rises: freeze the lowest (cannot happen exactly)
             stuck = free[:1]
             worst = Status.FEASIBLE
             notes.append("no user found frozen at a level (LP accuracy); froze one")
-        levels[stuck] = t_star
+        levels[stuck] = t
         frozen[stuck] = True
         free = np.setdiff1d(free, stuck)
-    # final allocation: every user at its level, solved once more to read x
-    fixed = np.flatnonzero(frozen & (want > 0))
-    prob, out = solve(cp.Constant(0), [s[fixed] >= levels[fixed] - 1e-12] if fixed.size else [])
-    if out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-        return AllocationResult.from_arrays(status=Status.ERROR, mechanism="tsf", method="lp", solver=backend.name,
-                                       message=f"final LP: {out.message}", stats={"n_solves": n_solves})
-    xv = np.where(p, np.maximum(x.value, 0.0), 0.0)
+    msg = "; ".join(notes) if notes else f"{n_solves} LPs, each proven optimal by {lp.name}"
+    # the last LP 1 solution keeps every user at or above its level: it is the allocation
+    return done(worst, msg, n_solves, first, xs)
+
+
+def tsf_lp(ti: TaskInstance, /, *, solver: str | None = None, options: Mapping[str, Any] | None = None,
+           rise_tol: float = 1e-7) -> AllocationResult:
+    """Divisible TSF on servers (fractional tasks) by LP progressive filling; see the module docstring.
+
+    ``solver``: an LP backend name (default: the first installed of
+    :data:`~fairalloc.exact.solvers.DEFAULT_ORDER`), ``"scipy"`` for :func:`scipy.optimize.linprog`
+    directly. ``rise_tol``: an :math:`\\epsilon_i` above this (in units of the level) means user *i*
+    can rise; it must exceed the LP backend's accuracy. The work is :func:`divisible_tsf`'s.
+    """
+    if not isinstance(ti, TaskInstance):
+        raise TypeError(f"instance must be a fairalloc.TaskInstance, got {type(ti).__name__}")
+    t0 = time.perf_counter()
+    d, h, want = ti.task_demands, ti.monopoly, ti.tasks.astype(float)
+    r = divisible_tsf(ti.cluster.capacities, d, want, h, ti.placement, ti.weights, solver=solver,
+                      options=options, rise_tol=rise_tol)
+    stats = {"n_solves": r.n_solves, "runtime_s": time.perf_counter() - t0}
+    if r.status not in SOLUTION_PRESENT:
+        return AllocationResult.from_arrays(status=r.status, mechanism="tsf", method="lp", solver=r.solver,
+                                            message=r.message, stats=stats)
+    xv = r.tasks
     tot = xv.sum(axis=1)
     sh = shares.task_shares(tot, h, ti.weights)
     dom = shares.dominant_share_of_tasks(tot, d, ti.cluster.totals)
-    msg = "; ".join(notes) if notes else f"{n_solves} LPs, each proven optimal by {backend.name}"
     return AllocationResult.from_arrays(
-        status=worst, mechanism="tsf", method="lp", solver=backend.name, message=msg,
+        status=r.status, mechanism="tsf", method="lp", solver=r.solver, message=r.message,
         tasks=xv, allocation=tot[:, None] * d, shares=sh, dominant_shares=dom,
         levels=shares.sdrf_levels(dom, ti.commitments, ti.weights), utilities=tot,
-        level=first if first is not None else 0.0, objective=float(sh[want > 0].min()) if (want > 0).any() else 0.0,
-        stats={"n_solves": n_solves, "runtime_s": time.perf_counter() - t0},
-        details={"monopoly": h, "frozen_levels": levels})
+        level=r.first_level, objective=float(sh[want > 0].min()) if (want > 0).any() else 0.0,
+        stats=stats, details={"monopoly": h, "frozen_levels": r.levels})

@@ -39,6 +39,9 @@ class StaticSlotPolicy(SlotPolicy):
     weights : array_like (n_users,), optional
     server : str or callable, optional
         As :class:`~fairalloc.sim.SlotPolicy`.
+    ties : {"wait", "index"}, default "wait"
+        Among equal keys, the user whose oldest pending task was submitted earliest goes first, then
+        the lower index (``"wait"``); or the lower index only (``"index"``).
 
     Raises
     ------
@@ -55,8 +58,8 @@ class StaticSlotPolicy(SlotPolicy):
     """
 
     def __init__(self, mechanism: str = "cdrf-static", *, slot: float = 1.0, weights: Any = None,
-                 server: Any = None) -> None:
-        super().__init__("tsf", slot=slot, weights=weights, server=server)
+                 server: Any = None, ties: str = "wait") -> None:
+        super().__init__("tsf", slot=slot, weights=weights, server=server, ties=ties)
         #: The static mechanism (``self.mechanism`` stays ``"tsf"`` for SlotPolicy's own checks).
         self.static = require_choice("policy", mechanism, STATIC_MECHANISMS)
         self.name = self.static
@@ -65,11 +68,12 @@ class StaticSlotPolicy(SlotPolicy):
         super().reset(sim)          # checks the workload, sizes the users; then swap the scheduler
         s = self.scheduler
         self.scheduler = StaticSlotScheduler(s.cluster, weights=s.weights, placement=s.placement,
-                                             mechanism=self.static, server=self.server)
+                                             mechanism=self.static, server=self.server, ties=self.ties)
 
     def run_stats(self) -> dict[str, Any]:
         out = super().run_stats()
         out["unrealised"] = self.scheduler.unrealised
+        out["lp_not_optimal"] = self.scheduler.lp_not_optimal
         return out
 
 

@@ -96,3 +96,25 @@ def test_learned_trace_table_lists_every_trace_with_its_load():
     # seed 0: best wfp3 40 / F1 10 = 4x; seed 1: best wfp3 30 / F1 40 = 0.75x
     assert "| typed | 0 | 191.7 | 0.470 | wfp3 | 40.0 | 10.0 | 20.0 | 4.00x |" in text
     assert "| typed | 1 | 185.7 | 0.580 | wfp3 | 30.0 | 40.0 | 35.0 | 0.75x |" in text
+
+
+def test_tvtsf_saturation_by_hand():
+    # One server <2,2>. Job A (user 0): slot 0, 4 tasks <1,1> of 2 slots; job B (user 1): slot 1,
+    # 1 task <1,1> of 1 slot. TV-TSF: slot 0 A starts 2 (full); slot 1 full, B waits; slot 2 A's
+    # two end, B (share 0) first, then one of A; slot 3 B's ended, A's last starts.
+    # Waiting tasks in slots 0..3 (last start 3): 2, 3, 1, 0 -> 3 of 4 slots busy, 6 / 3 = 2 tasks.
+    # User 0 arrives to an empty cluster; user 1 arrives while 2 tasks of A wait, and waits 1 slot.
+    # Offered load over a 2-slot window: (4 x 2 + 1 x 1) x 1 / (2 x 2) = 2.25 on both resources.
+    import fairalloc as fa
+    from fairalloc.workloads import Workload
+
+    wl = Workload(submit=[0, 1], run_time=[2, 1], tasks=[4, 1], user=[0, 1], resources=[[1, 1], [1, 1]],
+                  resource_names=("cpu", "memory"))
+    cl = fa.Cluster([[2, 2]])
+    r = fa.simulate(wl, cl, policy="tvtsf")
+    out = tvtsf.saturation(wl, cl, r, 2)
+    assert out["offered_cpu"] == pytest.approx(2.25) and out["offered_memory"] == pytest.approx(2.25)
+    assert out["slots_with_queue"] == pytest.approx(0.75)
+    assert out["queue_when_busy"] == pytest.approx(2.0)
+    assert out["users_into_queue"] == pytest.approx(0.5)
+    assert out["user_wait_into_queue"] == pytest.approx(1.0)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import fairalloc as fa
-from fairalloc.scheduling.static_slots import StaticSlotScheduler, divisible_tsf
+from fairalloc.scheduling.static_slots import StaticSlotScheduler
 from fairalloc.workloads import Workload
 
 
@@ -34,17 +34,9 @@ def test_cdrf_static_ignores_placement_and_duration_by_hand():
     assert r.stats["unrealised"] == 2
 
 
-def test_divisible_tsf_by_hand():
-    # Server 0 <4,4>, server 1 <2,2>; A = <1,1> on both, B = <2,1> on server 0 only; h (full
-    # capacities, placement ignored) A: 4 + 2 = 6, B: 2 + 1 = 3. Equal shares t: X_A = 6t, X_B = 3t,
-    # X_A1 <= 2 (server 1's CPU) so X_A0 >= 6t - 2 and server 0's CPU X_A0 + 2 X_B <= 4 gives
-    # 12t - 2 <= 4, t = 1/2: X_A = 3 (1 on s0, 2 on s1), X_B = 1.5 on s0. Nobody can rise.
-    x = divisible_tsf([[4, 4], [2, 2]], [[1, 1], [2, 1]], [10, 10], [6, 3], [[1, 1], [1, 0]])
-    np.testing.assert_allclose(x, [[1, 2], [1.5, 0]], atol=1e-7)
-
-
 def test_tsf_static_rounds_down_then_largest_remainder_by_hand():
-    # The case above in one slot: floors A 1 on s0 + 2 on s1, B 1 on s0; B's remainder 0.5 on s0
+    # Server 0 <4,4>, server 1 <2,2>; A = <1,1> on both, B = <2,1> on server 0 only: the divisible
+    # slot is x_A = (1, 2), x_B = (1.5, 0) (derived in tests/unit/exact/test_divisible_tsf.py). floors A 1 on s0 + 2 on s1, B 1 on s0; B's remainder 0.5 on s0
     # does not fit (s0 has 4 - 1 - 2 = 1 CPU left, B needs 2). Starts: A 3, B 1.
     s = StaticSlotScheduler([[4, 4], [2, 2]], n_users=2, placement=[[1, 1], [1, 0]], mechanism="tsf-static")
     s.submit(0, [1, 1], 10, slot=0)
@@ -59,19 +51,34 @@ def test_tsf_static_rounds_down_then_largest_remainder_by_hand():
     assert [(a.user, a.server) for a in s.step(0)] == [(0, 0)]
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_divisible_tsf_matches_tsf_lp(seed):
-    # the same program as fa.tsf(method="lp") (cvxpy): equal task totals X_i (the leximin of the
-    # task shares is unique in X / h; x_im need not be)
-    pytest.importorskip("cvxpy")
-    rng = np.random.default_rng(seed)
-    caps = rng.integers(2, 9, (3, 2)).astype(float)
-    d = rng.integers(1, 4, (4, 2)).astype(float)
-    pl = rng.random((4, 3)) < 0.7
-    pl[:, 0] = True
-    k = rng.integers(1, 6, 4)
-    ti = fa.TaskInstance(fa.Cluster(caps), d, tasks=k, placement=pl)
-    ref = fa.tsf(ti, method="lp")
-    h = fa.shares.monopoly_tasks(d, caps)
-    x = divisible_tsf(caps, d, k, h, pl)
-    np.testing.assert_allclose(x.sum(axis=1), np.asarray(ref.tasks).sum(axis=1), atol=1e-5)
+def _tie_case(mechanism, ties):
+    """One server <1,1>; every task <1,1>, 1 slot long. Slot 0: users 0 and 2 submit one task each
+    (slot 0); one fits. Slot 1: user 0's task has ended, user 1 submits one task (slot 1); users 1
+    and 2 pend with equal keys (CDRF: dominant share after the task, 1 each, in a static slot with
+    no memory; TSF: h = 1 each, x = 0.5 each, equal remainders). Returns the starts of slots 0, 1."""
+    s = StaticSlotScheduler([[1, 1]], n_users=3, mechanism=mechanism, ties=ties)
+    s.submit(0, [1, 1], 1, slot=0)
+    s.submit(2, [1, 1], 1, slot=0)
+    first = [a.user for a in s.step(0)]
+    for a in list(s._running):
+        s.finish(a)
+    s.submit(1, [1, 1], 1, slot=1)
+    return first, [a.user for a in s.step(1)]
+
+
+@pytest.mark.parametrize("mechanism", ["cdrf-static", "tsf-static"])
+def test_static_ties_wait_then_index_by_hand(mechanism):
+    # slot 0: users 0 and 2 both submitted for slot 0: the lower index (0) under either rule.
+    # slot 1: user 2 has waited since slot 0, user 1 since slot 1: "wait" serves 2, "index" serves 1.
+    assert _tie_case(mechanism, "wait") == ([0], [2])
+    assert _tie_case(mechanism, "index") == ([0], [1])
+
+
+def test_static_ties_through_simulate():
+    # The same case as a simulation (job 0: user 0, job 1: user 2 at slot 0; job 2: user 1 at slot 1).
+    wl = Workload(submit=[0, 0, 1], run_time=[1, 1, 1], tasks=[1, 1, 1], user=[0, 2, 1],
+                  resources=[[1, 1]] * 3, resource_names=("cpu", "mem"))
+    cl = fa.Cluster([[1, 1]])
+    for pol in ("cdrf-static", "tsf-static"):
+        assert _starts(fa.simulate(wl, cl, policy=pol)) == {0: [0.0], 2: [1.0], 1: [2.0]}
+        assert _starts(fa.simulate(wl, cl, policy=pol, ties="index")) == {0: [0.0], 1: [1.0], 2: [2.0]}

@@ -1,0 +1,77 @@
+"""Divisible TSF (fairalloc.exact.tsf_lp): the array entry point ``divisible_tsf`` used by the static
+TSF slot baseline, against hand computations, and the two LP routes (linprog directly, cvxpy)."""
+
+import numpy as np
+import pytest
+
+import fairalloc as fa
+from fairalloc.errors import InvalidInstanceError
+from fairalloc.exact.tsf_lp import divisible_tsf
+from fairalloc.result import Status
+
+
+def test_divisible_tsf_by_hand():
+    # Server 0 <4,4>, server 1 <2,2>; A = <1,1> on both, B = <2,1> on server 0 only; h (full
+    # capacities, placement ignored) A: 4 + 2 = 6, B: 2 + 1 = 3. Equal shares t: X_A = 6t, X_B = 3t,
+    # X_A1 <= 2 (server 1's CPU) so X_A0 >= 6t - 2 and server 0's CPU X_A0 + 2 X_B <= 4 gives
+    # 12t - 2 <= 4, t = 1/2: X_A = 3 (1 on s0, 2 on s1), X_B = 1.5 on s0. Nobody can rise.
+    for solver in ("scipy", "highs"):
+        r = divisible_tsf([[4, 4], [2, 2]], [[1, 1], [2, 1]], [10, 10], [6, 3], [[1, 1], [1, 0]], solver=solver)
+        assert r.status is Status.OPTIMAL and r.solver == solver
+        np.testing.assert_allclose(r.tasks, [[1, 2], [1.5, 0]], atol=1e-7)
+        np.testing.assert_allclose(r.levels, [0.5, 0.5], atol=1e-9)
+
+
+def test_divisible_tsf_second_level_on_free_capacity_by_hand():
+    # A slot's free capacity <3, 3> on one server (the cluster's full server is <4, 4>: h from it,
+    # A = <1,1> h = 4, B = <1,1> h = 4 but B asks for 1 task only). t: X_A = X_B = 4t, X_B <= 1 ->
+    # B frozen at 1/4 when X_A = X_B = 1 (2 of 3 units used); A rises to X_A = 2 (share 1/2).
+    r = divisible_tsf([[3, 3]], [[1, 1], [1, 1]], [5, 1], [4, 4], [[1], [1]], solver="scipy")
+    np.testing.assert_allclose(r.tasks.ravel(), [2, 1], atol=1e-7)
+    np.testing.assert_allclose(r.levels, [0.5, 0.25], atol=1e-9)
+    assert r.first_level == pytest.approx(0.25)
+
+
+def test_nothing_to_divide():
+    # no eligible server with room (server 0 has no memory left), or nothing pending: all zero, no LP
+    r = divisible_tsf([[2, 0]], [[1, 1]], [3], [2], [[1]], solver="scipy")
+    assert r.status is Status.OPTIMAL and r.n_solves == 0 and not r.tasks.any()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_linprog_route_equals_cvxpy_route(seed):
+    # the same algorithm through the two LP routes: fa.tsf(method="lp") with the default backend
+    # (cvxpy -> HiGHS) and solver="scipy" (scipy.optimize.linprog directly) give equal task totals
+    # X_i (the leximin of the task shares is unique in X / h; x_im need not be).
+    rng = np.random.default_rng(seed)
+    caps = rng.integers(2, 9, (3, 2)).astype(float)
+    d = rng.integers(1, 4, (4, 2)).astype(float)
+    pl = rng.random((4, 3)) < 0.7
+    pl[:, 0] = True
+    k = rng.integers(1, 6, 4)
+    ti = fa.TaskInstance(fa.Cluster(caps), d, tasks=k, placement=pl)
+    ref = fa.tsf(ti, method="lp")
+    lin = fa.tsf(ti, method="lp", solver="scipy")
+    assert ref.status is Status.OPTIMAL and lin.status is Status.OPTIMAL
+    assert lin.solver == "scipy"
+    np.testing.assert_allclose(np.asarray(lin.tasks).sum(axis=1), np.asarray(ref.tasks).sum(axis=1), atol=1e-6)
+
+
+def test_linprog_limit_is_a_status_not_a_crash():
+    # one simplex iteration is not enough for the first LP: NOT_SOLVED on the result, no allocation
+    ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[100, 100])
+    r = fa.tsf(ti, method="lp", solver="scipy", options={"maxiter": 0})
+    assert r.status is Status.NOT_SOLVED and "linprog" in r.message
+
+
+def test_unknown_linprog_option_names_options():
+    ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[100, 100])
+    with pytest.raises(InvalidInstanceError, match="options"):
+        fa.tsf(ti, method="lp", solver="scipy", options={"no_such_option": 1})
+
+
+def test_bad_arrays_name_the_argument():
+    with pytest.raises(InvalidInstanceError, match="monopoly"):
+        divisible_tsf([[4, 4]], [[1, 1]], [1], [0], [[1]], solver="scipy")
+    with pytest.raises(InvalidInstanceError, match="eligible"):
+        divisible_tsf([[4, 4]], [[1, 1]], [1], [4], [[1, 1]], solver="scipy")
