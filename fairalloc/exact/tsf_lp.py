@@ -274,10 +274,50 @@ def tsf_lp(ti: TaskInstance, /, *, solver: str | None = None, options: Mapping[s
            rise_tol: float = 1e-7) -> AllocationResult:
     """Divisible TSF on servers (fractional tasks) by LP progressive filling; see the module docstring.
 
-    ``solver``: an LP backend name (default: the first installed of
-    :data:`~fairalloc.exact.solvers.DEFAULT_ORDER`), ``"scipy"`` for :func:`scipy.optimize.linprog`
-    directly. ``rise_tol``: an :math:`\\epsilon_i` above this (in units of the level) means user *i*
-    can rise; it must exceed the LP backend's accuracy. The work is :func:`divisible_tsf`'s.
+    Parameters
+    ----------
+    ti : TaskInstance
+        Servers, task demands, pending tasks, placement and weights.
+    solver : str, optional
+        An LP backend name (default: the first installed of
+        :data:`~fairalloc.exact.solvers.DEFAULT_ORDER`), or ``"scipy"`` for
+        :func:`scipy.optimize.linprog` directly.
+    options : mapping, optional
+        Passed to the backend (for ``"scipy"``, ``linprog``'s ``options``).
+    rise_tol : float, default 1e-7
+        An :math:`\\epsilon_i` above this (in units of the level) means user *i* can rise; it must
+        exceed the LP backend's accuracy.
+
+    Returns
+    -------
+    AllocationResult
+        ``method="lp"``, fractional ``tasks`` (n_users, n_servers), task ``shares``, the first level
+        as ``level``; ``status`` OPTIMAL only when every LP was proven optimal, else the failing
+        LP's status with no allocation.
+
+    Raises
+    ------
+    TypeError
+        ``ti`` is not a :class:`~fairalloc.TaskInstance`.
+
+    See Also
+    --------
+    divisible_tsf : the algorithm on arrays (what this function calls).
+    fairalloc.tsf : the front door (``method="lp"`` is this function).
+
+    Examples
+    --------
+    The DRF paper's example as TSF: one server <9, 18>, tasks <1, 4> and <3, 1>. Alone, A could run
+    h_A = floor(min(9/1, 18/4)) = 4 whole tasks and B h_B = min(9/3, 18/1) = 3 (the monopoly counts,
+    TV-TSF Eq. 4), so equal task shares s give 4 s and 3 s tasks; CPU binds first (4 s + 9 s = 9 at
+    s = 9/13, while memory 19 s <= 18 allows s up to 18/19): A runs 36/13 = 2.769231 tasks and B
+    27/13 = 2.076923, after which no one can rise:
+
+    >>> import fairalloc as fa
+    >>> ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[100, 100])
+    >>> r = tsf_lp(ti, solver="scipy")
+    >>> r.status.name, r.tasks.sum(axis=1).round(6).tolist(), r.shares.round(6).tolist()
+    ('OPTIMAL', [2.769231, 2.076923], [0.692308, 0.692308])
     """
     if not isinstance(ti, TaskInstance):
         raise TypeError(f"instance must be a fairalloc.TaskInstance, got {type(ti).__name__}")
