@@ -224,11 +224,16 @@ def _run_highs(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, ms
     raw = h.modelStatusToString(status)
     info = h.getInfo()
     retried = None
-    if prog.is_mip and "presolve" not in (options or {}) and _highs_suspect(raw, info, mip_gap, abs_gap):
+    x_obj = None
+    if prog.is_mip and int(getattr(info, "primal_solution_status", 0)) == 2:
+        x_obj = prog.objective_value(np.array(h.getSolution().col_value, dtype=float))
+    if prog.is_mip and "presolve" not in (options or {}) and _highs_suspect(raw, info, mip_gap, abs_gap, x_obj):
         # HiGHS 1.16's MIP presolve ends some small, feasible count MILPs with "Solve error" (repair LP
-        # infeasible) or "Infeasible", or calls an incumbent "Optimal" at a gap its own bound contradicts, where scipy's
-        # HiGHS, CBC and CP-SAT prove the optimum (seen on fairalloc compare's random-tasks-34): solve
-        # once more with presolve off, and say so in the stats
+        # infeasible) or "Infeasible", or calls an incumbent "Optimal" at a gap its own bound
+        # contradicts, or reports "Optimal" with an objective its returned solution does not have
+        # (the MIP start handed back, objective 1, while HiGHS says 2 = bound; the optimum is 1),
+        # where scipy's HiGHS, CBC and CP-SAT prove the optimum (seen on fairalloc compare's
+        # random-tasks-34): solve once more with presolve off, and say so in the stats
         retried = f"presolve off, no MIP start, after {raw!r}"
         h.clearSolver()
         h.setOptionValue("presolve", "off")
@@ -252,10 +257,13 @@ def _run_highs(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, ms
     return st, message, x, more
 
 
-def _highs_suspect(raw: str, info: Any, mip_gap: float | None, abs_gap: float | None) -> bool:
+def _highs_suspect(raw: str, info: Any, mip_gap: float | None, abs_gap: float | None,
+                   x_obj: float | None = None) -> bool:
     """A MIP run worth a second solve without presolve: "Solve error"; "Infeasible" (checked again: a
-    truly infeasible program stays so); or "Optimal" while the gap between HiGHS's own bound and
-    incumbent exceeds both stopping gaps asked for (HiGHS's default relative gap 1e-4 when none was)."""
+    truly infeasible program stays so); or "Optimal" while either the objective of the solution HiGHS
+    returns (``x_obj``, computed by fairalloc from its column values) differs from the objective HiGHS
+    reports, or the gap between HiGHS's own bound and incumbent exceeds both stopping gaps asked for
+    (HiGHS's default relative gap 1e-4 when none was)."""
     if raw in ("Solve error", "Infeasible"):
         return True
     if raw != "Optimal":
@@ -263,6 +271,8 @@ def _highs_suspect(raw: str, info: Any, mip_gap: float | None, abs_gap: float | 
     bound, obj = getattr(info, "mip_dual_bound", None), getattr(info, "objective_function_value", None)
     if bound is None or obj is None or not (math.isfinite(bound) and math.isfinite(obj)):
         return False
+    if x_obj is not None and abs(x_obj - obj) > 1e-6 * max(1.0, abs(obj)):
+        return True
     diff = abs(bound - obj)
     rel = diff / max(abs(obj), 1e-9)
     tol_rel = (1e-4 if mip_gap is None else float(mip_gap)) + 1e-9

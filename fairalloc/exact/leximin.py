@@ -372,6 +372,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         rounds.append({"round": k, "kind": kind, "status": out.status.value, "objective": out.objective,
                        "bound": out.stats.get("bound"), "mip_gap": out.stats.get("mip_gap"),
                        "runtime_s": out.stats.get("runtime_s"), "raw_status": out.stats.get("raw_status")})
+        if out.stats.get("retried"):
+            rounds[-1]["retried"] = out.stats["retried"]
         logger.info("%sround %d (%s): %s obj=%s in %.3fs", label, k, kind, out.status.value, out.objective,
                     out.stats.get("runtime_s", 0.0))
         if x is not None and out.status in (Status.OPTIMAL, Status.FEASIBLE):
