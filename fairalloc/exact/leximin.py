@@ -314,7 +314,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   backend: Backend, time_limit: float | None = None, mip_gap: float | None = None,
                   threads: int | None = None, msg: bool = False, options: Mapping[str, Any] | None = None,
                   export_dir: str | os.PathLike | None = None, label: str = "",
-                  warm_start: bool | None = None, lp_bounds: bool | None = None) -> LeximinOutcome:
+                  warm_start: bool | None = None, lp_bounds: bool | None = None,
+                  started: float | None = None) -> LeximinOutcome:
     """Maximise ``valuation`` over ``problem`` lexicographically (or just its minimum).
 
     Parameters
@@ -328,8 +329,11 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     valuation : Valuation
     objective : {"leximin", "maxmin"}
     backend, time_limit, mip_gap, threads, msg, options
-        ``time_limit`` is the budget of the whole sequence. A ``mip_gap`` > 0 lets each MILP stop
-        early; the result is then FEASIBLE (not proven).
+        ``time_limit`` is the budget of the whole sequence, counted from ``started`` (a
+        ``time.perf_counter()`` value; default: this call), so that reading and building the models
+        is part of it: each backend solve gets what is left once its model is built, and no MILP
+        starts after the deadline. A ``mip_gap`` > 0 lets each MILP stop early; the result is then
+        FEASIBLE (not proven).
     export_dir : path, optional
         Write every MILP of the sequence there as ``{label}round{k:02d}-{kind}.lp``.
     warm_start : bool or None
@@ -344,7 +348,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     -------
     LeximinOutcome
     """
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() if started is None else float(started)
     deadline = None if time_limit is None else t0 + float(time_limit)
     if warm_start is None:
         warm_start = WARM_START_DEFAULT.get(backend.name, False)
@@ -417,6 +421,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         prog = base.extended(cols=perm_cols + cols, rows=perm_rows + rows, cost=cost)
         if export is not None:
             _write_lp(prog, export / f"{label}round{k:02d}-{kind}.lp")
+        left = remaining()                 # the model build counts against the budget
+        if left is not None and left <= 0:
+            return None
         out, x = solve_program(prog, backend, time_limit=left, mip_gap=user_gap or 0.0,
                                abs_gap=None if user_gap else proven * 0.999, proven_gap=proven,
                                start=start_for(prog, hint), **gap_kw)

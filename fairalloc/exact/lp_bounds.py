@@ -39,7 +39,7 @@ def _relaxed_highs(prog: LinearProgram, time_limit: float | None, threads: int |
     import highspy
 
     from .backends import _highs_model
-    from .solvers import quiet_highs
+    from .solvers import highs_threads, quiet_highs
 
     cost, offset = (np.zeros(prog.n_cols), 0.0) if zero_cost else (prog.cost, prog.offset)
     relaxed = LinearProgram(prog.names, prog.lb, prog.ub, np.zeros(prog.n_cols, dtype=bool), prog.A,
@@ -48,8 +48,7 @@ def _relaxed_highs(prog: LinearProgram, time_limit: float | None, threads: int |
     h.setOptionValue("output_flag", False)
     if time_limit is not None:
         h.setOptionValue("time_limit", max(float(time_limit), 1e-3))
-    if threads is not None:
-        h.setOptionValue("threads", int(threads))
+    highs_threads(h, threads)
     h.passModel(_highs_model(relaxed))
     return h, highspy
 

@@ -273,6 +273,27 @@ def quiet_highs():
     return h
 
 
+_HIGHS_THREADS: list = []         # the thread setting HiGHS's global scheduler was started with
+
+
+def highs_threads(h, threads: int | None) -> None:
+    """Set ``threads`` on ``h``, restarting HiGHS's process-wide scheduler when the setting changes.
+
+    HiGHS starts one global thread scheduler with the first run's ``threads``; a later run asking
+    for another count fails before solving (model status "Not Set"), so a second call with a
+    different ``threads`` in the same process gave status ERROR. ``Highs.resetGlobalScheduler``
+    (public highspy API) lets the next run start it afresh.
+    """
+    import highspy
+
+    if threads is not None:
+        h.setOptionValue("threads", int(threads))
+    key = None if threads is None else int(threads)
+    if _HIGHS_THREADS and _HIGHS_THREADS[0] != key:
+        highspy.Highs.resetGlobalScheduler(True)
+    _HIGHS_THREADS[:] = [key]
+
+
 def _silently(make):
     """``make()`` with file descriptor 1 pointed at /dev/null (C code writes there, not to sys.stdout)."""
     try:
