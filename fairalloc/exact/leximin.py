@@ -91,10 +91,15 @@ MILP of the rest of the sequence is feasible only at points of :math:`P_k`'s LP 
   the same leximin vector.
 
 A bound that is not available (LP time limit, numerical trouble) only means no MILP is skipped.
-``stats``: ``levels_skipped``, ``lp_users_dropped``, ``lp_solves``, ``lp_s``. Measured on the dense
-10 x 10 x 20 instances (``benchmarks/bench_milp.py``), the LP relaxation of the tie structure is
-too weak to drop the users there (the figures are in the benchmark's notes); on the small
-instances of ``fairalloc compare`` it removes MILPs (``tests/unit/exact/test_lp_bounds.py``).
+``stats``: ``levels_skipped``, ``lp_users_dropped``, ``lp_solves``, ``lp_s``. Measured 2026-11-24
+(shared 2-core machine, load average 12-22): on the small seeded instances of ``fairalloc compare``
+(``benchmarks/bench_lp_bounds.py``; 172 leximin programs) HiGHS solved 878 MILPs without the bounds
+and 502 with them (297 users dropped, 157 levels proven without a MILP; 25.4 / 40.3 s against
+22.9 / 12.5 s, alternating runs), CP-SAT 886 against 536-537. On the dense 10 x 10 x 20
+instances (``benchmarks/bench_milp.py --lp-bounds``) they did nothing: the LP relaxation lets every
+user rise fractionally, so no user was dropped and no level proven (the same MILPs, 0.1-0.55 s
+spent in LPs per 60 s run); the expensive MILPs there are the tie levels, whose users really
+compete for the same servers.
 
 **The first level is the max-min program, nothing more.** Its objective is the plain *z* and its
 absolute gap :math:`\delta/2`, exactly as ``objective="maxmin"``, so the first level costs what the
@@ -171,7 +176,11 @@ __all__ = ["Valuation", "LeximinOutcome", "solve_leximin", "value_resolution", "
 #: at the limit with the hint, 0.25 without: kept on, the issue asks for the previous solution as a
 #: hint. CBC: off (it slowed CBC down in the earlier ``--ablation`` runs). The first level never gets
 #: a start (there is no previous solution; starting it from the empty allocation is what made the
-#: first level ten times slower in issue 14).
+#: first level ten times slower in issue 14). Measured again with the LP bounds and time budget
+#: (``bench_milp.py --sizes 10x10x20 --seeds 2 --warm``, 60 s, 2 threads, load average 13-22):
+#: dense seed 1, HiGHS warm on 5 MILPs done, gap 0.0028 at the limit, off 4 MILPs (stopped inside a
+#: count MILP); CP-SAT 2 MILPs, gap 0.111 either way; dense seed 0, no level proven by any run
+#: (CP-SAT gap 0.081 on, 0.084 off). The defaults stand.
 WARM_START_DEFAULT = {"highs": True, "cpsat": True, "cbc": False}
 
 #: The level objective's secondary term (module docstring): "never", "after-first" (every level but

@@ -116,7 +116,11 @@ BACKENDS: dict[str, Backend] = {
 #: 10 x 10 x 20 max-min proven by HiGHS in 10.4 s, CP-SAT 27.0 s, CBC not within 60 s; random
 #: 10 x 10 x 20 leximin HiGHS 12-29 s, CP-SAT 29-72 s; dense 20 x 20 x 30 max-min CBC 23.9 s, CP-SAT
 #: 28.0 s, HiGHS 30.9 s (close), leximin gap at 60 s HiGHS 0.025, CP-SAT 0.149. Then CP-SAT (it
-#: beat CBC on the 10 x 10 x 20 instances), then CBC.
+#: beat CBC on the 10 x 10 x 20 instances), then CBC. Rerun with the LP bounds and the time budget
+#: (``bench_milp.py --sizes 10x10x20 --seeds 2 --warm --lp-bounds``, load average 13-22): dense seed
+#: 1 max-min HiGHS 8.5 s, CP-SAT 30.9 s, CBC gap 0.019 at 60 s; seed 0 none proven (gaps HiGHS
+#: 0.039, CP-SAT 0.049, CBC 0.039); leximin gaps at 60 s HiGHS 0.039 / 0.0028, CP-SAT 0.081 /
+#: 0.111, CBC 0.101 / 0.019. The order stands.
 DEFAULT_ORDER: dict[str, tuple[str, ...]] = {
     "lp": ("highs", "clarabel", "scipy", "scs"),
     "milp": ("highs", "cpsat", "cbc"),
