@@ -93,9 +93,10 @@ MILP of the rest of the sequence is feasible only at points of :math:`P_k`'s LP 
 A bound that is not available (LP time limit, numerical trouble) only means no MILP is skipped.
 ``stats``: ``levels_skipped``, ``lp_users_dropped``, ``lp_solves``, ``lp_s``. Measured 2026-11-24
 (shared 2-core machine, load average 12-22): on the small seeded instances of ``fairalloc compare``
-(``benchmarks/bench_lp_bounds.py``; 172 leximin programs) HiGHS solved 878 MILPs without the bounds
-and 502 with them (297 users dropped, 157 levels proven without a MILP; 25.4 / 40.3 s against
-22.9 / 12.5 s, alternating runs), CP-SAT 886 against 536-537. On the dense 10 x 10 x 20
+(``python benchmarks/bench_lp_bounds.py --solvers highs,cpsat --repeats 2``; 172 leximin
+programs, all proven, the same vectors) HiGHS solved 878 MILPs without the bounds and 502 with them
+(297 users dropped, 157 levels proven without a MILP; median time off / on 1.18x), CP-SAT 886
+against 538 (1.44x). On the dense 10 x 10 x 20
 instances (``benchmarks/bench_milp.py --lp-bounds``) they did nothing: the LP relaxation lets every
 user rise fractionally, so no user was dropped and no level proven (the same MILPs, 0.1-0.55 s
 spent in LPs per 60 s run); the expensive MILPs there are the tie levels, whose users really
