@@ -71,7 +71,7 @@ def _all_components(r, key):
     return sum(int(c.get(key, 0) or 0) for c in comps)
 
 
-@pytest.mark.parametrize("solver", INSTALLED)
+@pytest.mark.parametrize("solver", [s for s in INSTALLED if s != "cbc"])   # CBC: ~2x slower, same driver
 def test_bounds_keep_the_leximin_vector_on_seeded_instances(solver):
     # 12 seeded task instances x 4 mechanisms and 4 TV-TSF instances: the leximin vector with the LP
     # bounds equals the one without (both proven); the bounds never add a MILP and do skip some
