@@ -8,6 +8,10 @@ time to proven optimality, the gap at the time limit, and the largest dense size
 (on where the default is off and vice versa): the measurement behind
 ``fairalloc.exact.leximin.WARM_START_DEFAULT``.
 
+``--lp-bounds`` adds, per backend, each leximin solve with the LP-relaxation bounds
+(``fairalloc.exact.lp_bounds``) off, to count the MILPs and time they save; ``--no-lp-bounds`` turns
+them off everywhere.
+
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
 x servers x slots sizes, each solved twice in the same process:
 
@@ -26,6 +30,7 @@ Examples
     python benchmarks/bench_milp.py --random --quick
     python benchmarks/bench_milp.py --time-limit 120 --threads 1
     python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 3 --ablation --solvers highs
+    python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 2 --warm --lp-bounds
 """
 
 from __future__ import annotations
@@ -66,17 +71,24 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
             "variables": r.stats.get("n_variables"), "constraints": r.stats.get("n_constraints"),
             "ties": sum(c.get("tie_levels", 0) for c in r.stats.get("components", [])),
             "skipped": sum(c.get("count_skipped", 0) for c in r.stats.get("components", [])),
+            "levels_skipped": sum(c.get("levels_skipped", 0) for c in r.stats.get("components", [])),
+            "lp_dropped": sum(c.get("lp_users_dropped", 0) for c in r.stats.get("components", [])),
+            "lp_s": sum(c.get("lp_s", 0.0) for c in r.stats.get("components", [])),
             "levels_proven": r.stats.get("levels_proven"), "n_users": tv.n_agents,
             "leximin": None if r.details is None or "leximin" not in r.details else r.details["leximin"]}
 
 
 def fmt(res: dict) -> str:
+    lp = ""
+    if res.get("levels_skipped") or res.get("lp_dropped") or res.get("lp_s"):
+        lp = (f" (LP bounds: {res['levels_skipped']} level MILPs skipped, {res['lp_dropped']} users dropped, "
+              f"{res['lp_s']:.2f}s in LPs)")
     if res["status"] == "optimal":
-        return f"{res['seconds']:7.2f}s optimal  {res['n_milps']:3d} MILPs"
+        return f"{res['seconds']:7.2f}s optimal  {res['n_milps']:3d} MILPs{lp}"
     gap = "n/a" if res["gap"] is None else f"{res['gap']:.3g}"
     lv = res.get("levels_proven")
     lv = f", {lv} of {res['n_users']} leximin entries proven" if lv is not None and res.get("leximin") is None else ""
-    return f"{res['seconds']:7.2f}s {res['status']:8s} {res['n_milps']:3d} MILPs gap {gap}{lv}"
+    return f"{res['seconds']:7.2f}s {res['status']:8s} {res['n_milps']:3d} MILPs gap {gap}{lv}{lp}"
 
 
 def main(argv=None) -> int:
@@ -90,6 +102,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2, help="solver threads / CP-SAT workers (default 2)")
     ap.add_argument("--random", action="store_true", help="the sparse random instances, baseline vs improved")
     ap.add_argument("--warm", action="store_true", help="also each solve with the warm start flipped")
+    ap.add_argument("--lp-bounds", action="store_true", help="also each leximin solve with the LP bounds off")
+    ap.add_argument("--no-lp-bounds", action="store_true", help="LP-relaxation bounds off everywhere")
     ap.add_argument("--secondary", choices=["never", "after-first", "always"], default=None,
                     help="where leximin levels carry the secondary objective term (default: the library's)")
     ap.add_argument("--placement-density", type=float, default=0.7)
@@ -112,6 +126,11 @@ def main(argv=None) -> int:
 
         lx._SECONDARY = args.secondary
         print(f"leximin levels with the secondary term (z + eps * sum of values, gap delta/4): {args.secondary}")
+    if args.no_lp_bounds:
+        import fairalloc.exact.leximin as lx
+
+        lx._LP_BOUNDS = False
+        print("leximin LP-relaxation bounds: off")
     if not args.random:
         return dense(args, solvers, objectives)
     configs = {"baseline": BASELINE, "improved": {}}
@@ -192,8 +211,11 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                     confs = {"default": {}}
                     if args.warm and obj == "leximin" and solver in ("highs", "cpsat"):
                         confs["warm flipped"] = {"warm_start": not WARM_START_DEFAULT.get(solver, False)}
+                    if args.lp_bounds and obj == "leximin":
+                        confs["LP bounds off"] = {"_lp_bounds": False}
                     for name, opts in confs.items():
-                        res = run_one(tv, solver, obj, opts, args.time_limit, args.threads)
+                        res = _with_lp_bounds(opts, lambda o: run_one(tv, solver, obj, o, args.time_limit,
+                                                                      args.threads))
                         rows.append({"size": f"{n}x{m}x{t}", "seed": seed, "solver": solver, "objective": obj,
                                      "config": name, **{k: v for k, v in res.items() if k != "leximin"}})
                         warm = opts.get("warm_start", WARM_START_DEFAULT.get(solver, False))
@@ -233,6 +255,20 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
             w.writerows(rows)
         print(f"  rows written to {args.csv}")
     return 0
+
+
+def _with_lp_bounds(opts: dict, call):
+    """``call(opts)`` with ``opts['_lp_bounds']`` (when given) as the leximin driver's LP-bounds switch."""
+    import fairalloc.exact.leximin as lx
+
+    if "_lp_bounds" not in opts:
+        return call(opts)
+    old = lx._LP_BOUNDS
+    lx._LP_BOUNDS = opts["_lp_bounds"]
+    try:
+        return call({k: v for k, v in opts.items() if k != "_lp_bounds"})
+    finally:
+        lx._LP_BOUNDS = old
 
 
 def _largest(rows: list[dict]) -> str:

@@ -73,7 +73,7 @@ import numpy as np
 from ..errors import FairallocWarning
 from ..result import Status
 from .program import LinearProgram, add_var
-from .solvers import Backend, SolveOutcome, cbc_solver_class, quiet_highs
+from .solvers import Backend, SolveOutcome, cbc_solver_class, highs_threads, quiet_highs
 
 __all__ = ["solve_program", "integer_row", "PROVEN_GAP", "CHECK_TOL"]
 
@@ -86,6 +86,14 @@ PROVEN_GAP = 1e-9
 CHECK_TOL = 1e-6
 
 _MAX_INT = 2.0 ** 53
+
+
+def _left(deadline: float | None) -> float | None:
+    """Seconds left before ``deadline`` (a ``time.perf_counter()`` value), None without one."""
+    return None if deadline is None else deadline - time.perf_counter()
+
+
+_NO_TIME = "time limit reached while the backend's model was built; not solved"
 
 
 def _gap(objective: float | None, bound: float | None) -> float | None:
@@ -111,7 +119,9 @@ def solve_program(prog: LinearProgram, backend: Backend, *, time_limit: float | 
     backend : Backend
         A MILP backend (:func:`fairalloc.exact.solvers.get_backend` with ``kind="milp"``).
     time_limit, mip_gap, abs_gap, threads, msg, options, proven_gap
-        As in :func:`fairalloc.exact.milp.solve_pulp`.
+        As in :func:`fairalloc.exact.milp.solve_pulp`. ``time_limit`` counts from this call: building
+        the backend's model is part of it (each backend is given what is left when its model is
+        built; a HiGHS retry gets what is left after the first run, or none).
     start : ndarray, shape (n_cols,), optional
         A MIP start (column values; the backend ignores it when infeasible).
 
@@ -138,6 +148,7 @@ def solve_program(prog: LinearProgram, backend: Backend, *, time_limit: float | 
     ('optimal', 10.0, [0, 5])
     """
     t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + float(time_limit)
     stats: dict[str, Any] = {"backend": backend.name, "time_limit": time_limit, "mip_gap_requested": mip_gap}
     run = {"highs": _run_highs, "cbc": _run_cbc, "cpsat": _run_cpsat}.get(backend.name)
     if run is None:
@@ -153,7 +164,7 @@ def solve_program(prog: LinearProgram, backend: Backend, *, time_limit: float | 
                             stats={**stats, "runtime_s": time.perf_counter() - t0, "bound": prog.offset}), \
             (np.zeros(0) if ok else None)
     try:
-        status, message, x, more = run(prog, time_limit=time_limit, mip_gap=mip_gap, abs_gap=abs_gap,
+        status, message, x, more = run(prog, deadline=deadline, mip_gap=mip_gap, abs_gap=abs_gap,
                                        threads=threads, msg=msg, options=dict(options or {}), start=start)
     except Exception as exc:  # noqa: BLE001 - a backend failure is a status, not a crash
         status, message, x, more = Status.ERROR, f"{backend.name} failed: {type(exc).__name__}: {exc}", None, {}
@@ -231,22 +242,24 @@ def highs_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return good
 
 
-def _run_highs(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, msg, options, start):
+def _run_highs(prog: LinearProgram, *, deadline, mip_gap, abs_gap, threads, msg, options, start):
     import highspy
 
     h = quiet_highs()
     h.setOptionValue("output_flag", bool(msg))
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
     if mip_gap is not None:
         h.setOptionValue("mip_rel_gap", float(mip_gap))
     if abs_gap is not None:
         h.setOptionValue("mip_abs_gap", float(abs_gap))
-    if threads is not None:
-        h.setOptionValue("threads", int(threads))
+    highs_threads(h, threads)
     for k, v in highs_options(options).items():
         h.setOptionValue(k, v)
     h.passModel(_highs_model(prog))
+    left = _left(deadline)
+    if left is not None:
+        if left <= 0:
+            return Status.NOT_SOLVED, _NO_TIME, None, {"raw_status": "not run"}
+        h.setOptionValue("time_limit", float(left))
     if start is not None and prog.is_mip:
         sol = highspy.HighsSolution()
         sol.col_value = [float(v) for v in start]
@@ -257,15 +270,25 @@ def _run_highs(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, ms
     raw = h.modelStatusToString(status)
     info = h.getInfo()
     retried = None
-    if prog.is_mip and "presolve" not in (options or {}) and _highs_suspect(raw, info, mip_gap, abs_gap):
+    x_obj = None
+    if prog.is_mip and int(getattr(info, "primal_solution_status", 0)) == 2:
+        x_obj = prog.objective_value(np.array(h.getSolution().col_value, dtype=float))
+    left = _left(deadline)
+    if prog.is_mip and "presolve" not in (options or {}) and _highs_suspect(raw, info, mip_gap, abs_gap, x_obj) \
+            and (left is None or left > 0):
         # HiGHS 1.16's MIP presolve ends some small, feasible count MILPs with "Solve error" (repair LP
-        # infeasible) or "Infeasible", or calls an incumbent "Optimal" at a gap its own bound contradicts, where scipy's
-        # HiGHS, CBC and CP-SAT prove the optimum (seen on fairalloc compare's random-tasks-34): solve
-        # once more with presolve off, and say so in the stats
+        # infeasible) or "Infeasible", or calls an incumbent "Optimal" at a gap its own bound
+        # contradicts, or reports "Optimal" with an objective its returned solution does not have
+        # (the MIP start handed back, objective 1, while HiGHS says 2 = bound; the optimum is 1),
+        # where scipy's HiGHS, CBC and CP-SAT prove the optimum (seen on fairalloc compare's
+        # random-tasks-34): solve once more with presolve off, and say so in the stats
         retried = f"presolve off, no MIP start, after {raw!r}"
         h.clearSolver()
         h.setOptionValue("presolve", "off")
         h.passModel(_highs_model(prog))               # afresh, without the MIP start (only a speed-up)
+        left = _left(deadline)
+        if left is not None:
+            h.setOptionValue("time_limit", float(max(left, 1e-3)))
         h.run()
         status = h.getModelStatus()
         raw = h.modelStatusToString(status)
@@ -285,10 +308,13 @@ def _run_highs(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, ms
     return st, message, x, more
 
 
-def _highs_suspect(raw: str, info: Any, mip_gap: float | None, abs_gap: float | None) -> bool:
+def _highs_suspect(raw: str, info: Any, mip_gap: float | None, abs_gap: float | None,
+                   x_obj: float | None = None) -> bool:
     """A MIP run worth a second solve without presolve: "Solve error"; "Infeasible" (checked again: a
-    truly infeasible program stays so); or "Optimal" while the gap between HiGHS's own bound and
-    incumbent exceeds both stopping gaps asked for (HiGHS's default relative gap 1e-4 when none was)."""
+    truly infeasible program stays so); or "Optimal" while either the objective of the solution HiGHS
+    returns (``x_obj``, computed by fairalloc from its column values) differs from the objective HiGHS
+    reports, or the gap between HiGHS's own bound and incumbent exceeds both stopping gaps asked for
+    (HiGHS's default relative gap 1e-4 when none was)."""
     if raw in ("Solve error", "Infeasible"):
         return True
     if raw != "Optimal":
@@ -296,6 +322,8 @@ def _highs_suspect(raw: str, info: Any, mip_gap: float | None, abs_gap: float | 
     bound, obj = getattr(info, "mip_dual_bound", None), getattr(info, "objective_function_value", None)
     if bound is None or obj is None or not (math.isfinite(bound) and math.isfinite(obj)):
         return False
+    if x_obj is not None and abs(x_obj - obj) > 1e-6 * max(1.0, abs(obj)):
+        return True
     diff = abs(bound - obj)
     rel = diff / max(abs(obj), 1e-9)
     tol_rel = (1e-4 if mip_gap is None else float(mip_gap)) + 1e-9
@@ -388,13 +416,16 @@ def _to_pulp(prog: LinearProgram, start: np.ndarray | None) -> tuple[Any, list]:
     return p, cols
 
 
-def _run_cbc(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, msg, options, start):
+def _run_cbc(prog: LinearProgram, *, deadline, mip_gap, abs_gap, threads, msg, options, start):
     import pulp
 
     cls = cbc_solver_class()
     if cls is None:
         return Status.ERROR, "cbc: no CBC available to PuLP (PuLP 4 needs a cbc binary)", None, {}
     p, cols = _to_pulp(prog, start)
+    time_limit = _left(deadline)           # what is left once the model is built
+    if time_limit is not None and time_limit <= 0:
+        return Status.NOT_SOLVED, _NO_TIME, None, {"raw_status": "not run"}
     fd, log_path = tempfile.mkstemp(prefix="fairalloc-cbc-", suffix=".log")
     os.close(fd)
     extra = [f"{k} {v}" if v is not None else str(k) for k, v in options.items()]
@@ -444,13 +475,16 @@ def _pulp_values(prog: LinearProgram, cols: list) -> np.ndarray:
 def _pulp_generic(class_name: str):
     """Other PuLP backends (Gurobi, CPLEX): keyword mapping only; status from ``sol_status``, no bound."""
 
-    def run(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, msg, options, start):
+    def run(prog: LinearProgram, *, deadline, mip_gap, abs_gap, threads, msg, options, start):
         import pulp
 
         p, cols = _to_pulp(prog, start)
+        left = _left(deadline)
+        if left is not None and left <= 0:
+            return Status.NOT_SOLVED, _NO_TIME, None, {"raw_status": "not run"}
         crash = None
         try:
-            p.solve(getattr(pulp, class_name)(msg=msg, timeLimit=time_limit, gapRel=mip_gap, **options))
+            p.solve(getattr(pulp, class_name)(msg=msg, timeLimit=left, gapRel=mip_gap, **options))
         except Exception as exc:  # noqa: BLE001
             crash = f"{type(exc).__name__}: {exc}"
         sol_status = getattr(p, "sol_status", None)
@@ -539,7 +573,7 @@ def integer_row(coefs: np.ndarray) -> int | None:
     return s
 
 
-def _run_cpsat(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, msg, options, start):
+def _run_cpsat(prog: LinearProgram, *, deadline, mip_gap, abs_gap, threads, msg, options, start):
     from ortools.sat.python import cp_model
 
     cont = np.flatnonzero(~prog.integer)
@@ -579,8 +613,11 @@ def _run_cpsat(prog: LinearProgram, *, time_limit, mip_gap, abs_gap, threads, ms
             m.add_hint(v, int(round(val)))
     solver = cp_model.CpSolver()
     p = solver.parameters
-    if time_limit is not None:
-        p.max_time_in_seconds = float(time_limit)
+    left = _left(deadline)                 # what is left once the model is built
+    if left is not None:
+        if left <= 0:
+            return Status.NOT_SOLVED, _NO_TIME, None, {"raw_status": "not run"}
+        p.max_time_in_seconds = float(left)
     if threads is not None:
         p.num_workers = int(threads)
     if mip_gap:

@@ -138,7 +138,8 @@ def merge_runs(runs: Sequence[ComponentRun], objective: str) -> tuple[Status, st
 
 def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: Sequence[float],
                         build: Any, valuation: Valuation, place: Any, *, objective: str, backend: Backend,
-                        time_limit: float | None, **kw: Any) -> tuple[Status, str, dict[str, Any], list]:
+                        time_limit: float | None, started: float | None = None,
+                        **kw: Any) -> tuple[Status, str, dict[str, Any], list]:
     """The one component -> leximin -> merge driver of :mod:`~fairalloc.exact.tasks` and
     :mod:`~fairalloc.exact.tvtsf`.
 
@@ -162,7 +163,10 @@ def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: S
     objective : {"leximin", "maxmin"}
     backend : Backend
     time_limit : float or None
-        Seconds for all components together.
+        Seconds for all components together, counted from ``started``.
+    started : float, optional
+        ``time.perf_counter()`` at the public call (default: now): the caller's preparation and
+        every model build are inside the budget.
     **kw
         Passed to :func:`solve_leximin` (``mip_gap``, ``threads``, ``msg``, ``options``, ...).
 
@@ -197,7 +201,7 @@ def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: S
     >>> status.value, stats["n_components"], leximin, got.tolist()
     ('optimal', 2, [(3.0, 2)], [3.0, 3.0])
     """
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() if started is None else float(started)
     runs: list[ComponentRun] = []
     build_s, n_vars, n_rows = 0.0, 0, 0
     for k, (users, servers) in enumerate(comps):
@@ -210,8 +214,9 @@ def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: S
         n_rows += prog.n_rows
         sub = Valuation(valuation.slope[users], valuation.offset[users], valuation.lower[users],
                         valuation.upper[users])
+        tk = time.perf_counter()
         out = solve_leximin(prog, tot, sub, objective=objective, backend=backend,
-                            time_limit=component_budget(time_limit, t0, sizes, k), label=label, **kw)
+                            time_limit=component_budget(time_limit, t0, sizes, k), started=tk, label=label, **kw)
         out = empty_fallback(out, sub)
         runs.append(ComponentRun(users, servers, out, built))
         if out.solution is not None:

@@ -58,6 +58,50 @@ above it: the count MILP's optimum (at most that many) is attained. Users whose 
 :math:`U_i` cannot exceed the level (:math:`L'_i > U_i`, the bound of the formulation: tasks
 submitted, and for TV-TSF the window bound of what fits) leave the group without a solve.
 
+Skipping MILPs with bounds
+--------------------------
+With ``lp_bounds`` on (the default, :data:`_LP_BOUNDS`), linear-programming bounds
+(:mod:`fairalloc.exact.lp_bounds`, HiGHS's simplex on the LP relaxation) answer some of the MILPs'
+questions. Let :math:`P_k` be the rows fixed after round *k*; rows are only ever added, so every
+MILP of the rest of the sequence is feasible only at points of :math:`P_k`'s LP relaxation.
+
+* **Users dropped from the count.** Before the count MILP, each user of the group that the level
+  solution does not already have above :math:`\ell` gets :math:`\bar U_i = \lfloor \max X_i \rfloor`
+  over the LP relaxation of :math:`P_k` (one HiGHS model, the objective changed per user and
+  hot-started: the saturation tests batched). :math:`X_i` is an integer, so :math:`X_i \le \bar U_i`
+  in every later MILP; :math:`U_i := \min(U_i, \bar U_i)`. A user with :math:`L'_i > U_i` can
+  never exceed :math:`\ell`: its :math:`y'_i` is 0 in every feasible count solution, so leaving it
+  out of the count MILP changes neither the count's optimum *c'* nor the group of users that may
+  still rise (it could not); and when every remaining candidate is above :math:`\ell` in the
+  level solution, the count MILP is skipped exactly as above. Fewer candidates also mean that
+  ties (*c'* < |G'|, the binaries of the next level) arise less often.
+* **Levels proven without a MILP.** Before a level MILP (not the first), the incumbent *x* (the
+  last round's solution; it satisfies every row fixed so far, so it is feasible for the level MILP)
+  attains :math:`\ell_{inc}`, the *c*-th largest value over *G*. The level MILP's optimum is the
+  *c*-th largest value of some feasible point, an achievable value of a user of *G*; if it exceeds
+  :math:`\ell_{inc}` it is at least :math:`\nu = \min_{i \in G,\ L'_i(\ell_{inc}) \le U_i}
+  v_i(L'_i(\ell_{inc}))`, the smallest achievable value above :math:`\ell_{inc}` of a user that can
+  still reach one. So the level MILP would return :math:`\ell_{inc}` whenever no user of *G* can
+  exceed :math:`\ell_{inc}`, or the *c*-th largest :math:`v_i(U_i)` is below :math:`\nu`, or the
+  LP relaxation's optimum :math:`\bar z` of the level program is: :math:`\bar z + s < \nu - \tau`,
+  with the slack *s* of :mod:`~fairalloc.exact.lp_bounds` (LP and MILP optimum both bound the
+  MILP's level; :math:`\tau` absorbs the float noise of :math:`\nu`). The level is then taken
+  from *x* and the driver goes on to the count step as after a level MILP: the same level, and
+  (the count decides the multiplicity from the rows, not from which optimal *x* was returned)
+  the same leximin vector.
+
+A bound that is not available (LP time limit, numerical trouble) only means no MILP is skipped.
+``stats``: ``levels_skipped``, ``lp_users_dropped``, ``lp_solves``, ``lp_s``. Measured 2026-11-24
+(shared 2-core machine, load average 12-22): on the small seeded instances of ``fairalloc compare``
+(``python benchmarks/bench_lp_bounds.py --solvers highs,cpsat --repeats 2``; 172 leximin
+programs, all proven, the same vectors) HiGHS solved 878 MILPs without the bounds and 502 with them
+(297 users dropped, 157 levels proven without a MILP; median time off / on 1.18x), CP-SAT 886
+against 538 (1.44x). On the dense 10 x 10 x 20
+instances (``benchmarks/bench_milp.py --lp-bounds``) they did nothing: the LP relaxation lets every
+user rise fractionally, so no user was dropped and no level proven (the same MILPs, 0.1-0.55 s
+spent in LPs per 60 s run); the expensive MILPs there are the tie levels, whose users really
+compete for the same servers.
+
 **The first level is the max-min program, nothing more.** Its objective is the plain *z* and its
 absolute gap :math:`\delta/2`, exactly as ``objective="maxmin"``, so the first level costs what the
 max-min costs. Up to fairalloc 0.1 every level's objective also carried a small secondary term,
@@ -88,7 +132,7 @@ other row is already in integer task units. The level found is the same achievab
 
 Cost
 ----
-At most two MILPs per distinct value of the leximin vector (so at most 2n; fewer with the skip),
+At most two MILPs per distinct value of the leximin vector (so at most 2n; fewer with the skips),
 each the allocation model plus at most |G| binaries per level whose users tie. Max-min
 (``objective="maxmin"``) is the first level MILP alone. ``stats`` reports ``n_solves``,
 ``tie_levels`` (levels that needed binaries) and ``count_skipped``.
@@ -116,6 +160,7 @@ import numpy as np
 from ..errors import FairallocWarning
 from ..result import Status
 from .backends import solve_program
+from .lp_bounds import lp_max, lp_max_totals
 from .program import LinearProgram, from_pulp, terms_of
 from .solvers import Backend
 
@@ -132,13 +177,21 @@ __all__ = ["Valuation", "LeximinOutcome", "solve_leximin", "value_resolution", "
 #: at the limit with the hint, 0.25 without: kept on, the issue asks for the previous solution as a
 #: hint. CBC: off (it slowed CBC down in the earlier ``--ablation`` runs). The first level never gets
 #: a start (there is no previous solution; starting it from the empty allocation is what made the
-#: first level ten times slower in issue 14).
+#: first level ten times slower in issue 14). Measured again with the LP bounds and time budget
+#: (``bench_milp.py --sizes 10x10x20 --seeds 2 --warm``, 60 s, 2 threads, load average 13-22):
+#: dense seed 1, HiGHS warm on 5 MILPs done, gap 0.0028 at the limit, off 4 MILPs (stopped inside a
+#: count MILP); CP-SAT 2 MILPs, gap 0.111 either way; dense seed 0, no level proven by any run
+#: (CP-SAT gap 0.081 on, 0.084 off). The defaults stand.
 WARM_START_DEFAULT = {"highs": True, "cpsat": True, "cbc": False}
 
 #: The level objective's secondary term (module docstring): "never", "after-first" (every level but
 #: the first, which stays the plain max-min program) or "always" (up to fairalloc 0.1);
 #: ``benchmarks/bench_milp.py --secondary MODE`` measures them.
 _SECONDARY = "after-first"
+
+#: Use LP-relaxation bounds to skip MILPs (module docstring, "Skipping MILPs with bounds"); the
+#: default of ``solve_leximin(lp_bounds=None)``; ``benchmarks/bench_milp.py --no-lp-bounds`` turns it off.
+_LP_BOUNDS = True
 
 _NOISE = 64 * np.finfo(float).eps
 
@@ -378,7 +431,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   backend: Backend, time_limit: float | None = None, mip_gap: float | None = None,
                   threads: int | None = None, msg: bool = False, options: Mapping[str, Any] | None = None,
                   export_dir: str | os.PathLike | None = None, label: str = "",
-                  warm_start: bool | None = None) -> LeximinOutcome:
+                  warm_start: bool | None = None, lp_bounds: bool | None = None,
+                  started: float | None = None) -> LeximinOutcome:
     """Maximise ``valuation`` over ``problem`` lexicographically (or just its minimum).
 
     Parameters
@@ -392,14 +446,20 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     valuation : Valuation
     objective : {"leximin", "maxmin"}
     backend, time_limit, mip_gap, threads, msg, options
-        ``time_limit`` is the budget of the whole sequence. A ``mip_gap`` > 0 lets each MILP stop
-        early; the result is then FEASIBLE (not proven).
+        ``time_limit`` is the budget of the whole sequence, counted from ``started`` (a
+        ``time.perf_counter()`` value; default: this call), so that reading and building the models
+        is part of it: each backend solve gets what is left once its model is built, and no MILP
+        starts after the deadline. A ``mip_gap`` > 0 lets each MILP stop early; the result is then
+        FEASIBLE (not proven).
     export_dir : path, optional
         Write every MILP of the sequence there as ``{label}round{k:02d}-{kind}.lp``.
     warm_start : bool or None
         Start every MILP from the previous solution (feasible for the next one: every row added is
         satisfied by it). None (the default) means :data:`WARM_START_DEFAULT` of the backend, chosen
         by measurement (``benchmarks/bench_milp.py --ablation``).
+    lp_bounds : bool or None
+        Skip MILPs whose answer LP-relaxation bounds already prove (module docstring, "Skipping MILPs
+        with bounds"); the leximin vector is the same either way. None means ``_LP_BOUNDS`` (on).
 
     Returns
     -------
@@ -425,10 +485,13 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     >>> solve_leximin(p, totals, val, objective="maxmin", backend=get_backend("highs", "milp")).objective
     1.0
     """
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() if started is None else float(started)
     deadline = None if time_limit is None else t0 + float(time_limit)
     if warm_start is None:
         warm_start = WARM_START_DEFAULT.get(backend.name, False)
+    if lp_bounds is None:
+        lp_bounds = _LP_BOUNDS
+    lp_bounds = bool(lp_bounds) and objective == "leximin"
     base, tot = _as_program(problem, totals)
     n = valuation.n
     val, scale = valuation.scaled()
@@ -470,6 +533,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     vmin = float(val.value(val.lower).min(initial=0.0))
     tie_levels = 0            # levels whose MILP needed "at least c of G" binaries (undetermined ties)
     skipped = 0               # count MILPs skipped because the level solution attained |can|
+    ub = val.upper.copy()     # upper bounds on X_i, tightened by LP relaxations (valid for the rest)
+    lp = {"solves": 0, "s": 0.0, "levels_skipped": 0, "users_dropped": 0}
 
     def remaining() -> float | None:
         if deadline is None:
@@ -493,12 +558,17 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         prog = base.extended(cols=perm_cols + cols, rows=perm_rows + rows, cost=cost)
         if export is not None:
             _write_lp(prog, export / f"{label}round{k:02d}-{kind}.lp")
+        left = remaining()                 # the model build counts against the budget
+        if left is not None and left <= 0:
+            return None
         out, x = solve_program(prog, backend, time_limit=left, mip_gap=user_gap or 0.0,
                                abs_gap=None if user_gap else proven * 0.999, proven_gap=proven,
                                start=start_for(prog, hint), **gap_kw)
         rounds.append({"round": k, "kind": kind, "status": out.status.value, "objective": out.objective,
                        "bound": out.stats.get("bound"), "mip_gap": out.stats.get("mip_gap"),
                        "runtime_s": out.stats.get("runtime_s"), "raw_status": out.stats.get("raw_status")})
+        if out.stats.get("retried"):
+            rounds[-1]["retried"] = out.stats["retried"]
         logger.info("%sround %d (%s): %s obj=%s in %.3fs", label, k, kind, out.status.value, out.objective,
                     out.stats.get("runtime_s", 0.0))
         if x is not None and out.status in (Status.OPTIMAL, Status.FEASIBLE):
@@ -509,7 +579,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
 
     def finish(status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
         stats = {"n_solves": len(rounds), "rounds": rounds, "tie_levels": tie_levels,
-                 "count_skipped": skipped, "warm_start": bool(warm_start),
+                 "count_skipped": skipped, "warm_start": bool(warm_start), "lp_bounds": lp_bounds,
+                 "levels_skipped": lp["levels_skipped"], "lp_users_dropped": lp["users_dropped"],
+                 "lp_solves": lp["solves"], "lp_s": lp["s"],
                  "runtime_s": time.perf_counter() - t0,
                  "resolution": delta / scale if math.isfinite(delta) else None, "scale": scale,
                  "levels_proven": len(leximin)}
@@ -582,24 +654,33 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                 ys[y] = 1.0
             rows.append((ys, c, None, f"{label}lvcount{level_rows}"))
         cost = {zname: 1.0}
-        if (_SECONDARY == "always" or (_SECONDARY == "after-first" and rounds)) and objective == "leximin" \
-                and iscale is None:
-            # the secondary term (module docstring): prefer users above the level among max-min optima
-            span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
-            if span > 0:
-                eps = step / (4 * span)
-                for i in gi:
-                    for k, cf in tot[i].items():
-                        cost[k] = cost.get(k, 0.0) + float(eps * val.slope[i]) * cf
-                proven = step / 4
-        out = run("level", cols, rows, cost, proven, hint)
-        if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-            return _stopped(finish, out, leximin, "level")
-        if out.status is Status.FEASIBLE:
-            b = out.stats.get("bound")
-            bb = None if b is None else (b / iscale if iscale is not None else b / scale)
-            return finish(Status.FEASIBLE, _partial(out, leximin), bb)
-        xs = state["totals"]
+        if lp_bounds and cur is not None and _level_proven(
+                lambda: base.extended(cols=perm_cols + cols, rows=perm_rows + rows, cost={zname: 1.0}),
+                val, gi, c, cur, ub, thr_gt(float(np.sort(val.slope[gi] * cur[gi] + val.offset[gi])[::-1][c - 1])),
+                tau, lp, remaining(), threads, 1.0 if iscale is None else scale / iscale):
+            # the incumbent (the last solution, which satisfies every row so far) attains an upper
+            # bound on the level: the level MILP would return this level (docstring, "Skipping MILPs")
+            lp["levels_skipped"] += 1
+            xs = cur
+        else:
+            if (_SECONDARY == "always" or (_SECONDARY == "after-first" and rounds)) and objective == "leximin" \
+                    and iscale is None:
+                # the secondary term (module docstring): prefer users above the level among max-min optima
+                span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
+                if span > 0:
+                    eps = step / (4 * span)
+                    for i in gi:
+                        for k, cf in tot[i].items():
+                            cost[k] = cost.get(k, 0.0) + float(eps * val.slope[i]) * cf
+                    proven = step / 4
+            out = run("level", cols, rows, cost, proven, hint)
+            if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
+                return _stopped(finish, out, leximin, "level")
+            if out.status is Status.FEASIBLE:
+                b = out.stats.get("bound")
+                bb = None if b is None else (b / iscale if iscale is not None else b / scale)
+                return finish(Status.FEASIBLE, _partial(out, leximin), bb)
+            xs = state["totals"]
         vg = val.slope[gi] * xs[gi] + val.offset[gi]
         level = float(np.sort(vg)[::-1][c - 1])                  # c-th largest over the group
         if objective == "maxmin":          # only the first level; its multiplicity is not computed
@@ -624,7 +705,21 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             perm_rows.append((ys, c, None, f"{label}gecount{level_rows}"))
             _extend_state(state, [1.0 if xs[i] >= lge[i] else 0.0 for i in gi])
         # ---- count MILP: how many of the group can rise above the level together ---------------
-        can = gi[lgt[gi] <= val.upper[gi]]                       # users that could exceed the level
+        can = gi[lgt[gi] <= ub[gi]]                              # users that could exceed the level
+        rest = can[xs[can] < lgt[can]]
+        if lp_bounds and rest.size:
+            # LP relaxation maxima of X_i under every row fixed so far (docstring, "Skipping MILPs"):
+            # a user whose maximum stays below L'_i cannot exceed the level in any later MILP
+            left = remaining()
+            if left is None or left > 0:
+                tl = time.perf_counter()
+                bnd = lp_max_totals(base.extended(cols=perm_cols, rows=perm_rows), [tot[i] for i in rest],
+                                    time_limit=left, threads=threads)
+                lp["solves"] += int(rest.size)
+                lp["s"] += time.perf_counter() - tl
+                ub[rest] = np.minimum(ub[rest], bnd)
+                lp["users_dropped"] += int(np.sum(lgt[rest] > ub[rest]))
+                can = gi[lgt[gi] <= ub[gi]]
         if can.size == 0:
             leximin.append((level / scale, c))
             c = 0
@@ -680,6 +775,33 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         level_rows += 1
     return finish(Status.OPTIMAL, f"leximin proven optimal by {backend.name} "
                                   f"({len(rounds)} MILPs, {len(leximin)} distinct levels)")
+
+
+def _level_proven(build: Any, val: Valuation, gi: np.ndarray, c: int, cur: np.ndarray, ub: np.ndarray,
+                  lgt_inc: np.ndarray, tau: float, lp: dict, left: float | None, threads: int | None,
+                  z_to_value: float) -> bool:
+    r"""True when the incumbent ``cur`` provably attains the next level (docstring, "Skipping MILPs").
+
+    The level is the c-th largest value over ``gi``; ``cur`` attains :math:`\ell_{inc}`. Any higher level
+    is at least :math:`\nu`, the smallest achievable value above :math:`\ell_{inc}` of a user of ``gi``
+    that can still reach it (:math:`L'_i(\ell_{inc}) \le U_i`). Proven when no user can, when the
+    c-th largest of the users' upper values is below :math:`\nu`, or when the LP relaxation of the
+    level program (``build()``, objective *z*; ``z_to_value`` converts *z* to scaled values) is.
+    """
+    cand = gi[lgt_inc[gi] <= ub[gi]]
+    if cand.size == 0:
+        return True
+    nu = float(np.min(val.slope[cand] * lgt_inc[cand] + val.offset[cand]))
+    top = np.sort(val.slope[gi] * ub[gi] + val.offset[gi])[::-1][c - 1]
+    if top < nu - tau:
+        return True
+    if left is not None and left <= 0:
+        return False
+    t0 = time.perf_counter()
+    z = lp_max(build(), time_limit=left, threads=threads)
+    lp["solves"] += 1
+    lp["s"] += time.perf_counter() - t0
+    return z is not None and z * z_to_value < nu - tau
 
 
 def _extend_state(state: dict, values: list[float]) -> None:

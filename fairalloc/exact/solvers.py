@@ -151,7 +151,11 @@ BACKENDS: dict[str, Backend] = {
 #: 10 x 10 x 20 max-min proven by HiGHS in 10.4 s, CP-SAT 27.0 s, CBC not within 60 s; random
 #: 10 x 10 x 20 leximin HiGHS 12-29 s, CP-SAT 29-72 s; dense 20 x 20 x 30 max-min CBC 23.9 s, CP-SAT
 #: 28.0 s, HiGHS 30.9 s (close), leximin gap at 60 s HiGHS 0.025, CP-SAT 0.149. Then CP-SAT (it
-#: beat CBC on the 10 x 10 x 20 instances), then CBC.
+#: beat CBC on the 10 x 10 x 20 instances), then CBC. Rerun with the LP bounds and the time budget
+#: (``bench_milp.py --sizes 10x10x20 --seeds 2 --warm --lp-bounds``, load average 13-22): dense seed
+#: 1 max-min HiGHS 8.5 s, CP-SAT 30.9 s, CBC gap 0.019 at 60 s; seed 0 none proven (gaps HiGHS
+#: 0.039, CP-SAT 0.049, CBC 0.039); leximin gaps at 60 s HiGHS 0.039 / 0.0028, CP-SAT 0.081 /
+#: 0.111, CBC 0.101 / 0.019. The order stands.
 DEFAULT_ORDER: dict[str, tuple[str, ...]] = {
     "lp": ("highs", "clarabel", "scipy", "scs"),
     "milp": ("highs", "cpsat", "cbc"),
@@ -416,6 +420,27 @@ def quiet_highs():
         _BANNER_DONE = True
     h.setOptionValue("output_flag", False)
     return h
+
+
+_HIGHS_THREADS: list = []         # the thread setting HiGHS's global scheduler was started with
+
+
+def highs_threads(h, threads: int | None) -> None:
+    """Set ``threads`` on ``h``, restarting HiGHS's process-wide scheduler when the setting changes.
+
+    HiGHS starts one global thread scheduler with the first run's ``threads``; a later run asking
+    for another count fails before solving (model status "Not Set"), so a second call with a
+    different ``threads`` in the same process gave status ERROR. ``Highs.resetGlobalScheduler``
+    (public highspy API) lets the next run start it afresh.
+    """
+    import highspy
+
+    if threads is not None:
+        h.setOptionValue("threads", int(threads))
+    key = None if threads is None else int(threads)
+    if _HIGHS_THREADS and _HIGHS_THREADS[0] != key:
+        highspy.Highs.resetGlobalScheduler(True)
+    _HIGHS_THREADS[:] = [key]
 
 
 def _silently(make):

@@ -440,7 +440,7 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
         tasks[np.ix_(users, servers)] = _extract(built, solution, users.size, servers.size)
 
     status, message, stats, leximin = solve_by_components(
-        comps, sizes, build, full_val, place, objective=objective, backend=backend, time_limit=time_limit,
+        comps, sizes, build, full_val, place, objective=objective, backend=backend, time_limit=time_limit, started=t0,
         mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
         warm_start=warm_start)
     stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],

@@ -550,7 +550,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
                                                                    tv.durations[users])
 
     status, message, stats, leximin = solve_by_components(
-        comps, sizes, build, full, place, objective=objective, backend=backend, time_limit=time_limit,
+        comps, sizes, build, full, place, objective=objective, backend=backend, time_limit=time_limit, started=t0,
         mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
         warm_start=warm_start)
     stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],

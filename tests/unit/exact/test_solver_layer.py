@@ -223,3 +223,24 @@ def test_library_calls_print_no_highs_banner(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "HiGHS" not in out.stdout and "Copyright" not in out.stdout
+
+
+def test_highs_solves_with_a_different_thread_count_in_the_same_process():
+    # HiGHS keeps one process-wide scheduler started with the first run's thread count; before
+    # solvers.highs_threads a later solve asking for another count ended "Not Set" (status ERROR)
+    import numpy as np
+    import scipy.sparse as sp
+
+    import fairalloc as fa
+    from fairalloc.exact.backends import solve_program
+    from fairalloc.exact.program import LinearProgram
+    from fairalloc.exact.solvers import get_backend
+
+    if "highs" not in fa.available_solvers("milp"):
+        pytest.skip("HiGHS not installed")
+    prog = LinearProgram(("x", "y"), np.zeros(2), np.array([3.0, 3.0]), np.ones(2, dtype=bool),
+                         sp.csr_matrix(np.array([[2.0, 2.0]])), np.array([-np.inf]), np.array([5.0]), ("cap",),
+                         np.array([1.0, 1.0]), 0.0, True, {"x": 0, "y": 1})
+    for threads in (None, 1, 2, 1):
+        out, _ = solve_program(prog, get_backend("highs", "milp"), threads=threads)
+        assert out.status is fa.Status.OPTIMAL and out.objective == 2.0, (threads, out.message)  # by hand
