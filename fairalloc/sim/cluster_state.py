@@ -96,6 +96,15 @@ class ClusterState:
         """Why one task of ``job`` can never run here (a reason string), or None."""
         raise NotImplementedError
 
+    def never_fits_rows(self, rows: np.ndarray) -> list[tuple[int, str]]:
+        """``(row, reason)`` for the ``rows`` (ascending) whose :meth:`never_fits` is not None."""
+        out = []
+        for j in rows.tolist():
+            why = self.never_fits(j)
+            if why is not None:
+                out.append((j, why))
+        return out
+
     def allocate(self, job: int, tasks: int, server: int) -> None:
         raise NotImplementedError
 
@@ -291,6 +300,22 @@ class Servers(ClusterState):
         if not ok:
             return "fits no server its placement allows"
         return None
+
+    def never_fits_rows(self, rows: np.ndarray) -> list[tuple[int, str]]:
+        """:meth:`never_fits` of many rows; without placement, the same test on all of them at once
+        (:func:`~fairalloc.shares.tasks_that_fit` broadcasts: the same operations per row)."""
+        if self.placement is not None:
+            return super().never_fits_rows(rows)
+        d = self.demand[rows]
+        known = np.isfinite(d).all(axis=1)
+        fit = np.zeros(len(rows), dtype=bool)
+        idx = np.flatnonzero(known)
+        step = max(1, 2_000_000 // max(1, self.capacities.size))
+        for a in range(0, len(idx), step):
+            part = idx[a:a + step]
+            fit[part] = (shares.tasks_that_fit(self.capacities[None, :, :], d[part][:, None, :]) >= 1).any(axis=1)
+        return [(j, "resource demand unknown" if not k else "fits no server its placement allows")
+                for j, k, f in zip(rows.tolist(), known.tolist(), fit.tolist()) if not f]
 
     def allocate(self, job: int, tasks: int, server: int) -> None:
         if not (0 <= server < self.n_servers):

@@ -168,11 +168,9 @@ class Simulation:
                 rejected.append((int(j), self.state.never_fits(int(j)) or "unknown"))
             ok &= (p >= 1) & (p <= self.state.capacity)
         else:
-            for j in np.flatnonzero(ok):
-                why = self.state.never_fits(int(j))
-                if why is not None:
-                    rejected.append((int(j), why))
-                    ok[j] = False
+            for j, why in self.state.never_fits_rows(np.flatnonzero(ok)):
+                rejected.append((j, why))
+                ok[j] = False
         rejected.sort()
         return ok, rejected
 
