@@ -5,8 +5,8 @@ the pool at 50% to 100% of the mean use R. This script generates ``google_like(6
 horizon=--days days, rng=--seed)``, sizes the pool at ``--fraction`` of R and runs ``fa.simulate``
 once per ``--policies`` entry (DRF; SDRF with delta = 1 - 1e-6), printing for each run the CPU
 seconds (``time.process_time``: less sensitive than wall time on a shared machine), the wall
-seconds, decisions (tasks started) per CPU second, the engine used (``kernel``: the compiled DRF pool
-loop, :mod:`fairalloc.scheduling.drf_pool`) and the process's peak resident memory so far
+seconds, decisions (tasks started) per CPU second, the engine used and the process's peak resident
+memory so far
 (``resource.getrusage``, which includes the workload). ``uptime`` is printed first and last.
 
     python benchmarks/bench_paper_scale.py --tasks 32000000 --policies drf
