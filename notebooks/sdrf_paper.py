@@ -29,6 +29,7 @@
 # (`docs/reproductions/results/sdrf-fig4/` .. `sdrf-fig6/`) is shown at the end.
 
 # %%
+# %matplotlib inline
 import os
 from pathlib import Path
 

@@ -25,6 +25,7 @@
 # Alibaba v2018 (not shipped): the 2017 `batch_task` demands stand in.
 
 # %%
+# %matplotlib inline
 import os
 from pathlib import Path
 
