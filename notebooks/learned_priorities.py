@@ -41,7 +41,8 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import fairalloc
-from fairalloc.experiments.reproductions import reproduce
+from fairalloc.experiments.reproductions import results_dir
+from fairalloc.experiments.reproductions.report import read_claims
 from fairalloc.plots.reproductions import learned_bars
 
 SCALE = os.environ.get("FAIRALLOC_SCALE", "small")
@@ -51,26 +52,11 @@ STORED = Path(fairalloc.__file__).resolve().parents[1] / "docs" / "reproductions
 
 def results(name):
     """The folder of a finished reproduction of ``SCALE``: stored in the docs, else run into ../out."""
-    stored = STORED / name
-    if (stored / "provenance.json").exists():
-        prov = json.loads((stored / "provenance.json").read_text())
-        if prov.get("scale") == SCALE:
-            display(Markdown(f"Stored results: `{prov['command']}` at commit `{prov['commit'][:10]}`, "
-                             f"{prov['date']}"))
-            return stored
-    out = Path("../out/reproduce") / f"{name}-{SCALE}"
-    if not (out / "report.md").exists():
-        reproduce(name, scale=SCALE, out=out)
+    out = results_dir(name, SCALE, stored=STORED, out=Path("../out/reproduce"))
+    if (out / "provenance.json").exists():
+        prov = json.loads((out / "provenance.json").read_text())
+        display(Markdown(f"Stored results: `{prov['command']}` at commit `{prov['commit'][:10]}`, {prov['date']}"))
     return out
-
-
-def claims(out):
-    """The report's claims table as a DataFrame (paper's number, ours, reproduced, reason)."""
-    text = (out / "report.md").read_text()
-    block = text.split("## Claims", 1)[1].split("\n## ", 1)[0]
-    rows = [line.strip("|").split(" | ") for line in block.splitlines()
-            if line.startswith("| ") and not line.startswith("| claim")]
-    return pd.DataFrame(rows, columns=["claim", "paper", "ours", "reproduced", "reason"])
 
 
 out = results("learned-priorities")
@@ -106,7 +92,7 @@ by_kind.round(2)
 # ## Every claim against the paper
 
 # %%
-table = claims(out)
+table = read_claims(out)
 table
 
 # %% [markdown]

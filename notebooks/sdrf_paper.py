@@ -33,10 +33,10 @@
 import os
 from pathlib import Path
 
-import pandas as pd
 from IPython.display import Markdown, display
 
-from fairalloc.experiments.reproductions import read_tables, reproduce, sdrf
+from fairalloc.experiments.reproductions import read_tables, results_dir, sdrf
+from fairalloc.experiments.reproductions.report import read_claims
 from fairalloc.plots.reproductions import sdrf_fig4, sdrf_fig5, sdrf_fig6
 
 SCALE = os.environ.get("FAIRALLOC_SCALE", "small")
@@ -44,17 +44,8 @@ SCALE = SCALE if SCALE in ("small", "paper") else "small"
 
 
 def results(name):
-    out = Path("../out/reproduce") / f"{name}-{SCALE}"
-    if not (out / "report.md").exists():
-        reproduce(name, scale=SCALE, out=out)
+    out = results_dir(name, SCALE, out=Path("../out/reproduce"))
     return out, read_tables(out)
-
-
-def claims(out):
-    """The report's claims table as a DataFrame (paper's number, ours, reproduced, reason)."""
-    rows = [line.strip("|").split(" | ") for line in (out / "report.md").read_text().splitlines()
-            if line.startswith("| ") and not line.startswith("| claim")]
-    return pd.DataFrame(rows, columns=["claim", "paper", "ours", "reproduced", "reason"])
 
 
 # %% [markdown]
@@ -68,7 +59,7 @@ out4, t4 = results("sdrf-fig4")
 red = sdrf.wait_reduction(t4["users"])
 display(sdrf_fig4(red))
 display(red.pivot(index="delta", columns="pool_fraction", values="reduction").round(1))
-claims(out4)
+read_claims(out4)
 
 # %% [markdown]
 # ## Fig. 5: per-user completed-task ratio, SDRF (δ = 1-10^-6) against DRF, 50% of R
@@ -78,7 +69,7 @@ claims(out4)
 out5, t5 = results("sdrf-fig5")
 ratio = sdrf.completed_ratio(t5["users"], pool_fraction=0.5, delta=1 - 1e-6)
 display(sdrf_fig5(ratio))
-claims(out5)
+read_claims(out5)
 
 # %% [markdown]
 # ## Fig. 6: live-tree events per 1000 tasks
@@ -90,7 +81,7 @@ out6, t6 = results("sdrf-fig6")
 ev = sdrf.live_tree_events(t6["runs"])
 display(sdrf_fig6(ev))
 display(ev.pivot(index="delta", columns="pool_fraction", values="events_per_1000").round(3))
-claims(out6)
+read_claims(out6)
 
 # %% [markdown]
 # ## The stored paper-scale run
@@ -103,7 +94,7 @@ for name in ("sdrf-fig4", "sdrf-fig5", "sdrf-fig6"):
     d = STORED / name
     if (d / "report.md").exists():
         display(Markdown(f"**{name}** (stored, {(d / 'provenance.json').read_text().strip()[:300]})"))
-        display(claims(d))
+        display(read_claims(d))
     else:
         display(Markdown(f"**{name}**: no stored paper-scale run in {d}"))
 
@@ -113,5 +104,5 @@ for name in ("sdrf-fig4", "sdrf-fig5", "sdrf-fig6"):
 
 # %%
 for out in (out4, out5, out6):
-    c = claims(out)
+    c = read_claims(out)
     display(Markdown(f"**{out.name}**: {int((c['reproduced'] == 'yes').sum())} of {len(c)} claims reproduced"))

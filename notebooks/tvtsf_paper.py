@@ -29,17 +29,15 @@
 import os
 from pathlib import Path
 
-import pandas as pd
 from IPython.display import display
 
-from fairalloc.experiments.reproductions import read_tables, reproduce, tvtsf
+from fairalloc.experiments.reproductions import read_tables, results_dir, tvtsf
+from fairalloc.experiments.reproductions.report import read_claims
 from fairalloc.plots.reproductions import tvtsf_cdfs
 
 SCALE = os.environ.get("FAIRALLOC_SCALE", "small")
 SCALE = SCALE if SCALE in ("small", "paper") else "small"
-out = Path("../out/reproduce") / f"tvtsf-{SCALE}"
-if not (out / "report.md").exists():
-    reproduce("tvtsf", scale=SCALE, out=out)
+out = results_dir("tvtsf", SCALE, out=Path("../out/reproduce"))
 tables = read_tables(out)
 users = tables["users"]
 print((out / "report.md").read_text().split("## Claims")[0])
@@ -64,9 +62,6 @@ summary.pivot(index="policy", columns="scenario",
 # ## The paper's claims against ours
 
 # %%
-claims_md = (out / "report.md").read_text().split("## Claims")[1].split("\n## ")[0]
-rows = [line.strip("|").split(" | ") for line in claims_md.splitlines()
-        if line.startswith("| ") and not line.startswith("| claim")]
-claims = pd.DataFrame(rows, columns=["claim", "paper", "ours", "reproduced", "reason"])
+claims = read_claims(out)
 print(f"{int((claims['reproduced'] == 'yes').sum())} of {len(claims)} claims reproduced")
 claims

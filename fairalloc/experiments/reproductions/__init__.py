@@ -30,7 +30,7 @@ import pandas as pd
 from ...errors import InvalidInstanceError
 
 __all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
-           "spec_path", "parse_cells", "tables_from"]
+           "spec_path", "parse_cells", "tables_from", "results_dir"]
 
 logger = logging.getLogger(__name__)
 
@@ -440,3 +440,65 @@ def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:
 
     sweep = Path(out) / "sweep"
     return {t: load_table(sweep, t).df() for t in Store(sweep).table_names()}
+
+
+def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = None,
+                out: str | Path = Path("out") / "reproduce") -> Path:
+    """The folder of a finished reproduction of ``scale``: a stored run when there is one, else a run
+    in ``out`` (made now when it has no report yet).
+
+    A stored run is ``stored / name`` with a ``provenance.json`` whose ``scale`` is ``scale`` (the
+    repository keeps them in ``docs/reproductions/results``); otherwise the folder is
+    ``out / f"{name}-{scale}"``, and :func:`reproduce` runs there first when it holds no
+    ``report.md``. The notebooks read their figures and claims through this.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`.
+    scale : {"small", "paper"}, default "small"
+    stored : str or Path, optional
+        Folder of stored runs (None: look for none).
+    out : str or Path, default "out/reproduce"
+        Where runs are made.
+
+    Returns
+    -------
+    Path
+        A folder holding ``report.md`` (and ``provenance.json`` when stored).
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown name or scale (before anything runs).
+
+    Examples
+    --------
+    A stored small-scale run is found by its provenance; nothing runs:
+
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     (Path(d) / "buc").mkdir()
+    ...     _ = (Path(d) / "buc" / "provenance.json").write_text(json.dumps({"scale": "small"}))
+    ...     _ = (Path(d) / "buc" / "report.md").write_text("# BUC")
+    ...     results_dir("buc", "small", stored=d).name
+    'buc'
+    """
+    import json
+
+    if name not in NAMES:
+        raise InvalidInstanceError(f"reproduction {name!r} is not one of {', '.join(NAMES)}", argument="name",
+                                   value=name)
+    if scale not in SCALES:
+        raise InvalidInstanceError(f"scale={scale!r} is not one of {', '.join(SCALES)}", argument="scale",
+                                   value=scale)
+    if stored is not None:
+        here = Path(stored) / name
+        prov = here / "provenance.json"
+        if prov.is_file() and (here / "report.md").is_file() and json.loads(prov.read_text()).get("scale") == scale:
+            return here
+    folder = Path(out) / f"{name}-{scale}"
+    if not (folder / "report.md").is_file():
+        reproduce(name, scale=scale, out=folder)
+    return folder

@@ -3,11 +3,15 @@ reproduced yes or no, and the reason found where not (``report.md``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ["Claim", "write_report", "render_report"]
+__all__ = ["Claim", "write_report", "render_report", "read_claims"]
+
+#: Columns of a report's claims table, in order.
+CLAIM_COLUMNS = ("claim", "paper", "ours", "reproduced", "reason")
 
 
 @dataclass(frozen=True)
@@ -131,3 +135,62 @@ def write_report(path: str | Path, title: str, setup: Sequence[str], claims: Seq
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(render_report(title, setup, claims, notes, figures), encoding="utf-8")
     return p
+
+
+def read_claims(report: str | Path) -> "pd.DataFrame":
+    """The claims table of a report (:func:`write_report`) as a DataFrame: the inverse of the table
+    :func:`render_report` writes.
+
+    Only the rows of the ``## Claims`` section are read (a report may hold other tables); cells are
+    split on unescaped ``|`` and ``\\|`` is turned back into ``|``.
+
+    Parameters
+    ----------
+    report : str or Path
+        A ``report.md`` file, or the folder holding one.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``claim``, ``paper``, ``ours``, ``reproduced`` (``"yes"``, ``"no"`` or
+        ``"undecided"``) and ``reason``, one row per claim in the report's order.
+
+    Raises
+    ------
+    FileNotFoundError
+        No ``report.md`` there.
+    ValueError
+        The report has no ``## Claims`` section, or a row without five cells (naming the row).
+
+    Examples
+    --------
+    A claim whose text holds a ``|`` survives the round trip:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = write_report(Path(d) / "report.md", "T", ["s"], [Claim("a | b", "1", "2", True),
+    ...                                                          Claim("c", "3", "4", False, "why")])
+    ...     t = read_claims(d)
+    >>> t.values.tolist()
+    [['a | b', '1', '2', 'yes', ''], ['c', '3', '4', 'no', 'why']]
+    """
+    import pandas as pd
+
+    path = Path(report)
+    if path.is_dir():
+        path = path / "report.md"
+    text = path.read_text()
+    if "\n## Claims" not in "\n" + text:
+        raise ValueError(f"report={str(path)!r} has no '## Claims' section")
+    block = ("\n" + text).split("\n## Claims", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for k, line in enumerate(block.splitlines()):
+        if not line.startswith("|") or line.startswith("|---") or line.startswith("| claim |"):
+            continue
+        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        if len(cells) != len(CLAIM_COLUMNS):
+            raise ValueError(f"report={str(path)!r}: claims row {k} has {len(cells)} cells, not "
+                             f"{len(CLAIM_COLUMNS)}: {line!r}")
+        rows.append(cells)
+    return pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
