@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROVENANCE_KEYS = ("command", "commit", "date", "scale", "machine", "wall_seconds")
+PROVENANCE_KEYS = ("command", "commit", "date", "scale", "subset", "machine", "wall_seconds")
 FIGURE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg")
 #: Where the docs keep stored runs, relative to the docs folder.
 RESULTS = "reproductions/results"
@@ -89,11 +89,14 @@ def _value(prov: dict, key: str) -> str:
 
 
 def provenance_box(stored: Stored) -> str:
-    """An admonition with the run's command, commit, date, scale, machine and wall time."""
+    """An admonition with the run's command, commit, date, scale (``paper-subset`` with a ``subset``
+    line for a run of part of the paper grid), machine and wall time."""
     lines = ['!!! info "Provenance"', "", "    | item | value |", "    |---|---|"]
     if not stored.provenance:
         lines += ["    | provenance | *no provenance.json stored with this run* |"]
     for key in PROVENANCE_KEYS:
+        if key == "subset" and not stored.provenance.get("subset"):
+            continue                       # optional: only a run of part of a scale's grid has one
         if stored.provenance:
             lines.append(f"    | {key.replace('_', ' ')} | {_value(stored.provenance, key)} |")
     return "\n".join(lines) + "\n"
