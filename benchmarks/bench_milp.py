@@ -67,7 +67,8 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
                             **options)
     wall = time.perf_counter() - t0
     return {"status": r.status.value, "seconds": wall, "n_milps": r.stats.get("n_solves", 0),
-            "gap": r.stats.get("mip_gap"), "min_share": r.objective, "components": r.stats.get("n_components"),
+            "gap": r.stats.get("mip_gap"), "stopped": _stopped_round(r.stats),
+            "min_share": r.objective, "components": r.stats.get("n_components"),
             "variables": r.stats.get("n_variables"), "constraints": r.stats.get("n_constraints"),
             "ties": sum(c.get("tie_levels", 0) for c in r.stats.get("components", [])),
             "skipped": sum(c.get("count_skipped", 0) for c in r.stats.get("components", [])),
@@ -85,10 +86,31 @@ def fmt(res: dict) -> str:
               f"{res['lp_s']:.2f}s in LPs)")
     if res["status"] == "optimal":
         return f"{res['seconds']:7.2f}s optimal  {res['n_milps']:3d} MILPs{lp}"
-    gap = "n/a" if res["gap"] is None else f"{res['gap']:.3g}"
+    gap = _gap_text(res)
     lv = res.get("levels_proven")
     lv = f", {lv} of {res['n_users']} leximin entries proven" if lv is not None and res.get("leximin") is None else ""
-    return f"{res['seconds']:7.2f}s {res['status']:8s} {res['n_milps']:3d} MILPs gap {gap}{lv}{lp}"
+    return f"{res['seconds']:7.2f}s {res['status']:8s} {res['n_milps']:3d} MILPs {gap}{lv}{lp}"
+
+
+def _stopped_round(stats: dict) -> dict | None:
+    """The unproven round (kind, objective, bound) of the component that stopped, if any."""
+    for c in stats.get("components", []):
+        if c.get("status") != "optimal" and c.get("rounds"):
+            last = c["rounds"][-1]
+            return {"kind": last.get("kind"), "objective": last.get("objective"), "bound": last.get("bound")}
+    return None
+
+
+def _gap_text(res: dict) -> str:
+    """'gap G' (relative, the library's) unless the stopped MILP's objective is 0 (a count MILP that
+    found nobody above the level yet): a relative gap means nothing there (bound / 1e-10), so the
+    absolute one, bound - objective, is printed instead; 'gap n/a' without a bound."""
+    st = res.get("stopped")
+    if st and st.get("objective") is not None and abs(st["objective"]) < 1e-9:
+        if st.get("bound") is None:
+            return f"gap n/a ({st.get('kind')} MILP at objective 0, no bound)"
+        return f"absolute gap {st['bound'] - st['objective']:.3g} ({st.get('kind')} MILP at objective 0)"
+    return "gap n/a" if res["gap"] is None else f"gap {res['gap']:.3g}"
 
 
 def main(argv=None) -> int:
@@ -226,10 +248,10 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
             parts = []
             for size, rs in sized.items():
                 done = [r["seconds"] for r in rs if r["status"] == "optimal"]
-                gaps = [r["gap"] for r in rs if r["status"] != "optimal" and r["gap"] is not None]
+                gaps = [_gap_text(r) for r in rs if r["status"] != "optimal"]
                 parts.append(f"{size}: {len(done)}/{len(rs)} proven"
                              + (f" (median {np.median(done):.1f}s)" if done else "")
-                             + (f", gaps at the limit {', '.join(f'{g:.3g}' for g in gaps)}" if gaps else ""))
+                             + (f", at the limit: {', '.join(gaps)}" if gaps else ""))
             print(f"  {obj:7s} {solver:5s}: {'; '.join(parts)}; largest dense size with every seed proven "
                   f"within 60 s: {_largest(mine)}")
     return _goal_and_csv(rows, "default", args.csv)

@@ -698,8 +698,8 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
             if not (upper > 0).any():
                 continue
             out: LeximinOutcome = solve_leximin(prob, totals, val, objective=objective, backend=backend,
-                                                time_limit=left, mip_gap=mip_gap, threads=threads, msg=msg,
-                                                options=options, label=f"t{t}c{k}_")
+                                                time_limit=time_limit, started=t0, mip_gap=mip_gap,
+                                                threads=threads, msg=msg, options=options, label=f"t{t}c{k}_")
             n_solves += out.stats.get("n_solves", 0)
             per_slot.append({"slot": t, "component": k, "status": out.status.value,
                              "n_solves": out.stats.get("n_solves", 0)})
