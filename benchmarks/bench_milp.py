@@ -10,7 +10,9 @@ time to proven optimality, the gap at the time limit, and the largest dense size
 
 ``--lp-bounds`` adds, per backend, each leximin solve with the LP-relaxation bounds
 (``fairalloc.exact.lp_bounds``) off, to count the MILPs and time they save; ``--no-lp-bounds`` turns
-them off everywhere.
+them off everywhere. ``--flow`` adds each leximin solve with the max-flow check off (LP bounds on);
+``--counting`` each leximin solve with every level by the level MILP (tie levels by counting off;
+``--level-by-count MODE`` sets the mode everywhere).
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
 x servers x slots sizes, each solved twice in the same process:
@@ -139,6 +141,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-lp-bounds", action="store_true", help="LP-relaxation bounds off everywhere")
     ap.add_argument("--level-by-count", choices=["never", "ties", "always"], default=None,
                     help="how leximin levels after the first are found (default: the library's, 'ties')")
+    ap.add_argument("--flow", action="store_true",
+                    help="also each leximin solve with the max-flow check off (LP bounds on)")
     ap.add_argument("--counting", action="store_true",
                     help="also each leximin solve with every level by the level MILP (levels by counting off)")
     ap.add_argument("--secondary", choices=["never", "after-first", "always"], default=None,
@@ -244,6 +248,8 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                         confs["warm flipped"] = {"warm_start": not WARM_START_DEFAULT.get(solver, False)}
                     if args.lp_bounds and obj == "leximin":
                         confs["LP bounds off"] = {"_lp_bounds": False}
+                    if args.flow and obj == "leximin":
+                        confs["max-flow off"] = {"_flow_bounds": False}
                     if args.counting and obj == "leximin":
                         confs["levels by MILP"] = {"_level_by_count": "never"}
                     for name, opts in confs.items():
@@ -301,7 +307,7 @@ def _with_lp_bounds(opts: dict, call):
     driver's LP-bounds and levels-by-counting switches."""
     import fairalloc.exact.leximin as lx
 
-    switches = {"_lp_bounds": "_LP_BOUNDS", "_level_by_count": "_LEVEL_BY_COUNT"}
+    switches = {"_lp_bounds": "_LP_BOUNDS", "_level_by_count": "_LEVEL_BY_COUNT", "_flow_bounds": "_FLOW_BOUNDS"}
     old = {k: getattr(lx, a) for k, a in switches.items()}
     for k, a in switches.items():
         if k in opts:

@@ -102,6 +102,54 @@ user rise fractionally, so no user was dropped and no level proven (the same MIL
 spent in LPs per 60 s run); the expensive MILPs there are the tie levels, whose users really
 compete for the same servers.
 
+Levels by counting
+------------------
+A level after the first whose users tie (*c* < |G|) is not found by the level MILP (:data:`_LEVEL_BY_COUNT`
+"ties", the default). That program's "at least *c* users of *G* have :math:`v_i \ge z`" needs big-M
+rows :math:`v_i \ge z - M_i(1 - y_i)` with a continuous *z*: its LP relaxation is weak (a fraction of
+every :math:`y_i` lets every user pass), and on the dense 10 x 10 x 20 TV-TSF instance (seed 1) the first
+such level stayed at a 0.28% gap for 47 s. Instead the driver asks count MILPs at the incumbent's level
+:math:`\ell_{inc}` (the *c*-th largest value over *G* of the last solution, which satisfies every row
+so far): :math:`K` = the most users of *G* strictly above :math:`\ell_{inc}`, subject to every row so
+far and "at least *c* users of *G* at or above :math:`\ell_{inc}`" (the count MILP of step 2, with
+integer thresholds :math:`X_i \ge L'_i y'_i` instead of a big-M on a continuous level).
+
+* :math:`K \ge c`: the solution has *c* users above :math:`\ell_{inc}`, so its *c*-th largest value is
+  higher: it is the new incumbent, and the driver counts again at its level.
+* :math:`K < c`: no feasible point has *c* users of *G* above :math:`\ell_{inc}`, while every point
+  with a larger *c*-th largest value would; so the level MILP's optimum is :math:`\ell_{inc}`. This
+  last count MILP is exactly step 2's count MILP at that level (the same rows and objective), so *K*
+  is the next *c'* and no separate count MILP is solved.
+
+Each round raises the level by at least one achievable value, so the loop ends; the leximin vector is
+the one of the level MILP (the same level, then the same count). "always" uses counting for every
+level after the first, "never" the level MILP everywhere. Measured in
+``benchmarks/bench_milp.py --counting`` and ``benchmarks/bench_lp_bounds.py --switch counting``
+(figures in the issue 14 notes).
+
+Max-flow bounds
+---------------
+A formulation may pass ``flow``: a necessary condition ``flow(required)`` for an allocation with at
+least ``required[i]`` tasks of every user (a max-flow per resource through the placement graph:
+:func:`fairalloc.exact.placement.flow_check` for task instances,
+:func:`~fairalloc.exact.placement.tv_flow_check` for TV-TSF, whose docstrings prove them). The driver
+keeps :math:`\underline X_i`, the task counts every later MILP must give user *i* (its lower bound and
+the rows fixed for a whole group: :math:`X_i \ge L_i(\ell)` when *c* = |G|, :math:`X_i \ge L'_i(\ell)`
+when every candidate rises; rows with tie binaries are left out, which only weakens the condition).
+With ``lp_bounds`` on (and :data:`_FLOW_BOUNDS`), before the LP maxima:
+
+* **Users dropped.** If ``flow`` rejects :math:`\underline X` with user *i* raised to :math:`L'_i(\ell)`,
+  no later MILP has *i* above :math:`\ell`: :math:`U_i := L'_i - 1`, exactly as an LP maximum below
+  :math:`L'_i` (and its LP solve is saved).
+* **Levels proven.** Before a level MILP with *c* = |G| (not the first), if ``flow`` rejects
+  :math:`\underline X` with every user of *G* raised to :math:`L'_i(\ell_{inc})`, no feasible point has
+  the whole group above the incumbent's level, so the level MILP would return :math:`\ell_{inc}`.
+
+Any LP-feasible point gives such a flow, so on users the max-flow never drops one that the LP
+maxima keep (up to the LP's slack); its use is to save LP solves. On levels it can prove what the LP
+bound does not: it asks for the integer counts :math:`L'_i`, while the LP's level reaches
+:math:`\nu` with fractional counts.
+
 **The first level is the max-min program, nothing more.** Its objective is the plain *z* and its
 absolute gap :math:`\delta/2`, exactly as ``objective="maxmin"``, so the first level costs what the
 max-min costs. Up to fairalloc 0.1 every level's objective also carried a small secondary term,
