@@ -217,8 +217,6 @@ def flow_check(instance: TaskInstance, required: Any, *, tol: float = 1e-9) -> F
     >>> flow_check(ti, [1, 1]).feasible                 # 4 cores needed, 4 held
     True
     """
-    import networkx as nx
-
     req = np.asarray(required, dtype=float)
     d = instance.task_demands
     caps = instance.cluster.capacities
@@ -229,22 +227,54 @@ def flow_check(instance: TaskInstance, required: Any, *, tol: float = 1e-9) -> F
         total = float(need_i.sum())
         if total <= tol:
             continue
-        g = nx.DiGraph()
+        heads, tails, cap = [], [], []                     # nodes: 0 source, 1 sink, 2 + i users, 2 + n + k servers
         for i in range(n):
             if need_i[i] > 0:
-                g.add_edge("src", ("u", i), capacity=float(need_i[i]))
+                heads.append(0), tails.append(2 + i), cap.append(float(need_i[i]))
                 for k in np.flatnonzero(fit[i] > 0):
-                    g.add_edge(("u", i), ("s", int(k)), capacity=float(min(req[i], fit[i, k]) * d[i, r]))
+                    heads.append(2 + i), tails.append(2 + n + int(k)), cap.append(float(min(req[i], fit[i, k]) * d[i, r]))
         for k in range(m):
-            g.add_edge(("s", k), "snk", capacity=float(caps[k, r]))
-        value, (side, _) = nx.minimum_cut(g, "src", "snk")
-        if value < total - tol * max(1.0, total):
-            users = tuple(sorted(k for t, k in (x for x in side if isinstance(x, tuple)) if t == "u"))
+            heads.append(2 + n + k), tails.append(1), cap.append(float(caps[k, r]))
+        ok, side = _carries(2 + n + m, heads, tails, cap, total, rel=tol / max(1.0, total), cut=True)
+        if not ok:
+            users = tuple(int(v - 2) for v in side if 2 <= v < 2 + n)
             servers = tuple(sorted(int(k) for k in set(np.flatnonzero(fit[list(users)].sum(axis=0) > 0))))
             need = float(need_i[list(users)].sum())
             have = float(caps[list(servers), r].sum()) if servers else 0.0
             return FlowVerdict(False, r, users, servers, need, have)
     return FlowVerdict(True)
+
+
+def _carries(n_nodes: int, heads: list, tails: list, cap: list, need: float, *, rel: float = 1e-9,
+             cut: bool = False) -> tuple[bool, list]:
+    r"""Whether the max-flow from node 0 to node 1 carries ``need`` (``scipy.sparse.csgraph.maximum_flow``).
+
+    ``maximum_flow`` needs integer capacities: each is multiplied by a scale *S* and rounded **up**, so
+    the rounded network carries at least *S* times any flow of the true one, and "does not carry" is
+    answered only when its max-flow is below :math:`S \cdot` ``need`` :math:`(1 - rel)`: then the true
+    max-flow is below ``need`` too. With ``cut``, a failure also returns the nodes on the source side
+    of a minimum cut (reachable from the source in the residual network), sorted.
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+
+    cap_a = np.asarray(cap, dtype=float)
+    pos = cap_a[cap_a > 0]
+    if pos.size == 0:
+        return need <= 0, [0]
+    scale = min(1e6 / float(pos.min()), (2.0 ** 31 - 2) / (float(cap_a.sum()) + 1.0))
+    icap = np.ceil(cap_a * scale).astype(np.int64)
+    g = sp.csr_array((icap.astype(np.int32), (np.asarray(heads), np.asarray(tails))), shape=(n_nodes, n_nodes))
+    res = maximum_flow(g, 0, 1)
+    if res.flow_value >= need * scale * (1 - rel):
+        return True, []
+    if not cut:
+        return False, []
+    resid = sp.csr_array(g.astype(np.int64) - res.flow.astype(np.int64))
+    resid.data = (resid.data > 0).astype(np.int8)
+    resid.eliminate_zeros()
+    side = breadth_first_order(resid, 0, directed=True, return_predecessors=False)
+    return False, sorted(int(v) for v in side)
 
 
 def maxmin_flow_bound(instance: TaskInstance, valuation: Any) -> float:
@@ -326,10 +356,8 @@ def tv_flow_check(tv: TimeVaryingInstance, required: Any) -> bool:
     start slot, so it is a weak relaxation of the LP relaxation of Eq. 10: any LP-feasible point gives
     such a flow by the same routing, fractionally. The integer ``required`` counts are its strength.)
 
-    **Float safety.** ``maximum_flow`` needs integer capacities: every capacity is multiplied by a
-    scale *S* and rounded *up*, so the rounded network carries at least *S* times any flow of the true
-    one; the verdict "infeasible" is given only when its max-flow is below :math:`S \sum_i n_i w_{ir}`
-    minus a relative 1e-9, which implies the true max-flow is below the need.
+    **Float safety.** ``maximum_flow`` needs integer capacities: they are scaled and rounded up
+    (``_carries``), so a "False" always means that the true max-flow is below the need.
 
     Parameters
     ----------
@@ -354,9 +382,6 @@ def tv_flow_check(tv: TimeVaryingInstance, required: Any) -> bool:
     >>> tv_flow_check(tv, [2]), tv_flow_check(tv, [3])
     (True, False)
     """
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import maximum_flow
-
     req = np.asarray(required, dtype=float)
     n, T, m = tv.n_agents, tv.n_slots, tv.n_servers
     if req.shape != (n,):
@@ -407,14 +432,6 @@ def tv_flow_check(tv: TimeVaryingInstance, required: Any) -> bool:
         for k in range(m):
             for t in range(T):
                 edge(ms_base + k * T + t, 1, float(caps[k, r]))
-        cap_a = np.asarray(cap, dtype=float)
-        pos = cap_a[cap_a > 0]
-        if pos.size == 0:
-            return False
-        scale = min(1e6 / float(pos.min()), (2.0 ** 31 - 2) / (float(cap_a.sum()) + 1.0))
-        icap = np.ceil(cap_a * scale).astype(np.int64)
-        g = sp.csr_array((icap.astype(np.int32), (np.asarray(heads), np.asarray(tails))), shape=(n_nodes, n_nodes))
-        value = maximum_flow(g, 0, 1).flow_value
-        if value < need * scale * (1 - 1e-9):
+        if not _carries(n_nodes, heads, tails, cap, need)[0]:
             return False
     return True
