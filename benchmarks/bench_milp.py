@@ -10,7 +10,9 @@ time to proven optimality, the gap at the time limit, and the largest dense size
 
 ``--lp-bounds`` adds, per backend, each leximin solve with the LP-relaxation bounds
 (``fairalloc.exact.lp_bounds``) off, to count the MILPs and time they save; ``--no-lp-bounds`` turns
-them off everywhere.
+them off everywhere. ``--flow`` adds each leximin solve with the max-flow check off (LP bounds on);
+``--counting`` each leximin solve with every level by the level MILP (tie levels by counting off;
+``--level-by-count MODE`` sets the mode everywhere).
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
 x servers x slots sizes, each solved twice in the same process:
@@ -67,13 +69,20 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
                             **options)
     wall = time.perf_counter() - t0
     return {"status": r.status.value, "seconds": wall, "n_milps": r.stats.get("n_solves", 0),
-            "gap": r.stats.get("mip_gap"), "min_share": r.objective, "components": r.stats.get("n_components"),
+            "gap": r.stats.get("mip_gap"), "stopped": _stopped_round(r.stats),
+            "min_share": r.objective, "components": r.stats.get("n_components"),
             "variables": r.stats.get("n_variables"), "constraints": r.stats.get("n_constraints"),
             "ties": sum(c.get("tie_levels", 0) for c in r.stats.get("components", [])),
             "skipped": sum(c.get("count_skipped", 0) for c in r.stats.get("components", [])),
             "levels_skipped": sum(c.get("levels_skipped", 0) for c in r.stats.get("components", [])),
             "lp_dropped": sum(c.get("lp_users_dropped", 0) for c in r.stats.get("components", [])),
             "lp_s": sum(c.get("lp_s", 0.0) for c in r.stats.get("components", [])),
+            "by_count": sum(c.get("levels_by_count", 0) for c in r.stats.get("components", [])),
+            "rises": sum(c.get("count_rises", 0) for c in r.stats.get("components", [])),
+            "flow_checks": sum(c.get("flow_checks", 0) for c in r.stats.get("components", [])),
+            "flow_dropped": sum(c.get("flow_users_dropped", 0) for c in r.stats.get("components", [])),
+            "flow_levels": sum(c.get("flow_levels_skipped", 0) for c in r.stats.get("components", [])),
+            "flow_s": sum(c.get("flow_s", 0.0) for c in r.stats.get("components", [])),
             "levels_proven": r.stats.get("levels_proven"), "n_users": tv.n_agents,
             "leximin": None if r.details is None or "leximin" not in r.details else r.details["leximin"]}
 
@@ -83,12 +92,38 @@ def fmt(res: dict) -> str:
     if res.get("levels_skipped") or res.get("lp_dropped") or res.get("lp_s"):
         lp = (f" (LP bounds: {res['levels_skipped']} level MILPs skipped, {res['lp_dropped']} users dropped, "
               f"{res['lp_s']:.2f}s in LPs)")
+    if res.get("by_count"):
+        lp += f" ({res['by_count']} levels by counting, {res['rises']} count MILPs that raised a level)"
+    if res.get("flow_checks"):
+        lp += (f" (max-flow: {res['flow_checks']} checks, {res['flow_dropped']} users dropped, "
+               f"{res['flow_levels']} level MILPs skipped, {res['flow_s']:.2f}s)")
     if res["status"] == "optimal":
         return f"{res['seconds']:7.2f}s optimal  {res['n_milps']:3d} MILPs{lp}"
-    gap = "n/a" if res["gap"] is None else f"{res['gap']:.3g}"
+    gap = _gap_text(res)
     lv = res.get("levels_proven")
-    lv = f", {lv} of {res['n_users']} leximin entries proven" if lv is not None and res.get("leximin") is None else ""
-    return f"{res['seconds']:7.2f}s {res['status']:8s} {res['n_milps']:3d} MILPs gap {gap}{lv}{lp}"
+    lv = f", {lv} distinct leximin levels proven" if lv is not None and res["status"] != "optimal" else ""
+    return f"{res['seconds']:7.2f}s {res['status']:8s} {res['n_milps']:3d} MILPs {gap}{lv}{lp}"
+
+
+def _stopped_round(stats: dict) -> dict | None:
+    """The unproven round (kind, objective, bound) of the component that stopped, if any."""
+    for c in stats.get("components", []):
+        if c.get("status") != "optimal" and c.get("rounds"):
+            last = c["rounds"][-1]
+            return {"kind": last.get("kind"), "objective": last.get("objective"), "bound": last.get("bound")}
+    return None
+
+
+def _gap_text(res: dict) -> str:
+    """'gap G' (relative, the library's) unless the stopped MILP's objective is 0 (a count MILP that
+    found nobody above the level yet): a relative gap means nothing there (bound / 1e-10), so the
+    absolute one, bound - objective, is printed instead; 'gap n/a' without a bound."""
+    st = res.get("stopped")
+    if st and st.get("objective") is not None and abs(st["objective"]) < 1e-9:
+        if st.get("bound") is None:
+            return f"gap n/a ({st.get('kind')} MILP at objective 0, no bound)"
+        return f"absolute gap {st['bound'] - st['objective']:.3g} ({st.get('kind')} MILP at objective 0)"
+    return "gap n/a" if res["gap"] is None else f"gap {res['gap']:.3g}"
 
 
 def main(argv=None) -> int:
@@ -104,6 +139,12 @@ def main(argv=None) -> int:
     ap.add_argument("--warm", action="store_true", help="also each solve with the warm start flipped")
     ap.add_argument("--lp-bounds", action="store_true", help="also each leximin solve with the LP bounds off")
     ap.add_argument("--no-lp-bounds", action="store_true", help="LP-relaxation bounds off everywhere")
+    ap.add_argument("--level-by-count", choices=["never", "ties", "always"], default=None,
+                    help="how leximin levels after the first are found (default: the library's, 'ties')")
+    ap.add_argument("--flow", action="store_true",
+                    help="also each leximin solve with the max-flow check off (LP bounds on)")
+    ap.add_argument("--counting", action="store_true",
+                    help="also each leximin solve with every level by the level MILP (levels by counting off)")
     ap.add_argument("--secondary", choices=["never", "after-first", "always"], default=None,
                     help="where leximin levels carry the secondary objective term (default: the library's)")
     ap.add_argument("--placement-density", type=float, default=0.7)
@@ -126,6 +167,11 @@ def main(argv=None) -> int:
 
         lx._SECONDARY = args.secondary
         print(f"leximin levels with the secondary term (z + eps * sum of values, gap delta/4): {args.secondary}")
+    if args.level_by_count:
+        import fairalloc.exact.leximin as lx
+
+        lx._LEVEL_BY_COUNT = args.level_by_count
+        print(f"leximin levels after the first by counting: {args.level_by_count}")
     if args.no_lp_bounds:
         import fairalloc.exact.leximin as lx
 
@@ -202,6 +248,10 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                         confs["warm flipped"] = {"warm_start": not WARM_START_DEFAULT.get(solver, False)}
                     if args.lp_bounds and obj == "leximin":
                         confs["LP bounds off"] = {"_lp_bounds": False}
+                    if args.flow and obj == "leximin":
+                        confs["max-flow off"] = {"_flow_bounds": False}
+                    if args.counting and obj == "leximin":
+                        confs["levels by MILP"] = {"_level_by_count": "never"}
                     for name, opts in confs.items():
                         res = _with_lp_bounds(opts, lambda o: run_one(tv, solver, obj, o, args.time_limit,
                                                                       args.threads))
@@ -226,10 +276,10 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
             parts = []
             for size, rs in sized.items():
                 done = [r["seconds"] for r in rs if r["status"] == "optimal"]
-                gaps = [r["gap"] for r in rs if r["status"] != "optimal" and r["gap"] is not None]
+                gaps = [_gap_text(r) for r in rs if r["status"] != "optimal"]
                 parts.append(f"{size}: {len(done)}/{len(rs)} proven"
                              + (f" (median {np.median(done):.1f}s)" if done else "")
-                             + (f", gaps at the limit {', '.join(f'{g:.3g}' for g in gaps)}" if gaps else ""))
+                             + (f", at the limit: {', '.join(gaps)}" if gaps else ""))
             print(f"  {obj:7s} {solver:5s}: {'; '.join(parts)}; largest dense size with every seed proven "
                   f"within 60 s: {_largest(mine)}")
     return _goal_and_csv(rows, "default", args.csv)
@@ -253,17 +303,20 @@ def _goal_and_csv(rows: list[dict], config: str, path) -> int:
 
 
 def _with_lp_bounds(opts: dict, call):
-    """``call(opts)`` with ``opts['_lp_bounds']`` (when given) as the leximin driver's LP-bounds switch."""
+    """``call(opts)`` with ``opts['_lp_bounds']`` / ``opts['_level_by_count']`` (when given) as the leximin
+    driver's LP-bounds and levels-by-counting switches."""
     import fairalloc.exact.leximin as lx
 
-    if "_lp_bounds" not in opts:
-        return call(opts)
-    old = lx._LP_BOUNDS
-    lx._LP_BOUNDS = opts["_lp_bounds"]
+    switches = {"_lp_bounds": "_LP_BOUNDS", "_level_by_count": "_LEVEL_BY_COUNT", "_flow_bounds": "_FLOW_BOUNDS"}
+    old = {k: getattr(lx, a) for k, a in switches.items()}
+    for k, a in switches.items():
+        if k in opts:
+            setattr(lx, a, opts[k])
     try:
-        return call({k: v for k, v in opts.items() if k != "_lp_bounds"})
+        return call({k: v for k, v in opts.items() if k not in switches})
     finally:
-        lx._LP_BOUNDS = old
+        for k, a in switches.items():
+            setattr(lx, a, old[k])
 
 
 def _largest(rows: list[dict]) -> str:

@@ -16,7 +16,7 @@ functions below are their implementations, kept importable for direct use and fo
 """
 
 from .milp import MilpModel, export_model, solve_pulp
-from .placement import flow_check, maxmin_flow_bound, placement_components, placement_graph
+from .placement import flow_check, maxmin_flow_bound, placement_components, placement_graph, tv_flow_check
 from .solvers import available_solvers, get_backend
 from .tasks import tasks_leximin, tasks_model
 from .files import register_kinds as _register_kinds
@@ -40,6 +40,7 @@ __all__ = [
     "placement_components",
     "flow_check",
     "maxmin_flow_bound",
+    "tv_flow_check",
 ]
 
 _register_kinds()          # fairalloc.io reads "kind: tasks" and "kind: time-varying" files

@@ -138,7 +138,7 @@ def merge_runs(runs: Sequence[ComponentRun], objective: str) -> tuple[Status, st
 
 def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: Sequence[float],
                         build: Any, valuation: Valuation, place: Any, *, objective: str, backend: Backend,
-                        time_limit: float | None, started: float | None = None,
+                        time_limit: float | None, started: float | None = None, flow: Any = None,
                         **kw: Any) -> tuple[Status, str, dict[str, Any], list]:
     """The one component -> leximin -> merge driver of :mod:`~fairalloc.exact.tasks` and
     :mod:`~fairalloc.exact.tvtsf`.
@@ -164,6 +164,9 @@ def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: S
     backend : Backend
     time_limit : float or None
         Seconds for all components together, counted from ``started``.
+    flow : callable, optional
+        ``flow(users)`` -> the component's ``flow`` check for :func:`solve_leximin` (a necessary
+        condition on the component users' task counts), or None.
     started : float, optional
         ``time.perf_counter()`` at the public call (default: now): the caller's preparation and
         every model build are inside the budget.
@@ -216,7 +219,8 @@ def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: S
                         valuation.upper[users])
         tk = time.perf_counter()
         out = solve_leximin(prog, tot, sub, objective=objective, backend=backend,
-                            time_limit=component_budget(time_limit, t0, sizes, k), started=tk, label=label, **kw)
+                            time_limit=component_budget(time_limit, t0, sizes, k), started=tk, label=label,
+                            flow=None if flow is None else flow(users), **kw)
         out = empty_fallback(out, sub)
         runs.append(ComponentRun(users, servers, out, built))
         if out.solution is not None:

@@ -100,7 +100,68 @@ against 538 (1.44x). On the dense 10 x 10 x 20
 instances (``benchmarks/bench_milp.py --lp-bounds``) they did nothing: the LP relaxation lets every
 user rise fractionally, so no user was dropped and no level proven (the same MILPs, 0.1-0.55 s
 spent in LPs per 60 s run); the expensive MILPs there are the tie levels, whose users really
-compete for the same servers.
+compete for the same servers. (Those figures predate levels by counting; with it the same compare
+programs take fewer MILPs either way: ``bench_lp_bounds.py --switch counting``.)
+
+Levels by counting
+------------------
+A level after the first whose users tie (*c* < |G|) is not found by the level MILP (:data:`_LEVEL_BY_COUNT`
+"ties", the default). That program's "at least *c* users of *G* have :math:`v_i \ge z`" needs big-M
+rows :math:`v_i \ge z - M_i(1 - y_i)` with a continuous *z*: its LP relaxation is weak (a fraction of
+every :math:`y_i` lets every user pass), and on the dense 10 x 10 x 20 TV-TSF instance (seed 1) the first
+such level stayed at a 0.28% gap for 47 s. Instead the driver asks count MILPs at the incumbent's level
+:math:`\ell_{inc}` (the *c*-th largest value over *G* of the last solution, which satisfies every row
+so far): :math:`K` = the most users of *G* strictly above :math:`\ell_{inc}`, subject to every row so
+far and "at least *c* users of *G* at or above :math:`\ell_{inc}`" (the count MILP of step 2, with
+integer thresholds :math:`X_i \ge L'_i y'_i` instead of a big-M on a continuous level).
+
+* :math:`K \ge c`: the solution has *c* users above :math:`\ell_{inc}`, so its *c*-th largest value is
+  higher: it is the new incumbent, and the driver counts again at its level.
+* :math:`K < c`: no feasible point has *c* users of *G* above :math:`\ell_{inc}`, while every point
+  with a larger *c*-th largest value would; so the level MILP's optimum is :math:`\ell_{inc}`. This
+  last count MILP is exactly step 2's count MILP at that level (the same rows and objective), so *K*
+  is the next *c'* and no separate count MILP is solved.
+
+Each round raises the level by at least one achievable value, so the loop ends; the leximin vector is
+the one of the level MILP (the same level, then the same count). "always" uses counting for every
+level after the first, "never" the level MILP everywhere. Measured 2026-11-24 (shared 2-core
+machine, load average 11-15, same-run ratios): on compare's 172 leximin programs
+(``python benchmarks/bench_lp_bounds.py --switch counting --repeats 1``, all proven, the same vectors)
+HiGHS solved 489 MILPs with "never" and 436 with "ties" (22.8 s against 17.8 s), CP-SAT 522 against
+478 (18.4 s against 9.1 s); on the dense 10 x 10 x 20 TV-TSF instance, seed 1
+(``benchmarks/bench_milp.py --counting``, 60 s), HiGHS proved 4 leximin levels with "ties" and 2
+with "never" (stuck in the first tie level's big-M MILP at a 0.28% gap); neither proves the whole
+vector, and on seed 0 nothing gets past the first level, which is the max-min program itself.
+
+Max-flow bounds
+---------------
+A formulation may pass ``flow``: a necessary condition ``flow(required)`` for an allocation with at
+least ``required[i]`` tasks of every user (a max-flow per resource through the placement graph:
+:func:`fairalloc.exact.placement.flow_check` for task instances,
+:func:`~fairalloc.exact.placement.tv_flow_check` for TV-TSF, whose docstrings prove them). The driver
+keeps :math:`\underline X_i`, the task counts every later MILP must give user *i* (its lower bound and
+the rows fixed for a whole group: :math:`X_i \ge L_i(\ell)` when *c* = |G|, :math:`X_i \ge L'_i(\ell)`
+when every candidate rises; rows with tie binaries are left out, which only weakens the condition).
+With ``lp_bounds`` on (and :data:`_FLOW_BOUNDS`), before the LP maxima:
+
+* **Users dropped.** If ``flow`` rejects :math:`\underline X` with user *i* raised to :math:`L'_i(\ell)`,
+  no later MILP has *i* above :math:`\ell`: :math:`U_i := L'_i - 1`, exactly as an LP maximum below
+  :math:`L'_i` (and its LP solve is saved).
+* **Levels proven.** Before a level MILP with *c* = |G| (not the first), if ``flow`` rejects
+  :math:`\underline X` with every user of *G* raised to :math:`L'_i(\ell_{inc})`, no feasible point has
+  the whole group above the incumbent's level, so the level MILP would return :math:`\ell_{inc}`.
+
+Any LP-feasible point gives such a flow, so on users the max-flow never drops one that the LP
+maxima keep (up to the LP's slack); its use is to save LP solves. On levels it can prove what the LP
+bound does not: it asks for the integer counts :math:`L'_i`, while the LP's level reaches
+:math:`\nu` with fractional counts. Measured 2026-11-24 on compare's 172 leximin programs
+(``python benchmarks/bench_lp_bounds.py --switch flow --repeats 1``, load average 11-13, all proven,
+the same vectors): HiGHS 449 MILPs and 831 LP solves without the flow, 436 and 550 with it; the
+LP bounds alone dropped 287 users and proved 127 levels, flow and LP together 286 and 141 (so the
+flow proved 14 levels the LP bound did not, and dropped no user the LP maxima would have kept);
+CP-SAT 492 / 935 against 477 / 657 (levels 120 against 134). On the dense 10 x 10 x 20 TV-TSF
+instances the flow check rejected nothing (``bench_milp.py --flow``: 27 checks, 0.8 s in a 60 s
+run): :func:`~fairalloc.exact.placement.tv_flow_check` charges a task only at its start slot.
 
 **The first level is the max-min program, nothing more.** Its objective is the plain *z* and its
 absolute gap :math:`\delta/2`, exactly as ``objective="maxmin"``, so the first level costs what the
@@ -188,6 +249,16 @@ WARM_START_DEFAULT = {"highs": True, "cpsat": True, "cbc": False}
 #: the first, which stays the plain max-min program) or "always" (up to fairalloc 0.1);
 #: ``benchmarks/bench_milp.py --secondary MODE`` measures them.
 _SECONDARY = "after-first"
+
+#: How a level after the first is found (module docstring, "Levels by counting"): "ties" (levels
+#: whose users tie, *c* < |G|, by count MILPs at the incumbent's level; the others by the level MILP),
+#: "always" (every level after the first by counting) or "never" (every level by the level MILP, as
+#: up to this change); ``benchmarks/bench_milp.py --level-by-count MODE`` measures them.
+_LEVEL_BY_COUNT = "ties"
+
+#: Use the formulation's max-flow check (``solve_leximin(flow=)``) before the LP bounds (module docstring,
+#: "Max-flow bounds"); ``benchmarks/bench_lp_bounds.py`` measures it.
+_FLOW_BOUNDS = True
 
 #: Use LP-relaxation bounds to skip MILPs (module docstring, "Skipping MILPs with bounds"); the
 #: default of ``solve_leximin(lp_bounds=None)``; ``benchmarks/bench_milp.py --no-lp-bounds`` turns it off.
@@ -432,7 +503,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   threads: int | None = None, msg: bool = False, options: Mapping[str, Any] | None = None,
                   export_dir: str | os.PathLike | None = None, label: str = "",
                   warm_start: bool | None = None, lp_bounds: bool | None = None,
-                  started: float | None = None) -> LeximinOutcome:
+                  started: float | None = None, flow: Any = None) -> LeximinOutcome:
     """Maximise ``valuation`` over ``problem`` lexicographically (or just its minimum).
 
     Parameters
@@ -460,6 +531,12 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     lp_bounds : bool or None
         Skip MILPs whose answer LP-relaxation bounds already prove (module docstring, "Skipping MILPs
         with bounds"); the leximin vector is the same either way. None means ``_LP_BOUNDS`` (on).
+    flow : callable, optional
+        ``flow(required) -> bool``, a necessary condition for an allocation with at least
+        ``required[i]`` tasks of every user (False: proven impossible), e.g. a max-flow check
+        (:func:`fairalloc.exact.placement.flow_check`, :func:`~fairalloc.exact.placement.tv_flow_check`).
+        Used before the LP bounds to drop users and prove levels (module docstring, "Max-flow
+        bounds"); only with ``lp_bounds`` on. None: not used.
 
     Returns
     -------
@@ -535,6 +612,17 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     skipped = 0               # count MILPs skipped because the level solution attained |can|
     ub = val.upper.copy()     # upper bounds on X_i, tightened by LP relaxations (valid for the rest)
     lp = {"solves": 0, "s": 0.0, "levels_skipped": 0, "users_dropped": 0}
+    counting = {"levels": 0, "rises": 0}     # levels found by counting; count MILPs that raised the level
+    flows = {"checks": 0, "s": 0.0, "users_dropped": 0, "levels_skipped": 0}
+    lo_fix = val.lower.copy()  # X_i >= lo_fix[i] in every later MILP (rows fixed for a whole group)
+    use_flow = flow is not None and lp_bounds and _FLOW_BOUNDS
+
+    def flow_ok(required: np.ndarray) -> bool:
+        t_ = time.perf_counter()
+        ok = bool(flow(np.maximum(required, 0)))
+        flows["checks"] += 1
+        flows["s"] += time.perf_counter() - t_
+        return ok
 
     def remaining() -> float | None:
         if deadline is None:
@@ -582,6 +670,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                  "count_skipped": skipped, "warm_start": bool(warm_start), "lp_bounds": lp_bounds,
                  "levels_skipped": lp["levels_skipped"], "lp_users_dropped": lp["users_dropped"],
                  "lp_solves": lp["solves"], "lp_s": lp["s"],
+                 "levels_by_count": counting["levels"], "count_rises": counting["rises"],
+                 "flow_checks": flows["checks"], "flow_s": flows["s"], "flow_users_dropped": flows["users_dropped"],
+                 "flow_levels_skipped": flows["levels_skipped"],
                  "runtime_s": time.perf_counter() - t0,
                  "resolution": delta / scale if math.isfinite(delta) else None, "scale": scale,
                  "levels_proven": len(leximin)}
@@ -613,151 +704,218 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                                     "use solver='highs'")
     step = delta if math.isfinite(delta) else 1.0
     level_rows = 0
-    while c > 0:
-        # ---- level MILP: the plain max-min over the group (binaries when ties are undetermined) ----
-        gi = group
-        zname = f"{label}lexz{level_rows}"
-        if iscale is not None:       # CP-SAT: Z = S * level, an integer (integer_scale's proof)
-            sa, sb = np.rint(valuation.slope * iscale), np.rint(valuation.offset * iscale)
-            zcol = (zname, math.floor(vmin / scale * iscale) - 1, math.ceil(vmax / scale * iscale) + 1, True)
-            proven = 0.5
-        else:
-            sa, sb = val.slope, val.offset
-            zcol = (zname, None, vmax, False)
-            proven = step / 2
-        cols, rows, hint = [zcol], [], {}
-        cur = state["totals"]
-        top: set = set()
-        if cur is not None:
-            cur_v = sa[gi] * cur[gi] + sb[gi]
-            order = np.argsort(-cur_v, kind="stable")
-            hint[zname] = float(cur_v[order[c - 1]])
-            top = set(gi[order[:c]].tolist())
+
+    def ge_parts(gi: np.ndarray, c: int, lge: np.ndarray, xs: np.ndarray) -> tuple[list, list, dict, list]:
+        """Rows "at least c users of gi at or above the level" (cols, rows, hint, values at xs)."""
         if c == gi.size:
-            for i in gi:
-                terms = {k: float(sa[i]) * cf for k, cf in tot[i].items()}
-                terms[zname] = -1.0
-                rows.append((terms, -float(sb[i]), None, f"{label}lv{level_rows}_{i}"))
-        else:
-            tie_levels += 1
-            zmax = zcol[2]
-            ys = {}
-            for i in gi:
-                y = f"{label}lvy{level_rows}_{i}"
-                cols.append((y, 0, 1, True))
-                hint[y] = 1.0 if i in top else 0.0
-                big = float(zmax - (sa[i] * val.lower[i] + sb[i]))
-                terms = {k: float(sa[i]) * cf for k, cf in tot[i].items()}
-                terms[zname] = -1.0
-                terms[y] = -big
-                rows.append((terms, -float(sb[i]) - big, None, f"{label}lv{level_rows}_{i}"))
-                ys[y] = 1.0
-            rows.append((ys, c, None, f"{label}lvcount{level_rows}"))
-        cost = {zname: 1.0}
-        if lp_bounds and cur is not None and _level_proven(
-                lambda: base.extended(cols=perm_cols + cols, rows=perm_rows + rows, cost={zname: 1.0}),
-                val, gi, c, cur, ub, thr_gt(float(np.sort(val.slope[gi] * cur[gi] + val.offset[gi])[::-1][c - 1])),
-                tau, lp, remaining(), threads, 1.0 if iscale is None else scale / iscale):
-            # the incumbent (the last solution, which satisfies every row so far) attains an upper
-            # bound on the level: the level MILP would return this level (docstring, "Skipping MILPs")
-            lp["levels_skipped"] += 1
-            xs = cur
-        else:
-            if (_SECONDARY == "always" or (_SECONDARY == "after-first" and rounds)) and objective == "leximin" \
-                    and iscale is None:
-                # the secondary term (module docstring): prefer users above the level among max-min optima
-                span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
-                if span > 0:
-                    eps = step / (4 * span)
-                    for i in gi:
-                        for k, cf in tot[i].items():
-                            cost[k] = cost.get(k, 0.0) + float(eps * val.slope[i]) * cf
-                    proven = step / 4
-            out = run("level", cols, rows, cost, proven, hint)
-            if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-                return _stopped(finish, out, leximin, "level")
-            if out.status is Status.FEASIBLE:
-                b = out.stats.get("bound")
-                bb = None if b is None else (b / iscale if iscale is not None else b / scale)
-                return finish(Status.FEASIBLE, _partial(out, leximin), bb)
-            xs = state["totals"]
-        vg = val.slope[gi] * xs[gi] + val.offset[gi]
-        level = float(np.sort(vg)[::-1][c - 1])                  # c-th largest over the group
-        if objective == "maxmin":          # only the first level; its multiplicity is not computed
-            b = out.stats.get("bound")
-            bb = None if b is None else (b / iscale if iscale is not None else b / scale)
-            return finish(Status.OPTIMAL, f"max-min level proven optimal by {backend.name}", bb)
-        lge = thr_ge(level)
-        lgt = thr_gt(level)
-        # permanent: at least c users of the group at or above the level
-        if c == gi.size:
-            for i in gi:
-                perm_rows.append((dict(tot[i]), int(max(lge[i], val.lower[i])), None, f"{label}ge{level_rows}_{i}"))
-        else:
-            ys = {}
-            for i in gi:
-                y = f"{label}gey{level_rows}_{i}"
-                perm_cols.append((y, 0, 1, True))
-                terms = dict(tot[i])
-                terms[y] = -float(lge[i])
-                perm_rows.append((terms, 0, None, f"{label}ge{level_rows}_{i}"))
-                ys[y] = 1.0
-            perm_rows.append((ys, c, None, f"{label}gecount{level_rows}"))
-            _extend_state(state, [1.0 if xs[i] >= lge[i] else 0.0 for i in gi])
-        # ---- count MILP: how many of the group can rise above the level together ---------------
-        can = gi[lgt[gi] <= ub[gi]]                              # users that could exceed the level
+            return [], [(dict(tot[i]), int(max(lge[i], val.lower[i])), None, f"{label}ge{level_rows}_{i}")
+                        for i in gi], {}, []
+        cols_, rows_, hint_, ys_ = [], [], {}, {}
+        for i in gi:
+            y = f"{label}gey{level_rows}_{i}"
+            cols_.append((y, 0, 1, True))
+            hint_[y] = 1.0 if xs[i] >= lge[i] else 0.0
+            terms = dict(tot[i])
+            terms[y] = -float(lge[i])
+            rows_.append((terms, 0, None, f"{label}ge{level_rows}_{i}"))
+            ys_[y] = 1.0
+        rows_.append((ys_, c, None, f"{label}gecount{level_rows}"))
+        return cols_, rows_, hint_, list(hint_.values())
+
+    def candidates(gi: np.ndarray, lgt: np.ndarray, xs: np.ndarray, extra_cols: list, extra_rows: list) -> np.ndarray:
+        """Users of gi that could exceed the level (L'_i <= U_i), U_i tightened by LP bounds first."""
+        can = gi[lgt[gi] <= ub[gi]]
         rest = can[xs[can] < lgt[can]]
+        if use_flow and rest.size:
+            # max-flow necessary condition (module docstring, "Max-flow bounds"): user i above the level
+            # while every user keeps the tasks the rows fixed for whole groups give it
+            for i in rest:
+                req = lo_fix.copy()
+                req[i] = max(req[i], lgt[i])
+                if not flow_ok(req):
+                    ub[i] = min(ub[i], lgt[i] - 1)
+                    flows["users_dropped"] += 1
+            can = gi[lgt[gi] <= ub[gi]]
+            rest = can[xs[can] < lgt[can]]
         if lp_bounds and rest.size:
             # LP relaxation maxima of X_i under every row fixed so far (docstring, "Skipping MILPs"):
             # a user whose maximum stays below L'_i cannot exceed the level in any later MILP
             left = remaining()
             if left is None or left > 0:
                 tl = time.perf_counter()
-                bnd = lp_max_totals(base.extended(cols=perm_cols, rows=perm_rows), [tot[i] for i in rest],
-                                    time_limit=left, threads=threads)
+                bnd = lp_max_totals(base.extended(cols=perm_cols + extra_cols, rows=perm_rows + extra_rows),
+                                    [tot[i] for i in rest], time_limit=left, threads=threads)
                 lp["solves"] += int(rest.size)
                 lp["s"] += time.perf_counter() - tl
                 ub[rest] = np.minimum(ub[rest], bnd)
                 lp["users_dropped"] += int(np.sum(lgt[rest] > ub[rest]))
                 can = gi[lgt[gi] <= ub[gi]]
+        return can
+
+    def count_milp(kind: str, can: np.ndarray, lgt: np.ndarray, xs: np.ndarray, extra_cols: list,
+                   extra_rows: list, extra_hint: dict) -> Any:
+        """Maximise the number of users of ``can`` strictly above the level (binaries y', X_i >= L'_i y')."""
+        cols_, rows_, hint_, ys_ = list(extra_cols), list(extra_rows), dict(extra_hint), {}
+        for i in can:
+            y = f"{label}gty{level_rows}_{i}"
+            cols_.append((y, 0, 1, True))
+            hint_[y] = 1.0 if xs[i] >= lgt[i] else 0.0
+            terms = dict(tot[i])
+            terms[y] = -float(lgt[i])
+            rows_.append((terms, 0, None, f"{label}gt{level_rows}_{i}"))
+            ys_[y] = 1.0
+        return run(kind, cols_, rows_, ys_, 0.5, hint_)
+
+    while c > 0:
+        gi = group
+        counted = None            # (candidates, how many of them can exceed the level together)
+        if objective == "leximin" and state["totals"] is not None and (
+                _LEVEL_BY_COUNT == "always" or (_LEVEL_BY_COUNT == "ties" and c < gi.size)):
+            # ---- level by counting (module docstring): count MILPs at the incumbent's level -------
+            counting["levels"] += 1
+            xs = state["totals"]
+            while True:
+                level = float(np.sort(val.slope[gi] * xs[gi] + val.offset[gi])[::-1][c - 1])
+                lge, lgt = thr_ge(level), thr_gt(level)
+                ge_cols, ge_rows, ge_hint, _ = ge_parts(gi, c, lge, xs)
+                can = candidates(gi, lgt, xs, ge_cols, ge_rows)
+                if np.all(xs[can] >= lgt[can]):
+                    # every user that could exceed the level does at xs: there are fewer than c of
+                    # them (xs has at most c - 1 users above its c-th largest value), so the level is
+                    # proven and the count (|can|) attained without a MILP
+                    skipped += 1
+                    counted = (can, int(can.size))
+                    break
+                out = count_milp("level-count", can, lgt, xs, ge_cols, ge_rows, ge_hint)
+                if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
+                    return _stopped(finish, out, leximin, "count")
+                if out.status is Status.FEASIBLE:
+                    return finish(Status.FEASIBLE, _partial(out, leximin) + f" (next level at least "
+                                  f"{level / scale:.10g}, not proven)")
+                xs = state["totals"]
+                k_new = int(round(out.objective))
+                if k_new < c:          # no c users can exceed the level together: it is the level
+                    counted = (can, k_new)
+                    break
+                counting["rises"] += 1  # c users above it: xs is a better incumbent, count again
+        else:
+            # ---- level MILP: the plain max-min over the group (binaries when ties are undetermined) ----
+            zname = f"{label}lexz{level_rows}"
+            if iscale is not None:       # CP-SAT: Z = S * level, an integer (integer_scale's proof)
+                sa, sb = np.rint(valuation.slope * iscale), np.rint(valuation.offset * iscale)
+                zcol = (zname, math.floor(vmin / scale * iscale) - 1, math.ceil(vmax / scale * iscale) + 1, True)
+                proven = 0.5
+            else:
+                sa, sb = val.slope, val.offset
+                zcol = (zname, None, vmax, False)
+                proven = step / 2
+            cols, rows, hint = [zcol], [], {}
+            cur = state["totals"]
+            top: set = set()
+            if cur is not None:
+                cur_v = sa[gi] * cur[gi] + sb[gi]
+                order = np.argsort(-cur_v, kind="stable")
+                hint[zname] = float(cur_v[order[c - 1]])
+                top = set(gi[order[:c]].tolist())
+            if c == gi.size:
+                for i in gi:
+                    terms = {k: float(sa[i]) * cf for k, cf in tot[i].items()}
+                    terms[zname] = -1.0
+                    rows.append((terms, -float(sb[i]), None, f"{label}lv{level_rows}_{i}"))
+            else:
+                tie_levels += 1
+                zmax = zcol[2]
+                ys = {}
+                for i in gi:
+                    y = f"{label}lvy{level_rows}_{i}"
+                    cols.append((y, 0, 1, True))
+                    hint[y] = 1.0 if i in top else 0.0
+                    big = float(zmax - (sa[i] * val.lower[i] + sb[i]))
+                    terms = {k: float(sa[i]) * cf for k, cf in tot[i].items()}
+                    terms[zname] = -1.0
+                    terms[y] = -big
+                    rows.append((terms, -float(sb[i]) - big, None, f"{label}lv{level_rows}_{i}"))
+                    ys[y] = 1.0
+                rows.append((ys, c, None, f"{label}lvcount{level_rows}"))
+            cost = {zname: 1.0}
+            if use_flow and cur is not None and c == gi.size and rounds and not flow_ok(np.where(
+                    np.isin(np.arange(n), gi), np.maximum(lo_fix, thr_gt(float(np.sort(
+                        val.slope[gi] * cur[gi] + val.offset[gi])[0]))), lo_fix)):
+                # no allocation has every user of the group above the incumbent's level (max-flow):
+                # the level MILP would return the incumbent's level (module docstring, "Max-flow bounds")
+                flows["levels_skipped"] += 1
+                xs = cur
+            elif lp_bounds and cur is not None and _level_proven(
+                    lambda: base.extended(cols=perm_cols + cols, rows=perm_rows + rows, cost={zname: 1.0}),
+                    val, gi, c, cur, ub, thr_gt(float(np.sort(val.slope[gi] * cur[gi] + val.offset[gi])[::-1][c - 1])),
+                    tau, lp, remaining(), threads, 1.0 if iscale is None else scale / iscale):
+                # the incumbent (the last solution, which satisfies every row so far) attains an upper
+                # bound on the level: the level MILP would return this level (docstring, "Skipping MILPs")
+                lp["levels_skipped"] += 1
+                xs = cur
+            else:
+                if (_SECONDARY == "always" or (_SECONDARY == "after-first" and rounds)) and objective == "leximin" \
+                        and iscale is None:
+                    # the secondary term (module docstring): prefer users above the level among max-min optima
+                    span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
+                    if span > 0:
+                        eps = step / (4 * span)
+                        for i in gi:
+                            for k, cf in tot[i].items():
+                                cost[k] = cost.get(k, 0.0) + float(eps * val.slope[i]) * cf
+                        proven = step / 4
+                out = run("level", cols, rows, cost, proven, hint)
+                if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
+                    return _stopped(finish, out, leximin, "level")
+                if out.status is Status.FEASIBLE:
+                    b = out.stats.get("bound")
+                    bb = None if b is None else (b / iscale if iscale is not None else b / scale)
+                    return finish(Status.FEASIBLE, _partial(out, leximin), bb)
+                xs = state["totals"]
+            vg = val.slope[gi] * xs[gi] + val.offset[gi]
+            level = float(np.sort(vg)[::-1][c - 1])                  # c-th largest over the group
+            if objective == "maxmin":          # only the first level; its multiplicity is not computed
+                b = out.stats.get("bound")
+                bb = None if b is None else (b / iscale if iscale is not None else b / scale)
+                return finish(Status.OPTIMAL, f"max-min level proven optimal by {backend.name}", bb)
+            lge, lgt = thr_ge(level), thr_gt(level)
+        # permanent: at least c users of the group at or above the level
+        ge_cols, ge_rows, _, ge_vals = ge_parts(gi, c, lge, xs)
+        perm_cols += ge_cols
+        perm_rows += ge_rows
+        if c == gi.size:
+            lo_fix[gi] = np.maximum(lo_fix[gi], lge[gi])
+        if ge_cols:
+            _extend_state(state, ge_vals)
+        # ---- count MILP: how many of the group can rise above the level together ---------------
+        if counted is not None:
+            can, c_new = counted
+        else:
+            can = candidates(gi, lgt, xs, [], [])
+            if can.size and np.all(xs[can] >= lgt[can]):
+                # the level solution already has every user that could exceed the level above it: the
+                # count MILP's optimum (at most |can|) is attained, so it is skipped (exact)
+                skipped += 1
+                c_new = int(can.size)
+            elif can.size:
+                out = count_milp("count", can, lgt, xs, [], [], {})
+                if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
+                    return _stopped(finish, out, leximin, "count")
+                if out.status is Status.FEASIBLE:
+                    return finish(Status.FEASIBLE, _partial(out, leximin) + f" (next level {level / scale:.10g} "
+                                  f"proven, its multiplicity not)")
+                xs = state["totals"]
+                c_new = int(round(out.objective))
         if can.size == 0:
             leximin.append((level / scale, c))
             c = 0
             break
-        above_now = can[xs[can] >= lgt[can]]
-        if above_now.size == can.size:
-            # the level solution already has every user that could exceed the level above it: the
-            # count MILP's optimum (at most |can|) is attained, so it is skipped (exact)
-            skipped += 1
-            leximin.append((level / scale, c - int(can.size)))
-            for i in can:
-                perm_rows.append((dict(tot[i]), int(lgt[i]), None, f"{label}gtfix{level_rows}_{i}"))
-            group = can
-            c = int(can.size)
-            level_rows += 1
-            continue
-        cols, rows, hint, ys = [], [], {}, {}
-        for i in can:
-            y = f"{label}gty{level_rows}_{i}"
-            cols.append((y, 0, 1, True))
-            hint[y] = 1.0 if xs[i] >= lgt[i] else 0.0
-            terms = dict(tot[i])
-            terms[y] = -float(lgt[i])
-            rows.append((terms, 0, None, f"{label}gt{level_rows}_{i}"))
-            ys[y] = 1.0
-        out = run("count", cols, rows, ys, 0.5, hint)
-        if out is None or out.status not in (Status.OPTIMAL, Status.FEASIBLE):
-            return _stopped(finish, out, leximin, "count")
-        if out.status is Status.FEASIBLE:
-            return finish(Status.FEASIBLE, _partial(out, leximin) + f" (next level {level / scale:.10g} "
-                          f"proven, its multiplicity not)")
-        xs = state["totals"]
-        c_new = int(round(out.objective))
         leximin.append((level / scale, c - c_new))
         if c_new > 0:
             if c_new == len(can):
                 for i in can:
                     perm_rows.append((dict(tot[i]), int(lgt[i]), None, f"{label}gtfix{level_rows}_{i}"))
+                lo_fix[can] = np.maximum(lo_fix[can], lgt[can])
             else:
                 ys = {}
                 for i in can:

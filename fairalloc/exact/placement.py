@@ -34,7 +34,7 @@ from .. import shares
 from ..model import TaskInstance, TimeVaryingInstance
 
 __all__ = ["edges", "placement_graph", "placement_components", "FlowVerdict", "flow_check",
-           "maxmin_flow_bound"]
+           "maxmin_flow_bound", "tv_flow_check"]
 
 
 def edges(instance: TaskInstance | TimeVaryingInstance) -> np.ndarray:
@@ -217,8 +217,6 @@ def flow_check(instance: TaskInstance, required: Any, *, tol: float = 1e-9) -> F
     >>> flow_check(ti, [1, 1]).feasible                 # 4 cores needed, 4 held
     True
     """
-    import networkx as nx
-
     req = np.asarray(required, dtype=float)
     d = instance.task_demands
     caps = instance.cluster.capacities
@@ -229,22 +227,54 @@ def flow_check(instance: TaskInstance, required: Any, *, tol: float = 1e-9) -> F
         total = float(need_i.sum())
         if total <= tol:
             continue
-        g = nx.DiGraph()
+        heads, tails, cap = [], [], []                     # nodes: 0 source, 1 sink, 2 + i users, 2 + n + k servers
         for i in range(n):
             if need_i[i] > 0:
-                g.add_edge("src", ("u", i), capacity=float(need_i[i]))
+                heads.append(0), tails.append(2 + i), cap.append(float(need_i[i]))
                 for k in np.flatnonzero(fit[i] > 0):
-                    g.add_edge(("u", i), ("s", int(k)), capacity=float(min(req[i], fit[i, k]) * d[i, r]))
+                    heads.append(2 + i), tails.append(2 + n + int(k)), cap.append(float(min(req[i], fit[i, k]) * d[i, r]))
         for k in range(m):
-            g.add_edge(("s", k), "snk", capacity=float(caps[k, r]))
-        value, (side, _) = nx.minimum_cut(g, "src", "snk")
-        if value < total - tol * max(1.0, total):
-            users = tuple(sorted(k for t, k in (x for x in side if isinstance(x, tuple)) if t == "u"))
+            heads.append(2 + n + k), tails.append(1), cap.append(float(caps[k, r]))
+        ok, side = _carries(2 + n + m, heads, tails, cap, total, rel=tol / max(1.0, total), cut=True)
+        if not ok:
+            users = tuple(int(v - 2) for v in side if 2 <= v < 2 + n)
             servers = tuple(sorted(int(k) for k in set(np.flatnonzero(fit[list(users)].sum(axis=0) > 0))))
             need = float(need_i[list(users)].sum())
             have = float(caps[list(servers), r].sum()) if servers else 0.0
             return FlowVerdict(False, r, users, servers, need, have)
     return FlowVerdict(True)
+
+
+def _carries(n_nodes: int, heads: list, tails: list, cap: list, need: float, *, rel: float = 1e-9,
+             cut: bool = False) -> tuple[bool, list]:
+    r"""Whether the max-flow from node 0 to node 1 carries ``need`` (``scipy.sparse.csgraph.maximum_flow``).
+
+    ``maximum_flow`` needs integer capacities: each is multiplied by a scale *S* and rounded **up**, so
+    the rounded network carries at least *S* times any flow of the true one, and "does not carry" is
+    answered only when its max-flow is below :math:`S \cdot` ``need`` :math:`(1 - rel)`: then the true
+    max-flow is below ``need`` too. With ``cut``, a failure also returns the nodes on the source side
+    of a minimum cut (reachable from the source in the residual network), sorted.
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+
+    cap_a = np.asarray(cap, dtype=float)
+    pos = cap_a[cap_a > 0]
+    if pos.size == 0:
+        return need <= 0, [0]
+    scale = min(1e6 / float(pos.min()), (2.0 ** 31 - 2) / (float(cap_a.sum()) + 1.0))
+    icap = np.ceil(cap_a * scale).astype(np.int64)
+    g = sp.csr_array((icap.astype(np.int32), (np.asarray(heads), np.asarray(tails))), shape=(n_nodes, n_nodes))
+    res = maximum_flow(g, 0, 1)
+    if res.flow_value >= need * scale * (1 - rel):
+        return True, []
+    if not cut:
+        return False, []
+    resid = sp.csr_array(g.astype(np.int64) - res.flow.astype(np.int64))
+    resid.data = (resid.data > 0).astype(np.int8)
+    resid.eliminate_zeros()
+    side = breadth_first_order(resid, 0, directed=True, return_predecessors=False)
+    return False, sorted(int(v) for v in side)
 
 
 def maxmin_flow_bound(instance: TaskInstance, valuation: Any) -> float:
@@ -299,3 +329,109 @@ def maxmin_flow_bound(instance: TaskInstance, valuation: Any) -> float:
         else:
             hi = mid - 1
     return best
+
+
+def tv_flow_check(tv: TimeVaryingInstance, required: Any) -> bool:
+    r"""Necessary condition for starting ``required[i]`` tasks of every user of a time-varying instance.
+
+    One max-flow per resource *r* (``scipy.sparse.csgraph.maximum_flow``), in units of *r*, with
+    :math:`w_{ir} = \min_t d_{ir}(t)` the least a task of user *i* ever needs:
+
+    * source -> user *i*: :math:`n_i w_{ir}` (:math:`n_i` = ``required[i]``);
+    * user *i* -> (*i*, *t*): :math:`B_i(t)\, w_{ir}`, the tasks submitted in slot *t*;
+    * (*i*, *t*) -> (*i*, *t* + 1): unbounded (a pending task may start later, never earlier);
+    * (*i*, *t*) -> (*m*, *t*): unbounded where *i* may run on *m* and a task of slot *t* fits there;
+    * (*m*, *t*) -> sink: :math:`C_{mr}`.
+
+    **Soundness.** Take any schedule that starts at least :math:`n_i` tasks of every user (integer or
+    fractional) and satisfies capacity (10b) and "started <= submitted" at every slot. Dropping starts
+    keeps both, so keep exactly :math:`n_i`. Assign each kept start to a submission slot no later than
+    it, earliest submission first (possible because by every slot the starts so far never exceed the
+    submissions so far). Route :math:`w_{ir}` per start: user -> its submission slot -> along the chain
+    to its start slot *t* -> its server (*m*, *t*). Every capacity holds: the (*m*, *t*) node receives
+    :math:`\sum_i w_{ir} x_{imt} \le \sum_i d_{ir}(t) x_{imt} \le C_{mr}`, the resources held by the
+    tasks *started* in slot *t* alone (tasks still running from earlier slots only add to the left
+    side of (10b)). So the flow carries :math:`\sum_i n_i w_{ir}`; a max-flow below that for some
+    resource proves that no schedule starts the ``required`` tasks. (It charges a task only at its
+    start slot, so it is a weak relaxation of the LP relaxation of Eq. 10: any LP-feasible point gives
+    such a flow by the same routing, fractionally. The integer ``required`` counts are its strength.)
+
+    **Float safety.** ``maximum_flow`` needs integer capacities: they are scaled and rounded up
+    (``_carries``), so a "False" always means that the true max-flow is below the need.
+
+    Parameters
+    ----------
+    tv : TimeVaryingInstance
+        The instance.
+    required : array_like of int, shape (n_agents,)
+        Tasks each user must start over the horizon (0 for users that need nothing).
+
+    Returns
+    -------
+    bool
+        False: proven impossible; True: the necessary condition holds (a schedule may still not exist).
+
+    Examples
+    --------
+    One server <4, 4>; user 0 submits 2 tasks <2, 2> in slot 0 and nothing after, one slot long, over
+    2 slots. Starts charge only their slot, so 2 per slot pass (4 over the horizon: the two submitted
+    tasks fit in slot 0); 3 tasks were never submitted:
+
+    >>> import fairalloc as fa
+    >>> tv = fa.TimeVaryingInstance([[4, 4]], [[2, 2]], arrivals=[[2, 0]], durations=[1])
+    >>> tv_flow_check(tv, [2]), tv_flow_check(tv, [3])
+    (True, False)
+    """
+    req = np.asarray(required, dtype=float)
+    n, T, m = tv.n_agents, tv.n_slots, tv.n_servers
+    if req.shape != (n,):
+        raise ValueError(f"required must have shape ({n},), got {req.shape}")
+    if (req <= 0).all():
+        return True
+    if (req > tv.arrivals.sum(axis=1)).any():
+        return False                                     # more than was ever submitted
+    caps = tv.cluster.capacities
+    fit = shares.tasks_that_fit(caps, tv.task_demands[:, :, None, :]) >= 1          # (N, T, M)
+    fit &= tv.placement[:, None, :]
+    users = np.flatnonzero(req > 0)
+    # node numbering: 0 source, 1 sink, users, (user, slot), (server, slot)
+    u_node = {int(i): 2 + k for k, i in enumerate(users)}
+    us_node = {}
+    nxt = 2 + users.size
+    for i in users:
+        for t in range(T):
+            us_node[(int(i), t)] = nxt
+            nxt += 1
+    ms_base = nxt
+    n_nodes = ms_base + m * T
+    for r in range(caps.shape[1]):
+        w = tv.task_demands[:, :, r].min(axis=1)                                     # (N,)
+        need = float((req[users] * w[users]).sum())
+        if need <= 0:
+            continue
+        heads, tails, cap = [], [], []
+
+        def edge(a: int, b: int, c: float) -> None:
+            heads.append(a)
+            tails.append(b)
+            cap.append(c)
+
+        big = need                                       # no edge ever needs to carry more than all of it
+        for i in users:
+            i = int(i)
+            if w[i] <= 0:
+                continue
+            edge(0, u_node[i], req[i] * w[i])
+            for t in range(T):
+                if tv.arrivals[i, t] > 0:
+                    edge(u_node[i], us_node[(i, t)], tv.arrivals[i, t] * w[i])
+                if t + 1 < T:
+                    edge(us_node[(i, t)], us_node[(i, t + 1)], big)
+                for k in np.flatnonzero(fit[i, t]):
+                    edge(us_node[(i, t)], ms_base + int(k) * T + t, big)
+        for k in range(m):
+            for t in range(T):
+                edge(ms_base + k * T + t, 1, float(caps[k, r]))
+        if not _carries(n_nodes, heads, tails, cap, need)[0]:
+            return False
+    return True

@@ -439,10 +439,17 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
     def place(built: _Built, users: np.ndarray, servers: np.ndarray, solution: Mapping[str, float]) -> None:
         tasks[np.ix_(users, servers)] = _extract(built, solution, users.size, servers.size)
 
+    def flow(users: np.ndarray) -> Any:
+        def check(required: np.ndarray) -> bool:       # the component's users -> the whole instance
+            req = np.zeros(n, dtype=np.int64)
+            req[users] = required
+            return flow_check(ti, req).feasible
+        return check
+
     status, message, stats, leximin = solve_by_components(
         comps, sizes, build, full_val, place, objective=objective, backend=backend, time_limit=time_limit, started=t0,
         mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
-        warm_start=warm_start)
+        warm_start=warm_start, flow=flow)
     stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],
                  aggregated_servers=counts["aggregated"], symmetry=symmetry, aggregate=aggregate,
                  decompose=decompose, warm_start=warm_start, mechanism=mechanism, objective=objective)

@@ -73,7 +73,7 @@ from ..result import AllocationResult, Status
 from .components import solve_by_components
 from .leximin import LeximinOutcome, Valuation, solve_leximin
 from .milp import MilpModel, add_var
-from .placement import edges, placement_components
+from .placement import edges, placement_components, tv_flow_check
 from .solvers import get_backend
 from .tasks import OBJECTIVES, _identical_rows
 
@@ -549,10 +549,17 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
         starts[np.ix_(users, servers, np.arange(T))] = _extract_tv(built, solution, users.size, servers.size, T,
                                                                    tv.durations[users])
 
+    def flow(users: np.ndarray) -> Any:
+        def check(required: np.ndarray) -> bool:       # the component's users -> the whole instance
+            req = np.zeros(n, dtype=np.int64)
+            req[users] = required
+            return tv_flow_check(tv, req)
+        return check
+
     status, message, stats, leximin = solve_by_components(
         comps, sizes, build, full, place, objective=objective, backend=backend, time_limit=time_limit, started=t0,
         mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
-        warm_start=warm_start)
+        warm_start=warm_start, flow=flow)
     stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],
                  aggregated_servers=counts["aggregated"], symmetry=symmetry, aggregate=aggregate,
                  decompose=decompose, tighten=tighten, warm_start=warm_start, objective=objective)
@@ -698,8 +705,8 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
             if not (upper > 0).any():
                 continue
             out: LeximinOutcome = solve_leximin(prob, totals, val, objective=objective, backend=backend,
-                                                time_limit=left, mip_gap=mip_gap, threads=threads, msg=msg,
-                                                options=options, label=f"t{t}c{k}_")
+                                                time_limit=time_limit, started=t0, mip_gap=mip_gap,
+                                                threads=threads, msg=msg, options=options, label=f"t{t}c{k}_")
             n_solves += out.stats.get("n_solves", 0)
             per_slot.append({"slot": t, "component": k, "status": out.status.value,
                              "n_solves": out.stats.get("n_solves", 0)})

@@ -51,3 +51,31 @@ def test_a_tiny_leximin_limit_ends_with_a_time_limit_status(solver):
     assert r.status in (fa.Status.FEASIBLE, fa.Status.NOT_SOLVED), r.message
     assert "limit" in r.message.lower(), r.message
     assert wall < limit + CAP, f"safety cap: {wall:.1f}s for a {limit}s limit (machine overloaded or budget ignored)"
+
+
+def test_tvtsf_online_gives_every_slot_the_whole_call_deadline(monkeypatch):
+    # issue 14: tvtsf_online's per-slot leximin got time_limit = what was left *before* the slot's model
+    # was built, counted again from inside solve_leximin, so every slot's build time was outside the
+    # budget. Every slot must now get the call's own time_limit counted from the call's start, that is
+    # one deadline for the whole call (recorded, not timed: no verdict depends on machine speed).
+    import fairalloc.exact.tvtsf as tvmod
+
+    calls = []
+    real = tvmod.solve_leximin
+
+    def spy(*args, **kwargs):
+        calls.append((kwargs.get("time_limit"), kwargs.get("started")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tvmod, "solve_leximin", spy)
+    tv = fa.TimeVaryingInstance([[4, 4]], [[1, 2], [2, 1]], arrivals=[[2, 0, 1], [1, 1, 0]], durations=[1, 2])
+    before = time.perf_counter()
+    r = tvmod.tvtsf_online(tv, solver=INSTALLED[0], time_limit=300.0)
+    after = time.perf_counter()
+    assert r.status is fa.Status.OPTIMAL, r.message
+    assert len(calls) >= 2                                   # slots 0, 1 and 2 have pending tasks
+    assert all(tl == 300.0 for tl, _ in calls), calls
+    starts = {s for _, s in calls}
+    assert len(starts) == 1, calls                           # one start for every slot: the call's
+    (s,) = starts
+    assert s is not None and before <= s <= after
