@@ -97,7 +97,8 @@ def test_finish_all_updates_a_user_once_and_in_first_end_order():
 def test_find_take_is_find_then_take(cluster, rule):
     rng = np.random.default_rng(3)
     cap = np.array(cluster)
-    a, b = FreeCapacity(cap, np.ones((2, len(cap)), bool), rule), FreeCapacity(cap, np.ones((2, len(cap)), bool), rule)
+    eligible = np.ones((2, len(cap)), bool)
+    a, b = FreeCapacity(cap, eligible, rule), FreeCapacity(cap, eligible, rule)
     seen = set()
     for _ in range(60):
         d = rng.choice([0.5, 1.0, 1.5], size=2)
