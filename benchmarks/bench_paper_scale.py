@@ -11,6 +11,40 @@ memory so far
 
     python benchmarks/bench_paper_scale.py --tasks 32000000 --policies drf
     python benchmarks/bench_paper_scale.py --tasks 1000000 --policies drf sdrf
+
+Where an SDRF run's time goes (issue 11's profile; SDRF, delta = 1 - 1e-6, 627 users, pool at 50% of
+R, ``google_like(627, 10**5, rng=0)``: 100,000 decisions, 12 swaps), as shares of the time
+``cProfile`` attributes to each part's own code (``tottime`` summed by file; cProfile inflates small
+functions, so read the shares, not the seconds), before (e281ff2) and after the changes of branch
+speed11c:
+
+===========================================================================  ========  =======
+part                                                                          e281ff2   after
+===========================================================================  ========  =======
+live tree: order, certificates, envelopes (``kinetic/live_tree.py``)          36%       33%
+scheduler loop: schedule, finish, lead (``scheduling/_base.py``)              16%       19%
+SDRF state: Eq. 6, excess, trajectories (``progressive.py``, ``commitments``)  13%       14%
+free capacity and task fits (``scheduling/servers.py``, ``shares.py``)        11%       10%
+builtins (len, max, heapq, list and tuple operations)                         10%       11%
+event engine, admission, allocate (``sim/engine.py``, ``cluster_state.py``)   7%        8%
+policy glue: launches, wake-ups (``sim/task_policies.py``)                    6%        5%
+Python function calls per decision                                            132       122
+===========================================================================  ========  =======
+
+No part dominates: a decision is about 120 Python calls spread over the engine, the policy, the
+scheduler, the SDRF state and the live tree, so removing a few calls (branch speed11c: the live
+tree's in-place check and lead test on cached states, certificates from the cached piece, one
+find-and-take per decision, one update per user per instant for tasks ending together) gains a
+few per cent: ``check_schedules.py --time-tasks`` same-run ratios on a machine at load 14 to 18,
+SDRF 1.02 at 10^6 tasks against 993ac21 and 1.00 (best of 3; means 1.04) at 3*10^5 against
+e281ff2, DRF 1.10 and 1.05; what remains is the interpreter's per-call cost. The issue's 50k SDRF
+decisions per CPU second needs the structural change it names: the scheduler's state (per-user
+commitments, the live tree's blocks, certificates and event heap, the pending runs) in arrays
+operated on by compiled functions that ``SDRFScheduler`` itself calls, bit for bit. Swap and
+wake-up counts are in ``check_schedules.py``'s digests, and the live tree counts two priorities
+that would cross within rounding as equal (``kinetic.live_tree._cmp``), which is not transitive, so
+such a core must follow the tree's own search path (its blocks) and event order (time, then
+sequence number), not merely keep the users sorted.
 """
 
 from __future__ import annotations

@@ -181,16 +181,21 @@ def _fail_time(tau: float | None, x: _Elem, y: _Elem, s: float, after_swap: bool
     iy = 0 if len(sy) == 1 else bisect_right(sy, s) - 1
     first = True
     while True:
-        ax, bx = lx[ix]
-        ay, by = ly[iy]
         nx = sx[ix + 1] if ix + 1 < len(sx) else _INF
         ny = sy[iy + 1] if iy + 1 < len(sy) else _INF
         end = nx if nx < ny else ny
-        if tau is None:
-            bxs, bys = bx, by
+        # (intercept, slope term at s) of each piece: _state's cached values when they are of time s
+        # (the same piece and the same product; a zero slope term's sign does not matter below)
+        if x.ct == s:
+            ax, bxs = x.ca, x.cs
         else:
-            bxs = bx * math.exp(-(s - x.t0) / tau) if bx else 0.0
-            bys = by * math.exp(-(s - y.t0) / tau) if by else 0.0
+            ax, bx = lx[ix]
+            bxs = bx if tau is None else (bx * math.exp(-(s - x.t0) / tau) if bx else 0.0)
+        if y.ct == s:
+            ay, bys = y.ca, y.cs
+        else:
+            ay, by = ly[iy]
+            bys = by if tau is None else (by * math.exp(-(s - y.t0) / tau) if by else 0.0)
         slope = bys - bxs                   # g(v) = (ay - ax) + slope * v, v = 1 at s
         if ay == ax and abs(slope) <= _SAME * max(abs(bxs), abs(bys)):
             if x.rank > y.rank:             # the same function on this piece (see _cmp): by rank
@@ -544,9 +549,20 @@ class LiveTree(_Kinetic):
             q = items[i + 1]
         else:
             q = self._blocks[b.idx + 1].items[0] if b.idx + 1 < len(self._blocks) else None
-        precedes = self._precedes
-        if self.in_place_updates and (p is None or precedes(p, e)) and (q is None or precedes(e, q)):
-            if self._tau is None:               # constant priorities in order: no certificate to renew
+        t, tau = self._now, self._tau
+        # _precedes(p, e) and _precedes(e, q), inlined (the hot path of every scheduler decision):
+        # the same _state values (cached) and the same _cmp
+        fits = self.in_place_updates
+        if fits and (p is not None or q is not None):
+            ea, es = (e.ca, e.cs) if e.ct == t else self._state(e, t)
+            if p is not None:
+                pa, ps = (p.ca, p.cs) if p.ct == t else self._state(p, t)
+                fits = _cmp(pa, ps, p.rank, ea, es, e.rank, t, tau) < 0
+            if fits and q is not None:
+                qa, qs = (q.ca, q.cs) if q.ct == t else self._state(q, t)
+                fits = _cmp(ea, es, e.rank, qa, qs, q.rank, t, tau) < 0
+        if fits:
+            if tau is None:                     # constant priorities in order: no certificate to renew
                 e.token += 1
             else:
                 if p is not None:
@@ -557,7 +573,9 @@ class LiveTree(_Kinetic):
         else:
             self._unplace(e)
             self._place(e)
-        self._process(self._now)
+        heap = self._heap
+        if heap and heap[0][0] <= t:            # _process(now) has events due (else it does nothing)
+            self._process(t)
 
     def insert_trusted(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
                        t0: float, tie: float = 0.0) -> None:
@@ -568,7 +586,8 @@ class LiveTree(_Kinetic):
         self._set_trusted(e, intercepts, slopes, t0, tie)
         self._elems[key] = e
         self._place(e)
-        self._process(self._now)
+        if self._heap and self._heap[0][0] <= self._now:   # else _process does nothing
+            self._process(self._now)
 
     def update_trusted(self, key: Hashable, intercepts: Sequence[float], slopes: Sequence[float],
                        t0: float, tie: float = 0.0) -> None:
@@ -599,7 +618,12 @@ class LiveTree(_Kinetic):
         e = self._elems[key]
         first = self._blocks[0].items[0]
         other = self._next(first) if first is e else first
-        if other is None or self._precedes(probe, other):
+        if other is None:
+            return True
+        t = self._now
+        pa, ps = self._state(probe, t)
+        oa, os_ = (other.ca, other.cs) if other.ct == t else self._state(other, t)
+        if _cmp(pa, ps, probe.rank, oa, os_, other.rank, t, self._tau) < 0:
             return True
         e.a, e.b, e.t0, e.rank = probe.a, probe.b, probe.t0, probe.rank
         e.starts, e.lines = probe.starts, probe.lines
@@ -611,7 +635,8 @@ class LiveTree(_Kinetic):
         """Remove ``key`` (``KeyError`` if absent)."""
         e = self._elems.pop(key)
         self._unplace(e)
-        self._process(self._now)
+        if self._heap and self._heap[0][0] <= self._now:   # else _process does nothing
+            self._process(self._now)
 
     def discard(self, key: Hashable) -> None:
         """Remove ``key`` if present."""

@@ -179,6 +179,9 @@ class TaskScheduler:
     #: Update a finishing user's queue entry lazily (True; see :meth:`_flush`) or at once (False: the
     #: same schedule, kept so the benchmark can measure the difference).
     defer_finish = True
+    #: Whether ``_changed`` depends only on the user's state now, not on which task started or ended
+    #: (then :meth:`finish_all` updates a user once per instant; SDRF and DRF).
+    _changed_by_state = False
 
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
                  placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
@@ -366,6 +369,37 @@ class TaskScheduler:
 
     def finish(self, task: int) -> None:
         """Task ``task`` ended now: free its server capacity and update its user's state."""
+        i, d, run = self._release(task)
+        self._changed(i, d, run.extra, started=False)
+        if self._n_pending[i]:
+            self._dirty[i] = None              # its place in the queue is updated lazily (see _flush)
+            if not self.defer_finish:
+                self._flush()
+
+    def finish_all(self, tasks: Any) -> None:
+        """:meth:`finish` of every task in ``tasks`` (ending at the same instant), in that order.
+
+        When the subclass's ``_changed`` depends only on the user's state now
+        (:attr:`_changed_by_state`: SDRF, DRF), a user whose tasks end together is updated once,
+        after its last one: the same state as one update per task (the later updates are at the
+        same instant, see :meth:`SDRFScheduler._changed`), and its queue entry is marked in the same
+        order as :meth:`finish` marks it.
+        """
+        if not (self._changed_by_state and self.defer_finish):
+            for task in tasks:
+                self.finish(task)
+            return
+        last: dict[int, tuple] = {}
+        for task in tasks:
+            i, d, run = self._release(task)
+            last[i] = (d, run.extra)
+        for i, (d, extra) in last.items():
+            self._changed(i, d, extra, started=False)
+            if self._n_pending[i]:
+                self._dirty[i] = None
+
+    def _release(self, task: int) -> tuple:
+        """Free ``task``'s server capacity and its user's usage; return (user, demand, pending run)."""
         try:
             i, m, d, run = self._running.pop(task)
         except KeyError:
@@ -376,11 +410,7 @@ class TaskScheduler:
             self._usage[i] = [0.0] * len(self._usage[i])   # no round-off residue once nothing runs
         else:
             self._usage[i] = [u - x for u, x in zip(self._usage[i], run.dlist)]
-        self._changed(i, d, run.extra, started=False)
-        if self._n_pending[i]:
-            self._dirty[i] = None              # its place in the queue is updated lazily (see _flush)
-            if not self.defer_finish:
-                self._flush()
+        return i, d, run
 
     def schedule(self, *, max_starts: int | None = None) -> list[Start]:
         """Start tasks now until the rule stops (or ``max_starts``); return what started, in order."""
@@ -394,8 +424,7 @@ class TaskScheduler:
         # one decision is a few dozen Python operations: bound methods and lists are looked up once
         # per call, not once per task started
         pending, n_pending, usage, n_running = self._pending, self._n_pending, self._usage, self._n_running
-        running, find, take = self._running, self.servers.find_list, self.servers.take
-        one_pool = self.servers.one_pool                  # then take lists of floats (FreeCapacity.take)
+        running, find_take = self._running, self.servers.find_take
         changed, trajectory, tie, now = self._changed, self._trajectory, self._tie, self._now
         update, qmin = queue.update_trusted, queue.min
         n_started = 0
@@ -409,7 +438,7 @@ class TaskScheduler:
                 if i is None:
                     break
             head = pending[i][0]
-            m = find(i, head.demand, head.dlist)
+            m = find_take(i, head.demand, head.dlist)      # the server found is already taken
             if m < 0:
                 if lead is not None:
                     self._flush()
@@ -429,7 +458,6 @@ class TaskScheduler:
                 pending[i].popleft()
             n_pending[i] -= 1
             d = head.demand
-            take(m, head.dlist if one_pool else d)
             usage[i] = [u + x for u, x in zip(usage[i], head.dlist)]
             n_running[i] += 1
             running[task] = (i, m, d, head)

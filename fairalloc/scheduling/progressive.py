@@ -200,9 +200,13 @@ class SDRFScheduler(TaskScheduler):
         """User i's usage as fractions of the totals: :func:`fairalloc.shares.normalized_demands`, in floats."""
         return [u / t for u, t in zip(self._usage[i], self._tot)]
 
+    _changed_by_state = True      # _changed reads the user's usage and clock only (TaskScheduler.finish_all)
+
     def _changed(self, user: int, demand: np.ndarray, extra: Any, *, started: bool) -> None:
+        # a second call at the same instant (dt = 0) recomputes o and the excess from the usage and
+        # leaves c0 as is: the state depends on the usage now, not on the calls (finish_all)
         i = user
-        o = self._o[i] = self._normalized(i)
+        o = self._o[i] = [u / t for u, t in zip(self._usage[i], self._tot)]   # _normalized(i)
         if self._tau is not None:
             dt = self._now - self._t0[i]
             if dt:                      # dt = 0 (another change at this instant): Eq. 6 keeps c0 as is

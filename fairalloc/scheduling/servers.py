@@ -167,6 +167,21 @@ class FreeCapacity:
             return 0 if shares.task_fits(self._row, demand_list) else -1
         return self.find(user, demand)
 
+    def find_take(self, user: int, demand: np.ndarray, demand_list: list) -> int:
+        """:meth:`find_list`, then :meth:`take` of one task on the server found; return it (-1: none,
+        nothing taken). One call per decision of a greedy scheduler; on one pool, the same
+        :func:`~fairalloc.shares.task_fits` and the same subtraction as those two methods."""
+        row = self._row
+        if row is not None:
+            if shares.task_fits(row, demand_list):
+                self._row = [f - x for f, x in zip(row, demand_list)]
+                return 0
+            return -1
+        m = self.find(user, demand)
+        if m >= 0:
+            self._free[m] -= demand
+        return m
+
     def take(self, server: int, demand: Any, count: int = 1) -> None:
         """Subtract ``count`` tasks of ``demand`` (raw units, an array or a list) from ``server``'s free capacity."""
         if self._row is not None:

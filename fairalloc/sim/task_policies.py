@@ -293,9 +293,7 @@ class TaskPolicy(Policy):
 
     def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
         self._advance(now)
-        finish = self.scheduler.finish
-        for task in self._launches.finished(job, tasks, server):
-            finish(task)
+        self.scheduler.finish_all(self._launches.finished(job, tasks, server))
 
     def schedule(self, now: float) -> list[tuple[int, int, int]]:
         self._advance(now)
