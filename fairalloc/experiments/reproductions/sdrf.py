@@ -27,6 +27,29 @@ the specs), its parameters fitted to the subset by :func:`fairalloc.workloads.fi
 (``params="subset"``, :func:`google_params`: jobs per user, tasks per job, CPU and memory; run times
 and arrivals keep the generator's shapes, which the subset cannot give).
 
+Gaps examined (issue 16; every figure below comes from ``benchmarks/bench_sdrf_gaps.py``, whose
+parts are named in brackets; "reduced scale" is 63 users, 10^5 tasks over 29 days, pool at 50% of R,
+which keeps the paper scale's tasks per user, pool per user and tau / horizon):
+
+* **delta's unit** is as the paper says (Section 7: "relativos a um Δt de 1 s"): delta per second,
+  :math:`\tau = -1\,\mathrm{s}/\ln\delta` (:func:`fairalloc.commitments.tau_from_delta`), 9.5 s at
+  1-10^-1 and 10^6 s (11.6 days) at 1-10^-6.
+* **SDRF far from DRF at delta = 1-10^-1** is not the memory but the instant of the decision. Eq. 6
+  keeps commitments continuous, so when a task ends at *t* its user's commitment at *t* still holds
+  the excess it had just before; in a full pool every start happens at such an instant. SDRF with
+  :math:`\tau = 10^{-3}` s is then as far from DRF as 1-10^-1 (reduced scale: Fig. 4 metric 92.4%
+  against 92.1%), while reading the commitment after the change gives DRF's schedule exactly
+  [``extremes``]. :mod:`fairalloc.scheduling.progressive` keeps Eq. 6 as printed and says so.
+* **SDRF far from DRF at delta = 1-10^-7**: commitments shrink with 1/tau but keep their order, and
+  in this stand-in most starts are decided among users at dominant share 0, where DRF ties (by
+  waiting time) and SDRF orders users by past usage at any delta. The pool at 50% of R holds 121
+  tasks of the mean demand against 627 users (9.4 against 63 at the reduced scale, where 93.8% of
+  DRF's task starts go to a user with nothing running) [``crowding``]. The paper's month has 32
+  times as many tasks (32M), so at the same run times its pool would hold about 32 times as many,
+  and such ties would be rarer.
+* **1-10^-5 ahead of 1-10^-6** and **Fig. 6's worst case**: see the claim reasons in the reports
+  (:func:`report_fig4`, :func:`report_fig6`).
+
 References
 ----------
 .. [1] H. Sadok, M. Campista, L. Costa, "O Passado Também Importa", SBRC 2018, Section 7, Figs. 4-6.
