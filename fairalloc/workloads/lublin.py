@@ -37,8 +37,8 @@ of the model program's ``lublin_256.swf`` (10,000 jobs over 89.3 days). The C pr
 (``arrive_init``, ``calc_next_arrive``: the same bucket weights, points and remainders; its
 ``gamrnd`` draws Gamma(int a) + Gamma(frac a) exactly) matches this module line by line, and the
 file's log inter-arrival times, measured in the model's points, have mean 5.06 and variance 2.48
-against the model's 5.10 and 2.48 (the means two standard errors apart). So the gap is a high draw (or an unrecorded change of the
-program), not a different process; nothing was changed here. Command:
+against the model's 5.10 and 2.48 (the means two standard errors apart). So the gap is a high draw
+(or an unrecorded change of the program), not a different process; nothing was changed here. Command:
 ``python benchmarks/bench_sdrf_gaps.py lublin --seeds 300``.
 
 The model has no users and no requested times. ``n_users`` assigns users (Zipf-like popularity,

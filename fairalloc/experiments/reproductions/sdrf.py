@@ -421,7 +421,8 @@ def _best_delta_reason(best: pd.DataFrame, red: pd.DataFrame) -> str:
         r6 = float(at6["reduction"].iloc[0])
         parts.append(f"{100 * p:.0f}% of R: 1-10^-{-np.log10(1 - d):.0f} {r:.1f}% against {r6:.1f}% at 1-10^-6 "
                      f"({r - r6:.1f} points)")
-    return ("; ".join(parts) + ". " + (SEEDS_1E5_1E6 + ". " if SEEDS_1E5_1E6 else "") + "The stand-in's run times (median 300 s) and arrivals are "
+    seeds = SEEDS_1E5_1E6 + ". " if SEEDS_1E5_1E6 else ""
+    return ("; ".join(parts) + ". " + seeds + "The stand-in's run times (median 300 s) and arrivals are "
             "not fitted (the subset has none), and they set the time scale that tau is measured against")
 
 
