@@ -412,11 +412,12 @@ WHY_FIG6_WORST = (
 SEEDS_1E5_1E6 = (
     "Examined (issue 16, benchmarks/bench_sdrf_gaps.py seeds): not seed noise on this stand-in. At the paper "
     "scale (627 users, 10^6 tasks over 29 days, 50% of R) seeds 1 and 2 give 64.7% against 56.2% and 59.1% "
-    "against 54.0% (--users 627 --tasks 1000000 --deltas 0.99999 0.999999 --seeds 1, then 2): 1-10^-5 is ahead "
-    "on all three seeds (0, the stored run, then 1 and 2), by 0.4, 8.6 and 5.1 points, while the metric "
-    "itself moves by more than 20 points between seeds. At a reduced scale that keeps tasks per user, pool per user and tau / horizon (63 users, "
-    "10^5 tasks; --seeds 0 1 2 3 4 5 6 7 8 9) 1-10^-5 is ahead on 8 of 10 seeds, by 2.0 points in the median "
-    "(one seed -33.2). This stand-in's best delta is 1-10^-5, not 1-10^-6; why was not examined")
+    "against 54.0% (--users 627 --tasks 1000000 --deltas 0.99999 0.999999 --seeds 1, then 2): 1-10^-5 is "
+    "ahead on all three seeds (0, the stored run, then 1 and 2), by 0.4, 8.6 and 5.1 points, while the "
+    "metric itself moves by more than 20 points between seeds. At a reduced scale that keeps tasks per user, "
+    "pool per user and tau / horizon (63 users, 10^5 tasks; --seeds 0 1 2 3 4 5 6 7 8 9) 1-10^-5 is ahead on "
+    "8 of 10 seeds, by 2.0 points in the median (one seed -33.2). This stand-in's best delta is 1-10^-5, not "
+    "1-10^-6; why was not examined")
 
 
 def _best_delta_reason(best: pd.DataFrame, red: pd.DataFrame) -> str:
