@@ -40,7 +40,8 @@ which keeps the paper scale's tasks per user, pool per user and tau / horizon):
   :math:`\tau = 10^{-3}` s is then as far from DRF as 1-10^-1 (reduced scale: Fig. 4 metric 92.4%
   against 92.1%), while reading the commitment after the change gives DRF's schedule exactly
   [``extremes``]. At the stored cell's scale (627 users, 10^6 tasks, seed 0) :math:`\tau = 10^{-3}`
-  s gives 62.0% against the stored 64.1% at 1-10^-1: the memory adds about 2 points.
+  s gives 62.0% against the stored 64.1% at 1-10^-1 (the memory adds about 2 points), and the
+  after-change reading gives DRF's schedule there too.
   :mod:`fairalloc.scheduling.progressive` keeps Eq. 6 as printed and says so.
 * **SDRF far from DRF at delta = 1-10^-7**: commitments shrink with 1/tau but keep their order, and
   in this stand-in most starts are decided among users at dominant share 0, where DRF ties (by
@@ -58,7 +59,8 @@ which keeps the paper scale's tasks per user, pool per user and tau / horizon):
 * **Fig. 6's worst case** (17.8 events per task at 1-10^-1 against the paper's 0.16): the same event
   is counted (:attr:`fairalloc.kinetic.LiveTree.swaps`); no unit of delta closes the gap, because
   the events come from the finish instants above and do not fall as tau -> 0 (2.76 per task at
-  tau = 9.5 s, 2.94 at 9.5 us, reduced scale) [``events``] (:data:`WHY_FIG6_WORST`).
+  tau = 9.5 s, 2.94 at 9.5 us, reduced scale; 17.8 at 1-10^-1 and 19.3 at tau = 10^-3 s at the
+  stored paper-scale cell) [``events``, ``extremes``] (:data:`WHY_FIG6_WORST`).
 
 References
 ----------
@@ -390,7 +392,8 @@ WHY_EXTREMES = (
 WHY_EXTREMES = WHY_EXTREMES.format(full=(
     " At the stored cell's own scale (627 users, 10^6 tasks over 29 days, 50% of R, seed 0) SDRF with tau = "
     "10^-3 s gives 62.0% (median 84.4%) against the stored 64.1% (median 87.2%) at 1-10^-1: the memory adds "
-    "about 2 points."))
+    "about 2 points; read after the change, the schedule is DRF's there too (`extremes --users 627 --tasks "
+    "1000000 --deltas`)."))
 
 #: Why the live tree's worst case (delta = 1-10^-1) has far more events than the paper's (issue 16).
 WHY_FIG6_WORST = (
@@ -398,7 +401,9 @@ WHY_FIG6_WORST = (
     "neighbours processed when the tree is advanced, LiveTree.swaps), counted per task started. No unit of "
     "delta closes the gap: read per microsecond (the trace's time unit; tau = 9.5 us at 1-10^-1, 1 s at "
     "1-10^-6) the reduced scale (63 users, 10^5 tasks over 29 days, 50% of R) counts 2.94 and 2.84 events "
-    "per task against 2.76 at 1-10^-1 per second (`events`): events do not vanish as tau -> 0, because each "
+    "per task against 2.76 at 1-10^-1 per second (`events`), and at the stored paper-scale cell tau = 10^-3 s "
+    "counts 19.3 per task against 17.8 at 1-10^-1 per second (`extremes --users 627 --tasks 1000000 "
+    "--deltas`): events do not vanish as tau -> 0, because each "
     "finish leaves its user's level above its new value by the excess it held just before (see the Fig. 4 "
     "extremes) and it crosses the users in between within tau. The paper's worst case and its 1-10^-6 point "
     "differ by a factor 224, the stored paper-scale run's (seed 0, 10^6 tasks) by 2,800, so no common "
