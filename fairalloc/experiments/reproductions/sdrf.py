@@ -385,10 +385,10 @@ WHY_EXTREMES = (
     "decided among users at dominant share 0, where DRF ties (it serves the longest wait) and SDRF orders "
     "users by past usage at any delta (93.8% of DRF's task starts go to a user with nothing running at that "
     "scale; in the paper-scale stand-in, 10^6 tasks, the pool at 50% of R holds 121 tasks of the mean demand "
-    "against 627 users; `crowding`). The "
-    "paper's month has 32 times as many tasks (32M), so its pool would hold far more tasks per user and such "
-    "ties would be rarer. The paper's argument (small delta: commitments become the last allocations, "
-    "'allocated as in DRF') holds only if commitments are read after the change")
+    "against 627 users; `crowding`). The paper's month has 32 times as many tasks (32M), so its pool would "
+    "hold far more tasks per user and such ties would be rarer (an argument from these figures; no run "
+    "isolates it). The paper's argument (small delta: commitments become the last allocations, 'allocated as "
+    "in DRF') holds only if commitments are read after the change")
 WHY_EXTREMES = WHY_EXTREMES.format(full=(
     " At the stored cell's own scale (627 users, 10^6 tasks over 29 days, 50% of R, seed 0) SDRF with tau = "
     "10^-3 s gives 62.0% (median 84.4%) against the stored 64.1% (median 87.2%) at 1-10^-1: the memory adds "
