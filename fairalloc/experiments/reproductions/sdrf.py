@@ -43,13 +43,13 @@ which keeps the paper scale's tasks per user, pool per user and tau / horizon):
   s gives 62.0% against the stored 64.1% at 1-10^-1 (the memory adds about 2 points), and the
   after-change reading gives DRF's schedule there too.
   :mod:`fairalloc.scheduling.progressive` keeps Eq. 6 as printed and says so.
-* **SDRF far from DRF at delta = 1-10^-7**: commitments shrink with 1/tau but keep their order, and
-  in this stand-in most starts are decided among users at dominant share 0, where DRF ties (by
-  waiting time) and SDRF orders users by past usage at any delta. The pool at 50% of R holds 121
-  tasks of the mean demand against 627 users (9.4 against 63 at the reduced scale, where 93.8% of
-  DRF's task starts go to a user with nothing running) [``crowding``]. The paper's month has 32
-  times as many tasks (32M), so at the same run times its pool would hold about 32 times as many,
-  and such ties would be rarer.
+* **SDRF far from DRF at delta = 1-10^-7**: not established. tau = 116 days against a 29-day month,
+  so commitments reach about a quarter of a user's average excess by the end, not small against one
+  task's share of a pool that holds 121 tasks of the mean demand against 627 users (9.4 against 63 at
+  the reduced scale) [``crowding``]; and most starts are decided among users at dominant share 0
+  (93.8% of DRF's at the reduced scale), where DRF ties by waiting time and SDRF orders users by past
+  usage at any delta. Neither is isolated: 16 users (36.0% of the starts at share 0) still give
+  87.3% at 1-10^-7, 6 users -8.6% [``extremes --users 16`` / ``6 --deltas 0.9999999``].
 * **1-10^-5 ahead of 1-10^-6** (79.9% against 79.5% in the stored run at 50% of R, seed 0) is not
   seed noise: at the paper scale seeds 1 and 2 put 1-10^-5 ahead by 8.6 and 5.1 points (the metric
   itself moves by more than 20 points between seeds), and at the reduced scale 1-10^-5 is ahead on
@@ -381,14 +381,17 @@ WHY_EXTREMES = (
     "it had just before, however small tau, and in a full pool every start happens at such an instant. SDRF "
     "with tau = 10^-3 s is as far from DRF as 1-10^-1 per second (63 users, 10^5 tasks over 29 days, 50% of R: "
     "92.4% against 92.1%; `extremes`), and reading the commitment after the change gives DRF's schedule "
-    "exactly.{full} At 1-10^-7: commitments shrink with 1/tau but keep their order, and here most starts are "
-    "decided among users at dominant share 0, where DRF ties (it serves the longest wait) and SDRF orders "
-    "users by past usage at any delta (93.8% of DRF's task starts go to a user with nothing running at that "
-    "scale; in the paper-scale stand-in, 10^6 tasks, the pool at 50% of R holds 121 tasks of the mean demand "
-    "against 627 users; `crowding`). The paper's month has 32 times as many tasks (32M), so its pool would "
-    "hold far more tasks per user and such ties would be rarer (an argument from these figures; no run "
-    "isolates it). The paper's argument (small delta: commitments become the last allocations, 'allocated as "
-    "in DRF') holds only if commitments are read after the change")
+    "exactly.{full} At 1-10^-7 the cause is not established. tau = 10^7 s (116 days) against a 29-day "
+    "month: commitments reach about t / tau, a quarter, of a user's average excess by the month's end, which "
+    "is not small against one task's share of a pool that holds 9.4 tasks of the mean demand (63 users) or "
+    "121 (627 users, the stored cell), so 'commitments never accumulate' (the paper) does not hold here; and "
+    "most starts are decided among users at dominant share 0, where DRF ties (it serves the longest wait) while "
+    "SDRF orders users by past usage at any delta (93.8% of DRF's task starts at 63 users; `crowding`). "
+    "Neither is isolated: with 16 users (18.1 tasks in the pool, 36.0% of DRF's starts at share 0) 1-10^-7 "
+    "still gives 87.3%, with 6 users -8.6% (`crowding` and `extremes --users 16 / 6 --deltas 0.9999999`). The "
+    "paper's month has 32 times as many tasks (32M), so its pool would hold far more tasks per user. The "
+    "paper's argument at small delta (commitments become the last allocations, 'allocated as in DRF') holds "
+    "only if commitments are read after the change")
 WHY_EXTREMES = WHY_EXTREMES.format(full=(
     " At the stored cell's own scale (627 users, 10^6 tasks over 29 days, 50% of R, seed 0) SDRF with tau = "
     "10^-3 s gives 62.0% (median 84.4%) against the stored 64.1% (median 87.2%) at 1-10^-1: the memory adds "
