@@ -432,6 +432,14 @@ def tau_from_delta(delta: float, dt: float = 1.0) -> float:
     float
         :math:`\tau`, in the units of ``dt``.
 
+    Notes
+    -----
+    The unit of ``delta`` is a step of simulated time, not an event or a decision: SDRF Section 7 gives
+    delta "relative to a Δt of 1 s", and the simulator's SDRF policy and the reproductions use
+    ``dt = 1`` s (tau = 9.5 s at 1 - 10^-1, 10^6 s at 1 - 10^-6). Issue 16 checked whether another unit
+    (the Google trace's microsecond) would explain the gaps to the paper's Figs. 4 and 6; it does not
+    (``fairalloc.experiments.reproductions.sdrf``, "Gaps examined").
+
     Raises
     ------
     InvalidInstanceError

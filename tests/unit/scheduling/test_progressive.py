@@ -250,3 +250,31 @@ def test_next_change_wakes_a_blocked_scheduler(structure):
     assert s.next_change == pytest.approx(np.log(2.5), rel=1e-12)
     s.advance(1.0)
     assert [st.user for st in s.schedule()] == [1]
+
+
+@pytest.mark.parametrize("structure", STRUCTURES)
+def test_commitments_at_a_finish_instant_hold_the_excess_held_before(structure):
+    # Issue 16 (why SDRF at delta = 1-10^-1 is not DRF in the Fig. 4 reproduction), by hand. One pool of
+    # 1 unit, 2 users (fair share 1/2), unit tasks. t = 0: user 0 submits 2 tasks and starts one (its
+    # excess max(1 - 1/2, 0) = 1/2); t = 1: user 1 submits 1 task (blocked: the pool is full).
+    # t = 10: user 0's task ends. DRF: both users at share 0, user 0's oldest pending task (t = 0) has
+    # waited longer than user 1's (t = 1) -> user 0. SDRF with tau = 1 ms (delta ~ 0): Eq. 6 keeps the
+    # commitment continuous in time, so at t = 10 it still equals the excess held on (0, 10]:
+    # c = 1/2 + (0 - 1/2) e^{-10 / 0.001} = 1/2, user 0's level 0 + 1/2 > user 1's 0 -> user 1.
+    # A millisecond later the commitment is gone (e^{-1} of it after 1 ms, 0 after a second).
+    def run(s):
+        s.submit(0, [1.0], 2)
+        first = s.schedule()
+        s.advance(1.0)
+        s.submit(1, [1.0], 1)
+        assert s.schedule() == [] and s.blocked_by == 1
+        s.advance(10.0)
+        s.finish(first[0].task)
+        return [st.user for st in s.schedule()]
+
+    assert run(DRFScheduler([[1.0]], n_users=2, structure=structure)) == [0]
+    sd = SDRFScheduler([[1.0]], n_users=2, tau=1e-3, structure=structure)
+    assert run(sd) == [1]
+    np.testing.assert_allclose(sd.commitments()[0], [0.5])         # at t = 10, the instant of the finish
+    sd.advance(11.0)
+    assert sd.commitments()[0, 0] == 0.0                             # 0.5 e^{-1000}: underflows to 0

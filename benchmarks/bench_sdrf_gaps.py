@@ -1,0 +1,264 @@
+"""The gaps between the stored SDRF / learned-priorities reproductions and the papers (issue 16).
+
+Not a speed benchmark: seeded experiments whose printed figures are quoted in the claim reasons of
+``fairalloc/experiments/reproductions/sdrf.py`` and in the docstrings of
+``fairalloc/scheduling/progressive.py`` and ``fairalloc/workloads/lublin.py``. Four parts:
+
+``extremes``
+    Why SDRF is far from DRF at delta = 1-10^-1 (the paper: about the same). SDRF in the limit
+    tau -> 0 (``--tau``, default 10^-3 s) read two ways at the instant a user's allocation changes:
+    *before* (fairalloc's Eq. 6: commitments are continuous in time, so at a finish instant they
+    still hold the excess the user had just before) and *after* (the commitment jumps at once to the
+    new excess: the paper's argument that small delta makes commitments "simply the last
+    allocations, so that tasks are allocated as in DRF"). Prints whether each schedule is
+    identical to DRF's, the mean task wait and Fig. 4's metric against DRF
+    (:func:`fairalloc.experiments.reproductions.sdrf.wait_reduction`). The *after* reading is a
+    diagnostic subclass defined here (it overrides the scheduler's change hook), not an option of
+    the library.
+``seeds``
+    Fig. 4's metric at delta = 1-10^-5 and 1-10^-6 (and the extremes) over several seeds, at a
+    reduced scale that keeps the paper scale's pool / users ratio, tasks per user and tau / horizon:
+    ``--users 63 --tasks 100000`` over 29 days (the paper scale is 627 users, 10^6 tasks, 29 days).
+``events``
+    Live-tree swap events per task scheduled (Fig. 6) for delta per second and for delta per
+    microsecond (the Google trace's time unit): delta = 1-10^-1 per microsecond is tau = 9.5 us,
+    1-10^-6 per microsecond is tau = 1 s.
+``crowding``
+    How many tasks of the mean demand the pool holds against the number of users, and the share of
+    DRF's task starts that go to a user with nothing running (dominant share 0, where DRF ties).
+``lublin``
+    Jobs per day of the typeless Lublin generator: the closed form (mean of exp(g), g ~ Gamma(AARR
+    ARAR, BARR) truncated at 13; 48 points a day), its spread over ``--seeds`` traces of 10,000 jobs,
+    and the model program's ``swf/lublin_256.swf`` (when the data is found).
+
+    python benchmarks/bench_sdrf_gaps.py extremes                    # 63 users, 10^5 tasks, 29 days
+    python benchmarks/bench_sdrf_gaps.py extremes --users 627 --tasks 1000000   # the stored cell
+    python benchmarks/bench_sdrf_gaps.py seeds --seeds 0 1 2 3 4 5 6 7 8 9
+    python benchmarks/bench_sdrf_gaps.py events
+    python benchmarks/bench_sdrf_gaps.py lublin --seeds 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+
+from fairalloc.experiments.reproductions import sdrf
+from fairalloc.scheduling.progressive import SDRFScheduler
+from fairalloc.sim import ResourcePool, simulate
+from fairalloc.sim import task_policies
+from fairalloc.sim.task_metrics import task_queuing_times
+
+DAY = 86400.0
+
+
+class AfterChangeSDRF(SDRFScheduler):
+    """Diagnostic only: at every change of a user's allocation its commitment is set to the new
+    excess at once (the tau -> 0 limit read *after* the change). With ``tau`` tiny this orders users
+    by dominant share + max(dominant share - fair share, 0), a monotone function of the dominant
+    share, so its schedules should equal DRF's."""
+
+    def _changed(self, user, demand, extra, *, started):
+        super()._changed(user, demand, extra, started=started)
+        self._c0[user] = list(self._excess[user])
+        self._t0[user] = self._now
+
+
+def _run(wl, pool, label, **kw):
+    """One simulation; returns (users table in sdrf.cell's columns, launches array, stats dict)."""
+    t = time.process_time()
+    r = simulate(wl, pool, **kw)
+    u = r.task_users()
+    users = pd.DataFrame({"user": u["user"].to_numpy(), "mean_wait": u["mean_queuing"].to_numpy()})
+    users["pool_fraction"] = 0.5
+    users["delta"] = label
+    lf = r.launches[["job", "tasks", "start"]].to_numpy()
+    st = {"swaps": int(r.stats.get("swaps", 0)), "decisions": int(r.stats.get("decisions", 0)),
+          "mean_task_wait_days": float(np.mean(task_queuing_times(r))) / DAY,
+          "cpu_s": time.process_time() - t}
+    return users, lf, st
+
+
+def _fig4(users_drf, users_x):
+    red = sdrf.wait_reduction(pd.concat([users_drf, users_x], ignore_index=True))
+    row = red.iloc[0]
+    return f"Fig. 4 metric {row['reduction']:.1f}% (median {row['median_reduction']:.1f}%, {int(row['users'])} users)"
+
+
+def _workload(a, seed):
+    wl = sdrf.workload(n_users=a.users, n_tasks=a.tasks, horizon=a.days * DAY, rng=seed, params="subset")
+    return wl, ResourcePool.from_workload(wl, a.fraction)
+
+
+def extremes(a) -> None:
+    for seed in a.seeds:
+        wl, pool = _workload(a, seed)
+        print(f"seed {seed}: {a.users} users, {a.tasks:,} tasks over {a.days:g} days, pool {a.fraction:.0%} of R, "
+              f"blocking {a.blocking!r}")
+        base = dict(blocking=a.blocking)
+        ud, ld, sd = _run(wl, pool, np.nan, policy="drf", **base)
+        print(f"  DRF: mean task wait {sd['mean_task_wait_days']:.2f} days ({sd['cpu_s']:.0f} CPU s)")
+        rows = [("SDRF tau=%g s, before-change reading (fairalloc)" % a.tau, dict(policy="sdrf", tau=a.tau), False),
+                ("SDRF tau=%g s, after-change reading (diagnostic)" % a.tau, dict(policy="sdrf", tau=a.tau), True)]
+        rows += [(f"SDRF delta={d:.7g} per s", dict(policy="sdrf", delta=d), False) for d in a.deltas]
+        for k, (name, kw, after) in enumerate(rows):
+            saved = task_policies._SCHEDULERS["sdrf"]
+            if after:
+                task_policies._SCHEDULERS["sdrf"] = AfterChangeSDRF
+            try:
+                ux, lx, sx = _run(wl, pool, 0.5 + k * 1e-3, **kw, **base)
+            finally:
+                task_policies._SCHEDULERS["sdrf"] = saved
+            same = lx.shape == ld.shape and bool((lx == ld).all())
+            print(f"  {name}: schedule identical to DRF: {same}; mean task wait {sx['mean_task_wait_days']:.2f} "
+                  f"days; {_fig4(ud, ux)}; swaps per task {sx['swaps'] / max(sx['decisions'], 1):.3g} "
+                  f"({sx['cpu_s']:.0f} CPU s)", flush=True)
+
+
+def seeds(a) -> None:
+    res = []
+    for seed in a.seeds:
+        wl, pool = _workload(a, seed)
+        ud, _, _ = _run(wl, pool, np.nan, policy="drf", blocking=a.blocking)
+        tabs = [ud]
+        for d in a.deltas:
+            ux, _, _ = _run(wl, pool, d, policy="sdrf", delta=d, blocking=a.blocking)
+            tabs.append(ux)
+        red = sdrf.wait_reduction(pd.concat(tabs, ignore_index=True))
+        red["seed"] = seed
+        res.append(red)
+        print(f"seed {seed}: " + ", ".join(f"1-{1 - d:.0e}: {r:.1f}%" for d, r in zip(red["delta"], red["reduction"])),
+              flush=True)
+    r = pd.concat(res)
+    piv = r.pivot(index="seed", columns="delta", values="reduction")
+    print(f"{a.users} users, {a.tasks:,} tasks over {a.days:g} days, pool {a.fraction:.0%} of R; Fig. 4 metric (%) "
+          "per seed:")
+    print(piv.round(1).to_string())
+    print("mean, sd over seeds:", {f"1-{1 - d:.0e}": (round(piv[d].mean(), 1), round(piv[d].std(), 1)) for d in piv})
+    if len(a.deltas) >= 2 and {1 - 1e-5, 1 - 1e-6} <= set(np.round(piv.columns, 12)):
+        c5 = piv.columns[np.isclose(piv.columns, 1 - 1e-5, rtol=0, atol=1e-12)][0]
+        c6 = piv.columns[np.isclose(piv.columns, 1 - 1e-6, rtol=0, atol=1e-12)][0]
+        diff = piv[c5] - piv[c6]
+        print(f"1-10^-5 minus 1-10^-6: mean {diff.mean():.2f} points, sd {diff.std():.2f}, "
+              f"1-10^-5 ahead on {int((diff > 0).sum())} of {len(diff)} seeds")
+
+
+def events(a) -> None:
+    for seed in a.seeds:
+        wl, pool = _workload(a, seed)
+        cases = [(f"delta=1-10^-{k} per s (tau {-1 / np.log1p(-10.0 ** -k):.3g} s)", dict(delta=1 - 10.0 ** -k))
+                 for k in (1, 6)]
+        cases += [(f"delta=1-10^-{k} per us (tau {-1e-6 / np.log1p(-10.0 ** -k):.3g} s)",
+                   dict(tau=-1e-6 / np.log1p(-10.0 ** -k))) for k in (1, 6)]
+        for name, kw in cases:
+            _, _, s = _run(wl, pool, 0.5, policy="sdrf", blocking=a.blocking, **kw)
+            print(f"seed {seed}, {a.users} users, {a.tasks:,} tasks over {a.days:g} days: {name}: "
+                  f"{s['swaps'] / max(s['decisions'], 1):.4g} swap events per task ({s['swaps']:,} / "
+                  f"{s['decisions']:,})", flush=True)
+
+
+def crowding(a) -> None:
+    for seed in a.seeds:
+        wl, pool = _workload(a, seed)
+        tot = np.asarray(pool.totals, dtype=float).ravel()
+        each = np.repeat(wl.resources, wl.tasks, axis=0)
+        fit_mean = float(np.min(tot / each.mean(0)))
+        fit_med = float(np.min(tot / np.median(each, axis=0)))
+        busy_mean = float(np.mean(np.repeat(wl.run_time, wl.tasks)))
+        print(f"seed {seed}: {a.users} users, {a.tasks:,} tasks over {a.days:g} days, pool {a.fraction:.0%} of R: "
+              f"it holds {fit_mean:.1f} tasks of the mean demand, {fit_med:.1f} of the median demand, against "
+              f"{a.users} users; {a.tasks / (a.days * DAY) * busy_mean:.1f} tasks run at once on average at 100% of R")
+        if a.no_sim:
+            continue
+        r = simulate(wl, pool, policy="drf", blocking=a.blocking)
+        lf = r.launches
+        user = r.jobs.set_index("row").loc[lf["job"].to_numpy(), "user"].to_numpy()
+        start, end = lf["start"].to_numpy(), lf["end"].to_numpy()
+        alone = np.ones(len(lf), dtype=bool)
+        last_end: dict = {}
+        busy: dict = {}
+        for k in range(len(lf)):        # a start "from share 0": no earlier launch of its user still runs
+            u = int(user[k])
+            ends = [e for e in busy.get(u, []) if e > start[k]]
+            alone[k] = not ends
+            busy[u] = ends + [end[k]]
+        w = lf["tasks"].to_numpy()
+        print(f"  DRF: {np.sum(w[alone]) / np.sum(w):.1%} of the tasks started went to a user with nothing running "
+              "(dominant share 0: DRF ties, which SDRF's commitments order by history at every delta)")
+
+
+def lublin(a) -> None:
+    from scipy import integrate, stats
+
+    from fairalloc.workloads.lublin import LUBLIN_TYPELESS as P, TOO_MUCH_ARRIVE_TIME, lublin as gen
+
+    shape, scale = P.aarr * P.arar, P.barr
+    z = stats.gamma.cdf(TOO_MUCH_ARRIVE_TIME, shape, scale=scale)
+    mean_gap = integrate.quad(lambda x: np.exp(x) * stats.gamma.pdf(x, shape, scale=scale), 0,
+                              TOO_MUCH_ARRIVE_TIME)[0] / z
+    print(f"typeless: E[exp(g)] = {mean_gap:.1f} s of rush-hour time per arrival; 48 points a day -> "
+          f"{48 * 1800 / mean_gap:.2f} jobs per day expected")
+    tilted = shape * scale / (1 - scale)
+    print(f"the mean of exp(g) is carried by g near {tilted:.2f} (exp: {np.exp(tilted) / 3600:.1f} h gaps), "
+          f"while g's own mean is {shape * scale:.2f} ({np.exp(shape * scale) / 60:.1f} min)")
+    rates = []
+    for s in range(a.seeds_n):
+        wl = gen(n_jobs=10_000, nodes=256, typed=False, rng=s)
+        rates.append(len(wl) / (wl.submit.max() / DAY))
+    r = np.array(rates)
+    print(f"{a.seeds_n} traces of 10,000 jobs (seeds 0..{a.seeds_n - 1}): jobs per day mean {r.mean():.1f}, "
+          f"median {np.median(r):.1f}, 5-95% {np.percentile(r, 5):.1f}..{np.percentile(r, 95):.1f}, "
+          f"max {r.max():.1f}; at least 112: {(r >= 112).mean():.1%}")
+    from fairalloc.experiments.reproductions.tvtsf import data_dir
+
+    d = data_dir()
+    f = None if d is None else d / "swf" / "lublin_256.swf"
+    if f is not None and f.is_file():
+        sub = np.loadtxt(f, comments=";")[:, 1]
+        print(f"model program's lublin_256.swf: {len(sub):,} jobs over {sub.max() / DAY:.1f} days = "
+              f"{len(sub) / (sub.max() / DAY):.1f} jobs per day")
+        from fairalloc.workloads.lublin import arrival_weights
+
+        w = arrival_weights(P.anum, P.bnum)
+        cum = np.concatenate([[0.0], np.cumsum(w)])
+
+        def points(t):                 # the model's points spent by time t (48 a day)
+            day = np.floor(t / DAY)
+            rem = t - day * DAY
+            b = np.minimum((rem // 1800).astype(int), 47)
+            return day * 48 + cum[b] + (rem - b * 1800) / 1800 * w[b]
+
+        gaps = np.diff(points(np.sort(sub))) * 1800
+        g = np.log(gaps[gaps > 0])
+        print(f"its log inter-arrival times in the model's points (x 1800 s): mean {g.mean():.3f}, variance "
+              f"{g.var():.3f}; the model's g: mean {shape * scale:.3f}, variance {shape * scale ** 2:.3f} "
+              "(before truncation at 13)")
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("part", choices=["extremes", "seeds", "events", "crowding", "lublin"])
+    p.add_argument("--users", type=int, default=63)
+    p.add_argument("--tasks", type=int, default=100_000)
+    p.add_argument("--days", type=float, default=29.0)
+    p.add_argument("--fraction", type=float, default=0.5)
+    p.add_argument("--blocking", default="stop", choices=["stop", "skip"])
+    p.add_argument("--tau", type=float, default=1e-3)
+    p.add_argument("--deltas", type=float, nargs="*", default=None)
+    p.add_argument("--seeds", type=int, nargs="*", default=None)
+    p.add_argument("--no-sim", action="store_true", help="crowding: the pool's size only, no DRF run")
+    a = p.parse_args(argv)
+    if a.part == "lublin":
+        a.seeds_n = (a.seeds or [300])[0]
+    else:
+        a.seeds = a.seeds if a.seeds is not None else ([0, 1, 2, 3, 4] if a.part == "seeds" else [0])
+    if a.deltas is None:
+        a.deltas = {"extremes": [0.9, 1 - 1e-7], "seeds": [0.9, 1 - 1e-5, 1 - 1e-6, 1 - 1e-7]}.get(a.part, [])
+    {"extremes": extremes, "seeds": seeds, "events": events, "crowding": crowding, "lublin": lublin}[a.part](a)
+
+
+if __name__ == "__main__":
+    main()
