@@ -710,17 +710,22 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         if c == gi.size:
             return [], [(dict(tot[i]), int(max(lge[i], val.lower[i])), None, f"{label}ge{level_rows}_{i}")
                         for i in gi], {}, []
-        cols_, rows_, hint_, ys_ = [], [], {}, {}
-        for i in gi:
-            y = f"{label}gey{level_rows}_{i}"
-            cols_.append((y, 0, 1, True))
-            hint_[y] = 1.0 if xs[i] >= lge[i] else 0.0
-            terms = dict(tot[i])
-            terms[y] = -float(lge[i])
-            rows_.append((terms, 0, None, f"{label}ge{level_rows}_{i}"))
-            ys_[y] = 1.0
+        cols_, rows_, hint_, ys_ = indicator_rows("ge", gi, lge, xs)
         rows_.append((ys_, c, None, f"{label}gecount{level_rows}"))
         return cols_, rows_, hint_, list(hint_.values())
+
+    def indicator_rows(tag: str, users: np.ndarray, thr: np.ndarray, xs: np.ndarray) -> tuple[list, list, dict, dict]:
+        """A binary y per user with X_i >= thr_i y (cols, rows, hint from xs, the y's as count terms)."""
+        cols_, rows_, hint_, ys_ = [], [], {}, {}
+        for i in users:
+            y = f"{label}{tag}y{level_rows}_{i}"
+            cols_.append((y, 0, 1, True))
+            hint_[y] = 1.0 if xs[i] >= thr[i] else 0.0
+            terms = dict(tot[i])
+            terms[y] = -float(thr[i])
+            rows_.append((terms, 0, None, f"{label}{tag}{level_rows}_{i}"))
+            ys_[y] = 1.0
+        return cols_, rows_, hint_, ys_
 
     def candidates(gi: np.ndarray, lgt: np.ndarray, xs: np.ndarray, extra_cols: list, extra_rows: list) -> np.ndarray:
         """Users of gi that could exceed the level (L'_i <= U_i), U_i tightened by LP bounds first."""
@@ -755,16 +760,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     def count_milp(kind: str, can: np.ndarray, lgt: np.ndarray, xs: np.ndarray, extra_cols: list,
                    extra_rows: list, extra_hint: dict) -> Any:
         """Maximise the number of users of ``can`` strictly above the level (binaries y', X_i >= L'_i y')."""
-        cols_, rows_, hint_, ys_ = list(extra_cols), list(extra_rows), dict(extra_hint), {}
-        for i in can:
-            y = f"{label}gty{level_rows}_{i}"
-            cols_.append((y, 0, 1, True))
-            hint_[y] = 1.0 if xs[i] >= lgt[i] else 0.0
-            terms = dict(tot[i])
-            terms[y] = -float(lgt[i])
-            rows_.append((terms, 0, None, f"{label}gt{level_rows}_{i}"))
-            ys_[y] = 1.0
-        return run(kind, cols_, rows_, ys_, 0.5, hint_)
+        cols_, rows_, hint_, ys_ = indicator_rows("gt", can, lgt, xs)
+        return run(kind, [*extra_cols, *cols_], [*extra_rows, *rows_], ys_, 0.5, {**extra_hint, **hint_})
 
     while c > 0:
         gi = group

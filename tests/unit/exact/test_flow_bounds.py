@@ -8,8 +8,8 @@ brute-force property tests (flow on by default), against enumeration.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -24,14 +24,9 @@ from _exact_bruteforce import feasible_tv_totals, tiny_tv_instance
 INSTALLED = [s for s in ("highs", "cpsat", "cbc") if s in fa.available_solvers("milp")]
 
 
-@contextlib.contextmanager
 def flow_bounds(on: bool):
-    old = lx._FLOW_BOUNDS
-    lx._FLOW_BOUNDS = on
-    try:
-        yield
-    finally:
-        lx._FLOW_BOUNDS = old
+    """Context manager: the leximin driver's ``_FLOW_BOUNDS`` switch set to ``on`` inside the block."""
+    return mock.patch.object(lx, "_FLOW_BOUNDS", on)
 
 
 def test_tv_flow_check_never_rejects_a_reachable_vector():

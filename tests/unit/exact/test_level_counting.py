@@ -4,7 +4,7 @@ backend and in every mode: "ties" (the default), "always" and "never" (the level
 
 from __future__ import annotations
 
-import contextlib
+from unittest import mock
 
 import pytest
 
@@ -17,14 +17,9 @@ from _exact_bruteforce import (best_leximin, feasible_task_totals, feasible_tv_t
 from _solvers import MILP_SOLVERS  # noqa: E402
 
 
-@contextlib.contextmanager
 def level_by_count(mode: str):
-    old = lx._LEVEL_BY_COUNT
-    lx._LEVEL_BY_COUNT = mode
-    try:
-        yield
-    finally:
-        lx._LEVEL_BY_COUNT = old
+    """Context manager: the leximin driver's ``_LEVEL_BY_COUNT`` switch set to ``mode`` inside the block."""
+    return mock.patch.object(lx, "_LEVEL_BY_COUNT", mode)
 
 
 def _count(r, key):

@@ -8,7 +8,7 @@ enumeration on tiny instances.
 
 from __future__ import annotations
 
-import contextlib
+from unittest import mock
 
 import numpy as np
 import pulp
@@ -25,14 +25,9 @@ from fairalloc.experiments.compare import random_instances
 INSTALLED = [s for s in ("highs", "cpsat", "cbc") if s in fa.available_solvers("milp")]
 
 
-@contextlib.contextmanager
 def lp_bounds(on: bool):
-    old = lx._LP_BOUNDS
-    lx._LP_BOUNDS = on
-    try:
-        yield
-    finally:
-        lx._LP_BOUNDS = old
+    """Context manager: the leximin driver's ``_LP_BOUNDS`` switch set to ``on`` inside the block."""
+    return mock.patch.object(lx, "_LP_BOUNDS", on)
 
 
 def _two_users():
