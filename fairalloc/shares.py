@@ -876,8 +876,10 @@ def dominant_share_after_one(usage, demand, totals, weight: float = 1.0) -> floa
     --------
     The DRF paper's user B holding <6, 2> with task <3, 1> in <9, 18>: (6 + 3)/9 = 1; weight 2: 0.5.
 
-    >>> dominant_share_after_one([6.0, 2.0], [3.0, 1.0], [9.0, 18.0]), dominant_share_after_one([6, 2], [3, 1], [9, 18], 2.0)
-    (1.0, 0.5)
+    >>> dominant_share_after_one([6.0, 2.0], [3.0, 1.0], [9.0, 18.0])
+    1.0
+    >>> dominant_share_after_one([6, 2], [3, 1], [9, 18], 2.0)
+    0.5
     """
     return max((o + d) / c for o, d, c in zip(usage, demand, totals)) / weight
 

@@ -216,7 +216,7 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
     # the blocks with scipy.sparse, without its per-block overhead (many LPs per call)
     top = sp.vstack([cap, dem]).tocoo()                  # capacity and demand rows: the same in every LP
     n_top = m * k + n
-    row_start = np.searchsorted(ui, np.arange(n + 1))    # variables of user u: row_start[u]:row_start[u + 1] (ui sorted)
+    row_start = np.searchsorted(ui, np.arange(n + 1))    # user u's variables: row_start[u]:row_start[u + 1]
 
     def share_rows(users: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Triplets of the rows -s_i, i in ``users`` (row a of the block is user users[a])."""

@@ -501,10 +501,12 @@ def per_sample_margins(users: pd.DataFrame) -> pd.DataFrame:
 
 
 def _samples_markdown(per: pd.DataFrame) -> str:
-    rows = ["| time | scenario | paper's margin | samples | margin mean | std | min | max | samples at or above the paper's |",
+    rows = ["| time | scenario | paper's margin | samples | margin mean | std | min | max "
+            "| samples at or above the paper's |",
             "|---|---|---|---|---|---|---|---|---|"]
     for (metric, sc), r in per.iterrows():
-        rows.append(f"| {_LABEL[metric]} | {sc} | {PAPER_MARGINS[metric][sc]} | {int(r['samples'])} | {r['mean']:.2f} | "
+        rows.append(f"| {_LABEL[metric]} | {sc} | {PAPER_MARGINS[metric][sc]} | {int(r['samples'])} | "
+                    f"{r['mean']:.2f} | "
                     f"{r['std']:.2f} | {r['min']:.2f} | {r['max']:.2f} | {int(r['reach'])} |")
     return "\n".join(rows) + "\n\n" + (
         "A sample's margin: the better of tsf-static / cdrf-static minus TV-TSF, each the mean over that "
@@ -598,7 +600,7 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
     from .. import load as load_table, run_sweep
     from ..spec import Spec
     from ..store import Store
-    from . import _DIR, load_spec
+    from . import _DIR, _cells_seconds, load_spec
 
     n = int(samples)
     if n != samples or not 1 <= n <= 100:
@@ -613,7 +615,9 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
     if not summ.ok:
         raise RuntimeError(f"tvtsf paper scale, {n} samples: {summ}")
     tables = {t: load_table(out / "sweep", t).df() for t in Store(out / "sweep").table_names()}
-    return report(tables, out, scale="paper", spec=spec, seconds=time.perf_counter() - t0)
+    # the cells' own recorded times (a resumed run's elapsed time would leave out the earlier cells)
+    seconds = _cells_seconds(out / "sweep", time.perf_counter() - t0)
+    return report(tables, out, scale="paper", spec=spec, seconds=seconds)
 
 
 def sweep_cell(workload: Any, params: dict) -> dict:
