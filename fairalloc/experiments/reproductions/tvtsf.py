@@ -31,8 +31,8 @@ mean and variance (:func:`cdfs`, :func:`summary`). Every run also records how lo
 report checks the setup against the paper's Section 3.1 item by item (:data:`SETUP_CHECK`).
 
 Scales: ``small`` (the tests; about 45 CPU seconds), ``paper`` (100 samples per scenario; one sample,
-20 cells, took about 800 CPU seconds at 9416ad8, about half of it in one cell, the divisible TSF's
-LPs at ``large80``: about 22 CPU hours in all, see ``benchmarks/bench_tvtsf_cell.py``), and
+20 cells, took 520 to 780 CPU seconds at 9416ad8, about half of it in one cell, the divisible TSF's
+LPs at ``large80``: about 18 CPU hours in all, see ``benchmarks/bench_tvtsf_cell.py``), and
 :func:`reproduce_samples` for the paper scale with fewer samples (what is stored in
 ``docs/reproductions/results/tvtsf``).
 
