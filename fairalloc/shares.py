@@ -54,6 +54,7 @@ __all__ = [
     "normalized_capacities",
     "tasks_that_fit",
     "task_fits",
+    "task_fits_rows",
     "tasks_that_fit_one",
     "monopoly_tasks",
     "task_shares",
@@ -63,6 +64,7 @@ __all__ = [
     "commitment_entitlements",
     "next_task_dominant_shares",
     "dominant_shares_after",
+    "dominant_share_after_one",
     "commitment_envy_gap",
 ]
 
@@ -478,6 +480,45 @@ def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
     return True
 
 
+def task_fits_rows(capacities: np.ndarray, task_demand: np.ndarray, *, eps: float = FLOOR_EPS) -> np.ndarray:
+    r"""Per row of ``capacities``, whether one task fits: ``tasks_that_fit(capacities, task_demand) >= 1``.
+
+    The same arithmetic as :func:`tasks_that_fit` entry by entry (:math:`\max(C_{mr}, 0)/d_r`, then
+    ``* (1 + eps) + eps``; :math:`\lfloor x \rfloor \ge 1` exactly when :math:`x \ge 1`, and the
+    minimum over resources commutes with these monotone maps), on float arrays only and without
+    broadcasting or validation: a slotted scheduler asks it once per task over every server.
+
+    Parameters
+    ----------
+    capacities : ndarray of float, shape (M, K)
+        Free capacity :math:`C_{mr}` of each server.
+    task_demand : ndarray of float, shape (K,)
+        One task's demand :math:`d_r \ge 0`.
+    eps : float, optional
+        Rounding slack (default :data:`fairalloc.tolerance.FLOOR_EPS`).
+
+    Returns
+    -------
+    ndarray of bool, shape (M,)
+
+    Examples
+    --------
+    As :func:`task_fits`, row by row: <0.3, 1.0> fits <0.1, 0.2> (0.3 / 0.1 is 2.9999999999999996,
+    within the slack of 3), <0.05, 1.0> does not, and a resource the task does not need is ignored:
+
+    >>> task_fits_rows(np.array([[0.3, 1.0], [0.05, 1.0]]), np.array([0.1, 0.2])).tolist()
+    [True, False]
+    >>> task_fits_rows(np.array([[0.0, 1.0]]), np.array([0.0, 2.0])).tolist()
+    [False]
+    """
+    pos = task_demand > 0
+    if pos.all():
+        ratio = np.maximum(capacities, 0.0) / task_demand
+    else:
+        ratio = np.maximum(capacities[:, pos], 0.0) / task_demand[pos]
+    return (ratio * (1.0 + eps) + eps >= 1.0).all(axis=1)
+
+
 def tasks_that_fit_one(capacity, task_demand, *, eps: float = FLOOR_EPS) -> float:
     r""":func:`tasks_that_fit` for one capacity vector and one task, without NumPy.
 
@@ -812,6 +853,35 @@ def dominant_shares_after(usage, demand, totals, weights=None) -> np.ndarray:
     """
     s = dominant_shares(normalized_demands(np.add(_num(usage), _num(demand)), totals))
     return s if weights is None else s / _num(weights)
+
+
+def dominant_share_after_one(usage, demand, totals, weight: float = 1.0) -> float:
+    r""":func:`dominant_shares_after` for one user, without NumPy: :math:`\max_r (o_r + d_r)/C_r / w`.
+
+    The same arithmetic entry by entry (:math:`o_r + d_r`, divided by :math:`C_r`, the largest,
+    divided by :math:`w`), on sequences of floats: a greedy CDRF asks it once per task.
+
+    Parameters
+    ----------
+    usage, demand, totals : sequence of float, length m
+        :math:`o_r` (held), :math:`d_r` (the next task), :math:`C_r` (cluster totals), raw units.
+    weight : float, default 1
+        :math:`w > 0`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    The DRF paper's user B holding <6, 2> with task <3, 1> in <9, 18>: (6 + 3)/9 = 1; weight 2: 0.5.
+
+    >>> dominant_share_after_one([6.0, 2.0], [3.0, 1.0], [9.0, 18.0])
+    1.0
+    >>> dominant_share_after_one([6, 2], [3, 1], [9, 18], 2.0)
+    0.5
+    """
+    return max((o + d) / c for o, d, c in zip(usage, demand, totals)) / weight
 
 
 def commitment_envy_gap(share_own, value_of_other, commitment_own, commitment_other, weight_own=1,

@@ -206,15 +206,34 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
     cap = sp.coo_matrix((D[ui].ravel(), ((si[:, None] * k + np.arange(k)).ravel(), np.repeat(np.arange(nv), k))),
                         shape=(m * k, nv)).tocsr()
     dem = sp.coo_matrix((np.ones(nv), (ui, np.arange(nv))), shape=(n, nv)).tocsr()
-    share = sp.coo_matrix((1.0 / (w[ui] * h[ui]), (ui, np.arange(nv))), shape=(n, nv)).tocsr()   # s = share @ x
+    inv = 1.0 / (w[ui] * h[ui])          # s_i = sum of inv[j] x_j over user i's variables j
     base_b = np.concatenate([F.ravel(), K])
     frozen = np.zeros(n, dtype=bool)
     frozen[np.setdiff1d(np.arange(n), free)] = True
     n_solves, worst, notes, first, xs = 0, Status.OPTIMAL, [], None, None
 
+    # the LPs' matrices are assembled from (row, column, value) triplets: the same entries as stacking
+    # the blocks with scipy.sparse, without its per-block overhead (many LPs per call)
+    top = sp.vstack([cap, dem]).tocoo()                  # capacity and demand rows: the same in every LP
+    n_top = m * k + n
+    row_start = np.searchsorted(ui, np.arange(n + 1))    # user u's variables: row_start[u]:row_start[u + 1]
+
+    def share_rows(users: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Triplets of the rows -s_i, i in ``users`` (row a of the block is user users[a])."""
+        cnt = row_start[users + 1] - row_start[users]
+        rows = np.repeat(np.arange(users.size), cnt)
+        cols = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt) + np.repeat(row_start[users], cnt)
+        return rows, cols, -inv[cols]
+
     def solve(c: np.ndarray, extra_a: list, extra_b: list, n_extra: int, hi_extra: float) -> tuple[Status, Any, str]:
         nonlocal n_solves, worst
-        a = sp.vstack([sp.hstack([sp.vstack([cap, dem]), sp.csr_matrix((m * k + n, n_extra))])] + extra_a).tocsr()
+        rs, cs, vs, r0 = [top.row], [top.col], [top.data], n_top
+        for rows, cols, vals, n_rows in extra_a:
+            rs.append(rows + r0)
+            cs.append(cols)
+            vs.append(vals)
+            r0 += n_rows
+        a = sp.csr_matrix((np.concatenate(vs), (np.concatenate(rs), np.concatenate(cs))), shape=(r0, nv + n_extra))
         hi = np.concatenate([np.full(nv, np.inf), np.full(n_extra, hi_extra)])
         status, sol, msg = lp.solve(c, a, np.concatenate([base_b] + extra_b), hi)
         n_solves += 1
@@ -223,11 +242,20 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
             notes.append(f"LP {n_solves}: {msg}")
         return status, sol, msg
 
+    def with_columns(users: np.ndarray, extra: Any) -> tuple:
+        """Block of the rows -s_i, i in ``users``, and a 1 in column ``extra[a]`` of the extra columns (None: none)."""
+        rows, cols, vals = share_rows(users)
+        if extra is not None:
+            rows = np.concatenate([rows, np.arange(users.size)])
+            cols = np.concatenate([cols, nv + extra])
+            vals = np.concatenate([vals, np.ones(users.size)])
+        return rows, cols, vals, users.size
+
     def floors(users: np.ndarray, lv: np.ndarray, n_extra: int) -> tuple[list, list]:
         """s_j >= lv_j (relaxed) for ``users``."""
         if not users.size:
             return [], []
-        return [sp.hstack([-share[users], sp.csr_matrix((users.size, n_extra))])], [-lv * (1 - _LEVEL_SLACK)]
+        return [with_columns(users, None)], [-lv * (1 - _LEVEL_SLACK)]
 
     while free.size:
         fixed = np.flatnonzero(frozen)
@@ -235,7 +263,7 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
         fa, fb = floors(fixed, levels[fixed], 1)
         c = np.zeros(nv + 1)
         c[-1] = -1.0
-        status, sol, msg = solve(c, [sp.hstack([-share[free], np.ones((free.size, 1))])] + fa,
+        status, sol, msg = solve(c, [with_columns(free, np.zeros(free.size, dtype=np.int64))] + fa,
                                  [np.zeros(free.size)] + fb, 1, np.inf)
         if status not in SOLUTION_PRESENT:
             return done(status, f"LP {n_solves}: {msg}", n_solves, first or 0.0)
@@ -249,7 +277,7 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
             fa, fb = floors(np.concatenate([others, fixed]),
                             np.concatenate([np.full(others.size, t), levels[fixed]]), cand.size)
             c2 = np.concatenate([np.zeros(nv), -np.ones(cand.size)])
-            status, sol, msg = solve(c2, [sp.hstack([-share[cand], sp.identity(cand.size)])] + fa,
+            status, sol, msg = solve(c2, [with_columns(cand, np.arange(cand.size))] + fa,
                                      [np.full(cand.size, -t * (1 - _LEVEL_SLACK))] + fb, cand.size, 1.0)
             if status not in SOLUTION_PRESENT:
                 return done(status, f"LP {n_solves}: {msg}", n_solves, first)

@@ -97,6 +97,7 @@ class OnlineSlotScheduler:
         self.ties = require_choice("ties", ties, TIES)
         self.servers = FreeCapacity(cl.capacities, self.placement, "tvtsf" if server is None else server)
         self.totals = self.servers.totals
+        self._totals_list = self.totals.tolist()
         self.slot = -1                                     # last slot stepped
         self.usage = np.zeros((n, cl.n_resources))
         self._pending: list[deque] = [deque() for _ in range(n)]
@@ -198,8 +199,8 @@ class OnlineSlotScheduler:
             return self._started[i] / self._den[i]
         if self.policy == "tsf":
             return float(self._inv_h_running[i]) / self.weights[i]
-        return float(shares.dominant_shares_after(self.usage[i], self._pending[i][0][0], self.totals,
-                                                  self.weights[i]))
+        return float(shares.dominant_share_after_one(self.usage[i].tolist(), self._pending[i][0][0].tolist(),
+                                                     self._totals_list, self.weights[i]))
 
     def _begin_slot(self, slot: int) -> tuple[int, list[int]]:
         """Enter ``slot`` (> the last stepped slot): the slot as an int and the users with pending tasks,

@@ -119,7 +119,7 @@ class FreeCapacity:
 
     def fits(self, user: int, demand: np.ndarray) -> np.ndarray:
         """(M,) bool: servers where one task of ``demand`` fits now and ``user`` may run."""
-        ok = shares.tasks_that_fit(self.free, demand) >= 1
+        ok = shares.task_fits_rows(self.free, np.asarray(demand, dtype=float))
         if not self._all_eligible:
             ok &= self.placement[user]
         return ok

@@ -152,24 +152,28 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         return out
 
     def _cdrf(self, active: list[int], slot: int) -> list[Start]:
-        pool = self.servers.free.sum(axis=0).copy()
-        grant = {i: np.zeros(self.cluster.n_resources) for i in active}
+        # pool, grants and keys as lists of floats: the same IEEE additions, subtractions and
+        # divisions as on arrays, without NumPy's overhead on a K-vector once per grant
+        pool = self.servers.free.sum(axis=0).tolist()
+        totals = self.totals.tolist()
+        heads = {i: self._pending[i][0][0].tolist() for i in active}     # head job's demand
+        grant = {i: [0.0] * len(totals) for i in active}
         left = {i: self._pending[i][0][1] for i in active}     # head job's pending tasks
         # only the granted user's key changes: a heap of (key, tie, index), the granted user pushed back
-        heap = [(self._cdrf_key(grant[i], i), self._tie(i), i) for i in active]
+        heap = [(self._cdrf_key(grant[i], heads[i], totals, i), self._tie(i), i) for i in active]
         heapq.heapify(heap)
         order: list[int] = []
         while heap:
             _, tie, i = heapq.heappop(heap)
             self.rounds += 1
-            d = self._pending[i][0][0]
-            if shares.tasks_that_fit_one(pool, d) >= 1:
-                pool -= d
-                grant[i] += d
+            d = heads[i]
+            if shares.task_fits(pool, d):
+                pool = [p - x for p, x in zip(pool, d)]
+                grant[i] = [g + x for g, x in zip(grant[i], d)]
                 order.append(i)
                 left[i] -= 1
                 if left[i]:
-                    heapq.heappush(heap, (self._cdrf_key(grant[i], i), tie, i))
+                    heapq.heappush(heap, (self._cdrf_key(grant[i], d, totals, i), tie, i))
         out = []
         for i in order:
             m = self.servers.find(i, self._pending[i][0][0])
@@ -179,9 +183,9 @@ class StaticSlotScheduler(OnlineSlotScheduler):
             out.append(self._start(i, m, slot))
         return out
 
-    def _cdrf_key(self, grant: np.ndarray, i: int) -> float:
+    def _cdrf_key(self, grant: list, demand: list, totals: list, i: int) -> float:
         """CDRF's key of user ``i``: its weighted dominant share of the slot's grants after its next task."""
-        return float(shares.dominant_shares_after(grant, self._pending[i][0][0], self.totals, self.weights[i]))
+        return float(shares.dominant_share_after_one(grant, demand, totals, self.weights[i]))
 
     def _tsf(self, active: list[int], slot: int) -> list[Start]:
         if not active:

@@ -62,3 +62,30 @@ def test_row_versions_are_bitwise_the_array_versions(rows, dt, tau, fair):
     o = [c for _, _, c in rows]
     assert fc.decay_row(c0, ex, dt, tau) == fc.decay_unchecked(np.array(c0), np.array(ex), dt, tau).tolist()
     assert fc.excess_row(o, fair) == fc.excess_over(np.array(o), fair).tolist()
+
+
+@given(st.lists(st.lists(st.tuples(VALUES, VALUES), min_size=3, max_size=3), min_size=1, max_size=5))
+def test_task_fits_rows_is_tasks_that_fit_at_least_one_row_by_row(rows):
+    # rows of 3 (capacity, demand) pairs; the demand is the first row's (one task over every server)
+    cap = np.array([[c for c, _ in r] for r in rows])
+    d = np.array([abs(x) for _, x in rows[0]])
+    if not (d > 0).any():
+        d[0] = 0.1
+    expected = shares.tasks_that_fit(cap, d) >= 1
+    np.testing.assert_array_equal(shares.task_fits_rows(cap, d), expected)
+
+
+def test_task_fits_rows_rounding_cases():
+    # 0.3 - 0.2 = 0.09999999999999998 holds one task of 0.1 (within the slack); 0.09 does not
+    cap = np.array([[0.3 - 0.2, 1.0], [0.09, 1.0], [-0.1, 5.0]])
+    assert shares.task_fits_rows(cap, np.array([0.1, 0.0])).tolist() == [True, False, False]
+
+
+@given(st.lists(st.tuples(VALUES, VALUES), min_size=1, max_size=4), st.sampled_from([0.5, 1.0, 3.0]))
+def test_dominant_share_after_one_is_dominant_shares_after_bitwise(pairs, w):
+    usage = [abs(u) for u, _ in pairs]
+    d = [abs(x) for _, x in pairs]
+    totals = [1.0 + k for k in range(len(pairs))]
+    # the same IEEE operations entry by entry: equal, not merely close
+    assert shares.dominant_share_after_one(usage, d, totals, w) == \
+        float(shares.dominant_shares_after(np.array(usage), np.array(d), np.array(totals), w))
