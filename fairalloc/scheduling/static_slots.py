@@ -214,7 +214,9 @@ class StaticSlotScheduler(OnlineSlotScheduler):
                         break
                     out.append(self._start(i, int(m), slot))
         # largest remainder: one more task on the pairs with the largest fractional parts
-        pairs = [(-frac[a, m], self._tie(i), i, int(m), a) for a, i in enumerate(active)
+        # (a user whose every pending task started on the floors has no remainder to place: the LP's
+        # x may exceed its task count by the solver's feasibility tolerance, HiGHS 1e-7)
+        pairs = [(-frac[a, m], self._tie(i), i, int(m), a) for a, i in enumerate(active) if self._n_pending[i]
                  for m in np.flatnonzero(frac[a] > 1e-9)]
         for _, _, i, m, a in sorted(pairs):
             if self._n_pending[i] and np.array_equal(self._pending[i][0][0], D[a]) \

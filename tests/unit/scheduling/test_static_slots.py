@@ -1,6 +1,8 @@
 """TSF and CDRF as TV-TSF's Table 1 describes them (fairalloc.scheduling.static_slots), against
 slots computed by hand (the derivations are in the comments)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -82,3 +84,24 @@ def test_static_ties_through_simulate():
     for pol in ("cdrf-static", "tsf-static"):
         assert _starts(fa.simulate(wl, cl, policy=pol)) == {0: [0.0], 2: [1.0], 1: [2.0]}
         assert _starts(fa.simulate(wl, cl, policy=pol, ties="index")) == {0: [0.0], 1: [1.0], 2: [2.0]}
+
+
+def test_tsf_static_user_with_nothing_left_after_the_floors(monkeypatch):
+    # An LP solution may exceed a user's task count by the solver's feasibility tolerance (HiGHS's
+    # primal tolerance is 1e-7): x = 2 + 1e-7 for a user with 2 tasks floors to 2 (both start) and
+    # leaves a remainder of 1e-7 > 1e-9. That user has nothing left to place (the paper-scale TV-TSF
+    # run, seed 6, raised IndexError reading its head job's tie value). One server <4,4>; user 0 has
+    # 2 tasks <1,1>, user 1 one task <1,1>: all three fit, by hand.
+    from fairalloc.scheduling import static_slots
+
+    real = static_slots.divisible_tsf
+
+    def nudged(*args, **kwargs):
+        r = real(*args, **kwargs)
+        return dataclasses.replace(r, tasks=r.tasks + 1e-7 * (r.tasks > 0))
+
+    monkeypatch.setattr(static_slots, "divisible_tsf", nudged)
+    s = StaticSlotScheduler([[4, 4]], n_users=2, mechanism="tsf-static")
+    s.submit(0, [1, 1], 2, slot=0)
+    s.submit(1, [1, 1], 1, slot=0)
+    assert sorted((a.user, a.server) for a in s.step(0)) == [(0, 0), (0, 0), (1, 0)]
