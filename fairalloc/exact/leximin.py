@@ -190,9 +190,9 @@ variables (HiGHS ``setSolution``, CP-SAT ``AddHint``, CBC ``-mips``). The defaul
 **CP-SAT** needs integer coefficients: its level rows are :math:`(S a_i) X_i + S b_i \ge Z` with *Z*
 integer and *S* from :func:`integer_scale` (proof there that no level is lost to rounding); every
 other row is already in integer task units. The level found is the same achievable value. HiGHS
-solves its first level (the max-min program) in the same integer form (``_INTEGER_FIRST_LEVEL``,
-measured faster and with better incumbents on the dense instances of issue 14); its later levels keep
-the continuous level, which the secondary term needs.
+can solve its first level (the max-min program) in the same integer form (``_INTEGER_FIRST_LEVEL``;
+off by default, measured mixed on the dense instances of issue 14); its later levels keep the
+continuous level, which the secondary term needs.
 
 Cost
 ----
@@ -269,13 +269,14 @@ _LP_BOUNDS = True
 
 #: Backends whose first level MILP (the max-min program) takes the level as an integer,
 #: Z = S * level with S from :func:`integer_scale` (module docstring, "CP-SAT"; CP-SAT does so on
-#: every level). Measured for HiGHS on the dense 10 x 10 x 20 TV-TSF instances (issue 14,
-#: 2026-11-24, 60 s, 2 threads, load average 6.5-8.4, the two back to back): seed 1 max-min proven
-#: in 1.8 / 1.6 s against 2.3 / 2.1 s with the continuous level, seed 2 0.4 / 0.4 against 0.5 / 0.5 s;
-#: seed 0 unproven either way, but its incumbent is 75.29 scaled units (share 0.06071) in both runs
-#: with the integer level, 75.05 (0.06053) in every run with the continuous one (gap 0.036 against
-#: 0.039). Later levels keep the continuous level and the secondary term (which needs it).
-_INTEGER_FIRST_LEVEL = {"highs"}
+#: every level, being integer-only). Off for HiGHS: measured on the dense TV-TSF instances of issue 14
+#: (2026-11-24, max-min, 60-90 s, 2 threads, load average 6.5-10, integer and continuous back to
+#: back) it is faster on 10 x 10 x 20 (seed 1 1.8 / 1.6 s against 2.3 / 2.1 s, seed 2 0.4 against
+#: 0.5 s; seed 0 unproven either way, with the better incumbent 75.29 scaled units in 2 of 3 runs
+#: against 75.05 in every continuous run) and on 20 x 20 x 30 seed 0 (4.6 s against 6.2 s), but
+#: 3.5 times slower on 20 x 20 x 30 seed 1 (33.2 s against 9.6 s; S = 305877 there, 133 on the
+#: 10 x 10 x 20 seed 0). ``benchmarks/bench_lp_bounds.py --switch integer-first`` compares the two.
+_INTEGER_FIRST_LEVEL: set = set()
 
 _NOISE = 64 * np.finfo(float).eps
 

@@ -48,11 +48,14 @@ available but off by default because they measured slower on random instances: `
 (per user and server, the tasks running at once never exceed what fits of them alone; per user, the
 starts never exceed the window bound of :func:`_upper_offline`). A third, ``cuts=True``, adds
 Chvatal-Gomory roundings of every per-server capacity row (:func:`rounded_rows`, issue 14): measured
-on the dense 10 x 10 x 20 instances (``benchmarks/bench_milp.py`` docstring) they do not move the
-max-min program's root bound (seed 0 stays at 78 scaled units, the sum of the tasks' LP maximum at
-level 78 drops from 287.6 to 286.6) nor its time or the leximin levels proven in 60 s, but they let
-HiGHS refute a fixed level at the root node: "every user at least 77" on seed 0 proven infeasible
-in 13.5 s (1 node) against 29 s (1978 nodes) or more than 60 s without them. Off by default.
+with HiGHS on the dense 10 x 10 x 20 instances (``benchmarks/bench_milp.py`` docstring, load average
+7-10) they do not move the max-min program's root bound (seed 0 stays at 78 scaled units; the LP
+maximum of all tasks at level 78 drops from 287.6 to 286.6) and change no time consistently (seed 1
+max-min 9.5 s against 11.0 s, and 9.3 s against 4.4 s with the integer first level; the leximin
+levels proven in 60 s, 4 on seed 1 and 9 on seed 2, the same with and without), but they let HiGHS
+refute a fixed level at the root node: "every user at least 77" on seed 0 proven infeasible in
+13.5 s (1 node) against 29 s (1978 nodes) in one run and undecided at 60 s in another without them.
+Off by default.
 
 References
 ----------
