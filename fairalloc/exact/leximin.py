@@ -275,7 +275,8 @@ _LP_BOUNDS = True
 #: 0.5 s; seed 0 unproven either way, with the better incumbent 75.29 scaled units in 2 of 3 runs
 #: against 75.05 in every continuous run) and on 20 x 20 x 30 seed 0 (4.6 s against 6.2 s), but
 #: 3.5 times slower on 20 x 20 x 30 seed 1 (33.2 s against 9.6 s; S = 305877 there, 133 on the
-#: 10 x 10 x 20 seed 0). ``benchmarks/bench_lp_bounds.py --switch integer-first`` compares the two.
+#: 10 x 10 x 20 seed 0). ``benchmarks/bench_lp_bounds.py --switch integer-first`` compares the two:
+#: on compare's 172 small leximin programs the same vectors and 436 MILPs, 10.5 s against 10.9 s.
 _INTEGER_FIRST_LEVEL: set = set()
 
 _NOISE = 64 * np.finfo(float).eps
