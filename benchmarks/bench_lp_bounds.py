@@ -14,6 +14,8 @@ agree.
   ``placement.tv_flow_check``), LP bounds on in both;
 * ``counting``: tie levels found by count MILPs (``leximin._LEVEL_BY_COUNT`` "ties") against every
   level by the level MILP ("never").
+* ``integer-first``: HiGHS's first level MILP with the level as an integer
+  (``leximin._INTEGER_FIRST_LEVEL``) against the continuous level (CP-SAT is integer either way).
 
     python benchmarks/bench_lp_bounds.py --solvers highs,cpsat --repeats 2
     python benchmarks/bench_lp_bounds.py --switch flow --solvers highs --repeats 1
@@ -35,7 +37,8 @@ import fairalloc.exact.leximin as lx
 from fairalloc.experiments.compare import random_instances
 
 SWITCHES = {"lp": ("_LP_BOUNDS", False, True), "flow": ("_FLOW_BOUNDS", False, True),
-            "counting": ("_LEVEL_BY_COUNT", "never", "ties")}
+            "counting": ("_LEVEL_BY_COUNT", "never", "ties"),
+            "integer-first": ("_INTEGER_FIRST_LEVEL", frozenset(), frozenset({"highs"}))}
 KEYS = ("lp_users_dropped", "levels_skipped", "lp_solves", "lp_s", "flow_checks", "flow_users_dropped",
         "flow_levels_skipped", "flow_s", "levels_by_count", "count_rises")
 

@@ -12,7 +12,8 @@ time to proven optimality, the gap at the time limit, and the largest dense size
 (``fairalloc.exact.lp_bounds``) off, to count the MILPs and time they save; ``--no-lp-bounds`` turns
 them off everywhere. ``--flow`` adds each leximin solve with the max-flow check off (LP bounds on);
 ``--counting`` each leximin solve with every level by the level MILP (tie levels by counting off;
-``--level-by-count MODE`` sets the mode everywhere).
+``--level-by-count MODE`` sets the mode everywhere). ``--cuts`` adds each solve with the
+Chvatal-Gomory capacity rows (``tvtsf_milp(cuts=True)``).
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
 x servers x slots sizes, each solved twice in the same process:
@@ -24,6 +25,66 @@ x servers x slots sizes, each solved twice in the same process:
 ``--ablation`` adds one run per improvement switched on alone over the baseline, to see what each
 does. Timings on a shared machine are noisy: compare the ratios printed for the same instance and
 solver, measured back to back.
+
+Measured (issue 14)
+-------------------
+``python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 3 --solvers highs,cpsat`` then
+``--sizes 20x20x30 --seeds 2`` at e1a4b26, whose defaults this version keeps (60 s per solve, 2
+threads / workers, 2026-11-24 on a shared 2-core machine, load average 6-10: compare within a run). CBC from a second
+run (``--sizes 10x10x20 --seeds 3 --solvers highs,cpsat,cbc``, load average 9-13; CBC's code path
+is the same in both). Seconds to proven optimality; otherwise FEASIBLE at the limit, with the gap of
+the MILP that was stopped and the distinct leximin levels proven by then:
+
+==========  ====  =======  ====================  ====================  ===================
+size        seed  problem  HiGHS                 CP-SAT                CBC
+==========  ====  =======  ====================  ====================  ===================
+10x10x20    0     max-min  gap 0.039             gap 0.037             gap 0.101
+10x10x20    0     leximin  gap 0.039, 0 levels   gap 0.037, 0 levels   gap 0.101, 0 levels
+10x10x20    1     max-min  8.4 s                 22.7 s                gap 0.019
+10x10x20    1     leximin  4 levels (11 MILPs)   0 levels (2 MILPs)    0 levels (1 MILP)
+10x10x20    2     max-min  1.5 s                 1.1 s                 0.5 s
+10x10x20    2     leximin  7 levels (27 MILPs)   1 level (35 MILPs)    1 level (55 MILPs)
+20x20x30    0     max-min  10.2 s                6.3 s                 not run
+20x20x30    0     leximin  1 level (3 MILPs)     3 levels (7 MILPs)    not run
+20x20x30    1     max-min  17.9 s                17.5 s                not run
+20x20x30    1     leximin  1 level (4 MILPs)     1 level (3 MILPs)     not run
+==========  ====  =======  ====================  ====================  ===================
+
+Largest dense size with every seed proven within 60 s: max-min 20 x 20 x 30 on HiGHS and CP-SAT
+(10 x 10 x 20 is not: seed 0); leximin 5 x 5 x 10 on HiGHS (seeds 0 and 1 in 7.9 s and 2.7 s, 5 MILPs
+each), none on CP-SAT (``--sizes 5x5x10,7x7x14 --seeds 2 --solvers highs,cpsat --objectives
+leximin``, load average 7.5: CP-SAT gaps 0.33 and 3 at 5 x 5 x 10; 7 x 7 x 14 unproven on both, 1
+level at most). The goal (10 x 10 x 20 dense leximin
+proven within 10 s) is missed on every backend and seed. The second run had HiGHS's first level
+with an integer level (``leximin._INTEGER_FIRST_LEVEL``, off by default; its comment has the
+back-to-back figures): 10 x 10 x 20 max-min seed 1 6.7 s, seed 2 1.7 s, leximin seed 2 9 levels in
+60 s (32 MILPs); 20 x 20 x 30 max-min seed 0 4.5 s and seed 1 not proven in 60 s (gap 0.015).
+
+**Why (dense 10 x 10 x 20, seed 0, the max-min program that is also the first leximin level).**
+The root bound is 78 scaled units (share 0.0629): user 6's own cap, all 78 tasks it submits (each
+user's single-user MILP maximum is at or above 78 units). HiGHS with a continuous level finds 75.05
+(0.0605) within 5 s and nothing better in 60 s; the bound never moves (2389 nodes, one restart).
+Both sides are wrong, and both are hard:
+
+* the incumbent: 75.29 (0.0607) is feasible; HiGHS found it on the fixed-level feasibility MILP
+  "every user above 75.05" (objective: the sum of tasks) within 60 s, and the max-min with the
+  level as an integer (``leximin._INTEGER_FIRST_LEVEL``) found it in 2 of 3 runs;
+* the bound: "every user at least 78" is infeasible (HiGHS 3.5 s at the root, CP-SAT 2.0 s) and so
+  is "at least 77" (HiGHS 29 s and 1978 nodes, or 13.5 s at the root with ``cuts=True``; CP-SAT
+  2.6-4.1 s); "at least 76" is undecided in 60 s by HiGHS and by CP-SAT, with or without the cuts.
+  So the optimum is 75.29 or 76, and the only open question is a packing feasibility question that
+  neither solver decides in 60 s. The LP relaxation cannot separate it: with the integer thresholds
+  of level 78 the LP is still feasible (up to 287.6 tasks in all; 286.6 with the Chvatal-Gomory rows
+  of ``cuts=True``); the fixed-level refutations come from presolve and propagation on the
+  thresholds, which the max-min form (the level a variable) does not get.
+
+On seeds 1 and 2 the first level is proven in seconds, but the leximin takes 11-32 MILPs in 60 s
+(seed 2, HiGHS: 17 to 21 count MILPs that each raised the second level by one achievable value,
+about 0.4 s each; in one run the level MILPs after them took 9.5, 6.9, 6.9 and more than 18 s).
+10 s would need every MILP about ten times faster, not one trick. Next steps: decide seed 0's
+"at least 76"; fewer count MILPs per level (a bisection over the achievable values instead of one
+rise per MILP); and the fixed-level feasibility form (where ``cuts=True`` and CP-SAT refute
+quickly) for the first level.
 
 Examples
 --------
@@ -145,6 +206,8 @@ def main(argv=None) -> int:
                     help="also each leximin solve with the max-flow check off (LP bounds on)")
     ap.add_argument("--counting", action="store_true",
                     help="also each leximin solve with every level by the level MILP (levels by counting off)")
+    ap.add_argument("--cuts", action="store_true",
+                    help="also each solve with the Chvatal-Gomory capacity rows (tvtsf_milp(cuts=True))")
     ap.add_argument("--secondary", choices=["never", "after-first", "always"], default=None,
                     help="where leximin levels carry the secondary objective term (default: the library's)")
     ap.add_argument("--placement-density", type=float, default=0.7)
@@ -252,6 +315,8 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                         confs["max-flow off"] = {"_flow_bounds": False}
                     if args.counting and obj == "leximin":
                         confs["levels by MILP"] = {"_level_by_count": "never"}
+                    if args.cuts:
+                        confs["cuts on"] = {"cuts": True}
                     for name, opts in confs.items():
                         res = _with_lp_bounds(opts, lambda o: run_one(tv, solver, obj, o, args.time_limit,
                                                                       args.threads))

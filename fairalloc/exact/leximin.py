@@ -189,7 +189,10 @@ variables (HiGHS ``setSolution``, CP-SAT ``AddHint``, CBC ``-mips``). The defaul
 
 **CP-SAT** needs integer coefficients: its level rows are :math:`(S a_i) X_i + S b_i \ge Z` with *Z*
 integer and *S* from :func:`integer_scale` (proof there that no level is lost to rounding); every
-other row is already in integer task units. The level found is the same achievable value.
+other row is already in integer task units. The level found is the same achievable value. HiGHS
+can solve its first level (the max-min program) in the same integer form (``_INTEGER_FIRST_LEVEL``;
+off by default, measured mixed on the dense instances of issue 14); its later levels keep the
+continuous level, which the secondary term needs.
 
 Cost
 ----
@@ -263,6 +266,18 @@ _FLOW_BOUNDS = True
 #: Use LP-relaxation bounds to skip MILPs (module docstring, "Skipping MILPs with bounds"); the
 #: default of ``solve_leximin(lp_bounds=None)``; ``benchmarks/bench_milp.py --no-lp-bounds`` turns it off.
 _LP_BOUNDS = True
+
+#: Backends whose first level MILP (the max-min program) takes the level as an integer,
+#: Z = S * level with S from :func:`integer_scale` (module docstring, "CP-SAT"; CP-SAT does so on
+#: every level, being integer-only). Off for HiGHS: measured on the dense TV-TSF instances of issue 14
+#: (2026-11-24, max-min, 60-90 s, 2 threads, load average 6.5-10, integer and continuous back to
+#: back) it is faster on 10 x 10 x 20 (seed 1 1.8 / 1.6 s against 2.3 / 2.1 s, seed 2 0.4 against
+#: 0.5 s; seed 0 unproven either way, with the better incumbent 75.29 scaled units in 2 of 3 runs
+#: against 75.05 in every continuous run) and on 20 x 20 x 30 seed 0 (4.6 s against 6.2 s), but
+#: 3.5 times slower on 20 x 20 x 30 seed 1 (33.2 s against 9.6 s; S = 305877 there, 133 on the
+#: 10 x 10 x 20 seed 0). ``benchmarks/bench_lp_bounds.py --switch integer-first`` compares the two:
+#: on compare's 172 small leximin programs the same vectors and 436 MILPs, 10.5 s against 10.9 s.
+_INTEGER_FIRST_LEVEL: set = set()
 
 _NOISE = 64 * np.finfo(float).eps
 
@@ -580,6 +595,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     tau = delta / 4 if math.isfinite(delta) else 0.25
     eps_x = np.minimum(tau / val.slope, 0.25)          # rounding slack in task units, < 1/4 task
     iscale = integer_scale(valuation) if backend.name == "cpsat" else None
+    fscale = integer_scale(valuation) if backend.name in _INTEGER_FIRST_LEVEL else None
 
     def thr_ge(level: float) -> np.ndarray:          # smallest X with v >= level
         return np.ceil((level - val.offset) / val.slope - eps_x).astype(np.int64)
@@ -678,6 +694,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                  "levels_proven": len(leximin)}
         if iscale is not None:
             stats["integer_scale"] = iscale
+        if fscale is not None:
+            stats["first_level_integer_scale"] = fscale
         last = rounds[-1] if rounds else {}
         if status is not Status.OPTIMAL and last:
             stats["mip_gap"] = last.get("mip_gap")
@@ -798,9 +816,12 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         else:
             # ---- level MILP: the plain max-min over the group (binaries when ties are undetermined) ----
             zname = f"{label}lexz{level_rows}"
-            if iscale is not None:       # CP-SAT: Z = S * level, an integer (integer_scale's proof)
-                sa, sb = np.rint(valuation.slope * iscale), np.rint(valuation.offset * iscale)
-                zcol = (zname, math.floor(vmin / scale * iscale) - 1, math.ceil(vmax / scale * iscale) + 1, True)
+            # CP-SAT, and HiGHS on the first level (_INTEGER_FIRST_LEVEL): Z = S * level, an integer
+            # (integer_scale's proof)
+            lscale = iscale if iscale is not None else (fscale if not rounds else None)
+            if lscale is not None:
+                sa, sb = np.rint(valuation.slope * lscale), np.rint(valuation.offset * lscale)
+                zcol = (zname, math.floor(vmin / scale * lscale) - 1, math.ceil(vmax / scale * lscale) + 1, True)
                 proven = 0.5
             else:
                 sa, sb = val.slope, val.offset
@@ -845,14 +866,14 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             elif lp_bounds and cur is not None and _level_proven(
                     lambda: base.extended(cols=perm_cols + cols, rows=perm_rows + rows, cost={zname: 1.0}),
                     val, gi, c, cur, ub, thr_gt(float(np.sort(val.slope[gi] * cur[gi] + val.offset[gi])[::-1][c - 1])),
-                    tau, lp, remaining(), threads, 1.0 if iscale is None else scale / iscale):
+                    tau, lp, remaining(), threads, 1.0 if lscale is None else scale / lscale):
                 # the incumbent (the last solution, which satisfies every row so far) attains an upper
                 # bound on the level: the level MILP would return this level (docstring, "Skipping MILPs")
                 lp["levels_skipped"] += 1
                 xs = cur
             else:
                 if (_SECONDARY == "always" or (_SECONDARY == "after-first" and rounds)) and objective == "leximin" \
-                        and iscale is None:
+                        and lscale is None:
                     # the secondary term (module docstring): prefer users above the level among max-min optima
                     span = float(np.sum(val.slope[gi] * (val.upper[gi] - val.lower[gi])))
                     if span > 0:
@@ -866,14 +887,14 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                     return _stopped(finish, out, leximin, "level")
                 if out.status is Status.FEASIBLE:
                     b = out.stats.get("bound")
-                    bb = None if b is None else (b / iscale if iscale is not None else b / scale)
+                    bb = None if b is None else (b / lscale if lscale is not None else b / scale)
                     return finish(Status.FEASIBLE, _partial(out, leximin), bb)
                 xs = state["totals"]
             vg = val.slope[gi] * xs[gi] + val.offset[gi]
             level = float(np.sort(vg)[::-1][c - 1])                  # c-th largest over the group
             if objective == "maxmin":          # only the first level; its multiplicity is not computed
                 b = out.stats.get("bound")
-                bb = None if b is None else (b / iscale if iscale is not None else b / scale)
+                bb = None if b is None else (b / lscale if lscale is not None else b / scale)
                 return finish(Status.OPTIMAL, f"max-min level proven optimal by {backend.name}", bb)
             lge, lgt = thr_ge(level), thr_gt(level)
         # permanent: at least c users of the group at or above the level

@@ -46,7 +46,16 @@ greedily by start); MIP starts between the leximin MILPs (``warm_start``, HiGHS)
 available but off by default because they measured slower on random instances: ``symmetry=True``
 (identical servers' schedules ordered by load, identical users' totals ordered) and ``tighten=True``
 (per user and server, the tasks running at once never exceed what fits of them alone; per user, the
-starts never exceed the window bound of :func:`_upper_offline`).
+starts never exceed the window bound of :func:`_upper_offline`). A third, ``cuts=True``, adds
+Chvatal-Gomory roundings of every per-server capacity row (:func:`rounded_rows`, issue 14): measured
+with HiGHS on the dense 10 x 10 x 20 instances (``benchmarks/bench_milp.py`` docstring, load average
+7-10) they do not move the max-min program's root bound (seed 0 stays at 78 scaled units; the LP
+maximum of all tasks at level 78 drops from 287.6 to 286.6) and change no time consistently (seed 1
+max-min 9.5 s against 11.0 s, and 9.3 s against 4.4 s with the integer first level; the leximin
+levels proven in 60 s, 4 on seed 1 and 9 on seed 2, the same with and without), but they let HiGHS
+refute a fixed level at the root node: "every user at least 77" on seed 0 proven infeasible in
+13.5 s (1 node) against 29 s (1978 nodes) in one run and undecided at 60 s in another without them.
+Off by default.
 
 References
 ----------
@@ -79,7 +88,7 @@ from .tasks import OBJECTIVES, _identical_rows
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["tvtsf_milp", "tvtsf_online", "tvtsf_model", "tvtsf_valuation", "schedule_details"]
+__all__ = ["tvtsf_milp", "tvtsf_online", "tvtsf_model", "tvtsf_valuation", "schedule_details", "rounded_rows"]
 
 
 def _check(tv: Any, objective: str) -> str:
@@ -190,9 +199,55 @@ class _BuiltTV:
     rows_dropped: int
 
 
+def rounded_rows(coefs: Any, cap: float) -> list[tuple[np.ndarray, int]]:
+    r"""Chvatal-Gomory roundings of one capacity row :math:`\sum_j c_j n_j \le C` over integers :math:`n_j \ge 0`.
+
+    For each distinct :math:`q \in \{c_j\}` with :math:`q \le C`: :math:`\sum_j \lfloor c_j / q
+    \rfloor n_j \le \lfloor C / q \rfloor`. Valid: the left side is at most
+    :math:`\sum_j (c_j / q) n_j \le C / q` and an integer, so at most :math:`\lfloor C/q \rfloor`.
+    Rows equal to the original divided by *q* (nothing rounded), with fewer than two terms, or
+    repeated are left out.
+
+    Parameters
+    ----------
+    coefs : array_like, shape (J,)
+        :math:`c_j > 0`.
+    cap : float
+        :math:`C`.
+
+    Returns
+    -------
+    list of (ndarray of int, int)
+        ``(a, b)``: the row :math:`\sum_j a_j n_j \le b`.
+
+    Examples
+    --------
+    Tasks of 5 and 7 CPUs and two of 4 on an 8-CPU server: q = 5 gives "one of the 5- and 7-CPU
+    tasks at most" (the 4-CPU ones round to 0), q = 4 "two tasks at most":
+
+    >>> [(a.tolist(), b) for a, b in rounded_rows([5, 7, 4, 4], 8)]
+    [([1, 1, 1, 1], 2), ([1, 1, 0, 0], 1)]
+    """
+    c = np.asarray(coefs, dtype=float)
+    out: list[tuple[np.ndarray, int]] = []
+    seen: set = set()
+    for q in np.unique(c):
+        if q <= 0 or q > cap * (1 + 1e-12):
+            continue
+        a = np.floor(c / q + 1e-9).astype(np.int64)
+        b = int(np.floor(cap / q + 1e-9))
+        exact = np.allclose(a, c / q, rtol=0, atol=1e-9) and abs(b - cap / q) <= 1e-9
+        key = (tuple(a.tolist()), b)
+        if exact or np.count_nonzero(a) < 2 or key in seen:
+            continue
+        seen.add(key)
+        out.append((a, b))
+    return out
+
+
 def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *, symmetry: bool,
               aggregate: bool, tighten: bool = False, upper: np.ndarray | None = None,
-              label: str = "") -> _BuiltTV:
+              label: str = "", cuts: bool = False) -> _BuiltTV:
     import pulp
 
     d = tv.task_demands[users]                                  # (n, T, K)
@@ -265,6 +320,13 @@ def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *
                     continue
                 prob.addConstraint(pulp.lpSum(c * v for c, v in terms) <= float(caps[k, r]),
                                    f"{label}cap_{k}_{r}_{t}")
+                if cuts:
+                    coefs = np.array([c for c, _ in terms])
+                    for j, (a, rhs) in enumerate(rounded_rows(coefs, float(caps[k, r]))):
+                        vs = [(int(a_), v) for a_, (_, v) in zip(a, terms) if a_ > 0]
+                        if sum(a_ * v.upBound for a_, v in vs) > rhs:
+                            prob.addConstraint(pulp.lpSum(a_ * v for a_, v in vs) <= rhs,
+                                               f"{label}cg_{k}_{r}_{t}_{j}")
     totals = [pulp.lpSum(per_user[i]) for i in range(n)]
     for i in range(n):
         started: list = []
@@ -410,7 +472,7 @@ def _pack_tv(tv: TimeVaryingInstance, starts: np.ndarray, status: Status, method
 
 
 def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = False, aggregate: bool = True,
-                tighten: bool = False) -> MilpModel:
+                tighten: bool = False, cuts: bool = False) -> MilpModel:
     """Eq. 10 (errata fixed) as one max-min MILP, to export or inspect (``x``: (i, m, t) -> var, ``z``).
 
     The level is in scaled units (shares divided by the smallest per-task share step).
@@ -419,8 +481,8 @@ def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = False, aggregate
     ----------
     tv : TimeVaryingInstance
         The instance.
-    symmetry, aggregate, tighten : bool, optional
-        Formulation options of :func:`tvtsf_milp` (defaults False, True, False).
+    symmetry, aggregate, tighten, cuts : bool, optional
+        Formulation options of :func:`tvtsf_milp` (defaults False, True, False, False).
 
     Returns
     -------
@@ -444,7 +506,7 @@ def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = False, aggregate
     n = tv.n_agents
     upper = _upper_offline(tv, _fits(tv))
     b = _build_tv(tv, np.arange(n), np.arange(tv.n_servers), symmetry=symmetry, aggregate=aggregate,
-                  tighten=tighten, upper=upper)
+                  tighten=tighten, upper=upper, cuts=cuts)
     val, scale = tvtsf_valuation(tv, upper=upper).scaled()
     z = add_var(b.problem, "z", None, float(val.value(val.upper).max()))
     for i in range(n):
@@ -458,7 +520,7 @@ def tvtsf_model(tv: TimeVaryingInstance, /, *, symmetry: bool = False, aggregate
 def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver: str | None = None,
                time_limit: float | None = None, mip_gap: float | None = None, threads: int | None = None,
                msg: bool = False, options: Mapping[str, Any] | None = None, symmetry: bool = False,
-               aggregate: bool = True, decompose: bool = True, tighten: bool = False,
+               aggregate: bool = True, decompose: bool = True, tighten: bool = False, cuts: bool = False,
                warm_start: bool | None = None, export_dir: str | os.PathLike | None = None) -> AllocationResult:
     """TV-TSF over the whole horizon: Eq. 10 with the errata fixed (see the module docstring).
 
@@ -487,6 +549,8 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
         Symmetry-breaking rows (module docstring; default False).
     aggregate, decompose, tighten : bool, optional
         Exact formulation improvements (module docstring; defaults True, True, False).
+    cuts : bool, optional
+        Chvatal-Gomory rows on the capacity rows (:func:`rounded_rows`; module docstring; default False).
     warm_start : bool or None, optional
         MIP starts between the leximin MILPs (None: the backend's measured default).
     export_dir : path, optional
@@ -540,7 +604,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
 
     def build(users: np.ndarray, servers: np.ndarray, label: str) -> _BuiltTV:
         built = _build_tv(tv, users, servers, symmetry=symmetry, aggregate=aggregate, tighten=tighten,
-                          upper=upper[users], label=label)
+                          upper=upper[users], label=label, cuts=cuts)
         counts["dropped"] += built.rows_dropped
         counts["aggregated"] += sum(int(g[0].size) for g in built.groups)
         return built
@@ -562,7 +626,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
         warm_start=warm_start, flow=flow)
     stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],
                  aggregated_servers=counts["aggregated"], symmetry=symmetry, aggregate=aggregate,
-                 decompose=decompose, tighten=tighten, warm_start=warm_start, objective=objective)
+                 decompose=decompose, tighten=tighten, cuts=cuts, warm_start=warm_start, objective=objective)
     common = dict(solver=backend.name, message=message, stats=stats)
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
         return AllocationResult.from_arrays(status=status, mechanism="tvtsf", method="milp", **common)
