@@ -79,6 +79,8 @@ References
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
 from typing import Any
 
 import numpy as np
@@ -89,7 +91,8 @@ from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult
-from ._base import TaskScheduler, check_task_instance, one_shot
+from ._base import Start, TaskScheduler, check_task_instance, one_shot
+from .pool_core import PoolCore
 
 __all__ = ["SDRFScheduler", "DRFScheduler", "sdrf_greedy", "drf_greedy", "PRIORITIES"]
 
@@ -304,6 +307,128 @@ class DRFScheduler(SDRFScheduler):
                  time: float = 0.0) -> None:
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
                          blocking=blocking, structure=structure, ties=ties, time=time)
+        #: The compiled core (:mod:`fairalloc.scheduling.pool_core`) that holds the state and takes
+        #: the decisions on one pool with the live tree's order; None: the generic path (several
+        #: servers, or the ``"resort"`` / ``"heap"`` baselines).
+        self._core: PoolCore | None = None
+        if self.cluster.n_servers == 1 and self.structure == "live_tree":
+            self._core = PoolCore(self.totals, self.weights, self.ties, self.blocking)
+            self._run_ids: list[int] = []          # first task id of every run (submit), ascending
+            self._task_state = bytearray()         # per task id: 0 pending, 1 running, 2 ended
+
+    # --- on one pool: thin wrappers around the compiled core ---------------------------------------
+    @property
+    def free(self) -> np.ndarray:
+        if self._core is None:
+            return super().free
+        return self._core.free[None, :].copy()
+
+    @property
+    def usage(self) -> np.ndarray:
+        if self._core is None:
+            return super().usage
+        return self._core.usage.copy()
+
+    @property
+    def n_running(self) -> np.ndarray:
+        return super().n_running if self._core is None else self._core.n_running.copy()
+
+    @property
+    def n_pending(self) -> np.ndarray:
+        return super().n_pending if self._core is None else self._core.n_pending.copy()
+
+    @property
+    def swaps(self) -> int:
+        return super().swaps if self._core is None else 0          # constant priorities never swap
+
+    @property
+    def next_change(self) -> float:
+        return super().next_change if self._core is None else math.inf
+
+    @property
+    def next_min_change(self) -> float:
+        return super().next_min_change if self._core is None else math.inf
+
+    @property
+    def decisions(self) -> int:
+        return self._decisions if self._core is None else self._core.decisions
+
+    @property
+    def blocked_by(self) -> int | None:
+        return self._blocked if self._core is None else self._core.blocked
+
+    def order(self) -> list[int]:
+        return super().order() if self._core is None else self._core.order()
+
+    def queue_priority(self, user: int) -> float:
+        return super().queue_priority(user) if self._core is None else self._core.priority(user)
+
+    def advance(self, t: float) -> int:
+        if self._core is None:
+            return super().advance(t)
+        t = float(t)
+        if not math.isfinite(t) or t < self._now:
+            raise InvalidInstanceError(f"t={t!r} must be finite and >= the current time {self._now!r}",
+                                       argument="t", value=t)
+        self._now = t
+        return 0
+
+    def submit_trusted(self, user: int, demand: np.ndarray, count: int) -> range:
+        core = self._core
+        if core is None:
+            return super().submit_trusted(user, demand, count)
+        ids = range(core.next_id, core.next_id + count)
+        core.submit(user, demand, count, self._now)
+        self._run_ids.append(ids.start)
+        self._task_state.extend(bytes(count))
+        return ids
+
+    def _run_of(self, task: Any) -> int:
+        """The run of a running ``task`` (marked ended); raises as ``TaskScheduler._release``."""
+        state = self._task_state
+        if isinstance(task, (int, np.integer)) and 0 <= task < len(state) and state[task] == 1:
+            state[task] = 2
+            return bisect_right(self._run_ids, task) - 1
+        raise InvalidInstanceError(f"task={task!r} is not running", argument="task", value=task)
+
+    def finish(self, task: int) -> None:
+        if self._core is None:
+            return super().finish(task)
+        r = self._run_of(task)
+        self._core.finish(self._core.run_user(r), r, 1)
+
+    def finish_all(self, tasks: Any) -> None:
+        core = self._core
+        if core is None:
+            return super().finish_all(tasks)
+        users: dict[int, None] = {}
+        last, k = -1, 0
+        for task in tasks:                    # consecutive tasks of one run released in one call
+            r = self._run_of(task)
+            if r != last:
+                if k:
+                    core.release(core.run_user(last), last, k)
+                last, k = r, 0
+                users[core.run_user(r)] = None
+            k += 1
+        if k:
+            core.release(core.run_user(last), last, k)
+        for u in users:                       # then each user's key once (TaskScheduler.finish_all)
+            core.changed(u)
+
+    def schedule(self, *, max_starts: int | None = None) -> list[Start]:
+        core = self._core
+        if core is None:
+            return super().schedule(max_starts=max_starts)
+        launches = core.schedule(max_starts).tolist()
+        now, state, run_user = self._now, self._task_state, core.runs[0]
+        starts = []
+        for r, k, first in launches:
+            u = int(run_user[r])
+            for task in range(first, first + k):
+                state[task] = 1
+                starts.append(Start(task, u, 0, now))
+        return starts
 
 
 def sdrf_greedy(instance: TaskInstance, /, *, priority: str = "level", blocking: str = "stop",
