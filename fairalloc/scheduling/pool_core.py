@@ -152,12 +152,23 @@ def _rekey(u, usage, totals, w, prio, tie, heap, pos, n):
     _down(pos[u], heap, pos, n, prio, tie)
 
 
+@njit(cache=True)
+def _first_fit(free, d, eligible, eps):
+    """The first server where one task of demand d fits and the user may run (-1: none):
+    ``FreeCapacity.find`` with ``"first_fit"`` (on one pool the only server; a task submitted there
+    fits its empty capacity, so the user may run on it)."""
+    for m in range(free.shape[0]):
+        if eligible[m] and _fits(free[m], d, eps):
+            return m
+    return -1
+
+
 # ---- the scheduler's operations ---------------------------------------------------------------------
 @njit(cache=True)
 def _submit(st, runs, u, r, now, by_wait):
     """``TaskScheduler.submit_trusted``: run r (its user, task count and demand already in ``runs``)
     joins the end of user u's queue at time ``now``."""
-    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip = st
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
     run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
     run_sub[r] = now
     nxt[r] = -1
@@ -175,14 +186,14 @@ def _submit(st, runs, u, r, now, by_wait):
 
 
 @njit(cache=True)
-def _release(st, runs, u, r, k):
-    """``TaskScheduler._release`` of k tasks of run r (user u), one at a time."""
-    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip = st
+def _release(st, runs, u, r, k, m):
+    """``TaskScheduler._release`` of k tasks of run r (user u) on server m, one at a time."""
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
     d = runs[4][r]
-    n_res = free.shape[0]
+    n_res = free.shape[1]
     for _ in range(k):
         for x in range(n_res):
-            free[x] = free[x] + d[x]
+            free[m, x] = free[m, x] + d[x]
         n_running[u] -= 1
         if n_running[u] == 0:
             for x in range(n_res):
@@ -195,7 +206,7 @@ def _release(st, runs, u, r, k):
 @njit(cache=True)
 def _changed(st, u):
     """After ``_release`` of user u's tasks (``TaskScheduler.finish_all``): its key from the usage now."""
-    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip = st
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
     if n_pending[u] > 0:
         _rekey(u, usage, totals, w, prio, tie, heap, pos, meta[_SIZE])
 
@@ -204,23 +215,25 @@ def _changed(st, u):
 def _pass(st, runs, eps, by_wait, stop, limit, out):
     """``TaskScheduler.schedule``: start tasks until the rule stops or ``limit`` tasks started.
 
-    Writes the launches into ``out`` rows (run, tasks, first task id), growing it when full; returns
-    (number of launches, out). ``meta[_BLOCKED]`` is the blocked user (``stop``) or -1.
+    Writes the launches into ``out`` rows (run, tasks, first task id, server), growing it when full;
+    returns (number of launches, out). ``meta[_BLOCKED]`` is the blocked user (``stop``) or -1.
     """
-    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip = st
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
     run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
-    n_res = free.shape[0]
+    n_res = free.shape[1]
     size = meta[_SIZE]
     n_skip = 0
     started = 0
     n_out = 0
     last = -1
+    last_m = -1
     blocked = -1
     while size > 0 and started < limit:
         u = heap[0]
         r = qhead[u]
         d = run_d[r]
-        if not _fits(free, d, eps):
+        m = _first_fit(free, d, place[u], eps)
+        if m < 0:
             if stop:
                 blocked = u
                 break
@@ -237,7 +250,7 @@ def _pass(st, runs, eps, by_wait, stop, limit, out):
                 qtail[u] = -1
         n_pending[u] -= 1
         for x in range(n_res):
-            free[x] = free[x] - d[x]
+            free[m, x] = free[m, x] - d[x]
         for x in range(n_res):
             usage[u, x] = usage[u, x] + d[x]
         n_running[u] += 1
@@ -247,18 +260,20 @@ def _pass(st, runs, eps, by_wait, stop, limit, out):
         else:
             size = _remove(u, heap, pos, size, prio, tie)
         started += 1
-        if r == last:
+        if r == last and m == last_m:
             out[n_out - 1, 1] += 1
         else:
             if n_out == out.shape[0]:
-                bigger = np.zeros((2 * n_out + 16, 3), np.int64)
+                bigger = np.zeros((2 * n_out + 16, 4), np.int64)
                 bigger[:n_out] = out[:n_out]
                 out = bigger
             out[n_out, 0] = r
             out[n_out, 1] = 1
             out[n_out, 2] = task
+            out[n_out, 3] = m
             n_out += 1
             last = r
+            last_m = m
     for q in range(n_skip):                    # the users set aside, back with their keys
         size = _push(skip[q], heap, pos, size, prio, tie)
     meta[_SIZE] = size
@@ -268,15 +283,16 @@ def _pass(st, runs, eps, by_wait, stop, limit, out):
 
 
 # ---- the state ----------------------------------------------------------------------------------
-def _state(capacity, weights):
+def _state(capacities, totals, placement, weights):
+    """The state tuple: (M, K) free capacities, (K,) totals, (N, M) placement, (N,) weights."""
     n = len(weights)
-    k = len(capacity)
-    free = np.array(capacity, dtype=float)
-    totals = free.copy()
-    st = (free, totals, np.array(weights, dtype=float), np.zeros((n, k)), np.zeros(n, np.int64),
+    k = len(totals)
+    st = (np.array(capacities, dtype=float).reshape(-1, k), np.array(totals, dtype=float),
+          np.array(weights, dtype=float), np.zeros((n, k)), np.zeros(n, np.int64),
           np.zeros(n, np.int64), np.zeros(n), np.zeros(n), np.full(n, -1, np.int64),
           np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
-          np.array([0, 0, -1, 0], np.int64), np.zeros(n, np.int64))
+          np.array([0, 0, -1, 0], np.int64), np.zeros(n, np.int64),
+          np.ascontiguousarray(placement, dtype=np.bool_))
     return st
 
 
@@ -286,39 +302,44 @@ def _runs(n_runs, k):
 
 
 class PoolCore:
-    """DRF's state on one pool in arrays, driven through the compiled functions of this module.
+    """DRF's state in arrays, driven through the compiled functions of this module.
 
-    :class:`~fairalloc.scheduling.DRFScheduler` holds one when its cluster has one server and its
-    structure is the live tree; its methods are thin wrappers around these.
+    :class:`~fairalloc.scheduling.DRFScheduler` holds one when its structure is the live tree and
+    its cluster is one pool (any server rule: on one server they agree) or several servers with
+    ``server="first_fit"``; its methods are thin wrappers around these.
 
     Parameters
     ----------
-    capacity : ndarray (K,)
-        The pool (its totals are the shares' denominators).
+    capacities : ndarray (M, K)
+        Per-server capacities (raw units).
+    totals : ndarray (K,)
+        The cluster totals (the shares' denominators).
+    placement : ndarray (N, M) of bool
     weights : ndarray (N,)
     ties : {"wait", "index"}
     blocking : {"stop", "skip"}
 
     Examples
     --------
-    DRF paper, Section 4 (9 CPUs, 18 GB; A's tasks <1, 4>, B's <3, 1>): A, B, A, B, A, then B's
-    next task does not fit:
+    DRF paper, Section 4 (9 CPUs, 18 GB; A's tasks <1, 4>, B's <3, 1>): A, B, A, B, A; then A and B
+    are both at 2/3, A first (lower index), and A's next task does not fit:
 
-    >>> core = PoolCore(np.array([9.0, 18.0]), np.ones(2), "wait", "stop")
+    >>> core = PoolCore(np.array([[9.0, 18.0]]), np.array([9.0, 18.0]), np.ones((2, 1), bool),
+    ...                 np.ones(2), "wait", "stop")
     >>> core.submit(0, np.array([1.0, 4.0]), 10, 0.0), core.submit(1, np.array([3.0, 1.0]), 10, 0.0)
     (0, 1)
     >>> core.schedule(None)[:, 0].tolist(), core.blocked
     ([0, 1, 0, 1, 0], 0)
     """
 
-    def __init__(self, capacity, weights, ties: str, blocking: str) -> None:
-        self.st = _state(capacity, weights)
-        self.k = len(capacity)
+    def __init__(self, capacities, totals, placement, weights, ties: str, blocking: str) -> None:
+        self.st = _state(capacities, totals, placement, weights)
+        self.k = len(totals)
         self.runs = _runs(16, self.k)
         self.by_wait = ties == "wait"
         self.stop = blocking == "stop"
         self.eps = float(FLOOR_EPS)
-        self._out = np.zeros((64, 3), np.int64)
+        self._out = np.zeros((64, 4), np.int64)
         self.next_id = 0
 
     # read-only views
@@ -363,9 +384,6 @@ class PoolCore:
         users = heap[:self.n_active].tolist()
         return sorted(users, key=lambda u: (prio[u], tie[u], u))
 
-    def run_demand(self, run: int) -> np.ndarray:
-        return self.runs[4][run]
-
     def run_user(self, run: int) -> int:
         return int(self.runs[0][run])
 
@@ -388,20 +406,16 @@ class PoolCore:
         _submit(self.st, self.runs, user, r, now, self.by_wait)
         return r
 
-    def finish(self, user: int, run: int, count: int = 1) -> None:
-        """``count`` running tasks of ``run`` (user ``user``) ended; the user's key is updated."""
-        _release(self.st, self.runs, user, run, count)
-        _changed(self.st, user)
-
-    def release(self, user: int, run: int, count: int = 1) -> None:
-        """The resources of ``count`` tasks of ``run``, without the key update (see :meth:`changed`)."""
-        _release(self.st, self.runs, user, run, count)
+    def release(self, user: int, run: int, count: int, server: int) -> None:
+        """The resources of ``count`` running tasks of ``run`` on ``server`` (then :meth:`changed`)."""
+        _release(self.st, self.runs, user, run, count, server)
 
     def changed(self, user: int) -> None:
+        """``user``'s key from its usage now (after its releases)."""
         _changed(self.st, user)
 
     def schedule(self, limit: int | None) -> np.ndarray:
-        """One pass; return its launches as rows (run, tasks, first task id)."""
+        """One pass; return its launches as rows (run, tasks, first task id, server)."""
         lim = np.iinfo(np.int64).max if limit is None else int(limit)
         n, self._out = _pass(self.st, self.runs, self.eps, self.by_wait, self.stop, lim, self._out)
         return self._out[:n].copy()
@@ -415,7 +429,7 @@ def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, kill
     Jobs are runs, in arrival order (position = arrival rank = run index; ``runs`` holds their users,
     task counts and demands). At each instant: completions (by end time, then launch sequence), then
     arrivals, then one :func:`_pass`. ``counts`` gets [events, launches]; returns the launch log
-    (position, tasks, start, end, killed).
+    (position, tasks, server, start, end, killed).
     """
     n = arr_t.shape[0]
     rem = runs[1].copy()                       # tasks not yet finished, per position
@@ -425,9 +439,10 @@ def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, kill
     log_t0 = np.zeros(cap_log)
     log_t1 = np.zeros(cap_log)
     log_kill = np.zeros(cap_log, np.bool_)
+    log_s = np.zeros(cap_log, np.int64)
     n_log = 0
-    out = np.zeros((64, 3), np.int64)
-    done = [(0.0, 0, 0, 0)]                    # completions: (end, launch sequence, position, tasks)
+    out = np.zeros((64, 4), np.int64)
+    done = [(0.0, 0, 0, 0, 0)]                 # completions: (end, launch sequence, position, tasks, server)
     done.pop()
     clock = 0.0                                # the scheduler's time (it starts at 0.0)
     seq = 0
@@ -445,13 +460,13 @@ def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, kill
         if now > clock:
             clock = now
         while len(done) > 0 and done[0][0] == now:          # 1. completions
-            _, _, p, k = heapq.heappop(done)
+            _, _, p, k, m = heapq.heappop(done)
             rem[p] -= k
             if kill[p]:
                 killed[p] = True
             if rem[p] == 0:
                 end[p] = now
-            _release(st, runs, user[p], p, k)
+            _release(st, runs, user[p], p, k, m)
             _changed(st, user[p])
             events += 1
         while i < n and arr_t[i] == now:                    # 2. arrivals
@@ -462,18 +477,21 @@ def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, kill
         for q in range(n_out):                 # the engine: launches become completions
             p = out[q, 0]
             k = out[q, 1]
+            m = out[q, 3]
             if start[p] != start[p]:
                 start[p] = now
             seq += 1
-            heapq.heappush(done, (now + dur[p], seq, p, k))
+            heapq.heappush(done, (now + dur[p], seq, p, k, m))
             if n_log == log_p.shape[0]:
-                m = 2 * n_log
-                log_p = _grow(log_p, m)
-                log_k = _grow(log_k, m)
-                log_t0 = _grow(log_t0, m)
-                log_t1 = _grow(log_t1, m)
-                log_kill = _grow(log_kill, m)
+                grown = 2 * n_log
+                log_p = _grow(log_p, grown)
+                log_k = _grow(log_k, grown)
+                log_t0 = _grow(log_t0, grown)
+                log_t1 = _grow(log_t1, grown)
+                log_kill = _grow(log_kill, grown)
+                log_s = _grow(log_s, grown)
             log_p[n_log] = p
+            log_s[n_log] = out[q, 3]
             log_k[n_log] = k
             log_t0[n_log] = now
             log_t1[n_log] = now + dur[p]
@@ -481,7 +499,7 @@ def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, kill
             n_log += 1
     counts[0] = events
     counts[1] = n_log
-    return log_p[:n_log], log_k[:n_log], log_t0[:n_log], log_t1[:n_log], log_kill[:n_log]
+    return log_p[:n_log], log_k[:n_log], log_s[:n_log], log_t0[:n_log], log_t1[:n_log], log_kill[:n_log]
 
 
 @njit(cache=True)
@@ -491,8 +509,8 @@ def _grow(a, m):
     return out
 
 
-def pool_run(submit, user, tasks, demand, duration, killed, capacity, weights, *, ties: str = "wait",
-             blocking: str = "stop") -> dict:
+def pool_run(submit, user, tasks, demand, duration, killed, capacities, totals, placement, weights, *,
+             ties: str = "wait", blocking: str = "stop") -> dict:
     """DRF on one pool over jobs in arrival order (``submit`` non-decreasing), as the event engine
     runs :class:`~fairalloc.sim.TaskPolicy` ``("drf")`` with :class:`DRFScheduler`: the same compiled
     functions, called from a compiled event loop.
@@ -507,7 +525,12 @@ def pool_run(submit, user, tasks, demand, duration, killed, capacity, weights, *
         One task's demand in raw units; each fits in ``capacity``.
     killed : ndarray (n,) of bool
         Whether the job's tasks end killed (walltime enforcement; reported only).
-    capacity : ndarray (K,)
+    capacities : ndarray (M, K)
+        Per-server capacities (one row: a pool).
+    totals : ndarray (K,)
+        The cluster totals (the shares' denominators).
+    placement : ndarray (n_users, M) of bool
+        Servers each user may use (first fit among them).
     weights : ndarray (n_users,)
     ties : {"wait", "index"}
     blocking : {"stop", "skip"}
@@ -515,8 +538,8 @@ def pool_run(submit, user, tasks, demand, duration, killed, capacity, weights, *
     Returns
     -------
     dict
-        ``start``, ``end``, ``killed`` (n,) by position; ``launches`` (position, tasks, start, end,
-        killed arrays); ``decisions``, ``events``.
+        ``start``, ``end``, ``killed`` (n,) by position; ``launches`` (position, tasks, server, start,
+        end, killed arrays); ``decisions``, ``events``.
 
     Examples
     --------
@@ -525,13 +548,13 @@ def pool_run(submit, user, tasks, demand, duration, killed, capacity, weights, *
 
     >>> r = pool_run(np.array([0., 0.]), np.array([0, 1]), np.array([10, 10]),
     ...              np.array([[1., 4.], [3., 1.]]), np.array([5., 5.]), np.zeros(2, bool),
-    ...              np.array([9., 18.]), np.ones(2))
+    ...              np.array([[9., 18.]]), np.array([9., 18.]), np.ones((2, 1), bool), np.ones(2))
     >>> r["launches"][0][:5].tolist(), r["start"].tolist()
     ([0, 1, 0, 1, 0], [0.0, 0.0])
     """
     n = len(submit)
-    k = len(capacity)
-    st = _state(capacity, weights)
+    k = len(totals)
+    st = _state(capacities, totals, placement, weights)
     runs = _runs(max(n, 1), k)
     runs[0][:n] = user
     runs[1][:n] = tasks

@@ -80,7 +80,9 @@ References
 from __future__ import annotations
 
 import math
+from array import array
 from bisect import bisect_right
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -308,20 +310,24 @@ class DRFScheduler(SDRFScheduler):
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
                          blocking=blocking, structure=structure, ties=ties, time=time)
         #: The compiled core (:mod:`fairalloc.scheduling.pool_core`) that holds the state and takes
-        #: the decisions on one pool with the live tree's order; None: the generic path (several
-        #: servers, or the ``"resort"`` / ``"heap"`` baselines).
+        #: the decisions with the live tree's order on one pool, or on several servers with
+        #: ``server="first_fit"``; None: the generic path (the other server rules, and the
+        #: ``"resort"`` / ``"heap"`` baselines).
         self._core: PoolCore | None = None
-        if self.cluster.n_servers == 1 and self.structure == "live_tree":
-            self._core = PoolCore(self.totals, self.weights, self.ties, self.blocking)
+        if self.structure == "live_tree" and (self.cluster.n_servers == 1 or server == "first_fit"):
+            self._core = PoolCore(self.cluster.capacities, self.totals, self.placement, self.weights,
+                                  self.ties, self.blocking)
             self._run_ids: list[int] = []          # first task id of every run (submit), ascending
+            self._task_server = array("q")         # per task id: its server once started, else -1
             self._task_state = bytearray()         # per task id: 0 pending, 1 running, 2 ended
 
     # --- on one pool: thin wrappers around the compiled core ---------------------------------------
     @property
     def free(self) -> np.ndarray:
-        if self._core is None:
+        core = self._core
+        if core is None:
             return super().free
-        return self._core.free[None, :].copy()
+        return core.free.copy()
 
     @property
     def usage(self) -> np.ndarray:
@@ -381,6 +387,7 @@ class DRFScheduler(SDRFScheduler):
         core.submit(user, demand, count, self._now)
         self._run_ids.append(ids.start)
         self._task_state.extend(bytes(count))
+        self._task_server.extend(repeat(-1, count))
         return ids
 
     def _run_of(self, task: Any) -> int:
@@ -394,25 +401,30 @@ class DRFScheduler(SDRFScheduler):
     def finish(self, task: int) -> None:
         if self._core is None:
             return super().finish(task)
+        core = self._core
         r = self._run_of(task)
-        self._core.finish(self._core.run_user(r), r, 1)
+        u = core.run_user(r)
+        core.release(u, r, 1, self._task_server[task])
+        core.changed(u)
 
     def finish_all(self, tasks: Any) -> None:
         core = self._core
         if core is None:
             return super().finish_all(tasks)
         users: dict[int, None] = {}
-        last, k = -1, 0
-        for task in tasks:                    # consecutive tasks of one run released in one call
+        servers = self._task_server
+        last, last_m, k = -1, -1, 0
+        for task in tasks:                    # consecutive tasks of one run and server: one call
             r = self._run_of(task)
-            if r != last:
+            m = servers[task]
+            if r != last or m != last_m:
                 if k:
-                    core.release(core.run_user(last), last, k)
-                last, k = r, 0
+                    core.release(core.run_user(last), last, k, last_m)
+                last, last_m, k = r, m, 0
                 users[core.run_user(r)] = None
             k += 1
         if k:
-            core.release(core.run_user(last), last, k)
+            core.release(core.run_user(last), last, k, last_m)
         for u in users:                       # then each user's key once (TaskScheduler.finish_all)
             core.changed(u)
 
@@ -421,13 +433,14 @@ class DRFScheduler(SDRFScheduler):
         if core is None:
             return super().schedule(max_starts=max_starts)
         launches = core.schedule(max_starts).tolist()
-        now, state, run_user = self._now, self._task_state, core.runs[0]
+        now, state, servers, run_user = self._now, self._task_state, self._task_server, core.runs[0]
         starts = []
-        for r, k, first in launches:
+        for r, k, first, m in launches:
             u = int(run_user[r])
             for task in range(first, first + k):
                 state[task] = 1
-                starts.append(Start(task, u, 0, now))
+                servers[task] = m
+                starts.append(Start(task, u, m, now))
         return starts
 
 

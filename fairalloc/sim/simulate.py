@@ -154,8 +154,9 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     engine : {"auto", "events", "kernel"}
         ``"auto"`` uses a specialised loop when one gives the same schedule (FCFS with or without
         EASY backfilling, ``"fcfs"``/``"easy"``, on processors with one-task jobs; for EASY not
-        with ``progress=True``; ``"drf"`` on one pool with the live tree's order, not with
-        ``progress=True``: :func:`fairalloc.scheduling.pool_core.pool_run`), the event engine
+        with ``progress=True``; ``"drf"`` with the live tree's order on one pool or on first-fit
+        servers, not with ``progress=True``: :func:`fairalloc.scheduling.pool_core.pool_run`), the
+        event engine
         otherwise; ``"events"`` forces the engine;
         ``"kernel"`` forces the loop and raises :class:`InvalidInstanceError` naming what it
         does not support.
@@ -197,7 +198,7 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         why = ("progress=True (the EASY kernel shows no progress bar)" if fcfs and rigid
                else "this policy/capacity: kernels exist only for FCFS with or without EASY "
                     "backfilling ('fcfs', 'easy') on processors with one-task jobs, and for 'drf' "
-                    "on one pool with the live tree's order and no progress bar")
+                    "with the live tree's order on one pool or first-fit servers, without a progress bar")
         raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
                                    "or 'events'", argument="engine", value=engine)
     if engine != "events":

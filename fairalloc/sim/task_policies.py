@@ -312,12 +312,12 @@ class TaskPolicy(Policy):
         return None
 
     def kernel_applies(self, sim: Any) -> bool:
-        """Whether :meth:`run_kernel` runs this simulation: DRF on one pool (one server, no
-        placement) with the live tree's order (the structure :class:`DRFScheduler` runs on its
-        compiled core, :mod:`fairalloc.scheduling.pool_core`), and no progress bar."""
+        """Whether :meth:`run_kernel` runs this simulation: DRF where :class:`DRFScheduler` runs on
+        its compiled core (:mod:`fairalloc.scheduling.pool_core`: the live tree's order, on one pool
+        or on servers with ``server="first_fit"``), without a progress bar."""
         st = sim.state
-        return (self.mechanism == "drf" and isinstance(st, Servers) and st.n_servers == 1
-                and st.placement is None and self.structure == "live_tree" and not sim.progress)
+        return (self.mechanism == "drf" and isinstance(st, Servers) and self.structure == "live_tree"
+                and (st.n_servers == 1 or self.server == "first_fit") and not sim.progress)
 
     def run_kernel(self, sim: Any) -> Any:
         """Run ``sim`` with :func:`fairalloc.scheduling.pool_core.pool_run`: the event loop compiled
@@ -338,12 +338,13 @@ class TaskPolicy(Policy):
         order = idx[np.argsort(wl.submit[idx], kind="stable")]
         s = self.scheduler
         r = pool_run(wl.submit[order], wl.user[order], wl.tasks[order], wl.resources[order],
-                     dur[order], kill[order], s.totals, s.weights, ties=self.ties, blocking=s.blocking)
+                     dur[order], kill[order], s.cluster.capacities, s.totals, s.placement, s.weights,
+                     ties=self.ties, blocking=s.blocking)
         start, end, killed = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool)
         start[order], end[order], killed[order] = r["start"], r["end"], r["killed"]
-        lp, lk, lt0, lt1, lkill = r["launches"]
+        lp, lk, ls, lt0, lt1, lkill = r["launches"]
         launches = {"job": order[lp].astype(np.int64), "tasks": lk.astype(np.int64),
-                    "server": np.zeros(len(lp), dtype=np.int64), "start": lt0, "end": lt1,
+                    "server": ls.astype(np.int64), "start": lt0, "end": lt1,
                     "killed": lkill.astype(bool)}
         stats = {"events": r["events"], "decisions": r["decisions"], "swaps": 0, "wakeups": 0,
                  "structure": s.structure, "blocking": s.blocking, "ties": s.ties,
