@@ -1,12 +1,16 @@
-r"""The compiled decision core of DRF on one pool (issue 11): what :class:`DRFScheduler` runs on.
+r"""The compiled decision core of DRF (issue 11): what :class:`DRFScheduler` runs on.
 
-One set of functions over arrays holds DRF's rule on a pool (a cluster of one server, SDRF's and the
-DRF paper's setting). :class:`~fairalloc.scheduling.DRFScheduler` calls them for every
-``submit`` / ``finish`` / ``schedule`` (:class:`PoolCore`), and the simulator's whole-run loop
-(:func:`pool_run`, ``fa.simulate(..., policy="drf")`` on a pool) calls the very same functions from
-compiled code, as the event engine and the EASY kernel both call :mod:`fairalloc.scheduling.easy`.
-The functions are compiled with numba and run as plain Python under ``NUMBA_DISABLE_JIT=1``: this
-source is the reference for what the compiled code does.
+One set of functions over arrays holds DRF's rule on one pool (a cluster of one server, SDRF's and the
+DRF paper's setting) or on several servers with first fit and per-user placement.
+:class:`~fairalloc.scheduling.DRFScheduler` calls them for every ``submit`` / ``finish`` /
+``schedule`` (:class:`PoolCore`), and the simulator's whole-run loop (:func:`pool_run`,
+``fa.simulate(..., policy="drf")``) calls the very same functions from compiled code, as the event
+engine and the EASY kernel both call :mod:`fairalloc.scheduling.easy`. The functions are compiled
+with numba and run as plain Python under ``NUMBA_DISABLE_JIT=1``: this source is the reference for
+what the compiled code does. The other server rules (``"best_fit"``, ``"tvtsf"``, a callable on
+several servers) and the ``"resort"`` / ``"heap"`` baselines keep the generic Python path
+(:class:`~fairalloc.scheduling.TaskScheduler` with SDRF's state at zero commitments), which is also
+what the tests compare this core with.
 
 The order
 ---------
@@ -31,14 +35,15 @@ the same key, since the usage does not change in between).
 
 The decision (:func:`_pass`, ``TaskScheduler.schedule``)
 -------------------------------------------------------
-While a user has pending tasks: the first user in the order gets the oldest of its pending tasks if
-it fits in the free pool (:func:`fairalloc.shares.task_fits_row`); else the pass stops
+While a user has pending tasks: the first user in the order gets the oldest of its pending tasks on
+the first server it may use where the task fits (:func:`fairalloc.shares.task_fits_row`,
+``FreeCapacity.find``'s first fit; on one pool, the pool); else the pass stops
 (``blocking="stop"``, DRF's default: the user is reported as ``blocked_by``) or sets the user aside
 until the pass ends (``"skip"``: taken out of the heap, put back with the same key). A start
-subtracts the task's demand from the free pool and adds it to the user's usage (per task, the same
+subtracts the task's demand from the server's free capacity and adds it to the user's usage (per task, the same
 float operations as the Python path); a finish adds it back and subtracts it from the usage, which is
 reset to 0 when the user's last task ends. Consecutive starts of one run (one ``submit``) form one
-launch ``(run, tasks, first task id)``.
+launch ``(run, tasks, first task id, server)``.
 
 References
 ----------
@@ -70,6 +75,8 @@ __all__ = ["PoolCore", "pool_run"]
 # the one definition of each formula (plain functions in fairalloc.shares), compiled here
 _dominant = njit(cache=True)(shares.dominant_share_row)
 _fits = njit(cache=True)(shares.task_fits_row)
+
+_NO_LIMIT = int(np.iinfo(np.int64).max)
 
 # meta (int64 array) fields
 _SIZE, _DECISIONS, _BLOCKED, _RUNS = 0, 1, 2, 3
@@ -416,7 +423,7 @@ class PoolCore:
 
     def schedule(self, limit: int | None) -> np.ndarray:
         """One pass; return its launches as rows (run, tasks, first task id, server)."""
-        lim = np.iinfo(np.int64).max if limit is None else int(limit)
+        lim = _NO_LIMIT if limit is None else int(limit)
         n, self._out = _pass(self.st, self.runs, self.eps, self.by_wait, self.stop, lim, self._out)
         return self._out[:n].copy()
 
@@ -424,7 +431,7 @@ class PoolCore:
 # ---- the simulator's loop for DRF on a pool ---------------------------------------------------------
 @njit(cache=True)
 def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, killed, counts):
-    """The event engine's loop (:meth:`fairalloc.sim.engine.Simulation.run`) with DRF on a pool.
+    """The event engine's loop (:meth:`fairalloc.sim.engine.Simulation.run`) with DRF.
 
     Jobs are runs, in arrival order (position = arrival rank = run index; ``runs`` holds their users,
     task counts and demands). At each instant: completions (by end time, then launch sequence), then
@@ -511,7 +518,7 @@ def _grow(a, m):
 
 def pool_run(submit, user, tasks, demand, duration, killed, capacities, totals, placement, weights, *,
              ties: str = "wait", blocking: str = "stop") -> dict:
-    """DRF on one pool over jobs in arrival order (``submit`` non-decreasing), as the event engine
+    """DRF over jobs in arrival order (``submit`` non-decreasing), as the event engine
     runs :class:`~fairalloc.sim.TaskPolicy` ``("drf")`` with :class:`DRFScheduler`: the same compiled
     functions, called from a compiled event loop.
 

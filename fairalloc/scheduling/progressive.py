@@ -253,7 +253,12 @@ class SDRFScheduler(TaskScheduler):
 class DRFScheduler(SDRFScheduler):
     """Incremental DRF task filling: the active user with the lowest weighted dominant share next.
 
-    SDRF with zero commitments (both priority readings coincide). Ties: ``ties="wait"`` (default)
+    SDRF with zero commitments (both priority readings coincide). With the live tree's order
+    (``structure="live_tree"``, the default) on one pool, or on several servers with
+    ``server="first_fit"``, the state lives in arrays and every ``submit`` / ``finish`` /
+    ``schedule`` runs the compiled core :mod:`fairalloc.scheduling.pool_core` (which the
+    simulator's DRF loop calls too); the other server rules and the baselines run SDRF's generic
+    path with zero commitments, the same schedule. Ties: ``ties="wait"`` (default)
     serves, among users at the same weighted dominant share, the one whose oldest pending task has
     waited longest, then the lower index; ``"index"`` the lower index only.
 
