@@ -45,6 +45,35 @@ wake-up counts are in ``check_schedules.py``'s digests, and the live tree counts
 that would cross within rounding as equal (``kinetic.live_tree._cmp``), which is not transitive, so
 such a core must follow the tree's own search path (its blocks) and event order (time, then
 sequence number), not merely keep the users sorted.
+
+DRF after branch speed11d: ``DRFScheduler`` runs on the compiled core
+:mod:`fairalloc.scheduling.pool_core` (one pool, or first-fit servers), and ``fa.simulate(...,
+policy="drf")`` runs the compiled whole-run loop that calls the same functions. Where DRF's time
+goes, ``cProfile`` of ``fa.simulate(google_like(627, 10**5, rng=0), pool at 50% of R, policy="drf")``
+(100,000 decisions, ``tottime`` by file; load 7.6 to 9.5, 2 CPUs; the script is in the issue-11
+closing note), before (e1a4b26) and after:
+
+======================================================  ========================  ===================
+part                                                    e1a4b26 (event engine)    after (kernel)
+======================================================  ========================  ===================
+live tree (``kinetic/live_tree.py``)                    26.0%                     --
+scheduler loop (``scheduling/_base.py``)                23.0%                     --
+SDRF state at zero commitments (``progressive.py``)     9.4%                      --
+free capacity, fits (``servers.py``, ``shares.py``)     14.4%                     --
+policy glue and engine (``task_policies``, ``engine``)  14.6%                     --
+builtins                                                9.4%                      56.1% (0.15 s)
+compiled core (``scheduling/pool_core.py``)             --                        36.7% (0.10 s)
+CPU seconds under the profiler                          6.55                      0.13
+Python function calls per decision                      93                        0.04
+======================================================  ========================  ===================
+
+A policy object (``TaskPolicy("drf")``) still runs the event engine, now over the core's
+functions: 40 Python calls per decision, 2.5-2.9 CPU s for 2*10^5 decisions against 4.1-4.4 s at
+e1a4b26 (1.4-1.8x, same session). Same-run figures (``check_schedules.py --ref 993ac21 --tasks 0
+--time-tasks 1000000 --repeat 1``, load 8.2): DRF 1,065,968 decisions per CPU second against 35,218
+at 993ac21 (30.3x); SDRF 29,028 against 26,932 (1.08x, unchanged code: noise). This script with
+``--tasks 32000000 --policies drf`` (load 8.1): 32,000,000 decisions in 27.2 CPU s (54.7 s wall),
+1.18 M per CPU second, peak resident memory 3.8 GB (GNU time: 3.9 GB).
 """
 
 from __future__ import annotations
