@@ -480,11 +480,30 @@ def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
 
 
 def task_fits_row(capacity, task_demand, eps):
-    r""":func:`task_fits` with ``eps`` positional, as a plain loop that numba compiles as it is (the
-    compiled DRF core, :mod:`fairalloc.scheduling.pool_core`, calls this very function).
+    r""":func:`task_fits` with ``eps`` positional, as a plain loop that numba compiles as it is.
 
-    :math:`\lfloor y \rfloor < 1` exactly when :math:`y < 1`, so the floor of :func:`tasks_that_fit` is
-    not taken (a compiled floor would convert to a fixed-width integer).
+    The compiled DRF core (:mod:`fairalloc.scheduling.pool_core`) calls this very function;
+    :func:`task_fits` calls it too. :math:`\lfloor y \rfloor < 1` exactly when :math:`y < 1`, so the
+    floor of :func:`tasks_that_fit` is not taken (a compiled floor converts to a fixed-width integer).
+
+    Parameters
+    ----------
+    capacity : sequence of float, length m
+        Free capacity :math:`C_r` (a list or a 1-d array).
+    task_demand : sequence of float, length m
+        One task's demand :math:`d_r \ge 0`.
+    eps : float
+        Rounding slack (:data:`fairalloc.tolerance.FLOOR_EPS` in the schedulers).
+
+    Returns
+    -------
+    bool
+        ``True`` when at least one whole task fits.
+
+    Examples
+    --------
+    As :func:`task_fits`: 0.3 / 0.1 is 2.9999999999999996, within the slack of 3; a resource the task
+    needs with nothing free does not fit:
 
     >>> task_fits_row([0.3, 1.0], [0.1, 0.2], FLOOR_EPS), task_fits_row([0.0, 1.0], [0.0, 2.0], FLOOR_EPS)
     (True, False)
@@ -497,13 +516,30 @@ def task_fits_row(capacity, task_demand, eps):
 
 
 def dominant_share_row(usage, totals):
-    r"""One user's dominant share :math:`\max_r u_r / T_r` (DRF, Ghodsi et al. Section 4) from raw
-    usage and the totals: :func:`dominant_shares` of :func:`normalized_demands` for one row, as a plain
-    loop that numba compiles as it is (:mod:`fairalloc.scheduling.pool_core`); the same IEEE operations
-    as the scheduler's Python path (one division per resource, then the first largest, as ``max``).
+    r"""One user's dominant share :math:`\max_r u_r / T_r` from its raw usage and the totals.
 
-    >>> dominant_share_row([3.0, 4.0], [9.0, 18.0])       # DRF paper: max(3/9, 4/18) = 1/3
-    0.3333333333333333
+    :func:`dominant_shares` of :func:`normalized_demands` for one row (DRF, Ghodsi et al. [3]_
+    Section 4), as a plain loop that numba compiles as it is (:mod:`fairalloc.scheduling.pool_core`):
+    the same IEEE operations as the schedulers' Python path (one division per resource, then the first
+    largest, as Python's ``max``).
+
+    Parameters
+    ----------
+    usage : sequence of float, length m
+        :math:`u_r`, the resources the user holds (raw units).
+    totals : sequence of float, length m
+        :math:`T_r`, the cluster totals (nonzero).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    The DRF paper's user A with one task <1 CPU, 4 GB> of <9, 18>: max(1/9, 4/18) = 2/9:
+
+    >>> round(dominant_share_row([1.0, 4.0], [9.0, 18.0]), 4)
+    0.2222
     """
     best = usage[0] / totals[0]
     for r in range(1, len(totals)):
