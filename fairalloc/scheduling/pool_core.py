@@ -45,6 +45,24 @@ float operations as the Python path); a finish adds it back and subtracts it fro
 reset to 0 when the user's last task ends. Consecutive starts of one run (one ``submit``) form one
 launch ``(run, tasks, first task id, server)``.
 
+Not here: SDRF
+--------------
+SDRF's priorities decay with time (Eq. 6), and the live tree compares two of them as equal when they
+would cross within the time resolution (``live_tree._cmp``), which is not transitive: a heap would
+serve other users than the tree in such near-ties. Compiling SDRF bit for bit therefore means
+moving the tree itself into arrays with the same search path and event order: per user the
+trajectory (``SDRFScheduler._changed`` / ``_trajectory``: ``commitments.decay_row``,
+``excess_row``), its envelope (``_Kinetic._envelope``: one, two and K lines) and the cached state;
+the order as blocks of at most ``2 * load`` users with the same two binary searches by ``_cmp`` in
+``_place``, the same split and empty-block removal; certificates (``_fail_time`` with its
+``after_swap``, ``_SAME`` and rounding rules) in an event heap ordered by (time, sequence number),
+with tokens; ``_process`` (swap, then certificates of the previous, the swapped and the moved
+element, in that order), ``_reposition``'s in-place test, ``lead_or_update``; and in the scheduler
+the dirty users in first-end order, ``_lead`` / ``_flush`` and the wake-ups of
+:class:`~fairalloc.sim.TaskPolicy` (``next_min_change``) with the engine's sequence numbers.
+:class:`~fairalloc.kinetic.LiveTree` (TSF and CDRF use it too) would then call those functions, so
+that one tree remains.
+
 References
 ----------
 .. [1] A. Ghodsi et al., "Dominant Resource Fairness: Fair Allocation of Multiple Resource Types",
