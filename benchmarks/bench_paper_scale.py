@@ -11,6 +11,7 @@ memory so far
 
     python benchmarks/bench_paper_scale.py --tasks 32000000 --policies drf
     python benchmarks/bench_paper_scale.py --tasks 1000000 --policies drf sdrf
+    python benchmarks/bench_paper_scale.py --tasks 100000 --policies drf --profile
 
 Where an SDRF run's time goes (issue 11's profile; SDRF, delta = 1 - 1e-6, 627 users, pool at 50% of
 R, ``google_like(627, 10**5, rng=0)``: 100,000 decisions, 12 swaps), as shares of the time
@@ -45,12 +46,45 @@ wake-up counts are in ``check_schedules.py``'s digests, and the live tree counts
 that would cross within rounding as equal (``kinetic.live_tree._cmp``), which is not transitive, so
 such a core must follow the tree's own search path (its blocks) and event order (time, then
 sequence number), not merely keep the users sorted.
+
+DRF after branch speed11d: ``DRFScheduler`` runs on the compiled core
+:mod:`fairalloc.scheduling.pool_core` (one pool, or first-fit servers), and ``fa.simulate(...,
+policy="drf")`` runs the compiled whole-run loop that calls the same functions. Where DRF's time
+goes, ``cProfile`` of ``fa.simulate(google_like(627, 10**5, rng=0), pool at 50% of R, policy="drf")``
+(100,000 decisions, ``tottime`` by file; load 7.6 to 9.5, 2 CPUs; ``--tasks 100000 --policies drf
+--profile``; the before column: the same profiling code with the package of e1a4b26 first on
+PYTHONPATH), before and after:
+
+======================================================  ========================  ===================
+part                                                    e1a4b26 (event engine)    after (kernel)
+======================================================  ========================  ===================
+live tree (``kinetic/live_tree.py``)                    26.0%                     --
+scheduler loop (``scheduling/_base.py``)                23.0%                     --
+SDRF state at zero commitments (``progressive.py``)     9.4%                      --
+free capacity, fits (``servers.py``, ``shares.py``)     14.4%                     --
+policy glue and engine (``task_policies``, ``engine``)  14.6%                     --
+builtins                                                9.4%                      56.1% (0.15 s)
+compiled core (``scheduling/pool_core.py``)             --                        36.7% (0.10 s)
+CPU seconds under the profiler                          6.55                      0.13
+Python function calls per decision                      93                        0.04
+======================================================  ========================  ===================
+
+A policy object (``TaskPolicy("drf")``) still runs the event engine, now over the core's
+functions: 40 Python calls per decision, 2.5-2.9 CPU s for 2*10^5 decisions against 4.1-4.4 s at
+e1a4b26 (1.4-1.8x, same session). Same-run figures (``check_schedules.py --ref 993ac21 --tasks 0
+--time-tasks 1000000 --repeat 1``, load 8.2): DRF 1,065,968 decisions per CPU second against 35,218
+at 993ac21 (30.3x); SDRF 29,028 against 26,932 (1.08x, unchanged code: noise). This script with
+``--tasks 32000000 --policies drf`` (load 8.1): 32,000,000 decisions in 27.2 CPU s (54.7 s wall),
+1.18 M per CPU second, peak resident memory 3.8 GB (GNU time: 3.9 GB).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import cProfile
 import os
+import pstats
 import resource
 import time
 
@@ -70,6 +104,21 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0     # kB on Linux
 
 
+def _print_profile(prof: cProfile.Profile, decisions: int) -> None:
+    """cProfile's ``tottime`` summed by file (shares), and Python calls per decision."""
+    by: collections.Counter = collections.Counter()
+    calls, total = 0, 0.0
+    for (path, _line, _fn), (_cc, nc, tt, _ct, _callers) in pstats.Stats(prof).stats.items():
+        key = path.split("fairalloc/")[-1] if "fairalloc/" in path else (
+            "builtins" if path == "~" else os.path.basename(path))
+        by[key] += tt
+        calls += nc
+        total += tt
+    print(f"     profile: {calls / max(decisions, 1):.2f} Python calls per decision; tottime by file:")
+    for key, v in by.most_common(10):
+        print(f"       {key:<40} {v / total:6.1%}  {v:.3f} s")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tasks", type=int, default=32_000_000)
@@ -78,6 +127,8 @@ def main(argv=None) -> None:
     p.add_argument("--fraction", type=float, default=0.5, help="pool as a fraction of R")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--policies", nargs="*", default=["drf"], choices=["drf", "sdrf"])
+    p.add_argument("--profile", action="store_true",
+                   help="run under cProfile (after a small warm-up run) and print tottime shares by file")
     a = p.parse_args(argv)
     print(f"{_uptime()}; {os.cpu_count()} CPUs")
     t = time.process_time()
@@ -88,9 +139,18 @@ def main(argv=None) -> None:
           f"peak memory {_peak_mb():,.0f} MB")
     for name in a.policies:
         kw = {"delta": 1 - 1e-6} if name == "sdrf" else {}
+        prof = None
+        if a.profile:                          # compile / load the numba cache outside the profile
+            small = fa.workloads.google_like(a.users, 2000, rng=a.seed + 1)
+            fa.simulate(small, ResourcePool.from_workload(small, a.fraction), policy=name, **kw)
+            prof = cProfile.Profile()
+            prof.enable()
         t, w = time.process_time(), time.perf_counter()
         r = fa.simulate(wl, pool, policy=name, **kw)
         cpu, wall = time.process_time() - t, time.perf_counter() - w
+        if prof is not None:
+            prof.disable()
+            _print_profile(prof, r.stats["decisions"])
         d = r.stats["decisions"]
         print(f"{name:<4} {d:,} decisions in {cpu:,.1f} CPU s ({wall:,.1f} s wall) = {d / cpu:,.0f}/CPU s; "
               f"engine {r.stats.get('engine', 'events')}; swaps {r.stats['swaps']:,}, wake-ups "

@@ -54,6 +54,8 @@ __all__ = [
     "normalized_capacities",
     "tasks_that_fit",
     "task_fits",
+    "task_fits_row",
+    "dominant_share_row",
     "task_fits_rows",
     "tasks_that_fit_one",
     "monopoly_tasks",
@@ -474,10 +476,77 @@ def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
     >>> task_fits([0.3, 1.0], [0.1, 0.2]), task_fits([0.25, 1.0], [0.1, 0.2]), task_fits([0.0, 1.0], [0.0, 2.0])
     (True, True, False)
     """
-    for c, d in zip(capacity, task_demand):
-        if d > 0 and math.floor((max(c, 0.0) / d) * (1.0 + eps) + eps) < 1:
+    return task_fits_row(capacity, task_demand, eps)
+
+
+def task_fits_row(capacity, task_demand, eps):
+    r""":func:`task_fits` with ``eps`` positional, as a plain loop that numba compiles as it is.
+
+    The compiled DRF core (:mod:`fairalloc.scheduling.pool_core`) calls this very function;
+    :func:`task_fits` calls it too. :math:`\lfloor y \rfloor < 1` exactly when :math:`y < 1`, so the
+    floor of :func:`tasks_that_fit` is not taken (a compiled floor converts to a fixed-width integer).
+
+    Parameters
+    ----------
+    capacity : sequence of float, length m
+        Free capacity :math:`C_r` (a list or a 1-d array).
+    task_demand : sequence of float, length m
+        One task's demand :math:`d_r \ge 0`.
+    eps : float
+        Rounding slack (:data:`fairalloc.tolerance.FLOOR_EPS` in the schedulers).
+
+    Returns
+    -------
+    bool
+        ``True`` when at least one whole task fits.
+
+    Examples
+    --------
+    As :func:`task_fits`: 0.3 / 0.1 is 2.9999999999999996, within the slack of 3; a resource the task
+    needs with nothing free does not fit:
+
+    >>> task_fits_row([0.3, 1.0], [0.1, 0.2], FLOOR_EPS), task_fits_row([0.0, 1.0], [0.0, 2.0], FLOOR_EPS)
+    (True, False)
+    """
+    for r in range(len(task_demand)):
+        d = task_demand[r]
+        if d > 0 and (max(capacity[r], 0.0) / d) * (1.0 + eps) + eps < 1.0:
             return False
     return True
+
+
+def dominant_share_row(usage, totals):
+    r"""One user's dominant share :math:`\max_r u_r / T_r` from its raw usage and the totals.
+
+    :func:`dominant_shares` of :func:`normalized_demands` for one row (DRF, Ghodsi et al. [3]_
+    Section 4), as a plain loop that numba compiles as it is (:mod:`fairalloc.scheduling.pool_core`):
+    the same IEEE operations as the schedulers' Python path (one division per resource, then the first
+    largest, as Python's ``max``).
+
+    Parameters
+    ----------
+    usage : sequence of float, length m
+        :math:`u_r`, the resources the user holds (raw units).
+    totals : sequence of float, length m
+        :math:`T_r`, the cluster totals (nonzero).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    The DRF paper's user A with one task <1 CPU, 4 GB> of <9, 18>: max(1/9, 4/18) = 2/9:
+
+    >>> round(dominant_share_row([1.0, 4.0], [9.0, 18.0]), 4)
+    0.2222
+    """
+    best = usage[0] / totals[0]
+    for r in range(1, len(totals)):
+        x = usage[r] / totals[r]
+        if x > best:
+            best = x
+    return best
 
 
 def task_fits_rows(capacities: np.ndarray, task_demand: np.ndarray, *, eps: float = FLOOR_EPS) -> np.ndarray:

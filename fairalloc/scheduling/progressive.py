@@ -79,6 +79,10 @@ References
 
 from __future__ import annotations
 
+import math
+from array import array
+from bisect import bisect_right
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -89,7 +93,8 @@ from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult
-from ._base import TaskScheduler, check_task_instance, one_shot
+from ._base import Start, TaskScheduler, check_task_instance, one_shot
+from .pool_core import PoolCore
 
 __all__ = ["SDRFScheduler", "DRFScheduler", "sdrf_greedy", "drf_greedy", "PRIORITIES"]
 
@@ -248,7 +253,12 @@ class SDRFScheduler(TaskScheduler):
 class DRFScheduler(SDRFScheduler):
     """Incremental DRF task filling: the active user with the lowest weighted dominant share next.
 
-    SDRF with zero commitments (both priority readings coincide). Ties: ``ties="wait"`` (default)
+    SDRF with zero commitments (both priority readings coincide). With the live tree's order
+    (``structure="live_tree"``, the default) on one pool, or on several servers with
+    ``server="first_fit"``, the state lives in arrays and every ``submit`` / ``finish`` /
+    ``schedule`` runs the compiled core :mod:`fairalloc.scheduling.pool_core` (which the
+    simulator's DRF loop calls too); the other server rules and the baselines run SDRF's generic
+    path with zero commitments, the same schedule. Ties: ``ties="wait"`` (default)
     serves, among users at the same weighted dominant share, the one whose oldest pending task has
     waited longest, then the lower index; ``"index"`` the lower index only.
 
@@ -304,6 +314,139 @@ class DRFScheduler(SDRFScheduler):
                  time: float = 0.0) -> None:
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
                          blocking=blocking, structure=structure, ties=ties, time=time)
+        #: The compiled core (:mod:`fairalloc.scheduling.pool_core`) that holds the state and takes
+        #: the decisions with the live tree's order on one pool, or on several servers with
+        #: ``server="first_fit"``; None: the generic path (the other server rules, and the
+        #: ``"resort"`` / ``"heap"`` baselines).
+        self._core: PoolCore | None = None
+        if self.structure == "live_tree" and (self.cluster.n_servers == 1 or server == "first_fit"):
+            self._core = PoolCore(self.cluster.capacities, self.totals, self.placement, self.weights,
+                                  self.ties, self.blocking)
+            self._run_ids: list[int] = []          # first task id of every run (submit), ascending
+            self._task_server = array("q")         # per task id: its server once started, else -1
+            self._task_state = bytearray()         # per task id: 0 pending, 1 running, 2 ended
+
+    # --- on one pool: thin wrappers around the compiled core ---------------------------------------
+    @property
+    def free(self) -> np.ndarray:
+        core = self._core
+        if core is None:
+            return super().free
+        return core.free.copy()
+
+    @property
+    def usage(self) -> np.ndarray:
+        if self._core is None:
+            return super().usage
+        return self._core.usage.copy()
+
+    @property
+    def n_running(self) -> np.ndarray:
+        return super().n_running if self._core is None else self._core.n_running.copy()
+
+    @property
+    def n_pending(self) -> np.ndarray:
+        return super().n_pending if self._core is None else self._core.n_pending.copy()
+
+    @property
+    def swaps(self) -> int:
+        return super().swaps if self._core is None else 0          # constant priorities never swap
+
+    @property
+    def next_change(self) -> float:
+        return super().next_change if self._core is None else math.inf
+
+    @property
+    def next_min_change(self) -> float:
+        return super().next_min_change if self._core is None else math.inf
+
+    @property
+    def decisions(self) -> int:
+        return self._decisions if self._core is None else self._core.decisions
+
+    @property
+    def blocked_by(self) -> int | None:
+        return self._blocked if self._core is None else self._core.blocked
+
+    def order(self) -> list[int]:
+        return super().order() if self._core is None else self._core.order()
+
+    def queue_priority(self, user: int) -> float:
+        return super().queue_priority(user) if self._core is None else self._core.priority(user)
+
+    def advance(self, t: float) -> int:
+        if self._core is None:
+            return super().advance(t)
+        t = float(t)
+        if not math.isfinite(t) or t < self._now:
+            raise InvalidInstanceError(f"t={t!r} must be finite and >= the current time {self._now!r}",
+                                       argument="t", value=t)
+        self._now = t
+        return 0
+
+    def submit_trusted(self, user: int, demand: np.ndarray, count: int) -> range:
+        core = self._core
+        if core is None:
+            return super().submit_trusted(user, demand, count)
+        ids = range(core.next_id, core.next_id + count)
+        core.submit(user, demand, count, self._now)
+        self._run_ids.append(ids.start)
+        self._task_state.extend(bytes(count))
+        self._task_server.extend(repeat(-1, count))
+        return ids
+
+    def _run_of(self, task: Any) -> int:
+        """The run of a running ``task`` (marked ended); raises as ``TaskScheduler._release``."""
+        state = self._task_state
+        if isinstance(task, (int, np.integer)) and 0 <= task < len(state) and state[task] == 1:
+            state[task] = 2
+            return bisect_right(self._run_ids, task) - 1
+        raise InvalidInstanceError(f"task={task!r} is not running", argument="task", value=task)
+
+    def finish(self, task: int) -> None:
+        if self._core is None:
+            return super().finish(task)
+        core = self._core
+        r = self._run_of(task)
+        u = core.run_user(r)
+        core.release(u, r, 1, self._task_server[task])
+        core.changed(u)
+
+    def finish_all(self, tasks: Any) -> None:
+        core = self._core
+        if core is None:
+            return super().finish_all(tasks)
+        users: dict[int, None] = {}
+        servers = self._task_server
+        last, last_m, k = -1, -1, 0
+        for task in tasks:                    # consecutive tasks of one run and server: one call
+            r = self._run_of(task)
+            m = servers[task]
+            if r != last or m != last_m:
+                if k:
+                    core.release(core.run_user(last), last, k, last_m)
+                last, last_m, k = r, m, 0
+                users[core.run_user(r)] = None
+            k += 1
+        if k:
+            core.release(core.run_user(last), last, k, last_m)
+        for u in users:                       # then each user's key once (TaskScheduler.finish_all)
+            core.changed(u)
+
+    def schedule(self, *, max_starts: int | None = None) -> list[Start]:
+        core = self._core
+        if core is None:
+            return super().schedule(max_starts=max_starts)
+        launches = core.schedule(max_starts).tolist()
+        now, state, servers, run_user = self._now, self._task_state, self._task_server, core.runs[0]
+        starts = []
+        for r, k, first, m in launches:
+            u = int(run_user[r])
+            for task in range(first, first + k):
+                state[task] = 1
+                servers[task] = m
+                starts.append(Start(task, u, m, now))
+        return starts
 
 
 def sdrf_greedy(instance: TaskInstance, /, *, priority: str = "level", blocking: str = "stop",

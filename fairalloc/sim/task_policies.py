@@ -311,6 +311,48 @@ class TaskPolicy(Policy):
             return t
         return None
 
+    def kernel_applies(self, sim: Any) -> bool:
+        """Whether :meth:`run_kernel` runs this simulation: DRF where :class:`DRFScheduler` runs on
+        its compiled core (:mod:`fairalloc.scheduling.pool_core`: the live tree's order, on one pool
+        or on servers with ``server="first_fit"``), without a progress bar."""
+        st = sim.state
+        return (self.mechanism == "drf" and isinstance(st, Servers) and self.structure == "live_tree"
+                and (st.n_servers == 1 or self.server == "first_fit") and not sim.progress)
+
+    def run_kernel(self, sim: Any) -> Any:
+        """Run ``sim`` with :func:`fairalloc.scheduling.pool_core.pool_run`: the event loop compiled
+        around the same core :class:`DRFScheduler` calls, so the same schedule, launches and counts
+        as :meth:`Simulation.run` (the tests compare them). Call only when :meth:`kernel_applies`."""
+        from ..scheduling.pool_core import pool_run
+        from .metrics import SimulationResult
+
+        wl, state = sim.workload, sim.state
+        state.bind(wl)
+        ok, rejected = sim.admissible()
+        self.reset(sim)                             # the engine's checks, n_users, weights
+        run, req = wl.run_time, wl.requested_time
+        n = len(wl)
+        kill = ok & ~np.isnan(req) & (run > req) if sim.enforce_walltime else np.zeros(n, dtype=bool)
+        dur = np.where(kill, req, run)
+        idx = np.flatnonzero(ok)
+        order = idx[np.argsort(wl.submit[idx], kind="stable")]
+        s = self.scheduler
+        r = pool_run(wl.submit[order], wl.user[order], wl.tasks[order], wl.resources[order],
+                     dur[order], kill[order], s.cluster.capacities, s.totals, s.placement, s.weights,
+                     ties=self.ties, blocking=s.blocking)
+        start, end, killed = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool)
+        start[order], end[order], killed[order] = r["start"], r["end"], r["killed"]
+        lp, lk, ls, lt0, lt1, lkill = r["launches"]
+        launches = {"job": order[lp].astype(np.int64), "tasks": lk.astype(np.int64),
+                    "server": ls.astype(np.int64), "start": lt0, "end": lt1,
+                    "killed": lkill.astype(bool)}
+        stats = {"events": r["events"], "decisions": r["decisions"], "swaps": 0, "wakeups": 0,
+                 "structure": s.structure, "blocking": s.blocking, "ties": s.ties,
+                 "server": s.servers.rule_name, "engine": "kernel"}
+        return SimulationResult.from_run(wl, start=start, end=end, killed=killed, rejected=rejected,
+                                         launches=launches, policy=self.name, state=state,
+                                         enforce_walltime=sim.enforce_walltime, stats=stats)
+
     def run_stats(self) -> dict[str, Any]:
         """Figures of the run for :attr:`SimulationResult.stats`."""
         s = self.scheduler

@@ -1,0 +1,597 @@
+r"""The compiled decision core of DRF (issue 11): what :class:`DRFScheduler` runs on.
+
+One set of functions over arrays holds DRF's rule on one pool (a cluster of one server, SDRF's and the
+DRF paper's setting) or on several servers with first fit and per-user placement.
+:class:`~fairalloc.scheduling.DRFScheduler` calls them for every ``submit`` / ``finish`` /
+``schedule`` (:class:`PoolCore`), and the simulator's whole-run loop (:func:`pool_run`,
+``fa.simulate(..., policy="drf")``) calls the very same functions from compiled code, as the event
+engine and the EASY kernel both call :mod:`fairalloc.scheduling.easy`. The functions are compiled
+with numba and run as plain Python under ``NUMBA_DISABLE_JIT=1``: this source is the reference for
+what the compiled code does. The other server rules (``"best_fit"``, ``"tvtsf"``, a callable on
+several servers) and the ``"resort"`` / ``"heap"`` baselines keep the generic Python path
+(:class:`~fairalloc.scheduling.TaskScheduler` with SDRF's state at zero commitments), which is also
+what the tests compare this core with.
+
+The order
+---------
+DRF's priority is constant between a user's own starts and finishes (no commitments). The generic
+path (:class:`~fairalloc.scheduling.SDRFScheduler` with zero commitments, a
+:class:`~fairalloc.kinetic.LiveTree` with ``tau=None``) keeps the users with pending tasks in the
+order of
+
+.. math:: \bigl(p_i,\ \mathrm{tie}_i,\ i\bigr), \qquad p_i = \frac{\max_r u_{ir} / T_r + 0}{w_i} + 0,
+
+with :math:`u_{ir}` the raw usage, :math:`T_r` the pool's totals
+(:func:`fairalloc.shares.dominant_share_row`) and :math:`\mathrm{tie}_i` the submission time of the
+user's oldest pending task (``ties="wait"``) or 0 (``"index"``). The two "+ 0" are the generic path's:
+its trajectory's intercept is :math:`(\max_r o_{ir} + \bar o_{ir}) / w_i` with :math:`\bar o = 0` and
+the tree's value is intercept plus slope 0 (they only turn -0.0 into 0.0). The live tree compares two
+such priorities by their difference (``live_tree._cmp`` with slopes 0), and the IEEE difference of two
+unequal floats is never 0, so its comparison *is* this lexicographic order: transitive, and the
+first user of any correct priority queue is the user the tree serves first. Here the queue is an
+indexed binary heap over users. A user's key only changes when its own usage or head changes, so it
+is recomputed at once (``finish`` marks it in the generic path and updates it before the next read:
+the same key, since the usage does not change in between).
+
+The decision (:func:`_pass`, ``TaskScheduler.schedule``)
+-------------------------------------------------------
+While a user has pending tasks: the first user in the order gets the oldest of its pending tasks on
+the first server it may use where the task fits (:func:`fairalloc.shares.task_fits_row`,
+``FreeCapacity.find``'s first fit; on one pool, the pool); else the pass stops
+(``blocking="stop"``, DRF's default: the user is reported as ``blocked_by``) or sets the user aside
+until the pass ends (``"skip"``: taken out of the heap, put back with the same key). A start
+subtracts the task's demand from the server's free capacity and adds it to the user's usage (per task, the same
+float operations as the Python path); a finish adds it back and subtracts it from the usage, which is
+reset to 0 when the user's last task ends. Consecutive starts of one run (one ``submit``) form one
+launch ``(run, tasks, first task id, server)``.
+
+Not here: SDRF
+--------------
+SDRF's priorities decay with time (Eq. 6), and the live tree compares two of them as equal when they
+would cross within the time resolution (``live_tree._cmp``), which is not transitive: a heap would
+serve other users than the tree in such near-ties. Compiling SDRF bit for bit therefore means
+moving the tree itself into arrays with the same search path and event order: per user the
+trajectory (``SDRFScheduler._changed`` / ``_trajectory``: ``commitments.decay_row``,
+``excess_row``), its envelope (``_Kinetic._envelope``: one, two and K lines) and the cached state;
+the order as blocks of at most ``2 * load`` users with the same two binary searches by ``_cmp`` in
+``_place``, the same split and empty-block removal; certificates (``_fail_time`` with its
+``after_swap``, ``_SAME`` and rounding rules) in an event heap ordered by (time, sequence number),
+with tokens; ``_process`` (swap, then certificates of the previous, the swapped and the moved
+element, in that order), ``_reposition``'s in-place test, ``lead_or_update``; and in the scheduler
+the dirty users in first-end order, ``_lead`` / ``_flush`` and the wake-ups of
+:class:`~fairalloc.sim.TaskPolicy` (``next_min_change``) with the engine's sequence numbers.
+:class:`~fairalloc.kinetic.LiveTree` (TSF and CDRF use it too) would then call those functions, so
+that one tree remains.
+
+References
+----------
+.. [1] A. Ghodsi et al., "Dominant Resource Fairness: Fair Allocation of Multiple Resource Types",
+   NSDI 2011, Section 4 (progressive filling of tasks).
+.. [2] H. Sadok, M. Campista, L. Costa, "O Passado Também Importa", SBRC 2018, Algorithm 1 (with zero
+   commitments: DRF; "the system is full" stops the round).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from .. import shares
+from ..tolerance import FLOOR_EPS
+
+try:
+    from numba import njit
+except ImportError:  # pragma: no cover - numba is a dependency; plain Python is the fallback
+    def njit(*args, **kwargs):
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f
+
+__all__ = ["PoolCore", "pool_run"]
+
+# the one definition of each formula (plain functions in fairalloc.shares), compiled here
+_dominant = njit(cache=True)(shares.dominant_share_row)
+_fits = njit(cache=True)(shares.task_fits_row)
+
+_NO_LIMIT = int(np.iinfo(np.int64).max)
+
+# meta (int64 array) fields
+_SIZE, _DECISIONS, _BLOCKED, _RUNS = 0, 1, 2, 3
+
+
+# ---- the users in DRF order: an indexed binary heap keyed (p, tie, user) ---------------------------
+@njit(cache=True)
+def _before(a, b, prio, tie):
+    """Whether user a comes before user b: (p, tie, index) lexicographically."""
+    if prio[a] != prio[b]:
+        return prio[a] < prio[b]
+    if tie[a] != tie[b]:
+        return tie[a] < tie[b]
+    return a < b
+
+
+@njit(cache=True)
+def _up(k, heap, pos, prio, tie):
+    u = heap[k]
+    while k > 0:
+        parent = (k - 1) >> 1
+        v = heap[parent]
+        if not _before(u, v, prio, tie):
+            break
+        heap[k] = v
+        pos[v] = k
+        k = parent
+    heap[k] = u
+    pos[u] = k
+
+
+@njit(cache=True)
+def _down(k, heap, pos, n, prio, tie):
+    u = heap[k]
+    while True:
+        c = 2 * k + 1
+        if c >= n:
+            break
+        if c + 1 < n and _before(heap[c + 1], heap[c], prio, tie):
+            c += 1
+        v = heap[c]
+        if not _before(v, u, prio, tie):
+            break
+        heap[k] = v
+        pos[v] = k
+        k = c
+    heap[k] = u
+    pos[u] = k
+
+
+@njit(cache=True)
+def _push(u, heap, pos, n, prio, tie):
+    """Add u to a heap of n users; return the new size."""
+    heap[n] = u
+    pos[u] = n
+    _up(n, heap, pos, prio, tie)
+    return n + 1
+
+
+@njit(cache=True)
+def _remove(u, heap, pos, n, prio, tie):
+    """Remove u from a heap of n users; return the new size."""
+    k = pos[u]
+    n -= 1
+    pos[u] = -1
+    if k < n:
+        v = heap[n]
+        heap[k] = v
+        pos[v] = k
+        _up(k, heap, pos, prio, tie)
+        _down(pos[v], heap, pos, n, prio, tie)
+    return n
+
+
+@njit(cache=True)
+def _rekey(u, usage, totals, w, prio, tie, heap, pos, n):
+    """User u's DRF priority from its usage now (module docstring), and its place in the heap."""
+    prio[u] = (_dominant(usage[u], totals) + 0.0) / w[u] + 0.0
+    _up(pos[u], heap, pos, prio, tie)
+    _down(pos[u], heap, pos, n, prio, tie)
+
+
+@njit(cache=True)
+def _first_fit(free, d, eligible, eps):
+    """The first server where one task of demand d fits and the user may run (-1: none):
+    ``FreeCapacity.find`` with ``"first_fit"`` (on one pool the only server; a task submitted there
+    fits its empty capacity, so the user may run on it)."""
+    for m in range(free.shape[0]):
+        if eligible[m] and _fits(free[m], d, eps):
+            return m
+    return -1
+
+
+# ---- the scheduler's operations ---------------------------------------------------------------------
+@njit(cache=True)
+def _submit(st, runs, u, r, now, by_wait):
+    """``TaskScheduler.submit_trusted``: run r (its user, task count and demand already in ``runs``)
+    joins the end of user u's queue at time ``now``."""
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
+    run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
+    run_sub[r] = now
+    nxt[r] = -1
+    if qtail[u] < 0:
+        qhead[u] = r
+    else:
+        nxt[qtail[u]] = r
+    qtail[u] = r
+    idle = n_pending[u] == 0
+    n_pending[u] += run_left[r]
+    if idle:                                   # its head is this run
+        tie[u] = now if by_wait else 0.0
+        prio[u] = (_dominant(usage[u], totals) + 0.0) / w[u] + 0.0
+        meta[_SIZE] = _push(u, heap, pos, meta[_SIZE], prio, tie)
+
+
+@njit(cache=True)
+def _release(st, runs, u, r, k, m):
+    """``TaskScheduler._release`` of k tasks of run r (user u) on server m, one at a time."""
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
+    d = runs[4][r]
+    n_res = free.shape[1]
+    for _ in range(k):
+        for x in range(n_res):
+            free[m, x] = free[m, x] + d[x]
+        n_running[u] -= 1
+        if n_running[u] == 0:
+            for x in range(n_res):
+                usage[u, x] = 0.0              # no round-off residue once nothing runs
+        else:
+            for x in range(n_res):
+                usage[u, x] = usage[u, x] - d[x]
+
+
+@njit(cache=True)
+def _changed(st, u):
+    """After ``_release`` of user u's tasks (``TaskScheduler.finish_all``): its key from the usage now."""
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
+    if n_pending[u] > 0:
+        _rekey(u, usage, totals, w, prio, tie, heap, pos, meta[_SIZE])
+
+
+@njit(cache=True)
+def _pass(st, runs, eps, by_wait, stop, limit, out):
+    """``TaskScheduler.schedule``: start tasks until the rule stops or ``limit`` tasks started.
+
+    Writes the launches into ``out`` rows (run, tasks, first task id, server), growing it when full;
+    returns (number of launches, out). ``meta[_BLOCKED]`` is the blocked user (``stop``) or -1.
+    """
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
+    run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
+    n_res = free.shape[1]
+    size = meta[_SIZE]
+    n_skip = 0
+    started = 0
+    n_out = 0
+    last = -1
+    last_m = -1
+    blocked = -1
+    while size > 0 and started < limit:
+        u = heap[0]
+        r = qhead[u]
+        d = run_d[r]
+        m = _first_fit(free, d, place[u], eps)
+        if m < 0:
+            if stop:
+                blocked = u
+                break
+            size = _remove(u, heap, pos, size, prio, tie)   # "skip": aside until the pass ends
+            skip[n_skip] = u
+            n_skip += 1
+            continue
+        task = run_next_id[r]
+        run_next_id[r] = task + 1
+        run_left[r] -= 1
+        if run_left[r] == 0:
+            qhead[u] = nxt[r]
+            if qhead[u] < 0:
+                qtail[u] = -1
+        n_pending[u] -= 1
+        for x in range(n_res):
+            free[m, x] = free[m, x] - d[x]
+        for x in range(n_res):
+            usage[u, x] = usage[u, x] + d[x]
+        n_running[u] += 1
+        if n_pending[u] > 0:
+            tie[u] = run_sub[qhead[u]] if by_wait else 0.0
+            _rekey(u, usage, totals, w, prio, tie, heap, pos, size)
+        else:
+            size = _remove(u, heap, pos, size, prio, tie)
+        started += 1
+        if r == last and m == last_m:
+            out[n_out - 1, 1] += 1
+        else:
+            if n_out == out.shape[0]:
+                bigger = np.zeros((2 * n_out + 16, 4), np.int64)
+                bigger[:n_out] = out[:n_out]
+                out = bigger
+            out[n_out, 0] = r
+            out[n_out, 1] = 1
+            out[n_out, 2] = task
+            out[n_out, 3] = m
+            n_out += 1
+            last = r
+            last_m = m
+    for q in range(n_skip):                    # the users set aside, back with their keys
+        size = _push(skip[q], heap, pos, size, prio, tie)
+    meta[_SIZE] = size
+    meta[_DECISIONS] += started
+    meta[_BLOCKED] = blocked
+    return n_out, out
+
+
+# ---- the state ----------------------------------------------------------------------------------
+def _state(capacities, totals, placement, weights):
+    """The state tuple: (M, K) free capacities, (K,) totals, (N, M) placement, (N,) weights."""
+    n = len(weights)
+    k = len(totals)
+    st = (np.array(capacities, dtype=float).reshape(-1, k), np.array(totals, dtype=float),
+          np.array(weights, dtype=float), np.zeros((n, k)), np.zeros(n, np.int64),
+          np.zeros(n, np.int64), np.zeros(n), np.zeros(n), np.full(n, -1, np.int64),
+          np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
+          np.array([0, 0, -1, 0], np.int64), np.zeros(n, np.int64),
+          np.ascontiguousarray(placement, dtype=np.bool_))
+    return st
+
+
+def _runs(n_runs, k):
+    return (np.zeros(n_runs, np.int64), np.zeros(n_runs, np.int64), np.zeros(n_runs, np.int64),
+            np.zeros(n_runs), np.zeros((n_runs, k)), np.full(n_runs, -1, np.int64))
+
+
+class PoolCore:
+    """DRF's state in arrays, driven through the compiled functions of this module.
+
+    :class:`~fairalloc.scheduling.DRFScheduler` holds one when its structure is the live tree and
+    its cluster is one pool (any server rule: on one server they agree) or several servers with
+    ``server="first_fit"``; its methods are thin wrappers around these.
+
+    Parameters
+    ----------
+    capacities : ndarray (M, K)
+        Per-server capacities (raw units).
+    totals : ndarray (K,)
+        The cluster totals (the shares' denominators).
+    placement : ndarray (N, M) of bool
+    weights : ndarray (N,)
+    ties : {"wait", "index"}
+    blocking : {"stop", "skip"}
+
+    Examples
+    --------
+    DRF paper, Section 4 (9 CPUs, 18 GB; A's tasks <1, 4>, B's <3, 1>): A, B, A, B, A; then A and B
+    are both at 2/3, A first (lower index), and A's next task does not fit:
+
+    >>> core = PoolCore(np.array([[9.0, 18.0]]), np.array([9.0, 18.0]), np.ones((2, 1), bool),
+    ...                 np.ones(2), "wait", "stop")
+    >>> core.submit(0, np.array([1.0, 4.0]), 10, 0.0), core.submit(1, np.array([3.0, 1.0]), 10, 0.0)
+    (0, 1)
+    >>> core.schedule(None)[:, 0].tolist(), core.blocked
+    ([0, 1, 0, 1, 0], 0)
+    """
+
+    def __init__(self, capacities, totals, placement, weights, ties: str, blocking: str) -> None:
+        self.st = _state(capacities, totals, placement, weights)
+        self.k = len(totals)
+        self.runs = _runs(16, self.k)
+        self.by_wait = ties == "wait"
+        self.stop = blocking == "stop"
+        self.eps = float(FLOOR_EPS)
+        self._out = np.zeros((64, 4), np.int64)
+        self.next_id = 0
+
+    # read-only views
+    @property
+    def free(self) -> np.ndarray:
+        return self.st[0]
+
+    @property
+    def usage(self) -> np.ndarray:
+        return self.st[3]
+
+    @property
+    def n_running(self) -> np.ndarray:
+        return self.st[4]
+
+    @property
+    def n_pending(self) -> np.ndarray:
+        return self.st[5]
+
+    @property
+    def decisions(self) -> int:
+        return int(self.st[12][_DECISIONS])
+
+    @property
+    def blocked(self) -> int | None:
+        b = int(self.st[12][_BLOCKED])
+        return None if b < 0 else b
+
+    @property
+    def n_active(self) -> int:
+        return int(self.st[12][_SIZE])
+
+    def priority(self, user: int) -> float:
+        """The key the heap holds for an active ``user`` (``KeyError`` if it has no pending task)."""
+        if self.st[9][user] < 0:
+            raise KeyError(user)
+        return float(self.st[6][user])
+
+    def order(self) -> list[int]:
+        """Active users in the order they would be served now."""
+        prio, tie, heap = self.st[6], self.st[7], self.st[8]
+        users = heap[:self.n_active].tolist()
+        return sorted(users, key=lambda u: (prio[u], tie[u], u))
+
+    def run_user(self, run: int) -> int:
+        return int(self.runs[0][run])
+
+    # operations
+    def submit(self, user: int, demand: np.ndarray, count: int, now: float) -> int:
+        """A run of ``count`` tasks of ``demand`` for ``user`` at ``now``; return its run index
+        (its task ids are ``next_id`` before the call onwards)."""
+        meta = self.st[12]
+        r = int(meta[_RUNS])
+        if r == len(self.runs[0]):
+            self.runs = tuple(np.concatenate([a, np.full_like(a, -1 if j == 5 else 0)])
+                              for j, a in enumerate(self.runs))
+        run_user, run_left, run_next_id, run_sub, run_d, nxt = self.runs
+        run_user[r] = user
+        run_left[r] = count
+        run_next_id[r] = self.next_id
+        run_d[r] = demand
+        self.next_id += count
+        meta[_RUNS] = r + 1
+        _submit(self.st, self.runs, user, r, now, self.by_wait)
+        return r
+
+    def release(self, user: int, run: int, count: int, server: int) -> None:
+        """The resources of ``count`` running tasks of ``run`` on ``server`` (then :meth:`changed`)."""
+        _release(self.st, self.runs, user, run, count, server)
+
+    def changed(self, user: int) -> None:
+        """``user``'s key from its usage now (after its releases)."""
+        _changed(self.st, user)
+
+    def schedule(self, limit: int | None) -> np.ndarray:
+        """One pass; return its launches as rows (run, tasks, first task id, server)."""
+        lim = _NO_LIMIT if limit is None else int(limit)
+        n, self._out = _pass(self.st, self.runs, self.eps, self.by_wait, self.stop, lim, self._out)
+        return self._out[:n].copy()
+
+
+# ---- the simulator's loop for DRF on a pool ---------------------------------------------------------
+@njit(cache=True)
+def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, killed, counts):
+    """The event engine's loop (:meth:`fairalloc.sim.engine.Simulation.run`) with DRF.
+
+    Jobs are runs, in arrival order (position = arrival rank = run index; ``runs`` holds their users,
+    task counts and demands). At each instant: completions (by end time, then launch sequence), then
+    arrivals, then one :func:`_pass`. ``counts`` gets [events, launches]; returns the launch log
+    (position, tasks, server, start, end, killed).
+    """
+    n = arr_t.shape[0]
+    rem = runs[1].copy()                       # tasks not yet finished, per position
+    cap_log = max(16, n)
+    log_p = np.zeros(cap_log, np.int64)
+    log_k = np.zeros(cap_log, np.int64)
+    log_t0 = np.zeros(cap_log)
+    log_t1 = np.zeros(cap_log)
+    log_kill = np.zeros(cap_log, np.bool_)
+    log_s = np.zeros(cap_log, np.int64)
+    n_log = 0
+    out = np.zeros((64, 4), np.int64)
+    done = [(0.0, 0, 0, 0, 0)]                 # completions: (end, launch sequence, position, tasks, server)
+    done.pop()
+    clock = 0.0                                # the scheduler's time (it starts at 0.0)
+    seq = 0
+    events = 0
+    limit = np.iinfo(np.int64).max
+    i = 0
+    while True:
+        now = np.inf
+        if len(done) > 0:
+            now = done[0][0]
+        if i < n and arr_t[i] < now:
+            now = arr_t[i]
+        if now == np.inf:
+            break
+        if now > clock:
+            clock = now
+        while len(done) > 0 and done[0][0] == now:          # 1. completions
+            _, _, p, k, m = heapq.heappop(done)
+            rem[p] -= k
+            if kill[p]:
+                killed[p] = True
+            if rem[p] == 0:
+                end[p] = now
+            _release(st, runs, user[p], p, k, m)
+            _changed(st, user[p])
+            events += 1
+        while i < n and arr_t[i] == now:                    # 2. arrivals
+            _submit(st, runs, user[i], i, clock, by_wait)
+            i += 1
+            events += 1
+        n_out, out = _pass(st, runs, eps, by_wait, stop, limit, out)   # 3. one decision
+        for q in range(n_out):                 # the engine: launches become completions
+            p = out[q, 0]
+            k = out[q, 1]
+            m = out[q, 3]
+            if start[p] != start[p]:
+                start[p] = now
+            seq += 1
+            heapq.heappush(done, (now + dur[p], seq, p, k, m))
+            if n_log == log_p.shape[0]:
+                grown = 2 * n_log
+                log_p = _grow(log_p, grown)
+                log_k = _grow(log_k, grown)
+                log_t0 = _grow(log_t0, grown)
+                log_t1 = _grow(log_t1, grown)
+                log_kill = _grow(log_kill, grown)
+                log_s = _grow(log_s, grown)
+            log_p[n_log] = p
+            log_s[n_log] = out[q, 3]
+            log_k[n_log] = k
+            log_t0[n_log] = now
+            log_t1[n_log] = now + dur[p]
+            log_kill[n_log] = kill[p]
+            n_log += 1
+    counts[0] = events
+    counts[1] = n_log
+    return log_p[:n_log], log_k[:n_log], log_s[:n_log], log_t0[:n_log], log_t1[:n_log], log_kill[:n_log]
+
+
+@njit(cache=True)
+def _grow(a, m):
+    out = np.zeros(m, a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+def pool_run(submit, user, tasks, demand, duration, killed, capacities, totals, placement, weights, *,
+             ties: str = "wait", blocking: str = "stop") -> dict:
+    """DRF over jobs in arrival order (``submit`` non-decreasing), as the event engine
+    runs :class:`~fairalloc.sim.TaskPolicy` ``("drf")`` with :class:`DRFScheduler`: the same compiled
+    functions, called from a compiled event loop.
+
+    Parameters
+    ----------
+    submit, duration : ndarray (n,)
+        Arrival times (non-decreasing) and how long each job's tasks run.
+    user, tasks : ndarray (n,) of int
+        Each job's user (0 <= user < len(weights)) and number of identical tasks (>= 1).
+    demand : ndarray (n, K)
+        One task's demand in raw units; each fits in ``capacity``.
+    killed : ndarray (n,) of bool
+        Whether the job's tasks end killed (walltime enforcement; reported only).
+    capacities : ndarray (M, K)
+        Per-server capacities (one row: a pool).
+    totals : ndarray (K,)
+        The cluster totals (the shares' denominators).
+    placement : ndarray (n_users, M) of bool
+        Servers each user may use (first fit among them).
+    weights : ndarray (n_users,)
+    ties : {"wait", "index"}
+    blocking : {"stop", "skip"}
+
+    Returns
+    -------
+    dict
+        ``start``, ``end``, ``killed`` (n,) by position; ``launches`` (position, tasks, server, start,
+        end, killed arrays); ``decisions``, ``events``.
+
+    Examples
+    --------
+    The DRF paper's example, Section 4 (9 CPUs, 18 GB; A's tasks <1, 4>, B's <3, 1>): A gets 3
+    tasks and B 2, alternating A, B, A, B, A as in the paper:
+
+    >>> r = pool_run(np.array([0., 0.]), np.array([0, 1]), np.array([10, 10]),
+    ...              np.array([[1., 4.], [3., 1.]]), np.array([5., 5.]), np.zeros(2, bool),
+    ...              np.array([[9., 18.]]), np.array([9., 18.]), np.ones((2, 1), bool), np.ones(2))
+    >>> r["launches"][0][:5].tolist(), r["start"].tolist()
+    ([0, 1, 0, 1, 0], [0.0, 0.0])
+    """
+    n = len(submit)
+    k = len(totals)
+    st = _state(capacities, totals, placement, weights)
+    runs = _runs(max(n, 1), k)
+    runs[0][:n] = user
+    runs[1][:n] = tasks
+    runs[2][:n] = np.concatenate([[0], np.cumsum(tasks)[:-1]]) if n else 0
+    runs[4][:n] = demand
+    st[12][_RUNS] = n
+    start = np.full(n, np.nan)
+    end = np.full(n, np.nan)
+    kill_out = np.zeros(n, bool)
+    counts = np.zeros(2, np.int64)
+    log = _loop(st, runs, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(user, dtype=np.int64),
+                np.ascontiguousarray(duration, dtype=float), np.ascontiguousarray(killed, dtype=np.bool_),
+                ties == "wait", blocking == "stop", float(FLOOR_EPS), start, end, kill_out, counts)
+    return {"start": start, "end": end, "killed": kill_out, "launches": log,
+            "decisions": int(st[12][_DECISIONS]), "events": int(counts[0])}
