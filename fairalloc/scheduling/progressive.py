@@ -257,8 +257,9 @@ class DRFScheduler(SDRFScheduler):
     (``structure="live_tree"``, the default) on one pool, or on several servers with
     ``server="first_fit"``, the state lives in arrays and every ``submit`` / ``finish`` /
     ``schedule`` runs the compiled core :mod:`fairalloc.scheduling.pool_core` (which the
-    simulator's DRF loop calls too); the other server rules and the baselines run SDRF's generic
-    path with zero commitments, the same schedule. Ties: ``ties="wait"`` (default)
+    simulator's DRF loop calls too; the free capacity is then the core's, read it through
+    :attr:`free`: the ``servers`` helper only names the server rule there); the other server rules
+    and the baselines run SDRF's generic path with zero commitments, the same schedule. Ties: ``ties="wait"`` (default)
     serves, among users at the same weighted dominant share, the one whose oldest pending task has
     waited longest, then the lower index; ``"index"`` the lower index only.
 
@@ -325,6 +326,8 @@ class DRFScheduler(SDRFScheduler):
             self._run_ids: list[int] = []          # first task id of every run (submit), ascending
             self._task_server = array("q")         # per task id: its server once started, else -1
             self._task_state = bytearray()         # per task id: 0 pending, 1 running, 2 ended
+            # self.servers (FreeCapacity) keeps the rule's name for the result's stats only; its
+            # free capacity stays at the start: the core's arrays hold the state (see `free`)
 
     # --- on one pool: thin wrappers around the compiled core ---------------------------------------
     @property
