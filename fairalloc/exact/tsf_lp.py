@@ -42,10 +42,11 @@ The users that can rise are a property of the round's feasible set, not of the o
 finds them, so the frozen users, the levels and every LP 1 (hence the allocation) are those of
 asking LP 2 about every user; the margins keep both shortcuts clear of the rise tolerance's
 boundary, where an LP's round-off could decide. When no user stays in *C* and none is known to stay
-frozen, LP 2 asks about everyone as before. Measured on the TV-TSF paper-scale cells (the static TSF
-baseline, about 10 LPs per slot): about a quarter fewer LPs, the same allocations bit for bit
-(``tests/unit/exact/test_divisible_tsf.py`` compares the two on random instances;
-``benchmarks/bench_tvtsf_cell.py`` whole cells against the commit before).
+frozen, LP 2 asks about everyone as before. Measured on the static TSF baseline of the TV-TSF
+reproduction (about 10 LPs per slot at the paper scale): 1449 -> 1054 LPs in the reduced large80
+cell of seed 0, the same allocations bit for bit (``tests/unit/exact/test_divisible_tsf.py`` compares
+the two on random instances; ``benchmarks/bench_tvtsf_cell.py`` whole cells against the commit
+before: 0 of 65 differ).
 
 One implementation, two entry points: :func:`tsf_lp` (a :class:`~fairalloc.TaskInstance`, an
 :class:`~fairalloc.AllocationResult`) and :func:`divisible_tsf` (arrays: any capacities, e.g. the
