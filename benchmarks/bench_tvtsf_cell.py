@@ -32,8 +32,9 @@ checks, input cleaning), building the sparse matrices about 5%.
 Paper scale, the large80 row of sample 0 (``--scenario large80 --n-jobs 400 --slots 600 --seeds 0``,
 load 6-8): 5 cells, 0 differ; tsf-static 339.2 -> 280.0 CPU s (1.21x), tvtsf 27.1 -> 17.5 (1.55x),
 tsf-slotted 25.5 -> 16.9 (1.51x), cdrf-slotted 24.8 -> 17.5 (1.41x), cdrf-static 17.6 -> 16.9
-(1.04x); the row 434.3 -> 348.9 (1.24x). A whole paper sample was not timed; with this row at
-1.24x and the other scenarios' rows at their reduced ratios (1.6-1.7x), about 1.3x per sample.
+(1.04x); the row 434.3 -> 348.9 (1.24x). The other 15 cells of sample 0 at tvtsf16d took 60.7 CPU
+s in all and equal the stored run's tables (compared with its cell files, not re-run at 9416ad8), so
+sample 0 is about 410 CPU s; with those 15 at their reduced ratio (about 1.6x), about 1.3x per sample.
 """
 
 from __future__ import annotations
