@@ -9,7 +9,32 @@ cell differs.
 
     python benchmarks/bench_tvtsf_cell.py --ref e281ff2 --scenario large50 --n-jobs 100 --slots 150 --seeds 0
 
-The paper scale is ``--n-jobs 400 --slots 600`` (one cell takes minutes there).
+The paper scale is ``--n-jobs 400 --slots 600`` (one cell takes minutes there). "This checkout" is
+the ``fairalloc`` Python imports here: set ``PYTHONPATH`` to an exported commit to measure that one
+while editing the worktree.
+
+Measured (issue 16, tvtsf16d: :class:`~fairalloc.scheduling.servers.FreeCapacity` keeps each
+demand's fit test and Algorithm 4's H; :func:`~fairalloc.exact.tsf_lp.divisible_tsf` does not ask LP 2
+about users whose answer is known) against 9416ad8, the commit of the stored samples 0-2, with
+``--n-jobs 100 --slots 150 --seeds 0 1 2`` for each of ``normal large25 large50 large80`` under
+load 7-13 (other jobs on the 2 cores): 60 cells, 0 differ.
+CPU seconds summed over the 12 cells of each policy (9416ad8 -> tvtsf16d, same-run ratio): tvtsf
+31.8 -> 18.1 (1.76x), tsf-static 81.6 -> 67.9 (1.20x), cdrf-static 30.4 -> 21.4 (1.42x), tsf-slotted
+32.9 -> 19.3 (1.70x), cdrf-slotted 33.9 -> 19.1 (1.77x); per reduced sample (its 20 cells) 1.50x,
+1.48x, 1.36x (seeds 0, 1, 2); per scenario normal 1.67x, large25 1.70x, large50 1.56x, large80 1.33x;
+all 210.6 -> 145.8 (1.44x). The static TSF gains least: every LP 1 is solved as before and fewer
+LP 2s (1449 -> 1054 LPs in all in the reduced large80 cell of seed 0), and HiGHS is most of its time.
+Before (cProfile at e1a4b26, paper-scale large80 sample 0): tvtsf 37.6 CPU s, 58% of it in the
+server rule (Algorithm 4's H 26%, the fit test 19%, NumPy overhead on 100 x 2 arrays the rest);
+tsf-static about 346 CPU s (profiled), 10,789 LPs in 1,110 slots: HiGHS's solve 72%, scipy's
+``linprog`` wrapper about 15% (a Python loop over the 20,000 columns for the bound marginals, option
+checks, input cleaning), building the sparse matrices about 5%.
+Paper scale, the large80 row of sample 0 (``--scenario large80 --n-jobs 400 --slots 600 --seeds 0``,
+load 6-8): 5 cells, 0 differ; tsf-static 339.2 -> 280.0 CPU s (1.21x), tvtsf 27.1 -> 17.5 (1.55x),
+tsf-slotted 25.5 -> 16.9 (1.51x), cdrf-slotted 24.8 -> 17.5 (1.41x), cdrf-static 17.6 -> 16.9
+(1.04x); the row 434.3 -> 348.9 (1.24x). The other 15 cells of sample 0 at tvtsf16d took 60.7 CPU
+s in all and equal the stored run's tables (compared with its cell files, not re-run at 9416ad8), so
+sample 0 is about 410 CPU s; with those 15 at their reduced ratio (about 1.6x), about 1.3x per sample.
 """
 
 from __future__ import annotations

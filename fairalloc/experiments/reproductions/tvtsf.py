@@ -32,7 +32,11 @@ report checks the setup against the paper's Section 3.1 item by item (:data:`SET
 
 Scales: ``small`` (the tests; about 45 CPU seconds), ``paper`` (100 samples per scenario; one sample,
 20 cells, took 520 to 780 CPU seconds at 9416ad8, about half of it in one cell, the divisible TSF's
-LPs at ``large80``: about 18 CPU hours in all, see ``benchmarks/bench_tvtsf_cell.py``), and
+LPs at ``large80``: about 18 CPU hours in all, see ``benchmarks/bench_tvtsf_cell.py``. Since
+tvtsf16d the tables are identical and the CPU is lower: 1.44x over 60 reduced cells (the static TSF
+1.2x, the slotted policies 1.7-1.8x); at the paper scale, 1.24x on the large80 row of sample 0 (the
+static TSF cell 339 -> 280 CPU s). That is an estimated 1.3x per sample, or about
+14 CPU hours for 100), and
 :func:`reproduce_samples` for the paper scale with fewer samples (what is stored in
 ``docs/reproductions/results/tvtsf``).
 

@@ -3,6 +3,7 @@ TSF slot baseline, against hand computations, and the two LP routes (linprog dir
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import fairalloc as fa
 from fairalloc.errors import InvalidInstanceError
@@ -75,3 +76,48 @@ def test_bad_arrays_name_the_argument():
         divisible_tsf([[4, 4]], [[1, 1]], [1], [0], [[1]], solver="scipy")
     with pytest.raises(InvalidInstanceError, match="eligible"):
         divisible_tsf([[4, 4]], [[1, 1]], [1], [4], [[1, 1]], solver="scipy")
+
+
+def _skip(on):
+    import importlib
+    from unittest import mock
+
+    return mock.patch.object(importlib.import_module("fairalloc.exact.tsf_lp"), "_SKIP_DECIDED", on)
+
+
+def test_lp2_left_out_where_decided_by_hand():
+    # The second-level case above: round 1 freezes B at its ceiling K_B / h_B = 1/4 = t (LP 2 is not
+    # asked about B); round 2 has A alone, whose level LP 1 has just maximised (no LP 2). Asking LP 2
+    # about everyone: LP 1, LP 2 (A rises), LP 2 (B does not), LP 1, LP 2 (A does not) = 5 LPs.
+    args = ([[3, 3]], [[1, 1], [1, 1]], [5, 1], [4, 4], [[1], [1]])
+    with _skip(False):
+        full = divisible_tsf(*args, solver="scipy")
+    with _skip(True):
+        short = divisible_tsf(*args, solver="scipy")
+    assert full.n_solves == 5 and short.n_solves <= 3
+    assert short.tasks.tolist() == full.tasks.tolist() and short.levels.tolist() == full.levels.tolist()
+    assert short.status is full.status is Status.OPTIMAL
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**32 - 1))
+def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
+    # Random slots (3 servers, 2 resources, 3-7 users, some asking for few tasks so that ceilings
+    # bind): the same x, levels and status bit for bit, in no more LPs.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 8))
+    caps = rng.integers(2, 12, (3, 2)).astype(float)
+    d = rng.integers(1, 5, (n, 2)) / 2.0
+    pl = rng.random((n, 3)) < 0.6
+    pl[:, 0] = True
+    caps[0] = np.maximum(caps[0], d.max(axis=0))
+    k = rng.integers(1, 8, n).astype(float)
+    h = np.array([fa.shares.monopoly_tasks(di, caps) for di in d])
+    free = caps * rng.uniform(0.3, 1.0, (3, 1))
+    with _skip(False):
+        full = divisible_tsf(free, d, k, h, pl, solver="scipy")
+    with _skip(True):
+        short = divisible_tsf(free, d, k, h, pl, solver="scipy")
+    assert short.tasks.tolist() == full.tasks.tolist() and short.levels.tolist() == full.levels.tolist()
+    assert short.status is full.status and short.first_level == full.first_level
+    assert short.n_solves <= full.n_solves
