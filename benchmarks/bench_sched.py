@@ -75,8 +75,7 @@ class WindowPolicy(TaskPolicy):
         cls = ResortQueue if self.target == "resort" else LazyHeap
         new = cls(old.tau, time=old.now)
         for key in old:                                  # same trajectories, same order
-            e = old._elems[key]
-            new.insert_trusted(key, e.a, e.b, e.t0, e.rank[0])   # rank = (tie, key)
+            new.insert_trusted(key, *old.trajectory(key))         # (intercepts, slopes, t0, tie)
         s._queue = new
 
     def schedule(self, now):

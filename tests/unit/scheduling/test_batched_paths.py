@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from fairalloc.kinetic import LiveTree
-from fairalloc.kinetic.live_tree import _fail_time
+from fairalloc.kinetic import tree_core
 from fairalloc.scheduling import DRFScheduler, SDRFScheduler, TSFScheduler
 from fairalloc.scheduling.servers import FreeCapacity
 
@@ -124,14 +124,15 @@ def test_certificates_from_cached_state_equal_those_from_lines():
     for _ in range(20):
         t += float(rng.exponential(0.5))
         tree.advance(t)
-        order = [tree._elems[k] for k in tree]
+        F, I, P = tree._ts[0], tree._ts[1], tree._ts[2]
+        order = [tree._index[k] for k in tree]
         for x, y in zip(order, order[1:]):
             for e in (x, y):
-                e.ct = math.nan                   # cold: from the lines
-            cold = _fail_time(tree.tau, x, y, t)
+                F[e, tree_core._CT] = math.nan     # cold: from the lines
+            cold = tree_core.fail_time(F, I, P, tree.tau, True, x, y, t, False)
             for e in (x, y):
-                tree._state(e, t)                 # warm: the cached piece at t
-            assert x.ct == t and y.ct == t
-            assert _fail_time(tree.tau, x, y, t) == cold
+                tree_core.state(F, I, P, e, t, tree.tau, True)   # warm: the cached piece at t
+            assert F[x, tree_core._CT] == t and F[y, tree_core._CT] == t
+            assert tree_core.fail_time(F, I, P, tree.tau, True, x, y, t, False) == cold
             checked += 1
     assert checked == 20 * 29
