@@ -45,23 +45,15 @@ float operations as the Python path); a finish adds it back and subtracts it fro
 reset to 0 when the user's last task ends. Consecutive starts of one run (one ``submit``) form one
 launch ``(run, tasks, first task id, server)``.
 
-Not here: SDRF
---------------
+SDRF
+----
 SDRF's priorities decay with time (Eq. 6), and the live tree compares two of them as equal when they
-would cross within the time resolution (``live_tree._cmp``), which is not transitive: a heap would
-serve other users than the tree in such near-ties. Compiling SDRF bit for bit therefore means
-moving the tree itself into arrays with the same search path and event order: per user the
-trajectory (``SDRFScheduler._changed`` / ``_trajectory``: ``commitments.decay_row``,
-``excess_row``), its envelope (``_Kinetic._envelope``: one, two and K lines) and the cached state;
-the order as blocks of at most ``2 * load`` users with the same two binary searches by ``_cmp`` in
-``_place``, the same split and empty-block removal; certificates (``_fail_time`` with its
-``after_swap``, ``_SAME`` and rounding rules) in an event heap ordered by (time, sequence number),
-with tokens; ``_process`` (swap, then certificates of the previous, the swapped and the moved
-element, in that order), ``_reposition``'s in-place test, ``lead_or_update``; and in the scheduler
-the dirty users in first-end order, ``_lead`` / ``_flush`` and the wake-ups of
-:class:`~fairalloc.sim.TaskPolicy` (``next_min_change``) with the engine's sequence numbers.
-:class:`~fairalloc.kinetic.LiveTree` (TSF and CDRF use it too) would then call those functions, so
-that one tree remains.
+would cross within the time resolution (``tree_core.cmp``), which is not transitive: a heap would
+serve other users than the tree in such near-ties. SDRF therefore has its own core,
+:mod:`fairalloc.scheduling.sdrf_core`, which orders the users with the live tree's arrays
+(:mod:`fairalloc.kinetic.tree_core`: its search path, comparisons and event order) and shares this
+module's queue and capacity functions (``_enqueue``, ``_take``, ``_record``, ``_release``,
+``_first_fit``).
 
 References
 ----------
@@ -74,6 +66,7 @@ References
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
 
@@ -190,9 +183,9 @@ def _first_fit(free, d, eligible, eps):
 
 # ---- the scheduler's operations ---------------------------------------------------------------------
 @njit(cache=True)
-def _submit(st, runs, u, r, now, by_wait):
-    """``TaskScheduler.submit_trusted``: run r (its user, task count and demand already in ``runs``)
-    joins the end of user u's queue at time ``now``."""
+def _enqueue(st, runs, u, r, now):
+    """Run r (its user, task count and demand already in ``runs``) joins the end of user u's queue at
+    time ``now``; return whether u had no pending task before (its head is this run)."""
     free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
     run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
     run_sub[r] = now
@@ -204,10 +197,61 @@ def _submit(st, runs, u, r, now, by_wait):
     qtail[u] = r
     idle = n_pending[u] == 0
     n_pending[u] += run_left[r]
-    if idle:                                   # its head is this run
+    return idle
+
+
+@njit(cache=True)
+def _submit(st, runs, u, r, now, by_wait):
+    """``TaskScheduler.submit_trusted``: run r (its user, task count and demand already in ``runs``)
+    joins the end of user u's queue at time ``now``."""
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
+    if _enqueue(st, runs, u, r, now):          # its head is this run
         tie[u] = now if by_wait else 0.0
         prio[u] = (_dominant(usage[u], totals) + 0.0) / w[u] + 0.0
         meta[_SIZE] = _push(u, heap, pos, meta[_SIZE], prio, tie)
+
+
+@njit(cache=True)
+def _take(st, runs, u, m):
+    """The start of user u's oldest pending task on server m (``TaskScheduler.schedule``): the
+    queue, the server's free capacity and u's usage (per task, the Python path's float operations).
+    Returns (run, task id)."""
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
+    run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
+    r = qhead[u]
+    d = run_d[r]
+    task = run_next_id[r]
+    run_next_id[r] = task + 1
+    run_left[r] -= 1
+    if run_left[r] == 0:
+        qhead[u] = nxt[r]
+        if qhead[u] < 0:
+            qtail[u] = -1
+    n_pending[u] -= 1
+    for x in range(free.shape[1]):
+        free[m, x] = free[m, x] - d[x]
+    for x in range(free.shape[1]):
+        usage[u, x] = usage[u, x] + d[x]
+    n_running[u] += 1
+    return r, task
+
+
+@njit(cache=True)
+def _record(out, n_out, r, task, m, last, last_m):
+    """One start in the launch rows ``out`` (run, tasks, first task id, server): consecutive starts
+    of one run on one server form one launch. Returns (n_out, out), ``out`` grown when full."""
+    if r == last and m == last_m:
+        out[n_out - 1, 1] += 1
+        return n_out, out
+    if n_out == out.shape[0]:
+        bigger = np.zeros((2 * n_out + 16, 4), np.int64)
+        bigger[:n_out] = out[:n_out]
+        out = bigger
+    out[n_out, 0] = r
+    out[n_out, 1] = 1
+    out[n_out, 2] = task
+    out[n_out, 3] = m
+    return n_out + 1, out
 
 
 @njit(cache=True)
@@ -245,7 +289,6 @@ def _pass(st, runs, eps, by_wait, stop, limit, out):
     """
     free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
     run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
-    n_res = free.shape[1]
     size = meta[_SIZE]
     n_skip = 0
     started = 0
@@ -266,39 +309,16 @@ def _pass(st, runs, eps, by_wait, stop, limit, out):
             skip[n_skip] = u
             n_skip += 1
             continue
-        task = run_next_id[r]
-        run_next_id[r] = task + 1
-        run_left[r] -= 1
-        if run_left[r] == 0:
-            qhead[u] = nxt[r]
-            if qhead[u] < 0:
-                qtail[u] = -1
-        n_pending[u] -= 1
-        for x in range(n_res):
-            free[m, x] = free[m, x] - d[x]
-        for x in range(n_res):
-            usage[u, x] = usage[u, x] + d[x]
-        n_running[u] += 1
+        r, task = _take(st, runs, u, m)
         if n_pending[u] > 0:
             tie[u] = run_sub[qhead[u]] if by_wait else 0.0
             _rekey(u, usage, totals, w, prio, tie, heap, pos, size)
         else:
             size = _remove(u, heap, pos, size, prio, tie)
         started += 1
-        if r == last and m == last_m:
-            out[n_out - 1, 1] += 1
-        else:
-            if n_out == out.shape[0]:
-                bigger = np.zeros((2 * n_out + 16, 4), np.int64)
-                bigger[:n_out] = out[:n_out]
-                out = bigger
-            out[n_out, 0] = r
-            out[n_out, 1] = 1
-            out[n_out, 2] = task
-            out[n_out, 3] = m
-            n_out += 1
-            last = r
-            last_m = m
+        n_out, out = _record(out, n_out, r, task, m, last, last_m)
+        last = r
+        last_m = m
     for q in range(n_skip):                    # the users set aside, back with their keys
         size = _push(skip[q], heap, pos, size, prio, tie)
     meta[_SIZE] = size
@@ -396,6 +416,22 @@ class PoolCore:
     @property
     def n_active(self) -> int:
         return int(self.st[12][_SIZE])
+
+    @property
+    def swaps(self) -> int:
+        """Always 0: constant priorities never swap."""
+        return 0
+
+    @property
+    def next_change(self) -> float:
+        """Always ``inf``: the order changes only at submits and finishes."""
+        return math.inf
+
+    next_min_change = next_change
+
+    def advance(self, t: float) -> int:
+        """Nothing moves between events (constant priorities): 0 swap events."""
+        return 0
 
     def priority(self, user: int) -> float:
         """The key the heap holds for an active ``user`` (``KeyError`` if it has no pending task)."""
