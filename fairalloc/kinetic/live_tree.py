@@ -319,6 +319,8 @@ class LiveTree(_Kinetic):
     def __init__(self, tau: float | None = None, *, time: float = 0.0, load: int = 64) -> None:
         super().__init__(tau, time=time, load=load)
         self._out = np.zeros(16, np.int64)
+        self._iter_ver = -1                     # the order's version of _iter_keys
+        self._iter_keys: list[Hashable] = []
 
     # --- read-only -----------------------------------------------------------------------------
     @property
@@ -366,9 +368,14 @@ class LiveTree(_Kinetic):
         return self._out[:m]
 
     def __iter__(self) -> Iterator[Hashable]:
-        """Keys in order at :attr:`now`."""
-        keys = self._keys
-        return iter([keys[e] for e in self._order().tolist()])
+        """Keys in order at :attr:`now` (a copy kept while the order's version is unchanged: a
+        scheduler that sets users aside reads the order again after each one)."""
+        ver = int(self._ts[6][core._VER])
+        if ver != self._iter_ver:
+            keys = self._keys
+            self._iter_keys = [keys[e] for e in self._order().tolist()]
+            self._iter_ver = ver
+        return iter(self._iter_keys)
 
     def min(self) -> Hashable:
         """Key of the first element (lowest priority now). Raises ``KeyError`` when empty."""

@@ -10,8 +10,14 @@ from __future__ import annotations
 import functools
 from typing import Any, Hashable, Iterator
 
+import numpy as np
+
 from . import tree_core as core
 from .live_tree import _INF, _Kinetic
+
+#: ``tree_core.cmp`` as plain Python (the same source): a re-sort calls it O(n log n) times on
+#: Python floats, where a call into compiled code would cost more than the comparison
+_cmp = getattr(core.cmp, "py_func", core.cmp)
 
 __all__ = ["ResortQueue"]
 
@@ -56,22 +62,26 @@ class ResortQueue(_Kinetic):
     def __iter__(self) -> Iterator[Hashable]:
         return iter(self._sorted())
 
-    def _key(self, e: int) -> tuple:
-        """(intercept, slope term, tie, key order) at now: e's arguments of ``tree_core.cmp``."""
+    def _state_keys(self) -> list[tuple[tuple, int]]:
+        """((intercept, slope term, tie, key order), element) of every element at now: the arguments
+        of ``tree_core.cmp`` (the states in one compiled call)."""
+        n = len(self._index)
+        idx = np.fromiter(self._index.values(), np.int64, n)
+        out = np.empty((n, 2))
         F, I, P = self._ts[0], self._ts[1], self._ts[2]
         fm = self._fm
-        a, s = core.state(F, I, P, e, fm[0], fm[1], fm[2] != 0.0)
-        return (a, s, F[e, core._TIE], I[e, core._KORD])
+        core.states(F, I, P, idx, fm[0], fm[1], fm[2] != 0.0, out)
+        return list(zip(zip(out[:, 0].tolist(), out[:, 1].tolist(), F[idx, core._TIE].tolist(),
+                            I[idx, core._KORD].tolist()), idx.tolist()))
 
-    def _cmp(self) -> Any:
+    def _args(self) -> tuple:
         fm = self._fm
-        now, tau, kin = fm[0], fm[1], fm[2] != 0.0
-        cmp = core.cmp
-        return functools.cmp_to_key(lambda p, q: cmp(*p[0], *q[0], now, tau, kin))
+        return float(fm[0]), float(fm[1]), bool(fm[2] != 0.0)
 
     def _sorted_elems(self) -> list[int]:
-        keys = [(self._key(e), e) for e in self._index.values()]
-        return [e for _, e in sorted(keys, key=self._cmp())]
+        now, tau, kin = self._args()
+        key = functools.cmp_to_key(lambda p, q: _cmp(*p[0], *q[0], now, tau, kin))
+        return [e for _, e in sorted(self._state_keys(), key=key)]
 
     def _sorted(self) -> list[Hashable]:
         keys = self._keys
@@ -80,12 +90,10 @@ class ResortQueue(_Kinetic):
     def min(self) -> Hashable:
         if not self._index:
             raise KeyError("min() of an empty ResortQueue")
-        fm = self._fm
-        now, tau, kin = fm[0], fm[1], fm[2] != 0.0
-        best = None
-        for e in self._index.values():
-            k = self._key(e)
-            if best is None or core.cmp(*k, *best, now, tau, kin) < 0:
+        now, tau, kin = self._args()
+        best = be = None
+        for k, e in self._state_keys():
+            if best is None or _cmp(*k, *best, now, tau, kin) < 0:
                 best, be = k, e
         return self._keys[be]
 

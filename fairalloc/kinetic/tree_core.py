@@ -21,7 +21,8 @@ The state is a tuple of arrays ``ts = (F, I, P, B, BO, H, meta, fm)``:
 * ``H`` (heap cap, 4): the event heap (time, sequence number, token, element), ordered by (time,
   sequence number); an entry is stale when its token is not the element's.
 * ``meta`` int64: counts (elements, blocks, heap size, sequence, swaps, certificates, load, unused
-  block ids); ``fm`` floats: now, tau, whether tau is finite.
+  block ids) and a version of the order (bumped by every insertion, removal and swap: a reader may
+  keep a copy of the order while it is unchanged); ``fm`` floats: now, tau, whether tau is finite.
 
 Element indices are reused after removal; a reused index keeps its token counter, so the entries of
 the removed element stay stale.
@@ -57,7 +58,7 @@ _PS, _PA, _PB, _RA, _RB = 0, 1, 2, 3, 4
 # BO rows
 _ORDER, _POS, _LEN, _FREE = 0, 1, 2, 3
 # meta
-_N, _NB, _HS, _SEQ, _SWAPS, _CERTS, _LOAD, _NFREE = 0, 1, 2, 3, 4, 5, 6, 7
+_N, _NB, _HS, _SEQ, _SWAPS, _CERTS, _LOAD, _NFREE, _VER = 0, 1, 2, 3, 4, 5, 6, 7, 8
 # fm
 _NOW, _TAU, _KIN = 0, 1, 2
 
@@ -76,7 +77,7 @@ def new_state(tau: float | None, time: float, load: int, cap: int, lines: int):
     BO = np.zeros((4, nb), np.int64)
     BO[_FREE] = np.arange(nb - 1, -1, -1)
     H = np.zeros((8 * cap + 80, 4))
-    meta = np.zeros(8, np.int64)
+    meta = np.zeros(9, np.int64)
     meta[_LOAD] = load
     meta[_NFREE] = nb
     fm = np.array([time, 1.0 if tau is None else tau, 0.0 if tau is None else 1.0])
@@ -301,6 +302,16 @@ def state(F, I, P, e, t, tau, kin):
 
 
 @njit(cache=True)
+def states(F, I, P, idx, t, tau, kin, out):
+    """:func:`state` of the elements ``idx`` at t into ``out`` rows (intercept, slope term): one call
+    for a whole re-sort (:class:`~fairalloc.kinetic.ResortQueue`)."""
+    for j in range(idx.shape[0]):
+        a, s = state(F, I, P, idx[j], t, tau, kin)
+        out[j, 0] = a
+        out[j, 1] = s
+
+
+@njit(cache=True)
 def fail_time(F, I, P, tau, kin, x, y, s, after_swap):
     """Earliest time >= s after which x must no longer precede y (``inf``: never).
 
@@ -464,6 +475,7 @@ def _place(ts, e):
     """Insert e at its position at now and refresh the certificates around it."""
     F, I, P, B, BO, H, meta, fm = ts
     t = fm[_NOW]
+    meta[_VER] += 1
     if meta[_NB] == 0:
         b = _new_block(BO, meta)
         B[b, 0] = e
@@ -529,6 +541,7 @@ def _place(ts, e):
 @njit(cache=True)
 def _unplace(ts, e):
     F, I, P, B, BO, H, meta, fm = ts
+    meta[_VER] += 1
     b = I[e, _BLK]
     n = BO[_LEN, b]
     i = _index(B, BO, e, b)
@@ -561,6 +574,7 @@ def _unplace(ts, e):
 def _swap(ts, x, y):
     """Swap neighbours x, y (y right after x)."""
     F, I, P, B, BO, H, meta, fm = ts
+    meta[_VER] += 1
     bx = I[x, _BLK]
     i = _index(B, BO, x, bx)
     if i + 1 < BO[_LEN, bx]:

@@ -41,7 +41,6 @@ References
 from __future__ import annotations
 
 import heapq
-import math
 
 import numpy as np
 
