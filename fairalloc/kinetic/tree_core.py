@@ -432,6 +432,25 @@ def _prev(ts, e):
 
 
 @njit(cache=True)
+def _around(B, BO, meta, b, i):
+    """(previous, next) of the element at position i of block b in the order (-1: none)."""
+    n = BO[_LEN, b]
+    j = BO[_POS, b]
+    if i > 0:
+        p = B[b, i - 1]
+    elif j > 0:
+        pb = BO[_ORDER, j - 1]
+        p = B[pb, BO[_LEN, pb] - 1]
+    else:
+        p = -1
+    if i + 1 < n:
+        q = B[b, i + 1]
+    else:
+        q = B[BO[_ORDER, j + 1], 0] if j + 1 < meta[_NB] else -1
+    return p, q
+
+
+@njit(cache=True)
 def first(ts):
     """The first element (-1: empty)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -511,18 +530,8 @@ def _place(ts, e):
     I[e, _BLK] = blk
     # e's neighbours in the order, read here where its index is known (a split below moves
     # elements between blocks but not in the order)
+    p, q = _around(B, BO, meta, blk, lo)
     j = BO[_POS, blk]
-    if lo > 0:
-        p = B[blk, lo - 1]
-    elif j > 0:
-        pb = BO[_ORDER, j - 1]
-        p = B[pb, BO[_LEN, pb] - 1]
-    else:
-        p = -1
-    if lo + 1 < n:
-        q = B[blk, lo + 1]
-    else:
-        q = B[BO[_ORDER, j + 1], 0] if j + 1 < meta[_NB] else -1
     if n > 2 * meta[_LOAD]:
         half = n // 2
         nbk = _new_block(BO, meta)
@@ -546,19 +555,7 @@ def _unplace(ts, e):
     n = BO[_LEN, b]
     i = _index(B, BO, e, b)
     j = BO[_POS, b]
-    if i > 0:
-        p = B[b, i - 1]
-    elif j > 0:
-        pb = BO[_ORDER, j - 1]
-        p = B[pb, BO[_LEN, pb] - 1]
-    else:
-        p = -1
-    q = -1
-    if p >= 0:                                 # p's next once e is gone
-        if i + 1 < n:
-            q = B[b, i + 1]
-        else:
-            q = B[BO[_ORDER, j + 1], 0] if j + 1 < meta[_NB] else -1
+    p, q = _around(B, BO, meta, b, i)          # q: p's next once e is gone
     for k in range(i, n - 1):
         B[b, k] = B[b, k + 1]
     BO[_LEN, b] = n - 1
@@ -760,20 +757,7 @@ def _reposition(ts, e, in_place):
     """Restore the order after e's trajectory changed (in place when it still fits there)."""
     F, I, P, B, BO, H, meta, fm = ts
     b = I[e, _BLK]
-    n = BO[_LEN, b]
-    i = _index(B, BO, e, b)
-    j = BO[_POS, b]
-    if i > 0:
-        p = B[b, i - 1]
-    elif j > 0:
-        pb = BO[_ORDER, j - 1]
-        p = B[pb, BO[_LEN, pb] - 1]
-    else:
-        p = -1
-    if i + 1 < n:
-        q = B[b, i + 1]
-    else:
-        q = B[BO[_ORDER, j + 1], 0] if j + 1 < meta[_NB] else -1
+    p, q = _around(B, BO, meta, b, _index(B, BO, e, b))
     t = fm[_NOW]
     fits = in_place
     if fits and (p >= 0 or q >= 0):

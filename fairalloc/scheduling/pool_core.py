@@ -452,6 +452,12 @@ class PoolCore:
     def submit(self, user: int, demand: np.ndarray, count: int, now: float) -> int:
         """A run of ``count`` tasks of ``demand`` for ``user`` at ``now``; return its run index
         (its task ids are ``next_id`` before the call onwards)."""
+        r = self._new_run(user, demand, count)
+        _submit(self.st, self.runs, user, r, now, self.by_wait)
+        return r
+
+    def _new_run(self, user: int, demand: np.ndarray, count: int) -> int:
+        """The next run's row in ``runs`` (grown when full): its user, task count, first id, demand."""
         meta = self.st[12]
         r = int(meta[_RUNS])
         if r == len(self.runs[0]):
@@ -464,7 +470,6 @@ class PoolCore:
         run_d[r] = demand
         self.next_id += count
         meta[_RUNS] = r + 1
-        _submit(self.st, self.runs, user, r, now, self.by_wait)
         return r
 
     def release(self, user: int, run: int, count: int, server: int) -> None:
@@ -477,9 +482,13 @@ class PoolCore:
 
     def schedule(self, limit: int | None) -> np.ndarray:
         """One pass; return its launches as rows (run, tasks, first task id, server)."""
-        lim = _NO_LIMIT if limit is None else int(limit)
-        n, self._out = _pass(self.st, self.runs, self.eps, self.by_wait, self.stop, lim, self._out)
+        n, self._out = _pass(self.st, self.runs, self.eps, self.by_wait, self.stop, self._limit(limit),
+                             self._out)
         return self._out[:n].copy()
+
+    @staticmethod
+    def _limit(limit: int | None) -> int:
+        return _NO_LIMIT if limit is None else int(limit)
 
 
 # ---- the simulator's loop for DRF on a pool ---------------------------------------------------------

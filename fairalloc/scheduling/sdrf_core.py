@@ -47,12 +47,10 @@ import numpy as np
 from .. import commitments as _c
 from ..kinetic import tree_core as tc
 from ..tolerance import FLOOR_EPS
-from .pool_core import (_BLOCKED, _DECISIONS, _RUNS, _enqueue, _first_fit, _grow, _record, _release,
-                        _runs, _state, _take, njit)
+from .pool_core import (_BLOCKED, _DECISIONS, _RUNS, PoolCore, _enqueue, _first_fit, _grow, _record,
+                        _release, _runs, _state, _take, njit)
 
 __all__ = ["SDRFCore", "sdrf_run", "trajectory_row"]
-
-_NO_LIMIT = int(np.iinfo(np.int64).max)
 
 _decay_into = njit(cache=True)(_c.decay_row_into)
 _excess_into = njit(cache=True)(_c.excess_row_into)
@@ -286,9 +284,10 @@ def _next_min_change(st, sd, runs, ts, by_wait, in_place):
     return F[B[BO[tc._ORDER, 0], 0], tc._CERT]
 
 
-class SDRFCore:
+class SDRFCore(PoolCore):
     r"""SDRF's state in arrays (the live tree's included), driven through the compiled functions of
-    this module; :class:`~fairalloc.scheduling.SDRFScheduler` holds one on one pool (or several
+    this module (the queues, capacities and usage as :class:`~fairalloc.scheduling.pool_core.PoolCore`'s,
+    whose heap stays unused); :class:`~fairalloc.scheduling.SDRFScheduler` holds one on one pool (or several
     servers with ``server="first_fit"``) with the live tree, and its methods are thin wrappers.
 
     Parameters
@@ -329,43 +328,15 @@ class SDRFCore:
 
     def __init__(self, capacities, totals, placement, weights, commitments, fair, tau, level, ties,
                  blocking, time, load: int = 64) -> None:
+        super().__init__(capacities, totals, placement, weights, ties, blocking)
         n, k = len(weights), len(totals)
-        self.st = _state(capacities, totals, placement, weights)
         self.sd = _sdrf_state(n, k, commitments, fair, tau, level, time)
         self.ts = tc.new_state(tau, float(time), max(4, int(load)), n, k)
-        self.k = k
-        self.runs = _runs(16, k)
-        self.by_wait = ties == "wait"
-        self.stop = blocking == "stop"
-        self.eps = float(FLOOR_EPS)
-        self._out = np.zeros((64, 4), np.int64)
-        self.next_id = 0
 
-    # read-only views
+    # read-only views (free, usage, n_running, n_pending, decisions, blocked: PoolCore's)
     @property
-    def free(self) -> np.ndarray:
-        return self.st[0]
-
-    @property
-    def usage(self) -> np.ndarray:
-        return self.st[3]
-
-    @property
-    def n_running(self) -> np.ndarray:
-        return self.st[4]
-
-    @property
-    def n_pending(self) -> np.ndarray:
-        return self.st[5]
-
-    @property
-    def decisions(self) -> int:
-        return int(self.st[12][_DECISIONS])
-
-    @property
-    def blocked(self) -> int | None:
-        b = int(self.st[12][_BLOCKED])
-        return None if b < 0 else b
+    def n_active(self) -> int:
+        return int(self.ts[6][tc._N])
 
     @property
     def swaps(self) -> int:
@@ -409,9 +380,6 @@ class SDRFCore:
         self.flush()
         return float(tc.next_event_time(self.ts))
 
-    def run_user(self, run: int) -> int:
-        return int(self.runs[0][run])
-
     # operations
     def advance(self, t: float) -> int:
         """Move to time t (>= now): flush, then the tree's swap events; return their number."""
@@ -420,24 +388,9 @@ class SDRFCore:
 
     def submit(self, user: int, demand: np.ndarray, count: int, now: float) -> int:
         """A run of ``count`` tasks of ``demand`` for ``user`` (at the core's now); return its index."""
-        meta = self.st[12]
-        r = int(meta[_RUNS])
-        if r == len(self.runs[0]):
-            self.runs = tuple(np.concatenate([a, np.full_like(a, -1 if j == 5 else 0)])
-                              for j, a in enumerate(self.runs))
-        run_user, run_left, run_next_id, run_sub, run_d, nxt = self.runs
-        run_user[r] = user
-        run_left[r] = count
-        run_next_id[r] = self.next_id
-        run_d[r] = demand
-        self.next_id += count
-        meta[_RUNS] = r + 1
+        r = self._new_run(user, demand, count)
         _submit(self.st, self.sd, self.runs, self.ts, user, r, self.by_wait)
         return r
-
-    def release(self, user: int, run: int, count: int, server: int) -> None:
-        """The resources of ``count`` running tasks of ``run`` on ``server`` (then :meth:`changed`)."""
-        _release(self.st, self.runs, user, run, count, server)
 
     def changed(self, user: int) -> None:
         """``user``'s state from its usage now, and its mark (after its releases)."""
@@ -445,9 +398,8 @@ class SDRFCore:
 
     def schedule(self, limit: int | None) -> np.ndarray:
         """One pass; return its launches as rows (run, tasks, first task id, server)."""
-        lim = _NO_LIMIT if limit is None else int(limit)
-        n, self._out = _pass(self.st, self.sd, self.runs, self.ts, self.eps, self.by_wait, self.stop, lim,
-                             self._out, self.in_place_updates)
+        n, self._out = _pass(self.st, self.sd, self.runs, self.ts, self.eps, self.by_wait, self.stop,
+                             self._limit(limit), self._out, self.in_place_updates)
         return self._out[:n].copy()
 
 

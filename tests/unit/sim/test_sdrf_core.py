@@ -33,26 +33,7 @@ from fairalloc.errors import InvalidInstanceError
 from fairalloc.scheduling import SDRFScheduler
 from fairalloc.scheduling.sdrf_core import SDRFCore
 from fairalloc.sim import ResourcePool, TaskPolicy
-
-
-def _tied(wl):
-    """Whole seconds and a coarse demand grid: many equal priorities (benchmarks/check_schedules.py)."""
-    res = np.asarray(wl.resources, dtype=float)
-    grid = res.max(axis=0) / 8.0
-    res = np.maximum(np.round(res / grid), 1.0) * grid
-    return wl.replace(submit=np.floor(wl.submit), run_time=np.maximum(np.ceil(wl.run_time), 1.0),
-                      resources=res)
-
-
-def _same(a, b):
-    for key in ("job", "tasks", "server", "start", "end", "killed"):
-        np.testing.assert_array_equal(a.launches[key].to_numpy(), b.launches[key].to_numpy(), err_msg=key)
-    for key in ("start", "end"):
-        np.testing.assert_array_equal(a.jobs[key].to_numpy(), b.jobs[key].to_numpy(), err_msg=key)
-    assert a.rejected.equals(b.rejected)
-    sa = {k: v for k, v in a.stats.items() if k != "engine"}
-    sb = {k: v for k, v in b.stats.items() if k != "engine"}
-    assert sa == sb
+from test_pool_core import _same, _tied      # the same comparison as DRF's core (tests/unit/sim)
 
 
 class _GenericSDRF(TaskPolicy):
