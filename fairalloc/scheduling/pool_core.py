@@ -503,13 +503,7 @@ def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, kill
     """
     n = arr_t.shape[0]
     rem = runs[1].copy()                       # tasks not yet finished, per position
-    cap_log = max(16, n)
-    log_p = np.zeros(cap_log, np.int64)
-    log_k = np.zeros(cap_log, np.int64)
-    log_t0 = np.zeros(cap_log)
-    log_t1 = np.zeros(cap_log)
-    log_kill = np.zeros(cap_log, np.bool_)
-    log_s = np.zeros(cap_log, np.int64)
+    log = _new_log(max(16, n))
     n_log = 0
     out = np.zeros((64, 4), np.int64)
     done = [(0.0, 0, 0, 0, 0)]                 # completions: (end, launch sequence, position, tasks, server)
@@ -544,32 +538,50 @@ def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, kill
             i += 1
             events += 1
         n_out, out = _pass(st, runs, eps, by_wait, stop, limit, out)   # 3. one decision
-        for q in range(n_out):                 # the engine: launches become completions
-            p = out[q, 0]
-            k = out[q, 1]
-            m = out[q, 3]
-            if start[p] != start[p]:
-                start[p] = now
-            seq += 1
-            heapq.heappush(done, (now + dur[p], seq, p, k, m))
-            if n_log == log_p.shape[0]:
-                grown = 2 * n_log
-                log_p = _grow(log_p, grown)
-                log_k = _grow(log_k, grown)
-                log_t0 = _grow(log_t0, grown)
-                log_t1 = _grow(log_t1, grown)
-                log_kill = _grow(log_kill, grown)
-                log_s = _grow(log_s, grown)
-            log_p[n_log] = p
-            log_s[n_log] = out[q, 3]
-            log_k[n_log] = k
-            log_t0[n_log] = now
-            log_t1[n_log] = now + dur[p]
-            log_kill[n_log] = kill[p]
-            n_log += 1
+        seq, log, n_log = _launched(out, n_out, now, dur, kill, start, done, seq, log, n_log)
     counts[0] = events
     counts[1] = n_log
-    return log_p[:n_log], log_k[:n_log], log_s[:n_log], log_t0[:n_log], log_t1[:n_log], log_kill[:n_log]
+    return _log_rows(log, n_log)
+
+
+@njit(cache=True)
+def _new_log(m):
+    """The launch log's columns (position, tasks, server, start, end, killed), room for m rows."""
+    return (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m), np.zeros(m),
+            np.zeros(m, np.bool_))
+
+
+@njit(cache=True)
+def _log_rows(log, n_log):
+    p, k, s, t0, t1, kill = log
+    return p[:n_log], k[:n_log], s[:n_log], t0[:n_log], t1[:n_log], kill[:n_log]
+
+
+@njit(cache=True)
+def _launched(out, n_out, now, dur, kill, start, done, seq, log, n_log):
+    """The engine's part of a decision (``Simulation.run``): each launch row (position, tasks, first
+    task id, server) starts its job if it had not, becomes a completion (end, launch sequence,
+    position, tasks, server) in ``done`` and a row of the launch log. Returns (seq, log, n_log)."""
+    for q in range(n_out):
+        p = out[q, 0]
+        k = out[q, 1]
+        m = out[q, 3]
+        if start[p] != start[p]:
+            start[p] = now
+        seq += 1
+        heapq.heappush(done, (now + dur[p], seq, p, k, m))
+        if n_log == log[0].shape[0]:
+            grown = 2 * n_log
+            log = (_grow(log[0], grown), _grow(log[1], grown), _grow(log[2], grown), _grow(log[3], grown),
+                   _grow(log[4], grown), _grow(log[5], grown))
+        log[0][n_log] = p
+        log[1][n_log] = k
+        log[2][n_log] = m
+        log[3][n_log] = now
+        log[4][n_log] = now + dur[p]
+        log[5][n_log] = kill[p]
+        n_log += 1
+    return seq, log, n_log
 
 
 @njit(cache=True)

@@ -47,8 +47,8 @@ import numpy as np
 from .. import commitments as _c
 from ..kinetic import tree_core as tc
 from ..tolerance import FLOOR_EPS
-from .pool_core import (_BLOCKED, _DECISIONS, _RUNS, PoolCore, _enqueue, _first_fit, _grow, _record,
-                        _release, _runs, _state, _take, njit)
+from .pool_core import (_BLOCKED, _DECISIONS, _RUNS, PoolCore, _enqueue, _first_fit, _launched, _log_rows,
+                        _new_log, _record, _release, _runs, _state, _take, njit)
 
 __all__ = ["SDRFCore", "sdrf_run", "trajectory_row"]
 
@@ -417,13 +417,7 @@ def _loop(st, sd, runs, ts, arr_t, user, dur, kill, by_wait, stop, wakeups, eps,
     """
     n = arr_t.shape[0]
     rem = runs[1].copy()
-    cap_log = max(16, n)
-    log_p = np.zeros(cap_log, np.int64)
-    log_k = np.zeros(cap_log, np.int64)
-    log_t0 = np.zeros(cap_log)
-    log_t1 = np.zeros(cap_log)
-    log_kill = np.zeros(cap_log, np.bool_)
-    log_s = np.zeros(cap_log, np.int64)
+    log = _new_log(max(16, n))
     n_log = 0
     out = np.zeros((64, 4), np.int64)
     done = [(0.0, 0, 0, 0, 0)]                 # completions: (end, launch sequence, position, tasks, server)
@@ -481,29 +475,7 @@ def _loop(st, sd, runs, ts, arr_t, user, dur, kill, by_wait, stop, wakeups, eps,
         if now == wake:
             n_wakeups += 1
         n_out, out = _pass(st, sd, runs, ts, eps, by_wait, stop, limit, out, in_place)
-        for q in range(n_out):
-            p = out[q, 0]
-            k = out[q, 1]
-            m = out[q, 3]
-            if start[p] != start[p]:
-                start[p] = now
-            seq += 1
-            heapq.heappush(done, (now + dur[p], seq, p, k, m))
-            if n_log == log_p.shape[0]:
-                grown = 2 * n_log
-                log_p = _grow(log_p, grown)
-                log_k = _grow(log_k, grown)
-                log_t0 = _grow(log_t0, grown)
-                log_t1 = _grow(log_t1, grown)
-                log_kill = _grow(log_kill, grown)
-                log_s = _grow(log_s, grown)
-            log_p[n_log] = p
-            log_s[n_log] = m
-            log_k[n_log] = k
-            log_t0[n_log] = now
-            log_t1[n_log] = now + dur[p]
-            log_kill[n_log] = kill[p]
-            n_log += 1
+        seq, log, n_log = _launched(out, n_out, now, dur, kill, start, done, seq, log, n_log)
         w = np.inf                                          # TaskPolicy.next_wakeup
         if wakeups and stop and st[12][_BLOCKED] >= 0:
             t = _next_min_change(st, sd, runs, ts, by_wait, in_place)
@@ -520,7 +492,7 @@ def _loop(st, sd, runs, ts, arr_t, user, dur, kill, by_wait, stop, wakeups, eps,
     counts[0] = events
     counts[1] = n_log
     counts[2] = n_wakeups
-    return log_p[:n_log], log_k[:n_log], log_s[:n_log], log_t0[:n_log], log_t1[:n_log], log_kill[:n_log]
+    return _log_rows(log, n_log)
 
 
 def sdrf_run(submit, user, tasks, demand, duration, killed, capacities, totals, placement, weights,

@@ -33,7 +33,8 @@ from fairalloc.errors import InvalidInstanceError
 from fairalloc.scheduling import SDRFScheduler
 from fairalloc.scheduling.sdrf_core import SDRFCore
 from fairalloc.sim import ResourcePool, TaskPolicy
-from test_pool_core import _same, _tied      # the same comparison as DRF's core (tests/unit/sim)
+from test_pool_core import _drive as _drive_api  # the same comparisons as DRF's core (tests/unit/sim)
+from test_pool_core import _same, _tied
 
 
 class _GenericSDRF(TaskPolicy):
@@ -142,33 +143,8 @@ def test_kernel_only_where_it_applies():
 
 # ---- the scheduler API, driven by random operations: core against the generic path ------------------
 def _drive(s, ops):
-    """Apply ops to scheduler s; return everything observable after each step."""
-    log = []
-    running: list[int] = []
-    t = 0.0
-    for op in ops:
-        kind = op[0]
-        if kind == "submit":
-            _, u, d, c = op
-            log.append(list(s.submit(u, d, c)))
-        elif kind == "finish" and running:
-            _, frac = op
-            k = max(1, int(len(running) * frac))
-            ending, running[:] = running[:k], running[k:]
-            s.finish_all(ending)
-        elif kind == "advance":
-            t += op[1]
-            log.append(s.advance(t))
-        elif kind == "schedule":
-            starts = s.schedule(max_starts=op[1])
-            running += [x.task for x in starts]
-            log.append([tuple(x) for x in starts])
-            log.append(s.blocked_by)
-        log.append((s.usage.tolist(), s.free.tolist(), s.n_running.tolist(), s.n_pending.tolist(),
-                    s.order(), s.decisions, s.swaps, s.next_min_change, s.next_change))
-    log.append(s.priorities().tolist())
-    log.append(s.commitments().tolist())
-    return log
+    """test_pool_core's driver (everything observable after each step), then the commitments."""
+    return _drive_api(s, ops) + [s.commitments().tolist(), s.next_change]
 
 
 _op = st.one_of(
