@@ -182,7 +182,7 @@ def _first_fit(free, d, eligible, eps):
 
 
 # ---- the scheduler's operations ---------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")   # in the loops: no call
 def _enqueue(st, runs, u, r, now):
     """Run r (its user, task count and demand already in ``runs``) joins the end of user u's queue at
     time ``now``; return whether u had no pending task before (its head is this run)."""
@@ -211,15 +211,13 @@ def _submit(st, runs, u, r, now, by_wait):
         meta[_SIZE] = _push(u, heap, pos, meta[_SIZE], prio, tie)
 
 
-@njit(cache=True)
-def _take(st, runs, u, m):
-    """The start of user u's oldest pending task on server m (``TaskScheduler.schedule``): the
-    queue, the server's free capacity and u's usage (per task, the Python path's float operations).
-    Returns (run, task id)."""
+@njit(cache=True, inline="always")   # in the loops: no call
+def _take(st, runs, u, r, d, m):
+    """The start of user u's oldest pending task (run r = its queue's head, demand d = r's) on server
+    m (``TaskScheduler.schedule``): the queue, the server's free capacity and u's usage (per task,
+    the Python path's float operations). Returns the task id."""
     free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
     run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
-    r = qhead[u]
-    d = run_d[r]
     task = run_next_id[r]
     run_next_id[r] = task + 1
     run_left[r] -= 1
@@ -233,25 +231,29 @@ def _take(st, runs, u, m):
     for x in range(free.shape[1]):
         usage[u, x] = usage[u, x] + d[x]
     n_running[u] += 1
-    return r, task
+    return task
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")   # in the loops: no call
 def _record(out, n_out, r, task, m, last, last_m):
-    """One start in the launch rows ``out`` (run, tasks, first task id, server): consecutive starts
-    of one run on one server form one launch. Returns (n_out, out), ``out`` grown when full."""
+    """One start in the launch rows ``out`` (run, tasks, first task id, server), which has room for
+    one more row: consecutive starts of one run on one server form one launch. Returns n_out."""
     if r == last and m == last_m:
         out[n_out - 1, 1] += 1
-        return n_out, out
-    if n_out == out.shape[0]:
-        bigger = np.zeros((2 * n_out + 16, 4), np.int64)
-        bigger[:n_out] = out[:n_out]
-        out = bigger
+        return n_out
     out[n_out, 0] = r
     out[n_out, 1] = 1
     out[n_out, 2] = task
     out[n_out, 3] = m
-    return n_out + 1, out
+    return n_out + 1
+
+
+@njit(cache=True)
+def _room(out, n_out):
+    """``out`` with room for one more launch row (doubled when full)."""
+    bigger = np.zeros((2 * n_out + 16, 4), np.int64)
+    bigger[:n_out] = out[:n_out]
+    return bigger
 
 
 @njit(cache=True)
@@ -309,14 +311,16 @@ def _pass(st, runs, eps, by_wait, stop, limit, out):
             skip[n_skip] = u
             n_skip += 1
             continue
-        r, task = _take(st, runs, u, m)
+        task = _take(st, runs, u, r, d, m)
         if n_pending[u] > 0:
             tie[u] = run_sub[qhead[u]] if by_wait else 0.0
             _rekey(u, usage, totals, w, prio, tie, heap, pos, size)
         else:
             size = _remove(u, heap, pos, size, prio, tie)
         started += 1
-        n_out, out = _record(out, n_out, r, task, m, last, last_m)
+        if n_out == out.shape[0]:
+            out = _room(out, n_out)
+        n_out = _record(out, n_out, r, task, m, last, last_m)
         last = r
         last_m = m
     for q in range(n_skip):                    # the users set aside, back with their keys
@@ -557,7 +561,7 @@ def _log_rows(log, n_log):
     return p[:n_log], k[:n_log], s[:n_log], t0[:n_log], t1[:n_log], kill[:n_log]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")   # in the loops: no call
 def _launched(out, n_out, now, dur, kill, start, done, seq, log, n_log):
     """The engine's part of a decision (``Simulation.run``): each launch row (position, tasks, first
     task id, server) starts its job if it had not, becomes a completion (end, launch sequence,

@@ -48,7 +48,7 @@ from .. import commitments as _c
 from ..kinetic import tree_core as tc
 from ..tolerance import FLOOR_EPS
 from .pool_core import (_BLOCKED, _DECISIONS, _RUNS, PoolCore, _enqueue, _first_fit, _launched, _log_rows,
-                        _new_log, _record, _release, _runs, _state, _take, njit)
+                        _new_log, _record, _release, _room, _runs, _state, _take, njit)
 
 __all__ = ["SDRFCore", "sdrf_run", "trajectory_row"]
 
@@ -241,7 +241,9 @@ def _pass(st, sd, runs, ts, eps, by_wait, stop, limit, out, in_place):
             u = _first_unskipped(ts, skipped)
             if u < 0:
                 break
-        m = _first_fit(free, run_d[qhead[u]], place[u], eps)
+        r = qhead[u]
+        d = run_d[r]
+        m = _first_fit(free, d, place[u], eps)
         if m < 0:
             if lead >= 0:
                 _flush(st, sd, runs, ts, by_wait, in_place)
@@ -256,7 +258,7 @@ def _pass(st, sd, runs, ts, eps, by_wait, stop, limit, out, in_place):
         if lead >= 0:
             _clear(sd)                         # its place in the tree is replaced just below
             lead = -1
-        r, task = _take(st, runs, u, m)
+        task = _take(st, runs, u, r, d, m)
         _changed(st, sd, u)
         if n_pending[u] > 0:
             t = _traj(st, sd, u)
@@ -264,7 +266,9 @@ def _pass(st, sd, runs, ts, eps, by_wait, stop, limit, out, in_place):
         else:
             tc.remove(ts, u)
         started += 1
-        n_out, out = _record(out, n_out, r, task, m, last, last_m)
+        if n_out == out.shape[0]:
+            out = _room(out, n_out)
+        n_out = _record(out, n_out, r, task, m, last, last_m)
         last = r
         last_m = m
     for q in range(n_skip):
