@@ -52,8 +52,8 @@ would cross within the time resolution (``tree_core.cmp``), which is not transit
 serve other users than the tree in such near-ties. SDRF therefore has its own core,
 :mod:`fairalloc.scheduling.sdrf_core`, which orders the users with the live tree's arrays
 (:mod:`fairalloc.kinetic.tree_core`: its search path, comparisons and event order) and shares this
-module's queue and capacity functions (``_enqueue``, ``_take``, ``_record``, ``_release``,
-``_first_fit``).
+module's queue, capacity and launch functions (``_enqueue``, ``_take``, ``_record``, ``_release``,
+``_first_fit``, ``_launched``).
 
 References
 ----------
