@@ -12,7 +12,9 @@ Printed, all from this one process (timings on a shared machine are noisy; ratio
    ``--warmup`` decisions (the window starts in the loaded, many-users-active state, which a prefix
    of the workload would not reach), then the scheduler's queue is replaced by the structure under
    test, holding the same trajectories, and the next ``--window`` decisions are timed. The live tree
-   is timed on the same window of its own run. The launches of the window are compared with the
+   is timed on the same window of its own run, twice: on SDRF's compiled core
+   (:mod:`fairalloc.scheduling.sdrf_core`, driven by the event engine one call at a time) and on the
+   generic Python path with the :class:`LiveTree` wrapper (the path the other structures run on). The launches of the window are compared with the
    live tree's (re-sort must be identical up to the rounding of crossing times; the lazy heap is
    inexact when priorities decrease, see ``fairalloc.kinetic.LazyHeap``, and its agreement is shown);
 3. the same three structures when *every* user has pending tasks (phase A's ``bench_live_tree``
@@ -33,6 +35,17 @@ Printed, all from this one process (timings on a shared machine are noisy; ratio
 
 Targets (issue 5): live tree >= 5x re-sort at 627 users, >= 50x at 10^4 users; >= 50,000 decisions
 per second for DRF and for SDRF with the live tree at 627 users.
+
+Measured (issue 11, branch sdrf11e; ``--users 627 --sections 2 --tasks 1000000 --warmup 200000
+--window 20000``, load 3.5-3.8, 2 CPUs; then the script and package of 6c81f64, the branch's start,
+in the same session): live tree on the compiled core 39,450 decisions per CPU s, live tree on the
+Python path 31,889, re-sort 6,582, lazy heap 30,364: live tree / re-sort 6.0x (core) and 4.8x
+(Python path), launches identical; at 6c81f64 live tree 33,671, re-sort 5,935 (5.7x), lazy heap
+44,320. The re-sort baseline computes all states in one compiled call and compares with
+``tree_core.cmp`` as plain Python (1.11x its old speed here); the lazy heap calls the compiled
+``tree_core.state`` once per element from Python (0.69x). An earlier run of the same command gave
+6.0x and 4.9x (resort 6,133). The window runs through the event engine, which now dominates; the
+whole-run compiled loop (``fa.simulate(..., policy="sdrf")``) is ``bench_paper_scale.py``'s figure.
 
     python benchmarks/bench_sched.py                       # the issue's sizes (several minutes)
     python benchmarks/bench_sched.py --tasks 100000 --swap-tasks 100000 --warmup 30000 --window 1000
@@ -59,13 +72,25 @@ class _Stop(Exception):
 class WindowPolicy(TaskPolicy):
     """SDRF that switches its queue to another structure after ``warmup`` decisions, times the next
     ``window`` decisions (whole simulation time, CPU seconds of this process: ``time.process_time``,
-    less sensitive than wall time to a loaded machine) and records their launches."""
+    less sensitive than wall time to a loaded machine) and records their launches.
 
-    def __init__(self, *, structure: str, warmup: int, window: int, **kw):
+    ``core=True`` (the live tree only): the scheduler runs on its compiled core
+    (:mod:`fairalloc.scheduling.sdrf_core`, the live tree's arrays), driven by the event engine one
+    call at a time, as ``fa.simulate`` runs a policy object. Otherwise the core is switched off at the
+    start and the whole run takes the generic Python path (``TaskScheduler.schedule`` with the
+    :class:`LiveTree` wrapper), whose queue is then swapped for the structure under test."""
+
+    def __init__(self, *, structure: str, warmup: int, window: int, core: bool = False, **kw):
         super().__init__("sdrf", **kw)
         self.target, self.warmup, self.window = structure, warmup, window
+        self.core = core and structure == "live_tree"
         self.t_start = self.t_end = None
         self.log: list[tuple[int, int, int, float]] = []
+
+    def reset(self, sim):
+        super().reset(sim)
+        if not self.core:
+            self.scheduler._core = None
 
     def _switch(self) -> None:
         s = self.scheduler
@@ -75,8 +100,7 @@ class WindowPolicy(TaskPolicy):
         cls = ResortQueue if self.target == "resort" else LazyHeap
         new = cls(old.tau, time=old.now)
         for key in old:                                  # same trajectories, same order
-            e = old._elems[key]
-            new.insert_trusted(key, e.a, e.b, e.t0, e.rank[0])   # rank = (tie, key)
+            new.insert_trusted(key, *old.trajectory(key))         # (intercepts, slopes, t0, tie)
         s._queue = new
 
     def schedule(self, now):
@@ -95,8 +119,8 @@ class WindowPolicy(TaskPolicy):
         return out
 
 
-def run_window(wl, pool, structure, *, warmup, window, delta, **kw):
-    pol = WindowPolicy(structure=structure, warmup=warmup, window=window, delta=delta, **kw)
+def run_window(wl, pool, structure, *, warmup, window, delta, core=False, **kw):
+    pol = WindowPolicy(structure=structure, warmup=warmup, window=window, delta=delta, core=core, **kw)
     try:
         fa.simulate(wl, pool, policy=pol)
     except _Stop:
@@ -210,16 +234,23 @@ def main(argv=None) -> None:
         for users, (wl, pool) in workloads.items():
             warm = min(a.warmup, wl.n_tasks - 2 * a.window)
             rates, logs = {}, {}
-            for st in ("live_tree", "resort", "heap"):
-                rates[st], logs[st], pol = run_window(wl, pool, st, warmup=warm, window=a.window, delta=delta)
-                active = len(pol.scheduler._queue)
-                print(f"   {users:>6} users  {st:<9} {rates[st]:>9,.0f} decisions/s   ({active:,} users with "
-                      f"pending tasks at the window's end)")
+            arms = (("core", "live_tree", True), ("live_tree", "live_tree", False), ("resort", "resort", False),
+                    ("heap", "heap", False))
+            for name, st, core in arms:
+                rates[name], logs[name], pol = run_window(wl, pool, st, warmup=warm, window=a.window,
+                                                          delta=delta, core=core)
+                active = int((pol.scheduler.n_pending > 0).sum())
+                label = {"core": "live tree, compiled core", "live_tree": "live tree, Python path"}.get(name, name)
+                print(f"   {users:>6} users  {label:<26} {rates[name]:>9,.0f} decisions/s   ({active:,} users "
+                      f"with pending tasks at the window's end)")
             same, frac, first = agreement(logs["live_tree"], logs["resort"])
-            ratio = rates["live_tree"] / rates["resort"]
+            same_c, _, _ = agreement(logs["core"], logs["live_tree"])
             target = 5 if users <= 1000 else 50
-            print(f"          live tree / re-sort = {ratio:,.1f}x (target >= {target}x: "
-                  f"{'met' if ratio >= target else 'MISSED'}); same launches: {same}")
+            for name in ("core", "live_tree"):
+                ratio = rates[name] / rates["resort"]
+                print(f"          live tree ({'compiled core' if name == 'core' else 'Python path'}) / re-sort "
+                      f"= {ratio:,.1f}x (target >= {target}x: {'met' if ratio >= target else 'MISSED'})")
+            print(f"          same launches: core and Python path {same_c}, Python path and re-sort {same}")
             same_h, frac_h, first_h = agreement(logs["live_tree"], logs["heap"])
             print(f"          live tree / lazy heap = {rates['live_tree'] / rates['heap']:,.2f}x; lazy heap's "
                   f"launches equal to the live tree's: {frac_h:.1%}"
@@ -247,12 +278,12 @@ def main(argv=None) -> None:
                   f"to the live tree's: {agree:.1%}")
 
     if 4 in a.sections:
-        print("\n4. Effect of the speed changes (627-user window, same process)")
+        print("\n4. Effect of the speed changes (627-user window, same process; the generic Python path)")
         if 627 in workloads:
             wl, pool = workloads[627]
             warm = min(a.warmup, wl.n_tasks - 2 * a.window)
             base, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
-            LiveTree.in_place_updates = False
+            LiveTree.in_place_updates = False            # the Python path's tree (core off)
             try:
                 reins, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
             finally:

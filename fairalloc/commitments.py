@@ -44,6 +44,8 @@ __all__ = [
     "decay",
     "decay_unchecked",
     "decay_row",
+    "decay_row_into",
+    "excess_row_into",
     "excess_row",
     "tau_from_delta",
     "delta_from_tau",
@@ -390,9 +392,36 @@ def decay_row(c0: list, excess_: list, dt: float, tau: float) -> list:
     >>> decay_row([0.0, 0.4], [0.5, 0.0], 1.0, tau_from_delta(0.5))
     [0.25, 0.2]
     """
+    out = [0.0] * len(c0)
+    decay_row_into(c0, excess_, dt, tau, out)
+    return out
+
+
+def decay_row_into(c0, excess_, dt: float, tau: float, out) -> None:
+    r""":func:`decay_row` written into ``out`` (lists or arrays; ``out`` may be ``c0``).
+
+    A plain loop, so that numba compiles this one definition for the compiled SDRF core
+    (:mod:`fairalloc.scheduling.sdrf_core`) and Python runs it for the generic path.
+
+    Parameters
+    ----------
+    c0, excess_ : sequence of float
+        As :func:`decay_row`.
+    dt, tau : float
+        As :func:`decay_row`.
+    out : mutable sequence of float
+        Receives the commitments at the end of the interval.
+
+    Examples
+    --------
+    >>> out = [0.0, 0.0]
+    >>> decay_row_into([0.0, 0.4], [0.5, 0.0], 1.0, tau_from_delta(0.5), out); out
+    [0.25, 0.2]
+    """
     one_minus = -math.expm1(-dt / tau)
     keep = 1.0 - one_minus
-    return [one_minus * x + keep * c for c, x in zip(c0, excess_)]
+    for r in range(len(c0)):
+        out[r] = one_minus * excess_[r] + keep * c0[r]
 
 
 def excess_row(allocation: list, fair_share: float) -> list:
@@ -414,7 +443,29 @@ def excess_row(allocation: list, fair_share: float) -> list:
     >>> excess_row([0.75, 0.1], 0.5)          # 0.75 - 0.5; 0.1 is below 0.5
     [0.25, 0.0]
     """
-    return [x - fair_share if x > fair_share else 0.0 for x in allocation]
+    out = [0.0] * len(allocation)
+    excess_row_into(allocation, fair_share, out)
+    return out
+
+
+def excess_row_into(allocation, fair_share: float, out) -> None:
+    r""":func:`excess_row` written into ``out`` (a plain loop, as :func:`decay_row_into`).
+
+    Parameters
+    ----------
+    allocation : sequence of float
+    fair_share : float
+    out : mutable sequence of float
+
+    Examples
+    --------
+    >>> out = [0.0, 0.0]
+    >>> excess_row_into([0.75, 0.1], 0.5, out); out
+    [0.25, 0.0]
+    """
+    for r in range(len(allocation)):
+        x = allocation[r]
+        out[r] = x - fair_share if x > fair_share else 0.0
 
 
 def tau_from_delta(delta: float, dt: float = 1.0) -> float:

@@ -23,7 +23,8 @@ import functools
 import heapq
 from typing import Any, Hashable, Iterator
 
-from .live_tree import _INF, _Elem, _Kinetic, _cmp
+from . import tree_core as core
+from .live_tree import _INF, _Kinetic
 
 __all__ = ["LazyHeap"]
 
@@ -72,38 +73,46 @@ class LazyHeap(_Kinetic):
 
     def __init__(self, tau: float | None = None, *, time: float = 0.0) -> None:
         super().__init__(tau, time=time)
-        self._heap: list[tuple[float, Hashable, int, _Elem]] = []
+        self._heap: list[tuple[float, tuple, int, int]] = []
+        self._token: dict[int, int] = {}             # element index -> token (never reset)
         self.recomputations = 0
 
-    def _push(self, e: _Elem) -> None:
-        a, s = self._state(e, self._now)
-        e.token += 1
-        heapq.heappush(self._heap, (a + s, e.rank, e.token, e))       # ties: by (tie, key), as the tree
+    def _value(self, e: int) -> tuple[float, float]:
+        fm = self._fm
+        return core.state(self._ts[0], self._ts[1], self._ts[2], e, fm[0], fm[1], fm[2] != 0.0)
+
+    def _push(self, e: int) -> None:
+        a, s = self._value(e)
+        token = self._token.get(e, 0) + 1
+        self._token[e] = token
+        rank = (float(self._ts[0][e, core._TIE]), self._keys[e])
+        heapq.heappush(self._heap, (a + s, rank, token, e))       # ties: by (tie, key), as the tree
 
     def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
                tie: float = 0.0) -> None:
-        if key in self._elems:
+        if key in self._index:
             raise KeyError(f"key {key!r} is already in the heap; use update()")
-        e = _Elem(key)
-        self._set_trajectory(e, intercepts, slopes, t0, tie)
-        self._elems[key] = e
+        ab, t0, tie = self._checked(intercepts, slopes, t0, tie)
+        e, kord = self._add(key)
+        core.set_trajectory(self._ts, e, ab, t0, tie, kord)
         self._push(e)
 
     def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
                tie: float = 0.0) -> None:
-        e = self._elems[key]
-        self._set_trajectory(e, intercepts, slopes, t0, tie)
+        e = self._index[key]
+        ab, t0, tie = self._checked(intercepts, slopes, t0, tie)
+        core.set_trajectory(self._ts, e, ab, t0, tie, self._kord(e))
         self._push(e)
 
     def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> None:
-        e = _Elem(key)
-        self._set_trusted(e, intercepts, slopes, t0, tie)
-        self._elems[key] = e
+        ab = self._lines(intercepts, slopes)
+        e, kord = self._add(key)
+        core.set_trajectory(self._ts, e, ab, t0, tie, kord)
         self._push(e)
 
     def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> None:
-        e = self._elems[key]
-        self._set_trusted(e, intercepts, slopes, t0, tie)
+        e = self._index[key]
+        core.set_trajectory(self._ts, e, self._lines(intercepts, slopes), t0, tie, self._kord(e))
         self._push(e)
 
     def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> bool:
@@ -111,11 +120,11 @@ class LazyHeap(_Kinetic):
         return False
 
     def remove(self, key: Hashable) -> None:
-        e = self._elems.pop(key)
-        e.token += 1
+        e = self._drop(key)
+        self._token[e] = self._token.get(e, 0) + 1
 
     def discard(self, key: Hashable) -> None:
-        if key in self._elems:
+        if key in self._index:
             self.remove(key)
 
     def advance(self, t: float) -> int:
@@ -123,29 +132,31 @@ class LazyHeap(_Kinetic):
         return 0
 
     def min(self) -> Hashable:
-        heap, now = self._heap, self._now
+        heap, token = self._heap, self._token
         while heap:
-            stored, _, token, e = heap[0]
-            if token != e.token:
+            stored, _, tok, e = heap[0]
+            if tok != token[e]:
                 heapq.heappop(heap)                    # removed or updated since
                 continue
-            a, s = self._state(e, now)
+            a, s = self._value(e)
             if a + s > stored:                         # grew since it was stored: push back, look again
                 self.recomputations += 1
                 heapq.heappop(heap)
                 self._push(e)
                 continue
-            if len(heap) > 4 * len(self._elems) + 64:
-                self._heap = heap = [x for x in heap if x[2] == x[3].token]
+            if len(heap) > 4 * len(self._index) + 64:
+                self._heap = heap = [x for x in heap if x[2] == token[x[3]]]
                 heapq.heapify(heap)
-            return e.key
+            return self._keys[e]
         raise KeyError("min() of an empty LazyHeap")
 
     def _sorted(self) -> list[Hashable]:
-        now, tau = self._now, self._tau
-        keys = [self._state(e, now) + (e.rank,) for e in self._elems.values()]
-        cmp = functools.cmp_to_key(lambda p, q: _cmp(*p, *q, now, tau))
-        return [k[2][1] for k in sorted(keys, key=cmp)]
+        fm = self._fm
+        now, tau, kin = fm[0], fm[1], fm[2] != 0.0
+        F, I = self._ts[0], self._ts[1]
+        keys = [(self._value(e) + (F[e, core._TIE], I[e, core._KORD]), e) for e in self._index.values()]
+        cmp = functools.cmp_to_key(lambda p, q: core.cmp(*p[0], *q[0], now, tau, kin))
+        return [self._keys[e] for _, e in sorted(keys, key=cmp)]
 
     def __iter__(self) -> Iterator[Hashable]:
         return iter(self._sorted())

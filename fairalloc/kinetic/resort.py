@@ -10,7 +10,14 @@ from __future__ import annotations
 import functools
 from typing import Any, Hashable, Iterator
 
-from .live_tree import _INF, _Elem, _Kinetic, _cmp, _fail_time
+import numpy as np
+
+from . import tree_core as core
+from .live_tree import _INF, _Kinetic
+
+#: ``tree_core.cmp`` as plain Python (the same source): a re-sort calls it O(n log n) times on
+#: Python floats, where a call into compiled code would cost more than the comparison
+_cmp = getattr(core.cmp, "py_func", core.cmp)
 
 __all__ = ["ResortQueue"]
 
@@ -55,75 +62,96 @@ class ResortQueue(_Kinetic):
     def __iter__(self) -> Iterator[Hashable]:
         return iter(self._sorted())
 
-    def _key(self, e: _Elem) -> tuple:
-        """(intercept, slope term, rank) at now: the arguments of ``_cmp`` for e."""
-        return self._state(e, self._now) + (e.rank,)
+    def _state_keys(self) -> list[tuple[tuple, int]]:
+        """((intercept, slope term, tie, key order), element) of every element at now: the arguments
+        of ``tree_core.cmp`` (the states in one compiled call)."""
+        n = len(self._index)
+        idx = np.fromiter(self._index.values(), np.int64, n)
+        out = np.empty((n, 2))
+        F, I, P = self._ts[0], self._ts[1], self._ts[2]
+        fm = self._fm
+        core.states(F, I, P, idx, fm[0], fm[1], fm[2] != 0.0, out)
+        return list(zip(zip(out[:, 0].tolist(), out[:, 1].tolist(), F[idx, core._TIE].tolist(),
+                            I[idx, core._KORD].tolist()), idx.tolist()))
+
+    def _args(self) -> tuple:
+        fm = self._fm
+        return float(fm[0]), float(fm[1]), bool(fm[2] != 0.0)
+
+    def _sorted_elems(self) -> list[int]:
+        now, tau, kin = self._args()
+        key = functools.cmp_to_key(lambda p, q: _cmp(*p[0], *q[0], now, tau, kin))
+        return [e for _, e in sorted(self._state_keys(), key=key)]
 
     def _sorted(self) -> list[Hashable]:
-        now, tau = self._now, self._tau
-        cmp = functools.cmp_to_key(lambda p, q: _cmp(*p, *q, now, tau))
-        return [k[2][1] for k in sorted((self._key(e) for e in self._elems.values()), key=cmp)]
+        keys = self._keys
+        return [keys[e] for e in self._sorted_elems()]
 
     def min(self) -> Hashable:
-        if not self._elems:
+        if not self._index:
             raise KeyError("min() of an empty ResortQueue")
-        best = None
-        for e in self._elems.values():
-            k = self._key(e)
-            if best is None or _cmp(*k, *best, self._now, self._tau) < 0:
-                best = k
-        return best[2][1]
+        now, tau, kin = self._args()
+        best = be = None
+        for k, e in self._state_keys():
+            if best is None or _cmp(*k, *best, now, tau, kin) < 0:
+                best, be = k, e
+        return self._keys[be]
 
     def first(self, n: int) -> list[Hashable]:
         return self._sorted()[:n]
 
+    def _fail(self, x: int, y: int) -> float:
+        F, I, P = self._ts[0], self._ts[1], self._ts[2]
+        fm = self._fm
+        return float(core.fail_time(F, I, P, fm[1], fm[2] != 0.0, x, y, fm[0], False))
+
     @property
     def next_event_time(self) -> float:
         """Time of the next change of order, found by brute force over the sorted neighbours."""
-        now, tau = self._now, self._tau
-        cmp = functools.cmp_to_key(lambda p, q: _cmp(*self._key(p), *self._key(q), now, tau))
-        order = sorted(self._elems.values(), key=cmp)
-        return min((_fail_time(tau, x, y, now) for x, y in zip(order, order[1:])), default=_INF)
+        order = self._sorted_elems()
+        return min((self._fail(x, y) for x, y in zip(order, order[1:])), default=_INF)
 
     @property
     def next_min_change(self) -> float:
         """When the first element is next overtaken, by brute force (a full sort, then its certificate)."""
-        if len(self._elems) < 2:
+        if len(self._index) < 2:
             return _INF
-        now, tau = self._now, self._tau
-        cmp = functools.cmp_to_key(lambda p, q: _cmp(*self._key(p), *self._key(q), now, tau))
-        order = sorted(self._elems.values(), key=cmp)
-        return _fail_time(tau, order[0], order[1], now)
+        order = self._sorted_elems()
+        return self._fail(order[0], order[1])
 
     def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
                tie: float = 0.0) -> None:
-        if key in self._elems:
+        if key in self._index:
             raise KeyError(f"key {key!r} is already in the queue; use update()")
-        e = _Elem(key)
-        self._set_trajectory(e, intercepts, slopes, t0, tie)
-        self._elems[key] = e
+        ab, t0, tie = self._checked(intercepts, slopes, t0, tie)
+        e, kord = self._add(key)
+        core.set_trajectory(self._ts, e, ab, t0, tie, kord)
 
     def update(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
                tie: float = 0.0) -> None:
-        self._set_trajectory(self._elems[key], intercepts, slopes, t0, tie)
+        e = self._index[key]
+        ab, t0, tie = self._checked(intercepts, slopes, t0, tie)
+        core.set_trajectory(self._ts, e, ab, t0, tie, self._kord(e))
 
     def insert_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> None:
-        e = _Elem(key)
-        self._set_trusted(e, intercepts, slopes, t0, tie)
-        self._elems[key] = e
+        ab = self._lines(intercepts, slopes)
+        e, kord = self._add(key)
+        core.set_trajectory(self._ts, e, ab, t0, tie, kord)
 
     def update_trusted(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> None:
-        self._set_trusted(self._elems[key], intercepts, slopes, t0, tie)
+        e = self._index[key]
+        core.set_trajectory(self._ts, e, self._lines(intercepts, slopes), t0, tie, self._kord(e))
 
     def leads_with(self, key: Hashable, intercepts: Any, slopes: Any, t0: float, tie: float = 0.0) -> bool:
         """Always False: the baseline takes no shortcut (the caller updates, then asks ``min``)."""
         return False
 
     def remove(self, key: Hashable) -> None:
-        del self._elems[key]
+        self._drop(key)
 
     def discard(self, key: Hashable) -> None:
-        self._elems.pop(key, None)
+        if key in self._index:
+            self._drop(key)
 
     def advance(self, t: float) -> int:
         self._now = self._check_time(t)

@@ -45,23 +45,15 @@ float operations as the Python path); a finish adds it back and subtracts it fro
 reset to 0 when the user's last task ends. Consecutive starts of one run (one ``submit``) form one
 launch ``(run, tasks, first task id, server)``.
 
-Not here: SDRF
---------------
+SDRF
+----
 SDRF's priorities decay with time (Eq. 6), and the live tree compares two of them as equal when they
-would cross within the time resolution (``live_tree._cmp``), which is not transitive: a heap would
-serve other users than the tree in such near-ties. Compiling SDRF bit for bit therefore means
-moving the tree itself into arrays with the same search path and event order: per user the
-trajectory (``SDRFScheduler._changed`` / ``_trajectory``: ``commitments.decay_row``,
-``excess_row``), its envelope (``_Kinetic._envelope``: one, two and K lines) and the cached state;
-the order as blocks of at most ``2 * load`` users with the same two binary searches by ``_cmp`` in
-``_place``, the same split and empty-block removal; certificates (``_fail_time`` with its
-``after_swap``, ``_SAME`` and rounding rules) in an event heap ordered by (time, sequence number),
-with tokens; ``_process`` (swap, then certificates of the previous, the swapped and the moved
-element, in that order), ``_reposition``'s in-place test, ``lead_or_update``; and in the scheduler
-the dirty users in first-end order, ``_lead`` / ``_flush`` and the wake-ups of
-:class:`~fairalloc.sim.TaskPolicy` (``next_min_change``) with the engine's sequence numbers.
-:class:`~fairalloc.kinetic.LiveTree` (TSF and CDRF use it too) would then call those functions, so
-that one tree remains.
+would cross within the time resolution (``tree_core.cmp``), which is not transitive: a heap would
+serve other users than the tree in such near-ties. SDRF therefore has its own core,
+:mod:`fairalloc.scheduling.sdrf_core`, which orders the users with the live tree's arrays
+(:mod:`fairalloc.kinetic.tree_core`: its search path, comparisons and event order) and shares this
+module's queue, capacity and launch functions (``_enqueue``, ``_take``, ``_record``, ``_release``,
+``_first_fit``, ``_launched``).
 
 References
 ----------
@@ -74,6 +66,7 @@ References
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
 
@@ -189,10 +182,10 @@ def _first_fit(free, d, eligible, eps):
 
 
 # ---- the scheduler's operations ---------------------------------------------------------------------
-@njit(cache=True)
-def _submit(st, runs, u, r, now, by_wait):
-    """``TaskScheduler.submit_trusted``: run r (its user, task count and demand already in ``runs``)
-    joins the end of user u's queue at time ``now``."""
+@njit(cache=True, inline="always")   # in the loops: no call
+def _enqueue(st, runs, u, r, now):
+    """Run r (its user, task count and demand already in ``runs``) joins the end of user u's queue at
+    time ``now``; return whether u had no pending task before (its head is this run)."""
     free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
     run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
     run_sub[r] = now
@@ -204,10 +197,63 @@ def _submit(st, runs, u, r, now, by_wait):
     qtail[u] = r
     idle = n_pending[u] == 0
     n_pending[u] += run_left[r]
-    if idle:                                   # its head is this run
+    return idle
+
+
+@njit(cache=True)
+def _submit(st, runs, u, r, now, by_wait):
+    """``TaskScheduler.submit_trusted``: run r (its user, task count and demand already in ``runs``)
+    joins the end of user u's queue at time ``now``."""
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
+    if _enqueue(st, runs, u, r, now):          # its head is this run
         tie[u] = now if by_wait else 0.0
         prio[u] = (_dominant(usage[u], totals) + 0.0) / w[u] + 0.0
         meta[_SIZE] = _push(u, heap, pos, meta[_SIZE], prio, tie)
+
+
+@njit(cache=True, inline="always")   # in the loops: no call
+def _take(st, runs, u, r, d, m):
+    """The start of user u's oldest pending task (run r = its queue's head, demand d = r's) on server
+    m (``TaskScheduler.schedule``): the queue, the server's free capacity and u's usage (per task,
+    the Python path's float operations). Returns the task id."""
+    free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
+    run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
+    task = run_next_id[r]
+    run_next_id[r] = task + 1
+    run_left[r] -= 1
+    if run_left[r] == 0:
+        qhead[u] = nxt[r]
+        if qhead[u] < 0:
+            qtail[u] = -1
+    n_pending[u] -= 1
+    for x in range(free.shape[1]):
+        free[m, x] = free[m, x] - d[x]
+    for x in range(free.shape[1]):
+        usage[u, x] = usage[u, x] + d[x]
+    n_running[u] += 1
+    return task
+
+
+@njit(cache=True, inline="always")   # in the loops: no call
+def _record(out, n_out, r, task, m, last, last_m):
+    """One start in the launch rows ``out`` (run, tasks, first task id, server), which has room for
+    one more row: consecutive starts of one run on one server form one launch. Returns n_out."""
+    if r == last and m == last_m:
+        out[n_out - 1, 1] += 1
+        return n_out
+    out[n_out, 0] = r
+    out[n_out, 1] = 1
+    out[n_out, 2] = task
+    out[n_out, 3] = m
+    return n_out + 1
+
+
+@njit(cache=True)
+def _room(out, n_out):
+    """``out`` with room for one more launch row (doubled when full)."""
+    bigger = np.zeros((2 * n_out + 16, 4), np.int64)
+    bigger[:n_out] = out[:n_out]
+    return bigger
 
 
 @njit(cache=True)
@@ -245,7 +291,6 @@ def _pass(st, runs, eps, by_wait, stop, limit, out):
     """
     free, totals, w, usage, n_running, n_pending, prio, tie, heap, pos, qhead, qtail, meta, skip, place = st
     run_user, run_left, run_next_id, run_sub, run_d, nxt = runs
-    n_res = free.shape[1]
     size = meta[_SIZE]
     n_skip = 0
     started = 0
@@ -266,39 +311,18 @@ def _pass(st, runs, eps, by_wait, stop, limit, out):
             skip[n_skip] = u
             n_skip += 1
             continue
-        task = run_next_id[r]
-        run_next_id[r] = task + 1
-        run_left[r] -= 1
-        if run_left[r] == 0:
-            qhead[u] = nxt[r]
-            if qhead[u] < 0:
-                qtail[u] = -1
-        n_pending[u] -= 1
-        for x in range(n_res):
-            free[m, x] = free[m, x] - d[x]
-        for x in range(n_res):
-            usage[u, x] = usage[u, x] + d[x]
-        n_running[u] += 1
+        task = _take(st, runs, u, r, d, m)
         if n_pending[u] > 0:
             tie[u] = run_sub[qhead[u]] if by_wait else 0.0
             _rekey(u, usage, totals, w, prio, tie, heap, pos, size)
         else:
             size = _remove(u, heap, pos, size, prio, tie)
         started += 1
-        if r == last and m == last_m:
-            out[n_out - 1, 1] += 1
-        else:
-            if n_out == out.shape[0]:
-                bigger = np.zeros((2 * n_out + 16, 4), np.int64)
-                bigger[:n_out] = out[:n_out]
-                out = bigger
-            out[n_out, 0] = r
-            out[n_out, 1] = 1
-            out[n_out, 2] = task
-            out[n_out, 3] = m
-            n_out += 1
-            last = r
-            last_m = m
+        if n_out == out.shape[0]:
+            out = _room(out, n_out)
+        n_out = _record(out, n_out, r, task, m, last, last_m)
+        last = r
+        last_m = m
     for q in range(n_skip):                    # the users set aside, back with their keys
         size = _push(skip[q], heap, pos, size, prio, tie)
     meta[_SIZE] = size
@@ -397,6 +421,22 @@ class PoolCore:
     def n_active(self) -> int:
         return int(self.st[12][_SIZE])
 
+    @property
+    def swaps(self) -> int:
+        """Always 0: constant priorities never swap."""
+        return 0
+
+    @property
+    def next_change(self) -> float:
+        """Always ``inf``: the order changes only at submits and finishes."""
+        return math.inf
+
+    next_min_change = next_change
+
+    def advance(self, t: float) -> int:
+        """Nothing moves between events (constant priorities): 0 swap events."""
+        return 0
+
     def priority(self, user: int) -> float:
         """The key the heap holds for an active ``user`` (``KeyError`` if it has no pending task)."""
         if self.st[9][user] < 0:
@@ -416,6 +456,12 @@ class PoolCore:
     def submit(self, user: int, demand: np.ndarray, count: int, now: float) -> int:
         """A run of ``count`` tasks of ``demand`` for ``user`` at ``now``; return its run index
         (its task ids are ``next_id`` before the call onwards)."""
+        r = self._new_run(user, demand, count)
+        _submit(self.st, self.runs, user, r, now, self.by_wait)
+        return r
+
+    def _new_run(self, user: int, demand: np.ndarray, count: int) -> int:
+        """The next run's row in ``runs`` (grown when full): its user, task count, first id, demand."""
         meta = self.st[12]
         r = int(meta[_RUNS])
         if r == len(self.runs[0]):
@@ -428,7 +474,6 @@ class PoolCore:
         run_d[r] = demand
         self.next_id += count
         meta[_RUNS] = r + 1
-        _submit(self.st, self.runs, user, r, now, self.by_wait)
         return r
 
     def release(self, user: int, run: int, count: int, server: int) -> None:
@@ -441,9 +486,13 @@ class PoolCore:
 
     def schedule(self, limit: int | None) -> np.ndarray:
         """One pass; return its launches as rows (run, tasks, first task id, server)."""
-        lim = _NO_LIMIT if limit is None else int(limit)
-        n, self._out = _pass(self.st, self.runs, self.eps, self.by_wait, self.stop, lim, self._out)
+        n, self._out = _pass(self.st, self.runs, self.eps, self.by_wait, self.stop, self._limit(limit),
+                             self._out)
         return self._out[:n].copy()
+
+    @staticmethod
+    def _limit(limit: int | None) -> int:
+        return _NO_LIMIT if limit is None else int(limit)
 
 
 # ---- the simulator's loop for DRF on a pool ---------------------------------------------------------
@@ -458,13 +507,7 @@ def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, kill
     """
     n = arr_t.shape[0]
     rem = runs[1].copy()                       # tasks not yet finished, per position
-    cap_log = max(16, n)
-    log_p = np.zeros(cap_log, np.int64)
-    log_k = np.zeros(cap_log, np.int64)
-    log_t0 = np.zeros(cap_log)
-    log_t1 = np.zeros(cap_log)
-    log_kill = np.zeros(cap_log, np.bool_)
-    log_s = np.zeros(cap_log, np.int64)
+    log = _new_log(max(16, n))
     n_log = 0
     out = np.zeros((64, 4), np.int64)
     done = [(0.0, 0, 0, 0, 0)]                 # completions: (end, launch sequence, position, tasks, server)
@@ -499,32 +542,50 @@ def _loop(st, runs, arr_t, user, dur, kill, by_wait, stop, eps, start, end, kill
             i += 1
             events += 1
         n_out, out = _pass(st, runs, eps, by_wait, stop, limit, out)   # 3. one decision
-        for q in range(n_out):                 # the engine: launches become completions
-            p = out[q, 0]
-            k = out[q, 1]
-            m = out[q, 3]
-            if start[p] != start[p]:
-                start[p] = now
-            seq += 1
-            heapq.heappush(done, (now + dur[p], seq, p, k, m))
-            if n_log == log_p.shape[0]:
-                grown = 2 * n_log
-                log_p = _grow(log_p, grown)
-                log_k = _grow(log_k, grown)
-                log_t0 = _grow(log_t0, grown)
-                log_t1 = _grow(log_t1, grown)
-                log_kill = _grow(log_kill, grown)
-                log_s = _grow(log_s, grown)
-            log_p[n_log] = p
-            log_s[n_log] = out[q, 3]
-            log_k[n_log] = k
-            log_t0[n_log] = now
-            log_t1[n_log] = now + dur[p]
-            log_kill[n_log] = kill[p]
-            n_log += 1
+        seq, log, n_log = _launched(out, n_out, now, dur, kill, start, done, seq, log, n_log)
     counts[0] = events
     counts[1] = n_log
-    return log_p[:n_log], log_k[:n_log], log_s[:n_log], log_t0[:n_log], log_t1[:n_log], log_kill[:n_log]
+    return _log_rows(log, n_log)
+
+
+@njit(cache=True)
+def _new_log(m):
+    """The launch log's columns (position, tasks, server, start, end, killed), room for m rows."""
+    return (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m), np.zeros(m),
+            np.zeros(m, np.bool_))
+
+
+@njit(cache=True)
+def _log_rows(log, n_log):
+    p, k, s, t0, t1, kill = log
+    return p[:n_log], k[:n_log], s[:n_log], t0[:n_log], t1[:n_log], kill[:n_log]
+
+
+@njit(cache=True, inline="always")   # in the loops: no call
+def _launched(out, n_out, now, dur, kill, start, done, seq, log, n_log):
+    """The engine's part of a decision (``Simulation.run``): each launch row (position, tasks, first
+    task id, server) starts its job if it had not, becomes a completion (end, launch sequence,
+    position, tasks, server) in ``done`` and a row of the launch log. Returns (seq, log, n_log)."""
+    for q in range(n_out):
+        p = out[q, 0]
+        k = out[q, 1]
+        m = out[q, 3]
+        if start[p] != start[p]:
+            start[p] = now
+        seq += 1
+        heapq.heappush(done, (now + dur[p], seq, p, k, m))
+        if n_log == log[0].shape[0]:
+            grown = 2 * n_log
+            log = (_grow(log[0], grown), _grow(log[1], grown), _grow(log[2], grown), _grow(log[3], grown),
+                   _grow(log[4], grown), _grow(log[5], grown))
+        log[0][n_log] = p
+        log[1][n_log] = k
+        log[2][n_log] = m
+        log[3][n_log] = now
+        log[4][n_log] = now + dur[p]
+        log[5][n_log] = kill[p]
+        n_log += 1
+    return seq, log, n_log
 
 
 @njit(cache=True)

@@ -95,6 +95,7 @@ from ..model import TaskInstance
 from ..result import AllocationResult
 from ._base import Start, TaskScheduler, check_task_instance, one_shot
 from .pool_core import PoolCore
+from .sdrf_core import SDRFCore, trajectory_row
 
 __all__ = ["SDRFScheduler", "DRFScheduler", "sdrf_greedy", "drf_greedy", "PRIORITIES"]
 
@@ -103,6 +104,14 @@ PRIORITIES = ("level", "printed")
 
 class SDRFScheduler(TaskScheduler):
     r"""Incremental SDRF Algorithm 1 (see the module docstring for the rule, readings and errata).
+
+    With the live tree's order (``structure="live_tree"``, the default) on one pool, or on several
+    servers with ``server="first_fit"``, the state (the live tree's included) lives in arrays and
+    every ``submit`` / ``finish`` / ``advance`` / ``schedule`` runs the compiled core
+    :mod:`fairalloc.scheduling.sdrf_core` (which the simulator's SDRF loop calls too; the free
+    capacity is then the core's, read it through :attr:`free`); the other server rules, the
+    baselines and subclasses that override ``_changed`` or ``_trajectory`` run the generic Python
+    path, with the same per-user definitions.
 
     Parameters
     ----------
@@ -196,6 +205,32 @@ class SDRFScheduler(TaskScheduler):
         self._w = self.weights.tolist()
         self._tot = self.totals.tolist()
         self._o = [[0.0] * k for _ in range(n)]                  # normalised usage, kept by _changed
+        #: The compiled core (:mod:`fairalloc.scheduling.sdrf_core`; DRF: ``pool_core``) that holds
+        #: the state and takes the decisions with the live tree's order on one pool, or on several
+        #: servers with ``server="first_fit"``; None: the generic path (the other server rules, and
+        #: the ``"resort"`` / ``"heap"`` baselines).
+        self._core: SDRFCore | PoolCore | None = None
+        hooks = type(self)._changed is SDRFScheduler._changed and type(self)._trajectory is SDRFScheduler._trajectory
+        if self._sdrf_core and hooks and self._on_core(server):   # (a subclass with its own rule: generic)
+            self._core = SDRFCore(self.cluster.capacities, self.totals, self.placement, self.weights,
+                                  np.array(self._c0, dtype=float).reshape(n, k), np.array(self._fair),
+                                  tau, self._level, self.ties, self.blocking, self._now)
+            self._core_tasks()
+
+    _sdrf_core = True
+
+    def _on_core(self, server: Any) -> bool:
+        """Whether the compiled core runs this scheduler: the live tree's order, on one pool or on
+        several servers with first fit."""
+        return self.structure == "live_tree" and (self.cluster.n_servers == 1
+                                                  or (isinstance(server, str) and server == "first_fit"))
+
+    def _core_tasks(self) -> None:
+        self._run_ids: list[int] = []              # first task id of every run (submit), ascending
+        self._task_server = array("q")             # per task id: its server once started, else -1
+        self._task_state = bytearray()             # per task id: 0 pending, 1 running, 2 ended
+        # self.servers (FreeCapacity) keeps the rule's name for the result's stats only; its free
+        # capacity stays at the start: the core's arrays hold the state (see `free`)
 
     @property
     def tau(self) -> float | None:
@@ -205,6 +240,8 @@ class SDRFScheduler(TaskScheduler):
     def commitments(self, t: float | None = None) -> np.ndarray:
         """(N, K) commitments at ``t`` (default now, >= every user's last change), by Eq. 6."""
         t = self._now if t is None else float(t)
+        if isinstance(self._core, SDRFCore):
+            return self._core.commitments_at(t)
         c0 = np.array(self._c0, dtype=float)
         if self._tau is None:
             return c0
@@ -238,96 +275,10 @@ class SDRFScheduler(TaskScheduler):
 
     def _trajectory(self, user: int) -> tuple:
         i = user
-        w = self._w[i]
-        o = self._o[i]
-        ob = self._excess[i]
-        if self._level:
-            dom = max(o)                                          # shares.dominant_shares of one row
-            a = tuple([(dom + x) / w for x in ob])
-        else:
-            a = tuple([(y + x) / w for y, x in zip(o, ob)])
-        b = tuple([(c - x) / w for c, x in zip(self._c0[i], ob)])
-        return a, b, self._t0[i]
-
-
-class DRFScheduler(SDRFScheduler):
-    """Incremental DRF task filling: the active user with the lowest weighted dominant share next.
-
-    SDRF with zero commitments (both priority readings coincide). With the live tree's order
-    (``structure="live_tree"``, the default) on one pool, or on several servers with
-    ``server="first_fit"``, the state lives in arrays and every ``submit`` / ``finish`` /
-    ``schedule`` runs the compiled core :mod:`fairalloc.scheduling.pool_core` (which the
-    simulator's DRF loop calls too; the free capacity is then the core's, read it through
-    :attr:`free`: the ``servers`` helper only names the server rule there); the other server rules
-    and the baselines run SDRF's generic path with zero commitments, the same schedule. Ties: ``ties="wait"`` (default)
-    serves, among users at the same weighted dominant share, the one whose oldest pending task has
-    waited longest, then the lower index; ``"index"`` the lower index only.
-
-    Parameters
-    ----------
-    cluster : Cluster or array_like (M, K)
-        Servers and capacities; shares are fractions of the cluster totals.
-    n_users : int, optional
-        Number of users (or give ``weights``).
-    weights : array_like (N,), optional
-        Positive weights; the key is the dominant share divided by the weight (default ones).
-    placement : array_like (N, M) of bool, optional
-        Servers each user may use (default all).
-    server : {"first_fit", "best_fit", "tvtsf"} or callable, default "first_fit"
-        Server rule (:mod:`fairalloc.scheduling.servers`).
-    blocking : {"stop", "skip"}, default "stop"
-    structure : {"live_tree", "resort", "heap"}, default "live_tree"
-    ties : {"wait", "index"}, default "wait"
-    time : float, default 0.0
-        The starting time.
-
-    Raises
-    ------
-    InvalidInstanceError
-        Bad shapes, weights or choices (naming the argument).
-
-    Examples
-    --------
-    DRF paper, Section 4: 9 CPUs and 18 GB, A's tasks <1, 4>, B's <3, 1>; A and B alternate until
-    A holds 3 tasks and B 2 (both at dominant share 2/3), then B's next task does not fit:
-
-    >>> s = DRFScheduler([[9, 18]], n_users=2)                      # DRF paper, Section 4
-    >>> _ = s.submit(0, [1, 4], count=10); _ = s.submit(1, [3, 1], count=10)
-    >>> [st.user for st in s.schedule()]
-    [0, 1, 0, 1, 0]
-
-    Both at share 0, user 1's task submitted at t = 0 and user 0's at t = 1: user 1 has waited
-    longer and goes first; with ``ties="index"``, user 0 does.
-
-    >>> for ties in ("wait", "index"):
-    ...     s = DRFScheduler([[1, 1]], n_users=2, ties=ties)
-    ...     _ = s.submit(1, [1, 1]); _ = s.advance(1.0); _ = s.submit(0, [1, 1])
-    ...     print(ties, [st.user for st in s.schedule()])
-    wait [1]
-    index [0]
-    """
-
-    mechanism = "drf"
-
-    def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
-                 placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
-                 structure: str = "live_tree", ties: str = "wait",
-                 time: float = 0.0) -> None:
-        super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
-                         blocking=blocking, structure=structure, ties=ties, time=time)
-        #: The compiled core (:mod:`fairalloc.scheduling.pool_core`) that holds the state and takes
-        #: the decisions with the live tree's order on one pool, or on several servers with
-        #: ``server="first_fit"``; None: the generic path (the other server rules, and the
-        #: ``"resort"`` / ``"heap"`` baselines).
-        self._core: PoolCore | None = None
-        if self.structure == "live_tree" and (self.cluster.n_servers == 1 or server == "first_fit"):
-            self._core = PoolCore(self.cluster.capacities, self.totals, self.placement, self.weights,
-                                  self.ties, self.blocking)
-            self._run_ids: list[int] = []          # first task id of every run (submit), ascending
-            self._task_server = array("q")         # per task id: its server once started, else -1
-            self._task_state = bytearray()         # per task id: 0 pending, 1 running, 2 ended
-            # self.servers (FreeCapacity) keeps the rule's name for the result's stats only; its
-            # free capacity stays at the start: the core's arrays hold the state (see `free`)
+        k = len(self._tot)
+        a, b = [0.0] * k, [0.0] * k
+        trajectory_row(self._o[i], self._excess[i], self._c0[i], self._w[i], self._level, a, b)
+        return tuple(a), tuple(b), self._t0[i]
 
     # --- on one pool: thin wrappers around the compiled core ---------------------------------------
     @property
@@ -353,15 +304,15 @@ class DRFScheduler(SDRFScheduler):
 
     @property
     def swaps(self) -> int:
-        return super().swaps if self._core is None else 0          # constant priorities never swap
+        return super().swaps if self._core is None else self._core.swaps
 
     @property
     def next_change(self) -> float:
-        return super().next_change if self._core is None else math.inf
+        return super().next_change if self._core is None else self._core.next_change
 
     @property
     def next_min_change(self) -> float:
-        return super().next_min_change if self._core is None else math.inf
+        return super().next_min_change if self._core is None else self._core.next_min_change
 
     @property
     def decisions(self) -> int:
@@ -384,8 +335,9 @@ class DRFScheduler(SDRFScheduler):
         if not math.isfinite(t) or t < self._now:
             raise InvalidInstanceError(f"t={t!r} must be finite and >= the current time {self._now!r}",
                                        argument="t", value=t)
+        n = self._core.advance(t)
         self._now = t
-        return 0
+        return n
 
     def submit_trusted(self, user: int, demand: np.ndarray, count: int) -> range:
         core = self._core
@@ -451,6 +403,82 @@ class DRFScheduler(SDRFScheduler):
                 starts.append(Start(task, u, m, now))
         return starts
 
+
+class DRFScheduler(SDRFScheduler):
+    """Incremental DRF task filling: the active user with the lowest weighted dominant share next.
+
+    SDRF with zero commitments (both priority readings coincide). With the live tree's order
+    (``structure="live_tree"``, the default) on one pool, or on several servers with
+    ``server="first_fit"``, the state lives in arrays and every ``submit`` / ``finish`` /
+    ``schedule`` runs the compiled core :mod:`fairalloc.scheduling.pool_core` (which the
+    simulator's DRF loop calls too; the free capacity is then the core's, read it through
+    :attr:`free`: the ``servers`` helper only names the server rule there); the other server rules
+    and the baselines run SDRF's generic path with zero commitments, the same schedule. Ties: ``ties="wait"`` (default)
+    serves, among users at the same weighted dominant share, the one whose oldest pending task has
+    waited longest, then the lower index; ``"index"`` the lower index only.
+
+    Parameters
+    ----------
+    cluster : Cluster or array_like (M, K)
+        Servers and capacities; shares are fractions of the cluster totals.
+    n_users : int, optional
+        Number of users (or give ``weights``).
+    weights : array_like (N,), optional
+        Positive weights; the key is the dominant share divided by the weight (default ones).
+    placement : array_like (N, M) of bool, optional
+        Servers each user may use (default all).
+    server : {"first_fit", "best_fit", "tvtsf"} or callable, default "first_fit"
+        Server rule (:mod:`fairalloc.scheduling.servers`).
+    blocking : {"stop", "skip"}, default "stop"
+    structure : {"live_tree", "resort", "heap"}, default "live_tree"
+    ties : {"wait", "index"}, default "wait"
+    time : float, default 0.0
+        The starting time.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Bad shapes, weights or choices (naming the argument).
+
+    Examples
+    --------
+    DRF paper, Section 4: 9 CPUs and 18 GB, A's tasks <1, 4>, B's <3, 1>; A and B alternate until
+    A holds 3 tasks and B 2 (both at dominant share 2/3), then B's next task does not fit:
+
+    >>> s = DRFScheduler([[9, 18]], n_users=2)                      # DRF paper, Section 4
+    >>> _ = s.submit(0, [1, 4], count=10); _ = s.submit(1, [3, 1], count=10)
+    >>> [st.user for st in s.schedule()]
+    [0, 1, 0, 1, 0]
+
+    Both at share 0, user 1's task submitted at t = 0 and user 0's at t = 1: user 1 has waited
+    longer and goes first; with ``ties="index"``, user 0 does.
+
+    >>> for ties in ("wait", "index"):
+    ...     s = DRFScheduler([[1, 1]], n_users=2, ties=ties)
+    ...     _ = s.submit(1, [1, 1]); _ = s.advance(1.0); _ = s.submit(0, [1, 1])
+    ...     print(ties, [st.user for st in s.schedule()])
+    wait [1]
+    index [0]
+    """
+
+    mechanism = "drf"
+    _sdrf_core = False            # DRF runs on pool_core's heap (constant priorities), not SDRF's core
+
+    def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
+                 placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
+                 structure: str = "live_tree", ties: str = "wait",
+                 time: float = 0.0) -> None:
+        super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
+                         blocking=blocking, structure=structure, ties=ties, time=time)
+        #: The compiled core (:mod:`fairalloc.scheduling.pool_core`) that holds the state and takes
+        #: the decisions with the live tree's order on one pool, or on several servers with
+        #: ``server="first_fit"``; None: the generic path (the other server rules, and the
+        #: ``"resort"`` / ``"heap"`` baselines).
+        self._core: PoolCore | None = None
+        if self._on_core(server):
+            self._core = PoolCore(self.cluster.capacities, self.totals, self.placement, self.weights,
+                                  self.ties, self.blocking)
+            self._core_tasks()
 
 def sdrf_greedy(instance: TaskInstance, /, *, priority: str = "level", blocking: str = "stop",
                 server: Any = "first_fit", structure: str = "live_tree") -> AllocationResult:

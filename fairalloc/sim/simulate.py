@@ -154,8 +154,9 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     engine : {"auto", "events", "kernel"}
         ``"auto"`` uses a specialised loop when one gives the same schedule (FCFS with or without
         EASY backfilling, ``"fcfs"``/``"easy"``, on processors with one-task jobs; for EASY not
-        with ``progress=True``; ``"drf"`` with the live tree's order on one pool or on first-fit
-        servers, not with ``progress=True``: :func:`fairalloc.scheduling.pool_core.pool_run`), the
+        with ``progress=True``; ``"drf"`` and ``"sdrf"`` with the live tree's order on one pool or on
+        first-fit servers, not with ``progress=True``: :func:`fairalloc.scheduling.pool_core.pool_run`,
+        :func:`fairalloc.scheduling.sdrf_core.sdrf_run`), the
         event engine
         otherwise; ``"events"`` forces the engine;
         ``"kernel"`` forces the loop and raises :class:`InvalidInstanceError` naming what it
@@ -191,14 +192,14 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     easy = fcfs and pol.backfill and rigid and not progress
     sim = Simulation(workload, state, pol, enforce_walltime=enforce_walltime, progress=progress)
     applies = getattr(pol, "kernel_applies", None)
-    # a policy's own compiled loop (DRF on a pool), for a policy named by string (an object passed
+    # a policy's own compiled loop (DRF, SDRF on a pool), for a policy named by string (an object passed
     # in may be inspected afterwards: its scheduler holds the event engine's state)
     pool = isinstance(policy, str) and applies is not None and applies(sim)
     if engine == "kernel" and not (fast or easy or pool):
         why = ("progress=True (the EASY kernel shows no progress bar)" if fcfs and rigid
                else "this policy/capacity: kernels exist only for FCFS with or without EASY "
                     "backfilling ('fcfs', 'easy') on processors with one-task jobs, and for 'drf' "
-                    "with the live tree's order on one pool or first-fit servers, without a progress bar")
+                    "and 'sdrf' with the live tree's order on one pool or first-fit servers, without a progress bar")
         raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
                                    "or 'events'", argument="engine", value=engine)
     if engine != "events":

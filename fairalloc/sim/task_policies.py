@@ -312,18 +312,25 @@ class TaskPolicy(Policy):
         return None
 
     def kernel_applies(self, sim: Any) -> bool:
-        """Whether :meth:`run_kernel` runs this simulation: DRF where :class:`DRFScheduler` runs on
-        its compiled core (:mod:`fairalloc.scheduling.pool_core`: the live tree's order, on one pool
-        or on servers with ``server="first_fit"``), without a progress bar."""
+        """Whether :meth:`run_kernel` runs this simulation: DRF and SDRF where their schedulers run on
+        their compiled cores (:mod:`fairalloc.scheduling.pool_core`, :mod:`~fairalloc.scheduling.sdrf_core`:
+        the live tree's order, on one pool or on servers with ``server="first_fit"``), without a
+        progress bar; SDRF with wake-ups at the first user's change (``wake_on="first"``) or none."""
         st = sim.state
-        return (self.mechanism == "drf" and isinstance(st, Servers) and self.structure == "live_tree"
-                and (st.n_servers == 1 or self.server == "first_fit") and not sim.progress)
+        if not (isinstance(st, Servers) and self.structure == "live_tree" and not sim.progress
+                and (st.n_servers == 1 or (isinstance(self.server, str) and self.server == "first_fit"))):
+            return False
+        if self.mechanism == "drf":
+            return True
+        # SDRF on its compiled core (sdrf_core): the engine's wake-ups as TaskPolicy asks them
+        return self.mechanism == "sdrf" and (self.wake_on == "first" or not self.wakeups)
 
     def run_kernel(self, sim: Any) -> Any:
         """Run ``sim`` with :func:`fairalloc.scheduling.pool_core.pool_run`: the event loop compiled
         around the same core :class:`DRFScheduler` calls, so the same schedule, launches and counts
         as :meth:`Simulation.run` (the tests compare them). Call only when :meth:`kernel_applies`."""
         from ..scheduling.pool_core import pool_run
+        from ..scheduling.sdrf_core import sdrf_run
         from .metrics import SimulationResult
 
         wl, state = sim.workload, sim.state
@@ -337,16 +344,23 @@ class TaskPolicy(Policy):
         idx = np.flatnonzero(ok)
         order = idx[np.argsort(wl.submit[idx], kind="stable")]
         s = self.scheduler
-        r = pool_run(wl.submit[order], wl.user[order], wl.tasks[order], wl.resources[order],
-                     dur[order], kill[order], s.cluster.capacities, s.totals, s.placement, s.weights,
-                     ties=self.ties, blocking=s.blocking)
+        if self.mechanism == "sdrf":
+            r = sdrf_run(wl.submit[order], wl.user[order], wl.tasks[order], wl.resources[order],
+                         dur[order], kill[order], s.cluster.capacities, s.totals, s.placement, s.weights,
+                         np.array(s._c0, dtype=float), np.array(s._fair), s.tau, level=s._level, ties=self.ties,
+                         blocking=s.blocking, wakeups=self.wakeups)
+        else:
+            r = pool_run(wl.submit[order], wl.user[order], wl.tasks[order], wl.resources[order],
+                         dur[order], kill[order], s.cluster.capacities, s.totals, s.placement, s.weights,
+                         ties=self.ties, blocking=s.blocking)
         start, end, killed = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool)
         start[order], end[order], killed[order] = r["start"], r["end"], r["killed"]
         lp, lk, ls, lt0, lt1, lkill = r["launches"]
         launches = {"job": order[lp].astype(np.int64), "tasks": lk.astype(np.int64),
                     "server": ls.astype(np.int64), "start": lt0, "end": lt1,
                     "killed": lkill.astype(bool)}
-        stats = {"events": r["events"], "decisions": r["decisions"], "swaps": 0, "wakeups": 0,
+        stats = {"events": r["events"], "decisions": r["decisions"], "swaps": r.get("swaps", 0),
+                 "wakeups": r.get("wakeups", 0),
                  "structure": s.structure, "blocking": s.blocking, "ties": s.ties,
                  "server": s.servers.rule_name, "engine": "kernel"}
         return SimulationResult.from_run(wl, start=start, end=end, killed=killed, rejected=rejected,

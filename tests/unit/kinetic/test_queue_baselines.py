@@ -85,7 +85,7 @@ def test_trusted_equals_checked():
     b.insert_trusted(0, (0.2, 0.4), (0.3, -0.1), 0.0)
     a.insert(1, [0.5])
     b.insert_trusted(1, (0.5,), (0.0,), 0.0)
-    assert a._elems[0].starts == b._elems[0].starts and a._elems[0].lines == b._elems[0].lines
+    assert a.envelope(0) == b.envelope(0)
     a.advance(3.0)
     b.advance(3.0)
     assert list(a) == list(b) and a.swaps == b.swaps

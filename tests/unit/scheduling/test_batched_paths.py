@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from fairalloc.kinetic import LiveTree
-from fairalloc.kinetic.live_tree import _fail_time
+from fairalloc.kinetic import tree_core
 from fairalloc.scheduling import DRFScheduler, SDRFScheduler, TSFScheduler
 from fairalloc.scheduling.servers import FreeCapacity
 
@@ -75,19 +75,29 @@ def test_finish_all_updates_a_user_once_and_in_first_end_order():
     # SDRF, tau = 1, a pool of 4 x <1, 1> tasks: users 0 (task ids 0-2) and 1 (ids 3-5) alternate
     # (equal levels, equal waits: index order), 0, 3, 1, 4 start. At t = 1, tasks 3, 0, 1 end: one
     # update per user, marked in the order of the first end (user 1, then user 0).
-    s = SDRFScheduler([[4.0, 4.0]], n_users=2, tau=1.0)
-    s.submit(0, [1.0, 1.0], 3)
-    s.submit(1, [1.0, 1.0], 3)
-    assert [st.task for st in s.schedule()] == [0, 3, 1, 4]
-    s.advance(1.0)
-    calls = []
-    orig = s._changed
-    s._changed = lambda i, *a, **k: (calls.append(i), orig(i, *a, **k))
-    s.finish_all([3, 0, 1])
-    assert calls == [1, 0] and list(s._dirty) == [1, 0]
-    # each user held 2 of 4 units (0.5 of each resource) over [0, 1]: at its fair share 1/2, excess 0
-    # (Eq. 6: the commitment stays 0); user 0 now runs nothing, user 1 one task
-    assert s.commitments().tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    # The generic Python path (the compiled core switched off), then the core (sdrf_core): its
+    # marked users in its arrays.
+    for generic in (True, False):
+        s = SDRFScheduler([[4.0, 4.0]], n_users=2, tau=1.0)
+        if generic:
+            s._core = None
+        s.submit(0, [1.0, 1.0], 3)
+        s.submit(1, [1.0, 1.0], 3)
+        assert [st.task for st in s.schedule()] == [0, 3, 1, 4]
+        s.advance(1.0)
+        if generic:
+            calls = []
+            orig = s._changed
+            s._changed = lambda i, *a, **k: (calls.append(i), orig(i, *a, **k))
+            s.finish_all([3, 0, 1])
+            assert calls == [1, 0] and list(s._dirty) == [1, 0]
+        else:
+            s.finish_all([3, 0, 1])
+            sd = s._core.sd                    # (c0, t0, excess, o, fair, dirty, ...), sm = sd[9]
+            assert sd[5][:sd[9][0]].tolist() == [1, 0]
+        # each user held 2 of 4 units (0.5 of each resource) over [0, 1]: at its fair share 1/2,
+        # excess 0 (Eq. 6: the commitment stays 0); user 0 now runs nothing, user 1 one task
+        assert s.commitments().tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert s.usage.tolist() == [[0.0, 0.0], [1.0, 1.0]]
     assert [st.task for st in s.schedule()] == [2, 5]     # both at level 0 / 0.25: user 0 first
 
@@ -124,14 +134,15 @@ def test_certificates_from_cached_state_equal_those_from_lines():
     for _ in range(20):
         t += float(rng.exponential(0.5))
         tree.advance(t)
-        order = [tree._elems[k] for k in tree]
+        F, I, P = tree._ts[0], tree._ts[1], tree._ts[2]
+        order = [tree._index[k] for k in tree]
         for x, y in zip(order, order[1:]):
             for e in (x, y):
-                e.ct = math.nan                   # cold: from the lines
-            cold = _fail_time(tree.tau, x, y, t)
+                F[e, tree_core._CT] = math.nan     # cold: from the lines
+            cold = tree_core.fail_time(F, I, P, tree.tau, True, x, y, t, False)
             for e in (x, y):
-                tree._state(e, t)                 # warm: the cached piece at t
-            assert x.ct == t and y.ct == t
-            assert _fail_time(tree.tau, x, y, t) == cold
+                tree_core.state(F, I, P, e, t, tree.tau, True)   # warm: the cached piece at t
+            assert F[x, tree_core._CT] == t and F[y, tree_core._CT] == t
+            assert tree_core.fail_time(F, I, P, tree.tau, True, x, y, t, False) == cold
             checked += 1
     assert checked == 20 * 29

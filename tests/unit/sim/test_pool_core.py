@@ -120,8 +120,8 @@ def test_drf_paper_example():
 def test_kernel_only_where_it_applies():
     wl = fa.workloads.google_like(20, 300, rng=1)
     pool = ResourcePool.from_workload(wl, 0.5)
-    with pytest.raises(InvalidInstanceError, match="engine='kernel'.*'drf' with the live tree's order"):
-        fa.simulate(wl, pool, policy="sdrf", delta=0.9, engine="kernel")
+    with pytest.raises(InvalidInstanceError, match="engine='kernel'.*'drf' and 'sdrf' with the live tree"):
+        fa.simulate(wl, pool, policy="tsf", engine="kernel")
     with pytest.raises(InvalidInstanceError, match="engine='kernel'"):
         fa.simulate(wl, pool, policy="drf", structure="resort", engine="kernel")
     # a policy object is run by the event engine (its scheduler can be inspected afterwards), and
