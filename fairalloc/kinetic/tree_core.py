@@ -671,7 +671,10 @@ def _cert_to(ts, x, y, after_swap):
         H[k, 3] = x
         meta[_HS] = k + 1
         _sift_up(H, k)
-        if meta[_HS] > 8 * meta[_N] + 64:     # drop the stale entries (the pop order is unchanged)
+        if meta[_HS] > 8 * meta[_N] + 64:     # drop the stale entries (the pop order is unchanged);
+            # in place in H, so a running process() also sees the entries pushed after this (the
+            # pure-Python tree at 6c81f64 rebound its list and lost them: one swap fewer in the
+            # sdrf-fig4 cell 0.9 / 0.9999, test_events_pushed_after_a_heap_compaction_...)
             m = 0
             for k in range(meta[_HS]):
                 if H[k, 2] == I[int(H[k, 3]), _TOKEN]:

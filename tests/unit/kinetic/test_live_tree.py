@@ -223,3 +223,35 @@ def test_lead_or_update_is_leads_with_then_update(tau, seed):
         assert list(trees[0]) == list(trees[1])
         assert list(trees[0]) == list(trees[2])
     assert 0 < leads < 150                      # both branches were taken
+
+
+@pytest.mark.parametrize("stale", range(100, 121))
+def test_events_pushed_after_a_heap_compaction_in_one_advance_are_processed(stale):
+    """Regression (issue 11): the event heap is compacted (stale entries dropped, when it holds more
+    than 8 n + 64 entries) by a certificate pushed *during* an advance; the events pushed after that,
+    still due before the advance's end, must be processed too.
+
+    The pure-Python tree at 6c81f64 kept iterating its pre-compaction list and skipped them: with
+    ``stale=110`` it ends at ['b', 'e', 'c', 'a', 'f', 'g'] after 3 swaps (the (e, c) crossing at
+    ln(2/0.3) is lost). This is the one-swap difference of the sdrf-fig4 cell pool_fraction=0.9,
+    delta=0.9999 (36933 swaps on the array tree, 36932 at 6c81f64; the first lost event is the
+    (428, 268) crossing at t=261997.82 with the first 4000 jobs of the workload, where the old tree
+    counts 2509 and the array tree 2510).
+
+    Expected values by hand, tau = 1, u = e^-t: e = 0.3, a = 0.5, b = u, c = 2u, f = 5, g = 4 + 2000u.
+    Order at 0: e, a, b, c, f, g. Crossings before t = 3: b < a at ln 2, b < e at ln(1/0.3),
+    c < a at ln 4, c < e at ln(2/0.3) (c = 2b never meets b); g reaches f only at ln 2000 > 3.
+    So at t = 3: b (0.050), c (0.100), e, a, f, g (103.6), after exactly 4 swaps, none pending.
+    ``stale`` in-place updates of g each leave one stale (f, g) entry due at ln 2000, so that some
+    count in this range fills the heap to the compaction threshold just before the advance.
+    """
+    tree = LiveTree(tau=1.0)
+    for key, a, b in [("e", 0.3, 0.0), ("a", 0.5, 0.0), ("b", 0.0, 1.0), ("c", 0.0, 2.0),
+                      ("f", 5.0, 0.0), ("g", 4.0, 2000.0)]:
+        tree.insert(key, [a], [b])
+    for _ in range(stale):
+        tree.update("g", [4.0], [2000.0], t0=0.0)
+    tree.advance(3.0)
+    assert list(tree) == ["b", "c", "e", "a", "f", "g"]
+    assert tree.swaps == 4
+    assert tree.next_event_time == pytest.approx(math.log(2000.0))
