@@ -350,6 +350,19 @@ def _runs(n_runs, k):
             np.zeros(n_runs), np.zeros((n_runs, k)), np.full(n_runs, -1, np.int64))
 
 
+def _whole_run(st, user, tasks, demand):
+    """A whole run's jobs as runs (user, tasks, first task id, demand) in ``st``, and the empty start,
+    end and killed outputs (:func:`pool_run`, :func:`~fairalloc.scheduling.sdrf_core.sdrf_run`)."""
+    n = len(user)
+    runs = _runs(max(n, 1), st[1].shape[0])
+    runs[0][:n] = user
+    runs[1][:n] = tasks
+    runs[2][:n] = np.concatenate([[0], np.cumsum(tasks)[:-1]]) if n else 0
+    runs[4][:n] = demand
+    st[12][_RUNS] = n
+    return runs, np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, bool)
+
+
 class PoolCore:
     """DRF's state in arrays, driven through the compiled functions of this module.
 
@@ -638,18 +651,8 @@ def pool_run(submit, user, tasks, demand, duration, killed, capacities, totals, 
     >>> r["launches"][0][:5].tolist(), r["start"].tolist()
     ([0, 1, 0, 1, 0], [0.0, 0.0])
     """
-    n = len(submit)
-    k = len(totals)
     st = _state(capacities, totals, placement, weights)
-    runs = _runs(max(n, 1), k)
-    runs[0][:n] = user
-    runs[1][:n] = tasks
-    runs[2][:n] = np.concatenate([[0], np.cumsum(tasks)[:-1]]) if n else 0
-    runs[4][:n] = demand
-    st[12][_RUNS] = n
-    start = np.full(n, np.nan)
-    end = np.full(n, np.nan)
-    kill_out = np.zeros(n, bool)
+    runs, start, end, kill_out = _whole_run(st, user, tasks, demand)
     counts = np.zeros(2, np.int64)
     log = _loop(st, runs, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(user, dtype=np.int64),
                 np.ascontiguousarray(duration, dtype=float), np.ascontiguousarray(killed, dtype=np.bool_),

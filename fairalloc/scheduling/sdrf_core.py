@@ -47,8 +47,8 @@ import numpy as np
 from .. import commitments as _c
 from ..kinetic import tree_core as tc
 from ..tolerance import FLOOR_EPS
-from .pool_core import (_BLOCKED, _DECISIONS, _RUNS, PoolCore, _enqueue, _first_fit, _launched, _log_rows,
-                        _new_log, _record, _release, _room, _runs, _state, _take, njit)
+from .pool_core import (_BLOCKED, _DECISIONS, PoolCore, _enqueue, _first_fit, _launched, _log_rows,
+                        _new_log, _record, _release, _room, _state, _take, _whole_run, njit)
 
 __all__ = ["SDRFCore", "sdrf_run", "trajectory_row"]
 
@@ -540,21 +540,12 @@ def sdrf_run(submit, user, tasks, demand, duration, killed, capacities, totals, 
     >>> r["launches"][0].tolist(), r["start"].tolist()
     ([1, 0], [5.0, 0.0])
     """
-    n = len(submit)
     k = len(totals)
     n_users = len(weights)
     st = _state(capacities, totals, placement, weights)
     sd = _sdrf_state(n_users, k, commitments, fair, tau, level, 0.0)
     ts = tc.new_state(tau, 0.0, 64, n_users, k)
-    runs = _runs(max(n, 1), k)
-    runs[0][:n] = user
-    runs[1][:n] = tasks
-    runs[2][:n] = np.concatenate([[0], np.cumsum(tasks)[:-1]]) if n else 0
-    runs[4][:n] = demand
-    st[12][_RUNS] = n
-    start = np.full(n, np.nan)
-    end = np.full(n, np.nan)
-    kill_out = np.zeros(n, bool)
+    runs, start, end, kill_out = _whole_run(st, user, tasks, demand)
     counts = np.zeros(3, np.int64)
     log = _loop(st, sd, runs, ts, np.ascontiguousarray(submit, dtype=float),
                 np.ascontiguousarray(user, dtype=np.int64), np.ascontiguousarray(duration, dtype=float),
