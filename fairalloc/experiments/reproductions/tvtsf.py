@@ -38,7 +38,11 @@ tvtsf16d the tables are identical and the CPU is lower: 1.44x over 60 reduced ce
 static TSF cell 339 -> 280 CPU s). That is an estimated 1.3x per sample, or about
 14 CPU hours for 100), and
 :func:`reproduce_samples` for the paper scale with fewer samples (what is stored in
-``docs/reproductions/results/tvtsf``).
+``docs/reproductions/results/tvtsf``). The paper scale takes longer than a working session on two
+cores, so its cells are kept: :func:`store_cells` adds a sweep's complete samples to a folder of
+Parquet batches (``docs/reproductions/results/tvtsf/cells``, about 40 kB per sample),
+:func:`stored_cells` reads them back as the sweep's tables, and ``reproduce_samples(n,
+stored=...)`` runs only the samples not stored and reports on all of them.
 
 References
 ----------
@@ -62,7 +66,8 @@ from ...sim import simulate
 from ...sim.task_metrics import per_user
 
 __all__ = ["sweep_cell", "SCENARIOS", "POLICIES", "workload", "placement", "cell", "summary", "cdfs", "data_dir",
-           "offered_load", "saturation", "reproduce_samples", "per_sample_margins", "SETUP_CHECK"]
+           "offered_load", "saturation", "reproduce_samples", "store_cells", "stored_cells",
+           "per_sample_margins", "SETUP_CHECK"]
 
 #: scenario -> large-job fraction (None: the trace's own mix).
 SCENARIOS = {"normal": None, "large25": 0.25, "large50": 0.5, "large80": 0.8}
@@ -595,35 +600,216 @@ SETUP_CHECK = """| paper (Section 3.1) | our reading | status |
 """
 
 
-def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progress: bool = False) -> Path:
+def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progress: bool = False,
+                      stored: Any = None) -> Path:
     """``fairalloc reproduce tvtsf --scale paper`` with the first ``samples`` samples per scenario
     instead of the paper's 100 (every other parameter of the paper scale unchanged; the report's
     setup states the count). Resumable as any sweep: a later call with more samples in the same
-    ``out`` runs only the new ones."""
+    ``out`` runs only the new ones.
+
+    Parameters
+    ----------
+    samples : int
+        1..100: samples (seeds) 0 .. ``samples`` - 1 of every scenario.
+    out : str or Path
+        Output folder: the sweep of the samples run here (``out/sweep``), the figures and
+        ``report.md``.
+    workers : int, optional, default 0
+        As :func:`~fairalloc.experiments.run_sweep`.
+    progress : bool, default False
+    stored : str or Path, optional
+        A folder of stored cells (:func:`store_cells`): its samples below ``samples`` are not run
+        again, the sweep runs the others only (seeds from the first sample not stored), and the
+        report is written from both. The samples of a cell are independent of which others run
+        (a cell's seed is its sample), so the tables are those of one sweep of all samples.
+
+    Returns
+    -------
+    Path
+        ``out / "report.md"``.
+    """
     import copy
-    import time
 
     from .. import load as load_table, run_sweep
     from ..spec import Spec
-    from ..store import Store
-    from . import _DIR, _cells_seconds, load_spec
+    from . import _DIR, load_spec
 
     n = int(samples)
     if n != samples or not 1 <= n <= 100:
         raise ValueError(f"samples={samples!r} must be an integer in 1..100")
+    old = stored_cells(stored) if stored is not None else None
+    first = 0 if old is None else min(n, int(old["runs"]["seed"].max()) + 1 if len(old["runs"]) else 0)
     spec = copy.deepcopy(load_spec("tvtsf"))
-    spec["scales"]["paper"]["seeds"] = {"start": 0, "count": n}
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    summ = run_sweep(Spec.from_dict(spec["scales"]["paper"], base=_DIR), out / "sweep", workers=workers,
-                     progress=progress)
-    if not summ.ok:
-        raise RuntimeError(f"tvtsf paper scale, {n} samples: {summ}")
-    tables = {t: load_table(out / "sweep", t).df() for t in Store(out / "sweep").table_names()}
-    # the cells' own recorded times (a resumed run's elapsed time would leave out the earlier cells)
-    seconds = _cells_seconds(out / "sweep", time.perf_counter() - t0)
+    tables, seconds = {}, 0.0
+    if first < n:
+        spec["scales"]["paper"]["seeds"] = {"start": first, "count": n - first}
+        sweep = Spec.from_dict(spec["scales"]["paper"], base=_DIR)
+        summ = run_sweep(sweep, out / "sweep", workers=workers, progress=progress)
+        if not summ.ok:
+            raise RuntimeError(f"tvtsf paper scale, {n} samples: {summ}")
+        # this call's cells only (the folder may hold others from earlier calls)
+        keys = {c.key for c in sweep.cells()}
+        tables = {t: (lambda df: df[df["key"].isin(keys)])(load_table(out / "sweep", t).df())
+                  for t in ("users", "runs", "cells")}
+        # the cells' own recorded times (a resumed run's elapsed time would leave out the earlier cells)
+        seconds = float(tables.pop("cells")["wall_s"].sum())
+    if old is not None:
+        keep = {t: old[t][old[t]["seed"] < n] for t in ("users", "runs")}
+        seconds += float(old["cells"].loc[old["cells"]["seed"] < n, "wall_s"].sum())
+        tables = {t: pd.concat([keep[t], tables[t]], ignore_index=True) if t in tables else keep[t]
+                  for t in ("users", "runs")}
+    tables = {t: _canonical(df) for t, df in tables.items()}
+    spec["scales"]["paper"]["seeds"] = {"start": 0, "count": n}
     return report(tables, out, scale="paper", spec=spec, seconds=seconds)
+
+
+# --- stored cells ------------------------------------------------------------------------------
+
+#: A stored users batch keeps the cell key and the per-user columns; the rest comes back from its
+#: runs row (the same cell key), in the sweep's column order.
+_USERS_COLUMNS = ["key", "label", "policy", "seed", "scenario", "n_jobs", "slots", "placement_p", "user",
+                  "user_wait", "mean_queuing", "mean_completion"]
+_USERS_KEPT = ["key", "user", "user_wait", "mean_queuing", "mean_completion"]
+
+
+def _canonical(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the sweep's cell order (sample, scenario, policy; users by index): pooled sums over
+    users then do not depend on where a cell was read from."""
+    order = [df["seed"], df["scenario"].map({s: k for k, s in enumerate(SCENARIOS)}),
+             df["policy"].map({p: k for k, p in enumerate(POLICIES)})]
+    keys = pd.DataFrame({"a": order[0], "b": order[1], "c": order[2],
+                         "d": df["user"] if "user" in df else 0})
+    return df.iloc[np.lexsort([keys["d"], keys["c"], keys["b"], keys["a"]])].reset_index(drop=True)
+
+
+def _batches(folder: Path) -> list[tuple[int, int, Path, Path]]:
+    out = []
+    for f in sorted(folder.glob("runs-s*-*.parquet")):
+        a, b = (int(x) for x in f.stem[len("runs-s"):].split("-"))
+        out.append((a, b, f, f.with_name(f"users-s{a:03d}-{b:03d}.parquet")))
+    return sorted(out)
+
+
+def stored_cells(folder: Any) -> dict:
+    """The cells stored in ``folder`` by :func:`store_cells`, as the sweep's tables.
+
+    Parameters
+    ----------
+    folder : str or Path
+
+    Returns
+    -------
+    dict of DataFrame
+        ``users`` and ``runs`` with the sweep's columns, in the sweep's cell order; ``cells``: each
+        cell's ``key``, ``seed``, ``scenario``, ``policy`` and ``wall_s`` (its recorded wall time).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``folder`` holds no batch, or a batch's users file is missing.
+    ValueError
+        Batches that overlap or leave a gap, a sample without all its cells, users rows without a
+        runs row, or runs of different parameters (``n_jobs``, ``slots``, ``placement_p``).
+    """
+    folder = Path(folder)
+    batches = _batches(folder)
+    if not batches:
+        raise FileNotFoundError(f"stored={str(folder)!r} holds no stored cells (runs-sAAA-BBB.parquet)")
+    runs, users, nxt = [], [], 0
+    for a, b, fr, fu in batches:
+        if a != nxt:
+            raise ValueError(f"stored={str(folder)!r}: batch {fr.name} starts at sample {a}, expected {nxt} "
+                             "(batches must follow one another)")
+        if not fu.is_file():
+            raise FileNotFoundError(f"stored={str(folder)!r}: {fu.name} is missing (beside {fr.name})")
+        r, u = pd.read_parquet(fr), pd.read_parquet(fu)
+        per = r.groupby("seed").size().reindex(range(a, b + 1), fill_value=0)
+        short = per[per != len(SCENARIOS) * len(POLICIES)]
+        if len(short):
+            raise ValueError(f"stored={str(folder)!r}: {fr.name}: sample {int(short.index[0])} has "
+                             f"{int(short.iloc[0])} cells, not {len(SCENARIOS) * len(POLICIES)}")
+        runs.append(r)
+        users.append(u)
+        nxt = b + 1
+    runs = pd.concat(runs, ignore_index=True)
+    users = pd.concat(users, ignore_index=True)
+    for c in ("n_jobs", "slots", "placement_p"):
+        if runs[c].nunique() != 1:
+            raise ValueError(f"stored={str(folder)!r}: runs of different {c}: {sorted(runs[c].unique())}")
+    lost = ~users["key"].isin(runs["key"])
+    if lost.any():
+        raise ValueError(f"stored={str(folder)!r}: users rows of cell {users.loc[lost, 'key'].iloc[0]!r} have no runs row")
+    cells = runs[["key", "seed", "scenario", "policy", "cell_wall_s"]].rename(columns={"cell_wall_s": "wall_s"})
+    runs = runs.drop(columns="cell_wall_s")
+    back = [c for c in _USERS_COLUMNS if c not in _USERS_KEPT]
+    users = users.merge(runs[["key"] + back], on="key", how="left")[_USERS_COLUMNS]
+    return {"users": _canonical(users), "runs": _canonical(runs), "cells": _canonical(cells)}
+
+
+def store_cells(sweep: Any, folder: Any) -> Path | None:
+    """Add the complete samples of a paper-scale sweep that ``folder`` does not hold yet, as one batch.
+
+    A batch is two Parquet files, ``runs-sAAA-BBB.parquet`` (the runs rows of samples AAA..BBB, with
+    each cell's recorded wall time as ``cell_wall_s``) and ``users-sAAA-BBB.parquet`` (the per-user
+    times and cell key; the rest of a users row is its runs row's), about 40 kB per sample. A
+    stored folder is what :func:`reproduce_samples` resumes from (``stored=``), so that samples
+    computed in one session need not be computed again in the next.
+
+    Parameters
+    ----------
+    sweep : str or Path
+        A sweep folder of the ``tvtsf`` paper scale (or any scale: the cells' parameters are
+        checked to agree with the stored ones when both exist).
+    folder : str or Path
+        Created when absent.
+
+    Returns
+    -------
+    Path or None
+        The new batch's runs file; None when the sweep has no complete sample after the stored ones.
+
+    Raises
+    ------
+    ValueError
+        The sweep's first new complete sample does not follow the stored ones (a gap).
+    """
+    from .. import load as load_table
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    nxt = _batches(folder)[-1][1] + 1 if _batches(folder) else 0
+    runs = load_table(sweep, "runs").df()
+    users = load_table(sweep, "users").df()
+    walls = load_table(sweep, "cells").df().set_index("key")["wall_s"]
+    per = runs.groupby("seed").size()
+    full = [int(s) for s, k in per.items() if k == len(SCENARIOS) * len(POLICIES) and s >= nxt]
+    take = []
+    for s in sorted(full):
+        if s != nxt + len(take):
+            break
+        take.append(s)
+    if not take:
+        if full:
+            raise ValueError(f"sweep={str(sweep)!r}: its complete samples start at {min(full)}, the stored ones "
+                             f"end at {nxt - 1}: a gap")
+        return None
+    a, b = take[0], take[-1]
+    r = runs[runs["seed"].between(a, b)].copy()
+    r["cell_wall_s"] = r["key"].map(walls).to_numpy()
+    u = users[users["seed"].between(a, b)]
+    if nxt:
+        prev = pd.read_parquet(_batches(folder)[-1][2])
+        for c in ("n_jobs", "slots", "placement_p"):
+            if set(r[c]) != set(prev[c]):
+                raise ValueError(f"sweep={str(sweep)!r}: {c} {sorted(set(r[c]))} differs from the stored "
+                                 f"{sorted(set(prev[c]))}")
+    fr = folder / f"runs-s{a:03d}-{b:03d}.parquet"
+    _canonical(u)[_USERS_KEPT].to_parquet(folder / f"users-s{a:03d}-{b:03d}.parquet", index=False,
+                                          compression="zstd")
+    _canonical(r).to_parquet(fr, index=False, compression="zstd")
+    return fr
 
 
 def sweep_cell(workload: Any, params: dict) -> dict:
