@@ -623,6 +623,13 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
         report is written from both. The samples of a cell are independent of which others run
         (a cell's seed is its sample), so the tables are those of one sweep of all samples.
 
+    Raises
+    ------
+    ValueError
+        ``samples`` not in 1..100, or stored cells of another grid than the paper scale's.
+    RuntimeError
+        A cell of the sweep failed (the sweep's summary says which).
+
     Returns
     -------
     Path
@@ -637,9 +644,15 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
     n = int(samples)
     if n != samples or not 1 <= n <= 100:
         raise ValueError(f"samples={samples!r} must be an integer in 1..100")
-    old = stored_cells(stored) if stored is not None else None
-    first = 0 if old is None else min(n, int(old["runs"]["seed"].max()) + 1 if len(old["runs"]) else 0)
     spec = copy.deepcopy(load_spec("tvtsf"))
+    old = stored_cells(stored) if stored is not None else None
+    if old is not None:
+        for c in ("n_jobs", "slots", "placement_p"):
+            have, want = set(old["runs"][c]), set(spec["scales"]["paper"]["grid"][c])
+            if not have <= want:
+                raise ValueError(f"stored={str(stored)!r} holds cells with {c} {sorted(have)}; the paper scale has "
+                                 f"{sorted(want)}")
+    first = 0 if old is None else min(n, int(old["runs"]["seed"].max()) + 1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tables, seconds = {}, 0.0

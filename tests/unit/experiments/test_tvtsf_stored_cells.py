@@ -88,6 +88,10 @@ def test_gaps_and_incomplete_samples_are_refused(sweep, tmp_path):
         tvtsf.stored_cells(tmp_path / "ok")
     with pytest.raises(FileNotFoundError, match="holds no stored cells"):
         tvtsf.stored_cells(tmp_path / "empty")
+    # cells of another grid are not mixed into a paper-scale report (the real spec: 400 jobs)
+    tvtsf.store_cells(sweep, tmp_path / "tiny")
+    with pytest.raises(ValueError, match=r"holds cells with n_jobs \[4\]; the paper scale has \[400\]"):
+        tvtsf.reproduce_samples(3, out=tmp_path / "x", stored=tmp_path / "tiny")
 
 
 def test_a_report_from_stored_and_new_samples_is_that_of_one_sweep(sweep, tmp_path, monkeypatch):
