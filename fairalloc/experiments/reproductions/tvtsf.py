@@ -664,8 +664,9 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
             raise RuntimeError(f"tvtsf paper scale, {n} samples: {summ}")
         # this call's cells only (the folder may hold others from earlier calls)
         keys = {c.key for c in sweep.cells()}
-        tables = {t: (lambda df: df[df["key"].isin(keys)])(load_table(out / "sweep", t).df())
-                  for t in ("users", "runs", "cells")}
+        for t in ("users", "runs", "cells"):
+            df = load_table(out / "sweep", t).df()
+            tables[t] = df[df["key"].isin(keys)]
         # the cells' own recorded times (a resumed run's elapsed time would leave out the earlier cells)
         seconds = float(tables.pop("cells")["wall_s"].sum())
     if old is not None:
@@ -690,11 +691,10 @@ _USERS_KEPT = ["key", "user", "user_wait", "mean_queuing", "mean_completion"]
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:
     """Rows in the sweep's cell order (sample, scenario, policy; users by index): pooled sums over
     users then do not depend on where a cell was read from."""
-    order = [df["seed"], df["scenario"].map({s: k for k, s in enumerate(SCENARIOS)}),
-             df["policy"].map({p: k for k, p in enumerate(POLICIES)})]
-    keys = pd.DataFrame({"a": order[0], "b": order[1], "c": order[2],
-                         "d": df["user"] if "user" in df else 0})
-    return df.iloc[np.lexsort([keys["d"], keys["c"], keys["b"], keys["a"]])].reset_index(drop=True)
+    scenario = df["scenario"].map({s: k for k, s in enumerate(SCENARIOS)}).to_numpy()
+    policy = df["policy"].map({p: k for k, p in enumerate(POLICIES)}).to_numpy()
+    user = df["user"].to_numpy() if "user" in df else np.zeros(len(df))
+    return df.iloc[np.lexsort([user, policy, scenario, df["seed"].to_numpy()])].reset_index(drop=True)
 
 
 def _batches(folder: Path) -> list[tuple[int, int, Path, Path]]:
