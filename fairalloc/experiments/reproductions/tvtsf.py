@@ -40,7 +40,7 @@ static TSF cell 339 -> 280 CPU s). That is an estimated 1.3x per sample, or abou
 :func:`reproduce_samples` for the paper scale with fewer samples (what is stored in
 ``docs/reproductions/results/tvtsf``). The paper scale takes longer than a working session on two
 cores, so its cells are kept: :func:`store_cells` adds a sweep's complete samples to a folder of
-Parquet batches (``docs/reproductions/results/tvtsf/cells``, about 40 kB per sample),
+Parquet batches (``docs/reproductions/results/tvtsf/cells``, about 35 kB per sample),
 :func:`stored_cells` reads them back as the sweep's tables, and ``reproduce_samples(n,
 stored=...)`` runs only the samples not stored and reports on all of them.
 
@@ -766,7 +766,7 @@ def store_cells(sweep: Any, folder: Any) -> Path | None:
 
     A batch is two Parquet files, ``runs-sAAA-BBB.parquet`` (the runs rows of samples AAA..BBB, with
     each cell's recorded wall time as ``cell_wall_s``) and ``users-sAAA-BBB.parquet`` (the per-user
-    times and cell key; the rest of a users row is its runs row's), about 40 kB per sample. A
+    times and cell key; the rest of a users row is its runs row's), about 35 kB per sample. A
     stored folder is what :func:`reproduce_samples` resumes from (``stored=``), so that samples
     computed in one session need not be computed again in the next.
 
