@@ -115,3 +115,15 @@ def test_a_report_from_stored_and_new_samples_is_that_of_one_sweep(sweep, tmp_pa
     tvtsf.reproduce_samples(2, out=tmp_path / "three", stored=tmp_path / "cells")
     assert not (tmp_path / "three" / "sweep").exists()
     assert "2 sample(s) per scenario" in (tmp_path / "three" / "report.md").read_text()
+
+
+def test_the_repositorys_stored_cells_read_as_paper_scale_samples():
+    """docs/reproductions/results/tvtsf/cells: whole samples from 0 on, of the paper grid (spec tvtsf)."""
+    folder = reproductions._DIR.parents[3] / "docs" / "reproductions" / "results" / "tvtsf" / "cells"
+    got = tvtsf.stored_cells(folder)
+    seeds = sorted(got["runs"]["seed"].unique())
+    assert seeds == list(range(len(seeds))) and len(got["runs"]) == len(seeds) * N_CELLS
+    paper = _LOAD_SPEC("tvtsf")["scales"]["paper"]["grid"]
+    assert {c: sorted(got["runs"][c].unique()) for c in ("n_jobs", "slots", "placement_p")} == \
+        {c: paper[c] for c in ("n_jobs", "slots", "placement_p")}
+    assert len(got["users"]) == len(got["runs"]) * paper["n_jobs"][0]     # one user per job
