@@ -16,8 +16,10 @@
 # # TV-TSF (Li and Wang 2024), Section 3: Figs. 1-3 beside the paper
 #
 # The experiment is the shipped spec `tvtsf` of `fairalloc reproduce`; this notebook defines no
-# algorithm. It reads the stored results in `../out/reproduce/tvtsf-SCALE` and runs the scale
-# (`FAIRALLOC_SCALE`, default `small`) when there are none. Five policies: TV-TSF; TSF and CDRF as
+# algorithm. It reads the run stored in the docs (`docs/reproductions/results/tvtsf`, with its
+# per-user times from the stored cells) when that run is of the scale asked for (`FAIRALLOC_SCALE`,
+# default `small`), else the results in `../out/reproduce/tvtsf-SCALE`, running the scale when there
+# are none. Five policies: TV-TSF; TSF and CDRF as
 # the paper's Table 1 describes them (`tsf-static`: divisible, placement-aware, duration-unaware;
 # `cdrf-static`: indivisible, placement- and duration-unaware; one static allocation of the free
 # capacity per slot); and the controlled variants (`tsf-slotted`, `cdrf-slotted`: TV-TSF's own
@@ -26,20 +28,28 @@
 
 # %%
 # %matplotlib inline
+import json
 import os
 from pathlib import Path
 
-from IPython.display import display
+from IPython.display import Markdown, display
 
+import fairalloc
 from fairalloc.experiments.reproductions import read_tables, results_dir, tvtsf
 from fairalloc.experiments.reproductions.report import read_claims
 from fairalloc.plots.reproductions import tvtsf_cdfs
 
 SCALE = os.environ.get("FAIRALLOC_SCALE", "small")
 SCALE = SCALE if SCALE in ("small", "paper") else "small"
-out = results_dir("tvtsf", SCALE, out=Path("../out/reproduce"))
-tables = read_tables(out)
-users = tables["users"]
+STORED = Path(fairalloc.__file__).resolve().parents[1] / "docs" / "reproductions" / "results"
+out = results_dir("tvtsf", SCALE, stored=STORED, out=Path("../out/reproduce"))
+if (out / "provenance.json").exists():
+    # the stored run keeps no sweep tables; its cells are stored beside it (tvtsf.store_cells)
+    prov = json.loads((out / "provenance.json").read_text())
+    display(Markdown(f"Stored results: `{prov['command']}` at commit `{prov['commit'][:10]}`, {prov['date']}"))
+    users = tvtsf.stored_cells(out / "cells")["users"]
+else:
+    users = read_tables(out)["users"]
 print((out / "report.md").read_text().split("## Claims")[0])
 
 # %% [markdown]
