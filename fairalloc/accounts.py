@@ -819,7 +819,8 @@ _SACCTMGR_IGNORED = {"cluster", "partition", "priority", "grpjobs", "grpjobsaccr
 def _yaml_records(path: Path, text: str) -> tuple[list[dict[str, Any]], list[str] | None]:
     """Records (with ``line``) and resources of an accounts YAML file.
 
-    Thin adapter over PyYAML (issue 28's shared loader in :mod:`fairalloc.io` will replace it): the data
+    Thin adapter over PyYAML until :mod:`fairalloc.io` has a strict YAML loader (duplicate keys refused,
+    YAML 1.2 numbers) with line numbers; then this should call it. The data
     from :func:`yaml.safe_load`, the line of each list item from :func:`yaml.compose` of the same text.
     Duplicate keys inside a record are refused here.
     """

@@ -68,6 +68,7 @@ import numpy as np
 from .. import commitments
 from ..accounts import AccountTree
 from ..errors import InvalidInstanceError
+from ._checks import scalar
 from ._jit import callee
 
 __all__ = [
@@ -134,19 +135,12 @@ class HTCondorPriority:
     def __post_init__(self) -> None:
         for name, knob in (("half_life", "PRIORITY_HALFLIFE"), ("interval", "NEGOTIATOR_INTERVAL"),
                            ("min_slot_weight", "slot weight")):
-            v = getattr(self, name)
-            try:
-                ok = not isinstance(v, bool) and math.isfinite(float(v)) and float(v) > 0
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                raise InvalidInstanceError(f"{name}={v!r} must be finite and > 0 ({knob})", argument=name, value=v)
-            object.__setattr__(self, name, float(v))
-        f = self.default_prio_factor
-        if isinstance(f, bool) or not isinstance(f, (int, float)) or not math.isfinite(f) or f < 1:
-            raise InvalidInstanceError(f"default_prio_factor={f!r} must be a number >= 1 (DEFAULT_PRIO_FACTOR)",
-                                       argument="default_prio_factor", value=f)
-        object.__setattr__(self, "default_prio_factor", float(f))
+            object.__setattr__(self, name, scalar(name, getattr(self, name), what=f" ({knob})"))
+        f = scalar("default_prio_factor", self.default_prio_factor, what=" (DEFAULT_PRIO_FACTOR)")
+        if f < 1:
+            raise InvalidInstanceError(f"default_prio_factor={self.default_prio_factor!r} must be >= 1 "
+                                       "(DEFAULT_PRIO_FACTOR)", argument="default_prio_factor", value=f)
+        object.__setattr__(self, "default_prio_factor", f)
 
     @property
     def tau(self) -> float:

@@ -114,6 +114,7 @@ import numpy as np
 
 from ..accounts import AccountTree, subtree_sum_into
 from ..errors import InvalidInstanceError
+from ._checks import scalar
 from ._jit import callee
 
 __all__ = [
@@ -148,31 +149,6 @@ DECAY_RULES = ("slurm", "exact", "continuous")
 USAGE_RESET_PERIODS = ("none", "now", "daily", "weekly", "monthly", "quarterly", "yearly")
 _DBL_MIN = 2.2250738585072014e-308
 _DAY = 86400.0
-
-
-def _positive(name: str, value: Any, *, allow_inf: bool = False, hint: str = "") -> float:
-    if isinstance(value, (bool, np.bool_)):
-        raise InvalidInstanceError(f"{name}={value!r} must be a number", argument=name, value=value)
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InvalidInstanceError(f"{name}={value!r} must be a number", argument=name, value=value) from None
-    if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
-        raise InvalidInstanceError(f"{name}={value!r} must be {'> 0 (or inf)' if allow_inf else 'finite and > 0'}"
-                                   f"{hint}", argument=name, value=value)
-    return v
-
-
-def _nonneg(name: str, value: Any) -> float:
-    if isinstance(value, (bool, np.bool_)):
-        raise InvalidInstanceError(f"{name}={value!r} must be a number", argument=name, value=value)
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InvalidInstanceError(f"{name}={value!r} must be a number", argument=name, value=value) from None
-    if not math.isfinite(v) or v < 0:
-        raise InvalidInstanceError(f"{name}={value!r} must be finite and >= 0", argument=name, value=value)
-    return v
 
 
 @dataclass(frozen=True)
@@ -241,9 +217,9 @@ class SlurmPriority:
 
     def __post_init__(self) -> None:
         hint = "; Slurm's PriorityDecayHalfLife=0 ('no decay') is written half_life=math.inf here"
-        object.__setattr__(self, "half_life", _positive("half_life", self.half_life, allow_inf=True, hint=hint))
-        object.__setattr__(self, "calc_period", _positive("calc_period", self.calc_period))
-        object.__setattr__(self, "max_age", _positive("max_age", self.max_age))
+        object.__setattr__(self, "half_life", scalar("half_life", self.half_life, allow_inf=True, what=hint))
+        object.__setattr__(self, "calc_period", scalar("calc_period", self.calc_period))
+        object.__setattr__(self, "max_age", scalar("max_age", self.max_age))
         if self.decay not in DECAY_RULES:
             raise InvalidInstanceError(f"decay={self.decay!r} must be one of {list(DECAY_RULES)}",
                                        argument="decay", value=self.decay)
@@ -254,14 +230,14 @@ class SlurmPriority:
             raise InvalidInstanceError(f"usage_reset={self.usage_reset!r} must be one of {list(USAGE_RESET_PERIODS)}",
                                        argument="usage_reset", value=self.usage_reset)
         object.__setattr__(self, "usage_reset", str(self.usage_reset).lower())
-        d = _positive("dampening", self.dampening)
+        d = scalar("dampening", self.dampening)
         if d < 1:
             raise InvalidInstanceError(f"dampening={self.dampening!r} must be >= 1 (FairShareDampeningFactor)",
                                        argument="dampening", value=self.dampening)
         object.__setattr__(self, "dampening", d)
         for f in fields(self):
             if f.name.startswith("weight_"):
-                object.__setattr__(self, f.name, _nonneg(f.name, getattr(self, f.name)))
+                object.__setattr__(self, f.name, scalar(f.name, getattr(self, f.name), strict=False))
         if self.half_life == math.inf and self.decay == "continuous":
             raise InvalidInstanceError("decay='continuous' needs a finite half_life (tau = half_life / ln 2)",
                                        argument="half_life", value=self.half_life)
@@ -301,7 +277,7 @@ def decay_per_second(half_life: float, decay: str = "slurm") -> float:
     >>> round(decay_per_second(86400.0, "exact") ** 86400, 9)
     0.5
     """
-    hl = _positive("half_life", half_life, allow_inf=True)
+    hl = scalar("half_life", half_life, allow_inf=True)
     if decay not in ("slurm", "exact"):
         raise InvalidInstanceError(f"decay={decay!r} has no per-second factor; use 'slurm' or 'exact'",
                                    argument="decay", value=decay)
@@ -654,7 +630,7 @@ def sshare(tree: AccountTree, user_usage: Any, *, fairshare: str = "fair_tree", 
     if fairshare not in ("fair_tree", "classic"):
         raise InvalidInstanceError(f"fairshare={fairshare!r} must be 'fair_tree' or 'classic'",
                                    argument="fairshare", value=fairshare)
-    damp = _positive("dampening", dampening)
+    damp = scalar("dampening", dampening)
     u = np.asarray(user_usage, dtype=float)
     if u.shape != (tree.n_users,):
         raise InvalidInstanceError(f"user_usage must have shape ({tree.n_users},) (one per user of the tree), "
