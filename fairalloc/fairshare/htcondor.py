@@ -791,9 +791,14 @@ def group_limits(tree: AccountTree, allocated: Any, quota: Any, subtree_quota: A
             raise InvalidInstanceError(f"{name} must have shape ({na},) (one per account), got {a.shape}",
                                        argument=name, value=a.shape)
     sub_use = use.copy()
-    for v in tree.preorder[::-1]:                      # children before parents
-        if v > 0 and not tree.is_user[v]:
-            sub_use[tree.parent[v]] += sub_use[v]
+    depth = np.zeros(na, dtype=np.int64)
+    for v in range(1, na):
+        p = v
+        while p > 0:
+            depth[v] += 1
+            p = tree.parent[p]
+    for v in sorted(range(1, na), key=lambda a: -depth[a]):       # deepest accounts first
+        sub_use[tree.parent[v]] += sub_use[v]
     out = np.empty(na)
     for v, g in enumerate(groups):
         slots = max(alloc[v], q[v])

@@ -237,3 +237,21 @@ def test_config_and_inputs():
         hc.group_allocations(AccountTree([{"user": "u"}]), 10.0, [-1.0])
     with pytest.raises(InvalidInstanceError, match="total=0"):
         hc.group_quotas(AccountTree([{"user": "u"}]), 0)
+
+
+def test_strict_quota_counts_the_subtree_usage():
+    # physics (quota 20, no surplus) already runs hep 12 + lep 6 = 18: hep may grow by 20 - 18 = 2 at most,
+    # whatever it was allocated (NEGOTIATOR_STRICT_ENFORCE_QUOTA); records list the sub-groups before physics
+    t = AccountTree([{"account": "hep", "parent": "physics", "quota": 15, "accept_surplus": True},
+                     {"account": "lep", "parent": "physics", "quota": 5, "accept_surplus": True},
+                     {"account": "physics", "quota": 20, "accept_surplus": False},
+                     {"user": "higgs", "account": "hep"}, {"user": "dirac", "account": "lep"}])
+    hep, lep, physics = t.node("hep"), t.node("lep"), t.node("physics")
+    alloc, quota, _ = hc.group_allocations(t, 40.0, [60.0, 6.0], oversubscription=False)
+    sq = hc.group_quotas(t, 40.0, oversubscription=False)[1]
+    usage = np.zeros(t.n_nodes - t.n_users)
+    usage[hep], usage[lep] = 12.0, 6.0
+    lim = hc.group_limits(t, alloc, quota, sq, usage)
+    # lep wants 6, is allocated min(6, 5) = 5 and gets no surplus (hep wants more than its own): its target
+    # max(5, 5) = 5 is below the 6 it runs, so it matches nothing new
+    assert lim[hep] == 14.0 and lim[lep] == 5.0
