@@ -79,10 +79,12 @@ with an exponential half-life. SDRF's commitment :math:`c_{ir}` is the decayed a
 *above the fair share*, per resource, :math:`(1-\delta)\sum_k\delta^{t-k}\max(o_{ir}^{(k)} - f_i, 0)`;
 Slurm's :math:`U_i` is the decayed *sum* of the billed use, all of it, one number per user, compared
 with the user's share only afterwards (:math:`U_E/S` in the classic factor, :math:`S/U` in Fair Tree).
-With one step per second, :math:`f = \delta` and a constant rate, :math:`U \to b/(1-f)` while
-:math:`c \to \bar o`: :math:`U(1-f)` is an SDRF commitment computed on the whole use instead of the
-excess (``decay="continuous"`` makes this exact). Half-life, :math:`\delta` and :math:`\tau` convert
-with :func:`fairalloc.commitments.delta_from_half_life` and friends.
+For a user billed a constant :math:`b` over passes of :math:`\Delta` seconds, a pass is
+:math:`U' = f^{\Delta}(U + \Delta b)`, so :math:`c = (1 - f^{\Delta})\,U/(\Delta f^{\Delta})` obeys **SDRF's Eq. 3
+exactly**, :math:`c' = (1-\delta)\,b + \delta c` with :math:`\delta = f^{\Delta}`: up to a constant factor,
+Slurm's usage is an SDRF commitment computed on the whole billed use instead of the excess over the fair
+share (``decay="continuous"`` is the same in continuous time, Eq. 6). Half-life, :math:`\delta` and
+:math:`\tau` convert with :func:`fairalloc.commitments.delta_from_half_life` and friends.
 
 Examples
 --------

@@ -282,6 +282,23 @@ def test_continuous_usage_is_sdrf_eq6():
     assert 4.0 * hl / math.log(2) * 0.5 == pytest.approx(c[0] * tau)
 
 
+@pytest.mark.parametrize("decay, dt", [("slurm", 300.0), ("exact", 300.0), ("slurm", 60.0)])
+def test_slurm_usage_is_an_sdrf_commitment_on_the_whole_use(decay, dt):
+    # the relation stated in the module docstring: a pass with a constant rate b is U' = f^dt (U + dt b), so
+    # c = (1 - f^dt) U / (dt f^dt) obeys SDRF's Eq. 3 with delta = f^dt and the excess replaced by b. SDRF's Eq. 6
+    # (commitments.decay_row_into) with tau = -1/ln f over dt is that Eq. 3 step; the rates change between passes.
+    f = slurm.decay_per_second(3600.0, decay)
+    k = (1 - f ** dt) / (dt * f ** dt)
+    tau = -1.0 / math.log(f)
+    u = np.zeros(1)
+    c = np.zeros(1)
+    for b in (4.0, 4.0, 0.0, 2.5, 7.0, 0.0, 0.0, 1.0):
+        slurm.decay_usage_into(u, slurm.period_decay(f, dt))
+        u[0] += slurm.usage_charge(b, dt, f)
+        commitments.decay_row_into(c, np.array([b]), dt, tau, c)
+        assert k * u[0] == pytest.approx(c[0], rel=1e-9)
+
+
 def test_config_checks():
     with pytest.raises(InvalidInstanceError, match="half_life=0 must be > 0.*math.inf"):
         slurm.SlurmPriority(half_life=0)
