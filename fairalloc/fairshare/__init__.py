@@ -1,0 +1,25 @@
+"""Production fair-share policies (Slurm, HTCondor) on an account tree, in the terms of SDRF.
+
+Definitions only, one place each: billing (:mod:`.billing`), Slurm's multifactor priority with classic
+fair share and Fair Tree (:mod:`.slurm`), HTCondor's user priorities, pie-slice negotiation and group
+quotas (:mod:`.htcondor`). The account tree they share is :class:`fairalloc.accounts.AccountTree`.
+Each per-decision rule is a plain loop over arrays, so that numba compiles the same source for the
+simulator (call :func:`fairalloc.fairshare._jit.register` before ``njit``); the Python-level functions
+check their input and call those loops.
+
+The decayed usage of Slurm and HTCondor's real user priority are SDRF's commitments (Eq. 6) computed on
+the whole use instead of the use above the fair share; the conversions between half-life, delta and
+tau are :mod:`fairalloc.commitments`'.
+
+>>> from fairalloc.accounts import AccountTree
+>>> fairshare_factors(AccountTree.flat(["a", "b"]), [3.0, 1.0]).tolist()      # Fair Tree ranks
+[0.5, 1.0]
+"""
+
+from . import billing, htcondor, slurm
+from .billing import Billing
+from .htcondor import HTCondorPriority, update_rup
+from .slurm import SlurmPriority, fairshare_factors, sshare
+
+__all__ = ["billing", "slurm", "htcondor", "Billing", "SlurmPriority", "HTCondorPriority", "fairshare_factors",
+           "sshare", "update_rup"]

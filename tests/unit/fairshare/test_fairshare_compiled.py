@@ -1,0 +1,54 @@
+"""The per-decision rules compile with numba from the same source and give the sources' numbers compiled.
+
+A compiled layer (the simulator's policies) calls ``fairalloc.fairshare._jit.register()`` and then
+``njit(rule)``; this checks that the rules with callees (Fair Tree's sibling order, the RUP update calling
+SDRF's Eq. 6, the pie spin) compile, against the oracles of test_slurm / test_htcondor.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from fairalloc.accounts import AccountTree, subtree_sum_into
+from fairalloc.fairshare import _jit, htcondor as hc, slurm
+
+numba = pytest.importorskip("numba")
+
+from test_slurm import T244_EXPECTED, T244_RECORDS, T244_USAGE  # noqa: E402  (the transcribed oracle)
+
+
+@pytest.fixture(scope="module")
+def jit():
+    _jit.register()
+    return numba.njit
+
+
+def test_fair_tree_compiled_matches_test24_4(jit):
+    tree = AccountTree(T244_RECORDS, zero_shares="allow")
+    usage = np.array([T244_USAGE[u] for u in tree.user_names], dtype=float)
+    n = tree.n_nodes
+    node_usage, lf, f = np.empty(n), np.empty(n), np.zeros(n)
+    jit(subtree_sum_into)(tree.parent, tree.user_nodes, usage, node_usage)
+    jit(slurm.level_fairshare_into)(tree.fs_parent, tree.is_user, tree.use_parent, tree.sibling_shares, node_usage, lf)
+    jit(slurm.fair_tree_into)(tree.fs_child_ptr, tree.fs_children, tree.is_user, lf, tree.n_users, f,
+                              np.empty(n, np.int64), np.empty(n, np.bool_))
+    expected = {ln.split("|")[1]: ln.split("|")[7] for ln in T244_EXPECTED.strip().splitlines() if ln.split("|")[1]}
+    for user, fs in expected.items():
+        assert f"{f[tree.node(user, user=True)]:.6f}" == fs, user
+
+
+@pytest.mark.slow          # ~3 CPU s of compilation; the values are tested in Python in test_htcondor
+def test_htcondor_rules_compiled(jit):
+    out = np.empty(1)
+    jit(hc.rup_update_into)(np.array([0.5]), np.array([100.0]), 2 * 86400.0, 86400.0 / math.log(2), 0.5, out)
+    assert out[0] == pytest.approx(75.125)                     # the manual's "about 75"
+    n, jobs = 3, 50
+    ptr = np.arange(0, (n + 1) * jobs, jobs, dtype=np.int64)
+    use = np.zeros(n)
+    left = jit(hc.negotiate_into)(np.array([5.0, 10.0, 20.0]), use, ptr, np.ones(n * jobs), 70.0, 70.0, math.inf,
+                                  0.0, 1.0, np.zeros(n * jobs, np.bool_), np.empty(n), np.empty(n),
+                                  np.empty(n, np.int64))
+    assert use.tolist() == [40.0, 20.0, 10.0] and left == 0.0    # the manual's 4 : 2 : 1
