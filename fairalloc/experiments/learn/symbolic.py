@@ -57,8 +57,15 @@ def available() -> bool:
     return True
 
 
-def program_formula(program: str) -> str:
-    """A gplearn program (its ``str``, features X0, X1, X2 = r, n, s) as a formula of the grammar.
+def program_formula(program: Any) -> str:
+    """A gplearn program as a formula of the grammar (features X0, X1, X2 = r, n, s).
+
+    Parameters
+    ----------
+    program : str or list
+        The program's text (``str(estimator)``; gplearn prints constants with 3 decimals) or its
+        prefix list (``estimator._program.program``, as gplearn's own examples read it: functions
+        with ``name`` and ``arity``, feature indices, constants at full precision).
 
     Examples
     --------
@@ -67,6 +74,8 @@ def program_formula(program: str) -> str:
     >>> program_formula("neg(sub(X2, -0.25))")
     '-(s - -0.25)'
     """
+    if not isinstance(program, str):
+        return Formula(_prefix(list(program), repr(program)[:200])).text
     try:
         tree = ast.parse(program.strip(), mode="eval").body
     except SyntaxError as exc:
@@ -82,18 +91,57 @@ def program_formula(program: str) -> str:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
             return repr(-float(node.operand.value))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
-            fn, args = node.func.id, [conv(a) for a in node.args]
-            if fn in _BINARY and len(args) == 2:
-                return f"({args[0]} {_BINARY[fn]} {args[1]})"
-            if fn in _CALLS and len(args) == (2 if fn == "div" else 1):
-                return f"{_CALLS[fn]}({', '.join(args)})"
-            if fn == "neg" and len(args) == 1:
-                return f"(-{args[0]})"
-        raise InvalidInstanceError(f"program={program!r}: cannot translate {ast.unparse(node)!r} (supported: "
-                                   f"{', '.join(sorted({*_BINARY, *_CALLS, 'neg'}))} over X0, X1, X2)",
-                                   argument="program", value=program)
+            return _call(node.func.id, [conv(a) for a in node.args], program, ast.unparse(node))
+        raise _untranslatable(program, ast.unparse(node))
 
     return Formula(conv(tree)).text
+
+
+def _untranslatable(program: Any, part: str) -> InvalidInstanceError:
+    return InvalidInstanceError(f"program={program!r}: cannot translate {part!r} (supported: "
+                                f"{', '.join(sorted({*_BINARY, *_CALLS, 'neg'}))} over X0, X1, X2)",
+                                argument="program", value=str(program))
+
+
+def _call(fn: str, args: list, program: Any, part: str) -> str:
+    if fn in _BINARY and len(args) == 2:
+        return f"({args[0]} {_BINARY[fn]} {args[1]})"
+    if fn in _CALLS and len(args) == (2 if fn == "div" else 1):
+        return f"{_CALLS[fn]}({', '.join(args)})"
+    if fn == "neg" and len(args) == 1:
+        return f"(-{args[0]})"
+    raise _untranslatable(program, part)
+
+
+def _prefix(nodes: list, label: str) -> str:
+    """Translate gplearn's prefix list (functions, feature indices, float constants)."""
+    pos = 0
+
+    def walk() -> str:
+        nonlocal pos
+        if pos >= len(nodes):
+            raise _untranslatable(label, "<truncated program>")
+        node = nodes[pos]
+        pos += 1
+        if isinstance(node, (bool, np.bool_)):
+            raise _untranslatable(label, repr(node))
+        if isinstance(node, (int, np.integer)):
+            key = f"X{int(node)}"
+            if key not in _FEATURES:
+                raise _untranslatable(label, key)
+            return _FEATURES[key]
+        if isinstance(node, (float, np.floating)):
+            return repr(float(node))
+        name, arity = getattr(node, "name", None), getattr(node, "arity", None)
+        if not isinstance(name, str) or not isinstance(arity, int):
+            raise _untranslatable(label, repr(node))
+        args = [walk() for _ in range(arity)]
+        return _call(name, args, label, name)
+
+    text = walk()
+    if pos != len(nodes):
+        raise _untranslatable(label, "<trailing nodes>")
+    return text
 
 
 def symbolic_search(table: pd.DataFrame, *, rng: Any = None, population_size: int = 1000, generations: int = 20,
@@ -147,8 +195,9 @@ def symbolic_search(table: pd.DataFrame, *, rng: Any = None, population_size: in
                             parsimony_coefficient=parsimony_coefficient, function_set=function_set,
                             random_state=seed, n_jobs=n_jobs, **options)
     est.fit(np.column_stack([r, n, s]), (y - mu) / sigma)
-    program = str(est)        # the fitted program, in gplearn's own notation
-    text = f"c1 + c2 * ({program_formula(program)})"
+    program = str(est)        # the fitted program, in gplearn's own notation (constants to 3 decimals)
+    prefix = getattr(getattr(est, "_program", None), "program", None)    # full precision (gplearn's examples)
+    text = f"c1 + c2 * ({program_formula(program if prefix is None else prefix)})"
     f = Formula(text)
     coeffs = {"c1": mu, "c2": sigma}
     pred = f(r, n, s, coeffs)
