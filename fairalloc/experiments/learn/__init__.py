@@ -20,12 +20,12 @@ from .forms import PAPER_FORMS, enumerate_forms, table1_coefficients
 from .function import LearnedFunction, paper_function, prepare_inputs
 from .reference import reference_schedule, reference_trials
 from .regression import STATUSES, Fit, Ranking, fit_form, fit_forms, split_states
-from .scores import SCORE_COLUMNS, job_scores, random_permutations, score_states
+from .scores import SCORE_COLUMNS, job_scores, random_permutations, read_scores, score_states
 from .states import States, training_states
 
 __all__ = ["Formula", "PAPER_FORMS", "enumerate_forms", "table1_coefficients", "LearnedFunction", "paper_function",
            "prepare_inputs", "reference_schedule", "reference_trials", "STATUSES", "Fit", "Ranking", "fit_form",
-           "fit_forms", "split_states", "SCORE_COLUMNS", "job_scores", "random_permutations", "score_states", "States",
+           "fit_forms", "split_states", "SCORE_COLUMNS", "job_scores", "random_permutations", "read_scores", "score_states", "States",
            "training_states", "symbolic_search"]
 
 

@@ -19,7 +19,8 @@ as they will when the function schedules.
 :func:`fit_forms` splits the states at random into training and held-out states (whole states,
 so no job of a held-out state is seen in training), fits every form on the training states, and
 ranks the forms by the mean absolute error :math:`\frac{1}{|H|}\sum_{i \in H}|f_i - \mathrm{score}_i|`
-over the held-out jobs *H*. A form whose solver stops at the evaluation limit keeps its best point so
+over the held-out jobs *H*, beside the constant predictor's (:attr:`Ranking.baseline_mae`: a
+form that does not beat it has learned nothing about r, n, s). A form whose solver stops at the evaluation limit keeps its best point so
 far with status ``"iteration_limit"``; one that fails (non-finite values at the start, a solver
 error) gets status ``"failed"``, its message and NaN errors, and is ranked last. Neither stops the
 others.
@@ -298,11 +299,15 @@ class Ranking:
         Best first (failed fits last).
     train_states, test_states : ndarray of int
         The split.
+    baseline_mae : float
+        Held-out MAE of the constant predictor (the training scores' mean, 1/|Q| when every state
+        has |Q| jobs): the figure a form must beat to say anything about r, n, s.
     """
 
     fits: tuple
     train_states: np.ndarray
     test_states: np.ndarray
+    baseline_mae: float = float("nan")
 
     @property
     def best(self) -> Fit:
@@ -409,7 +414,8 @@ def fit_forms(table: pd.DataFrame, forms: Mapping[str, str] | None = None, *, te
         fits.append(_with_test(symbolic_search(tr, **opts), te))
     fits.sort(key=lambda f: (not f.success or not math.isfinite(f.test_mae), f.test_mae if math.isfinite(f.test_mae)
                              else math.inf, f.name))
-    return Ranking(tuple(fits), train_ids, test_ids)
+    baseline = float(np.mean(np.abs(te["score"].to_numpy(float) - tr["score"].to_numpy(float).mean())))
+    return Ranking(tuple(fits), train_ids, test_ids, baseline)
 
 
 def _with_test(fit: Fit, te: pd.DataFrame) -> Fit:

@@ -36,7 +36,7 @@ from ...rng import as_generator
 from ...sim.metrics import TAU
 from .states import States
 
-__all__ = ["job_scores", "random_permutations", "score_states", "SCORE_COLUMNS"]
+__all__ = ["job_scores", "random_permutations", "score_states", "read_scores", "SCORE_COLUMNS"]
 
 #: Columns of the scored training table (:func:`score_states`), the input of the regression.
 SCORE_COLUMNS = ("state", "job", "r", "n", "s", "score", "first")
@@ -220,4 +220,79 @@ def score_states(states: States, n_trials: int, *, rng: Any = None, backfill: bo
     table = pd.concat(frames, ignore_index=True)
     table.attrs.update({"n_trials": int(n_trials), "backfill": bool(backfill), "tau": float(tau),
                         "capacity": states.capacity, "started": s0, "queued": q, "states_meta": dict(states.meta)})
+    return table
+
+
+def read_scores(path: Any, *, queued: int = 32) -> pd.DataFrame:
+    """Read a scored training table: Parquet or CSV written from :func:`score_states`, or the
+    authors' ``score-distribution.csv`` (no header; columns r, n, s, score; each state's ``queued``
+    jobs on consecutive rows, as ``gather_data.py`` of ``hpcsched/gen-sched-policies`` writes it).
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.parquet`` or ``.csv``.
+    queued : int, default 32
+        |Q|, used only for the headerless layout (row *i* is in state ``i // queued``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``state``, ``r``, ``n``, ``s``, ``score`` at least.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    InvalidInstanceError
+        Missing columns, a non-numeric value, a headerless file whose rows are not whole states.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "authors.csv")
+    ...     _ = open(p, "w").write("10,4,100,0.6\\n20,2,50,0.4\\n30,1,0,0.5\\n40,8,9,0.5\\n")
+    ...     t = read_scores(p, queued=2)
+    >>> t["state"].tolist(), t["score"].tolist()
+    ([0, 0, 1, 1], [0.6, 0.4, 0.5, 0.5])
+    """
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"scores file not found: {path}")
+    need = ["state", "r", "n", "s", "score"]
+    if path.suffix.lower() == ".parquet":
+        table = pd.read_parquet(path)
+    else:
+        try:
+            head = pd.read_csv(path, nrows=1, header=None)
+        except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise InvalidInstanceError(f"{path}: not a CSV table: {exc}", argument="path", value=str(path)) from None
+        first = head.iloc[0].tolist() if len(head) else []
+        numeric = bool(first) and all(isinstance(v, (int, float, np.number)) for v in first)
+        if numeric:
+            table = pd.read_csv(path, header=None)
+            if table.shape[1] != 4:
+                raise InvalidInstanceError(f"{path}: a table without a header must have the 4 columns r, n, s, score "
+                                           f"(the authors' layout); it has {table.shape[1]}", argument="path",
+                                           value=str(path))
+            table.columns = ["r", "n", "s", "score"]
+            if isinstance(queued, bool) or not isinstance(queued, (int, np.integer)) or queued < 2:
+                raise InvalidInstanceError(f"queued={queued!r} must be an integer >= 2", argument="queued",
+                                           value=queued)
+            if len(table) % queued:
+                raise InvalidInstanceError(f"{path}: {len(table)} rows are not whole states of queued={queued} jobs",
+                                           argument="queued", value=queued)
+            table.insert(0, "state", np.arange(len(table)) // queued)
+        else:
+            table = pd.read_csv(path)
+    missing = [c for c in need if c not in table]
+    if missing:
+        raise InvalidInstanceError(f"{path}: missing column(s) {missing} (a scores table has {', '.join(need)})",
+                                   argument="path", value=list(table.columns))
+    for c in need:
+        if not pd.api.types.is_numeric_dtype(table[c]):
+            raise InvalidInstanceError(f"{path}: column {c!r} is not numeric", argument="path", value=c)
     return table

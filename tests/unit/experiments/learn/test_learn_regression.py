@@ -88,6 +88,9 @@ def test_ranking_on_held_out_states(jobs):
     assert len(ranking.test_states) == 15 and ranking.best.n_test == 15 * 32
     # held-out error of the true form: the noise, E|N(0, s)| = s sqrt(2/pi)
     assert ranking.best.test_mae == pytest.approx(SIGMA * np.sqrt(2 / np.pi), rel=0.15)
+    te = t[t.state.isin(ranking.test_states)].score
+    tr = t[~t.state.isin(ranking.test_states)].score
+    assert ranking.baseline_mae == pytest.approx(np.mean(np.abs(te - tr.mean())), rel=1e-12)
     table = ranking.table()
     assert list(table["rank"]) == [1, 2, 3, 4] and table["test_mae"].iloc[0] == ranking.best.test_mae
     f = ranking.best.function(provenance={"seed": 7})
