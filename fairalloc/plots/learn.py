@@ -65,6 +65,15 @@ def fit_scatter(table: Any, fits: Sequence[Any], *, states: Any = None, max_poin
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairalloc.experiments.learn import fit_form
+    >>> t = pd.DataFrame({"state": [0, 0, 1, 1], "r": [1, 4, 9, 16], "n": 1, "s": 1, "score": [1.0, 2.1, 2.9, 4.0]})
+    >>> fit = fit_form("c1 * sqrt(r)", t.r, t.n, t.s, t.score, name="sqrt(r)")
+    >>> len(fit_scatter(t, [fit]).axes)
+    1
     """
     t = table if states is None else table[table["state"].isin(np.asarray(states))]
     if len(t) > max_points:
@@ -95,6 +104,16 @@ def ranking_bars(ranking: Any, *, top: int = 15) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from fairalloc.experiments.learn import fit_forms
+    >>> t = pd.DataFrame({"state": np.repeat(np.arange(4), 3), "r": np.arange(1.0, 13), "n": 1, "s": 1})
+    >>> t["score"] = np.log(t.r)
+    >>> ranking = fit_forms(t, {"log": "c1 * log(r)", "lin": "c1 * r"}, rng=0)
+    >>> [t.get_text() for t in ranking_bars(ranking).axes[0].get_yticklabels()]
+    ['lin', 'log']
     """
     shown = [f for f in ranking.fits[:top] if np.isfinite(f.test_mae)]
     shown += [f for f in ranking.fits[top:] if f.name in ("F1", "F2") and np.isfinite(f.test_mae)]

@@ -63,6 +63,14 @@ OPERATORS = ("+", "*")
 def table1_coefficients(name: str) -> dict[str, float]:
     """Table 1's coefficients mapped onto :data:`PAPER_FORMS` (F1: ``c1`` = c1 c2, ``c2`` = c3).
 
+    Parameters
+    ----------
+    name : {"F1", "F2"}
+
+    Returns
+    -------
+    dict of str to float
+
     Examples
     --------
     >>> {k: round(v, 12) for k, v in table1_coefficients("F1").items()}   # 0.0001352 * 0.2765352

@@ -74,6 +74,15 @@ def prepare_inputs(r: Any, n: Any, s: Any) -> tuple[np.ndarray, np.ndarray, np.n
     """The inputs a formula sees: float arrays (at least 1-d) with *r* and *s* taken as at least
     :data:`FLOOR` (the one place of that rule: evaluation and fitting both call it).
 
+    Parameters
+    ----------
+    r, n, s : array_like
+        Run-time estimates (s), processors, submit times (s).
+
+    Returns
+    -------
+    tuple of three ndarray of float
+
     Examples
     --------
     >>> [a.tolist() for a in prepare_inputs([0, 50], [4, 1], [0.5, 3600])]

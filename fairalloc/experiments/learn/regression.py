@@ -79,6 +79,14 @@ class Fit:
         Mean absolute error on the training and held-out jobs (NaN when not computed or failed).
     n_train, n_test : int
         Jobs in each part.
+    extra : mapping
+        What else the method reports (the symbolic search: its program and settings).
+
+    Examples
+    --------
+    >>> fit = fit_form("c1 * n", [1.0, 1.0], [1, 3], [1.0, 1.0], [2.0, 6.0], name="linear in n")
+    >>> fit.status, fit.success, round(fit.coefficients["c1"], 12), fit.predict(10, 5, 1).round(12).tolist()
+    ('converged', True, 2.0, [10.0])
     """
 
     name: str
@@ -271,6 +279,19 @@ def split_states(states: Sequence[int], *, test_fraction: float = 0.25, rng: Any
                                                                                                      np.ndarray]:
     """Split state ids at random into training and held-out ids (at least one in each).
 
+    Parameters
+    ----------
+    states : sequence of int
+        State ids (repeats allowed: one per scored job).
+    test_fraction : float in (0, 1), default 0.25
+        Share held out, rounded, at least one state and at most all but one.
+    rng : int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    train, test : ndarray of int
+        Sorted, disjoint, together every id once.
+
     Examples
     --------
     >>> train, test = split_states(range(8), test_fraction=0.25, rng=0)
@@ -302,6 +323,14 @@ class Ranking:
     baseline_mae : float
         Held-out MAE of the constant predictor (the training scores' mean, 1/|Q| when every state
         has |Q| jobs): the figure a form must beat to say anything about r, n, s.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"state": [0, 0, 1, 1, 2, 2], "r": [1, 9, 4, 16, 25, 1], "n": 1, "s": 1})
+    >>> t["score"] = np.sqrt(t.r)
+    >>> ranking = fit_forms(t, {"sqrt": "c1 * sqrt(r)", "linear": "c1 * r"}, rng=0)
+    >>> [f.name for f in ranking.fits], ranking.best.test_mae < 1e-12, len(ranking.test_states)
+    (['sqrt', 'linear'], True, 1)
     """
 
     fits: tuple

@@ -173,6 +173,16 @@ def symbolic_search(table: pd.DataFrame, *, rng: Any = None, population_size: in
     ------
     SolverUnavailableError
         gplearn is not installed (``pip install "fairalloc[learn]"``).
+
+    Examples
+    --------
+    A short search on scores that depend on r alone (the tests run it; skipped here, as gplearn is
+    optional):
+
+    >>> t = pd.DataFrame({"r": [1, 4, 9, 16, 25, 36], "n": 1, "s": 1, "score": [1, 2, 3, 4, 5, 6]})
+    >>> fit = symbolic_search(t, rng=0, population_size=100, generations=2)   # doctest: +SKIP
+    >>> fit.formula.text.startswith("c1 + c2 * ")                                # doctest: +SKIP
+    True
     """
     try:
         from gplearn.genetic import SymbolicRegressor
