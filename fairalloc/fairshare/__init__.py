@@ -1,8 +1,9 @@
-"""Production fair-share policies (Slurm, HTCondor) on an account tree, in the terms of SDRF.
+"""Production fair-share policies (Slurm, HTCondor, Kueue, YARN, Mesos, Volcano) on an account tree, in the terms of SDRF.
 
 Definitions only, one place each: billing (:mod:`.billing`), Slurm's multifactor priority with classic
 fair share and Fair Tree (:mod:`.slurm`), HTCondor's user priorities, pie-slice negotiation and group
-quotas (:mod:`.htcondor`). The account tree they share is :class:`fairalloc.accounts.AccountTree`.
+quotas (:mod:`.htcondor`), Kueue's fair sharing and admission fair sharing (:mod:`.kueue`). The account
+tree they share is :class:`fairalloc.accounts.AccountTree`.
 Each per-decision rule is a plain loop over arrays, so that numba compiles the same source for the
 simulator (call :func:`fairalloc.fairshare._jit.register` before ``njit``); the Python-level functions
 check their input and call those loops.
@@ -16,10 +17,11 @@ tau are :mod:`fairalloc.commitments`'.
 [0.5, 1.0]
 """
 
-from . import billing, htcondor, slurm
+from . import billing, htcondor, kueue, slurm
 from .billing import Billing
 from .htcondor import HTCondorPriority, update_rup
+from .kueue import AdmissionFairSharing, KueueFairSharing, KueueQueues
 from .slurm import SlurmPriority, fairshare_factors, sshare
 
-__all__ = ["billing", "slurm", "htcondor", "Billing", "SlurmPriority", "HTCondorPriority", "fairshare_factors",
-           "sshare", "update_rup"]
+__all__ = ["billing", "slurm", "htcondor", "kueue", "Billing", "SlurmPriority", "HTCondorPriority",
+           "fairshare_factors", "sshare", "update_rup", "KueueQueues", "KueueFairSharing", "AdmissionFairSharing"]

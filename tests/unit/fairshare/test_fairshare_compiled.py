@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from fairalloc.accounts import AccountTree, subtree_sum_into
-from fairalloc.fairshare import _jit, htcondor as hc, slurm
+from fairalloc.fairshare import _jit, htcondor as hc, kueue as kq, slurm
 
 numba = pytest.importorskip("numba")
 
@@ -52,3 +52,24 @@ def test_htcondor_rules_compiled(jit):
                                   0.0, 1.0, np.zeros(n * jobs, np.bool_), np.empty(n), np.empty(n),
                                   np.empty(n, np.int64))
     assert use.tolist() == [40.0, 20.0, 10.0] and left == 0.0    # the manual's 4 : 2 : 1
+
+
+@pytest.mark.slow          # ~2.5 CPU s of compilation; the values are tested in Python in test_kueue
+def test_kueue_tournament_compiled_drf_example(jit):
+    # the DRF paper's two users as ClusterQueues with nominal 0 under a cohort of <9 CPU, 18 GB>; one task
+    # each admitted: A's next <1, 4> gives A 4/9, B's next <3, 1> gives B 2/3, so A wins (test_kueue's oracle)
+    t = AccountTree([{"account": "all", "nominal_quota": {"cpu": 9, "mem": 18}}, {"account": "A", "parent": "all"},
+                     {"account": "B", "parent": "all"}, {"user": "a", "account": "A"}, {"user": "b", "account": "B"}],
+                    resources=["cpu", "mem"])
+    k = kq.KueueQueues(t)
+    u = k.usage([[1.0, 4.0], [3.0, 1.0]])
+    n = t.n_nodes
+    has = np.zeros(n, np.bool_)
+    req = np.zeros((n, 2))
+    for name, r in (("A", [1.0, 4.0]), ("B", [3.0, 1.0])):
+        has[t.node(name)] = True
+        req[t.node(name)] = r
+    w = jit(kq.tournament_winner)(0, k.kind, k.child_ptr, k.children, k.parent, has, req, np.zeros(n), np.zeros(n),
+                                  k.subtree_quota, k.lending, u, k.lendable, k.group_of, k.weight, True, True)
+    assert t.names[w] == "A"
+    assert jit(kq.available)(t.node("A"), 0, k.parent, k.subtree_quota, k.lending, k.borrowing, u) == 5.0
