@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from fairalloc.accounts import AccountTree, subtree_sum_into
-from fairalloc.fairshare import _jit, htcondor as hc, kueue as kq, slurm
+from fairalloc.fairshare import _jit, htcondor as hc, kueue as kq, slurm, yarn
 
 numba = pytest.importorskip("numba")
 
@@ -73,3 +73,14 @@ def test_kueue_tournament_compiled_drf_example(jit):
                                   k.subtree_quota, k.lending, u, k.lendable, k.group_of, k.weight, True, True)
     assert t.names[w] == "A"
     assert jit(kq.available)(t.node("A"), 0, k.parent, k.subtree_quota, k.lending, k.borrowing, u) == 5.0
+
+
+@pytest.mark.slow          # ~4 CPU s of compilation; the values are tested in Python in test_yarn
+def test_yarn_rules_compiled(jit):
+    out, free = np.empty(3), np.empty(3, np.bool_)
+    jit(yarn.compute_shares_into)(np.ones(3), np.zeros(3), np.full(3, np.inf), np.ones(3, np.bool_), 10.0, True,
+                                  out, free)
+    assert out.tolist() == [4.0, 4.0, 4.0]                      # test_yarn: the code's over-allocation, by hand
+    o = np.empty(2, np.int64)
+    assert jit(yarn.drf_compare)(np.array([10.0, 5.0]), np.zeros(2), 1.0, 0.0, 0, np.array([40.0, 1.0]), np.zeros(2),
+                                 1.0, 0.0, 1, np.array([100.0, 10.0]), o, o.copy()) == 1
