@@ -3,7 +3,7 @@
 Definitions only, one place each: billing (:mod:`.billing`), Slurm's multifactor priority with classic
 fair share and Fair Tree (:mod:`.slurm`), HTCondor's user priorities, pie-slice negotiation and group
 quotas (:mod:`.htcondor`), Kueue's fair sharing and admission fair sharing (:mod:`.kueue`), YARN's Fair
-Scheduler with DRF (:mod:`.yarn`). The account
+Scheduler with DRF (:mod:`.yarn`), Mesos' DRF sorter (:mod:`.mesos`). The account
 tree they share is :class:`fairalloc.accounts.AccountTree`.
 Each per-decision rule is a plain loop over arrays, so that numba compiles the same source for the
 simulator (call :func:`fairalloc.fairshare._jit.register` before ``njit``); the Python-level functions
@@ -18,13 +18,14 @@ tau are :mod:`fairalloc.commitments`'.
 [0.5, 1.0]
 """
 
-from . import billing, htcondor, kueue, slurm, yarn
+from . import billing, htcondor, kueue, mesos, slurm, yarn
 from .billing import Billing
 from .htcondor import HTCondorPriority, update_rup
 from .kueue import AdmissionFairSharing, KueueFairSharing, KueueQueues
+from .mesos import MesosSorter
 from .slurm import SlurmPriority, fairshare_factors, sshare
 from .yarn import YarnQueues
 
 __all__ = ["billing", "slurm", "htcondor", "kueue", "Billing", "SlurmPriority", "HTCondorPriority",
            "fairshare_factors", "sshare", "update_rup", "KueueQueues", "KueueFairSharing", "AdmissionFairSharing",
-           "yarn", "YarnQueues"]
+           "yarn", "YarnQueues", "mesos", "MesosSorter"]
