@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from fairalloc.accounts import AccountTree, subtree_sum_into
-from fairalloc.fairshare import _jit, htcondor as hc, kueue as kq, slurm, yarn
+from fairalloc.fairshare import _jit, htcondor as hc, kueue as kq, mesos, slurm, volcano, yarn
 
 numba = pytest.importorskip("numba")
 
@@ -84,3 +84,28 @@ def test_yarn_rules_compiled(jit):
     o = np.empty(2, np.int64)
     assert jit(yarn.drf_compare)(np.array([10.0, 5.0]), np.zeros(2), 1.0, 0.0, 0, np.array([40.0, 1.0]), np.zeros(2),
                                  1.0, 0.0, 1, np.array([100.0, 10.0]), o, o.copy()) == 1
+
+
+@pytest.mark.slow          # ~5 CPU s of compilation; the values are tested in Python in test_mesos / test_volcano
+def test_mesos_and_volcano_rules_compiled(jit):
+    out = np.empty(4, np.int64)
+    k = jit(mesos.sort_clients_into)(np.array([0, 3, 3, 3, 3]), np.array([1, 2, 3]),
+                                     np.array([False, True, True, True]), np.array([True, True, False, True]),
+                                     np.array([0, .2, .1, .1]), np.zeros(4, np.int64), np.arange(4), out)
+    assert out[:k].tolist() == [3, 1]
+    d = np.empty((2, 1))
+    jit(volcano.deserved_into)(np.array([1.0, 3.0]), np.array([[10.0], [100.0]]), np.zeros((2, 1)),
+                               np.full((2, 1), np.inf), np.array([40.0]), 0.1, d)
+    assert d.ravel().tolist() == [10.0, 30.0]                   # hand: 10 then 30 (test_volcano)
+    t = AccountTree([{"account": "n1"}, {"account": "n2"}, {"account": "n21", "parent": "n2"},
+                     {"account": "n22", "parent": "n2"}, {"user": "j1", "account": "n1"},
+                     {"user": "j21", "account": "n21"}, {"user": "j22", "account": "n22"}], resources=["cpu", "gpu"])
+    h = volcano.VolcanoHDRF(t, [10.0, 10.0])
+    n = t.n_nodes
+    la, lr = np.zeros((n, 2)), np.zeros((n, 2))
+    la[t.user_nodes] = [[0, 5], [5, 0], [0, 2.5]]
+    lr[t.user_nodes] = [[0, 10], [10, 0], [0, 10]]
+    a, s, sat = np.empty((n, 2)), np.empty(n), np.empty(n, np.bool_)
+    jit(volcano.hdrf_update_into)(h.child_ptr, h.children, h.preorder, np.asarray(t.is_user), la, lr, h.total, 0.1,
+                                  a, s, sat)
+    assert s[t.node("n2")] == 0.25                              # hdrf.md's first example, by hand
