@@ -668,6 +668,25 @@ class AccountTree:
     def node_user(self) -> np.ndarray:
         return self._node_user
 
+    def where(self, v: int) -> str:
+        """``source:line`` of node ``v``'s record (just the source when it has no line), for error messages.
+
+        Parameters
+        ----------
+        v : int
+            A node index.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> AccountTree([{"account": "A", "line": 7}], source="acct.yaml").where(1)
+        'acct.yaml:7'
+        """
+        return _where(self._source, self._lines[v])
+
     def node(self, name: str, *, user: bool | None = None) -> int:
         """Index of the node called ``name`` (accounts first unless ``user=True``).
 

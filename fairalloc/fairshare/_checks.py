@@ -47,7 +47,7 @@ def no_parent_shares(tree: Any, system: str) -> None:
     """Refuse a tree with Slurm's ``FairShare=parent`` nodes for a system that has no such notion."""
     if bool(np.any(tree.use_parent)):
         v = int(np.flatnonzero(tree.use_parent)[0])
-        raise InvalidInstanceError(f"{tree.names[v]!r} has shares='parent' (Slurm's FairShare=parent); {system} has "
+        raise InvalidInstanceError(f"{tree.where(v)}: {tree.names[v]!r} has shares='parent' (Slurm's FairShare=parent); {system} has "
                                    "no such notion: give it a weight instead", argument="shares", index=(v,),
                                    value="parent")
 

@@ -181,6 +181,17 @@ def local_quota(subtree_quota: float, lending_limit: float) -> float:
 
     ``resourceNode.localQuota``.
 
+    Parameters
+    ----------
+    subtree_quota : float
+        :math:`SQ` of the node, one column.
+    lending_limit : float
+        :math:`L`, ``inf`` when unset.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> local_quota(10.0, 4.0), local_quota(10.0, math.inf), local_quota(3.0, 4.0)
@@ -269,6 +280,16 @@ def node_usage_into(parent, preorder, own, subtree_quota, lending, out) -> None:
 def add_usage_into(v: int, request, parent, subtree_quota, lending, usage) -> None:
     """Add one workload's ``request`` at node ``v`` and bubble past local quotas upwards (``addUsage``).
 
+    Parameters
+    ----------
+    v : int
+        The node receiving the workload (a LocalQueue or ClusterQueue).
+    request : ndarray of float, shape (n_columns,)
+    parent : ndarray of int64
+    subtree_quota, lending : ndarray of float, shape (n_nodes, n_columns)
+    usage : ndarray of float, shape (n_nodes, n_columns)
+        Modified in place.
+
     Examples
     --------
     A ClusterQueue (node 1) lending 2 of its 5 (local quota 3) with 2 in use; adding 4: 1 fits its local
@@ -298,6 +319,15 @@ def add_usage_into(v: int, request, parent, subtree_quota, lending, usage) -> No
 @callee
 def remove_usage_into(v: int, request, parent, subtree_quota, lending, usage) -> None:
     """Remove one workload's ``request`` from node ``v`` and from what it stored upwards (``removeUsage``).
+
+    Parameters
+    ----------
+    v : int
+    request : ndarray of float, shape (n_columns,)
+    parent : ndarray of int64
+    subtree_quota, lending : ndarray of float, shape (n_nodes, n_columns)
+    usage : ndarray of float, shape (n_nodes, n_columns)
+        Modified in place.
 
     Examples
     --------
@@ -337,6 +367,19 @@ def available(v: int, r: int, parent, subtree_quota, lending, borrowing, usage) 
     Top-down from the topmost ancestor :math:`t`: :math:`A_t = SQ_t - U_t`; then
     :math:`A_v = \max(0, LQ_v - U_v) + \min(SQ_v - LQ_v - \max(0, U_v - LQ_v) + B_v,\ A_{parent})`, the
     minimum only with a borrowing limit :math:`B_v` (``inf`` when unset).
+
+    Parameters
+    ----------
+    v : int
+        A ClusterQueue (or any node).
+    r : int
+        Column.
+    parent : ndarray of int64
+    subtree_quota, lending, borrowing, usage : ndarray of float, shape (n_nodes, n_columns)
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -380,6 +423,17 @@ def potential_available(v: int, r: int, parent, subtree_quota, lending, borrowin
     r"""The most of column ``r`` node ``v`` could have with no usage anywhere (``potentialAvailable``).
 
     :math:`PA_t = SQ_t` at the topmost ancestor; :math:`PA_v = \min(LQ_v + PA_{parent},\ SQ_v + B_v)`.
+
+    Parameters
+    ----------
+    v, r : int
+        Node and column.
+    parent : ndarray of int64
+    subtree_quota, lending, borrowing : ndarray of float, shape (n_nodes, n_columns)
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -490,6 +544,17 @@ def dominant_resource_share(v: int, parent, subtree_quota, usage, lendable, grou
 def is_borrowing_on(v: int, request, parent, subtree_quota, usage) -> bool:
     """``DRS.IsBorrowingOn``: node ``v`` (with a parent) uses more than its subtree quota in a requested column.
 
+    Parameters
+    ----------
+    v : int
+    request : ndarray of float, shape (n_columns,)
+    parent : ndarray of int64
+    subtree_quota, usage : ndarray of float, shape (n_nodes, n_columns)
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> is_borrowing_on(1, np.array([1.0, 0.0]), np.array([-1, 2, 0]), np.zeros((3, 2)), np.array([[0, 0], [0, 3.], [0, 0]]))
@@ -511,6 +576,17 @@ def drs_key(ratio: float, weight: float):
     unweighted ratio, ``value = ratio``), else 0 with ``value`` the weighted share :math:`DRS/w` (0 when
     not borrowing).
 
+    Parameters
+    ----------
+    ratio : float
+        Unweighted :math:`DRS` (:func:`dominant_resource_share`).
+    weight : float
+        The node's fair-sharing weight.
+
+    Returns
+    -------
+    tuple of (int, float)
+
     Examples
     --------
     >>> drs_key(300.0, 2.0), drs_key(0.0, 0.0), drs_key(5.0, 0.0)
@@ -525,6 +601,15 @@ def drs_key(ratio: float, weight: float):
 
 def weighted_share(ratio: float, weight: float) -> float:
     r"""``PreciseWeightedShare``: :math:`DRS/w`, 0 when not borrowing, :math:`+\infty` for weight 0.
+
+    Parameters
+    ----------
+    ratio, weight : float
+        As :func:`drs_key`.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -600,7 +685,16 @@ def tournament_winner(root: int, kind, child_ptr, children, parent, has_candidat
 
     Examples
     --------
-    See :meth:`KueueQueues.tournament`.
+    Two ClusterQueues (nodes 2, 3) under a cohort (node 1) of 10, each with a head of 1: the one using
+    less wins (:meth:`KueueQueues.tournament` does this from names):
+
+    >>> kind = np.array([ROOT, COHORT, CLUSTER_QUEUE, CLUSTER_QUEUE])
+    >>> ptr, ch, par = np.array([0, 1, 3, 3, 3]), np.array([1, 2, 3]), np.array([-1, 0, 1, 1])
+    >>> sq = np.array([[0.0], [10.0], [0.0], [0.0]]); inf = np.full((4, 1), np.inf)
+    >>> lam = np.array([[0.0], [0.0], [10.0], [10.0]]); use = np.array([[0.0], [6.0], [4.0], [2.0]])
+    >>> int(tournament_winner(0, kind, ptr, ch, par, np.array([0, 0, 1, 1], bool), np.ones((4, 1)), np.zeros(4),
+    ...                       np.zeros(4), sq, inf, use, lam, np.array([0]), np.ones(4), True, True))
+    3
     """
     n, m = usage.shape
     work = np.empty(lendable.shape[1])
@@ -675,6 +769,17 @@ def less_than_or_equal_to_final_share(preemptor_new_ratio: float, preemptor_weig
                                       target_weight: float) -> bool:
     r"""Rule S2-a: :math:`DRS(a_x + w) \le DRS(a_y - z)` in ``CompareDRS`` order (``LessThanOrEqualToFinalShare``).
 
+    Parameters
+    ----------
+    preemptor_new_ratio, preemptor_weight : float
+        Unweighted DRS and weight of the preemptor's almost-LCA with the incoming workload.
+    target_new_ratio, target_weight : float
+        Those of the target's almost-LCA without the candidate.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     The concept page's proof: preemption needs :math:`DRS_{A,admitted} \le DRS_{B,pending}`:
@@ -689,6 +794,17 @@ def less_than_initial_share(preemptor_new_ratio: float, preemptor_weight: float,
                             target_weight: float) -> bool:
     r"""Rule S2-b: :math:`DRS(a_x + w) < DRS(a_y)` in ``CompareDRS`` order (``LessThanInitialShare``).
 
+    Parameters
+    ----------
+    preemptor_new_ratio, preemptor_weight : float
+        As :func:`less_than_or_equal_to_final_share`.
+    target_old_ratio, target_weight : float
+        The target's almost-LCA before any removal.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> less_than_initial_share(200.0, 1.0, 200.0, 1.0), less_than_initial_share(199.0, 1.0, 200.0, 1.0)
@@ -700,6 +816,17 @@ def less_than_initial_share(preemptor_new_ratio: float, preemptor_weight: float,
 # ---- admission fair sharing -------------------------------------------------------------------------
 def afs_alpha(elapsed: float, half_life: float) -> float:
     r"""AFS's :math:`\alpha = 1 - 0.5^{\Delta/h}` (``calculateAlphaRate``), computed as :math:`-\mathrm{expm1}(-\Delta/\tau)`.
+
+    Parameters
+    ----------
+    elapsed : float
+        Seconds :math:`\Delta`.
+    half_life : float
+        Seconds :math:`h`, ``> 0``.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -714,6 +841,19 @@ def afs_alpha(elapsed: float, half_life: float) -> float:
 @callee
 def afs_usage(consumed, penalty, lq_weight: float, resource_weights) -> float:
     r"""A LocalQueue's AFS usage :math:`\sum_r \omega_r (c_r + p_r) / w_{LQ}`, :math:`+\infty` for :math:`w_{LQ} \le 0` (``CalculateUsage``).
+
+    Parameters
+    ----------
+    consumed, penalty : ndarray of float, shape (n_resources,)
+        The LocalQueue's decayed consumed resources and pending entry penalties.
+    lq_weight : float
+        Its ``fairSharing.weight``.
+    resource_weights : ndarray of float, shape (n_resources,)
+        :math:`\omega_r`.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -959,6 +1099,19 @@ class KueueQueues:
     weight : ndarray (n_nodes,)
         ``fairSharing.weight`` (default 1).
     group_of : ndarray of int64 (n_columns,)
+
+    Examples
+    --------
+    A cohort with 8 CPUs of its own and two ClusterQueues without quota: every CPU is borrowed, over a
+    lendable 8:
+
+    >>> from fairalloc.accounts import AccountTree
+    >>> t = AccountTree([{"account": "co", "nominal_quota": {"cpu": 8}}, {"account": "x", "parent": "co"},
+    ...                  {"account": "y", "parent": "co"}, {"user": "lx", "account": "x"}, {"user": "ly", "account": "y"}],
+    ...                 resources=["cpu"])
+    >>> k = KueueQueues(t, capacity=[8.0])
+    >>> k.weighted_shares(k.usage([[2.0], [6.0]]))[[t.node("x"), t.node("y")]].tolist()
+    [250.0, 750.0]
     """
 
     def __init__(self, tree: AccountTree, *, resources: Sequence[str] | None = None, n_columns: int | None = None,
@@ -981,7 +1134,7 @@ class KueueQueues:
         for v in range(1, n):
             if tree.is_user[v]:
                 if tree.parent[v] == 0:
-                    raise InvalidInstanceError(f"LocalQueue (user) {tree.names[v]!r} is directly under root; put it "
+                    raise InvalidInstanceError(f"{tree.where(v)}: LocalQueue (user) {tree.names[v]!r} is directly under root; put it "
                                                "under a ClusterQueue account", argument="account", index=(v,),
                                                value=tree.names[v])
                 continue
@@ -989,7 +1142,7 @@ class KueueQueues:
             has_users = bool(np.any(tree.is_user[kids]))
             has_accounts = bool(np.any(~tree.is_user[kids]))
             if has_users and has_accounts:
-                raise InvalidInstanceError(f"account {tree.names[v]!r} has both LocalQueues (users) and child accounts; "
+                raise InvalidInstanceError(f"{tree.where(v)}: account {tree.names[v]!r} has both LocalQueues (users) and child accounts; "
                                            "in Kueue a ClusterQueue has no children and a cohort no LocalQueues",
                                            argument="parent", index=(v,), value=tree.names[v])
             if has_accounts:
@@ -1006,7 +1159,7 @@ class KueueQueues:
         bad = np.flatnonzero((w > 0) & (w <= _MIN_WEIGHT))
         if bad.size:
             v = int(bad[0])
-            raise InvalidInstanceError(f"weight={float(w[v])!r} of {tree.names[v]!r}: Kueue requires a fair-sharing weight of 0 or "
+            raise InvalidInstanceError(f"{tree.where(v)}: weight={float(w[v])!r} of {tree.names[v]!r}: Kueue requires a fair-sharing weight of 0 or "
                                        "greater than 1e-9", argument="weight", index=(v,), value=float(w[v]))
         self.weight = w
         self.subtree_quota = np.empty((n, m))

@@ -178,6 +178,17 @@ class MesosSorter:
     InvalidInstanceError
         A weight that is not > 0 (Mesos: "Weights must be positive"), ``FairShare=parent`` shares, an
         unknown excluded resource, negative totals.
+
+    Examples
+    --------
+    Mesos' ``DRFSorterTest.HierarchicalAllocation``: a <6, 6>, b/c <4, 4>, b/d <3, 3> of <100, 100>: role b
+    (0.07) comes after a (0.06), and in b, d (0.03) before c:
+
+    >>> from fairalloc.accounts import AccountTree
+    >>> t = AccountTree([{"account": "b"}, {"user": "a"}, {"user": "c", "account": "b"}, {"user": "d", "account": "b"}])
+    >>> s = MesosSorter(t, [100, 100])
+    >>> [s.paths[t.user_nodes[i]] for i in s.sort([[6, 6], [4, 4], [3, 3]])]
+    ['a', 'b/d', 'b/c']
     """
 
     def __init__(self, tree: AccountTree, totals: Any, *, resources: Sequence[str] | None = None,
@@ -198,7 +209,7 @@ class MesosSorter:
         bad = np.flatnonzero(w[1:] <= 0)
         if bad.size:
             v = int(bad[0]) + 1
-            raise InvalidInstanceError(f"weight={float(w[v])!r} of {tree.names[v]!r}: Mesos weights must be positive "
+            raise InvalidInstanceError(f"{tree.where(v)}: weight={float(w[v])!r} of {tree.names[v]!r}: Mesos weights must be positive "
                                        "(master.cpp: 'Weights must be positive')", argument="weight", index=(v,),
                                        value=float(w[v]))
         self.tree = tree

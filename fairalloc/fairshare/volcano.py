@@ -114,6 +114,14 @@ SHARE_DELTA = 0.000001
 def share_of(allocated: float, total: float) -> float:
     """``helpers.Share``: ``allocated/total``, and for a total of 0: 0 if nothing is allocated, else 1.
 
+    Parameters
+    ----------
+    allocated, total : float
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> share_of(2.0, 8.0), share_of(0.0, 0.0), share_of(3.0, 0.0)
@@ -256,6 +264,13 @@ def deserved_into(weight, request, guarantee, real_capability, total, eps: float
 def queue_shares_into(allocated, deserved, eps: float, out) -> None:
     """``updateQueueAttrShare``: per queue, the largest ``share_of(allocated, deserved)`` over resources with deserved >= ``eps``.
 
+    Parameters
+    ----------
+    allocated, deserved : ndarray of float, shape (k, m)
+    eps : float
+        ``minResource``.
+    out : ndarray of float, shape (k,)
+
     Examples
     --------
     >>> out = np.empty(1)
@@ -277,6 +292,17 @@ def queue_shares_into(allocated, deserved, eps: float, out) -> None:
 def drf_preemptable(preemptor_share_after: float, preemptee_share_after: float) -> bool:
     """The DRF plugin's ``PreemptableFn``: the preemptor's job share with the task is below, or within
     :data:`SHARE_DELTA` of, the preemptee's job share without its task.
+
+    Parameters
+    ----------
+    preemptor_share_after : float
+        The preemptor job's dominant share with the new task.
+    preemptee_share_after : float
+        The preemptee job's dominant share without its task.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -310,7 +336,15 @@ def hdrf_update_into(child_ptr, children, preorder, is_leaf, leaf_alloc, leaf_re
 
     Examples
     --------
-    See the module docstring.
+    A queue (node 1) with two jobs (nodes 2, 3) holding <4, 0> and <0, 2> of <10, 10>: the first is rescaled
+    to the smaller share 0.2, the queue holds <2, 2>:
+
+    >>> ptr, ch, pre = np.array([0, 1, 3, 3, 3]), np.array([1, 2, 3]), np.array([0, 1, 2, 3])
+    >>> leaf = np.array([False, False, True, True]); la = np.array([[0, 0], [0, 0], [4.0, 0], [0, 2.0]])
+    >>> a, s, sat = np.empty((4, 2)), np.empty(4), np.empty(4, bool)
+    >>> hdrf_update_into(ptr, ch, pre, leaf, la, la * 10, np.array([10.0, 10.0]), 0.1, a, s, sat)
+    >>> a[1].tolist(), float(s[1])
+    ([2.0, 2.0], 0.2)
     """
     n, m = alloc.shape
     demanding = np.empty(m, dtype=np.bool_)
@@ -498,7 +532,20 @@ class VolcanoQueues:
 
 @dataclass(frozen=True)
 class HDRFState:
-    """HDRF's per-node values: rescaled ``allocated`` (n_nodes, m), ``share`` (n_nodes,), ``saturated`` (n_nodes,)."""
+    """HDRF's per-node values (:meth:`VolcanoHDRF.update`).
+
+    Attributes
+    ----------
+    allocated : ndarray (n_nodes, m)
+        Rescaled allocations.
+    share : ndarray (n_nodes,)
+    saturated : ndarray of bool (n_nodes,)
+
+    Examples
+    --------
+    >>> HDRFState(np.zeros((1, 2)), np.zeros(1), np.zeros(1, bool)).share.tolist()
+    [0.0]
+    """
 
     allocated: np.ndarray
     share: np.ndarray
@@ -517,6 +564,15 @@ class VolcanoHDRF:
     resources : sequence of str, optional
     eps : float, optional
         ``minResource`` (default 0.1).
+
+    Examples
+    --------
+    Jobs weigh 1; accounts their ``hdrf_weight`` (default 1). See the module docstring for shares.
+
+    >>> from fairalloc.accounts import AccountTree
+    >>> VolcanoHDRF(AccountTree([{"account": "q", "hdrf_weight": 3}, {"user": "job", "account": "q"}]),
+    ...             [10.0, 10.0]).weight.tolist()
+    [1.0, 3.0, 1.0]
     """
 
     def __init__(self, tree: AccountTree, total: Any, *, resources: Sequence[str] | None = None,

@@ -357,6 +357,18 @@ def drc_compare(a, b, cluster, single_type: bool) -> int:
     """``DominantResourceCalculator.compare``: dominant shares only (``single_type``), else the share vectors
     sorted descending, lexicographically.
 
+    Parameters
+    ----------
+    a, b : ndarray of float, shape (m,)
+        Two resource vectors.
+    cluster : ndarray of float, shape (m,)
+    single_type : bool
+
+    Returns
+    -------
+    int
+        -1, 0 or 1.
+
     Examples
     --------
     <2, 1> vs <1, 2> on <10, 10>: equal as single type (both 0.2); equal as vectors too (0.2, 0.1 each):
@@ -401,6 +413,14 @@ def drc_compare(a, b, cluster, single_type: bool) -> int:
 @callee
 def usage_below_share(usage, share, cluster) -> bool:
     """``FSAppAttempt.isUsageBelowShare`` under DRF: the dominant share of ``usage`` is below that of ``share``.
+
+    Parameters
+    ----------
+    usage, share, cluster : ndarray of float, shape (m,)
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -516,6 +536,16 @@ def minshare_starvation_into(usage, min_share, demand, cluster, now: float, last
 def can_preempt(usage_after, fair_share, cluster) -> bool:
     """``FSAppAttempt.canContainerBePreempted``: the application stays at or above its fair share without the container.
 
+    Parameters
+    ----------
+    usage_after : ndarray of float, shape (m,)
+        The application's usage without the container (and those already chosen).
+    fair_share, cluster : ndarray of float, shape (m,)
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> c = np.array([10.0, 10.0])
@@ -531,6 +561,18 @@ def should_attempt_preemption(allocated, cluster, threshold: float = DEFAULT_UTI
 
     The code reads memory and vcores only (YARN's resources 0 and 1, the default ``columns``); the page
     says "among all resources" (pass ``columns=range(m)`` for that reading). The ratios are ``float``.
+
+    Parameters
+    ----------
+    allocated, cluster : array_like (m,)
+    threshold : float, optional
+        ``preemption.cluster-utilization-threshold`` (default 0.8).
+    columns : tuple of int, optional
+        The columns read (default memory and vcores, 0 and 1).
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -568,6 +610,18 @@ class YarnQueues:
         0 and ``inf`` where unset.
     threshold, fair_share_timeout, min_share_timeout : ndarray (n_nodes,)
         The preemption settings after inheritance (defaults 0.5, ``inf``, ``inf``).
+
+    Examples
+    --------
+    Queue ``a`` below its min share goes first although it uses more (FairScheduler.md, minResources):
+
+    >>> from fairalloc.accounts import AccountTree
+    >>> t = AccountTree([{"account": "a", "min_share": {"memory-mb": 60, "vcores": 6}}, {"account": "b"}],
+    ...                 resources=["memory-mb", "vcores"])
+    >>> y = YarnQueues(t)
+    >>> use = np.array([[0, 0], [40, 4], [10, 1]])
+    >>> [t.names[v] for v in y.order([1, 2], use, [100, 10])]
+    ['a', 'b']
     """
 
     def __init__(self, tree: AccountTree, *, resources: Sequence[str] | None = None,

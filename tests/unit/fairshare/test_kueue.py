@@ -446,3 +446,15 @@ def test_bad_input_names_field_and_value():
         k.tournament(k.usage(np.zeros((4, 1))), {k.node("all"): [1.0]})
     with pytest.raises(InvalidInstanceError, match=r"request\[0, 0\]=-1.0"):
         k.preemption_targets(k.usage(np.zeros((4, 1))), k.node("a"), [-1.0], {"cq": [], "request": np.zeros((0, 1))})
+
+
+def test_errors_from_a_file_name_the_line(tmp_path):
+    p = tmp_path / "queues.yaml"
+    p.write_text("resources: [cpu]\naccounts:\n  - {name: co}\n  - {name: q, parent: co, weight: 1.0e-12}\n"
+                 "users:\n  - {name: lq, account: q}\n")
+    from fairalloc.accounts import read_accounts
+    with pytest.raises(InvalidInstanceError, match=r"queues.yaml:4: weight=1e-12 of 'q'"):
+        kq.KueueQueues(read_accounts(p))
+    p.write_text("resources: [cpu]\naccounts:\n  - {name: q, borrowing_limit: {cpu: 2}}\n")
+    with pytest.raises(InvalidInstanceError, match=r"queues.yaml:3: borrowing_limit=\{'cpu': 2.0\} of account 'q' needs a cohort"):
+        read_accounts(p)
