@@ -203,6 +203,26 @@ def local_quota(subtree_quota: float, lending_limit: float) -> float:
     return 0.0
 
 
+@callee
+def _accumulate_into(parent, preorder, own, quota_of, lending, out) -> None:
+    """``out_v = own_v + sum_c max(0, out_c - LQ(quota_of_c))`` bottom-up (children before parents; row 0 is 0).
+
+    ``quota_of`` may be ``out`` itself: a child's row is final before its parent reads it.
+    """
+    n, m = out.shape
+    for v in range(n):
+        for r in range(m):
+            out[v, r] = own[v, r] if v > 0 else 0.0
+    for k in range(len(preorder) - 1, 0, -1):
+        v = preorder[k]
+        p = parent[v]
+        if p > 0:
+            for r in range(m):
+                x = out[v, r] - local_quota(quota_of[v, r], lending[v, r])
+                if x > 0.0:
+                    out[p, r] += x
+
+
 def subtree_quota_into(parent, preorder, nominal, lending, out) -> None:
     r"""Every node's subtree quota :math:`SQ_v = N_v + \sum_c (SQ_c - LQ_c)` (``updateCohortResourceNode``).
 
@@ -227,16 +247,7 @@ def subtree_quota_into(parent, preorder, nominal, lending, out) -> None:
     >>> out[:, 0].tolist()
     [0.0, 6.0, 3.0, 4.0]
     """
-    n, m = out.shape
-    for v in range(n):
-        for r in range(m):
-            out[v, r] = nominal[v, r] if v > 0 else 0.0
-    for k in range(len(preorder) - 1, 0, -1):
-        v = preorder[k]
-        p = parent[v]
-        if p > 0:
-            for r in range(m):
-                out[p, r] += out[v, r] - local_quota(out[v, r], lending[v, r])
+    _accumulate_into(parent, preorder, nominal, out, lending, out)      # min(SQ_c, L_c) = SQ_c - LQ_c >= 0
 
 
 def node_usage_into(parent, preorder, own, subtree_quota, lending, out) -> None:
@@ -262,18 +273,7 @@ def node_usage_into(parent, preorder, own, subtree_quota, lending, out) -> None:
     >>> out[:, 0].tolist()
     [0.0, 5.0, 5.0]
     """
-    n, m = out.shape
-    for v in range(n):
-        for r in range(m):
-            out[v, r] = own[v, r] if v > 0 else 0.0
-    for k in range(len(preorder) - 1, 0, -1):
-        v = preorder[k]
-        p = parent[v]
-        if p > 0:
-            for r in range(m):
-                x = out[v, r] - local_quota(subtree_quota[v, r], lending[v, r])
-                if x > 0.0:
-                    out[p, r] += x
+    _accumulate_into(parent, preorder, own, subtree_quota, lending, out)
 
 
 @callee
@@ -361,6 +361,18 @@ def _depth(v: int, parent) -> int:
 
 
 @callee
+def _path_from_top(v: int, parent):
+    """Nodes from ``v``'s topmost ancestor below the root down to ``v``."""
+    d = _depth(v, parent)
+    path = np.empty(d + 1, dtype=np.int64)
+    node = v
+    for k in range(d, -1, -1):
+        path[k] = node
+        node = parent[node]
+    return path
+
+
+@callee
 def available(v: int, r: int, parent, subtree_quota, lending, borrowing, usage) -> float:
     r"""How much of column ``r`` a workload at node ``v`` can still take (``available``; may be negative).
 
@@ -391,15 +403,10 @@ def available(v: int, r: int, parent, subtree_quota, lending, borrowing, usage) 
     >>> float(available(1, 0, parent, sq, lend, bl, np.array([[0.], [6.], [8.]])))
     1.0
     """
-    d = _depth(v, parent)
-    path = np.empty(d + 1, dtype=np.int64)
-    node = v
-    for k in range(d, -1, -1):
-        path[k] = node
-        node = parent[node]
+    path = _path_from_top(v, parent)
     top = path[0]
     a = subtree_quota[top, r] - usage[top, r]
-    for k in range(1, d + 1):
+    for k in range(1, len(path)):
         x = path[k]
         lq = local_quota(subtree_quota[x, r], lending[x, r])
         pa = a
@@ -442,14 +449,9 @@ def potential_available(v: int, r: int, parent, subtree_quota, lending, borrowin
     >>> float(potential_available(1, 0, parent, sq, lend, bl)), float(potential_available(2, 0, parent, sq, lend, bl))
     (7.0, 10.0)
     """
-    d = _depth(v, parent)
-    path = np.empty(d + 1, dtype=np.int64)
-    node = v
-    for k in range(d, -1, -1):
-        path[k] = node
-        node = parent[node]
+    path = _path_from_top(v, parent)
     a = subtree_quota[path[0], r]
-    for k in range(1, d + 1):
+    for k in range(1, len(path)):
         x = path[k]
         a = local_quota(subtree_quota[x, r], lending[x, r]) + a
         cap = subtree_quota[x, r] + borrowing[x, r]

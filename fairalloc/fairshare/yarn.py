@@ -276,27 +276,19 @@ def drf_compare(usage1, min1, weight1: float, start1: float, rank1: int, usage2,
     >>> drf_compare(np.array([10.0, 5.0]), z, 1.0, 0.0, 0, np.array([40.0, 1.0]), z, 1.0, 0.0, 1, c, w, w.copy())
     1
     """
-    d1 = _dominant(usage1, cluster)
-    d2 = _dominant(usage2, cluster)
-    needy1 = usage1[d1] < min1[d1]
-    needy2 = usage2[d2] < min2[d2]
+    m = len(cluster)
+    x = np.empty(m)
+    y = np.empty(m)
+    needy1 = _compared_ratios_into(usage1, min1, weight1, cluster, o1, x)
+    needy2 = _compared_ratios_into(usage2, min2, weight2, cluster, o2, y)
     res = 0
     if needy1 and not needy2:
         res = -1
     elif needy2 and not needy1:
         res = 1
     else:
-        _order_by_usage_ratio(usage1, cluster, o1)
-        _order_by_usage_ratio(usage2, cluster, o2)
-        for r in range(len(cluster)):
-            a, b = o1[r], o2[r]
-            if needy1:
-                x = usage1[a] / min1[a] if min1[a] != 0.0 else (math.nan if usage1[a] == 0.0 else math.inf)
-                y = usage2[b] / min2[b] if min2[b] != 0.0 else (math.nan if usage2[b] == 0.0 else math.inf)
-            else:
-                x = _ratio_over_weight(usage1[a] / cluster[a], weight1)
-                y = _ratio_over_weight(usage2[b] / cluster[b], weight2)
-            res = _jsign(x - y)
+        for r in range(m):
+            res = _jsign(float(x[r]) - float(y[r]))       # Python floats: inf - inf is NaN without a warning
             if res != 0:
                 break
     if res == 0:
@@ -307,13 +299,31 @@ def drf_compare(usage1, min1, weight1: float, start1: float, rank1: int, usage2,
 
 
 @callee
-def _ratio_over_weight(ratio: float, weight: float) -> float:
-    """IEEE ``ratio / weight`` with Java's semantics for a zero weight (inf, or NaN for 0/0)."""
-    if weight == 0.0:
-        if ratio == 0.0:
+def _java_div(x: float, y: float) -> float:
+    """``x / y`` as Java's floating point does it: a zero divisor gives inf, or NaN for 0/0."""
+    if y == 0.0:
+        if x == 0.0:
             return math.nan
         return math.inf
-    return ratio / weight
+    return x / y
+
+
+@callee
+def _compared_ratios_into(usage, min_share, weight: float, cluster, order, out) -> bool:
+    """The ratios the comparator compares, in its order (usage/cluster descending); returns neediness.
+
+    Needy (usage of the dominant resource below its min share): usage/min share; else usage/cluster/weight.
+    """
+    d = _dominant(usage, cluster)
+    needy = usage[d] < min_share[d]
+    _order_by_usage_ratio(usage, cluster, order)
+    for r in range(len(cluster)):
+        a = order[r]
+        if needy:
+            out[r] = _java_div(usage[a], min_share[a])
+        else:
+            out[r] = _java_div(usage[a] / cluster[a], weight)
+    return needy
 
 
 def drf_key_into(usage, min_share, weight: float, cluster, out) -> None:
@@ -338,18 +348,9 @@ def drf_key_into(usage, min_share, weight: float, cluster, out) -> None:
     >>> drf_key_into(np.array([10.0, 5.0]), np.zeros(2), 2.0, np.array([100.0, 10.0]), out); out.tolist()
     [1.0, 0.25, 0.05]
     """
-    d = _dominant(usage, cluster)
-    needy = usage[d] < min_share[d]
-    m = len(cluster)
-    order = np.empty(m, dtype=np.int64)
-    _order_by_usage_ratio(usage, cluster, order)
+    order = np.empty(len(cluster), dtype=np.int64)
+    needy = _compared_ratios_into(usage, min_share, weight, cluster, order, out[1:])
     out[0] = 0.0 if needy else 1.0
-    for r in range(m):
-        a = order[r]
-        if needy:
-            out[r + 1] = usage[a] / min_share[a] if min_share[a] != 0.0 else math.inf
-        else:
-            out[r + 1] = _ratio_over_weight(usage[a] / cluster[a], weight)
 
 
 @callee

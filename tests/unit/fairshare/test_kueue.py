@@ -31,14 +31,7 @@ def build(cohorts, cqs, resources=("cpu",)):
     """A KueueQueues from (name, parent or None, quota dict, weight) cohorts and (name, cohort, quota, weight)
     ClusterQueues; one LocalQueue "lq-<cq>" per ClusterQueue."""
     recs = []
-    for name, parent, quota, weight in cohorts:
-        r = {"account": name, "parent": parent or "root"}
-        if quota:
-            r["nominal_quota"] = quota
-        if weight is not None:
-            r["weight"] = weight
-        recs.append(r)
-    for name, parent, quota, weight in cqs:
+    for name, parent, quota, weight in list(cohorts) + list(cqs):
         r = {"account": name, "parent": parent or "root"}
         if quota:
             r["nominal_quota"] = quota
