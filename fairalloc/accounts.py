@@ -30,30 +30,42 @@ A flat tree (every user directly under ``root`` with one share) is the default f
 Per-node fields for other systems (all optional; ``NaN``/``-1`` when unset; checked at construction,
 units are those of the cluster's resources):
 
-=====================  =========  ==========  ==============================================================
-field                  on         shape       meaning (system) and check
-=====================  =========  ==========  ==============================================================
-``quota``              account    scalar      static group quota in slot weight (HTCondor
-                                              ``GROUP_QUOTA_<group>``), ``>= 0``
-``quota_dynamic``      account    scalar      dynamic group quota, a fraction of the parent's quota
-                                              (HTCondor ``GROUP_QUOTA_DYNAMIC_<group>``), in ``[0, 1]``;
-                                              not together with ``quota``
-``accept_surplus``     account    bool        may exceed its quota with others' unused quota (HTCondor
-                                              ``GROUP_ACCEPT_SURPLUS_<group>``); unset = the policy's default
-``prio_factor``        user       scalar      priority factor (HTCondor ``condor_userprio -setfactor``),
-                                              ``>= 1``; unset = the policy's ``DEFAULT_PRIO_FACTOR``
-``nominal_quota``      account    per resource  guaranteed quota (Kueue ClusterQueue ``nominalQuota``), ``>= 0``
-``borrowing_limit``    account    per resource  most it may borrow from its cohort (Kueue), ``>= 0``; needs a
-                                              cohort: the parent must not be ``root``
-``lending_limit``      account    per resource  most of its nominal quota it lends (Kueue), ``>= 0`` and at
-                                              most ``nominal_quota``; needs a cohort
-``weight``             both       scalar      fair-sharing weight (Kueue ``fairSharing.weight``, YARN queue
-                                              ``weight``), ``>= 0``; 0 is allowed and means what each system
-                                              documents (YARN-6754: no fair share, only idle resources)
-``min_share``          account    per resource  YARN ``minResources``, ``>= 0``
-``max_share``          account    per resource  YARN ``maxResources``, ``>= min_share``
-``hdrf_weight``        both       scalar      Volcano hierarchical DRF weight, ``> 0``
-=====================  =========  ==========  ==============================================================
+===================================  =========  ============  ==============================================================
+field                                on         shape         meaning (system) and check
+===================================  =========  ============  ==============================================================
+``quota``                            account    scalar        static group quota in slot weight (HTCondor
+                                                              ``GROUP_QUOTA_<group>``), ``>= 0``
+``quota_dynamic``                    account    scalar        dynamic group quota, a fraction of the parent's quota
+                                                              (HTCondor ``GROUP_QUOTA_DYNAMIC_<group>``), in ``[0, 1]``; not
+                                                              together with ``quota``
+``accept_surplus``                   account    bool          may exceed its quota with others' unused quota (HTCondor
+                                                              ``GROUP_ACCEPT_SURPLUS_<group>``); unset = the policy's
+                                                              default
+``prio_factor``                      user       scalar        priority factor (HTCondor ``condor_userprio -setfactor``),
+                                                              ``>= 1``; unset = the policy's ``DEFAULT_PRIO_FACTOR``
+``nominal_quota``                    account    per resource  guaranteed quota (Kueue ClusterQueue ``nominalQuota``),
+                                                              ``>= 0``
+``borrowing_limit``                  account    per resource  most it may borrow from its cohort (Kueue), ``>= 0``; needs a
+                                                              cohort: the parent must not be ``root``
+``lending_limit``                    account    per resource  most of its nominal quota it lends (Kueue), ``>= 0`` and at
+                                                              most ``nominal_quota``; needs a cohort
+``weight``                           both       scalar        fair-sharing weight (Kueue ``fairSharing.weight``, YARN queue
+                                                              ``weight``), ``>= 0``; 0 is allowed and means what each system
+                                                              documents (YARN-6754: no fair share, only idle resources)
+``min_share``                        account    per resource  YARN ``minResources``, ``>= 0``
+``max_share``                        account    per resource  YARN ``maxResources``, ``>= min_share``
+``hdrf_weight``                      both       scalar        Volcano hierarchical DRF weight, ``> 0`` (Volcano uses 1 for a
+                                                              weight below 1: :mod:`fairalloc.fairshare.volcano`)
+``fair_share_preemption_threshold``  account    scalar        YARN ``fairSharePreemptionThreshold``, in ``[0, 1]``; unset =
+                                                              inherited from the parent queue
+``fair_share_preemption_timeout``    account    scalar        YARN ``fairSharePreemptionTimeout`` (seconds), ``>= 0``; unset
+                                                              = inherited
+``min_share_preemption_timeout``     account    scalar        YARN ``minSharePreemptionTimeout`` (seconds), ``>= 0``; unset
+                                                              = inherited
+``capability``                       both       per resource  Volcano queue ``capability`` (most it may use), ``>= 0``
+``guarantee``                        both       per resource  Volcano queue ``guarantee`` (reserved), ``>= 0`` and at most
+                                                              ``capability``
+===================================  =========  ============  ==============================================================
 
 Per-resource fields need the tree's ``resources`` (names), e.g. ``nominal_quota: {cpu: 64, mem: 256}``.
 
@@ -111,6 +123,11 @@ NODE_ATTRIBUTES: dict[str, tuple[str, str, str]] = {
     "min_share": ("account", "per_resource", "YARN minResources"),
     "max_share": ("account", "per_resource", "YARN maxResources"),
     "hdrf_weight": ("both", "scalar", "Volcano HDRF weight"),
+    "fair_share_preemption_threshold": ("account", "scalar", "YARN fairSharePreemptionThreshold"),
+    "fair_share_preemption_timeout": ("account", "scalar", "YARN fairSharePreemptionTimeout"),
+    "min_share_preemption_timeout": ("account", "scalar", "YARN minSharePreemptionTimeout"),
+    "capability": ("both", "per_resource", "Volcano queue capability"),
+    "guarantee": ("both", "per_resource", "Volcano queue guarantee"),
 }
 
 _ACCOUNT_KEYS = {"account", "parent", "shares", "line"}
@@ -514,7 +531,15 @@ class AccountTree:
             hw = at["hdrf_weight"][v]
             if not np.isnan(hw) and hw <= 0:
                 fail(v, "hdrf_weight", float(hw), "must be > 0")
-            for field in ("nominal_quota", "borrowing_limit", "lending_limit", "min_share", "max_share"):
+            th = at["fair_share_preemption_threshold"][v]
+            if not np.isnan(th) and not 0 <= th <= 1:
+                fail(v, "fair_share_preemption_threshold", float(th), "must be in [0, 1] (a fraction of the fair share)")
+            for field in ("fair_share_preemption_timeout", "min_share_preemption_timeout"):
+                x = at[field][v]
+                if not np.isnan(x) and x < 0:
+                    fail(v, field, float(x), "must be >= 0 (seconds)")
+            for field in ("nominal_quota", "borrowing_limit", "lending_limit", "min_share", "max_share", "capability",
+                          "guarantee"):
                 row = at[field][v]
                 for k in range(row.shape[0]):
                     if not np.isnan(row[k]) and row[k] < 0:
@@ -529,10 +554,11 @@ class AccountTree:
                     fail(v, per_res(v, "lending_limit", k), float(lend[k]),
                          f"must be at most nominal_quota[{self._resources[k]}]="
                          f"{None if np.isnan(nom[k]) else float(nom[k])!r}")
-            lo, hi = at["min_share"][v], at["max_share"][v]
-            for k in range(lo.shape[0]):
-                if not np.isnan(lo[k]) and not np.isnan(hi[k]) and hi[k] < lo[k]:
-                    fail(v, per_res(v, "max_share", k), float(hi[k]), f"must be >= min_share={float(lo[k])!r}")
+            for low, high in (("min_share", "max_share"), ("guarantee", "capability")):
+                lo, hi = at[low][v], at[high][v]
+                for k in range(lo.shape[0]):
+                    if not np.isnan(lo[k]) and not np.isnan(hi[k]) and hi[k] < lo[k]:
+                        fail(v, per_res(v, high, k), float(hi[k]), f"must be >= {low}={float(lo[k])!r}")
 
     # ---- constructors ------------------------------------------------------------------------
     @classmethod
@@ -641,6 +667,25 @@ class AccountTree:
     @property
     def node_user(self) -> np.ndarray:
         return self._node_user
+
+    def where(self, v: int) -> str:
+        """``source:line`` of node ``v``'s record (just the source when it has no line), for error messages.
+
+        Parameters
+        ----------
+        v : int
+            A node index.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> AccountTree([{"account": "A", "line": 7}], source="acct.yaml").where(1)
+        'acct.yaml:7'
+        """
+        return _where(self._source, self._lines[v])
 
     def node(self, name: str, *, user: bool | None = None) -> int:
         """Index of the node called ``name`` (accounts first unless ``user=True``).

@@ -14,7 +14,7 @@ from typing import Callable
 from .. import commitments
 
 _CALLEES: list[Callable] = [commitments.decay_row_into]
-_done = False
+_registered: set[int] = set()
 
 
 def callee(fn: Callable) -> Callable:
@@ -24,12 +24,13 @@ def callee(fn: Callable) -> Callable:
 
 
 def register() -> None:
-    """Register every marked callee with ``numba.extending.register_jitable`` (once)."""
-    global _done
-    if _done:
+    """Register every marked callee with ``numba.extending.register_jitable`` (each once; callees of modules
+    imported after an earlier call are registered by the next call)."""
+    if all(id(fn) in _registered for fn in _CALLEES):
         return
     from numba.extending import register_jitable
 
     for fn in _CALLEES:
-        register_jitable(fn)
-    _done = True
+        if id(fn) not in _registered:
+            register_jitable(fn)
+            _registered.add(id(fn))
