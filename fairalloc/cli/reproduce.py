@@ -25,7 +25,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     from ..experiments.reproductions import NAMES, SCALES
 
     p = subparsers.add_parser(
-        "reproduce", help="reproduce a seed paper's headline experiment and report against it",
+        "reproduce",
         description="Run a shipped experiment spec (" + ", ".join(NAMES) + ") on the experiment layer, "
                     "write its figures (the paper's axes and units) and report.md (per claim: the "
                     "paper's number, ours, reproduced yes or no, and why not).",

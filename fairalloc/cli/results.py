@@ -23,7 +23,7 @@ __all__ = ["register", "run"]
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "results", help="show a sweep's results (tables, SQL through DuckDB)",
+        "results",
         description="Show the cells of a sweep folder by status with the failures, one table "
                     "(--table), or the result of an SQL query over its tables (--sql).",
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -164,7 +164,7 @@ def parse_workload(spec: str, *, seed: int = 0):
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "simulate", help="simulate scheduling policies on a trace or a generated workload",
+        "simulate",
         description="Simulate job-queue policies (FCFS, EASY, SJF, WFP3, UNICEF, F1, F2, BUC; any "
                     "with +easy) on rigid parallel jobs, or the task schedulers (DRF, SDRF, TSF, "
                     "CDRF, TV-TSF) on tasks with resource vectors; print a summary table and write "

@@ -54,7 +54,7 @@ POOLED_MECHANISMS: dict[str, Callable[..., AllocationResult]] = {
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "solve", help="solve an instance with max-min, DRF and SDRF (or chosen mechanisms)",
+        "solve",
         description="Solve one instance exactly and print the allocations side by side. The instance "
                     "comes from a JSON, YAML or CSV file (schema: see `python -c \"import fairalloc.io; "
                     "help(fairalloc.io)\"` and the files under examples/) or from --example NAME.",
