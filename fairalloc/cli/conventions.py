@@ -63,7 +63,7 @@ __all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_NO_SOLUTION", "EXIT_INTERNA
            "positive_int", "nonnegative_int", "positive_float", "nonnegative_float", "open_unit_float",
            "json_to_stdout", "debug_enabled", "configure_logging", "check_output_folder", "output_folder", "MARKER",
            "add_output_options", "resumable_folder", "read_marker", "Formats", "TABLE_FORMATS", "FIGURE_FORMATS",
-           "add_format_option", "write_table", "format_table", "exact_number"]
+           "add_format_option", "DEFAULT_FORMATS", "write_table", "format_table", "exact_number"]
 
 #: File that marks a folder written by a fairalloc command (JSON: command, job, the entries it wrote);
 #: a rerun may replace those entries (with ``--force``), and nothing else.
@@ -336,8 +336,8 @@ def check_output_folder(path: str | Path, option: str = "--out", *, ours: tuple[
     if earlier is None:
         raise InvalidInstanceError(f"{option} {out}: a non-empty folder that fairalloc did not write; give a new or "
                                    "empty folder", argument=option, value=str(out))
-    if force or (job is not None and marker is not None and marker.get("job") == job):
-        return out
+    if force or (job is not None and (marker is None or marker.get("job") == job)):
+        return out              # (a resumable job's folder of an older fairalloc, without marker: resumed)
     what = (marker or {}).get("command") or "a command"
     detail = f" ({marker['job']})" if marker and marker.get("job") else ""
     raise InvalidInstanceError(f"{option} {out}: holds an earlier output of fairalloc {what}{detail}; give another "
@@ -451,16 +451,17 @@ def resumable_folder(path: str | Path, args: argparse.Namespace, command: str, j
                      ours: tuple[str, ...] = ()) -> Iterator[Path]:
     """A folder a resumable job writes in place (a sweep's cells as they finish), by the rule of this module.
 
-    The same ``job`` resumes in its folder; another job's earlier output is replaced only with
-    ``--force`` (its entries are removed before the run; other files are kept); a non-empty folder
-    fairalloc did not write is refused. :data:`MARKER` names the job from the start and, when the
+    The same ``job`` resumes in its folder (and a folder of an older fairalloc holding only ``ours``,
+    whose job was not recorded); another job's earlier output is replaced only with ``--force`` (its
+    entries are removed before the run; other files are kept); a non-empty folder fairalloc did not
+    write is refused. :data:`MARKER` names the job from the start and, when the
     block ends without error, the entries it wrote.
     """
     out = check_output_folder(path, ours=ours, force=bool(getattr(args, "force", False)), job=job)
     out.mkdir(parents=True, exist_ok=True)
     marker = read_marker(out)
     earlier = _earlier_entries(out, marker, ours) or set()
-    if earlier and (marker is None or marker.get("job") != job):     # --force: another job's output goes
+    if earlier and marker is not None and marker.get("job") != job:     # --force: another job's output goes
         say(args, f"replacing {out}: {len(earlier)} entries of an earlier run of fairalloc "
                   f"{(marker or {}).get('command') or command}")
         for name in earlier:
@@ -489,6 +490,10 @@ class Formats:
     figures: tuple[str, ...] = ("png",)
 
 
+#: The default of ``--format`` (``args.format is DEFAULT_FORMATS``: the option was not given).
+DEFAULT_FORMATS = Formats()
+
+
 def _formats_parser(tables: bool, figures: bool):
     allowed = (TABLE_FORMATS if tables else ()) + (FIGURE_FORMATS if figures else ())
 
@@ -513,7 +518,7 @@ def add_format_option(parser: argparse.ArgumentParser, *, tables: bool = True, f
     if figures:
         kinds.append(f"figures {', '.join(FIGURE_FORMATS)}")
     default = ",".join(([Formats.tables[0]] if tables else []) + ([Formats.figures[0]] if figures else []))
-    parser.add_argument("--format", type=_formats_parser(tables, figures), default=Formats(), metavar="LIST",
+    parser.add_argument("--format", type=_formats_parser(tables, figures), default=DEFAULT_FORMATS, metavar="LIST",
                         help=f"comma-separated file formats: {'; '.join(kinds)} (default: {default}; a kind "
                              "not named keeps its default)")
 

@@ -149,7 +149,7 @@ def test_cli_runs_without_out_are_kept_and_formats(tmp_path, capsys, monkeypatch
                                                   "compare.svg", "compare.pdf", ".fairalloc-output"}
     assert (tmp_path / "out" / "compare" / "latest").resolve() == runs[1].resolve()
     # the 2 rows (one instance, one variant) read back the same from every format
-    rows = pd.read_json(runs[1] / "compare.json")
+    rows = pd.read_json(runs[1] / "compare.json", precise_float=True)
     assert pd.read_parquet(runs[1] / "compare.parquet")["greedy_min"].tolist() == rows["greedy_min"].tolist()
     assert main(argv + ["--format", "xlsx"]) == 2
     assert "'xlsx': not one of csv, parquet, json, png, pdf, svg" in capsys.readouterr().err
