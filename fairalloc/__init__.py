@@ -18,8 +18,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from . import _jit_cache
 from .errors import (FairallocError, FairallocWarning, InfeasibleError, InvalidInstanceError, SolverError,
                      SolverUnavailableError)
+
+try:                                    # numba's cache of the compiled cores follows their sources
+    _jit_cache.check()
+except Exception:  # noqa: BLE001 - housekeeping of a cache must never stop an import
+    pass
 
 if TYPE_CHECKING:                       # what the names are, for type checkers and documentation tools
     from . import clusters, commitments, exact, experiments, scheduling, shares, workloads
