@@ -150,7 +150,7 @@ def build_parser(command: str | None = None, *, lazy: bool = False) -> argparse.
         epilog="exit statuses:\n" + "\n".join(f"  {k:3d}  {v}" for k, v in EXIT_CODES.items()))
     parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     add_common_options(parser, top=True)
-    parser.set_defaults(quiet=False, verbose=0, json=None, no_progress=False, debug=False)
+    parser.set_defaults(quiet=False, verbose=0, json=None, no_progress=False, progress=False, debug=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     wrapped = _Subparsers(sub)

@@ -9,8 +9,9 @@ Options added to every subcommand (:func:`add_common_options`):
 ``--json PATH|-``
     Write the machine-readable result to PATH; ``-`` prints only the JSON on stdout (everything
     else, including what solver libraries print, goes to stderr).
-``--no-progress``
-    No progress bars. They are also off when stderr is not a terminal, and with ``-q``.
+``--no-progress`` / ``--progress``
+    Progress bars are drawn on stderr only when it is a terminal (not into a piped log), and not with
+    ``-q``; ``--no-progress`` turns them off, ``--progress`` draws them into a pipe too.
 ``--debug``
     Show the Python traceback of an error (or set ``FAIRALLOC_DEBUG=1``).
 
@@ -112,6 +113,8 @@ def add_common_options(parser: argparse.ArgumentParser, *, top: bool = False) ->
                                                       "else on stdout)")),
             (("--no-progress",), dict(action="store_true", help="no progress bars (also off when stderr is not a "
                                                                 "terminal, and with -q)")),
+            (("--progress",), dict(action="store_true", help="progress bars even when stderr is not a terminal "
+                                                             "(a log file)")),
         ] + options
     for flags, kw in options:
         try:
@@ -135,9 +138,11 @@ def configure_logging(args: argparse.Namespace) -> None:
 
 
 def show_progress(args: argparse.Namespace) -> bool:
-    """Progress bars: not with ``-q`` / ``--no-progress``, and only when stderr is a terminal."""
+    """Progress bars: not with ``-q`` / ``--no-progress``; with ``--progress``; else only when stderr is a terminal."""
     if getattr(args, "quiet", False) or getattr(args, "no_progress", False):
         return False
+    if getattr(args, "progress", False):
+        return True
     try:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):

@@ -167,3 +167,24 @@ def test_terminal_tables_print_parameters_exactly():
     assert lines[2].split() == ["1", "0.9999999", "6.667"]
     assert lines[3].split() == ["2", "0.9", "1.429e+04"]
     assert exact_number(1 - 1e-6) == "0.999999" and exact_number(3.0) == "3"
+
+
+def test_progress_bars_only_on_a_terminal_unless_asked(monkeypatch):
+    from fairalloc.cli import build_parser
+    from fairalloc.cli.conventions import show_progress
+
+    class Stream:
+        def __init__(self, tty):
+            self.tty = tty
+
+        def isatty(self):
+            return self.tty
+
+    parse = build_parser().parse_args
+    monkeypatch.setattr("sys.stderr", Stream(False))                    # a piped log
+    assert not show_progress(parse(["compare"]))
+    assert show_progress(parse(["compare", "--progress"]))
+    monkeypatch.setattr("sys.stderr", Stream(True))                     # a terminal
+    assert show_progress(parse(["compare"]))
+    assert not show_progress(parse(["compare", "--no-progress"]))
+    assert not show_progress(parse(["compare", "-q", "--progress"]))    # -q: nothing but errors and warnings
