@@ -25,8 +25,6 @@ that folder after changing fairalloc's sources).
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -48,6 +46,8 @@ def _module_file(root: Path, dotted: str) -> Path | None:
 
 def _imports(root: Path, path: Path) -> list[Path]:
     """The package's own modules that ``path`` imports (relative or absolute), as files."""
+    import ast
+
     package = list(path.relative_to(root.parent).with_suffix("").parts)[:-1]
     names: list[str] = []
     for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
@@ -69,6 +69,8 @@ def _imports(root: Path, path: Path) -> list[Path]:
 
 def _compiles(path: Path) -> bool:
     """Does the module compile code: call ``njit`` / ``jit`` (as a decorator or a function), or import numba?"""
+    import ast
+
     for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
         if isinstance(node, ast.Call):
             f = node.func
@@ -114,6 +116,8 @@ def _stats(root: Path, files: list[Path]) -> dict[str, list[int]]:
 
 
 def _digest(root: Path, files: list[Path]) -> str:
+    import hashlib
+
     h = hashlib.sha256()
     for f in files:
         h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
@@ -150,15 +154,17 @@ def check(root: str | Path = _ROOT) -> int:
     >>> check() >= 0
     True
     """
+    base = os.fspath(root)
+    try:                                # the usual case, kept cheap: the stamp and one stat per source
+        with open(os.path.join(base, "__pycache__", STAMP), encoding="utf-8") as fh:
+            stamp = json.load(fh)
+        if all([(st := os.stat(os.path.join(base, name))).st_mtime_ns, st.st_size] == list(v)
+               for name, v in stamp["files"].items()):
+            return 0
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        stamp = {}
     root = Path(root).resolve()
     stamp_path = root / "__pycache__" / STAMP
-    try:
-        stamp = json.loads(stamp_path.read_text(encoding="utf-8"))
-        files = [root / name for name in stamp["files"]]
-        if all(f.is_file() for f in files) and _stats(root, files) == stamp["files"]:
-            return 0
-    except (OSError, ValueError, KeyError, TypeError):
-        stamp = {}
     files = sources(root)
     digest = _digest(root, files)
     removed = 0 if stamp.get("sha256") == digest else _clear(files)
