@@ -169,3 +169,22 @@ def test_warm_up_runs_every_greedy_once_before_the_timed_calls():
     assert len(calls) == 1 + 2 and table.attrs["warmup_s"] > 0
     table = compare(insts, variants=[v], solver="highs", pareto=False, warmup=False)
     assert len(calls) == 3 + 2 and table.attrs["warmup_s"] == 0
+
+
+def test_equal_greedy_allocations_share_one_pareto_milp(monkeypatch):
+    # drf and drf-skip both give the DRF paper's 3 and 2 tasks (Ghodsi et al., Section 4): one allocation,
+    # one Pareto MILP, the same verdict on both rows
+    import fairalloc.exact.pareto as pareto
+
+    calls = []
+    real = pareto.pareto_improvement
+
+    def counted(inst, tasks, **kw):
+        calls.append(np.asarray(tasks).ravel().tolist())
+        return real(inst, tasks, **kw)
+
+    monkeypatch.setattr(pareto, "pareto_improvement", counted)
+    insts = [(n, i) for n, i in builtin_instances() if n == "drf-paper"]
+    table = compare(insts, variants=["drf", "drf-skip"], solver="highs")
+    assert calls == [[3, 2]]
+    assert table["greedy_tasks"].tolist() == [5, 5] and table["pareto_dominated"].tolist() == [False, False]
