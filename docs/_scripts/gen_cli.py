@@ -25,7 +25,7 @@ def main() -> None:
         "`fairalloc COMMAND --help` prints each of these pages; they are generated from the same parsers "
         "when this site is built.", "",
         "| command | what it does |", "|---|---|",
-        *[f"| [`fairalloc {a.dest}`](#fairalloc-{a.dest}) | {a.help} |" for a in sub._choices_actions], "",
+        *[f"| [`fairalloc {a.dest}`](#command-{a.dest}) | {a.help} |" for a in sub._choices_actions], "",
         "## Conventions", "",
         "* Every subcommand takes `-q/--quiet` (only errors and warnings), `-v/--verbose`, `--json PATH` "
         "(`--json -`: only the JSON on stdout), `--no-progress` (progress bars are drawn only on a terminal "
@@ -45,10 +45,10 @@ def main() -> None:
         "measurements to 4 significant digits.", "",
         "| exit status | meaning |", "|---|---|",
         *[f"| {k} | {v} |" for k, v in EXIT_CODES.items()], "",
-        "## fairalloc", "", "```text", parser.format_help().rstrip(), "```", "",
+        "## fairalloc {#command-fairalloc}", "", "```text", parser.format_help().rstrip(), "```", "",
     ]
     for name, p in sub.choices.items():
-        lines += [f"## fairalloc {name}", "", "```text", p.format_help().rstrip(), "```", ""]
+        lines += [f"## fairalloc {name} {{#command-{name}}}", "", "```text", p.format_help().rstrip(), "```", ""]
     with mkdocs_gen_files.open("cli.md", "w") as fh:
         fh.write("\n".join(lines))
 

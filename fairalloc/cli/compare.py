@@ -56,6 +56,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--solver", default=None, help="MILP backend: highs, cbc (default: the first available)")
     p.add_argument("--time-limit", type=positive_float, default=30.0,
                    help="seconds per exact program (default: %(default)s)")
+    p.add_argument("--threads", type=nonnegative_int, default=1,
+                   help="solver threads per exact program (default 1: these programs are small, more threads "
+                        "cost more than they save; 0: the solver's default)")
     p.add_argument("--no-pareto", action="store_true", help="skip the Pareto-domination MILPs")
     add_output_options(p, runs="out/compare", what="output folder for the tables and the figure")
     add_format_option(p)
@@ -100,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     plan_output(args, ours=_WRITES)
     instances = _instances(args)
     table = compare(instances, variants=variants, solver=args.solver, time_limit=args.time_limit,
-                    pareto=not args.no_pareto, progress=show_progress(args))
+                    pareto=not args.no_pareto, progress=show_progress(args), threads=args.threads or None)
     n_t = sum(1 for _, i in instances if type(i).__name__ == "TaskInstance")
     say(args, f"\n{len(instances)} instances ({n_t} one-shot task instances, {len(instances) - n_t} time-varying); "
           "each greedy scheduler against the exact (leximin) program of its mechanism")
