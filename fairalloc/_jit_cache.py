@@ -1,7 +1,7 @@
 """Keep numba's on-disk cache of fairalloc's compiled code in step with the sources.
 
 fairalloc compiles its scheduling cores with ``numba.njit(cache=True)``: the first run on a machine
-compiles them (about 40 CPU seconds), later runs load the compiled code from the cache, next to the
+compiles them (about 35 CPU seconds), later runs load the compiled code from the cache, next to the
 sources in ``__pycache__`` (``*.nbi`` index and ``*.nbc`` code files; with ``NUMBA_CACHE_DIR`` set, or
 when that folder is not writable, numba's own fallbacks). numba keys each function's cache on its own
 source file only; its documentation lists as a limitation that "cache invalidation fails to recognize

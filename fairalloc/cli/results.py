@@ -46,12 +46,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _export(df: pd.DataFrame, args: argparse.Namespace) -> None:
-    """``--out FILE`` / ``--csv FILE``: the rows in one table format, refusing to replace a file without --force."""
+def _target(args: argparse.Namespace):
+    """``--out FILE`` / ``--csv FILE``: the file and its table format; refused (before any query) when the
+    file exists and --force is not given, or the format is unknown."""
     from pathlib import Path
 
     from ..errors import InvalidInstanceError
-    from .conventions import DEFAULT_FORMATS, TABLE_FORMATS, write_table
+    from .conventions import DEFAULT_FORMATS, TABLE_FORMATS
 
     target, option = (args.csv, "--csv") if args.csv else (args.out, "--out")
     path = Path(target)
@@ -63,6 +64,13 @@ def _export(df: pd.DataFrame, args: argparse.Namespace) -> None:
     if path.exists() and not args.force:
         raise InvalidInstanceError(f"{option} {target}: exists; give another file, or --force to replace it",
                                    argument=option, value=target)
+    return path, fmt
+
+
+def _export(df: pd.DataFrame, args: argparse.Namespace) -> None:
+    from .conventions import write_table
+
+    path, fmt = _target(args)
     stem = path.with_suffix("") if path.suffix.lstrip(".").lower() == fmt else path
     written = write_table(df, stem, [fmt])[0]
     if written != path:
@@ -73,10 +81,10 @@ def _print(df: pd.DataFrame, args: argparse.Namespace) -> None:
     from .conventions import format_table
 
     limit = None if args.max_rows == 0 else args.max_rows
+    if args.csv or args.out:                # first: `fairalloc results ... | head` still writes the file
+        _export(df, args)
     if getattr(args, "json", None) != "-":
         print(format_table(df, max_rows=limit))
-    if args.csv or args.out:
-        _export(df, args)
     from .conventions import emit_json
     emit_json(args, json.loads(df.to_json(orient="records")))
 
@@ -88,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
     if args.csv and args.out:
         from ..errors import InvalidInstanceError
         raise InvalidInstanceError("give --out or --csv, not both", argument="csv", value=args.csv)
+    if args.csv or args.out:
+        _target(args)                       # refused before any query
 
     if args.sql or args.table:
         df = (load(args.dir, sql=args.sql) if args.sql else load(args.dir, args.table)).df()

@@ -36,7 +36,7 @@ each; the exact status (OPTIMAL only when proven).
 Times (``greedy_s``, ``exact_s``, ``pareto_s``) are wall-clock seconds of one call, measured after a
 warm-up: before timing, every variant's greedy runs once and every mechanism's exact program is
 solved once on a small built-in instance of its kind, untimed, so that no row pays for numba's compilation
-of the schedulers (about 40 CPU seconds on a first run; numba caches the compiled code beside the
+of the schedulers (about 35 CPU seconds on a first run; numba caches the compiled code beside the
 sources, so later runs load it in a fraction of a second) or for importing and starting a solver.
 ``exact_s`` is the whole leximin sequence of MILPs (and placement flow checks) of the mechanism;
 ``pareto_s`` the one Pareto MILP (solved once per distinct allocation of an instance: variants whose
