@@ -63,7 +63,7 @@ __all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_NO_SOLUTION", "EXIT_INTERNA
            "EXIT_CODES", "OneLineParser", "add_common_options", "show_progress", "emit_json", "say",
            "positive_int", "nonnegative_int", "positive_float", "nonnegative_float", "open_unit_float",
            "json_to_stdout", "debug_enabled", "configure_logging", "check_output_folder", "output_folder", "MARKER",
-           "add_output_options", "resumable_folder", "read_marker", "Formats", "TABLE_FORMATS", "FIGURE_FORMATS",
+           "add_output_options", "plan_output", "resumable_folder", "read_marker", "Formats", "TABLE_FORMATS", "FIGURE_FORMATS",
            "add_format_option", "DEFAULT_FORMATS", "write_table", "format_table", "exact_number"]
 
 #: File that marks a folder written by a fairalloc command (JSON: command, job, the entries it wrote);
@@ -274,11 +274,14 @@ def read_marker(folder: str | Path) -> dict | None:
     return {"command": words[-1] if words else None, "job": None, "written": None}
 
 
-def _write_marker(folder: Path, command: str, job: str | None, written: Sequence[str]) -> None:
+def _write_marker(folder: Path, command: str, job: str | None, written: Sequence[str], *,
+                  kept: Sequence[str] = (), running: bool = False) -> None:
+    """``running``: a resumable job started writing; until it ends, everything in the folder but ``kept``
+    (what was there before and is not ours) counts as written by it (an interrupted run's partial files)."""
     from ..version import __version__
 
-    info = {"command": command, "job": job, "written": sorted(written), "fairalloc": __version__,
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    info = {"command": command, "job": job, "written": sorted(written), "kept": sorted(kept),
+            "running": running, "fairalloc": __version__, "time": time.strftime("%Y-%m-%dT%H:%M:%S")}
     (folder / MARKER).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
 
 
@@ -287,6 +290,8 @@ def _earlier_entries(out: Path, marker: dict | None, ours: tuple[str, ...]) -> s
     entries = {p.name for p in out.iterdir()} - {MARKER}
     if marker is None:          # a folder without marker: ours only if it holds nothing but what we write
         return entries if entries <= set(ours) else None
+    if marker.get("running"):   # a resumable run that did not end: all but what it found and kept
+        return entries - set(marker.get("kept") or ())
     written = marker.get("written")
     return entries & (set(written) if written is not None else set(ours) if ours else entries)
 
@@ -460,7 +465,8 @@ def resumable_folder(path: str | Path, args: argparse.Namespace, command: str, j
     whose job was not recorded); another job's earlier output is replaced only with ``--force`` (its
     entries are removed before the run; other files are kept); a non-empty folder fairalloc did not
     write is refused. :data:`MARKER` names the job from the start and, when the
-    block ends without error, the entries it wrote.
+    block ends without error, the entries it wrote; while a run has not ended (it was interrupted),
+    everything in the folder but what it found there counts as its own.
     """
     out = check_output_folder(path, ours=ours, force=bool(getattr(args, "force", False)), job=job)
     out.mkdir(parents=True, exist_ok=True)
@@ -474,9 +480,10 @@ def resumable_folder(path: str | Path, args: argparse.Namespace, command: str, j
             shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
         earlier = set()
     foreign = {p.name for p in out.iterdir()} - earlier - {MARKER}
-    _write_marker(out, command, job, sorted(earlier))
+    _write_marker(out, command, job, sorted(earlier), kept=sorted(foreign), running=True)
     yield out
-    _write_marker(out, command, job, sorted({p.name for p in out.iterdir()} - foreign - {MARKER}))
+    _write_marker(out, command, job, sorted({p.name for p in out.iterdir()} - foreign - {MARKER}),
+                  kept=sorted(foreign))
 
 
 # -- output formats ---------------------------------------------------------------------------------

@@ -188,3 +188,20 @@ def test_progress_bars_only_on_a_terminal_unless_asked(monkeypatch):
     assert show_progress(parse(["compare"]))
     assert not show_progress(parse(["compare", "--no-progress"]))
     assert not show_progress(parse(["compare", "-q", "--progress"]))    # -q: nothing but errors and warnings
+
+
+def test_an_interrupted_resumable_run_still_owns_its_partial_files(tmp_path):
+    out = tmp_path / "rep"
+    with resumable_folder(out, _args(), "reproduce", "buc --scale small") as f:
+        (f / "report.md").write_text("small")
+    (out / "notes.txt").write_text("mine")                              # added by the user after a finished run
+    with pytest.raises(KeyboardInterrupt):
+        with resumable_folder(out, _args(), "reproduce", "buc --scale small") as f:
+            (f / "sweep").mkdir()                                       # cells written before Ctrl-C
+            raise KeyboardInterrupt
+    with resumable_folder(out, _args(), "reproduce", "buc --scale small") as f:   # resumed
+        (f / "report.md").write_text("full")
+    # the interrupted run's sweep/ is the job's; the user's notes.txt, found before it began, is not
+    assert read_marker(out)["written"] == ["report.md", "sweep"] and read_marker(out)["kept"] == ["notes.txt"]
+    with resumable_folder(out, _args("--force"), "reproduce", "tvtsf --scale small") as f:
+        assert sorted(p.name for p in f.iterdir()) == [MARKER, "notes.txt"]
