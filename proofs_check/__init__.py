@@ -14,12 +14,59 @@
 Imports :mod:`fairalloc`; fairalloc never imports this package (only its command line does).
 """
 
-from .axioms import (has_sharing_incentive, is_bottleneck, is_ef1, is_envy_free, is_non_wasteful,
-                     is_pareto_efficient, is_population_monotone, is_resource_monotone)
-from .misreports import find_profitable_deviation, find_profitable_misreport
-from .repeated import RepeatedGame, SDRFDynamics, StatelessDynamics
-from .replay import replay
-from .verdict import Verdict
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:                       # what the names are, for type checkers and documentation tools
+    from .axioms import (has_sharing_incentive, is_bottleneck, is_ef1, is_envy_free, is_non_wasteful,
+                         is_pareto_efficient, is_population_monotone, is_resource_monotone)
+    from .misreports import find_profitable_deviation, find_profitable_misreport
+    from .repeated import RepeatedGame, SDRFDynamics, StatelessDynamics
+    from .replay import replay
+    from .verdict import Verdict
+
+#: Public name -> its module; imported on first access (PEP 562), so that ``fairalloc check --help``
+#: and ``fairalloc --help`` (which load :mod:`proofs_check.cli`) do not import the checkers.
+_LAZY: dict[str, str] = {
+    **{name: "axioms" for name in ("has_sharing_incentive", "is_bottleneck", "is_ef1", "is_envy_free",
+                                   "is_non_wasteful", "is_pareto_efficient", "is_population_monotone",
+                                   "is_resource_monotone")},
+    "find_profitable_deviation": "misreports", "find_profitable_misreport": "misreports",
+    "RepeatedGame": "repeated", "SDRFDynamics": "repeated", "StatelessDynamics": "repeated",
+    "replay": "replay", "Verdict": "verdict",
+}
+
+
+def __getattr__(name: str):
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'proofs_check' has no attribute {name!r}") from None
+    obj = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = obj
+    return obj
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+class _Package(types.ModuleType):
+    """``proofs_check.replay`` is the function, as when this package imported it eagerly: the import
+    system sets each loaded submodule as an attribute of its package, which would hide it."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "replay" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
 
 __all__ = [
     "Verdict",

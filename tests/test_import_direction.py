@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 RANKS: dict[str, int] = {
     "errors": 0, "version": 0, "tolerance": 0, "validation": 0, "rng": 0,
-    "_numeric": 0, "kinetic": 0,
+    "_numeric": 0, "kinetic": 0, "_jit_cache": 0,
     "shares": 1,
     "model": 2, "result": 2, "commitments": 2, "clusters": 2,
     "io": 3, "examples": 3, "workloads": 3, "accounts": 3,
@@ -49,7 +49,7 @@ RANKS: dict[str, int] = {
     "cli": 7, "__main__": 7,
 }
 #: Units that import nothing of fairalloc at all.
-STANDALONE = {"kinetic"}
+STANDALONE = {"kinetic", "_jit_cache"}
 
 
 def _imports(path: Path, package: list[str]) -> list[tuple[int, str]]:

@@ -88,7 +88,7 @@ def main() -> None:
         rows.append((c, info, result, _command(c, b)))
 
     out = ["# Claims ledger", "",
-           "Every cell of the mechanism × axiom table of `shared/papers/axioms.md`, one row per variant, "
+           "Every cell of the mechanism × axiom table of [the axioms page](axioms.md), one row per variant, "
            "generated when this site was built from [`proofs_check.claims`](reference/proofs_check.claims.md) "
            "(the table as data) and a search run during the build. *Expected*: T (theorem), F (known false), "
            "? (open), - (not applicable), with the cell as printed in the table and its source. *Found in "

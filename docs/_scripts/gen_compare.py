@@ -33,7 +33,7 @@ def main() -> None:
             if run.returncode != 0:
                 raise RuntimeError(f"fairalloc compare failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
             log.info("fairalloc compare ran in %.1f s", time.perf_counter() - t0)
-            text = run.stdout.replace(tmp, "out/compare").rstrip()
+            text = run.stdout.replace(tmp, "out/compare/YYYYmmdd-HHMMSS").rstrip()   # a run folder
             png = (Path(tmp) / "compare.png").read_bytes()
     with mkdocs_gen_files.open("assets/compare-output.txt", "w") as fh:
         fh.write(text + "\n")

@@ -93,7 +93,7 @@ def _run(path: Path):
             raise RuntimeError(f"notebook {path.name} failed at small scale:\n{exc}") from None
         nb = jupytext.read(path)
         _note(nb, f"its data are absent here ({exc.evalue}); see the notebook's first cells for where "
-                  "it looks (`$FAIRALLOC_DATA`, `../shared/data`).")
+                  "it looks (`$FAIRALLOC_DATA`: see [Real traces](../data.md)).")
         log.info("%s: data absent, shown unexecuted (%s)", path.name, exc.evalue)
     return path, nb, time.perf_counter() - t0
 

@@ -2,9 +2,15 @@
 
 Each subcommand lives in its own module ``fairalloc.cli.<name>`` exposing
 ``register(subparsers) -> argparse.ArgumentParser`` (which sets ``func=run`` as a default) and
-``run(args) -> int``. Other packages add subcommands through the entry point group
-``fairalloc.commands`` (an object with the same ``register``): ``proofs_check`` provides
-``fairalloc check`` that way, so fairalloc never imports proofs_check (``DESIGN.md``).
+``run(args) -> int``; its one-line help is :data:`COMMAND_HELP`. Other packages add subcommands
+through the entry point group ``fairalloc.commands`` (an object with the same ``register``):
+``proofs_check`` provides ``fairalloc check`` that way, so fairalloc never imports proofs_check
+(``docs/design.md``).
+
+Dispatch is lazy: :func:`main` imports the module of the subcommand that runs and nothing else
+(``fairalloc --help`` lists the built-in subcommands from :data:`COMMAND_HELP` without importing
+them, and loads only the plugins, for their help line), so start-up does not pay for numba, scipy
+or pandas.
 
 Every subcommand takes the options of :mod:`fairalloc.cli.conventions` (``-q``, ``-v``, ``--json``,
 ``--no-progress``, ``--debug``) and follows its exit statuses: an input error is one line on stderr
@@ -21,17 +27,26 @@ import os
 import sys
 import warnings
 import zlib
-from importlib.metadata import entry_points
 from typing import Sequence
 
 from ..errors import FairallocError, SolverError, SolverUnavailableError
 from .conventions import (EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_USAGE, OneLineParser,
                       add_common_options, configure_logging, debug_enabled, json_to_stdout, write_pending_json)
 
-__all__ = ["main", "SUBCOMMANDS", "PLUGIN_GROUP", "build_parser"]
+__all__ = ["main", "SUBCOMMANDS", "COMMAND_HELP", "PLUGIN_GROUP", "build_parser"]
 
-#: Subcommand modules of fairalloc, in the order ``fairalloc --help`` lists them.
-SUBCOMMANDS: tuple[str, ...] = ("solve", "simulate", "compare", "sweep", "results", "reproduce", "learn")
+#: One-line help of each built-in subcommand (``fairalloc --help``), in the order it lists them.
+COMMAND_HELP: dict[str, str] = {
+    "solve": "solve an instance with max-min, DRF and SDRF (or chosen mechanisms)",
+    "simulate": "simulate scheduling policies on a trace or a generated workload",
+    "compare": "greedy schedulers against the exact optimum on small instances",
+    "sweep": "run an experiment spec (a grid of simulations) on Dask, resumable",
+    "results": "show a sweep's results (tables, SQL through DuckDB)",
+    "reproduce": "reproduce a seed paper's headline experiment and report against it",
+    "learn": "learn priority functions by simulation (learned-priorities method)",
+}
+#: Subcommand modules of fairalloc (``fairalloc.cli.<name>``), in the order ``fairalloc --help`` lists them.
+SUBCOMMANDS: tuple[str, ...] = tuple(COMMAND_HELP)
 #: Exit status when the reader of stdout went away (128 + SIGPIPE, as a shell reports it).
 EXIT_BROKEN_PIPE = 141
 #: Entry point group of subcommands provided by other packages (``check``: proofs_check.cli).
@@ -40,10 +55,15 @@ PLUGIN_GROUP = "fairalloc.commands"
 logger = logging.getLogger(__name__)
 
 
-def _plugins() -> list:
-    """Subcommand objects of the entry point group, sorted by name (a broken one is skipped with a warning)."""
+def _plugins(only: str | None = None) -> list:
+    """Subcommand objects of the entry point group, sorted by name (a broken one is skipped with a
+    warning); ``only``: just the one of that name (nothing when no plugin has it)."""
+    from importlib.metadata import entry_points
+
     out = []
     for ep in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        if only is not None and ep.name != only:
+            continue
         try:
             out.append(ep.load())
         except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the other commands
@@ -51,13 +71,61 @@ def _plugins() -> list:
     return out
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse.Action):
+    """``--version``: reads the installed version only when asked (importlib.metadata takes 0.05-0.1 s)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..version import __version__
+
+        print(f"fairalloc {__version__}")
+        parser.exit()
+
+
+class _Subparsers:
+    """What a subcommand's ``register`` receives: ``add_parser`` with the help line of :data:`COMMAND_HELP`."""
+
+    def __init__(self, action):
+        self._action = action
+
+    def add_parser(self, name: str, **kw):
+        if name in COMMAND_HELP:
+            kw.setdefault("help", COMMAND_HELP[name])
+        return self._action.add_parser(name, **kw)
+
+    def __getattr__(self, name):
+        return getattr(self._action, name)
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv``: the first word that is not an option (the top-level options
+    take no value), or None (``fairalloc``, ``fairalloc --help``)."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(command: str | None = None, *, lazy: bool = False) -> argparse.ArgumentParser:
     """The ``fairalloc`` argument parser: the common options and one subparser per subcommand.
 
     The built-in subcommands (``SUBCOMMANDS``) and those that other installed packages register
     under the ``fairalloc.commands`` entry-point group (``proofs_check`` adds ``check``) each add
     their subparser through their ``register(subparsers)``; every subparser gets the common options
     (``-q``, ``-v``, ``--json``, ``--no-progress``, ``--debug``).
+
+    Parameters
+    ----------
+    command : str, optional
+        With ``lazy``: the subcommand about to run (the only module imported).
+    lazy : bool, default False
+        Register only ``command`` in full; the other built-in subcommands get a placeholder with
+        their help line (their modules are not imported), and plugins are loaded only when no
+        built-in subcommand is named (for the listing of ``fairalloc --help``) or for their own run.
 
     Returns
     -------
@@ -75,23 +143,27 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args.command, args.quiet
     ('solve', False)
     """
-    from ..version import __version__
-
     parser = OneLineParser(
         prog="fairalloc",
         description="Fair allocation of several resources among users over time: exact mechanisms, "
                     "greedy schedulers, simulations and axiom checks.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="exit statuses:\n" + "\n".join(f"  {k:3d}  {v}" for k, v in EXIT_CODES.items()))
-    parser.add_argument("--version", action="version", version=f"fairalloc {__version__}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     add_common_options(parser, top=True)
-    parser.set_defaults(quiet=False, verbose=0, json=None, no_progress=False, debug=False)
+    parser.set_defaults(quiet=False, verbose=0, json=None, no_progress=False, progress=False, debug=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
-    modules = [importlib.import_module(f"{__name__}.{name}") for name in SUBCOMMANDS] + _plugins()
-    for mod in modules:
-        p = mod.register(sub)
-        add_common_options(p)
+    wrapped = _Subparsers(sub)
+    for name in SUBCOMMANDS:
+        if lazy and name != command:        # a placeholder: the help line, the module is not imported
+            sub.add_parser(name, help=COMMAND_HELP.get(name), add_help=False)
+        else:
+            add_common_options(importlib.import_module(f"{__name__}.{name}").register(wrapped))
+    if not lazy or command not in SUBCOMMANDS:
+        plugins = _plugins(command) if lazy and command is not None else []
+        for mod in plugins or _plugins():   # all of them: `fairalloc --help`, or an unknown name's choices
+            add_common_options(mod.register(wrapped))
     return parser
 
 
@@ -144,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ...     main(["no-such-command"])
     2
     """
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(argv), lazy=True)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:                       # --help, --version, usage errors (one line, status 2)

@@ -22,7 +22,7 @@ from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from ..io import InstanceSpec
 from ..result import AllocationResult
-from .conventions import EXIT_NO_SOLUTION, emit_json, say, show_progress
+from .conventions import EXIT_NO_SOLUTION, check_output_folder, emit_json, output_folder, say, show_progress
 
 __all__ = ["TASK_MECHANISMS", "solve_exact_spec", "format_exact_table", "run_exact"]
 
@@ -135,18 +135,16 @@ def format_exact_table(spec: InstanceSpec, results: dict[str, AllocationResult],
     return "\n".join(lines)
 
 
-def _figures(spec: InstanceSpec, results: dict[str, AllocationResult], out: Path) -> list[Path]:
+def _figures(spec: InstanceSpec, results: dict[str, AllocationResult], out: Path, formats=("png",)) -> list[Path]:
+    from ..plots import save
     from ..plots.exact import task_allocation, tvtsf_schedule
 
-    out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, r in results.items():
         if not r.success:
             continue
         fig = task_allocation(r, spec.instance) if spec.kind == "tasks" else tvtsf_schedule(r, spec.instance)
-        path = out / f"{name}_{r.method}.png"
-        fig.savefig(path, dpi=120)
-        written.append(path)
+        written += save(fig, out / f"{name}_{r.method}", formats)
     return written
 
 
@@ -156,14 +154,16 @@ def run_exact(spec: InstanceSpec, args: argparse.Namespace) -> int:
         raise InvalidInstanceError("--commitments is for pooled instances; a tasks file carries them per user "
                                    "('commitment:')", argument="commitments")
     names = _names(args.mechanism, spec.kind)
-    if getattr(args, "out", None) and Path(args.out).exists() and not Path(args.out).is_dir():
-        raise InvalidInstanceError(f"--out {args.out}: exists and is not a folder", argument="out", value=args.out)
+    if getattr(args, "out", None):
+        check_output_folder(args.out, force=args.force)
     results = solve_exact_spec(spec, names, method=args.method, objective=args.objective, solver=args.solver,
                                time_limit=args.time_limit, mip_gap=args.mip_gap, progress=show_progress(args))
     say(args, format_exact_table(spec, results, args.precision, rows=getattr(args, "rows", 0),
                                  summary=getattr(args, "summary", False)))
     if getattr(args, "out", None):
-        say(args, *[f"figure: {path}" for path in _figures(spec, results, Path(args.out))])
+        with output_folder(args.out, args, "solve") as out:
+            names = [p.name for p in _figures(spec, results, out, args.format.figures)]
+        say(args, *[f"figure: {Path(args.out) / name}" for name in names])
     emit_json(args, {"source": spec.source, "kind": spec.kind, "instance": spec.instance.to_dict(),
                      "results": {k: v.to_dict() for k, v in results.items()}})
     return 0 if all(r.success for r in results.values()) else EXIT_NO_SOLUTION

@@ -3,13 +3,15 @@
 Examples::
 
     fairalloc compare                                   # built-in and seeded random small instances
-    fairalloc compare --random 50 --random-tv 20 --seed 3 --out out/compare
+    fairalloc compare --random 50 --random-tv 20 --seed 3 --out out/compare-seed3 --format parquet,pdf
     fairalloc compare examples/tasks_placement.yaml --variants drf,drf-skip,tsf
     fairalloc compare --variants sdrf,sdrf-printed,sdrf-skip --no-builtin
 
 The logic is :func:`fairalloc.experiments.compare.compare`; this module parses arguments, prints the
 summary and writes ``compare.csv`` (one row per instance and variant), ``summary.csv`` and
-``compare.png`` into ``--out``.
+``compare.png`` (``--format``: other table and figure formats) into a new run folder
+``out/compare/YYYYmmdd-HHMMSS`` (``out/compare/latest`` links the newest), or into ``--out``
+(the output-folder rule of :mod:`fairalloc.cli.conventions`).
 """
 
 from __future__ import annotations
@@ -18,23 +20,23 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from ..errors import InvalidInstanceError
-from .conventions import (check_output_folder, emit_json, nonnegative_int, output_folder, positive_float, say,
-                      show_progress)
+from .conventions import (add_format_option, add_output_options, emit_json, nonnegative_int, output_folder,
+                          plan_output, positive_float, say, show_progress)
 
 __all__ = ["register", "run"]
 
-#: What compare writes into --out (an older output folder holding only these is replaced too).
+#: What compare writes into --out in its default formats (an older output folder holding only these is ours).
 _WRITES = ("compare.csv", "summary.csv", "compare.png")
+#: Random instances of a default run (with the 5 built-in ones: the 57 instances the README names).
+DEFAULT_RANDOM, DEFAULT_RANDOM_TV = 40, 12
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     from ..experiments.compare import DEFAULT_VARIANTS, VARIANTS
 
     p = subparsers.add_parser(
-        "compare", help="greedy schedulers against the exact optimum on small instances",
+        "compare",
         description="Run every greedy task scheduler (DRF, SDRF Algorithm 1, TSF, CDRF, TV-TSF "
                     "Algorithms 1-5) and the exact program of the same mechanism (leximin MILPs) on "
                     "small instances: built-in ones and seeded random ones by default, or instance "
@@ -45,18 +47,21 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", help="instance files (JSON/YAML, kind: tasks or time-varying)")
     p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
                    help="comma-separated variants (default: %(default)s)")
-    p.add_argument("--random", type=nonnegative_int, default=40, help="random task instances (default: %(default)s)")
-    p.add_argument("--random-tv", type=nonnegative_int, default=12,
+    p.add_argument("--random", type=nonnegative_int, default=DEFAULT_RANDOM,
+                   help="random task instances (default: %(default)s)")
+    p.add_argument("--random-tv", type=nonnegative_int, default=DEFAULT_RANDOM_TV,
                    help="random time-varying instances (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random instances (default: %(default)s)")
     p.add_argument("--no-builtin", action="store_true", help="leave out the built-in instances")
     p.add_argument("--solver", default=None, help="MILP backend: highs, cbc (default: the first available)")
     p.add_argument("--time-limit", type=positive_float, default=30.0,
                    help="seconds per exact program (default: %(default)s)")
+    p.add_argument("--threads", type=nonnegative_int, default=1,
+                   help="solver threads per exact program (default 1: these programs are small, more threads "
+                        "cost more than they save; 0: the solver's default)")
     p.add_argument("--no-pareto", action="store_true", help="skip the Pareto-domination MILPs")
-    p.add_argument("--out", default="out/compare",
-                   help="output folder (default: %(default)s), written whole at the end (an earlier output of "
-                        "fairalloc there is replaced)")
+    add_output_options(p, runs="out/compare", what="output folder for the tables and the figure")
+    add_format_option(p)
     p.set_defaults(func=run)
     return p
 
@@ -81,10 +86,12 @@ def _instances(args: argparse.Namespace) -> list[tuple[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..experiments.compare import compare, summarize
-    from ..plots.compare import gaps
+    import pandas as pd
 
-    from ..experiments.compare import VARIANTS
+    from ..experiments.compare import VARIANTS, compare, summarize
+    from ..plots import save
+    from ..plots.compare import gaps
+    from .conventions import write_table
 
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if not variants:
@@ -93,10 +100,10 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise InvalidInstanceError(f"--variants: unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}",
                                    argument="variants", value=unknown[0])
-    check_output_folder(args.out, ours=_WRITES)
+    plan_output(args, ours=_WRITES)
     instances = _instances(args)
     table = compare(instances, variants=variants, solver=args.solver, time_limit=args.time_limit,
-                    pareto=not args.no_pareto, progress=show_progress(args))
+                    pareto=not args.no_pareto, progress=show_progress(args), threads=args.threads or None)
     n_t = sum(1 for _, i in instances if type(i).__name__ == "TaskInstance")
     say(args, f"\n{len(instances)} instances ({n_t} one-shot task instances, {len(instances) - n_t} time-varying); "
           "each greedy scheduler against the exact (leximin) program of its mechanism")
@@ -108,7 +115,13 @@ def run(args: argparse.Namespace) -> int:
         say(args, summary[cols].to_string())
     say(args, "  same: greedy reaches the leximin optimum; min_gap: exact min share - greedy min share; "
           "distance: largest gap between the sorted share vectors; dominated: Pareto-dominated greedy "
-          "allocations (another gives everyone as many tasks and someone more) / decided")
+          "allocations (another gives everyone as many tasks and someone more) / decided",
+          "  exact_util: of the optimum the solver returned; the leximin optimum fixes the sorted shares, not "
+          "the allocation, so another solver or version may return another utilisation (same, min_gap and "
+          "distance do not change)",
+          f"  greedy_ms, exact_ms: median wall time of one call after an untimed warm-up "
+          f"({table.attrs.get('warmup_s', 0.0):.1f} s: numba compiling the schedulers or loading them from its "
+          "cache, solver start-up); exact_ms: the whole leximin sequence of MILPs")
     bad = summary["not_proven"].sum()
     if bad:
         say(args, f"  {bad} exact program(s) not proven optimal (time limit {args.time_limit:g} s, or the "
@@ -123,11 +136,11 @@ def run(args: argparse.Namespace) -> int:
             say(args, f"  {r['instance']:<24} {r['variant']:<12} min share greedy {r['greedy_min']:.3f} vs exact "
                   f"{r['exact_min']:.3f}, distance {r['leximin_distance']:.3f}, tasks {r['greedy_tasks']} vs "
                   f"{r['exact_tasks']}, {dom}")
-    emit_json(args, {"summary": summary.reset_index().to_dict("records"), "rows": table.to_dict("records")})
+    emit_json(args, {"summary": summary.reset_index().to_dict("records"), "rows": table.to_dict("records"),
+                     "warmup_s": table.attrs.get("warmup_s")})
     with output_folder(args.out, args, "compare", ours=_WRITES) as out:
-        table.to_csv(out / "compare.csv", index=False)
-        summary.to_csv(out / "summary.csv")
-        gaps(table).savefig(out / "compare.png", dpi=110)
-    out = args.out
-    say(args, f"\nwrote {out}/compare.csv ({len(table)} rows), {out}/summary.csv, {out}/compare.png")
+        written = (write_table(table, out / "compare", args.format.tables)
+                   + write_table(summary, out / "summary", args.format.tables, index=True)
+                   + save(gaps(table), out / "compare", args.format.figures))
+    say(args, f"\nwrote {len(table)} rows to {args.out}: " + ", ".join(p.name for p in written))
     return 0

@@ -46,7 +46,7 @@ _FIT_FILES = ("ranking.csv", "best.json", "functions", "fit.png", "ranking.png",
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "learn", help="learn priority functions by simulation (learned-priorities method)",
+        "learn",
         description="Learn job priority functions f(r, n, s) as the learned-priorities paper does: training "
                     "states (S, Q), scores of the queued jobs by Eqs. 2-3, least-squares fits of nonlinear "
                     "forms ranked on held-out states. Subcommands: states, fit, show.",

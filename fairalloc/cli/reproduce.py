@@ -9,14 +9,21 @@ Examples::
 
 The logic is :func:`fairalloc.experiments.reproductions.reproduce`; this module parses arguments and
 prints the report's claims table. The output folder holds the sweep (``sweep/``, resumable: a
-killed run continues where it stopped), the figures and ``report.md``.
+killed run continues where it stopped), the figures and ``report.md``. It is named after the job
+(``out/reproduce/NAME-SCALE``; ``...-cells-HASH`` for a ``--cells`` run, ``...-from-FOLDER`` for a
+``--tables-from`` report), so a partial run never writes over the full run's report; the same job
+resumes in its folder, another job in it needs ``--force`` (the output-folder rule of
+:mod:`fairalloc.cli.conventions`).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 from pathlib import Path
 from typing import Any
+
+from .conventions import add_output_options, read_marker, resumable_folder, say, show_progress
 
 __all__ = ["register", "run"]
 
@@ -25,7 +32,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     from ..experiments.reproductions import NAMES, SCALES
 
     p = subparsers.add_parser(
-        "reproduce", help="reproduce a seed paper's headline experiment and report against it",
+        "reproduce",
         description="Run a shipped experiment spec (" + ", ".join(NAMES) + ") on the experiment layer, "
                     "write its figures (the paper's axes and units) and report.md (per claim: the "
                     "paper's number, ours, reproduced yes or no, and why not).",
@@ -33,7 +40,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", choices=NAMES, metavar="NAME", help="one of: " + ", ".join(NAMES))
     p.add_argument("--scale", choices=SCALES, default="small",
                    help="small (about a minute) or paper (the papers' size where the data allows; hours)")
-    p.add_argument("--out", default=None, help="output folder (default: out/reproduce/NAME-SCALE)")
+    add_output_options(p, default="out/reproduce/NAME-SCALE, -cells-HASH with --cells, -from-FOLDER with "
+                                  "--tables-from; the same job resumes there", what="output folder")
     p.add_argument("--workers", type=int, default=0,
                    help="Dask worker processes (default 0: run the cells in this process)")
     p.add_argument("--cells", action="append", default=None, metavar="'AXIS=V,... [AXIS=V,...]'",
@@ -48,6 +56,22 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _job(args: argparse.Namespace) -> str:
+    """What the run computes (its folder's identity): name, scale, and the cells or the source of its tables."""
+    job = f"{args.name} --scale {args.scale}"
+    job += "".join(f" --cells {c!r}" for c in args.cells or ())
+    return job + (f" --tables-from {Path(args.tables_from).resolve()}" if args.tables_from else "")
+
+
+def _default_out(args: argparse.Namespace) -> Path:
+    base = f"{args.name}-{args.scale}"
+    if args.cells:
+        base += "-cells-" + hashlib.sha1("\n".join(args.cells).encode()).hexdigest()[:8]
+    if args.tables_from:
+        base += "-from-" + Path(args.tables_from).resolve().name
+    return Path("out") / "reproduce" / base
+
+
 def run(args: argparse.Namespace) -> int:
     from ..experiments.reproductions import NAMES, load_spec, reproduce
 
@@ -55,10 +79,14 @@ def run(args: argparse.Namespace) -> int:
         for n in NAMES:
             print(f"{n:20s} {load_spec(n)['title']}")
         return 0 if args.list else 2
-    path = reproduce(args.name, scale=args.scale, out=args.out, workers=args.workers,
-                     progress=not getattr(args, "no_progress", False), cells=args.cells,
-                     tables_from=args.tables_from)
+    out = Path(args.out) if args.out else _default_out(args)
+    ours: tuple[str, ...] = ()
+    if read_marker(out) is None and (out / "sweep" / "sweep.json").is_file():
+        ours = tuple(p.name for p in out.iterdir())     # a reproduction of an older fairalloc: resumed
+        say(args, f"resuming in {out}, written by an older fairalloc reproduce")
+    with resumable_folder(out, args, "reproduce", _job(args), ours=ours):
+        path = reproduce(args.name, scale=args.scale, out=out, workers=args.workers, progress=show_progress(args),
+                         cells=args.cells, tables_from=args.tables_from)
     text = Path(path).read_text(encoding="utf-8").splitlines()
-    print("\n".join(line for line in text if line.startswith("|")))
-    print(f"report: {path}")
+    say(args, "\n".join(line for line in text if line.startswith("|")), f"report: {path}")
     return 0

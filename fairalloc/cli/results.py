@@ -18,12 +18,14 @@ from typing import Any
 
 import pandas as pd
 
+from .conventions import add_format_option
+
 __all__ = ["register", "run"]
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "results", help="show a sweep's results (tables, SQL through DuckDB)",
+        "results",
         description="Show the cells of a sweep folder by status with the failures, one table "
                     "(--table), or the result of an SQL query over its tables (--sql).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -33,21 +35,56 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--sql", default=None, help="a DuckDB query over the tables (by name) and cells")
     what.add_argument("--table", default=None, help="print one table (summary, users, jobs, cells, ...)")
-    p.add_argument("--csv", default=None, metavar="FILE", help="also write the rows printed to FILE")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="also write the rows to FILE (format: --format, else FILE's suffix: .csv, .parquet, .json)")
+    p.add_argument("--csv", default=None, metavar="FILE", help="the same as --out FILE --format csv")
+    p.add_argument("--force", action="store_true", help="--out / --csv: replace an existing FILE")
+    add_format_option(p, figures=False)
     p.add_argument("--max-rows", type=int, default=60, help="rows printed at most (default 60; 0: all)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but the rows")
     p.set_defaults(func=run)
     return p
 
 
+def _target(args: argparse.Namespace):
+    """``--out FILE`` / ``--csv FILE``: the file and its table format; refused (before any query) when the
+    file exists and --force is not given, or the format is unknown."""
+    from pathlib import Path
+
+    from ..errors import InvalidInstanceError
+    from .conventions import DEFAULT_FORMATS, TABLE_FORMATS
+
+    target, option = (args.csv, "--csv") if args.csv else (args.out, "--out")
+    path = Path(target)
+    fmt = "csv" if args.csv else (args.format.tables[0] if args.format is not DEFAULT_FORMATS
+                                  else path.suffix.lstrip(".").lower() or "csv")
+    if fmt not in TABLE_FORMATS:
+        raise InvalidInstanceError(f"{option} {target}: no table format {fmt!r} (one of {', '.join(TABLE_FORMATS)}; "
+                                   "or give --format)", argument=option, value=target)
+    if path.exists() and not args.force:
+        raise InvalidInstanceError(f"{option} {target}: exists; give another file, or --force to replace it",
+                                   argument=option, value=target)
+    return path, fmt
+
+
+def _export(df: pd.DataFrame, args: argparse.Namespace) -> None:
+    from .conventions import write_table
+
+    path, fmt = _target(args)
+    stem = path.with_suffix("") if path.suffix.lstrip(".").lower() == fmt else path
+    written = write_table(df, stem, [fmt])[0]
+    if written != path:
+        written.replace(path)
+
+
 def _print(df: pd.DataFrame, args: argparse.Namespace) -> None:
+    from .conventions import format_table
+
     limit = None if args.max_rows == 0 else args.max_rows
-    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", limit,
-                           "display.min_rows", limit, "display.float_format", "{:,.4g}".format):
-        if getattr(args, "json", None) != "-":
-            print(df.to_string(max_rows=limit) if len(df) else "(no rows)")
-    if args.csv:
-        df.to_csv(args.csv, index=False)
+    if args.csv or args.out:                # first: `fairalloc results ... | head` still writes the file
+        _export(df, args)
+    if getattr(args, "json", None) != "-":
+        print(format_table(df, max_rows=limit))
     from .conventions import emit_json
     emit_json(args, json.loads(df.to_json(orient="records")))
 
@@ -55,6 +92,12 @@ def _print(df: pd.DataFrame, args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..experiments import load
     from ..experiments.store import Store
+
+    if args.csv and args.out:
+        from ..errors import InvalidInstanceError
+        raise InvalidInstanceError("give --out or --csv, not both", argument="csv", value=args.csv)
+    if args.csv or args.out:
+        _target(args)                       # refused before any query
 
     if args.sql or args.table:
         df = (load(args.dir, sql=args.sql) if args.sql else load(args.dir, args.table)).df()

@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..scheduling import STRUCTURES, TIES
 from ..errors import FairallocError, InvalidInstanceError
-from .conventions import (check_output_folder, emit_json, open_unit_float, output_folder, positive_float, positive_int,
+from .conventions import (add_format_option, add_output_options, check_output_folder, emit_json, open_unit_float, output_folder, positive_float, positive_int,
                       say, show_progress)
 
 __all__ = ["register", "run", "parse_workload"]
@@ -164,7 +164,7 @@ def parse_workload(spec: str, *, seed: int = 0):
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "simulate", help="simulate scheduling policies on a trace or a generated workload",
+        "simulate",
         description="Simulate job-queue policies (FCFS, EASY, SJF, WFP3, UNICEF, F1, F2, BUC; any "
                     "with +easy) on rigid parallel jobs, or the task schedulers (DRF, SDRF, TSF, "
                     "CDRF, TV-TSF) on tasks with resource vectors; print a summary table and write "
@@ -182,9 +182,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "jobs; drf,sdrf for tasks)")
     p.add_argument("--processors", type=positive_int, default=None,
                    help="processors (default: the workload's MaxProcs / MaxNodes)")
-    p.add_argument("--out", default=None, metavar="DIR",
-                   help="output folder (Parquet, CSV, figures), written whole at the end: an earlier output "
-                        "of fairalloc there is replaced, any other non-empty folder refused")
+    add_output_options(p, what="output folder (Parquet per policy, the summary table, figures), written whole at "
+                                "the end")
+    add_format_option(p)
     p.add_argument("--enforce-walltime", action="store_true",
                    help="kill jobs at their requested time (default: run to completion)")
     p.add_argument("--k-p", type=positive_float, default=None, help="BUC's K_p (default: 10800)")
@@ -272,19 +272,23 @@ def _run_tasks(wl, args: argparse.Namespace, policies: list[str]) -> int:
         say(args, table.to_string())
     emit_json(args, {"workload": args.workload, "capacity": where, "summary": table.reset_index().to_dict("records")})
     if args.out:
+        from ..plots import save
         from ..plots.tasks import completed_ratio, resource_utilization, time_cdfs
+        from .conventions import write_table
 
+        fmt = args.format
         with output_folder(args.out, args, "simulate") as out:
             for name, r in results.items():
                 r.to_parquet(out / name)
-                resource_utilization(r).savefig(out / f"utilization_{name}.png", dpi=120)
-            table.to_csv(out / "summary.csv")
-            time_cdfs(results).savefig(out / "time_cdfs.png", dpi=120)
-            written = ["summary.csv", "time_cdfs.png", "utilization_<policy>.png"]
+                save(resource_utilization(r), out / f"utilization_{name}", fmt.figures)
+            write_table(table, out / "summary", fmt.tables, index=True)
+            save(time_cdfs(results), out / "time_cdfs", fmt.figures)
+            written = ["summary", "time_cdfs", "utilization_<policy>"]
             if "sdrf" in results and "drf" in results:
-                completed_ratio(results["sdrf"], results["drf"]).savefig(out / "completed_ratio.png", dpi=120)
-                written.append("completed_ratio.png")
-        say(args, f"wrote {args.out}/" + ", ".join(written) + " and per-policy Parquet folders")
+                save(completed_ratio(results["sdrf"], results["drf"]), out / "completed_ratio", fmt.figures)
+                written.append("completed_ratio")
+        say(args, f"wrote {args.out}/" + ", ".join(written) + f" ({', '.join(fmt.tables + fmt.figures)}) and "
+                  "per-policy Parquet folders")
     return 0
 
 
@@ -321,7 +325,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInstanceError("--policy is empty; name one or more policies (or leave --policy out for the "
                                    "defaults)", argument="policy", value=args.policy)
     if args.out:
-        check_output_folder(args.out)
+        check_output_folder(args.out, force=args.force)
     wl = parse_workload(args.workload, seed=args.seed)
     if args.head:
         wl = wl.sorted().head(args.head)
@@ -381,12 +385,16 @@ def _run_jobs(wl, args: argparse.Namespace, policies: list[str]) -> int:
     if args.out:
         from ..plots.sim import avebsld_bars, wait_cdf
 
+        from ..plots import save
+        from .conventions import write_table
+
+        fmt = args.format
         with output_folder(args.out, args, "simulate") as out:
             for name, r in results.items():
                 r.to_parquet(out / name)
-            table.to_csv(out / "summary.csv")
-            wait_cdf(results).savefig(out / "wait_cdf.png", dpi=120)
-            avebsld_bars(results).savefig(out / "avebsld.png", dpi=120)
-        say(args, f"wrote {args.out}/summary.csv, wait_cdf.png, avebsld.png and per-policy Parquet folders "
-                  f"({', '.join(results)})")
+            write_table(table, out / "summary", fmt.tables, index=True)
+            save(wait_cdf(results), out / "wait_cdf", fmt.figures)
+            save(avebsld_bars(results), out / "avebsld", fmt.figures)
+        say(args, f"wrote {args.out}/summary, wait_cdf, avebsld ({', '.join(fmt.tables + fmt.figures)}) and "
+                  f"per-policy Parquet folders ({', '.join(results)})")
     return 0

@@ -25,7 +25,8 @@ from ..errors import InvalidInstanceError
 from ..examples import EXAMPLES, get_example
 from ..io import InstanceSpec, load_commitments, load_instance
 from ..result import AllocationResult
-from .conventions import emit_json, nonnegative_float, nonnegative_int, positive_float, say, show_progress
+from .conventions import (add_format_option, add_output_options, emit_json, nonnegative_float, nonnegative_int,
+                          positive_float, say, show_progress)
 
 __all__ = ["register", "run", "POOLED_MECHANISMS", "solve_pooled_spec", "format_pooled_table"]
 
@@ -54,7 +55,7 @@ POOLED_MECHANISMS: dict[str, Callable[..., AllocationResult]] = {
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "solve", help="solve an instance with max-min, DRF and SDRF (or chosen mechanisms)",
+        "solve",
         description="Solve one instance exactly and print the allocations side by side. The instance "
                     "comes from a JSON, YAML or CSV file (schema: see `python -c \"import fairalloc.io; "
                     "help(fairalloc.io)\"` and the files under examples/) or from --example NAME.",
@@ -75,7 +76,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="MILPs: seconds for the whole solve; an unproven result is reported as feasible")
     p.add_argument("--mip-gap", type=nonnegative_float, default=None,
                    help="MILPs: relative gap (default 0: prove optimality)")
-    p.add_argument("--out", default=None, metavar="DIR", help="tasks / time-varying: write figures to DIR")
+    add_output_options(p, what="tasks / time-varying: a folder for the figures, written whole at the end")
+    add_format_option(p, tables=False)
     p.add_argument("--solver", default=None,
                    help="backend: pooled --method lp (cvxpy: clarabel, highs, ...); tasks and time-varying MILPs "
                         "(highs, cbc) and tasks --method lp; see `fairalloc solve --list-solvers`")

@@ -23,7 +23,7 @@ __all__ = ["register", "run"]
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "sweep", help="run an experiment spec (a grid of simulations) on Dask, resumable",
+        "sweep",
         description="Expand an experiment spec (YAML) into cells and run them on a local Dask cluster "
                     "(one worker per core) or an existing one (--scheduler); each finished cell is "
                     "written to --out at once, so a rerun skips what is done.",

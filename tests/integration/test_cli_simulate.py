@@ -51,7 +51,7 @@ def test_bad_workload_spec():
         run_cli(["--workload", "trace.swf", "--no-progress"])
 
 
-def test_out_is_written_whole_and_replaces_an_earlier_run(tmp_path, capsys):
+def test_out_is_written_whole_and_replaces_an_earlier_run_with_force(tmp_path, capsys):
     swf = tmp_path / "t.swf"
     swf.write_text("; MaxProcs: 4\n1 0 -1 100 4 -1 -1 4 50 -1 1 1 1 -1 -1 -1 -1 -1\n"
                    "2 1 -1 10 2 -1 -1 2 20 -1 1 2 1 -1 -1 -1 -1 -1\n")
@@ -59,7 +59,10 @@ def test_out_is_written_whole_and_replaces_an_earlier_run(tmp_path, capsys):
     assert run_cli(["--workload", f"swf:{swf}", "--policy", "fcfs,easy", "--out", str(out)]) == 0
     assert {"fcfs", "fcfs+easy", ".fairalloc-output"} <= {p.name for p in out.iterdir()}
     capsys.readouterr()
-    assert run_cli(["--workload", f"swf:{swf}", "--policy", "sjf", "--out", str(out)]) == 0
+    with pytest.raises(InvalidInstanceError, match="holds an earlier output of fairalloc simulate"):
+        run_cli(["--workload", f"swf:{swf}", "--policy", "sjf", "--out", str(out)])   # kept without --force
+    assert (out / "fcfs").is_dir()
+    assert run_cli(["--workload", f"swf:{swf}", "--policy", "sjf", "--out", str(out), "--force"]) == 0
     assert "replacing" in capsys.readouterr().out
     assert not (out / "fcfs").exists() and (out / "sjf").is_dir()        # no stale folder of the first run
     # a folder fairalloc did not write is refused before any work

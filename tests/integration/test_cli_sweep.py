@@ -105,6 +105,14 @@ def test_cli_sweep_and_results(tmp_path, capsys):
     assert cli.main(["results", str(out), "--sql", "SELECT label, count(*) AS n FROM jobs GROUP BY label "
                      "ORDER BY label", "--csv", str(csv)]) == 0
     assert pd.read_csv(csv).values.tolist() == [["buc", 120], ["fcfs", 60], ["wfp3", 60]]
+    # the same rows as Parquet and JSON (--out FILE: the format from its suffix); an existing file is kept
+    query = "SELECT label, count(*) AS n FROM jobs GROUP BY label ORDER BY label"
+    for name, read in (("q.parquet", pd.read_parquet), ("q.json", pd.read_json)):
+        assert cli.main(["results", str(out), "--sql", query, "--out", str(tmp_path / name), "-q"]) == 0
+        assert read(tmp_path / name).values.tolist() == [["buc", 120], ["fcfs", 60], ["wfp3", 60]]
+    capsys.readouterr()
+    assert cli.main(["results", str(out), "--sql", query, "--csv", str(csv)]) == 2
+    assert "exists; give another file, or --force" in capsys.readouterr().err
     assert cli.main(["results", str(out), "--table", "summary"]) == 0
     assert "policy_name" in capsys.readouterr().out
     assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "0", "--json", "-"]) == 0

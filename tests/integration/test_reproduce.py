@@ -66,7 +66,9 @@ def test_reproduce_sdrf_fig4_small_end_to_end(tmp_path, capsys):
     # Fig. 5 written from this run's cells (its 2 cells are Fig. 4 cells): per user, the SDRF over
     # the DRF completed-task ratio of the direct simulations above
     five = tmp_path / "fig5"
-    assert main(["reproduce", "sdrf-fig5", "--tables-from", str(out), "--out", str(five), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["reproduce", "sdrf-fig5", "--tables-from", str(out), "--out", str(five), "-q"]) == 0
+    assert capsys.readouterr().out == ""                               # -q: nothing but errors and warnings
     got = pd.read_csv(five / "fig5_completed_ratio.csv").set_index("user")["ratio"].sort_index()
     cr_drf = fa.simulate(wl, pool, policy="drf").task_users().set_index("user")["completed_ratio"]
     cr_sdrf = fa.simulate(wl, pool, policy="sdrf", delta=1 - 1e-6).task_users().set_index("user")["completed_ratio"]

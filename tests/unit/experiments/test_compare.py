@@ -10,7 +10,7 @@ import fairalloc as fa
 from fairalloc.cli import main
 from fairalloc.errors import InvalidInstanceError
 from fairalloc.exact.pareto import pareto_improvement
-from fairalloc.experiments.compare import (VARIANTS, builtin_instances, compare, mechanism_values,
+from fairalloc.experiments.compare import (VARIANTS, Variant, builtin_instances, compare, mechanism_values,
                                            random_instances, summarize)
 
 TASK_VARIANTS = ["drf", "drf-skip", "sdrf", "sdrf-skip", "tsf", "cdrf"]
@@ -119,9 +119,72 @@ def test_cli_default_run_and_files(tmp_path, capsys):
     f = tmp_path / "two.yaml"
     f.write_text("kind: tasks\nservers:\n  - {name: s0, capacity: [10]}\nusers:\n"
                  "  - {name: A, demand: [6], tasks: 2}\n  - {name: B, demand: [5], tasks: 2}\n")
-    assert main(["compare", str(f), "--variants", "drf,tsf", "--out", str(out), "--no-progress"]) == 0
+    # the same --out again: an earlier output of fairalloc is kept unless --force
+    assert main(["compare", str(f), "--variants", "drf,tsf", "--out", str(out), "--no-progress"]) == 2
+    assert "holds an earlier output of fairalloc compare" in capsys.readouterr().err
+    assert len(pd.read_csv(out / "compare.csv")) == len(table)
+    (out / "notes.txt").write_text("mine")
+    assert main(["compare", str(f), "--variants", "drf,tsf", "--out", str(out), "--no-progress", "--force"]) == 0
     assert "two" in capsys.readouterr().out
+    assert len(pd.read_csv(out / "compare.csv")) == 2 and (out / "notes.txt").read_text() == "mine"
     bad = tmp_path / "pooled.yaml"
     bad.write_text("demands: [[1, 2], [2, 1]]\n")
-    assert main(["compare", str(bad), "--out", str(out), "--no-progress"]) == 2
+    assert main(["compare", str(bad), "--out", str(tmp_path / "new"), "--no-progress"]) == 2
     assert "compare needs task instances" in capsys.readouterr().err
+
+
+def test_cli_runs_without_out_are_kept_and_formats(tmp_path, capsys, monkeypatch):
+    # no --out: every run gets its own folder under out/compare, `latest` links the newest
+    monkeypatch.chdir(tmp_path)
+    f = tmp_path / "two.yaml"
+    f.write_text("kind: tasks\nservers:\n  - {name: s0, capacity: [10]}\nusers:\n"
+                 "  - {name: A, demand: [6], tasks: 2}\n  - {name: B, demand: [5], tasks: 2}\n")
+    argv = ["compare", str(f), "--variants", "drf", "--no-progress", "--no-pareto"]
+    assert main(argv) == 0
+    assert main(argv + ["--format", "json,parquet,svg,pdf"]) == 0
+    runs = sorted(p for p in (tmp_path / "out" / "compare").iterdir() if p.name != "latest")
+    assert len(runs) == 2
+    assert {p.name for p in runs[0].iterdir()} == {"compare.csv", "summary.csv", "compare.png", ".fairalloc-output"}
+    assert {p.name for p in runs[1].iterdir()} == {"compare.json", "compare.parquet", "summary.json", "summary.parquet",
+                                                  "compare.svg", "compare.pdf", ".fairalloc-output"}
+    assert (tmp_path / "out" / "compare" / "latest").resolve() == runs[1].resolve()
+    # the 2 rows (one instance, one variant) read back the same from every format
+    rows = pd.read_json(runs[1] / "compare.json", precise_float=True)
+    assert pd.read_parquet(runs[1] / "compare.parquet")["greedy_min"].tolist() == rows["greedy_min"].tolist()
+    assert main(argv + ["--format", "xlsx"]) == 2
+    assert "'xlsx': not one of csv, parquet, json, png, pdf, svg" in capsys.readouterr().err
+
+
+def test_warm_up_runs_every_greedy_once_before_the_timed_calls():
+    # the timed call of a variant is its second call: the first (untimed) pays for numba's compilation
+    calls = []
+
+    def greedy(inst, **kw):
+        calls.append(len(calls))
+        return fa.scheduling.drf_greedy(inst, **kw)
+
+    v = Variant("counted", "drf", greedy)
+    insts = [(n, i) for n, i in builtin_instances() if n in ("drf-paper", "integer-trap")]
+    table = compare(insts, variants=[v], solver="highs", pareto=False)
+    assert len(calls) == 1 + 2 and table.attrs["warmup_s"] > 0
+    table = compare(insts, variants=[v], solver="highs", pareto=False, warmup=False)
+    assert len(calls) == 3 + 2 and table.attrs["warmup_s"] == 0
+
+
+def test_equal_greedy_allocations_share_one_pareto_milp(monkeypatch):
+    # drf and drf-skip both give the DRF paper's 3 and 2 tasks (Ghodsi et al., Section 4): one allocation,
+    # one Pareto MILP, the same verdict on both rows
+    import fairalloc.exact.pareto as pareto
+
+    calls = []
+    real = pareto.pareto_improvement
+
+    def counted(inst, tasks, **kw):
+        calls.append(np.asarray(tasks).ravel().tolist())
+        return real(inst, tasks, **kw)
+
+    monkeypatch.setattr(pareto, "pareto_improvement", counted)
+    insts = [(n, i) for n, i in builtin_instances() if n == "drf-paper"]
+    table = compare(insts, variants=["drf", "drf-skip"], solver="highs")
+    assert calls == [[3, 2]]
+    assert table["greedy_tasks"].tolist() == [5, 5] and table["pareto_dominated"].tolist() == [False, False]
