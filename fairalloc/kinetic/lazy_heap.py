@@ -14,7 +14,8 @@ it where the exact order matters.
 Same interface as :class:`~fairalloc.kinetic.LiveTree` and the same comparison and tie rule for the
 elements it compares. Iteration (used by ``blocking="skip"``) is a full sort at the current time (exact).
 ``next_event_time`` and ``next_min_change`` are ``inf``: the heap does not know when the order
-changes, so a simulator using it never reschedules between events.
+changes, so a simulator using it never reschedules between events (a blocked SDRF scheduler on it
+misses the changes of its first user that the live tree's wake-ups catch).
 """
 
 from __future__ import annotations

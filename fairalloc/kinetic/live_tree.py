@@ -350,15 +350,18 @@ class LiveTree(_Kinetic):
 
     @property
     def next_min_change(self) -> float:
-        """When the first element will next be overtaken (``inf``: never, or at most one element).
+        """The earliest time the first element can change without a mutation (``inf``: no swap is
+        pending): the next swap event anywhere, :attr:`next_event_time`.
 
-        This is the certificate of the first pair; other swaps do not change :meth:`min`. A scheduler
-        blocked on the first element needs to look again only then (or at its next mutation).
+        The first element changes only when the first pair swaps, but the second element can
+        change before that (a swap of the second pair), and the third before that, and so on: an
+        element far back can pass every element ahead of it between two mutations, through events
+        each of which needs the certificates that only the previous ones create. So no fixed set
+        of certificates near the front bounds the change (the first pair's certificate alone, the
+        rule before issue 25, missed such changes); the next event does. A caller blocked on the
+        first element advances to this time, reads :meth:`min` and asks again.
         """
-        F, I, P, B, BO, H, meta, fm = self._ts
-        if meta[core._NB] == 0:
-            return _INF
-        return float(F[B[BO[0, 0], 0], core._CERT])
+        return float(core.next_event_time(self._ts))
 
     def _order(self) -> np.ndarray:
         n = len(self._index)

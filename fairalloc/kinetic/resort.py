@@ -113,11 +113,9 @@ class ResortQueue(_Kinetic):
 
     @property
     def next_min_change(self) -> float:
-        """When the first element is next overtaken, by brute force (a full sort, then its certificate)."""
-        if len(self._index) < 2:
-            return _INF
-        order = self._sorted_elems()
-        return self._fail(order[0], order[1])
+        """The earliest time the first element can change, :attr:`next_event_time` (as
+        :attr:`LiveTree.next_min_change <fairalloc.kinetic.LiveTree.next_min_change>`)."""
+        return self.next_event_time
 
     def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
                tie: float = 0.0) -> None:
