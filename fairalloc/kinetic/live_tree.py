@@ -51,7 +51,11 @@ Implementation notes
 * Numerics for large :math:`t/\tau`: no factor :math:`e^{+t/\tau}` is ever formed. Every element keeps
   its own reference time :math:`t_0 \le` now and every coefficient is rescaled by
   :math:`e^{-(s - t_0)/\tau} \le 1` before use, so terms can only underflow to 0 (their true size
-  relative to the intercepts) and never overflow, for any horizon.
+  relative to the intercepts) and never overflow, for any horizon. Where two elements have the same
+  intercept and both terms have underflowed (about 745 tau after their reference times; SDRF: two
+  idle users, one with an old commitment), the terms are compared by their exact ratio
+  :math:`(b_p/b_q)\,e^{(t_{0p} - t_{0q})/\tau}` in the log domain, which does not depend on *t*: a
+  commitment decayed far below the smallest double still orders its user after a user at 0.
 * Floating point: two priorities are compared through their difference
   :math:`(a_p - a_q) + (\beta_p - \beta_q)`, so a decaying term keeps its sign after it has become
   negligible against the intercepts. Two elements that approach each other and would cross within
