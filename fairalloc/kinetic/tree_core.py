@@ -378,22 +378,13 @@ def fail_time(F, I, P, tau, kin, x, y, s, after_swap):
             ay, by = P[y, _PA, iy], P[y, _PB, iy]
             bys = by if not kin else (by * math.exp(-(s - F[y, _T0]) / tau) if by != 0.0 else 0.0)
         slope = bys - bxs                      # g(v) = (ay - ax) + slope * v, v = 1 at s
-        if ay == ax and kin and abs(bxs) < _TINY and abs(bys) < _TINY:
-            # both slope terms underflowed (see cmp): their exact ratio, constant on this piece
-            c = _slope_cmp(bx, F[x, _T0], by, F[y, _T0], tau)
-            if c > 0 or (c == 0 and rank_gt):
-                return s
-            if end == _INF:
-                return _INF
-            s = end
-            if nx == end:
-                ix += 1
-            if ny == end:
-                iy += 1
-            first = False
-            continue
-        if ay == ax and abs(slope) <= _SAME * max(abs(bxs), abs(bys)):
-            if rank_gt:                        # the same function on this piece (see cmp): by rank
+        # same intercept, both slope terms underflowed (see cmp): their exact ratio, constant here
+        tiny = ay == ax and kin and abs(bxs) < _TINY and abs(bys) < _TINY
+        c = _slope_cmp(bx, F[x, _T0], by, F[y, _T0], tau) if tiny else 0
+        if c > 0:
+            return s
+        if tiny or (ay == ax and abs(slope) <= _SAME * max(abs(bxs), abs(bys))):
+            if c == 0 and rank_gt:             # the same function on this piece (see cmp): by rank
                 return s
             if end == _INF:
                 return _INF
