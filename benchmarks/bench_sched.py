@@ -26,8 +26,9 @@ Printed, all from this one process (timings on a shared machine are noisy; ratio
 4. the effect of two changes made for speed, measured in the same process on the 627-user window:
    updating a live-tree element in place when it stays between its neighbours (vs remove and
    re-insert), updating a finishing user's entry lazily so that a user served right after its task
-   ended moves once instead of twice (vs at once), and waking a blocked scheduler only when its
-   first user is overtaken (vs at every swap, phase A's ``next_change``);
+   ended moves once instead of twice (vs at once), and running Algorithm 1 at a wake-up of a
+   blocked scheduler only when its first user changed (``wake_on="first"``; both wake at every swap
+   since issue 25) vs at every wake-up (``"any"``);
 5. live-tree swap events per 1000 tasks for delta = 1 - 10^-1 .. 1 - 10^-7 on a 627-user workload
    spread over 29 days like the Google 2011 trace (``--swap-horizon``; over the generator's default
    day a commitment with tau = 10^6 s barely moves), compared with the paper's about 200 per 1000 at

@@ -15,6 +15,9 @@ checkout ``--repeat`` times (each in a fresh subprocess), and prints the best de
 their ratio (same run, so comparable on a loaded machine):
 
     python benchmarks/check_schedules.py --ref 83cc3da --tasks 20000 --time-tasks 100000 --repeat 3
+
+``--time-delta`` times SDRF at another delta (e.g. 0.9, where the live tree swaps most and a blocked
+scheduler is woken most; issue 25).
 """
 
 from __future__ import annotations
@@ -80,19 +83,20 @@ def run_all(users, tasks, seeds) -> dict:
     return out
 
 
-def time_one(users, tasks, mech) -> float:
+def time_one(users, tasks, mech, delta=1 - 1e-6) -> tuple[float, int]:
     """Decisions per CPU second of one ``fa.simulate`` run (``time.process_time``: on a machine shared
-    with other jobs, less sensitive to the load than wall time; workload generation not timed)."""
+    with other jobs, less sensitive to the load than wall time; workload generation not timed), and
+    its wake-ups."""
     import time
 
     import fairalloc as fa
     from fairalloc.sim import ResourcePool
     wl = fa.workloads.google_like(users, tasks, rng=0)
     pool = ResourcePool.from_workload(wl, 0.5)
-    kw = {"delta": 1 - 1e-6} if mech == "sdrf" else {}
+    kw = {"delta": delta} if mech == "sdrf" else {}
     t = time.process_time()
     r = fa.simulate(wl, pool, policy=mech, **kw)
-    return r.stats["decisions"] / (time.process_time() - t)
+    return r.stats["decisions"] / (time.process_time() - t), r.stats["wakeups"]
 
 
 def main(argv=None) -> None:
@@ -104,10 +108,11 @@ def main(argv=None) -> None:
     p.add_argument("--time-tasks", type=int, default=0, help="also time DRF/SDRF at this many tasks")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--_child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--time-delta", type=float, default=1 - 1e-6, help="SDRF's delta when timing")
     p.add_argument("--_time", default="", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a._time:
-        print(time_one(a.users, a.time_tasks, a._time))
+        print(*time_one(a.users, a.time_tasks, a._time, a.time_delta))
         return
     if a._child:
         print(json.dumps(run_all(a.users, a.tasks, a.seeds)))
@@ -123,18 +128,23 @@ def main(argv=None) -> None:
         ref = json.loads(subprocess.run(args, check=True, capture_output=True, text=True,
                                         env=ref_env).stdout) if a.tasks else {}
         rates: dict[tuple[str, str], list[float]] = {}
+        wakes: dict[tuple[str, str], int] = {}
         for _ in range(a.repeat if a.time_tasks else 0):
             for mech in ("drf", "sdrf"):
                 for which, env in (("ref", ref_env), ("new", dict(os.environ))):
                     targs = [sys.executable, os.path.abspath(__file__), "--users", str(a.users),
-                             "--time-tasks", str(a.time_tasks), "--_time", mech]
+                             "--time-tasks", str(a.time_tasks), "--time-delta", repr(a.time_delta),
+                             "--_time", mech]
                     out = subprocess.run(targs, check=True, capture_output=True, text=True, env=env)
-                    rates.setdefault((mech, which), []).append(float(out.stdout))
+                    rate, wakes[mech, which] = out.stdout.split()
+                    rates.setdefault((mech, which), []).append(float(rate))
     for mech in ("drf", "sdrf") if rates else ():
         r0, r1 = max(rates[mech, "ref"]), max(rates[mech, "new"])
-        print(f"{mech:<4} {a.time_tasks:,} tasks, best of {a.repeat}: {a.ref} {r0:,.0f}/s, this checkout "
+        what = f"sdrf delta={a.time_delta!r}" if mech == "sdrf" else mech
+        print(f"{what} {a.time_tasks:,} tasks, best of {a.repeat}: {a.ref} {r0:,.0f}/s, this checkout "
               f"{r1:,.0f}/s, ratio {r1 / r0:.3f}  (all: ref {[round(x) for x in rates[mech, 'ref']]}, "
-              f"new {[round(x) for x in rates[mech, 'new']]})")
+              f"new {[round(x) for x in rates[mech, 'new']]}; wake-ups ref {wakes[mech, 'ref']}, "
+              f"new {wakes[mech, 'new']})")
     new = run_all(a.users, a.tasks, a.seeds) if a.tasks else {}
     bad = 0
     for name in ref:

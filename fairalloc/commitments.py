@@ -12,7 +12,9 @@ r"""SDRF commitments: how much a user has used above its fair share, remembered 
 
 Allocations here are **normalised** (fractions of each resource's capacity), as in the paper where
 every resource total is 1. Numerics: :math:`1-\delta` and :math:`\ln\delta` are computed with
-``expm1`` / ``log1p`` so that :math:`\delta = 1-10^{-7}` (the paper's longest memory) keeps its precision.
+``expm1`` / ``log1p`` so that :math:`\delta = 1-10^{-7}` (the paper's longest memory) keeps its precision;
+Eq. 6's :math:`\hat\delta` itself is ``exp(-dt / tau)``, not :math:`1 - (1 - \hat\delta)` (which rounds to
+0 beyond about 37 tau and would turn a commitment of 1e-20 into 0; issue 25).
 
 Open point (``papers/sdrf.md`` errata): whether *n* in the fair share counts only active users is not
 stated; here it is the number of rows passed (all users), or the weights' normalisation.
@@ -286,7 +288,8 @@ def decay(c0, excess_, dt, tau: float) -> np.ndarray:
     r"""SDRF Eq. 6: commitments after ``dt`` with the excess held constant, :math:`(1-\hat\delta)\bar o + \hat\delta c_0`.
 
     :math:`\hat\delta = e^{-\Delta t/\tau}`; :math:`1 - \hat\delta` is computed with ``expm1`` so tiny
-    ``dt / tau`` keeps its precision.
+    ``dt / tau`` keeps its precision, and :math:`\hat\delta` with ``exp`` so a commitment decayed for
+    many ``tau`` keeps its size (until ``exp`` underflows, beyond about 745 tau).
 
     Parameters
     ----------
@@ -358,10 +361,14 @@ def decay_unchecked(c0: np.ndarray, excess_: np.ndarray, dt, tau: float) -> np.n
     [0.25]
     """
     if np.ndim(dt) == 0:
-        one_minus = -math.expm1(-float(dt) / tau)     # 1 - delta_hat, accurate for tiny dt / tau
+        x = float(dt) / tau
+        one_minus = -math.expm1(-x)     # 1 - delta_hat, accurate for tiny dt / tau
+        keep = math.exp(-x)             # delta_hat, accurate for large dt / tau
     else:
-        one_minus = -np.expm1(-dt / tau)
-    return one_minus * excess_ + (1.0 - one_minus) * c0
+        x = dt / tau
+        one_minus = -np.expm1(-x)
+        keep = np.exp(-x)
+    return one_minus * excess_ + keep * c0
 
 
 def decay_row(c0: list, excess_: list, dt: float, tau: float) -> list:
@@ -418,8 +425,9 @@ def decay_row_into(c0, excess_, dt: float, tau: float, out) -> None:
     >>> decay_row_into([0.0, 0.4], [0.5, 0.0], 1.0, tau_from_delta(0.5), out); out
     [0.25, 0.2]
     """
-    one_minus = -math.expm1(-dt / tau)
-    keep = 1.0 - one_minus
+    x = dt / tau
+    one_minus = -math.expm1(-x)        # 1 - delta_hat, accurate for tiny dt / tau
+    keep = math.exp(-x)                # delta_hat (not 1 - one_minus: 0 beyond about 37 tau)
     for r in range(len(c0)):
         out[r] = one_minus * excess_[r] + keep * c0[r]
 

@@ -14,7 +14,8 @@ it where the exact order matters.
 Same interface as :class:`~fairalloc.kinetic.LiveTree` and the same comparison and tie rule for the
 elements it compares. Iteration (used by ``blocking="skip"``) is a full sort at the current time (exact).
 ``next_event_time`` and ``next_min_change`` are ``inf``: the heap does not know when the order
-changes, so a simulator using it never reschedules between events.
+changes, so a simulator using it never reschedules between events (a blocked SDRF scheduler on it
+misses the changes of its first user that the live tree's wake-ups catch).
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ class LazyHeap(_Kinetic):
         fm = self._fm
         now, tau, kin = fm[0], fm[1], fm[2] != 0.0
         F, I = self._ts[0], self._ts[1]
-        keys = [(self._value(e) + (F[e, core._TIE], I[e, core._KORD]), e) for e in self._index.values()]
+        keys = [(self._value(e) + (F[e, core._CB], F[e, core._T0], F[e, core._TIE], I[e, core._KORD]), e)
+                for e in self._index.values()]             # (_value caches the piece's coefficient)
         cmp = functools.cmp_to_key(lambda p, q: core.cmp(*p[0], *q[0], now, tau, kin))
         return [self._keys[e] for _, e in sorted(keys, key=cmp)]
 

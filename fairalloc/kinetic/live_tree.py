@@ -51,7 +51,11 @@ Implementation notes
 * Numerics for large :math:`t/\tau`: no factor :math:`e^{+t/\tau}` is ever formed. Every element keeps
   its own reference time :math:`t_0 \le` now and every coefficient is rescaled by
   :math:`e^{-(s - t_0)/\tau} \le 1` before use, so terms can only underflow to 0 (their true size
-  relative to the intercepts) and never overflow, for any horizon.
+  relative to the intercepts) and never overflow, for any horizon. Where two elements have the same
+  intercept and both terms have underflowed (about 745 tau after their reference times; SDRF: two
+  idle users, one with an old commitment), the terms are compared by their exact ratio
+  :math:`(b_p/b_q)\,e^{(t_{0p} - t_{0q})/\tau}` in the log domain, which does not depend on *t*: a
+  commitment decayed far below the smallest double still orders its user after a user at 0.
 * Floating point: two priorities are compared through their difference
   :math:`(a_p - a_q) + (\beta_p - \beta_q)`, so a decaying term keeps its sign after it has become
   negligible against the intercepts. Two elements that approach each other and would cross within
@@ -350,15 +354,18 @@ class LiveTree(_Kinetic):
 
     @property
     def next_min_change(self) -> float:
-        """When the first element will next be overtaken (``inf``: never, or at most one element).
+        """The earliest time the first element can change without a mutation (``inf``: no swap is
+        pending): the next swap event anywhere, :attr:`next_event_time`.
 
-        This is the certificate of the first pair; other swaps do not change :meth:`min`. A scheduler
-        blocked on the first element needs to look again only then (or at its next mutation).
+        The first element changes only when the first pair swaps, but the second element can
+        change before that (a swap of the second pair), and the third before that, and so on: an
+        element far back can pass every element ahead of it between two mutations, through events
+        each of which needs the certificates that only the previous ones create. So no fixed set
+        of certificates near the front bounds the change (the first pair's certificate alone, the
+        rule before issue 25, missed such changes); the next event does. A caller blocked on the
+        first element advances to this time, reads :meth:`min` and asks again.
         """
-        F, I, P, B, BO, H, meta, fm = self._ts
-        if meta[core._NB] == 0:
-            return _INF
-        return float(F[B[BO[0, 0], 0], core._CERT])
+        return float(core.next_event_time(self._ts))
 
     def _order(self) -> np.ndarray:
         n = len(self._index)

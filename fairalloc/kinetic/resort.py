@@ -63,15 +63,16 @@ class ResortQueue(_Kinetic):
         return iter(self._sorted())
 
     def _state_keys(self) -> list[tuple[tuple, int]]:
-        """((intercept, slope term, tie, key order), element) of every element at now: the arguments
-        of ``tree_core.cmp`` (the states in one compiled call)."""
+        """((intercept, slope term, slope coefficient, t0, tie, key order), element) of every element at
+        now: the arguments of ``tree_core.cmp`` (the states in one compiled call)."""
         n = len(self._index)
         idx = np.fromiter(self._index.values(), np.int64, n)
-        out = np.empty((n, 2))
+        out = np.empty((n, 3))
         F, I, P = self._ts[0], self._ts[1], self._ts[2]
         fm = self._fm
         core.states(F, I, P, idx, fm[0], fm[1], fm[2] != 0.0, out)
-        return list(zip(zip(out[:, 0].tolist(), out[:, 1].tolist(), F[idx, core._TIE].tolist(),
+        return list(zip(zip(out[:, 0].tolist(), out[:, 1].tolist(), out[:, 2].tolist(),
+                            F[idx, core._T0].tolist(), F[idx, core._TIE].tolist(),
                             I[idx, core._KORD].tolist()), idx.tolist()))
 
     def _args(self) -> tuple:
@@ -113,11 +114,9 @@ class ResortQueue(_Kinetic):
 
     @property
     def next_min_change(self) -> float:
-        """When the first element is next overtaken, by brute force (a full sort, then its certificate)."""
-        if len(self._index) < 2:
-            return _INF
-        order = self._sorted_elems()
-        return self._fail(order[0], order[1])
+        """The earliest time the first element can change, :attr:`next_event_time` (as
+        :attr:`LiveTree.next_min_change <fairalloc.kinetic.LiveTree.next_min_change>`)."""
+        return self.next_event_time
 
     def insert(self, key: Hashable, intercepts: Any, slopes: Any = None, *, t0: float | None = None,
                tie: float = 0.0) -> None:

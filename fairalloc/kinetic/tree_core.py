@@ -9,8 +9,9 @@ tests) run one tree. The functions are compiled with numba and run as plain Pyth
 
 The state is a tuple of arrays ``ts = (F, I, P, B, BO, H, meta, fm)``:
 
-* ``F`` (cap + 1, 6) floats per element: reference time ``t0``, ``tie``, the cached state (time ``ct``,
-  intercept ``ca``, slope term ``cs``) and the certificate time ``cert``. Row ``cap`` is the probe
+* ``F`` (cap + 1, 7) floats per element: reference time ``t0``, ``tie``, the cached state (time ``ct``,
+  intercept ``ca``, slope term ``cs``), the certificate time ``cert`` and the cached piece's slope
+  coefficient ``cb`` (``cs = cb * exp(-(ct - t0) / tau)``). Row ``cap`` is the probe
   (:func:`leads_with`, :func:`lead_or_update`).
 * ``I`` (cap + 1, 5) ints per element: the key's order value ``kord`` (the key itself for int keys),
   its block, its token, its number of envelope pieces and of trajectory lines.
@@ -48,9 +49,13 @@ _INF = math.inf
 #: Relative agreement of two slope terms (same intercept) below which two lines are one function
 #: written from different reference times (their values differ by rounding only).
 _SAME = 1e-12
+#: The smallest normal float: a slope term below it has underflowed to 0 or lost its relative
+#: precision (``b * exp(-(t - t0) / tau)`` about 708 to 745 tau after t0); two such terms are
+#: compared by their exact ratio (:func:`_slope_cmp`).
+_TINY = 2.2250738585072014e-308
 
 # F columns
-_T0, _TIE, _CT, _CA, _CS, _CERT = 0, 1, 2, 3, 4, 5
+_T0, _TIE, _CT, _CA, _CS, _CERT, _CB = 0, 1, 2, 3, 4, 5, 6
 # I columns
 _KORD, _BLK, _TOKEN, _NP, _NL = 0, 1, 2, 3, 4
 # P planes
@@ -67,7 +72,7 @@ def new_state(tau: float | None, time: float, load: int, cap: int, lines: int):
     """Empty state for ``cap`` elements with at most ``lines`` lines each."""
     width = 2 * load + 2
     nb = cap + 2
-    F = np.zeros((cap + 1, 6))
+    F = np.zeros((cap + 1, 7))
     F[:, _CT] = np.nan
     F[:, _CERT] = _INF
     I = np.zeros((cap + 1, 5), np.int64)
@@ -126,10 +131,30 @@ def _rank_cmp(tp, kp, tq, kq):
 
 
 @njit(cache=True)
-def cmp(ap, sp, tp, kp, aq, sq, tq, kq, s, tau, kin):
+def _slope_cmp(bp, t0p, bq, t0q, tau):
+    r"""Order of two slope terms :math:`b_p e^{-(s - t_{0p})/\tau}` and :math:`b_q e^{-(s - t_{0q})/\tau}`
+    (-1: p's smaller, 1: larger, 0: equal to ``_SAME``), at any s: with one tau their ratio
+    :math:`(b_p / b_q) e^{(t_{0p} - t_{0q})/\tau}` does not depend on s. By sign, then by the
+    logarithm of the ratio, so it holds where both terms have underflowed."""
+    gp = 1 if bp > 0.0 else (-1 if bp < 0.0 else 0)
+    gq = 1 if bq > 0.0 else (-1 if bq < 0.0 else 0)
+    if gp != gq:
+        return -1 if gp < gq else 1
+    if gp == 0:
+        return 0
+    dl = (math.log(abs(bp)) - math.log(abs(bq))) + (t0p - t0q) / tau     # ln |s_p / s_q|
+    if abs(dl) <= _SAME:
+        return 0
+    return gp if dl > 0.0 else -gp
+
+
+@njit(cache=True)
+def cmp(ap, sp, bp, t0p, tp, kp, aq, sq, bq, t0q, tq, kq, s, tau, kin):
     """Order of p and q at time s (-1: p first, 1: q first, 0: same rank); p(s) = ap + sp.
 
-    ``tp, kp`` and ``tq, kq`` are the elements' ranks (tie, key order); ``kin``: tau is finite.
+    ``sp = bp * exp(-(s - t0p) / tau)``: the slope term, its piece's coefficient and the element's
+    reference time (the same for q); ``tp, kp`` and ``tq, kq`` are the elements' ranks (tie, key
+    order); ``kin``: tau is finite.
 
     The priorities are compared through their difference ``d = (ap - aq) + (sp - sq)``, not as two
     rounded sums, so the sign of a decaying term still counts after it has become negligible
@@ -138,11 +163,18 @@ def cmp(ap, sp, tp, kp, aq, sq, tq, kq, s, tau, kin):
     does for the certificates. Then the larger slope term (decreasing faster) first, then the rank.
     Two lines with the same intercept whose slope terms agree to ``_SAME`` (relative) are the same
     function (one tau: equal at one time, equal at all times), written from different reference
-    times; they are equal, and the rank decides.
+    times; they are equal, and the rank decides. With the same intercept and both slope terms below
+    the normal range (underflowed after about 745 tau idle, or subnormal), the terms are compared by
+    their exact ratio (:func:`_slope_cmp`): a user whose commitment decays from 0.3 for 1000 tau is
+    still after a user at 0 (issue 25).
     """
     ds = sp - sq
-    if ap == aq and abs(ds) <= _SAME * max(abs(sp), abs(sq)):
-        return _rank_cmp(tp, kp, tq, kq)
+    if ap == aq:
+        if kin and abs(sp) < _TINY and abs(sq) < _TINY:
+            c = _slope_cmp(bp, t0p, bq, t0q, tau)
+            return c if c != 0 else _rank_cmp(tp, kp, tq, kq)
+        if abs(ds) <= _SAME * max(abs(sp), abs(sq)):
+            return _rank_cmp(tp, kp, tq, kq)
     d = (ap - aq) + ds
     if d != 0.0 and ds != 0.0 and kin and (d > 0.0) == (ds > 0.0):
         vstar = (aq - ap) / ds
@@ -284,7 +316,8 @@ def envelope(P, I, e, t0, tau, kin):
 
 @njit(cache=True)
 def state(F, I, P, e, t, tau, kin):
-    """(intercept a, slope term beta(t)) of e's line active just after t (cached); p(t) = a + beta."""
+    """(intercept a, slope term beta(t)) of e's line active just after t (cached, with the piece's slope
+    coefficient in ``F[e, _CB]``); p(t) = a + beta."""
     if F[e, _CT] == t:
         return F[e, _CA], F[e, _CS]
     npc = I[e, _NP]
@@ -298,17 +331,19 @@ def state(F, I, P, e, t, tau, kin):
     F[e, _CT] = t
     F[e, _CA] = a
     F[e, _CS] = s
+    F[e, _CB] = b
     return a, s
 
 
 @njit(cache=True)
 def states(F, I, P, idx, t, tau, kin, out):
-    """:func:`state` of the elements ``idx`` at t into ``out`` rows (intercept, slope term): one call
-    for a whole re-sort (:class:`~fairalloc.kinetic.ResortQueue`)."""
+    """:func:`state` of the elements ``idx`` at t into ``out`` rows (intercept, slope term, the piece's
+    slope coefficient): one call for a whole re-sort (:class:`~fairalloc.kinetic.ResortQueue`)."""
     for j in range(idx.shape[0]):
         a, s = state(F, I, P, idx[j], t, tau, kin)
         out[j, 0] = a
         out[j, 1] = s
+        out[j, 2] = F[idx[j], _CB]
 
 
 @njit(cache=True)
@@ -333,18 +368,23 @@ def fail_time(F, I, P, tau, kin, x, y, s, after_swap):
         # (intercept, slope term at s) of each piece: state's cached values when they are of time s
         # (the same piece and the same product; a zero slope term's sign does not matter below)
         if F[x, _CT] == s:
-            ax, bxs = F[x, _CA], F[x, _CS]
+            ax, bxs, bx = F[x, _CA], F[x, _CS], F[x, _CB]
         else:
             ax, bx = P[x, _PA, ix], P[x, _PB, ix]
             bxs = bx if not kin else (bx * math.exp(-(s - F[x, _T0]) / tau) if bx != 0.0 else 0.0)
         if F[y, _CT] == s:
-            ay, bys = F[y, _CA], F[y, _CS]
+            ay, bys, by = F[y, _CA], F[y, _CS], F[y, _CB]
         else:
             ay, by = P[y, _PA, iy], P[y, _PB, iy]
             bys = by if not kin else (by * math.exp(-(s - F[y, _T0]) / tau) if by != 0.0 else 0.0)
         slope = bys - bxs                      # g(v) = (ay - ax) + slope * v, v = 1 at s
-        if ay == ax and abs(slope) <= _SAME * max(abs(bxs), abs(bys)):
-            if rank_gt:                        # the same function on this piece (see cmp): by rank
+        # same intercept, both slope terms underflowed (see cmp): their exact ratio, constant here
+        tiny = ay == ax and kin and abs(bxs) < _TINY and abs(bys) < _TINY
+        c = _slope_cmp(bx, F[x, _T0], by, F[y, _T0], tau) if tiny else 0
+        if c > 0:
+            return s
+        if tiny or (ay == ax and abs(slope) <= _SAME * max(abs(bxs), abs(bys))):
+            if c == 0 and rank_gt:             # the same function on this piece (see cmp): by rank
                 return s
             if end == _INF:
                 return _INF
@@ -393,7 +433,8 @@ def _cmp_at(ts, p, q, t):
     kin = fm[_KIN] != 0.0
     ap, sp = state(F, I, P, p, t, tau, kin)
     aq, sq = state(F, I, P, q, t, tau, kin)
-    return cmp(ap, sp, F[p, _TIE], I[p, _KORD], aq, sq, F[q, _TIE], I[q, _KORD], t, tau, kin)
+    return cmp(ap, sp, F[p, _CB], F[p, _T0], F[p, _TIE], I[p, _KORD],
+               aq, sq, F[q, _CB], F[q, _T0], F[q, _TIE], I[q, _KORD], t, tau, kin)
 
 
 # ---- the order: blocks ------------------------------------------------------------------------------

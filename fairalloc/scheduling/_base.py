@@ -266,12 +266,21 @@ class TaskScheduler:
 
     @property
     def next_min_change(self) -> float:
-        """When the user served first would next change (``inf``: not before the next submit or
-        finish). Only that change can unblock a scheduler stopped on its first user
-        (``blocking="stop"``); swaps further down the order cannot. ``inf`` for ``structure="heap"``,
-        which does not know (:class:`~fairalloc.kinetic.LazyHeap`)."""
+        """The earliest time the user served first can change (``inf``: not before the next submit
+        or finish): the queue's next swap anywhere in the order
+        (:attr:`fairalloc.kinetic.LiveTree.next_min_change`). Only a change of the first user can
+        unblock a scheduler stopped on it (``blocking="stop"``), but a user further back reaches the
+        front through swaps lower in the order first, so a blocked caller advances to this time,
+        reads :attr:`first_user` and asks again (:class:`~fairalloc.sim.TaskPolicy`). ``inf`` for
+        ``structure="heap"``, which does not know (:class:`~fairalloc.kinetic.LazyHeap`)."""
         self._flush()
         return self._queue.next_min_change
+
+    @property
+    def first_user(self) -> int | None:
+        """The user :meth:`schedule` would serve first now (None: no pending task)."""
+        self._flush()
+        return self._queue.min() if len(self._queue) else None
 
     @property
     def decisions(self) -> int:

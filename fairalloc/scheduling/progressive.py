@@ -315,6 +315,14 @@ class SDRFScheduler(TaskScheduler):
         return super().next_min_change if self._core is None else self._core.next_min_change
 
     @property
+    def first_user(self) -> int | None:
+        core = self._core
+        if core is None:
+            return super().first_user
+        u = core.first() if isinstance(core, SDRFCore) else (core.order() or [-1])[0]
+        return None if u < 0 else u
+
+    @property
     def decisions(self) -> int:
         return self._decisions if self._core is None else self._core.decisions
 

@@ -29,8 +29,12 @@ The rule (``TaskScheduler`` and ``SDRFScheduler``)
   this pass) gets its oldest pending task on the first server where it fits; else the pass stops
   (the user is ``blocked_by``) or sets the user aside. The started task updates the user's usage
   and state, then its place in the tree (or removes it when nothing is pending).
-* The simulator asks to be woken when the first user is next overtaken (``next_min_change``, the
-  first certificate) while blocked, as :class:`~fairalloc.sim.TaskPolicy` does.
+* Wake-ups (``blocking="stop"``): while blocked, the simulator asks to be woken at the tree's next
+  swap event anywhere in the order (``next_min_change``: the earliest time the first user can
+  change); at a wake-up with no arrival or completion it runs the pass only if the first user has
+  changed, as :class:`~fairalloc.sim.TaskPolicy` does (its docstring proves the rule exact: a user
+  further back reaches the front only through swap events, so watching the first pair alone, or any
+  fixed number of positions, misses changes of the first user; issue 25).
 
 References
 ----------
@@ -280,12 +284,10 @@ def _pass(st, sd, runs, ts, eps, by_wait, stop, limit, out, in_place):
 
 @njit(cache=True)
 def _next_min_change(st, sd, runs, ts, by_wait, in_place):
-    """``TaskScheduler.next_min_change``: flush, then the first pair's certificate (``inf``: none)."""
+    """``TaskScheduler.next_min_change``: flush, then the earliest time the first user can change,
+    the tree's next swap event anywhere (``inf``: none; :attr:`fairalloc.kinetic.LiveTree.next_min_change`)."""
     _flush(st, sd, runs, ts, by_wait, in_place)
-    F, I, P, B, BO, H, meta, fm = ts
-    if meta[tc._NB] == 0:
-        return np.inf
-    return F[B[BO[tc._ORDER, 0], 0], tc._CERT]
+    return tc.next_event_time(ts)
 
 
 class SDRFCore(PoolCore):
@@ -379,6 +381,11 @@ class SDRFCore(PoolCore):
         return float(_next_min_change(self.st, self.sd, self.runs, self.ts, self.by_wait,
                                       self.in_place_updates))
 
+    def first(self) -> int:
+        """The user served first now (-1: no pending task)."""
+        self.flush()
+        return int(tc.first(self.ts))
+
     @property
     def next_change(self) -> float:
         self.flush()
@@ -414,10 +421,12 @@ def _loop(st, sd, runs, ts, arr_t, user, dur, kill, by_wait, stop, wakeups, eps,
     :class:`~fairalloc.sim.TaskPolicy` ``("sdrf")``.
 
     Jobs are runs in arrival order. At each instant: completions (by end time, then launch
-    sequence), then arrivals, then the pending wake-up; if any of them happened, one :func:`_pass`,
-    then the wake-up asked while blocked (the first user's next change). The policy advances the
-    scheduler (flush, tree events) before the first of them at a new time. ``counts`` gets [events,
-    launches, wake-ups]; returns the launch log (position, tasks, server, start, end, killed).
+    sequence), then arrivals, then the pending wake-up; if any of them happened, one :func:`_pass`
+    (skipped at a wake-up alone that leaves the blocked user first: it would start nothing), then
+    the wake-up asked while blocked (the tree's next swap, :func:`_next_min_change`). The policy
+    advances the scheduler (flush, tree events) before the first of them at a new time. ``counts``
+    gets [events, launches, wake-ups that ran a pass]; returns the launch log (position, tasks,
+    server, start, end, killed).
     """
     n = arr_t.shape[0]
     rem = runs[1].copy()
@@ -467,19 +476,23 @@ def _loop(st, sd, runs, ts, arr_t, user, dur, kill, by_wait, stop, wakeups, eps,
             _submit(st, sd, runs, ts, user[i], i, by_wait)
             i += 1
             events += 1
+        woke = False
         if wake_on and wake_time == now:                    # 3. the wake-up
             wake_on = False
             wake_time = -1.0
             events += 1
+            woke = True
         if events == seen:
             continue
         if now > clock:                                     # one decision
             _advance(st, sd, runs, ts, now, by_wait, in_place)
             clock = now
-        if now == wake:
-            n_wakeups += 1
-        n_out, out = _pass(st, sd, runs, ts, eps, by_wait, stop, limit, out, in_place)
-        seq, log, n_log = _launched(out, n_out, now, dur, kill, start, done, seq, log, n_log)
+        if not (woke and events == seen + 1 and tc.first(ts) == st[12][_BLOCKED]):
+            # (a wake-up alone that leaves the blocked user first: the pass would start nothing)
+            if now == wake:
+                n_wakeups += 1
+            n_out, out = _pass(st, sd, runs, ts, eps, by_wait, stop, limit, out, in_place)
+            seq, log, n_log = _launched(out, n_out, now, dur, kill, start, done, seq, log, n_log)
         w = np.inf                                          # TaskPolicy.next_wakeup
         if wakeups and stop and st[12][_BLOCKED] >= 0:
             t = _next_min_change(st, sd, runs, ts, by_wait, in_place)
@@ -503,8 +516,8 @@ def sdrf_run(submit, user, tasks, demand, duration, killed, capacities, totals, 
              commitments, fair, tau, *, level: bool = True, ties: str = "wait",
              blocking: str = "stop", wakeups: bool = True) -> dict:
     """SDRF over jobs in arrival order (``submit`` non-decreasing), as the event engine runs
-    :class:`~fairalloc.sim.TaskPolicy` ``("sdrf")`` with :class:`SDRFScheduler` (wake-ups on, at the
-    first user's next change): the same compiled functions, called from a compiled event loop.
+    :class:`~fairalloc.sim.TaskPolicy` ``("sdrf")`` with :class:`SDRFScheduler` (wake-ups on,
+    ``wake_on="first"``): the same compiled functions, called from a compiled event loop.
 
     Parameters
     ----------
@@ -527,7 +540,8 @@ def sdrf_run(submit, user, tasks, demand, duration, killed, capacities, totals, 
     -------
     dict
         ``start``, ``end``, ``killed`` (n,) by position; ``launches`` (position, tasks, server, start,
-        end, killed arrays); ``decisions``, ``events``, ``swaps``, ``wakeups``.
+        end, killed arrays); ``decisions``, ``events`` (arrivals, completions and wake-ups),
+        ``swaps``, ``wakeups`` (wake-ups that ran Algorithm 1's pass).
 
     Examples
     --------

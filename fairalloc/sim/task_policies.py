@@ -22,8 +22,9 @@ Continuous time (``drf``, ``sdrf``, ``tsf``, ``cdrf``)
     the event time, finish, submit, then one :meth:`schedule` per instant). SDRF's commitments decay
     by Eq. 6 between events (``delta`` per ``dt`` seconds, SDRF's :math:`\Delta t = 1` s by default).
     With ``blocking="stop"`` (Algorithm 1 as printed) a scheduler can be stopped on its first user
-    while the order moves; it asks the engine to wake it when the first user is next overtaken
-    (the live tree's first certificate), which is the only change that can unblock it.
+    while the order moves; it asks the engine to wake it at the live tree's next swap and runs
+    Algorithm 1 again when the first user has changed, the only change that can unblock it
+    (:class:`TaskPolicy`, ``wake_on``).
 Slotted time (``tvtsf``; ``tsf`` and ``cdrf`` with ``slot=``)
     :class:`SlotPolicy` drives :class:`~fairalloc.scheduling.online_slots.OnlineSlotScheduler`: tasks
     start only at slot boundaries ``k * slot`` (a task submitted inside a slot waits for the next
@@ -193,12 +194,13 @@ class TaskPolicy(Policy):
     tree : {"live", "resort", "heap"}, optional
         Deprecated spelling of ``structure`` (``"live"`` is ``"live_tree"``).
     wakeups : bool, default True
-        Ask to be woken when the first user is overtaken while blocked (``blocking="stop"``); False
+        Ask to be woken when the first user may change while blocked (``blocking="stop"``); False
         re-runs Algorithm 1 only at arrivals and completions (the paper's "re-run whenever a task
         arrives or finishes").
     wake_on : {"first", "any"}
-        Wake at the next change of the first user (default; the only change that can unblock) or at
-        the next swap anywhere in the order (the same schedule, more wake-ups; kept to measure).
+        ``"first"`` (default): run Algorithm 1 at every change of the first user; ``"any"``: at every
+        swap anywhere in the order. Both give the same schedule (Notes); ``"any"`` runs passes that
+        start nothing (kept to measure).
     **options
         SDRF only: ``delta``, ``dt``, ``tau``, ``priority``, ``commitments``.
 
@@ -212,6 +214,31 @@ class TaskPolicy(Policy):
     InvalidInstanceError
         An unknown mechanism or choice, SDRF options given to another mechanism, ``delta`` outside
         (0, 1), ``tree`` and ``structure`` that disagree; at the run, a workload unfit for tasks.
+
+    Notes
+    -----
+    Wake-ups (``blocking="stop"``, issue 25). After a pass that stopped on user *h*, the policy asks
+    to be woken at the queue's next swap event anywhere in the order
+    (:attr:`~fairalloc.scheduling.TaskScheduler.next_min_change`); at a wake-up with no arrival or
+    completion, ``"first"`` runs Algorithm 1 only if the first user is no longer *h*
+    (:attr:`~fairalloc.scheduling.TaskScheduler.first_user`), then asks again; ``"any"`` always runs it.
+
+    *Claim*: both run Algorithm 1 at every instant at which re-running it would start a task, so
+    they give the schedule of re-running it at every instant. *Proof*: between two arrivals or
+    completions nothing but time changes (pending queues, running tasks, free capacity, every
+    user's trajectory of Eq. 6), so a pass at time *t* starts a task iff the first user at *t* has a
+    head task that fits; *h*'s does not (it did not at the stop, and the free capacity is the
+    same). The order of the users changes only at the swap events of the live tree (crossings of
+    neighbours, processed in time order), and the first user changes only at a swap of the first
+    pair; a user further back reaches the front through a chain of swaps with each user ahead of
+    it, every one an event. Waking at every event, the policy is present at every change of the
+    first user (and runs Algorithm 1 there, or at the next arrival or completion if that comes
+    first); at the other wake-ups the first user is *h* and a pass would start nothing and stop on
+    *h* again, so skipping it changes nothing. The cost is at most one wake-up per swap event while
+    blocked, events the tree processes anyway. A rule that watches a fixed number of positions is
+    not exact: watching the first pair's certificate alone (the rule before issue 25) missed a user
+    passing the second user and then the first with no event between (the issue's case); the first
+    two pairs miss a user from the fourth place (``tests/unit/sim/test_sdrf_wakeups.py``).
 
     Examples
     --------
@@ -279,6 +306,7 @@ class TaskPolicy(Policy):
         self._stop = self.scheduler.blocking == "stop"
         self.n_wakeups = 0
         self._wake = math.nan
+        self._moved = False                       # an arrival or completion since the last pass
 
     def _advance(self, now: float) -> None:
         if now > self._t:
@@ -290,22 +318,27 @@ class TaskPolicy(Policy):
         # rows checked by _check_workload and the engine's admission (fits on an eligible server)
         ids = self.scheduler.submit_trusted(self._user[job], self._demand[job], self._tasks[job])
         self._launches.add(job, ids)
+        self._moved = True
 
     def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
         self._advance(now)
         self.scheduler.finish_all(self._launches.finished(job, tasks, server))
+        self._moved = True
 
     def schedule(self, now: float) -> list[tuple[int, int, int]]:
         self._advance(now)
-        if now == self._wake:
-            self.n_wakeups += 1                       # woken by our own reschedule point
-        return self._launches.group(self.scheduler.schedule())
+        s = self.scheduler
+        if now == self._wake:                         # woken by our own reschedule point
+            if not self._moved and self.wake_on == "first" and s.first_user == s.blocked_by:
+                return []                             # still stopped on the same user (Notes)
+            self.n_wakeups += 1
+        self._moved = False
+        return self._launches.group(s.schedule())
 
     def next_wakeup(self, now: float) -> float | None:
         if not (self.wakeups and self._stop) or self.scheduler.blocked_by is None:
             return None
-        s = self.scheduler
-        t = s.next_min_change if self.wake_on == "first" else s.next_change
+        t = self.scheduler.next_min_change            # the next swap anywhere (Notes)
         if now < t < math.inf:
             self._wake = t
             return t
@@ -315,7 +348,8 @@ class TaskPolicy(Policy):
         """Whether :meth:`run_kernel` runs this simulation: DRF and SDRF where their schedulers run on
         their compiled cores (:mod:`fairalloc.scheduling.pool_core`, :mod:`~fairalloc.scheduling.sdrf_core`:
         the live tree's order, on one pool or on servers with ``server="first_fit"``), without a
-        progress bar; SDRF with wake-ups at the first user's change (``wake_on="first"``) or none."""
+        progress bar; SDRF with the default wake-ups (``wake_on="first"``, the rule of the Notes,
+        which the compiled loop implements) or none."""
         st = sim.state
         if not (isinstance(st, Servers) and self.structure == "live_tree" and not sim.progress
                 and (st.n_servers == 1 or (isinstance(self.server, str) and self.server == "first_fit"))):

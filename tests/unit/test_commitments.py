@@ -98,3 +98,20 @@ def test_bad_commitments():
         cm.decay([0.0], [0.0], 1.0, 0.0)
     with pytest.raises(InvalidInstanceError, match=r"dt=.* must be finite and >= 0"):
         cm.decay([0.0], [0.0], -1.0, 1.0)
+
+
+def test_decay_keeps_a_commitment_idle_for_many_tau():
+    # Issue 25: Eq. 6 with no excess is c(t) = c0 e^{-dt/tau}. The factor was computed as
+    # 1 - (-expm1(-x)), which rounds to 0 once e^{-x} < 2^-53 (x > 36.7): a commitment of 0.3 idle
+    # for 140 tau became 0 instead of 0.3 e^{-140} = 4.74e-62 (by hand: ln 0.3 - 140 = -141.204 and
+    # -141.204 / ln 10 = -61.324, 10^-0.324 = 0.474).
+    c0, x = 0.3, 140.0
+    want = math.exp(math.log(c0) - x)
+    assert want == pytest.approx(4.741e-62, rel=1e-3, abs=0)
+    assert cm.decay([c0], [0.0], dt=x, tau=1.0)[0] == pytest.approx(want, rel=1e-13, abs=0)
+    assert cm.decay([c0], [0.0], dt=[x], tau=1.0)[0] == pytest.approx(want, rel=1e-13, abs=0)   # array dt
+    assert cm.decay_row([c0, 0.0], [0.0, 0.5], x, 1.0) == pytest.approx([want, 0.5], rel=1e-13, abs=0)
+    out = [c0]
+    cm.decay_row_into(out, [0.0], 2 * x, 2.0, out)                # in place, dt / tau = 140
+    assert out[0] == pytest.approx(want, rel=1e-13, abs=0)
+    assert cm.decay([1e-30], [0.0], dt=40.0, tau=1.0)[0] == pytest.approx(1e-30 * math.exp(-40), rel=1e-13, abs=0)

@@ -28,10 +28,10 @@ def test_lazy_heap_is_exact_for_growing_priorities_only():
     assert h.next_event_time == math.inf and h.next_min_change == math.inf
 
 
-def test_next_min_change_is_the_first_pairs_certificate():
+def test_next_min_change_is_the_next_swap_anywhere():
     # x = 0.3 constant; y = 0.1 + 0.4 e^{-t} (0.5 at 0, decreasing); z = 0.2 + 0.9 e^{-t} (1.1 at 0).
     # By hand: y meets x when 0.4 e^{-t} = 0.2, t = ln 2; z meets x when 0.9 e^{-t} = 0.1, t = ln 9,
-    # and y first: z - y = 0.1 + 0.5 e^{-t} > 0 always. Order [x, y, z]: the first is overtaken at ln 2.
+    # and y first: z - y = 0.1 + 0.5 e^{-t} > 0 always. Order [x, y, z]: the next swap is at ln 2.
     for cls in (LiveTree, ResortQueue):
         q = cls(tau=1.0)
         q.insert("x", [0.3])
@@ -41,15 +41,37 @@ def test_next_min_change_is_the_first_pairs_certificate():
         assert q.next_min_change == pytest.approx(math.log(2), rel=1e-14)
         q.advance(1.0)                              # now [y, x, z]; x and y never swap back
         assert list(q) == ["y", "x", "z"]
-        assert q.next_min_change == math.inf        # y stays first (z stays above y)
-    tree = LiveTree(tau=1.0)
-    tree.insert("x", [0.3])
-    tree.insert("y", [0.1], [0.4])
-    tree.insert("z", [0.2], [0.9])
-    assert tree.next_event_time == pytest.approx(math.log(2))       # any swap: the same here
-    tree.advance(1.0)
-    assert tree.next_event_time == pytest.approx(math.log(9))       # x/z swap: not the first pair
-    assert tree.next_min_change == math.inf
+        # y stays first, but a swap further down could be a step towards the front: ln 9 (z, x)
+        assert q.next_min_change == pytest.approx(math.log(9), rel=1e-14) == q.next_event_time
+        q.advance(3.0)
+        assert list(q) == ["y", "z", "x"] and q.next_min_change == math.inf
+
+
+def test_stepping_to_next_min_change_sees_an_element_from_the_back_reach_the_front():
+    # Issue 25: x, y, z constant at 0.05, 0.07, 0.09 (never swap), w = 0.29 e^{-t}. By hand w passes
+    # z at ln(29/9) = 1.170, y at ln(29/7) = 1.421, x at ln(5.8) = 1.758. The first pair (x, y) never
+    # swaps, nor does the second (y, z): their certificates alone would never wake a caller blocked
+    # on x. Advancing to next_min_change and asking again meets each swap, the last one changing min().
+    # (The re-sort baseline compares at a crossing time with the rounding rule of tree_core.cmp and
+    # may see the swap one step of 1 ulp later: it meets the same times to rounding.)
+    hand = [math.log(0.29 / v) for v in (0.09, 0.07, 0.05)]
+    for cls in (LiveTree, ResortQueue):
+        q = cls(tau=1.0)
+        for key, p in (("x", 0.05), ("y", 0.07), ("z", 0.09)):
+            q.insert(key, [p])
+        q.insert("w", [0.0], [0.29])
+        assert list(q) == ["x", "y", "z", "w"]
+        steps = []
+        while q.min() == "x":
+            t = q.next_min_change
+            assert t < math.inf
+            q.advance(t)
+            steps.append(t)
+        assert q.min() == "w" and steps[-1] == pytest.approx(hand[-1], rel=1e-14)
+        if cls is LiveTree:
+            assert steps == pytest.approx(hand, rel=1e-14)
+        else:
+            assert sorted({round(t, 12) for t in steps}) == pytest.approx(hand, rel=1e-12)
 
 
 @pytest.mark.parametrize("in_place", [True, False])
