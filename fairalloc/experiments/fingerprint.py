@@ -11,9 +11,13 @@ and the numerical libraries underneath. :func:`code_fingerprint` hashes
   that is not part of fairalloc;
 * the installed versions of the libraries results depend on (:data:`DEPENDENCIES`).
 
-A file's hash is kept per process, keyed on its size and modification time, so a fingerprint costs
-one ``stat`` per file after the first call (about a millisecond for fairalloc's files) and an edit
-made while the process runs is seen.
+**The code this process runs.** Python keeps a module's code from when it was imported, whatever
+happens to its file later. So a process hashes each package once, at its first use, and keeps that
+hash: the key of a cell is the key of the code that process runs. A file edited after that (a bug
+fixed while a notebook is open) is noticed, with a :class:`StaleCodeWarning` saying to restart
+Python; a new process (``fairalloc sweep`` again, a restarted kernel, each Dask worker) hashes the
+edited files, so its cells get new keys and run again. A worker whose hash differs from the
+client's refuses the cell (:func:`~fairalloc.experiments.worker.execute_cell`).
 """
 
 from __future__ import annotations
@@ -23,28 +27,34 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import time
+import warnings
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["code_fingerprint", "package_digest", "DEPENDENCIES"]
+from ..errors import FairallocWarning
+
+__all__ = ["code_fingerprint", "package_digest", "DEPENDENCIES", "StaleCodeWarning"]
 
 #: Installed distributions whose versions enter the fingerprint (those absent count as absent).
 DEPENDENCIES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "pulp", "highspy", "cvxpy", "ortools",
                 "networkx")
 
-_file_hashes: dict[str, tuple[int, int, str]] = {}
+
+class StaleCodeWarning(FairallocWarning):
+    """A package's source changed after this process hashed (and imported) it: the process still runs
+    the old code, and its cells are keyed on it; restart Python to run the edited code."""
 
 
-def _file_digest(path: Path) -> str:
-    st = path.stat()
-    key = str(path)
-    hit = _file_hashes.get(key)
-    if hit is not None and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
-        return hit[2]
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    _file_hashes[key] = (st.st_size, st.st_mtime_ns, digest)
-    return digest
+#: root -> (digest, when it was taken, whether a change was reported)
+_taken: dict[str, list] = {}
+
+
+def _files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    return [f for f in sorted(root.rglob("*.py")) if "__pycache__" not in f.parts]
 
 
 def package_digest(root: str | Path) -> str:
@@ -76,15 +86,32 @@ def package_digest(root: str | Path) -> str:
     """
     root = Path(root)
     h = hashlib.sha256()
-    files = [root] if root.is_file() else sorted(root.rglob("*.py"))
-    for f in files:
-        if "__pycache__" in f.parts:
-            continue
+    for f in _files(root):
         rel = f.name if f == root else f.relative_to(root).as_posix()
         h.update(rel.encode())
         h.update(b"\0")
-        h.update(_file_digest(f).encode())
+        h.update(hashlib.sha256(f.read_bytes()).digest())
     return h.hexdigest()
+
+
+def _digest_taken(top: str, root: Path) -> str:
+    """The digest of ``root`` as this process first saw it (module docstring), with a warning when
+    its files have changed since."""
+    key = str(root)
+    entry = _taken.get(key)
+    if entry is None:
+        t = time.time_ns()
+        entry = _taken[key] = [package_digest(root), t, False]
+        return entry[0]
+    if not entry[2]:
+        changed = [f for f in _files(root) if f.stat().st_mtime_ns > entry[1]]
+        if changed and package_digest(root) != entry[0]:
+            entry[2] = True
+            warnings.warn(f"the source of {top} changed after this process loaded it ({changed[0]}"
+                          + (f" and {len(changed) - 1} more" if len(changed) > 1 else "") + "): this process "
+                          "still runs the code it imported, and its sweep cells are keyed on that code; restart "
+                          "Python to run the edited code", StaleCodeWarning, stacklevel=4)
+    return entry[0]
 
 
 def _source_root(module_name: str) -> Path | None:
@@ -144,5 +171,5 @@ def code_fingerprint(callables: Iterable[str] = ()) -> str:
     for top in sorted(roots):
         root = roots[top]
         h.update(f"\0{top}\0".encode())
-        h.update((package_digest(root) if root is not None and root.exists() else "-").encode())
+        h.update((_digest_taken(top, root) if root is not None and root.exists() else "-").encode())
     return h.hexdigest()[:16]
