@@ -314,6 +314,12 @@ def _schema_error(data: Mapping[str, Any]) -> SpecError | None:
     elif err.validator in ("oneOf", "anyOf") and err.context:
         why = "not one of the accepted forms"
     elif err.validator is None:                      # a `false` schema: the key may not be there
+        parent: Any = data
+        for p in path:
+            parent = parent[p]
+        named = [k for k, v in parent.items() if v == err.instance] if isinstance(parent, Mapping) else []
+        if named:
+            path = path + [named[0]]
         why = "not allowed here"
     key = _dotted(path) or "<spec>"
     node: Any = SCHEMA
@@ -397,9 +403,14 @@ def schema_markdown() -> str:
                 lines.append(f"| `{sub}` | {_type_names(sn)} | {desc} |")
             lines.append("")
         for ex in node.get("examples", []):
-            lines += ["```yaml", yaml.safe_dump({name: ex}, sort_keys=False, default_flow_style=None).strip(),
-                      "```", ""]
-    lines += ["## The schema", "", "```json", json.dumps(SCHEMA, indent=1), "```", ""]
+            text = (f"{name}: {json.dumps(ex)}" if _scalar(ex) else
+                    yaml.safe_dump({name: ex}, sort_keys=False, default_flow_style=None).strip())
+            lines += ["```yaml", text, "```", ""]
+    import textwrap
+
+    example = textwrap.dedent(__doc__.split("Python dict::\n")[1].split("\nThe cells are")[0]).strip("\n")
+    lines += ["## A complete spec", "", "```yaml", example, "```", "",
+              "## The schema", "", "```json", json.dumps(SCHEMA, indent=1), "```", ""]
     return "\n".join(lines)
 
 
