@@ -36,14 +36,26 @@ HARD_STOP_STATUS = 3
 class MechanismTimeout(FairallocError, TimeoutError):
     """A call of the user's mechanism did not return within its time limit.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The mechanism.
     seconds : float
         The limit.
     instance : object
-        The instance it was called on.
+        The instance it was called on (its ``to_dict()`` goes into the message).
+
+    Attributes
+    ----------
+    name, seconds, instance
+        As given.
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> exc = MechanismTimeout("mine:f", 2.0, fa.Instance([[1.0], [2.0]]))
+    >>> str(exc)[:57]
+    'mine:f did not return within 2 s (--call-seconds) on this'
     """
 
     def __init__(self, name: str, seconds: float, instance: Any) -> None:

@@ -39,6 +39,7 @@ computes it (:func:`~fairalloc.experiments.fingerprint.code_fingerprint`: fairal
 source of a custom cell function or generator, the numerical libraries' versions). A rerun into the
 same folder reuses exactly the cells whose parameters and code are unchanged; after an edit of
 fairalloc (a bug fix) every cell runs again, and the run says so.
+
 The format is also a JSON Schema, :data:`SCHEMA` (rendered on the documentation site by
 :func:`schema_markdown`), against which every spec is validated when it is loaded.
 
@@ -72,8 +73,6 @@ BUILTIN_TABLES = ("summary", "users", "jobs", "rejected", "utilization")
 #: Cells a spec may expand to unless ``max_cells`` (``fairalloc sweep --max-cells``) raises it:
 #: each cell writes a record and one file per table (a sweep of 10^5 cells is some 200,000 files).
 MAX_CELLS = 100_000
-_TOP_KEYS = ("name", "description", "workload", "capacity", "grid", "policies", "seeds", "tables", "run",
-             "time_limit")
 _NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 _LABEL_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
 _IDENT_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -478,7 +477,7 @@ def _substitute(obj: Any, values: Mapping[str, Any], where: str, defined: set[st
         if m:
             name = m.group(1)
             if name not in defined:
-                raise SpecError(where + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path), obj,
+                raise SpecError(_dotted([where, *path]), obj,
                                 f"refers to ${{{name}}}, which is neither 'seed' nor an axis "
                                 f"of 'grid' (axes: {sorted(defined - {'seed'})})")
             return values.get(name)
