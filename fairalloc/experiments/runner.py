@@ -385,7 +385,11 @@ def run_sweep(spec: Spec | str | Path | dict, out: str | Path, *, workers: int |
     spec._scan()                            # two cells with equal parameters: refused before any file
     limit = float(time_limit) if time_limit is not None else spec.time_limit
     store = Store(out)
-    report = store.open(spec, spec.iter_cells())
+    try:
+        report = store.open(spec, spec.iter_cells())
+    except BaseException:
+        store.close()
+        raise
     summary = SweepSummary(name=spec.name, out=Path(out), total=report.n_cells, repaired=report.repaired,
                            retired=report.retired, restored=report.restored, code_changed=report.code_changed,
                            spec_changed=report.spec_changed, time_limit=limit)
