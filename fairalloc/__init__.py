@@ -27,6 +27,8 @@ _LAZY = {
     "simulate": ("fairalloc.sim", "simulate"),
     "SimulationResult": ("fairalloc.sim", "SimulationResult"),
     "experiments": ("fairalloc.experiments", None),
+    "accounts": ("fairalloc.accounts", None),
+    "fairshare": ("fairalloc.fairshare", None),
 }
 
 
@@ -84,6 +86,9 @@ __all__ = [
     "SimulationResult",
     # experiment sweeps (specs, Dask runner, Parquet/DuckDB store)
     "experiments",
+    # production fair share (Slurm, HTCondor) on an account tree
+    "accounts",
+    "fairshare",
     # errors
     "FairallocError",
     "InvalidInstanceError",

@@ -10,7 +10,7 @@ PUBLIC = {
     "shares", "commitments",
     "available_solvers",
     "workloads", "simulate", "SimulationResult", "scheduling", "clusters",
-    "experiments",
+    "experiments", "accounts", "fairshare",
     "FairallocError", "InvalidInstanceError", "SolverError", "SolverUnavailableError", "InfeasibleError",
     "FairallocWarning",
 }

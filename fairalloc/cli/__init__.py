@@ -31,7 +31,7 @@ from .conventions import (EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_S
 __all__ = ["main", "SUBCOMMANDS", "PLUGIN_GROUP", "build_parser"]
 
 #: Subcommand modules of fairalloc, in the order ``fairalloc --help`` lists them.
-SUBCOMMANDS: tuple[str, ...] = ("solve", "simulate", "compare", "sweep", "results", "reproduce")
+SUBCOMMANDS: tuple[str, ...] = ("solve", "simulate", "compare", "sweep", "results", "reproduce", "learn")
 #: Exit status when the reader of stdout went away (128 + SIGPIPE, as a shell reports it).
 EXIT_BROKEN_PIPE = 141
 #: Entry point group of subcommands provided by other packages (``check``: proofs_check.cli).

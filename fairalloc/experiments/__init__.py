@@ -5,6 +5,7 @@
   (:func:`load`, :func:`connect`); ``fairalloc sweep`` and ``fairalloc results`` on the command line.
 * Studies that return a table (and a figure in :mod:`fairalloc.plots`), used by the notebooks and
   the command line: :func:`sdrf_convergence`, :mod:`.compare`.
+* Priority functions learned by simulation, the learned-priorities method: :mod:`.learn`.
 """
 
 from .convergence import CONVERGENCE_EXAMPLES, sdrf_convergence
@@ -13,12 +14,12 @@ from .spec import Cell, Spec, SpecError
 from .store import connect, load
 
 __all__ = ["Spec", "Cell", "SpecError", "run_sweep", "SweepSummary", "load", "connect",
-           "sdrf_convergence", "CONVERGENCE_EXAMPLES", "compare"]
+           "sdrf_convergence", "CONVERGENCE_EXAMPLES", "compare", "learn"]
 
 
 def __getattr__(name: str):
     # the comparison needs the exact programs (PuLP, HiGHS): load it on first use
-    if name == "compare":
+    if name in ("compare", "learn"):   # learn: priority functions learned by simulation (issue 29)
         import importlib
-        return importlib.import_module(".compare", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

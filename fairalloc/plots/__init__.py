@@ -7,6 +7,6 @@ calls ``pyplot.show`` or leaves global pyplot state behind. (``DESIGN.md`` names
 ``plots.py``; it is a package so that each area keeps its figures in a module of its own.)
 """
 
-from . import compare, exact, reproductions, scheduling, sim, tasks
+from . import compare, exact, learn, reproductions, scheduling, sim, tasks
 
-__all__: list[str] = ["sim", "exact", "compare", "scheduling", "tasks", "reproductions"]
+__all__: list[str] = ["sim", "exact", "compare", "scheduling", "tasks", "reproductions", "learn"]

@@ -1,0 +1,328 @@
+"""``fairalloc learn``: learn priority functions by simulation (the learned-priorities method).
+
+Subcommands:
+
+``states``
+    Draw training states (S, Q) from the Lublin-Feitelson model or a trace; write them (Parquet),
+    a per-state table and a figure.
+``fit``
+    Fit the paper's forms F1, F2 and an enumerated family (optionally a gplearn symbolic search)
+    to a scored training table by least squares; rank them by held-out mean absolute error; write
+    the ranking, the best functions as learned-function JSON files, and figures.
+``show``
+    Print a learned-function file (or the paper's F1/F2), evaluate it at given jobs, save it.
+
+Examples::
+
+    fairalloc learn states --states 200 --out out/learn/states
+    fairalloc learn states --workload swf:../shared/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --processors 100
+    fairalloc learn fit scores.parquet --symbolic --out out/learn/fit
+    fairalloc learn fit score-distribution.csv --queue 32 --weights rn      # the authors' SC'17 scores
+    fairalloc learn show out/learn/fit/best.json --at 3600,64,7200
+    fairalloc learn show F1 --save f1.json
+
+The library is :mod:`fairalloc.experiments.learn`; this module parses arguments and prints tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInstanceError
+from .conventions import (OneLineParser, add_common_options, emit_json, nonnegative_int, output_folder,
+                          check_output_folder, positive_int, say, show_progress)
+
+__all__ = ["register", "run"]
+
+logger = logging.getLogger(__name__)
+
+_LUBLIN_OPTIONS = {"typed": int, "umed": float, "estimate": str}
+_STATES_FILES = ("states.parquet", "states.csv", "states.png")
+_FIT_FILES = ("ranking.csv", "best.json", "functions", "fit.png", "ranking.png", "paper.csv")
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "learn", help="learn priority functions by simulation (learned-priorities method)",
+        description="Learn job priority functions f(r, n, s) as the learned-priorities paper does: training "
+                    "states (S, Q), scores of the queued jobs by Eqs. 2-3, least-squares fits of nonlinear "
+                    "forms ranked on held-out states. Subcommands: states, fit, show.",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("Examples::")[1])
+    sub = p.add_subparsers(dest="learn_command", metavar="SUBCOMMAND", parser_class=OneLineParser)
+
+    s = sub.add_parser("states", help="draw training states (S, Q) and write them",
+                       description="Draw training states: windows of |S| + |Q| consecutive jobs of a workload "
+                                   "(S started first, in trace order; Q the queue whose permutations are scored), "
+                                   "and write states.parquet, states.csv (one row per state) and states.png.")
+    s.add_argument("--states", type=positive_int, default=100, metavar="N", help="number of states (default 100)")
+    s.add_argument("--workload", default="lublin",
+                   help="lublin[:typed=0|1,umed=U,estimate=exact|F] (the model, on --processors nodes; "
+                        "default typeless) or swf:PATH or parquet:PATH (a trace of rigid jobs); default lublin")
+    s.add_argument("--processors", type=positive_int, default=256, help="processors of the cluster (default 256)")
+    s.add_argument("--started", type=nonnegative_int, default=16, help="|S| (default 16)")
+    s.add_argument("--queued", type=positive_int, default=32, help="|Q| (default 32; at least 2)")
+    s.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the windows and the model (default 0)")
+    s.add_argument("--out", default="out/learn/states", metavar="DIR",
+                   help="output folder (default %(default)s; an earlier output of fairalloc is replaced)")
+    s.set_defaults(func=run_states)
+
+    f = sub.add_parser("fit", help="fit and rank priority forms on scored states",
+                       description="Fit the paper's F1 and F2 and an enumerated family of forms (products and sums "
+                                   "of r, sqrt r, log r, n, sqrt n, log n, s, log s) to scored jobs by least squares, "
+                                   "rank them by mean absolute error on held-out states, write the ranking, the best "
+                                   "functions as JSON files and figures.")
+    f.add_argument("scores", metavar="SCORES",
+                   help="scored jobs: Parquet or CSV with columns state, r, n, s, score (score_states), or the "
+                        "authors' headerless CSV r, n, s, score (see --queue)")
+    f.add_argument("--queue", type=positive_int, default=32, metavar="Q",
+                   help="jobs per state in a headerless CSV (default 32)")
+    f.add_argument("--forms", choices=("all", "paper", "family"), default="all",
+                   help="paper: F1 and F2; family: the enumerated family (F1 and F2 among them); all (default)")
+    f.add_argument("--form", action="append", default=[], metavar="NAME=FORMULA",
+                   help="also fit this form (repeatable), e.g. 'mine=c1*log(r)*n + c2*log(s)'")
+    f.add_argument("--test-fraction", type=float, default=0.25, help="share of states held out (default 0.25)")
+    f.add_argument("--weights", choices=("none", "rn"), default="none",
+                   help="rn: weight residuals by r*n, as the authors' SC'17 code (default none)")
+    f.add_argument("--symbolic", action="store_true", help="also run the gplearn symbolic search (extra 'learn')")
+    f.add_argument("--generations", type=positive_int, default=20, help="symbolic search: generations (default 20)")
+    f.add_argument("--population", type=positive_int, default=1000,
+                   help="symbolic search: programs per generation (default 1000)")
+    f.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the split and the search (default 0)")
+    f.add_argument("--top", type=positive_int, default=10, help="rows of the ranking printed and files written "
+                                                                "(default 10)")
+    f.add_argument("--out", default="out/learn/fit", metavar="DIR",
+                   help="output folder (default %(default)s; an earlier output of fairalloc is replaced)")
+    f.set_defaults(func=run_fit)
+
+    w = sub.add_parser("show", help="print, evaluate or save a learned function",
+                       description="Print a learned-function JSON file (or the paper's F1, F2): formula, coefficients, "
+                                   "provenance; evaluate it at jobs given as r,n,s; save it.")
+    w.add_argument("function", metavar="FILE|F1|F2", help="a learned-function JSON file, or F1 / F2 (Table 1)")
+    w.add_argument("--at", action="append", default=[], metavar="R,N,S",
+                   help="evaluate at run time R (s), processors N, submit time S (s); repeatable")
+    w.add_argument("--save", default=None, metavar="PATH", help="write the function as a JSON file")
+    w.set_defaults(func=run_show)
+
+    for sp in (s, f, w):
+        add_common_options(sp)
+    p.set_defaults(func=run, _learn_parser=p)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    args._learn_parser.print_help()
+    return 2
+
+
+# ---- states ---------------------------------------------------------------------------------------
+def _states_workload(spec: str, seed: int) -> tuple[Any, dict]:
+    kind, _, rest = spec.partition(":")
+    if kind.lower() != "lublin":
+        from .simulate import parse_workload
+
+        if kind.lower() not in ("swf", "parquet"):
+            raise InvalidInstanceError(f"--workload {spec!r}: expected lublin[:...], swf:PATH or parquet:PATH",
+                                       argument="workload", value=spec)
+        return parse_workload(spec, seed=seed), {}
+    opts: dict[str, Any] = {}
+    for part in filter(None, rest.split(",")):
+        k, eq, v = part.partition("=")
+        k = k.strip()
+        if not eq or k not in _LUBLIN_OPTIONS:
+            raise InvalidInstanceError(f"--workload {spec!r}: {part!r} is not one of "
+                                       f"{', '.join(f'{o}=...' for o in _LUBLIN_OPTIONS)}", argument="workload",
+                                       value=spec)
+        try:
+            val = _LUBLIN_OPTIONS[k](v.strip())
+        except ValueError:
+            raise InvalidInstanceError(f"--workload {spec!r}: {k}={v!r} is not a {_LUBLIN_OPTIONS[k].__name__}",
+                                       argument="workload", value=spec) from None
+        if k == "typed":
+            val = bool(val)
+        if k == "estimate" and val != "exact":
+            try:
+                val = float(val)
+            except ValueError:
+                raise InvalidInstanceError(f"--workload {spec!r}: estimate={v!r} must be 'exact' or a factor >= 1",
+                                           argument="workload", value=spec) from None
+        opts[k] = val
+    return "lublin", opts
+
+
+def run_states(args: argparse.Namespace) -> int:
+    import numpy as np
+    import pandas as pd
+
+    from ..experiments.learn import training_states
+    from ..plots.learn import states_histograms
+
+    check_output_folder(args.out, ours=_STATES_FILES)
+    wl, opts = _states_workload(args.workload, args.seed)
+    st = training_states(args.states, workload=wl, processors=args.processors, started=args.started,
+                         queued=args.queued, rng=args.seed, lublin=opts or None)
+    q = slice(st.started, None)
+    per_state = pd.DataFrame({
+        "state": np.arange(len(st)), "window_start": st.meta["window_start"], "first_job_id": st.meta["job_id"],
+        "S_processors": st.processors[:, :st.started].sum(axis=1), "Q_processors": st.processors[:, q].sum(axis=1),
+        "Q_work_processor_hours": (st.run_time[:, q] * st.processors[:, q]).sum(axis=1) / 3600.0,
+        "Q_last_submit_h": st.submit[:, -1] / 3600.0, "Q_median_run_s": np.median(st.run_time[:, q], axis=1)})
+    dropped = st.meta["dropped"]
+    say(args, f"{len(st)} training states from {args.workload}: |S| = {st.started}, |Q| = {st.queued}, "
+              f"{st.capacity} processors, seed {args.seed}"
+              + (f"; dropped {dropped['unknown_run_time']} job(s) of unknown run time and "
+                 f"{dropped['unknown_processors']} of unknown processors" if any(dropped.values()) else ""))
+    with pd.option_context("display.width", 160, "display.float_format", "{:,.2f}".format):
+        say(args, per_state.describe().loc[["mean", "min", "50%", "max"]].drop(columns=["state"]).to_string())
+    emit_json(args, {"states": len(st), "started": st.started, "queued": st.queued, "processors": st.capacity,
+                     "workload": args.workload, "seed": args.seed, "meta": st.meta})
+    with output_folder(args.out, args, "learn states", ours=_STATES_FILES) as out:
+        st.to_parquet(out / "states.parquet")
+        per_state.to_csv(out / "states.csv", index=False)
+        states_histograms(st).savefig(out / "states.png", dpi=110)
+    say(args, f"wrote {args.out}/states.parquet, states.csv, states.png")
+    return 0
+
+
+# ---- fit ------------------------------------------------------------------------------------------
+def _forms(args: argparse.Namespace) -> dict[str, str]:
+    from ..experiments.learn import PAPER_FORMS, Formula, enumerate_forms
+
+    forms: dict[str, str] = {}
+    if args.forms in ("paper", "all"):
+        forms.update(PAPER_FORMS)
+    if args.forms in ("family", "all"):
+        paper = {Formula(v).text for v in PAPER_FORMS.values()} if args.forms == "all" else set()
+        forms.update({k: v for k, v in enumerate_forms().items() if Formula(v).text not in paper})
+    for item in args.form:
+        name, eq, text = item.partition("=")
+        if not eq or not name.strip() or not text.strip():
+            raise InvalidInstanceError(f"--form {item!r}: expected NAME=FORMULA", argument="form", value=item)
+        Formula(text)                                   # refuse a bad formula before any fit
+        forms[name.strip()] = text.strip()
+    return forms
+
+
+def _slug(text: str) -> str:
+    import re
+
+    for op, word in (("+", " plus "), ("*", " times "), ("/", " over "), ("-", " minus ")):
+        text = text.replace(op, word)
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")[:60] or "form"
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    import json
+
+    import pandas as pd
+
+    from ..experiments.learn import fit_forms, read_scores, table1_coefficients
+    from ..experiments.learn.symbolic import available
+    from ..plots.learn import fit_scatter, ranking_bars
+    from ..version import __version__
+
+    if not 0.0 < args.test_fraction < 1.0:
+        raise InvalidInstanceError(f"--test-fraction {args.test_fraction!r} must be in (0, 1)",
+                                   argument="test-fraction", value=args.test_fraction)
+    if args.symbolic and not available():
+        raise InvalidInstanceError("--symbolic needs gplearn: pip install 'fairalloc[learn]'", argument="symbolic")
+    check_output_folder(args.out, ours=_FIT_FILES)
+    forms = _forms(args)
+    table = read_scores(args.scores, queued=args.queue)
+    symbolic = {"population_size": args.population, "generations": args.generations} if args.symbolic else False
+    ranking = fit_forms(table, forms, test_fraction=args.test_fraction, rng=args.seed,
+                        weights=None if args.weights == "none" else "rn", symbolic=symbolic,
+                        progress=show_progress(args))
+    rt = ranking.table()
+    n_states = int(table["state"].nunique())
+    say(args, f"{len(table)} scored jobs in {n_states} states from {args.scores}; fitted {len(ranking.fits)} forms on "
+              f"{len(ranking.train_states)} states, ranked on {len(ranking.test_states)} held-out states "
+              f"(seed {args.seed}, weights {args.weights}); held-out MAE of the constant predictor (the mean "
+              f"score): {ranking.baseline_mae:.4g}")
+    shown = rt.head(args.top).copy()
+    shown["coefficients"] = [", ".join(f"{k}={v:.4g}" for k, v in c.items()) for c in shown["coefficients"]]
+    with pd.option_context("display.width", 200, "display.max_colwidth", 60, "display.float_format", "{:.4g}".format):
+        say(args, shown[["rank", "name", "status", "test_mae", "train_mae", "coefficients"]].to_string(index=False))
+    paper_rows = []
+    for name in ("F1", "F2"):
+        try:
+            fit = ranking[name]
+        except KeyError:
+            continue
+        rank = [f.name for f in ranking.fits].index(name) + 1
+        for c, t1 in table1_coefficients(name).items():
+            paper_rows.append({"form": name, "rank": rank, "coefficient": c + (" (= c1*c2 of Table 1)"
+                                                                                if name == "F1" and c == "c1" else ""),
+                               "fitted": fit.coefficients.get(c), "table1": t1})
+    paper = pd.DataFrame(paper_rows)
+    if len(paper):
+        with pd.option_context("display.float_format", "{:.6g}".format):
+            say(args, "the paper's forms against Table 1 (natural log; Table 1's F1 c1 and c2 enter as one product):",
+                paper.to_string(index=False))
+    failed = [f.name for f in ranking.fits if not f.success]
+    if failed:
+        say(args, f"{len(failed)} form(s) failed (ranked last, see ranking.csv): {', '.join(failed[:5])}"
+                  + (" ..." if len(failed) > 5 else ""))
+    provenance = {"fairalloc": __version__, "scores": str(args.scores), "states": n_states,
+                  "baseline_test_mae": ranking.baseline_mae,
+                  "train_states": len(ranking.train_states), "test_states": len(ranking.test_states),
+                  "seed": args.seed, "weights": args.weights, **{k: v for k, v in table.attrs.items()
+                                                                  if k in ("n_trials", "backfill", "tau", "capacity",
+                                                                           "started", "queued", "states_meta")}}
+    emit_json(args, {"provenance": provenance, "ranking": json.loads(rt.to_json(orient="records"))})
+    with output_folder(args.out, args, "learn fit", ours=_FIT_FILES) as out:
+        rt.assign(coefficients=[json.dumps(c) for c in rt["coefficients"]]).to_csv(out / "ranking.csv", index=False)
+        if len(paper):
+            paper.to_csv(out / "paper.csv", index=False)
+        (out / "functions").mkdir()
+        usable = [f for f in ranking.fits if f.success]
+        if usable:
+            usable[0].function(name=usable[0].name, provenance=provenance).save(out / "best.json")
+        for i, fit in enumerate(ranking.fits[:args.top], 1):
+            if fit.success:
+                fit.function(provenance=provenance).save(out / "functions" / f"{i:02d}_{_slug(fit.name)}.json")
+        drawn = usable[:3] + [f for f in usable[3:] if f.name in ("F1", "F2")]
+        fit_scatter(table, drawn, states=ranking.test_states).savefig(out / "fit.png", dpi=110)
+        ranking_bars(ranking, top=args.top).savefig(out / "ranking.png", dpi=110)
+    say(args, f"wrote {args.out}/ranking.csv, best.json, functions/ (top {args.top}), fit.png, ranking.png"
+              + (", paper.csv" if len(paper) else ""))
+    return 0
+
+
+# ---- show -----------------------------------------------------------------------------------------
+def run_show(args: argparse.Namespace) -> int:
+    import json
+
+    import numpy as np
+
+    from ..experiments.learn import LearnedFunction, paper_function
+
+    name = args.function
+    fn = paper_function(name) if name.upper() in ("F1", "F2") and not Path(name).exists() else LearnedFunction.load(name)
+    points = []
+    for item in args.at:
+        parts = item.split(",")
+        try:
+            vals = [float(x) for x in parts]
+        except ValueError:
+            vals = []
+        if len(vals) != 3 or not all(np.isfinite(vals)):
+            raise InvalidInstanceError(f"--at {item!r}: expected three numbers R,N,S", argument="at", value=item)
+        points.append(vals)
+    say(args, f"{fn.name}: {fn.formula.text}  ({'lowest' if fn.lower_first else 'highest'} first)",
+        "coefficients: " + ", ".join(f"{k} = {v:.10g}" for k, v in fn.coefficients.items()),
+        "provenance: " + json.dumps(fn.provenance, indent=2, sort_keys=True).replace("\n", "\n  "))
+    values = []
+    if points:
+        arr = np.array(points)
+        values = fn(arr[:, 0], arr[:, 1], arr[:, 2]).tolist()
+        for (r, n, s), v in zip(points, values):
+            say(args, f"f(r={r:g}, n={n:g}, s={s:g}) = {v:.10g}")
+    emit_json(args, {**fn.to_dict(), "at": [{"r": p[0], "n": p[1], "s": p[2], "value": v}
+                                            for p, v in zip(points, values)]})
+    if args.save:
+        path = fn.save(args.save)
+        say(args, f"wrote {path}")
+    return 0

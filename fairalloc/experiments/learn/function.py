@@ -1,0 +1,295 @@
+r"""A learned priority function as a file: formula, coefficients and how it was obtained.
+
+A :class:`LearnedFunction` is what the learning method produces and what a scheduler uses: a score
+:math:`f(r, n, s)` of a waiting job's run-time estimate *r* (seconds), processors *n* and submit
+time *s* (seconds), **lowest first** (the learned-priorities paper's convention, Section 2).
+Inputs are taken as :math:`r \gets \max(r, 1)` and :math:`s \gets \max(s, 1)` before the formula
+sees them, as the shipped F1/F2 do (``fairalloc.scheduling.queue``), so that ``log(r)``, ``log(s)``
+and ``1/r`` are finite for every job.
+
+File format (JSON, UTF-8)::
+
+    {
+      "format": "fairalloc.learned-priority",
+      "version": 1,
+      "name": "F1",
+      "formula": "c1 * sqrt(r) * c2 * n + c3 * log(s)",
+      "coefficients": {"c1": 0.0001352, "c2": 0.2765352, "c3": 0.007147},
+      "lower_first": true,
+      "inputs": {"r": "...", "n": "...", "s": "..."},
+      "provenance": {"fairalloc": "0.1.0", "states": ..., "trials": ..., "seed": ..., ...}
+    }
+
+``formula`` is in the restricted grammar of :mod:`.formula` (parsed, never evaluated as code);
+``coefficients`` holds exactly the names the formula uses; ``provenance`` is free-form JSON that
+says where the function came from (for a learned one: the states, trials per state, seed, workload,
+backfilling, the fit and its held-out error, and the fairalloc version).
+
+The paper's two functions are :func:`paper_function` ``("F1")`` and ``("F2")``. Table 1 does not
+give the logarithm's base; like ``fairalloc.scheduling.queue`` they use the natural logarithm here.
+The authors' published regression code (``hpcsched/gen-sched-policies``, SC'17) fits
+``log10`` terms, so Table 1's :math:`c_3` may belong to :math:`\log_{10} s`; the two readings differ
+by the factor :math:`\ln 10` on :math:`c_3` (with ``log10``, write ``c3 * log10(s)``).
+
+References
+----------
+.. [1] D. Carastan-Santos, R. Y. de Camargo, learned nonlinear priority functions (workshop paper,
+   ``shared/papers/originals/learned-priorities-pt.txt``), Section 2 and Table 1.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from ...errors import InvalidInstanceError
+from .formula import Formula
+
+__all__ = ["LearnedFunction", "paper_function", "prepare_inputs", "FORMAT", "FORMAT_VERSION", "TABLE1", "INPUTS", "FLOOR"]
+
+FORMAT = "fairalloc.learned-priority"
+FORMAT_VERSION = 1
+#: r and s below this are taken as this (seconds) before the formula sees them.
+FLOOR = 1.0
+#: What the inputs mean (written into every file).
+INPUTS = {"r": "run-time estimate in seconds (the requested time, or the run time when none is known), "
+               "taken as at least 1",
+          "n": "processors the job requests",
+          "s": "submit time in seconds from the start of the trace (of the training state's window when "
+               "learning), taken as at least 1"}
+
+#: Table 1 of the paper, verbatim: (formula, c1, c2, c3). In F1, c1 and c2 enter only as the product c1*c2.
+TABLE1 = {
+    "F1": ("c1 * sqrt(r) * c2 * n + c3 * log(s)", 0.0001352, 0.2765352, 0.0071470),
+    "F2": ("c1 * r + c2 * sqrt(n) + c3 * log(s)", 0.0000002, 0.0003207, 0.0069554),
+}
+
+
+def prepare_inputs(r: Any, n: Any, s: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The inputs a formula sees: float arrays (at least 1-d) with *r* and *s* taken as at least
+    :data:`FLOOR` (the one place of that rule: evaluation and fitting both call it).
+
+    Parameters
+    ----------
+    r, n, s : array_like
+        Run-time estimates (s), processors, submit times (s).
+
+    Returns
+    -------
+    tuple of three ndarray of float
+
+    Examples
+    --------
+    >>> [a.tolist() for a in prepare_inputs([0, 50], [4, 1], [0.5, 3600])]
+    [[1.0, 50.0], [4.0, 1.0], [1.0, 3600.0]]
+    """
+    r = np.maximum(np.atleast_1d(np.asarray(r, dtype=float)), FLOOR)
+    s = np.maximum(np.atleast_1d(np.asarray(s, dtype=float)), FLOOR)
+    return r, np.atleast_1d(np.asarray(n, dtype=float)), s
+
+
+@dataclass(frozen=True, eq=False)
+class LearnedFunction:
+    """A priority function :math:`f(r, n, s)` with its coefficients and provenance (lowest first).
+
+    Parameters
+    ----------
+    formula : str or Formula
+        The expression (grammar of :mod:`.formula`).
+    coefficients : mapping of str to float
+        A finite value for every coefficient the formula uses, and no other.
+    name : str, default "learned"
+        A short label (tables, legends).
+    provenance : mapping, optional
+        JSON-serialisable description of where the function comes from.
+    lower_first : bool, default True
+        Start the lowest value first (the paper's convention); ``False`` starts the highest first.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A formula outside the grammar, a missing, extra or non-finite coefficient, a provenance
+        that is not JSON.
+
+    Examples
+    --------
+    The paper's F1 on a 100 s, 2-processor job submitted at s = 1:
+    0.0001352 * 10 * 0.2765352 * 2 + 0.007147 * ln 1:
+
+    >>> f1 = paper_function("F1")
+    >>> round(float(f1(100, 2, 1)[0]), 9)
+    0.000747751
+    >>> LearnedFunction("c1 * r + c2", {"c1": 1.0})
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: coefficients ['c1'] do not match formula 'c1 * r + c2' (it uses ['c1', 'c2']; missing ['c2'], not used [])
+    """
+
+    formula: Formula
+    coefficients: Mapping[str, float]
+    name: str = "learned"
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    lower_first: bool = True
+
+    def __post_init__(self) -> None:
+        f = self.formula if isinstance(self.formula, Formula) else Formula(self.formula)
+        coeffs = {}
+        for k, v in dict(self.coefficients).items():
+            try:
+                x = float(v)
+            except (TypeError, ValueError):
+                raise InvalidInstanceError(f"coefficients[{k!r}]={v!r} is not a number", argument="coefficients",
+                                           index=(k,), value=v) from None
+            if not math.isfinite(x):
+                raise InvalidInstanceError(f"coefficients[{k!r}]={v!r} must be finite", argument="coefficients",
+                                           index=(k,), value=v)
+            coeffs[k] = x
+        f(1.0, 1.0, 1.0, coeffs)                         # names must match (raises naming both)
+        try:
+            prov = json.loads(json.dumps(dict(self.provenance)))
+        except (TypeError, ValueError) as exc:
+            raise InvalidInstanceError(f"provenance is not JSON-serialisable: {exc}", argument="provenance",
+                                       value=str(self.provenance)[:80]) from None
+        object.__setattr__(self, "formula", f)
+        object.__setattr__(self, "coefficients", {k: coeffs[k] for k in f.coefficients})
+        object.__setattr__(self, "provenance", prov)
+        object.__setattr__(self, "name", str(self.name))
+        object.__setattr__(self, "lower_first", bool(self.lower_first))
+
+    def __call__(self, r: Any, n: Any, s: Any) -> np.ndarray:
+        """The priority of each job (vectorised; lower starts first unless ``lower_first=False``).
+
+        Parameters
+        ----------
+        r, n, s : array_like
+            Run-time estimates (s), processors, submit times (s); broadcast together. *r* and *s*
+            are taken as at least :data:`FLOOR` (module docstring).
+
+        Returns
+        -------
+        ndarray of float, at least 1-d
+        """
+        return self.formula(*prepare_inputs(r, n, s), self.coefficients)
+
+    def order(self, r: Any, n: Any, s: Any) -> np.ndarray:
+        """Indices of the jobs in start order (ties in input order, as an FCFS queue breaks them).
+
+        Examples
+        --------
+        >>> paper_function("F2").order([3600, 60], [64, 1], [7200, 7200]).tolist()   # the short serial job first
+        [1, 0]
+        """
+        key = self(r, n, s)
+        return np.argsort(key if self.lower_first else -key, kind="stable")
+
+    # -- files ------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The file's content (module docstring)."""
+        return {"format": FORMAT, "version": FORMAT_VERSION, "name": self.name, "formula": self.formula.text,
+                "coefficients": dict(self.coefficients), "lower_first": self.lower_first, "inputs": dict(INPUTS),
+                "provenance": dict(self.provenance)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "data") -> "LearnedFunction":
+        """Inverse of :meth:`to_dict`, checking the format, version and every field.
+
+        Raises
+        ------
+        InvalidInstanceError
+            Not a mapping, another format or a newer version, a missing or mistyped field (the
+            message names ``source`` and the field).
+        """
+        if not isinstance(data, Mapping):
+            raise InvalidInstanceError(f"{source}: a learned function is a JSON object, got {type(data).__name__}",
+                                       argument="function", value=source)
+        if data.get("format") != FORMAT:
+            raise InvalidInstanceError(f"{source}: format={data.get('format')!r}, expected {FORMAT!r}",
+                                       argument="format", value=data.get("format"))
+        if data.get("version") != FORMAT_VERSION:
+            raise InvalidInstanceError(f"{source}: version={data.get('version')!r}; this fairalloc reads version "
+                                       f"{FORMAT_VERSION}", argument="version", value=data.get("version"))
+        for key, kind in (("formula", str), ("coefficients", Mapping)):
+            if not isinstance(data.get(key), kind):
+                raise InvalidInstanceError(f"{source}: field {key!r} is missing or not a {kind.__name__}",
+                                           argument=key, value=data.get(key))
+        lower = data.get("lower_first", True)
+        if not isinstance(lower, bool):
+            raise InvalidInstanceError(f"{source}: lower_first={lower!r} must be true or false",
+                                       argument="lower_first", value=lower)
+        prov = data.get("provenance", {})
+        if not isinstance(prov, Mapping):
+            raise InvalidInstanceError(f"{source}: provenance must be an object", argument="provenance", value=prov)
+        return cls(data["formula"], data["coefficients"], name=str(data.get("name", "learned")), provenance=prov,
+                   lower_first=lower)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the JSON file (indented, keys in the order of :meth:`to_dict`)."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "LearnedFunction":
+        """Read a file written by :meth:`save` (or by hand in the same format).
+
+        Raises
+        ------
+        FileNotFoundError
+            No such file.
+        InvalidInstanceError
+            Not JSON, or not a learned function (:meth:`from_dict`).
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     p = paper_function("F2").save(os.path.join(d, "f2.json"))
+        ...     g = LearnedFunction.load(p)
+        >>> g.name, g.formula.text, g.coefficients["c3"]
+        ('F2', 'c1 * r + c2 * sqrt(n) + c3 * log(s)', 0.0069554)
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"learned function file not found: {path}")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InvalidInstanceError(f"{path}: not a JSON file: {exc}", argument="path", value=str(path)) from None
+        return cls.from_dict(data, source=str(path))
+
+    def __repr__(self) -> str:
+        cs = ", ".join(f"{k}={v:.6g}" for k, v in self.coefficients.items())
+        return f"LearnedFunction({self.name!r}: {self.formula.text}; {cs}; {'lowest' if self.lower_first else 'highest'} first)"
+
+
+def paper_function(name: str) -> LearnedFunction:
+    """The learned-priorities paper's F1 or F2 with Table 1's coefficients, as printed.
+
+    Parameters
+    ----------
+    name : {"F1", "F2"}
+
+    Returns
+    -------
+    LearnedFunction
+        Natural logarithm (module docstring); provenance cites the table.
+
+    Examples
+    --------
+    >>> paper_function("f1").formula.text
+    'c1 * sqrt(r) * c2 * n + c3 * log(s)'
+    """
+    key = str(name).upper()
+    if key not in TABLE1:
+        raise InvalidInstanceError(f"name={name!r} is not one of {sorted(TABLE1)}", argument="name", value=name)
+    formula, c1, c2, c3 = TABLE1[key]
+    return LearnedFunction(formula, {"c1": c1, "c2": c2, "c3": c3}, name=key,
+                           provenance={"source": "learned-priorities paper, Table 1 (Carastan-Santos and de Camargo)",
+                                       "log": "natural (the paper does not give the base)",
+                                       "trained_on": "Lublin-Feitelson model, 256 processors, |S| = 16, |Q| = 32, "
+                                                     "250,000 permutations per state, no backfilling"})
