@@ -45,7 +45,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import time
 import warnings
 from dataclasses import dataclass, field
