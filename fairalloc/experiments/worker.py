@@ -35,7 +35,8 @@ object, which the cell function receives as ``workload``.
 worker process, started once and kept (with its own workload cache), which receives one cell at a
 time through a pipe. A cell still running at the limit is stopped with its process (SIGKILL: a cell
 stuck in compiled code stops too), recorded with status ``timeout``, and the next cell starts a new
-child. A cell whose process dies (out of memory, a crash in compiled code) is recorded as failed
+child. The child's start (importing fairalloc, pandas and pyarrow, hashing fairalloc's source) is
+not counted in any cell's limit. A cell whose process dies (out of memory, a crash in compiled code) is recorded as failed
 with the signal. Without a limit the cells run in the worker's own thread, as before.
 
 **Code.** Each cell carries the fingerprint of the code its key was computed with
@@ -261,6 +262,12 @@ def _serve() -> None:  # pragma: no cover - runs in the child process
                 os._exit(1)
 
     threading.Thread(target=watch, daemon=True).start()
+    # what every cell needs, loaded before the first cell's clock starts: Parquet, and the hash of
+    # fairalloc's source (the code check); on a loaded machine these take seconds the first time
+    import pyarrow.parquet  # noqa: F401
+
+    from .spec import BUILTIN_CELL
+    cell_code(BUILTIN_CELL, None)
     inp = sys.stdin.buffer
     _send(channel, ("ready", os.getpid()))
     while True:

@@ -204,11 +204,11 @@ def test_time_limit_flag_and_results_overview(tmp_path, slow_cells, capsys):
     spec = tmp_path / "hang.yaml"
     spec.write_text("name: hang\nrun: sweep_slow_cells:hang\nseeds: 3\n")
     out = tmp_path / "h"
-    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "0", "--time-limit", "2",
+    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "0", "--time-limit", "3",
                      "--no-progress"]) == 1
     text = capsys.readouterr().out
     assert "3 cells: 2 done, 0 skipped (already done), 0 failed, 1 timed out" in text
-    assert "time limit of 2 s reached: the cell was stopped (time_limit)" in text
+    assert "time limit of 3 s reached: the cell was stopped (time_limit)" in text
     assert cli.main(["results", str(out)]) == 0
     text = capsys.readouterr().out
     assert "3 cells: 2 done, 0 failed, 1 timeout, 0 pending" in text and "  timeout " in text

@@ -139,8 +139,9 @@ def test_local_cluster_same_rows_workload_built_once_per_worker(tmp_path, cells_
         s = run_sweep(RIGID, tmp_path / "dask", scheduler=client, progress=lambda c, o: seen.append(c.key))
         f = run_sweep(FLAKY, tmp_path / "flaky", scheduler=cluster.scheduler_address, progress=False)
         # a cell that never returns (in Python, and in C holding the GIL) is stopped at the time limit
-        # (2 s: the limit is the behaviour under test) and the worker goes on with the next cells
-        h = run_sweep(dict(FLAKY, name="hang", run="sweep_test_cells:hangs", time_limit=2), tmp_path / "hang",
+        # (3 s: the limit is the behaviour under test; the other cells take milliseconds once the cell
+        # process has started, which is not counted) and the worker goes on with the next cells
+        h = run_sweep(dict(FLAKY, name="hang", run="sweep_test_cells:hangs", time_limit=3), tmp_path / "hang",
                       scheduler=client, progress=False)
         assert client.status == "running"          # a client we passed is left open
     assert cluster.status.name == "closed"
@@ -154,8 +155,7 @@ def test_local_cluster_same_rows_workload_built_once_per_worker(tmp_path, cells_
     built = cells[cells["load_s"] > 0].groupby(["seed", "worker"]).size()
     assert (built <= 1).all(), built
     assert (h.done, len(h.timed_out), h.failed) == (4, 2, [])
-    assert {(t["seed"], "time limit of 2 s reached") for t in h.timed_out} == {
-        (1, t["error"][:len("time limit of 2 s reached")]) for t in h.timed_out}
+    assert all(t["seed"] == 1 and t["error"].startswith("time limit of 3 s reached") for t in h.timed_out)
     hung = load(tmp_path / "hang", "cells").df()
     assert sorted(hung.loc[hung["status"] == "timeout", "seed"]) == [1, 1]
 
@@ -259,11 +259,11 @@ def test_table_parquet_cannot_hold_fails_its_cell_only(tmp_path, cells_module):
 
 def test_time_limit_stops_a_cell_that_never_returns_here(tmp_path, cells_module):
     """workers=0 with a time limit: the cells run in a child process of this one, which is stopped at
-    the limit (2 s here); the cell is recorded as timeout, not failed, and a rerun tries it again."""
+    the limit (3 s here); the cell is recorded as timeout, not failed."""
     spec = {"name": "hang", "run": "sweep_test_cells:hangs", "seeds": 3}
-    s = run_sweep(spec, tmp_path / "h", workers=0, progress=False, time_limit=2)
-    assert (s.done, s.failed, [t["seed"] for t in s.timed_out], s.time_limit) == (2, [], [1], 2.0)
-    assert "1 timed out" in str(s) and "time limit of 2 s reached: the cell was stopped" in str(s)
+    s = run_sweep(spec, tmp_path / "h", workers=0, progress=False, time_limit=3)
+    assert (s.done, s.failed, [t["seed"] for t in s.timed_out], s.time_limit) == (2, [], [1], 3.0)
+    assert "1 timed out" in str(s) and "time limit of 3 s reached: the cell was stopped" in str(s)
     cells = load(tmp_path / "h", "cells").df().set_index("seed")
     assert cells.loc[1, "status"] == "timeout" and cells.loc[0, "status"] == "done"
     with pytest.raises(fa.InvalidInstanceError, match="time_limit=0"):
