@@ -32,7 +32,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import logging
-import multiprocessing
 import os
 import signal
 import sys
@@ -224,7 +223,7 @@ def _main_guard_problem() -> str | None:
     ``if __name__ == "__main__":`` (each worker process would run it again)."""
     main = sys.modules.get("__main__")
     file = getattr(main, "__file__", None)
-    if getattr(main, "__name__", None) == "__mp_main__" or multiprocessing.parent_process() is not None:
+    if getattr(main, "__name__", None) == "__mp_main__":
         return (f"run_sweep was called while a worker process was starting: it imports your script "
                 f"{file or ''} to start, and the script's top-level code calls run_sweep again. Put the call "
                 "under `if __name__ == \"__main__\":`")

@@ -32,7 +32,7 @@ object, which the cell function receives as ``workload``.
 
 **Time limit.** A thread cannot be stopped, so with a time limit (the spec's ``time_limit``,
 ``fairalloc sweep --time-limit``) the cells run in a *cell process*: one child Python process per
-worker process, started once and kept (with its own workload cache), which receives one cell at a
+worker thread, started once and kept (with its own workload cache), which receives one cell at a
 time through a pipe. A cell still running at the limit is stopped with its process (SIGKILL: a cell
 stuck in compiled code stops too), recorded with status ``timeout``, and the next cell starts a new
 child. The child's start (importing fairalloc, pandas and pyarrow, hashing fairalloc's source) is
@@ -348,21 +348,29 @@ class _CellProcess:
             return out
 
 
-_cell_process: _CellProcess | None = None
+_cell_processes: dict[int, _CellProcess] = {}
+_registry_lock = threading.Lock()
 
 
 def _process() -> _CellProcess:
-    global _cell_process
-    if _cell_process is None:
-        import atexit
+    """This thread's cell process (a worker with several threads runs one child per thread)."""
+    ident = threading.get_ident()
+    with _registry_lock:
+        proc = _cell_processes.get(ident)
+        if proc is None:
+            if not _cell_processes:
+                import atexit
 
-        _cell_process = _CellProcess()
-        atexit.register(close_cell_process)
-    return _cell_process
+                atexit.register(close_cell_process)
+            proc = _cell_processes[ident] = _CellProcess()
+    return proc
 
 
 def close_cell_process() -> None:
-    """Stop this process's cell process, if it has one (the runner does at the end of a sweep run
-    in this process; a Dask worker's ends with the worker)."""
-    if _cell_process is not None:
-        _cell_process.stop()
+    """Stop this process's cell processes, if it has any (the runner does at the end of a sweep run
+    in this process; a Dask worker's end with the worker)."""
+    with _registry_lock:
+        procs = list(_cell_processes.values())
+        _cell_processes.clear()
+    for proc in procs:
+        proc.stop()
