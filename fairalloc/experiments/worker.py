@@ -36,8 +36,9 @@ worker thread, started once and kept (with its own workload cache), which receiv
 time through a pipe. A cell still running at the limit is stopped with its process (SIGKILL: a cell
 stuck in compiled code stops too), recorded with status ``timeout``, and the next cell starts a new
 child. The child's start (importing fairalloc, pandas and pyarrow, hashing fairalloc's source) is
-not counted in any cell's limit. A cell whose process dies (out of memory, a crash in compiled code) is recorded as failed
-with the signal. Without a limit the cells run in the worker's own thread, as before.
+not counted in any cell's limit. A cell whose process dies (out of memory, a crash in compiled
+code) is recorded as failed with the signal. Without a limit the cells run in the worker's own
+thread, as before.
 
 **Code.** Each cell carries the fingerprint of the code its key was computed with
 (:attr:`Cell.code <fairalloc.experiments.Cell.code>`); a worker whose own fairalloc (or cell module)
