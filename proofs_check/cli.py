@@ -13,9 +13,13 @@ as JSON; ``--all`` runs every implemented cell of the claims table and writes ``
 ``results.json``, ``heatmap.png`` and ``witnesses/*.json`` into ``--out``, and each cell's record into
 ``--out``/cells as soon as the cell finishes: a rerun with the same budgets resumes from them.
 ``--mechanism package.module:function --domain D`` checks your own mechanism
-(:mod:`proofs_check.user_mechanism`). Exit status: 0 when every checked cell agrees with
-``axioms.md`` (or the witness replays), 1 when some cell disagrees (or the witness does not replay),
-2 on bad input.
+(:mod:`proofs_check.user_mechanism`); each call of it gets ``--call-seconds`` (a call that does not
+return ends the cell as ``timeout``, naming the instance). Exit status: 0 when every checked cell
+agrees with ``axioms.md`` (a *known finding*, a T cell our checkers refute with an explanation in
+``proofs_check.claims.FINDINGS``, is an expected result, like pytest's xfail) or the witness replays;
+1 when some cell disagrees (a new finding, or an F cell whose violation was not found) or the
+witness does not replay; 2 on bad input; 3 when a call of your mechanism did not return within
+``--call-seconds``.
 
 This module is the subcommand ``check`` of the ``fairalloc`` command, registered through the entry
 point group ``fairalloc.commands`` (fairalloc never imports proofs_check). Nothing here imports
@@ -31,8 +35,10 @@ from pathlib import Path
 from fairalloc.cli.conventions import emit_json, positive_float, positive_int, say, show_progress
 from fairalloc.errors import InvalidInstanceError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "DEFAULT_CALL_SECONDS"]
 
+#: ``--call-seconds`` when not given: the time limit of each call of a user's mechanism.
+DEFAULT_CALL_SECONDS = 30.0
 _AXES = "sp-stage, sp-repeated, po, si, ef, ef1, bottleneck, pm, rm"
 
 
@@ -86,6 +92,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "(default 10000; some violations are rare)")
     p.add_argument("--f-seconds", type=positive_float, default=None,
                    help="--all: time cap for cells expected F (default 120)")
+    p.add_argument("--call-seconds", type=positive_float, default=None, metavar="S",
+                   help="your mechanism (--mechanism package.module:function): time limit of each call (default "
+                        "30); a call that does not return ends its cell as 'timeout'")
     p.add_argument("--budget", type=positive_int, default=None, help="lies / deviations tried per user and case")
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
     p.add_argument("--no-shrink", action="store_true", help="report the first counterexample as found")
@@ -104,7 +113,8 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def _cell_lines(rep) -> list[str]:
     c = rep.claim
-    found = "VIOLATED" if rep.verdict is not None and rep.verdict.violated else "holds (no violation found)"
+    found = ("VIOLATED" if rep.verdict is not None and rep.verdict.violated
+             else "stopped (a call did not return)" if rep.status == "timeout" else "holds (no violation found)")
     expected = f"expected {c.expected} ({c.cell})" if c.expected else "expected: (your mechanism)"
     lines = [f"{c.key}: {expected}; {rep.examples} examples, {rep.seconds:.1f} s: {found} -> {rep.status}"]
     if rep.reason:
@@ -137,6 +147,10 @@ def _check_combination(args) -> None:
         opt = "--f-examples" if args.f_examples is not None else "--f-seconds" if args.f_seconds is not None \
             else "--fresh"
         raise InvalidInstanceError(f"{opt} applies to --all only", argument=opt)
+    if args.call_seconds is not None and not user:
+        raise InvalidInstanceError("--call-seconds limits the calls of your own mechanism (--mechanism "
+                                   "package.module:function); the table's rows run without one",
+                                   argument="call_seconds", value=args.call_seconds)
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
         raise InvalidInstanceError(f"--out {args.out}: exists and is not a folder", argument="out", value=args.out)
     if (args.list or args.replay) and (args.axiom or args.variant):
@@ -227,6 +241,10 @@ def _all(args) -> int:
     checked, summary = _summary(reports)
     say(args, *[f"{r.claim.key:48s} expected {r.claim.expected}  found {r.found or '-'}  {r.status:16s} "
                  f"{r.examples:5d} ex {r.seconds:6.1f} s" for r in checked], summary)
+    known = [r for r in checked if r.status == "known finding"]
+    if known:
+        say(args, f"  {len(known)} known findings (expected: T cells our checkers refute, explained in the report): "
+                  + ", ".join(r.claim.key for r in known))
     say(args, *[f"  DISAGREES {r.claim.key}:{campaign.disagreement_hint(r) or ' see the report'}"
                  for r in checked if r.status == "DISAGREES"])
     say(args, f"report: {paths['report']}, heatmap: {paths['heatmap']}, cells: {cells}")
@@ -240,7 +258,9 @@ def _cells(args) -> int:
     if ":" in args.mechanism:
         from .user_mechanism import user_claims, user_mechanism
 
-        sel = user_claims(user_mechanism(args.mechanism, args.domain), args.axiom, args.variant)
+        sel = user_claims(user_mechanism(args.mechanism, args.domain, hard_stop=True,
+                                         call_seconds=DEFAULT_CALL_SECONDS if args.call_seconds is None
+                                         else args.call_seconds), args.axiom, args.variant)
     else:
         try:
             claims.mechanism(args.mechanism)
@@ -264,7 +284,12 @@ def _cells(args) -> int:
             continue
         say(args, *_cell_lines(rep))
         records.append(rep)
-        status |= rep.status == "DISAGREES"
+        if rep.status == "timeout":
+            from .call_limit import HARD_STOP_STATUS
+
+            status = max(status, HARD_STOP_STATUS)
+        elif rep.status == "DISAGREES":
+            status = max(status, 1)
     if args.out and records:
         title = f"fairalloc check --mechanism {args.mechanism}" + (f" --axiom {args.axiom}" if args.axiom else "") \
             + (f" --variant {args.variant}" if args.variant else "")
