@@ -22,7 +22,7 @@ import numpy as np
 
 from . import shares
 from .validation import (as_array, frozen, require_finite, require_integral, require_nonnegative,
-                          require_positive, require_shape)
+                          require_positive, require_shape, require_units)
 from .errors import InvalidInstanceError
 
 __all__ = ["Instance", "Cluster", "TaskInstance", "TimeVaryingInstance"]
@@ -39,6 +39,12 @@ def _names(argument: str, names: Sequence[str] | None, count: int, prefix: str) 
         dup = next(s for s in names if names.count(s) > 1)
         raise InvalidInstanceError(f"{argument} contains {dup!r} twice", argument=argument, value=dup)
     return names
+
+
+def _units(units: Any, k: int) -> tuple[str | None, ...] | None:
+    if units is None:
+        return None
+    return require_units("resource_units", units, k)
 
 
 def _check_rows_not_zero(argument: str, arr: np.ndarray, what: str) -> None:
@@ -262,6 +268,12 @@ class Cluster(_Frozen):
         Capacity of each server for each resource in raw units (cores, GB, ...). Entries may be zero
         (a server without GPUs) but every server has some capacity and every resource exists
         somewhere. Normalised views (TV-TSF Eq. 1) come from :func:`fairalloc.shares.normalized_capacities`.
+    server_names, resource_names : sequence of str, optional
+        Labels (default ``s0, s1, ...`` and ``r0, r1, ...``).
+    resource_units : sequence of str or None, optional
+        The unit of each resource (``"cores"``, ``"GB"``, ...; default: not declared).
+        :func:`fairalloc.simulate` refuses a workload declared in other units
+        (:mod:`fairalloc.workloads.units`).
 
     Examples
     --------
@@ -270,10 +282,11 @@ class Cluster(_Frozen):
     (3, [16.0, 64.0])
     """
 
-    __slots__ = ("_capacities", "_server_names", "_resource_names", "_sealed")
+    __slots__ = ("_capacities", "_server_names", "_resource_names", "_resource_units", "_sealed")
 
     def __init__(self, capacities: Any, *, server_names: Sequence[str] | None = None,
-                 resource_names: Sequence[str] | None = None) -> None:
+                 resource_names: Sequence[str] | None = None,
+                 resource_units: Sequence[str | None] | None = None) -> None:
         c = as_array("capacities", capacities, ndim=2)
         if c.shape[0] == 0 or c.shape[1] == 0:
             raise InvalidInstanceError(f"capacities must have at least one server and one resource, got {c.shape}",
@@ -288,6 +301,7 @@ class Cluster(_Frozen):
         self._capacities = frozen(c)
         self._server_names = _names("server_names", server_names, c.shape[0], "s")
         self._resource_names = _names("resource_names", resource_names, c.shape[1], "r")
+        self._resource_units = _units(resource_units, c.shape[1])
         self._sealed = True
 
     @classmethod
@@ -335,14 +349,22 @@ class Cluster(_Frozen):
     def resource_names(self) -> tuple[str, ...]:
         return self._resource_names
 
+    @property
+    def resource_units(self) -> tuple[str | None, ...] | None:
+        """The unit of each resource, or None when not declared."""
+        return self._resource_units
+
     def server_types(self) -> tuple[np.ndarray, np.ndarray]:
         """Group identical servers: ``(type_capacities (T, K), type_of_server (M,))``."""
         uniq, inverse = np.unique(self._capacities, axis=0, return_inverse=True)
         return uniq, inverse.reshape(-1)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"capacities": self._capacities.tolist(), "server_names": list(self._server_names),
-                "resource_names": list(self._resource_names)}
+        out = {"capacities": self._capacities.tolist(), "server_names": list(self._server_names),
+               "resource_names": list(self._resource_names)}
+        if self._resource_units is not None:
+            out["resource_units"] = list(self._resource_units)
+        return out
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Cluster):
@@ -406,10 +428,11 @@ def _from_dict(cls: type, data: Mapping[str, Any], allowed: set[str]) -> Any:
                                    argument="cluster")
     cl = data.pop("cluster")
     if isinstance(cl, Mapping):
-        extra = set(cl) - {"capacities", "server_names", "resource_names"}
+        extra = set(cl) - {"capacities", "server_names", "resource_names", "resource_units"}
         if extra:
             raise InvalidInstanceError(f"unknown cluster field(s) {sorted(extra)}; allowed: "
-                                       f"['capacities', 'resource_names', 'server_names']", argument="cluster")
+                                       f"['capacities', 'resource_names', 'resource_units', 'server_names']",
+                                       argument="cluster")
         if "capacities" not in cl:
             raise InvalidInstanceError("cluster needs 'capacities' (n_servers x n_resources)", argument="cluster")
         cl = Cluster(**cl)

@@ -23,6 +23,7 @@ __all__ = [
     "require_shape",
     "require_choice",
     "first_bad",
+    "require_units",
 ]
 
 
@@ -348,3 +349,25 @@ def require_choice(argument: str, value: Any, choices: Sequence[str]) -> str:
     raise InvalidInstanceError(
         f"{argument}={value!r} is not one of {', '.join(repr(c) for c in choices)}",
         argument=argument, value=value)
+
+
+def require_units(argument: str, units: Sequence[str | None] | None, k: int) -> tuple[str | None, ...]:
+    """``k`` units (``None`` = undeclared) from ``units`` (None: all undeclared); refuses a wrong length.
+
+    Examples
+    --------
+    >>> require_units("resource_units", ["cores", None], 2)
+    ('cores', None)
+    >>> require_units("resource_units", None, 2)
+    (None, None)
+    """
+    if units is None:
+        return (None,) * k
+    if isinstance(units, str):
+        raise InvalidInstanceError(f"{argument}={units!r} must be a sequence of {k} unit(s), one per resource",
+                                   argument=argument, value=units)
+    out = tuple(None if u is None or str(u).strip() == "" else str(u).strip() for u in units)
+    if len(out) != k:
+        raise InvalidInstanceError(f"{argument} has {len(out)} unit(s) for {k} resource(s)",
+                                   argument=argument, value=out)
+    return out

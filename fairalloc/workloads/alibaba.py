@@ -167,4 +167,5 @@ def read_alibaba(path: str | Path, *, version: int = 2017, users: str | int = "j
     return Workload(job_id=jobs[order], user=user[order], submit=sub[keep][order],
                     run_time=run[keep][order], tasks=inst[keep][order], status=status[keep][order],
                     resources=np.c_[cpu, mem][keep][order], resource_names=("cpu", "memory"),
+                    resource_units=("cores", "normalised" if version == 2017 else "normalised x100"),
                     extra={k: v[keep][order] for k, v in extra.items()}, meta=meta)

@@ -53,6 +53,8 @@ _OFFICIAL = ["time", "missing", "job_id", "task_index", "machine", "event", "use
 _SUBSET = ["time", "job_id", "task_index", "user", "sched_class", "priority", "end_time", "time2",
            "cpu", "memory"]
 _TRACE_START_S = 600.0
+#: Units of the requests: both normalised to the largest machine's capacity (Reiss et al., format).
+UNITS = ("normalised", "normalised")
 
 
 def _sniff(path: Path) -> str:
@@ -171,6 +173,7 @@ def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "a
         return Workload(job_id=df["job_id"].to_numpy(), user=codes,
                         submit=df["time"].to_numpy(float) / 1e6, run_time=run,
                         resources=df[["cpu", "memory"]].to_numpy(float), resource_names=("cpu", "memory"),
+                        resource_units=UNITS,
                         extra={"task_index": df["task_index"].to_numpy(np.int64),
                                "sched_class": df["sched_class"].to_numpy(np.int64),
                                "priority": df["priority"].to_numpy(np.int64),
@@ -203,7 +206,8 @@ def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "a
     run[run < 0] = np.nan
     return Workload(job_id=agg["job_id"].to_numpy(), user=codes, submit=agg["submit"].to_numpy(float),
                     run_time=run, resources=agg[["cpu", "memory"]].to_numpy(float),
-                    resource_names=("cpu", "memory"), status=agg["status"].to_numpy(np.int64),
+                    resource_names=("cpu", "memory"), resource_units=UNITS,
+                    status=agg["status"].to_numpy(np.int64),
                     extra={"task_index": agg["task_index"].to_numpy(np.int64),
                            "attempt": agg["attempt"].to_numpy(np.int64),
                            "priority": agg["priority"].fillna(-1).to_numpy(np.int64),

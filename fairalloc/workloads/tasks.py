@@ -245,6 +245,7 @@ def from_time_varying(tv: Any, /, *, slot: float = 1.0) -> Workload:
     users, slots = users[order], slots[order]
     return Workload(submit=slots * float(slot), run_time=tv.durations[users] * float(slot),
                     tasks=tv.arrivals[users, slots], user=users, resources=d[users, 0, :],
-                    resource_names=tv.cluster.resource_names, status=np.ones(users.size),
+                    resource_names=tv.cluster.resource_names, resource_units=tv.cluster.resource_units,
+                    status=np.ones(users.size),
                     meta={"source": "TimeVaryingInstance", "time_unit": "slot", "slot": float(slot),
                           "slots": int(tv.n_slots)})

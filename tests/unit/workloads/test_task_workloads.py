@@ -99,7 +99,7 @@ def test_alibaba_through_tvtsf_with_seeded_users(shared_data):
     part = wl.take(np.arange(min(len(wl), 300)))
     # slots of 60 s on the TV-TSF Table 3 cluster (cores, normalised memory scaled to GB of the
     # largest server: the trace's memory is a fraction of one machine)
-    part = part.replace(resources=part.resources * [1.0, 384.0])
+    part = part.convert_units({"memory": (384.0, "GB")})
     r = simulate(part, fa.clusters.tvtsf_table3(), policy="tvtsf", slot=60.0)
     assert set(np.mod(r.launches["start"], 60.0)) == {0.0}
     assert r.jobs["finished"].all()
