@@ -21,8 +21,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from . import shares
+from .commitments import as_commitments
 from .validation import (as_array, frozen, require_finite, require_integral, require_nonnegative,
-                          require_positive, require_shape, require_units)
+                          require_positive, require_ratio_representable, require_shape, require_units)
 from .errors import InvalidInstanceError
 
 __all__ = ["Instance", "Cluster", "TaskInstance", "TimeVaryingInstance"]
@@ -62,7 +63,19 @@ def _weights(weights: Any, n: int, argument: str = "weights") -> np.ndarray:
     w = as_array(argument, weights, ndim=1)
     require_shape(argument, w, (n,), names=["n_agents"])
     require_positive(argument, w)
+    _check_weight_inverse(argument, w)
     return frozen(w)
+
+
+def _check_weight_inverse(argument: str, w: np.ndarray) -> None:
+    """A level is divided by its weight (SDRF Eq. 5): 1 / w must be finite."""
+    with np.errstate(divide="ignore", over="ignore"):
+        bad = ~np.isfinite(1.0 / w)
+    if bad.any():
+        idx = tuple(int(v) for v in np.argwhere(bad)[0])
+        raise InvalidInstanceError(f"{argument}{list(idx)}={w[idx].item()!r} is so small that 1 / weight overflows "
+                                   "(levels are divided by weights); rescale the weights",
+                                   argument=argument, index=idx, value=w[idx].item())
 
 
 def _placement(placement: Any, n: int, m: int) -> np.ndarray:
@@ -159,6 +172,8 @@ class Instance(_Frozen):
                 c = np.full(m, float(c))
             require_shape("capacities", c, (m,), names=["n_resources"])
             require_positive("capacities", c)
+        # the numeric check after normalisation: finite, positive inputs whose quotient overflows
+        require_ratio_representable("demands", d, "capacities", c, result="the normalised demand")
         self._demands = frozen(d)
         self._capacities = frozen(c)
         self._weights = _weights(weights, n)
@@ -391,7 +406,16 @@ def _task_demands(argument: str, value: Any, n_resources: int, n_slots: int | No
 
 
 def _check_fits(d: np.ndarray, caps: np.ndarray, placement: np.ndarray, argument: str) -> None:
-    """Each user's task must fit, alone, on at least one eligible server (d is (N, K) or (N, T, K))."""
+    """Each user's task must fit, alone, on at least one eligible server (d is (N, K) or (N, T, K)); the
+    normalised demand (over the cluster totals) and the count of tasks that fit must be representable."""
+    require_ratio_representable(argument, d, "the cluster totals", caps.sum(axis=0), result="the task's share")
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        ratio = np.where(d > 0, caps.max(axis=0) / np.where(d > 0, d, 1.0), 0.0)
+    if not np.isfinite(ratio).all():
+        idx = tuple(int(v) for v in np.argwhere(~np.isfinite(ratio))[0])
+        raise InvalidInstanceError(f"{argument}[{', '.join(map(str, idx))}]={d[idx].item()!r} is so small next to the "
+                                   f"server capacities that the count of tasks that fit overflows; rescale the units",
+                                   argument=argument, index=idx, value=d[idx].item())
     fit = shares.tasks_that_fit(caps, d[..., None, :]) >= 1          # (N, [T,] M)
     if d.ndim == 3:
         fit_any = fit.any(axis=-1)                                     # (N, T)
@@ -521,12 +545,7 @@ class TaskInstance(_Frozen):
         k = require_integral("tasks", k)
         p = _placement(placement, n, cl.n_servers)
         _check_fits(d, cl.capacities, p, "task_demands")
-        if commitments is None:
-            c = np.zeros((n, cl.n_resources))
-        else:
-            c = as_array("commitments", commitments, ndim=2)
-            require_shape("commitments", c, (n, cl.n_resources), names=["n_agents", "n_resources"])
-            require_nonnegative("commitments", c)
+        c = as_commitments(commitments, n, cl.n_resources, resource_names=cl.resource_names)   # the one rule
         self._cluster = cl
         self._task_demands = frozen(d)
         self._tasks = frozen(k)
@@ -668,6 +687,7 @@ class TimeVaryingInstance(_Frozen):
                 w = np.repeat(w[:, None], t, axis=1)
             require_shape("weights", w, (n, t), names=["n_agents", "n_slots"])
             require_positive("weights", w)
+            _check_weight_inverse("weights", w)
         self._cluster = cl
         self._task_demands = frozen(d)
         self._arrivals = frozen(a)
