@@ -37,16 +37,35 @@ and every other column a resource demand::
 Commitment files given separately (``fairalloc solve --commitments FILE``): CSV rows per user (an
 optional leading ``user`` column), or JSON/YAML as a list of rows or a mapping ``name: [values]``.
 
-Rules (refused with an error naming the file, the field and the value, unless a warning is said):
+Rules (refused with an error naming the file, the line where it is known, the field and the value,
+unless a warning is said). One strict reader serves every format and every kind:
 
-* Every number is a number: a word (``demand: [one, 2]``) or a boolean (YAML ``true``/``yes``, JSON
-  ``true``) where a number belongs is refused, not read as 1 (booleans belong only in ``placement``).
+* Text: UTF-8, with or without a byte-order mark (as Excel writes CSV).
+* A key given twice in one JSON object or YAML mapping is refused (both readers would keep the last
+  value silently); so is a CSV header naming a column twice.
+* Numbers are YAML 1.2's (PyYAML reads YAML 1.1): ``1e3`` is 1000.0, ``0o10`` and ``0x10`` are 8 and
+  16, ``true``/``false`` the only booleans (``yes``, ``on`` are words). A value the two versions read
+  differently, a leading zero (``010``: 8 in YAML 1.1, 10 in 1.2) or a base-60 form (``1:30``: 90 or a
+  word), is refused with its line. JSON ``NaN``/``Infinity`` are refused; CSV cells are plain decimals
+  (``1_000``, ``nan``, ``inf`` refused).
+* Every number is a number: a word (``demand: [one, 2]``), a boolean (booleans belong only in
+  ``placement``) or a mapping (``demand: {cpu: 1}``) where a number or a list of numbers belongs is
+  refused, not read as 1 or left to fail inside.
+* Sizes are bounded before anything is allocated (:data:`LIMITS`, which a user may raise): the file's
+  bytes, the values a YAML file expands to through aliases (a few hundred bytes of ``*alias`` can name
+  billions), the nesting depth, the servers a ``kind: tasks`` or ``time-varying`` file describes
+  (``count`` summed over types) and its ``slots``.
 * CSV: the header must have a ``user`` column (without it the header row would be read as resources
-  and the capacity row as a user); the file must be text (UTF-8). Without a ``capacity`` row the
-  capacities are 1 per resource, and a one-line warning says so (as it does for a JSON/YAML file
-  without ``capacities``).
+  and the capacity row as a user). The row whose user is ``capacity`` (lower case) holds the
+  capacities; a second one, or a user named ``Capacity`` in another case, is refused (no row silently
+  becomes the capacities). Without a ``capacity`` row the capacities are 1 per resource, and a one-line
+  warning says so (as it does for a JSON/YAML file without ``capacities``).
 * Commitments are fractions of a resource's capacity: each is in [0, 1] (Eq. 3 keeps them there);
-  a value above 1 is refused, not accepted as "more than the whole resource".
+  a value above 1 is refused, not accepted as "more than the whole resource". The rule is
+  :func:`fairalloc.commitments.as_commitments`, the same for ``fa.sdrf(..., commitments=...)``,
+  :class:`~fairalloc.TaskInstance` and the files.
+* The model's own checks follow (finite, nonnegative, shapes, and the normalised demands representable:
+  :func:`fairalloc.validation.require_ratio_representable`), their messages prefixed with the file.
 * Time-varying files (:mod:`fairalloc.exact.files`): every user lists ``arrivals`` over the same
   number of slots (a shorter list is refused, not padded with zeros); ``slots``, if given, may only
   extend the horizon past the listed arrivals (no arrivals in those slots).
@@ -302,12 +321,20 @@ def _read_mapping(path: Path) -> Any:
 _CSV_NUMBER = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
 
 
-def _float(text: str, where: str, column: str) -> float:
+def _csv_number(text: str) -> float:
+    """A CSV cell as a plain decimal (``float`` alone would take ``1_000``, ``nan``, ``inf``); else ValueError."""
     t = text.strip()
     if not _CSV_NUMBER.match(t):
-        raise InvalidInstanceError(f"{where}: column {column!r} has {text!r}, not a number",
-                                   argument=column, value=text)
+        raise ValueError(f"{text!r} is not a number")
     return float(t)
+
+
+def _float(text: str, where: str, column: str) -> float:
+    try:
+        return _csv_number(text)
+    except ValueError:
+        raise InvalidInstanceError(f"{where}: column {column!r} has {text!r}, not a number",
+                                   argument=column, value=text) from None
 
 
 def _parse_csv(path: Path) -> dict[str, Any]:
@@ -665,25 +692,33 @@ def load_commitments(path: str | Path, instance: Instance) -> np.ndarray:
     if not p.exists():
         raise FileNotFoundError(f"commitments file not found: {p}")
     if p.suffix.lower() == ".csv":
-        rows = [r for r in csv.reader(_read_text(p).splitlines()) if r and any(c.strip() for c in r)]
+        rows = [(n, r) for n, r in enumerate(csv.reader(_read_text(p).splitlines()), start=1)
+                if r and any(c.strip() for c in r)]
         if not rows:
             raise InvalidInstanceError(f"{p}: no commitment rows", argument="commitments", value=str(p))
         try:
-            float(rows[0][-1])
+            float(rows[0][1][-1])                     # a header ends with a name; nan/inf are data refused below
         except (ValueError, IndexError):
-            rows = rows[1:]                           # a header row
-        by_name = {}
+            rows = rows[1:]
+        by_name: dict[str, list[float]] = {}
+        first_line: dict[str, int] = {}
         plain = []
-        for lineno, r in enumerate(rows, start=1):
+        for lineno, r in rows:
             try:
-                vals = [float(x) for x in r]
+                vals = [_csv_number(x) for x in r]
                 plain.append(vals)
             except ValueError:
                 try:
-                    by_name[r[0].strip()] = [float(x) for x in r[1:]]
+                    vals = [_csv_number(x) for x in r[1:]]
                 except ValueError:
-                    raise InvalidInstanceError(f"{p}: row {lineno} {r!r} is not numeric",
+                    raise InvalidInstanceError(f"{p}:{lineno}: row {r!r} is not numeric",
                                                argument="commitments", index=(lineno,), value=r) from None
+                name = r[0].strip()
+                if name in by_name:
+                    raise InvalidInstanceError(f"{p}:{lineno}: user {name!r} again (first at line {first_line[name]}); "
+                                               "give each user's commitments once", argument="commitments",
+                                               index=(lineno,), value=name)
+                by_name[name], first_line[name] = vals, lineno
         data: Any = by_name if by_name else plain
     else:
         data = _read_mapping(p)

@@ -357,6 +357,25 @@ def require_choice(argument: str, value: Any, choices: Sequence[str]) -> str:
 def require_units(argument: str, units: Sequence[str | None] | None, k: int) -> tuple[str | None, ...]:
     """``k`` units (``None`` = undeclared) from ``units`` (None: all undeclared); refuses a wrong length.
 
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for the message.
+    units : sequence of str or None, or None
+        One unit per resource (``"cores"``, ``"GB"``, ...); ``None`` or ``""`` entries are undeclared.
+    k : int
+        The number of resources.
+
+    Returns
+    -------
+    tuple of (str or None)
+        Length ``k``, stripped.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A string instead of a sequence, or a length other than ``k``.
+
     Examples
     --------
     >>> require_units("resource_units", ["cores", None], 2)

@@ -308,3 +308,19 @@ def test_read_alibaba_damaged_gzip_names_the_file(tmp_path):
 def test_readers_say_a_directory_is_one(tmp_path, reader):
     with pytest.raises(IsADirectoryError, match=r"is a directory; give the .* itself"):
         getattr(fa.workloads, reader)(tmp_path)
+
+
+def test_commitment_files_follow_the_same_rules(tmp_path):
+    inst = fa.Instance([[1, 4], [3, 1]], capacities=[9, 18], agent_names=["A", "B"])
+    p = _write(tmp_path, "c.csv", "user,cpu,mem\nA,0.1,0\nB,0,0\nA,0.2,0\n")
+    with pytest.raises(fa.InvalidInstanceError, match=r"c\.csv:4: user 'A' again \(first at line 2\)"):
+        load_commitments(p, inst)
+    p = _write(tmp_path, "n.csv", "0.1,nan\n0,0\n")
+    with pytest.raises(fa.InvalidInstanceError, match=r"n\.csv:1: row \['0\.1', 'nan'\] is not numeric"):
+        load_commitments(p, inst)
+    p = _write(tmp_path, "d.yaml", "A: [0.1, 0]\nA: [0.2, 0]\n")
+    with pytest.raises(fa.InvalidInstanceError, match=r"d\.yaml:2: .*duplicate key 'A'"):
+        load_commitments(p, inst)
+    p = _write(tmp_path, "ok.csv", "\ufeffuser,cpu,mem\nA,0.1,0\n")
+    with pytest.warns(fa.FairallocWarning, match=r"no commitments for users \['B'\]"):
+        assert load_commitments(p, inst).tolist() == [[0.1, 0.0], [0.0, 0.0]]
