@@ -226,7 +226,7 @@ def _strict_yaml_loader():
             "or a colon (0o10 for octal), or quote it if it is a name", node.start_mark)
 
     def integer(loader, node):
-        v = loader.construct_scalar(node).replace("_", "") if node.tag.endswith(":int") else node.value
+        v = loader.construct_scalar(node)
         sign = -1 if v.startswith("-") else 1
         body = v.lstrip("+-")
         if len(body) > 1 and body[0] == "0" and body[1].isdigit():

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Sequence
+from typing import Any
 
 from ..errors import InvalidInstanceError
 
