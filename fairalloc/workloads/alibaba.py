@@ -124,9 +124,9 @@ def read_alibaba(path: str | Path, *, version: int = 2017, users: str | int = "j
     require_file(path, "batch_task file")
     names = _V2017 if version == 2017 else _V2018
     header = 0 if _has_header(path, 4 if version == 2017 else 1) else None
-    with reading(path):
-        frames = list(pd.read_csv(path, header=header, names=names, chunksize=chunksize, dtype=str,
-                                  skipinitialspace=True, keep_default_na=False))
+    with reading(path), pd.read_csv(path, header=header, names=names, chunksize=chunksize, dtype=str,
+                                    skipinitialspace=True, keep_default_na=False) as chunks:
+        frames = list(chunks)
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({n: [] for n in names})
     off = 1 if header == 0 else 0
     inst = _numeric(df, "instances", path, off)

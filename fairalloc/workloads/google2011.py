@@ -77,9 +77,9 @@ def _read(paths: list[Path], names: list[str], sep: str, chunksize: int, numeric
     frames = []
     for p in paths:
         line = [0]
-        with reading(p, line=line):
-            for chunk in pd.read_csv(p, sep=sep, header=None, names=names, chunksize=chunksize,
-                                     dtype={"user": str}, na_values=[""], keep_default_na=False):
+        with reading(p, line=line), pd.read_csv(p, sep=sep, header=None, names=names, chunksize=chunksize,
+                                                dtype={"user": str}, na_values=[""], keep_default_na=False) as chunks:
+            for chunk in chunks:
                 if chunk.shape[1] != len(names):
                     raise InvalidInstanceError(f"{p}: expected {len(names)} columns", argument="path",
                                                value=str(p))
