@@ -9,7 +9,7 @@ Examples
     fairalloc solve examples/three_users.csv --commitments examples/three_users_commitments.csv --json out.json
     fairalloc solve --list-examples
     fairalloc solve examples/tvtsf_two_users.yaml --mechanism tvtsf --method milp     # TV-TSF Eq. 10
-    fairalloc solve examples/tasks_placement.yaml --mechanism drf,tsf --solver cbc   # integer tasks
+    fairalloc solve examples/tasks_placement.yaml --mechanism drf,tsf --solver cpsat   # integer tasks
 """
 
 from __future__ import annotations

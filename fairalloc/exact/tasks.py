@@ -71,7 +71,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from .. import shares
-from ..validation import as_array, require_choice, require_integral, require_nonnegative, require_shape
+from ..validation import (as_array, check_solver_options, require_choice, require_integral, require_nonnegative,
+                          require_shape)
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult, Status
@@ -415,6 +416,9 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
     ('optimal', [[3], [2]], [0.6667, 0.6667])
     """
     mechanism, objective = _check_common(ti, mechanism, objective)
+    check_solver_options("tasks_leximin", solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                         msg=msg, options=options, symmetry=symmetry, aggregate=aggregate, decompose=decompose,
+                         warm_start=warm_start)
     mt = _min_tasks(ti, min_tasks)
     backend = get_backend(solver, "milp")
     t0 = time.perf_counter()

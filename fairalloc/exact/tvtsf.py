@@ -78,6 +78,7 @@ import numpy as np
 
 from .. import shares
 from ..model import TimeVaryingInstance
+from ..validation import check_solver_options
 from ..result import AllocationResult, Status
 from .components import solve_by_components
 from .leximin import LeximinOutcome, Valuation, solve_leximin
@@ -443,7 +444,7 @@ def schedule_details(tv: TimeVaryingInstance, starts: np.ndarray) -> dict[str, n
     running = np.zeros_like(starts)
     for i in range(n):
         c = np.cumsum(starts[i], axis=1)
-        e = int(tv.durations[i])
+        e = min(int(tv.durations[i]), T)                 # a task longer than the horizon runs to its end
         running[i] = c - np.concatenate([np.zeros((m, e), dtype=c.dtype), c], axis=1)[:, :T]
     usage = np.zeros((m, tv.n_resources, T))
     for i in range(n):
@@ -592,6 +593,9 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     ('optimal', [3, 2], [0.5, 0.3333])
     """
     objective = _check(tv, objective)
+    check_solver_options("tvtsf_milp", solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, msg=msg,
+                         options=options, symmetry=symmetry, aggregate=aggregate, decompose=decompose,
+                         tighten=tighten, cuts=cuts, warm_start=warm_start)
     backend = get_backend(solver, "milp")
     t0 = time.perf_counter()
     n, m, T = tv.n_agents, tv.n_servers, tv.n_slots
@@ -699,6 +703,8 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
     [1, 1]
     """
     objective = _check(tv, objective)
+    check_solver_options("tvtsf_online", solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                         msg=msg, options=options, symmetry=symmetry, decompose=decompose)
     backend = get_backend(solver, "milp")
     t0 = time.perf_counter()
     n, m, T = tv.n_agents, tv.n_servers, tv.n_slots

@@ -12,6 +12,7 @@ from ..model import Cluster
 from ..scheduling.policy import Policy
 from ..scheduling.queue import FCFS, QUEUE_POLICIES, make_queue_policy
 from ..workloads import Workload
+from ..workloads.units import check_units
 from ._kernels import easy_rigid, fcfs_rigid
 from .cluster_state import ClusterState, ProcessorPool, ResourcePool, Servers
 from .engine import Simulation
@@ -184,6 +185,7 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     if engine not in ("auto", "events", "kernel"):
         raise InvalidInstanceError(f"engine={engine!r} is not one of 'auto', 'events', 'kernel'",
                                    argument="engine", value=engine)
+    check_units(workload, capacity)      # declared resource units must meet (fairalloc.workloads.units)
     state = make_state(workload, capacity, placement)
     pol = _policy(policy, dict(options))
     rigid = isinstance(state, ProcessorPool) and bool(np.all(workload.tasks == 1))
