@@ -1,0 +1,454 @@
+r"""PLACEHOLDER (docstring written below once the algorithm is settled)."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from typing import Any, Callable
+
+import numpy as np
+
+from ..result import Status
+from .program import LinearProgram
+from .leximin import LeximinOutcome, Valuation
+from .rounds import Rounds
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["PositionDriver"]
+
+
+class _Stalled(Exception):
+    """A round ended without an answer (time slice or budget): the caller decides what next."""
+
+
+class PositionDriver:
+    """The value-aware position driver (module docstring); one instance per leximin sequence."""
+
+    def __init__(self, rounds: Rounds, valuation: Valuation, scale: int, *, objective: str,
+                 time_slice: float | None = 2.0, strong: LinearProgram | None = None,
+                 count_fallback: bool = True) -> None:
+        self.r = rounds
+        self.valuation = valuation
+        self.S = int(scale)
+        self.A = [int(round(float(a) * scale)) for a in valuation.slope]   # V_i(k) = A_i k + B_i, integers
+        self.B = [int(round(float(b) * scale)) for b in valuation.offset]
+        self.n = len(self.A)
+        self.lo = [int(v) for v in valuation.lower]
+        self.hi = [int(v) for v in valuation.upper]
+        self.lower0, self.upper0 = list(self.lo), list(self.hi)
+        self.free = [self.lo[i] < self.hi[i] for i in range(self.n)]
+        self.movable = np.array(self.free, dtype=bool)
+        self.fixed0 = [i for i in range(self.n) if not self.free[i]]   # fixed from the start
+        self.open: Counter = Counter()          # entries of the free users' leximin vector not yet attributed
+        self.floor: int | None = None           # the largest entry found: every unattributed free user is >= it
+        self.found: list[int] = []              # every entry found, in order
+        self.objective = objective
+        self.time_slice = time_slice
+        self.strong = strong
+        self.count_fallback = count_fallback
+        self.integer_z = rounds.backend.name == "cpsat"
+        self.failed: Any = None
+        self.known: float | None = None         # max-min: the best upper bound known when stopped
+        self.stats: Counter = Counter()
+
+    # ---- values --------------------------------------------------------------------------------
+    def V(self, i: int, k: int) -> int:
+        return self.A[i] * k + self.B[i]
+
+    def k_ge(self, i: int, v: int) -> int:
+        """Smallest k with V_i(k) >= v."""
+        return -((self.B[i] - v) // self.A[i])
+
+    def k_of(self, i: int, v: int) -> int | None:
+        """k with V_i(k) == v within i's bounds, or None."""
+        q, r = divmod(v - self.B[i], self.A[i])
+        return q if r == 0 and self.lo[i] <= q <= self.hi[i] else None
+
+    def takes(self, i: int) -> list[int]:
+        """Open values user i can take (achievable within its bounds), ascending."""
+        return [v for v in sorted(self.open) if self.k_of(i, v) is not None]
+
+    def values_of(self, totals: np.ndarray) -> list[int]:
+        return [self.V(i, int(totals[i])) for i in range(self.n)]
+
+    # ---- state -------------------------------------------------------------------------------
+    def free_users(self) -> list[int]:
+        return [i for i in range(self.n) if self.free[i]]
+
+    def n_open(self) -> int:
+        return sum(self.open.values())
+
+    def fix(self, i: int, v: int) -> None:
+        k = self.k_of(i, v)
+        assert k is not None
+        self.lo[i] = self.hi[i] = k
+        self.free[i] = False
+        self.open[v] -= 1
+        if self.open[v] == 0:
+            del self.open[v]
+        self.stats["users_fixed"] += 1
+
+    def deduce(self) -> None:
+        """The exact deductions (module docstring), to a fixpoint."""
+        changed = True
+        while changed:
+            changed = False
+            free = self.free_users()
+            for v in sorted(self.open):
+                cand = [i for i in free if self.k_of(i, v) is not None]
+                if len(cand) < self.open[v]:
+                    raise RuntimeError(f"position driver: open value {v} x{self.open[v]} has only {cand}")
+                if len(cand) == self.open[v]:
+                    for i in cand:
+                        self.fix(i, v)
+                    self.stats["fixed_by_count"] += len(cand)
+                    changed = True
+                    break
+            if changed:
+                continue
+            tk = {i: self.takes(i) for i in free}
+            able = [i for i in free if tk[i]]
+            must = {i for i in free if self.floor is not None and self.V(i, self.hi[i]) < self.floor}
+            if self.open and len(able) == self.n_open():
+                must |= set(able)
+            for i in free:
+                if i in must:
+                    if not tk[i]:
+                        raise RuntimeError(f"position driver: user {i} must take an open value and can take none")
+                    if len(tk[i]) == 1:
+                        self.fix(i, tk[i][0])
+                        self.stats["fixed_by_cap"] += 1
+                        changed = True
+                        break
+                    lo, hi = self.k_of(i, tk[i][0]), self.k_of(i, tk[i][-1])
+                else:
+                    if self.floor is None:
+                        continue
+                    least = min(tk[i][0], self.floor) if tk[i] else self.floor
+                    lo, hi = self.k_ge(i, least), self.hi[i]
+                if lo > self.lo[i] or hi < self.hi[i]:
+                    self.lo[i], self.hi[i] = max(lo, self.lo[i]), min(hi, self.hi[i])
+                    if self.lo[i] > self.hi[i]:
+                        raise RuntimeError(f"position driver: user {i}'s bounds cross")
+                    self.stats["bounds_tightened"] += 1
+                    changed = True
+            if changed:
+                continue
+
+    # ---- bounds ------------------------------------------------------------------------------
+    def _matchable(self, users: list[int]) -> bool:
+        """Can every user of ``users`` take a distinct open slot (Kuhn's augmenting paths)?"""
+        slots = [v for v in sorted(self.open) for _ in range(self.open[v])]
+        owner = [-1] * len(slots)
+        can = {i: [s for s, v in enumerate(slots) if self.k_of(i, v) is not None] for i in users}
+
+        def augment(i: int, seen: set) -> bool:
+            for s in can[i]:
+                if s in seen:
+                    continue
+                seen.add(s)
+                if owner[s] < 0 or augment(owner[s], seen):
+                    owner[s] = i
+                    return True
+            return False
+
+        return all(augment(i, set()) for i in users)
+
+    def upper_bound(self) -> int:
+        """Largest cap c such that the free users with caps below c can all take open values: no
+        allocation consistent with the state has its next entry above it (module docstring)."""
+        free = self.free_users()
+        caps = sorted({self.V(i, self.hi[i]) for i in free}, reverse=True)
+        for c in caps:
+            if self._matchable([i for i in free if self.V(i, self.hi[i]) < c]):
+                return c
+        raise RuntimeError("position driver: no free user can stay unmatched")
+
+    def next_entry(self, totals: np.ndarray) -> int:
+        """The entry after the open ones of an allocation consistent with the state: the (|O|+1)-th
+        smallest value of the free users."""
+        vals = sorted(self.V(i, int(totals[i])) for i in self.free_users())
+        return vals[self.n_open()]
+
+    def assignment(self, totals: np.ndarray) -> dict[int, int]:
+        """Which free user takes which open value in a consistent allocation: user -> value."""
+        out: dict[int, int] = {}
+        for v in sorted(self.open):
+            users = [i for i in self.free_users() if i not in out and self.V(i, int(totals[i])) == v]
+            assert len(users) >= self.open[v], (v, users)
+            for i in users[:self.open[v]]:
+                out[i] = v
+        return out
+
+    def candidates(self, low: int, high: float) -> list[int]:
+        """Achievable values of free users in (low, high], ascending."""
+        out: set = set()
+        for i in self.free_users():
+            k0 = max(self.lo[i], self.k_ge(i, low + 1))
+            k1 = self.hi[i]
+            if high != math.inf:
+                k1 = min(k1, (int(math.floor(high)) - self.B[i]) // self.A[i])
+            out.update(self.A[i] * k + self.B[i] for k in range(k0, k1 + 1))
+        return sorted(out)
+
+    # ---- programs ----------------------------------------------------------------------------
+    def program(self, mode: str, *, level: int, zub: int | None = None, strong: bool = False,
+                hint_totals: np.ndarray | None = None) -> tuple[LinearProgram, dict[str, float]]:
+        """One round over the state: ``mode`` "position" (max z, z <= the unmatched users' values, z >=
+        ``level``), "query" (every unmatched user >= ``level``, no objective) or "count" (max the
+        number of free users above ``level`` = the floor, every unmatched user >= it)."""
+        base = self.strong if (strong and self.strong is not None) else self.r.base
+        tot = self.r.tot
+        lab = self.r.label
+        cols: list = []
+        rows: list = []
+        cost: dict = {}
+        hint: dict[str, float] = {}
+        assign = self.assignment(hint_totals) if hint_totals is not None else {}
+        for i in range(self.n):
+            if not self.free[i]:
+                rows.append((dict(tot[i]), self.lo[i], self.hi[i], f"{lab}pfix_{i}"))
+        if mode == "position":
+            z = f"{lab}pz"
+            cols.append((z, level, zub, self.integer_z))
+            cost = {z: 1.0}
+            if hint_totals is not None:
+                hint[z] = float(level)
+        for v in sorted(self.open):
+            rows.append(({}, self.open[v], self.open[v], f"{lab}popen_{v}"))
+        open_rows = {v: len(rows) - len(self.open) + j for j, v in enumerate(sorted(self.open))}
+        must = {i for i in self.free_users() if self.floor is not None and self.V(i, self.hi[i]) < self.floor}
+        for i in self.free_users():
+            tk = self.takes(i)
+            us = {}
+            for v in tk:
+                u = f"{lab}pu_{i}_{v}"
+                cols.append((u, 0, 1, True))
+                rows[open_rows[v]][0][u] = 1.0
+                us[v] = u
+                if hint_totals is not None:
+                    hint[u] = 1.0 if assign.get(i) == v else 0.0
+            lo, hi = self.lo[i], self.hi[i]
+            if us:
+                rows.append(({u: 1.0 for u in us.values()}, 1 if i in must else 0, 1, f"{lab}pone_{i}"))
+            if mode in ("query", "count"):
+                t = max(lo, self.k_ge(i, level))
+            elif self.floor is not None:
+                t = max(lo, self.k_ge(i, self.floor))
+            else:
+                t = lo
+            # unmatched: X_i >= t; matched to v: X_i >= k_iv (t >= k_iv: open values are <= the floor)
+            if t > self.lower0[i] or us:
+                row = dict(tot[i])
+                for v, u in us.items():
+                    row[u] = float(t - self.k_of(i, v))
+                rows.append((row, t, None, f"{lab}plo_{i}"))
+            # unmatched: X_i <= hi; matched to v: X_i <= k_iv
+            if hi < self.upper0[i] or us:
+                row = dict(tot[i])
+                for v, u in us.items():
+                    row[u] = float(hi - self.k_of(i, v))
+                rows.append((row, None, hi, f"{lab}phi_{i}"))
+            if mode == "position":
+                # z <= A_i X_i + B_i + sum_v (zub - v) u_iv
+                row = {k: self.A[i] * c for k, c in tot[i].items()}
+                row[z] = -1.0
+                for v, u in us.items():
+                    row[u] = float(zub - v)
+                rows.append((row, -self.B[i], None, f"{lab}pz_{i}"))
+            if mode == "count":
+                kg = self.k_ge(i, level + 1)
+                if kg <= hi:
+                    y = f"{lab}py_{i}"
+                    cols.append((y, 0, 1, True))
+                    cost[y] = 1.0
+                    row = dict(tot[i])
+                    row[y] = -float(kg)
+                    rows.append((row, 0, None, f"{lab}py_{i}"))
+                    if hint_totals is not None:
+                        hint[y] = 1.0 if int(hint_totals[i]) >= kg else 0.0
+        prog = base.extended(cols=cols, rows=rows, cost=cost)
+        return prog, hint
+
+    # ---- the rounds ----------------------------------------------------------------------------
+    def _start(self, prog: LinearProgram, hint: dict) -> np.ndarray | None:
+        return self.r.start(prog, hint) if hint else None
+
+    def solve_position(self) -> list[int] | None:
+        """The next entry (or entries, when a count MILP settles a tie); None when stopped."""
+        zub = self.upper_bound()
+        xs = self.r.totals
+        logger.debug("position: floor %s open %s zub %s free %s", self.floor, dict(self.open), zub,
+                     [(i, self.lo[i], self.hi[i], self.V(i, self.lo[i]), self.V(i, self.hi[i])) for i in self.free_users()])
+        if xs is not None:
+            inc = self.next_entry(xs)
+            if inc == zub:
+                self.stats["positions_by_bound"] += 1
+                return [inc]
+        else:
+            inc = min(self.V(i, self.lo[i]) for i in self.free_users())
+        slice_ = self.time_slice
+        known = zub          # the least upper bound known (the column bound stays zub: module docstring)
+        while True:
+            cand = self.candidates(inc, known)
+            if not cand and self.r.x is not None:
+                return [inc]
+            proven = float(np.diff([inc] + cand).min()) - 0.5 if cand else 0.5
+            prog, hint = self.program("position", level=inc, zub=zub, hint_totals=self.r.totals)
+            out, x = self.r.solve("position", prog, proven=proven, start=self._start(prog, hint),
+                                  time_slice=slice_)
+            if out is None:
+                return None
+            if out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.NOT_SOLVED):
+                self.failed = out
+                return None
+            if x is not None:
+                self.r.keep(x)
+                inc = max(inc, self.next_entry(self.r.totals))
+            if out.status is Status.OPTIMAL:
+                return [inc]
+            b = out.stats.get("bound")
+            if b is not None and math.isfinite(b):
+                known = min(known, int(math.floor(b + 1e-6 * max(1.0, abs(b)))))
+            self.known = known
+            if self.r.user_gap is not None and out.status is Status.FEASIBLE:
+                self.failed = out              # a user's gap: stop here, unproven
+                return None
+            if self.r.x is None:          # no allocation yet: only a longer solve can give one
+                slice_ = None if slice_ is None else 2 * slice_
+                continue
+            got = self.search(inc, known, slice_)
+            if got is None:
+                return None
+            kind, value = got
+            if kind == "done":
+                return value
+            inc, known = value
+            self.known = known
+            slice_ = None if slice_ is None else 2 * slice_
+            self.stats["slices_doubled"] += 1
+
+    def search(self, inc: int, zub: int, slice_: float | None) -> tuple[str, Any] | None:
+        """Bisection over the achievable values in (inc, zub] by feasibility queries (module docstring).
+
+        ("done", entries) when decided; ("again", (inc, zub)) when a query stalled (the caller solves
+        the position MILP again, longer); None when the budget ran out."""
+        cand = self.candidates(inc, zub)
+        self.stats["searches"] += 1
+        while cand:
+            c = cand[(len(cand) - 1) // 2]
+            ans = self.query(c, slice_)
+            if ans is None:
+                if self.r.out_of_time():
+                    return None
+                if self.count_fallback and self.floor is not None and inc == self.floor:
+                    got = self.count()
+                    if got is None:
+                        return None
+                    q, x = got
+                    if q > 0:
+                        return "done", [self.floor] * q
+                    self.r.keep(x)
+                    inc = self.next_entry(self.r.totals)
+                    cand = [v for v in cand if v > inc]
+                    continue
+                return "again", (inc, cand[-1])
+            if ans:
+                inc = self.next_entry(self.r.totals)
+                cand = [v for v in cand if v > inc]
+            else:
+                cand = [v for v in cand if v < c]
+        return "done", [inc]
+
+    def query(self, c: int, time_slice: float | None) -> bool | None:
+        prog, _ = self.program("query", level=c, strong=True)
+        out, x = self.r.solve("query", prog, proven=None, time_slice=time_slice)
+        self.stats["queries"] += 1
+        logger.debug("query %s: %s", c, None if out is None else out.status.value)
+        if out is None:
+            return None
+        if out.status in (Status.OPTIMAL, Status.FEASIBLE):
+            self.r.keep(x)
+            return True
+        if out.status is Status.INFEASIBLE:
+            return False
+        return None
+
+    def count(self) -> tuple[int, np.ndarray] | None:
+        """Today's count MILP at the floor: the most free users above it; returns (new copies of the
+        floor, the solution)."""
+        xs = self.r.totals
+        prog, hint = self.program("count", level=self.floor, hint_totals=xs)
+        out, x = self.r.solve("count", prog, proven=0.5, start=self._start(prog, hint))
+        self.stats["counts"] += 1
+        if out is None or out.status is not Status.OPTIMAL:
+            if out is not None and x is not None:
+                self.r.keep(x)
+            self.failed = out
+            return None
+        k = int(round(out.objective))
+        q = len(self.free_users()) - k - self.n_open()
+        return q, x
+
+    # ---- the sequence ------------------------------------------------------------------------
+    def run(self) -> LeximinOutcome:
+        if not any(self.free):       # nobody can move: the bounds are the allocation; still check feasibility
+            out, x = self.r.solve("feasibility", self.r.base.extended(cost={}), proven=0.5)
+            if x is None:
+                st = Status.NOT_SOLVED if out is None else out.status
+                return self.finish(st, "time limit before the first solve" if out is None else out.message)
+            self.r.keep(x)
+            return self.finish(Status.OPTIMAL, "every user is at its only possible task count")
+        while True:
+            self.deduce()
+            if len(self.free_users()) == self.n_open():
+                break
+            got = self.solve_position()
+            if got is None:
+                return self.stopped()
+            for v in got:
+                self.open[v] += 1
+                self.found.append(v)
+            self.floor = max(got) if self.floor is None else max(self.floor, max(got))
+            logger.debug("%sposition(s) %d: %s", self.r.label, len(self.found), got)
+            if self.objective == "maxmin":
+                return self.finish(Status.OPTIMAL, f"max-min proven optimal by {self.r.backend.name}")
+        return self.finish(Status.OPTIMAL, f"leximin proven optimal by {self.r.backend.name} "
+                                           f"({len(self.r.rounds)} solves, {len(self.leximin())} distinct levels)")
+
+    def leximin(self) -> list[tuple[float, int]]:
+        """The entries proven so far (with the users fixed from the start), as (value, multiplicity)."""
+        vals = Counter(self.found)
+        for i in self.fixed0:
+            vals[self.V(i, self.lo[i])] += 1
+        return [(v / self.S, c) for v, c in sorted(vals.items())]
+
+    def finish(self, status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
+        stats = {**self.r.base_stats(), **{k: int(v) for k, v in self.stats.items()}, "integer_scale": self.S,
+                 "levels_proven": len(self.leximin()), "positions_proven": len(self.found)}
+        last = self.r.rounds[-1] if self.r.rounds else {}
+        if status is not Status.OPTIMAL and last:
+            stats["mip_gap"] = last.get("mip_gap")
+            stats["stopped_round"] = last.get("round")
+        t_ = self.r.totals
+        obj = None
+        if t_ is not None:
+            v = self.valuation.value(t_)
+            obj = float(v[self.movable].min()) if self.movable.any() else float(v.min())
+        lex = self.leximin() if self.objective == "leximin" else []
+        return LeximinOutcome(status, message, self.r.solution(), t_, lex, obj, bound, stats)
+
+    def stopped(self) -> LeximinOutcome:
+        out = self.failed
+        why = "the time limit was reached" if out is None else out.message
+        bound = None
+        if self.objective == "maxmin" and self.known is not None:
+            bound = self.known / self.S
+        if self.r.x is None:
+            st = Status.NOT_SOLVED if out is None or out.status in (Status.FEASIBLE, Status.NOT_SOLVED) else out.status
+            return self.finish(st, f"leximin stopped before any allocation: {why}", bound)
+        return self.finish(Status.FEASIBLE, f"leximin stopped after {len(self.found)} proven position(s): {why}; "
+                                            f"the allocation satisfies every proven position but the rest is "
+                                            f"not proven optimal", bound)
