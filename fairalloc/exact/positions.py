@@ -1,11 +1,132 @@
-r"""PLACEHOLDER (docstring written below once the algorithm is settled)."""
+r"""The value-aware position driver of the leximin engine (``solve_leximin(driver="positions")``).
+
+It fixes one *position* of the leximin vector per solve, reasons exactly about which users can take
+the values found, and searches the finitely many achievable values when a solve does not finish in
+its time slice. Ogryczak and Śliwiński [1]_ fix positions by ordered outcomes; this driver fixes
+them by *value*, which integer values make possible.
+
+Values and positions
+--------------------
+User *i*'s value is :math:`v_i = a_i X_i + b_i` in task totals :math:`X_i \in [\ell_i, u_i]`
+(:class:`~fairalloc.exact.leximin.Valuation`). With *S* from
+:func:`~fairalloc.exact.leximin.integer_scale`, :math:`V_i(X) = A_i X + B_i` with
+:math:`A_i = S a_i`, :math:`B_i = S b_i` integers (TV-TSF: :math:`V_i = X_i S / D_i`,
+:math:`D_i = \sum_t \omega_i h_i(t)`, *S* = lcm(D)): every comparison below is exact integer
+arithmetic. An *achievable value* of *i* is :math:`V_i(k)`, *k* an integer in its bounds. Users with
+:math:`\ell_i = u_i` are constants; the leximin order is unchanged by merging a fixed multiset into
+both sides, so only the others (the *movable* users) are optimised. Let :math:`\mu_1 \le \dots \le
+\mu_q` be their leximin-optimal sorted vector (unique as a vector, though not as an allocation).
+
+State
+-----
+* *Z*: users whose task count is fixed (their value is an entry of :math:`\mu` already attributed);
+* *F*: the other movable users (*free*), with integer bounds :math:`\ell_i \le X_i \le u_i`;
+* *O*: a multiset of *open* values: entries of :math:`\mu` found but not yet attributed to a user;
+* *f* (the *floor*): the largest entry found.
+
+:math:`P` is the set of feasible allocations in which the users of *Z* have their counts, the
+values of *O* are taken by distinct free users who have exactly those values (a *matching*), and
+every other free user has :math:`V_i \ge f`. The driver keeps three invariants:
+
+(I1) every leximin-optimal allocation lies in *P*;
+(I2) the entries found (values of *Z*'s users found as entries, and *O*) are :math:`\mu_1..\mu_p`;
+(I3) the kept solution (the last one returned by a solve) lies in *P*.
+
+**Lemma (the next position).** For :math:`x \in P` let :math:`N(x)` be the :math:`(|O|+1)`-th
+smallest value of the free users. Then :math:`\max_{x \in P} N(x) = \mu_{p+1}`. *Proof.* A
+leximin-optimal :math:`x^\ast \in P` (I1) has free values that are :math:`\mu` without *Z*'s
+entries; by (I2) the :math:`|O|` smallest are *O* and the next is :math:`\mu_{p+1}`, so
+:math:`N(x^\ast) = \mu_{p+1}`. Conversely every :math:`x \in P` has a sorted vector that starts
+with :math:`\mu_1..\mu_p` (*Z*'s and *O*'s values, all at most *f*, every other value at least
+*f*) followed by :math:`N(x)`; it is not lexicographically better than :math:`\mu`, so
+:math:`N(x) \le \mu_{p+1}`. :math:`\square`
+
+After :math:`\mu_{p+1}` is found it joins *O* and becomes the floor. (I1) and (I3) still hold: in
+any allocation of *P* whose :math:`N` is :math:`\mu_{p+1}` (the leximin optima, and the solution
+just found), assign the :math:`|O|+1` smallest free values, in order, to :math:`O \cup
+\{\mu_{p+1}\}`; the others are at least :math:`\mu_{p+1}`.
+
+The position program
+--------------------
+:math:`\max z` over *P*: binaries :math:`u_{iv}` only for pairs where *v* is open and achievable by
+*i* within its bounds, :math:`\sum_i u_{iv} = m_v` (the multiplicity of *v*), :math:`\sum_v u_{iv}
+\le 1` (:math:`= 1` for users that must take an open value, below), :math:`X_i + \sum_v (t_i -
+k_{iv}) u_{iv} \ge t_i` and :math:`X_i + \sum_v (u_i - k_{iv}) u_{iv} \le u_i` (matched to *v*:
+:math:`X_i = k_{iv}`, :math:`V_i(k_{iv}) = v`; unmatched: :math:`t_i \le X_i \le u_i` with
+:math:`t_i` the least count at the floor), and :math:`z \le V_i + \sum_v (\bar z - v) u_{iv}`
+with the tight big-M :math:`\bar z - v`, :math:`\bar z` the combinatorial bound below. *z* starts
+at the kept solution's :math:`N` (its lower bound) and the solve is started from that solution.
+
+**Combinatorial bound.** :math:`N(x) \le \bar z`, the largest cap :math:`c = V_i(u_i)` such that the
+free users with caps below *c* can all take distinct open values (Kuhn's augmenting paths): the
+unmatched users of any :math:`x \in P` have caps at least :math:`N(x)`, so the users with smaller
+caps are matched. When the kept solution has :math:`N = \bar z` the position is proven without a
+solve.
+
+**Proof by the backend's bound.** :math:`N(x)` is an achievable value of a free user. A backend
+bound *b* (valid: a proven upper bound on :math:`\max z`) proves the incumbent :math:`N` when no
+achievable value lies in :math:`(N, b]`; the backend is told to stop there (absolute gap = the
+distance to the next achievable value, less 1/2), whatever its own status says, and the driver
+decides from the final incumbent and bound.
+
+Value search
+------------
+If the slice (``time_slice`` seconds) ends first, the finitely many achievable values in
+:math:`(N, b]` are searched by bisection with *feasibility queries*: "is there :math:`x \in P`
+whose unmatched free users all have :math:`V_i \ge c`?" (the same rows with the thresholds
+:math:`t_i` of *c* and no *z*): yes raises the incumbent to the :math:`N` of the solution found,
+no proves :math:`\mu_{p+1} < c`. Queries run on the formulation's *strengthened copy* when there
+is one (``strong``: the same columns with extra valid rows; for TV-TSF, identical servers' loads
+ordered, valid because every row the driver adds depends on user totals only, and Chvátal-Gomory
+roundings of the capacity rows, :func:`fairalloc.exact.tvtsf.rounded_rows`). A query that stalls in
+its slice leaves its value open and the bisection goes on below it; the position program is then
+solved again with twice the slice, started from the best solution. A stalled query with the
+incumbent still at the floor (a *tie query*: can one more user rise above the floor?) goes to
+**today's count MILP** instead (``count_fallback``): maximise the number *K* of free users with
+:math:`V_i > f` over *P*. The leximin vector then has exactly :math:`|F| - K - |O|` more entries equal
+to *f* (an allocation of *P* with more free users above *f* would be lexicographically better than
+:math:`\mu`, and the leximin optimum itself has :math:`|F| - K` entries at or below *f*); they join *O*
+at once. The count asks one question for the whole tie where positions would ask one per entry.
+
+Exact deductions (no solver call)
+---------------------------------
+Between solves, to a fixpoint; each is a consequence of membership in *P*, so it keeps (I1) and
+(I3), and it only moves an entry from *O* to a user of *Z* (I2):
+
+1. a user can take an open value only if the value is one of its achievable values within its
+   bounds;
+2. if exactly *m* free users can take a value open *m* times, every allocation of *P* matches all
+   of them to it: they are fixed there;
+3. a free user whose cap is below the floor must take an open value (unmatched users are at least
+   *f*); so must every user that can take one when exactly :math:`|O|` users can; one that can take
+   a single open value is fixed there, the others get bounds from the smallest and largest value
+   they can take;
+4. every other free user gets the lower bound of the smallest value it could take: its smallest
+   takeable open value, or the floor.
+
+On the dense 10 x 10 x 20 TV-TSF instance of seed 2, rules 2 and 3 fix eight users at their caps.
+
+End
+---
+When every free user must take an open value (:math:`|F| = |O|`), all of :math:`\mu` is known. The
+kept solution attains it: by (I3) it lies in *P*, whose free values are then exactly *O*. Each
+solve adds at least one entry, so there are at most *q* position solves plus the searches' queries.
+``stats``: ``positions_proven``, ``users_fixed`` (``fixed_by_count``, ``fixed_by_cap``),
+``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
+``counts``, ``slices_doubled``; the rounds (kind ``position``, ``query``, ``count``) in
+``stats["rounds"]``.
+
+References
+----------
+.. [1] W. Ogryczak, T. Śliwiński, "On direct methods for lexicographic min-max optimization", ICCSA 2006.
+"""
 
 from __future__ import annotations
 
 import logging
 import math
 from collections import Counter
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -17,10 +138,6 @@ from .rounds import Rounds
 logger = logging.getLogger(__name__)
 
 __all__ = ["PositionDriver"]
-
-
-class _Stalled(Exception):
-    """A round ended without an answer (time slice or budget): the caller decides what next."""
 
 
 class PositionDriver:
@@ -295,9 +412,11 @@ class PositionDriver:
             cand = self.candidates(inc, known)
             if not cand and self.r.x is not None:
                 return [inc]
-            proven = float(np.diff([inc] + cand).min()) - 0.5 if cand else 0.5
+            # the backend may stop once its bound is below the next achievable value above the
+            # incumbent; whether that proves the position is decided below, from the final incumbent
+            gap = float(cand[0] - inc) - 0.5 if cand else 0.5
             prog, hint = self.program("position", level=inc, zub=zub, hint_totals=self.r.totals)
-            out, x = self.r.solve("position", prog, proven=proven, start=self._start(prog, hint),
+            out, x = self.r.solve("position", prog, proven=gap, start=self._start(prog, hint),
                                   time_slice=slice_)
             if out is None:
                 return None
@@ -307,13 +426,15 @@ class PositionDriver:
             if x is not None:
                 self.r.keep(x)
                 inc = max(inc, self.next_entry(self.r.totals))
-            if out.status is Status.OPTIMAL:
-                return [inc]
             b = out.stats.get("bound")
             if b is not None and math.isfinite(b):
                 known = min(known, int(math.floor(b + 1e-6 * max(1.0, abs(b)))))
             self.known = known
-            if self.r.user_gap is not None and out.status is Status.FEASIBLE:
+            if self.r.x is not None and not self.candidates(inc, known):
+                if out.status is not Status.OPTIMAL:
+                    self.stats["proven_by_bound"] += 1
+                return [inc]          # no achievable value in (incumbent, bound]: proven
+            if self.r.user_gap is not None and out.status in (Status.OPTIMAL, Status.FEASIBLE):
                 self.failed = out              # a user's gap: stop here, unproven
                 return None
             if self.r.x is None:          # no allocation yet: only a longer solve can give one
@@ -333,10 +454,14 @@ class PositionDriver:
     def search(self, inc: int, zub: int, slice_: float | None) -> tuple[str, Any] | None:
         """Bisection over the achievable values in (inc, zub] by feasibility queries (module docstring).
 
-        ("done", entries) when decided; ("again", (inc, zub)) when a query stalled (the caller solves
-        the position MILP again, longer); None when the budget ran out."""
+        A feasible answer raises the incumbent, an infeasible one lowers the bound; a query that stalls
+        leaves its value and everything above it open (the bisection goes on below it), except a tie
+        query (the incumbent still at the floor), which a count MILP settles. Returns ("done", entries)
+        when decided, ("again", (inc, zub)) when values above the incumbent are still open (the
+        caller solves the position MILP again, longer), None when the budget ran out."""
         cand = self.candidates(inc, zub)
         self.stats["searches"] += 1
+        open_top = None                      # the lowest value left open by a stalled query
         while cand:
             c = cand[(len(cand) - 1) // 2]
             ans = self.query(c, slice_)
@@ -354,13 +479,21 @@ class PositionDriver:
                     inc = self.next_entry(self.r.totals)
                     cand = [v for v in cand if v > inc]
                     continue
-                return "again", (inc, cand[-1])
+                open_top = c if open_top is None else min(open_top, c)
+                cand = [v for v in cand if v < c]
+                continue
             if ans:
                 inc = self.next_entry(self.r.totals)
                 cand = [v for v in cand if v > inc]
-            else:
+                if open_top is not None and inc >= open_top:
+                    open_top = None
+            else:                            # nothing at or above c: that refutes what was left open too
+                open_top = None
                 cand = [v for v in cand if v < c]
-        return "done", [inc]
+                zub = max([inc] + self.candidates(inc, c - 1))
+        if open_top is None:
+            return "done", [inc]
+        return "again", (inc, zub)
 
     def query(self, c: int, time_slice: float | None) -> bool | None:
         prog, _ = self.program("query", level=c, strong=True)
