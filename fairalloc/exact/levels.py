@@ -91,17 +91,8 @@ MILP of the rest of the sequence is feasible only at points of :math:`P_k`'s LP 
   the same leximin vector.
 
 A bound that is not available (LP time limit, numerical trouble) only means no MILP is skipped.
-``stats``: ``levels_skipped``, ``lp_users_dropped``, ``lp_solves``, ``lp_s``. Measured 2026-11-24
-(shared 2-core machine, load average 12-22): on the small seeded instances of ``fairalloc compare``
-(``python benchmarks/bench_lp_bounds.py --solvers highs,cpsat --repeats 2``; 172 leximin
-programs, all proven, the same vectors) HiGHS solved 878 MILPs without the bounds and 502 with them
-(297 users dropped, 157 levels proven without a MILP; median time off / on 1.18x), CP-SAT 886
-against 538 (1.44x). On the dense 10 x 10 x 20
-instances (``benchmarks/bench_milp.py --lp-bounds``) they did nothing: the LP relaxation lets every
-user rise fractionally, so no user was dropped and no level proven (the same MILPs, 0.1-0.55 s
-spent in LPs per 60 s run); the expensive MILPs there are the tie levels, whose users really
-compete for the same servers. (Those figures predate levels by counting; with it the same compare
-programs take fewer MILPs either way: ``bench_lp_bounds.py --switch counting``.)
+``stats``: ``levels_skipped``, ``lp_users_dropped``, ``lp_solves``, ``lp_s``. Figures (LP bounds on against off, compare's programs and the dense instances):
+``benchmarks/RESULTS.md``.
 
 Levels by counting
 ------------------
@@ -123,14 +114,7 @@ integer thresholds :math:`X_i \ge L'_i y'_i` instead of a big-M on a continuous 
 
 Each round raises the level by at least one achievable value, so the loop ends; the leximin vector is
 the one of the level MILP (the same level, then the same count). "always" uses counting for every
-level after the first, "never" the level MILP everywhere. Measured 2026-11-24 (shared 2-core
-machine, load average 11-15, same-run ratios): on compare's 172 leximin programs
-(``python benchmarks/bench_lp_bounds.py --switch counting --repeats 1``, all proven, the same vectors)
-HiGHS solved 489 MILPs with "never" and 436 with "ties" (22.8 s against 17.8 s), CP-SAT 522 against
-478 (18.4 s against 9.1 s); on the dense 10 x 10 x 20 TV-TSF instance, seed 1
-(``benchmarks/bench_milp.py --counting``, 60 s), HiGHS proved 4 leximin levels with "ties" and 2
-with "never" (stuck in the first tie level's big-M MILP at a 0.28% gap); neither proves the whole
-vector, and on seed 0 nothing gets past the first level, which is the max-min program itself.
+level after the first, "never" the level MILP everywhere. Figures: ``benchmarks/RESULTS.md``.
 
 Max-flow bounds
 ---------------
@@ -153,14 +137,7 @@ With ``lp_bounds`` and ``flow_bounds`` on (the defaults), before the LP maxima:
 Any LP-feasible point gives such a flow, so on users the max-flow never drops one that the LP
 maxima keep (up to the LP's slack); its use is to save LP solves. On levels it can prove what the LP
 bound does not: it asks for the integer counts :math:`L'_i`, while the LP's level reaches
-:math:`\nu` with fractional counts. Measured 2026-11-24 on compare's 172 leximin programs
-(``python benchmarks/bench_lp_bounds.py --switch flow --repeats 1``, load average 11-13, all proven,
-the same vectors): HiGHS 449 MILPs and 831 LP solves without the flow, 436 and 550 with it; the
-LP bounds alone dropped 287 users and proved 127 levels, flow and LP together 286 and 141 (so the
-flow proved 14 levels the LP bound did not, and dropped no user the LP maxima would have kept);
-CP-SAT 492 / 935 against 477 / 657 (levels 120 against 134). On the dense 10 x 10 x 20 TV-TSF
-instances the flow check rejected nothing (``bench_milp.py --flow``: 27 checks, 0.8 s in a 60 s
-run): :func:`~fairalloc.exact.placement.tv_flow_check` charges a task only at its start slot.
+:math:`\nu` with fractional counts. Figures: ``benchmarks/RESULTS.md``.
 
 **The first level is the max-min program, nothing more.** Its objective is the plain *z* and its
 absolute gap :math:`\delta/2`, exactly as ``objective="maxmin"``, so the first level costs what the
@@ -170,10 +147,7 @@ max-min costs. Up to fairalloc 0.1 every level's objective also carried a small 
 optima it prefers users above the level, so the count MILP is skipped more often), solved to an
 absolute gap :math:`\delta/4`. That made the first level a different, sometimes much harder, program
 than the max-min (measured: 9.5 s against 0.7 s on one instance). The term is now used on the later
-levels only (``secondary="after-first"``, the default): measured with HiGHS on the random 10 x 10 x 20 TV-TSF
-instances, seeds 0-2 (2026-11-24, load average 23 on 2 cores, same run): plain everywhere 23.1 /
-14.2 / 32.5 s, after the first level 16.0 / 12.5 / 13.6 s, on every level 13.6 / 21.3 / 13.6 s, the
-same leximin vectors in all three.
+levels only (``secondary="after-first"``, the default; figures in ``benchmarks/RESULTS.md``).
 
 **Every round is built anew.** The formulation (a PuLP model) is read once into arrays
 (:func:`fairalloc.exact.program.from_pulp`); each MILP of the sequence is those arrays plus the rows

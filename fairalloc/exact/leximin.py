@@ -382,7 +382,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   threads: int | None = None, msg: bool = False, options: Mapping[str, Any] | None = None,
                   export_dir: Any = None, label: str = "", warm_start: bool | None = None,
                   started: float | None = None, flow: Callable | None = None, strong: Any = None,
-                  driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
+                  disposable: bool = False, driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
                   count_fallback: bool = True, lp_bounds: bool = True, flow_bounds: bool = True,
                   level_by_count: str = "ties", secondary: str = "after-first",
                   integer_first_level: bool = False) -> LeximinOutcome:
@@ -421,6 +421,11 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     strong : pulp.LpProblem or LinearProgram, optional
         The same feasible set with extra valid rows (the same columns, by name): the position
         driver's feasibility queries run on it (``strengthen``).
+    disposable : bool, optional
+        The formulation has *free disposal*: lowering any user's task columns keeps an allocation
+        feasible (every row holding them is a "<=" row with nonnegative coefficients, or a lower bound
+        on the user's total). The position driver then asks for "at least" a fixed user's count and
+        trims its solutions back (:mod:`fairalloc.exact.positions`, "Free disposal"). Default False.
     driver, time_slice, strengthen, count_fallback, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
 
@@ -479,7 +484,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         if strong is not None and opts["strengthen"]:
             strong_prog = _same_columns(_as_program(strong, [])[0], base)
         out = PositionDriver(rounds, valuation, scale, objective=objective, time_slice=opts["time_slice"],
-                             strong=strong_prog, count_fallback=opts["count_fallback"]).run()
+                             strong=strong_prog, count_fallback=opts["count_fallback"],
+                             disposable=disposable).run()
     else:
         out = LevelDriver(rounds, valuation, objective=objective, lp_bounds=opts["lp_bounds"],
                           flow_bounds=opts["flow_bounds"], flow=flow, level_by_count=opts["level_by_count"],

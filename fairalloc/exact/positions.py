@@ -88,6 +88,18 @@ to *f* (an allocation of *P* with more free users above *f* would be lexicograph
 :math:`\mu`, and the leximin optimum itself has :math:`|F| - K` entries at or below *f*); they join *O*
 at once. The count asks one question for the whole tie where positions would ask one per entry.
 
+Free disposal
+-------------
+When the formulation says so (``solve_leximin(disposable=True)``: lowering a user's task columns never
+breaks a row; TV-TSF and the task models without ``symmetry``), the programs ask fixed users for *at
+least* their counts and matched users for at least their values' counts, and drop the upper bounds
+of free users. That relaxed set :math:`Q \supseteq P` has the same maximum of :math:`N`: lowering the
+task columns of the fixed and matched users of any :math:`x \in Q` to the exact counts gives a point
+of *P* with the same unmatched values. Every solution is trimmed so before it is kept (I3), and
+re-checked against the program (a violation is an error: the formulation was not disposable, never a
+silent result); the count program also forbids counting a matched user above the floor. Finding a
+packing with "at least" is easier for the backend than with "exactly".
+
 Exact deductions (no solver call)
 ---------------------------------
 Between solves, to a fixpoint; each is a consequence of membership in *P*, so it keeps (I1) and
@@ -145,7 +157,7 @@ class PositionDriver:
 
     def __init__(self, rounds: Rounds, valuation: Valuation, scale: int, *, objective: str,
                  time_slice: float | None = 2.0, strong: LinearProgram | None = None,
-                 count_fallback: bool = True) -> None:
+                 count_fallback: bool = True, disposable: bool = False) -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -165,6 +177,7 @@ class PositionDriver:
         self.time_slice = time_slice
         self.strong = strong
         self.count_fallback = count_fallback
+        self.disposable = disposable
         self.integer_z = rounds.backend.name == "cpsat"
         self.failed: Any = None
         self.known: float | None = None         # max-min: the best upper bound known when stopped
@@ -325,8 +338,8 @@ class PositionDriver:
         hint: dict[str, float] = {}
         assign = self.assignment(hint_totals) if hint_totals is not None else {}
         for i in range(self.n):
-            if not self.free[i]:
-                rows.append((dict(tot[i]), self.lo[i], self.hi[i], f"{lab}pfix_{i}"))
+            if not self.free[i]:         # disposable: at least its count (trimmed back after the solve)
+                rows.append((dict(tot[i]), self.lo[i], None if self.disposable else self.hi[i], f"{lab}pfix_{i}"))
         if mode == "position":
             z = f"{lab}pz"
             cols.append((z, level, zub, self.integer_z))
@@ -362,8 +375,8 @@ class PositionDriver:
                 for v, u in us.items():
                     row[u] = float(t - self.k_of(i, v))
                 rows.append((row, t, None, f"{lab}plo_{i}"))
-            # unmatched: X_i <= hi; matched to v: X_i <= k_iv
-            if hi < self.upper0[i] or us:
+            # unmatched: X_i <= hi; matched to v: X_i <= k_iv (not needed with free disposal: trimmed)
+            if not self.disposable and (hi < self.upper0[i] or us):
                 row = dict(tot[i])
                 for v, u in us.items():
                     row[u] = float(hi - self.k_of(i, v))
@@ -384,6 +397,8 @@ class PositionDriver:
                     row = dict(tot[i])
                     row[y] = -float(kg)
                     rows.append((row, 0, None, f"{lab}py_{i}"))
+                    if us and self.disposable:       # a user counted above the floor is not matched
+                        rows.append(({y: 1.0, **{u: 1.0 for u in us.values()}}, None, 1, f"{lab}pyu_{i}"))
                     if hint_totals is not None:
                         hint[y] = 1.0 if int(hint_totals[i]) >= kg else 0.0
         prog = base.extended(cols=cols, rows=rows, cost=cost)
@@ -424,7 +439,7 @@ class PositionDriver:
                 self.failed = out
                 return None
             if x is not None:
-                self.r.keep(x)
+                self.keep(prog, x)
                 inc = max(inc, self.next_entry(self.r.totals))
             b = out.stats.get("bound")
             if b is not None and math.isfinite(b):
@@ -469,13 +484,11 @@ class PositionDriver:
                 if self.r.out_of_time():
                     return None
                 if self.count_fallback and self.floor is not None and inc == self.floor:
-                    got = self.count()
-                    if got is None:
+                    q = self.count()
+                    if q is None:
                         return None
-                    q, x = got
                     if q > 0:
                         return "done", [self.floor] * q
-                    self.r.keep(x)
                     inc = self.next_entry(self.r.totals)
                     cand = [v for v in cand if v > inc]
                     continue
@@ -503,27 +516,68 @@ class PositionDriver:
         if out is None:
             return None
         if out.status in (Status.OPTIMAL, Status.FEASIBLE):
-            self.r.keep(x)
+            self.keep(prog, x)
             return True
         if out.status is Status.INFEASIBLE:
             return False
         return None
 
-    def count(self) -> tuple[int, np.ndarray] | None:
-        """Today's count MILP at the floor: the most free users above it; returns (new copies of the
-        floor, the solution)."""
+    def count(self) -> int | None:
+        """Today's count MILP at the floor: the most free users *K* above it; returns the number of
+        further entries equal to the floor (:math:`|F| - K - |O|`) and keeps the count's solution (it
+        has exactly that many unmatched users at the floor, so it lies in the next state's *P*)."""
         xs = self.r.totals
         prog, hint = self.program("count", level=self.floor, hint_totals=xs)
         out, x = self.r.solve("count", prog, proven=0.5, start=self._start(prog, hint))
         self.stats["counts"] += 1
         if out is None or out.status is not Status.OPTIMAL:
-            if out is not None and x is not None:
-                self.r.keep(x)
             self.failed = out
             return None
+        self.keep(prog, x)
         k = int(round(out.objective))
-        q = len(self.free_users()) - k - self.n_open()
-        return q, x
+        return len(self.free_users()) - k - self.n_open()
+
+    def keep(self, prog: LinearProgram, x: np.ndarray) -> None:
+        """Keep a round's solution, trimmed to the state's exact counts with free disposal."""
+        self.r.keep(self.trim(prog, x) if self.disposable else x)
+
+    def trim(self, prog: LinearProgram, x: np.ndarray) -> np.ndarray:
+        """With free disposal (``disposable``: every row that holds a user's task columns is a "<=" row
+        with nonnegative coefficients, or a lower bound on its total below its count), lower the task
+        columns of fixed users to their counts and of matched users to their values' counts; unmatched
+        users keep theirs. The result lies in *P* (module docstring, "Free disposal")."""
+        base = self.r.base
+        xb = np.array(x[:base.n_cols], dtype=float)
+        for i in range(self.n):
+            if not self.free[i]:
+                target = self.lo[i]
+            else:
+                target = None
+                for v in self.takes(i):
+                    j = prog.index.get(f"{self.r.label}pu_{i}_{v}")
+                    if j is not None and x[j] > 0.5:
+                        target = self.k_of(i, v)
+                if target is None:
+                    continue
+            excess = int(round(sum(c * xb[j] for j, c in self.r.tot[i].items()))) - target
+            if excess < 0:
+                raise RuntimeError(f"position driver: user {i} below its count {target} in a solution")
+            for j in sorted(self.r.tot[i], reverse=True):
+                if excess == 0:
+                    break
+                if self.r.tot[i][j] != 1.0:
+                    raise RuntimeError("position driver: free disposal needs unit task columns")
+                take = min(excess, int(round(xb[j] - max(base.lb[j], 0.0))))
+                if take > 0:
+                    xb[j] -= take
+                    excess -= take
+            if excess:
+                raise RuntimeError(f"position driver: could not trim user {i} to {target} tasks")
+        bad = base.violation(xb)
+        if bad is not None:
+            raise RuntimeError(f"position driver: a trimmed solution violates the model ({bad}); "
+                               f"the formulation is not disposable")
+        return xb
 
     # ---- the sequence ------------------------------------------------------------------------
     def run(self) -> LeximinOutcome:

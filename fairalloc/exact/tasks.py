@@ -454,7 +454,7 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
     status, message, stats, leximin = solve_by_components(
         comps, sizes, build, full_val, place, objective=objective, backend=backend, time_limit=time_limit, started=t0,
         mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
-        warm_start=warm_start, flow=flow, **driver_opts)
+        warm_start=warm_start, flow=flow, disposable=not symmetry, **driver_opts)
     stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],
                  aggregated_servers=counts["aggregated"], symmetry=symmetry, aggregate=aggregate,
                  decompose=decompose, warm_start=warm_start, mechanism=mechanism, objective=objective,

@@ -47,14 +47,11 @@ available but off by default because they measured slower on random instances: `
 (identical servers' schedules ordered by load, identical users' totals ordered) and ``tighten=True``
 (per user and server, the tasks running at once never exceed what fits of them alone; per user, the
 starts never exceed the window bound of :func:`_upper_offline`). A third, ``cuts=True``, adds
-Chvatal-Gomory roundings of every per-server capacity row (:func:`rounded_rows`, issue 14): measured
-with HiGHS on the dense 10 x 10 x 20 instances (``benchmarks/bench_milp.py`` docstring, load average
-7-10) they do not move the max-min program's root bound (seed 0 stays at 78 scaled units; the LP
-maximum of all tasks at level 78 drops from 287.6 to 286.6) and change no time consistently (seed 1
-max-min 9.5 s against 11.0 s, and 9.3 s against 4.4 s with the integer first level; the leximin
-levels proven in 60 s, 4 on seed 1 and 9 on seed 2, the same with and without), but they let HiGHS
-refute a fixed level at the root node: "every user at least 77" on seed 0 proven infeasible in
-13.5 s (1 node) against 29 s (1978 nodes) in one run and undecided at 60 s in another without them.
+Chvatal-Gomory roundings of every per-server capacity row (:func:`rounded_rows`, issue 14): in the
+max-min and level MILPs they changed no time consistently, but they let HiGHS refute a fixed level at
+the root node (figures in ``benchmarks/RESULTS.md``). Off by default in the model; the position
+driver's feasibility queries use them, with the identical servers' loads ordered, on a strengthened
+copy (``leximin_options={"strengthen": ...}``, :mod:`fairalloc.exact.positions`).
 Off by default.
 
 References
@@ -638,7 +635,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     status, message, stats, leximin = solve_by_components(
         comps, sizes, build, full, place, objective=objective, backend=backend, time_limit=time_limit, started=t0,
         mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
-        warm_start=warm_start, flow=flow, **driver_opts)
+        warm_start=warm_start, flow=flow, disposable=not symmetry, **driver_opts)
     stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],
                  aggregated_servers=counts["aggregated"], symmetry=symmetry, aggregate=aggregate,
                  decompose=decompose, tighten=tighten, cuts=cuts, warm_start=warm_start, objective=objective,
@@ -791,7 +788,7 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
             out: LeximinOutcome = solve_leximin(prob, totals, val, objective=objective, backend=backend,
                                                 time_limit=time_limit, started=t0, mip_gap=mip_gap,
                                                 threads=threads, msg=msg, options=options, label=f"t{t}c{k}_",
-                                                **driver_opts)
+                                                disposable=not symmetry, **driver_opts)
             n_solves += out.stats.get("n_solves", 0)
             per_slot.append({"slot": t, "component": k, "status": out.status.value,
                              "n_solves": out.stats.get("n_solves", 0)})

@@ -116,8 +116,7 @@ def test_count_and_query_rounds_by_hand():
     prog, _ = d.program("position", level=1, zub=3)
     d.r.keep(np.array([1.0, 1.0, 2.0] + [0.0] * (prog.n_cols - 3))[:d.r.base.n_cols])
     assert d.query(2, None) is False
-    q, x = d.count()
-    assert q == 1 and d.r.totals_of(x).sum() <= 4
+    assert d.count() == 1 and sorted(d.r.totals.tolist()) == [1, 1, 2]     # the count's solution is kept
     assert d.query(1, None) is True
 
 
