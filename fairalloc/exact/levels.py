@@ -600,24 +600,15 @@ class LevelDriver:
 
     # ---- the result ---------------------------------------------------------------------------
     def finish(self, status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
-        stats = {**self.r.base_stats(), **self.counters, "lp_bounds": self.lp_bounds,
+        stats = {**self.counters, "lp_bounds": self.lp_bounds,
                  "resolution": self.delta / self.scale if math.isfinite(self.delta) else None, "scale": self.scale,
                  "levels_proven": len(self.leximin)}
         if self.iscale is not None:
             stats["integer_scale"] = self.iscale
         if self.fscale is not None:
             stats["first_level_integer_scale"] = self.fscale
-        last = self.r.rounds[-1] if self.r.rounds else {}
-        if status is not Status.OPTIMAL and last:
-            stats["mip_gap"] = last.get("mip_gap")
-            stats["stopped_round"] = last.get("round")
-        t_ = self.r.totals
-        obj = None
-        if t_ is not None:
-            v = self.valuation.value(t_)
-            obj = float(v[self.movable].min()) if self.movable.any() else float(v.min())
-        return LeximinOutcome(status, message, self.r.solution(), t_,
-                              sorted(self.leximin) if self.objective == "leximin" else [], obj, bound, stats)
+        lex = sorted(self.leximin) if self.objective == "leximin" else []
+        return self.r.outcome(status, message, self.valuation, self.movable, lex, bound, stats)
 
     def partial(self, out: Any) -> str:
         return (f"leximin stopped after {len(self.leximin)} proven level(s): {out.message}; the allocation "

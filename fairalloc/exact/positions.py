@@ -613,19 +613,10 @@ class PositionDriver:
         return [(v / self.S, c) for v, c in sorted(vals.items())]
 
     def finish(self, status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
-        stats = {**self.r.base_stats(), **{k: int(v) for k, v in self.stats.items()}, "integer_scale": self.S,
+        stats = {**{k: int(v) for k, v in self.stats.items()}, "integer_scale": self.S,
                  "levels_proven": len(self.leximin()), "positions_proven": len(self.found)}
-        last = self.r.rounds[-1] if self.r.rounds else {}
-        if status is not Status.OPTIMAL and last:
-            stats["mip_gap"] = last.get("mip_gap")
-            stats["stopped_round"] = last.get("round")
-        t_ = self.r.totals
-        obj = None
-        if t_ is not None:
-            v = self.valuation.value(t_)
-            obj = float(v[self.movable].min()) if self.movable.any() else float(v.min())
         lex = self.leximin() if self.objective == "leximin" else []
-        return LeximinOutcome(status, message, self.r.solution(), t_, lex, obj, bound, stats)
+        return self.r.outcome(status, message, self.valuation, self.movable, lex, bound, stats)
 
     def stopped(self) -> LeximinOutcome:
         out = self.failed

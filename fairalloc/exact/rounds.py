@@ -165,6 +165,24 @@ class Rounds:
         """Record a round answered without a MILP backend (e.g. another oracle), in the same list."""
         self.rounds.append({"round": len(self.rounds), "kind": kind, "status": status.value, **more})
 
+    def outcome(self, status: Status, message: str, valuation: Any, movable: np.ndarray, leximin: list,
+                bound: float | None, stats: dict[str, Any]) -> Any:
+        """The sequence's :class:`~fairalloc.exact.leximin.LeximinOutcome`: the kept solution, its
+        max-min value over the movable users, ``stats`` with this record's figures added (and, when
+        not proven, the gap and index of the round that stopped)."""
+        from .leximin import LeximinOutcome
+
+        stats = {**self.base_stats(), **stats}
+        last = self.rounds[-1] if self.rounds else {}
+        if status is not Status.OPTIMAL and last:
+            stats["mip_gap"] = last.get("mip_gap")
+            stats["stopped_round"] = last.get("round")
+        obj = None
+        if self.totals is not None:
+            v = valuation.value(self.totals)
+            obj = float(v[movable].min()) if movable.any() else float(v.min())
+        return LeximinOutcome(status, message, self.solution(), self.totals, leximin, obj, bound, stats)
+
     def base_stats(self) -> dict[str, Any]:
         return {"n_solves": len(self.rounds), "rounds": self.rounds, "warm_start": self.warm_start,
                 "runtime_s": time.perf_counter() - self.t0}
