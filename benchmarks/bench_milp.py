@@ -73,7 +73,7 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     lex = None if r.details is None or "leximin" not in r.details else r.details["leximin"]
     return {"status": r.status.value, "seconds": wall, "cpu": cpu, "n_milps": r.stats.get("n_solves", 0),
-            "entries": None if lex is None else int(np.sum(lex[:, 1])),
+            "entries": (0 if objective == "leximin" else None) if lex is None else int(np.sum(lex[:, 1])),
             "driver": ",".join(sorted({c.get("driver", "?") for c in r.stats.get("components", [])})),
             "gap": r.stats.get("mip_gap"), "stopped": _stopped_round(r.stats),
             "min_share": r.objective, "components": r.stats.get("n_components"),

@@ -35,7 +35,7 @@ Every switch of the drivers is a keyword of :func:`solve_leximin`, with its defa
 option                  default         meaning
 ======================= =============== ===================================================================
 ``driver``              ``"positions"`` ``"positions"`` or ``"levels"`` (above)
-``time_slice``          2.0             positions: seconds a position MILP runs before the value search
+``time_slice``          2.0             positions: CPU seconds a position MILP runs before the value search
                                         starts (doubled after each stalled query); None: no slice
 ``strengthen``          True            positions: feasibility queries on the formulation's strengthened
                                         copy (extra valid rows), when it provides one

@@ -71,7 +71,13 @@ decides from the final incumbent and bound.
 
 Value search
 ------------
-If the slice (``time_slice`` seconds) ends first, the finitely many achievable values in
+The first position, the max-min program, runs to the end: its slices and value search measured two
+to three times slower than one solve on the dense 20 x 20 x 30 instances, and where it stalls (the
+dense 10 x 10 x 20 instance of seed 0) the search's queries stall too (figures in
+``benchmarks/RESULTS.md``). For the later positions, if the slice ends first (``time_slice`` seconds
+of this process's CPU: the wall limit given to the backend is the slice divided by the CPU / wall
+ratio of the sequence's calls so far, so that a loaded machine does not shorten the work a slice
+buys; :meth:`~fairalloc.exact.rounds.Rounds.wall_for`), the finitely many achievable values in
 :math:`(N, b]` are searched by bisection with *feasibility queries*: "is there :math:`x \in P`
 whose unmatched free users all have :math:`V_i \ge c`?" (the same rows with the thresholds
 :math:`t_i` of *c* and no *z*): yes raises the incumbent to the :math:`N` of the solution found,
@@ -421,7 +427,8 @@ class PositionDriver:
                 return [inc]
         else:
             inc = min(self.V(i, self.lo[i]) for i in self.free_users())
-        slice_ = self.time_slice
+        # the first position is the max-min program, solved without a slice (module docstring)
+        slice_ = self.time_slice if self.found else None
         known = zub          # the least upper bound known (the column bound stays zub: module docstring)
         while True:
             cand = self.candidates(inc, known)
@@ -432,7 +439,7 @@ class PositionDriver:
             gap = float(cand[0] - inc) - 0.5 if cand else 0.5
             prog, hint = self.program("position", level=inc, zub=zub, hint_totals=self.r.totals)
             out, x = self.r.solve("position", prog, proven=gap, start=self._start(prog, hint),
-                                  time_slice=slice_)
+                                  time_slice=self.r.wall_for(slice_))
             if out is None:
                 return None
             if out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.NOT_SOLVED):
@@ -510,7 +517,7 @@ class PositionDriver:
 
     def query(self, c: int, time_slice: float | None) -> bool | None:
         prog, _ = self.program("query", level=c, strong=True)
-        out, x = self.r.solve("query", prog, proven=None, time_slice=time_slice)
+        out, x = self.r.solve("query", prog, proven=None, time_slice=self.r.wall_for(time_slice))
         self.stats["queries"] += 1
         logger.debug("query %s: %s", c, None if out is None else out.status.value)
         if out is None:

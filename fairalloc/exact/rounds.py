@@ -89,6 +89,8 @@ class Rounds:
             self.export.mkdir(parents=True, exist_ok=True)
         self.label = label
         self.rounds: list[dict[str, Any]] = []
+        self.cpu_s = 0.0                       # this process's CPU seconds in backend calls
+        self.wall_s = 0.0                      # wall seconds of those calls
         self.x: np.ndarray | None = None
         self.totals: np.ndarray | None = None
 
@@ -100,6 +102,15 @@ class Rounds:
     def out_of_time(self) -> bool:
         left = self.remaining()
         return left is not None and left <= 0
+
+    def wall_for(self, cpu_seconds: float | None) -> float | None:
+        """Wall seconds expected to give the backend ``cpu_seconds`` of this process's CPU: divided by
+        the CPU / wall ratio of the calls so far (1 before a second of them; kept in [0.1, 4]). A
+        driver's time slice so means work done, whatever else the machine runs."""
+        if cpu_seconds is None:
+            return None
+        ratio = self.cpu_s / self.wall_s if self.wall_s >= 1.0 else 1.0
+        return cpu_seconds / min(max(ratio, 0.1), 4.0)
 
     # ---- the kept solution -------------------------------------------------------------------
     def totals_of(self, x: np.ndarray) -> np.ndarray:
@@ -144,8 +155,11 @@ class Rounds:
         limit = left if time_slice is None else (time_slice if left is None else min(left, time_slice))
         gap = None if proven is None else proven * 0.999
         c0 = time.process_time()
+        w0 = time.perf_counter()
         out, x = solve_program(prog, self.backend, time_limit=limit, mip_gap=self.user_gap or 0.0,
                                abs_gap=None if self.user_gap else gap, proven_gap=proven, start=start, **self.kw)
+        self.cpu_s += time.process_time() - c0
+        self.wall_s += time.perf_counter() - w0
         rec = {"round": k, "kind": kind, "status": out.status.value, "objective": out.objective,
                "bound": out.stats.get("bound"), "mip_gap": out.stats.get("mip_gap"),
                "runtime_s": out.stats.get("runtime_s"), "cpu_s": time.process_time() - c0,
