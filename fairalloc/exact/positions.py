@@ -206,9 +206,6 @@ class PositionDriver:
         """Open values user i can take (achievable within its bounds), ascending."""
         return [v for v in sorted(self.open) if self.k_of(i, v) is not None]
 
-    def values_of(self, totals: np.ndarray) -> list[int]:
-        return [self.V(i, int(totals[i])) for i in range(self.n)]
-
     # ---- state -------------------------------------------------------------------------------
     def free_users(self) -> list[int]:
         return [i for i in range(self.n) if self.free[i]]
@@ -270,8 +267,6 @@ class PositionDriver:
                         raise RuntimeError(f"position driver: user {i}'s bounds cross")
                     self.stats["bounds_tightened"] += 1
                     changed = True
-            if changed:
-                continue
 
     # ---- bounds ------------------------------------------------------------------------------
     def _matchable(self, users: list[int]) -> bool:
@@ -481,10 +476,12 @@ class PositionDriver:
         query (the incumbent still at the floor), which a count MILP settles. Returns ("done", entries)
         when decided, ("again", (inc, zub)) when values above the incumbent are still open (the
         caller solves the position MILP again, longer), None when the budget ran out."""
-        cand = self.candidates(inc, zub)
         self.stats["searches"] += 1
         open_top = None                      # the lowest value left open by a stalled query
-        while cand:
+        while True:
+            cand = self.candidates(inc, zub if open_top is None else min(zub, open_top - 1))
+            if not cand:
+                break
             c = cand[(len(cand) - 1) // 2]
             ans = self.query(c, slice_)
             if ans is None:
@@ -496,20 +493,15 @@ class PositionDriver:
                         return None
                     if q > 0:
                         return "done", [self.floor] * q
-                    inc = self.next_entry(self.r.totals)
-                    cand = [v for v in cand if v > inc]
+                    inc = self.next_entry(self.r.totals)     # the count's solution: above the floor
                     continue
                 open_top = c if open_top is None else min(open_top, c)
-                cand = [v for v in cand if v < c]
-                continue
-            if ans:
+            elif ans:
                 inc = self.next_entry(self.r.totals)
-                cand = [v for v in cand if v > inc]
                 if open_top is not None and inc >= open_top:
-                    open_top = None
+                    open_top = None          # found at or above the open value: search up to zub again
             else:                            # nothing at or above c: that refutes what was left open too
                 open_top = None
-                cand = [v for v in cand if v < c]
                 zub = max([inc] + self.candidates(inc, c - 1))
         if open_top is None:
             return "done", [inc]

@@ -120,6 +120,30 @@ def test_count_and_query_rounds_by_hand():
     assert d.query(1, None) is True
 
 
+def test_search_after_a_stalled_query_keeps_the_values_above_it_open():
+    # the value search with scripted answers (no solver): two users, V = X, the next entry's true value
+    # is 14 (a query "both >= c" is feasible exactly for c <= 14). The first query (c = 10, the median of
+    # 1..20) stalls; the search goes on below it; c = 5 is feasible with a solution whose entry is 12,
+    # above the stalled value: the values above 12 were never refuted, so the search must go on up to
+    # 20 (16 no, 14 yes, 15 no) and end at 14, not at 12
+    d = driver([1, 1], [20, 20])
+    asked = []
+
+    def query(c, time_slice):
+        asked.append(c)
+        if len(asked) == 1:
+            return None                                   # stalled
+        if c > 14:
+            return False
+        d.r.totals = np.array([max(c, 12), 20])           # a feasible solution: its entry max(c, 12)
+        return True
+
+    d.query = query
+    d.count_fallback = False
+    assert d.search(0, 20, 1.0) == ("done", [14])
+    assert asked == [10, 5, 16, 14, 15]
+
+
 def test_the_driver_runs_end_to_end_on_the_hand_instance():
     d = driver([1, 1, 1], [3, 3, 3], cap=4)
     out = d.run()
