@@ -403,8 +403,8 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
     Notes
     -----
     Method: see :mod:`fairalloc.exact.leximin` (the position driver by default, today's level
-    driver with ``leximin_options={"driver": "levels"}``), per component. Users that can receive no task (``tasks[i] == 0``) keep
-    their value at zero tasks and are left out of the max-min. The max-min level of users with
+    driver with ``leximin_options={"driver": "levels"}``), per component. Users that can receive no
+    task (``tasks[i] == 0``) keep their value at zero tasks and are left out of the max-min. The max-min level of users with
     weights or commitments is the level of Eq. 5 (SDRF) or the weighted share.
 
     Examples

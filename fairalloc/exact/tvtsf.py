@@ -368,7 +368,8 @@ def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *
             for j, (a_, b_) in enumerate(zip(loads[:-1], loads[1:])):
                 prob.addConstraint(a_ - b_ >= 0, f"{label}symsrv_{g[0]}_{j}")
     if symmetry is True:
-        # identical users' totals ordered: valid for drivers whose rows treat identical users alike
+        # identical users' totals ordered (symmetry=True; "servers" orders the servers only): any
+        # allocation can be permuted into this order with the same sorted values
         tvu = tv.weights[users]
         for g in _identical_rows(d.reshape(n, -1), tv.arrivals[users], e[:, None], tvu, elig):
             for a_, b_ in zip(g[:-1], g[1:]):
