@@ -462,7 +462,7 @@ def _keep_tables(out: Path, tables: dict[str, pd.DataFrame], source: dict) -> No
     doc = {"run": source["run"], "workload": source["workload"], "code": source["code"],
            "cells": {k: p for k, p in source["cells"].items() if k in keys},
            "seconds": {k: s for k, s in source.get("seconds", {}).items() if k in keys},
-           "taken_from": source["folder"]}
+           "taken_from": source.get("taken_from", source["folder"])}          # the first run's folder when chained
     (d / "source.json").write_text(json.dumps(doc, indent=1, sort_keys=True, default=str), encoding="utf-8")
 
 
@@ -497,7 +497,10 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
         Run a subset of the grid (:func:`parse_cells`); the report's setup then lists it.
     tables_from : str or Path, optional
         The output folder of another reproduction: run nothing, and write the report from that run's
-        cells that are also this reproduction's (:func:`tables_from`); the report says so.
+        cells that are also this reproduction's (:func:`tables_from`); the report says so and which
+        code computed the cells. The tables used are kept in ``out/tables/`` (with ``source.json``:
+        their cell function, workload, code and parameters), where :func:`read_tables` and a later
+        ``tables_from=out`` read them.
 
     Returns
     -------
@@ -553,7 +556,7 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
                 "since then is not in these cells")
         text = Path(path).read_text(encoding="utf-8")
         line = (f"- cells taken from the run in `{tables_from}` (same cell function, workload and parameters; "
-                f"computed by {same}); nothing was run for this report; the tables used are kept in `{TAKEN}/`\n")
+                f"computed by {same}); nothing was run for this report\n")
         Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
     return path
 
