@@ -512,7 +512,10 @@ def _lock_down(con, out: Path) -> bool:
     tables before external access is switched off."""
     import duckdb
 
-    con.execute("SET enable_progress_bar = false")
+    try:
+        con.execute("SET enable_progress_bar = false")
+    except duckdb.Error:  # in Jupyter without ipywidgets DuckDB refuses to touch the setting at all
+        pass
     for setting in ("autoinstall_known_extensions", "autoload_known_extensions"):
         try:
             con.execute(f"SET {setting} = false")
