@@ -259,7 +259,6 @@ def crowding(a) -> None:
         user = r.jobs.set_index("row").loc[lf["job"].to_numpy(), "user"].to_numpy()
         start, end = lf["start"].to_numpy(), lf["end"].to_numpy()
         alone = np.ones(len(lf), dtype=bool)
-        last_end: dict = {}
         busy: dict = {}
         for k in range(len(lf)):        # a start "from share 0": no earlier launch of its user still runs
             u = int(user[k])

@@ -272,12 +272,7 @@ def wait_reduction(users: pd.DataFrame) -> pd.DataFrame:
     """
     from scipy.stats import trim_mean
 
-    base = users[users["delta"].isna()][["pool_fraction", "user", "mean_wait"]]
-    base = base.rename(columns={"mean_wait": "drf_wait"})
-    s = users[users["delta"].notna()].merge(base, on=["pool_fraction", "user"], how="inner")
-    s = s[(s["drf_wait"] > 0) & np.isfinite(s["drf_wait"]) & np.isfinite(s["mean_wait"])]
-    s = s.assign(rel=100.0 * (s["drf_wait"] - s["mean_wait"]) / s["drf_wait"])
-    g = s.groupby(["pool_fraction", "delta"])
+    g = _per_user(users).groupby(["pool_fraction", "delta"])
     return pd.DataFrame({"reduction": g["rel"].mean(), "users": g["rel"].size().astype(float),
                          "median_reduction": g["rel"].median(),
                          "smallest_drf_wait": g["drf_wait"].min(),
@@ -286,6 +281,16 @@ def wait_reduction(users: pd.DataFrame) -> pd.DataFrame:
                          "trimmed_reduction": g["rel"].agg(lambda x: trim_mean(x.to_numpy(), TRIM)),
                          "improved": 100.0 * g["rel"].agg(lambda x: float(np.mean(x.to_numpy() > 0))),
                          "worse": 100.0 * g["rel"].agg(lambda x: float(np.mean(x.to_numpy() < 0)))}).reset_index()
+
+
+def _per_user(users: pd.DataFrame) -> pd.DataFrame:
+    """Per user of each SDRF cell counted by :func:`wait_reduction`: ``drf_wait`` (the same user's mean
+    wait under DRF on the same pool), ``mean_wait`` and the relative reduction ``rel`` (%)."""
+    base = users[users["delta"].isna()][["pool_fraction", "user", "mean_wait"]]
+    base = base.rename(columns={"mean_wait": "drf_wait"})
+    s = users[users["delta"].notna()].merge(base, on=["pool_fraction", "user"], how="inner")
+    s = s[(s["drf_wait"] > 0) & np.isfinite(s["drf_wait"]) & np.isfinite(s["mean_wait"])]
+    return s.assign(rel=100.0 * (s["drf_wait"] - s["mean_wait"]) / s["drf_wait"])
 
 
 def completed_ratio(users: pd.DataFrame, *, pool_fraction: float, delta: float) -> pd.DataFrame:
@@ -515,13 +520,10 @@ def _best_short(best: pd.DataFrame) -> str:
 
 
 def _relative(users: pd.DataFrame, pool: float, delta: float) -> pd.DataFrame:
-    """Per user at one cell: DRF and SDRF mean waits and the relative reduction (%), as
-    :func:`wait_reduction` counts them."""
-    base = users[users["delta"].isna() & (users["pool_fraction"] == pool)][["user", "mean_wait"]]
-    s = users[(users["pool_fraction"] == pool) & np.isclose(users["delta"], delta, rtol=0, atol=1e-12)]
-    m = s[["user", "mean_wait"]].merge(base.rename(columns={"mean_wait": "drf_wait"}), on="user")
-    m = m[(m["drf_wait"] > 0) & np.isfinite(m["drf_wait"]) & np.isfinite(m["mean_wait"])]
-    return m.assign(rel=100.0 * (m["drf_wait"] - m["mean_wait"]) / m["drf_wait"]).sort_values("rel")
+    """:func:`_per_user` at one cell, sorted by the relative reduction."""
+    s = _per_user(users[(users["pool_fraction"] == pool)
+                        & (users["delta"].isna() | np.isclose(users["delta"], delta, rtol=0, atol=1e-12))])
+    return s.sort_values("rel")
 
 
 def _few_users(users: pd.DataFrame, pool: float, delta: float) -> str:
