@@ -559,7 +559,8 @@ def _metrics_table(red: pd.DataFrame, users: pd.DataFrame | None, delta: float) 
         "user who waited a fraction of a second under DRF and a minute under SDRF counts thousands of percent "
         "against SDRF, so the paper's mean over users can be decided by a handful of users with tiny DRF "
         f"waits. The trimmed mean cuts {TRIM:.0%} of the users from each end of the sorted reductions "
-        "(scipy.stats.trim_mean; 6 of about 600 users at each end): symmetric, so it does not favour SDRF by "
+        f"(scipy.stats.trim_mean; {_span(int(TRIM * n) for n in at['users'])} of {_span(int(n) for n in at['users'])} "
+        "users at each end): symmetric, so it does not favour SDRF by "
         "dropping only its losers, and light, so that 98% of the users stay; how many users would have to go "
         "for the mean to pass 10% is said below where it matters. 'Users who wait less' is the share of the "
         "counted users whose mean "
@@ -569,6 +570,12 @@ def _metrics_table(red: pd.DataFrame, users: pd.DataFrame | None, delta: float) 
     if few:
         text += "\n\nWhere the mean is at most 10%, how few users decide it: " + "; ".join(few) + "."
     return text
+
+
+def _span(values: Any) -> str:
+    """``6`` or ``1 to 6``: the range of some whole numbers."""
+    v = sorted(set(values))
+    return f"{v[0]}" if len(v) == 1 else f"{v[0]} to {v[-1]}"
 
 
 def _best_table(full: pd.DataFrame) -> str:
@@ -665,7 +672,8 @@ def report_fig4(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
               ok6 if len(at6) else None,
               "" if ok6 else ("delta = 1-10^-6 not in this grid" if not len(at6) else
                               f"at most 10% at {', '.join(_pct(p) for p in low['pool_fraction'])} of R, where a few "
-                              "users with tiny DRF waits lead the mean (Analysis: trimmed mean, users who wait less)")),
+                              "users whose short DRF waits grew many times lead the mean (Analysis: trimmed mean, "
+                              "users who wait less)")),
         Claim("SDRF ~ DRF when delta is very small (1-10^-1) or very close to 1 (1-10^-7)",
               "close to 0",
               (f"1-10^-1: {_at(ext, 0.9)['reduction'].min():.1f}..{_at(ext, 0.9)['reduction'].max():.1f}%; "
