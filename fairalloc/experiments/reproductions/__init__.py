@@ -30,7 +30,7 @@ import pandas as pd
 from ...errors import InvalidInstanceError
 
 __all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
-           "spec_path", "parse_cells", "tables_from", "results_dir"]
+           "spec_path", "parse_cells", "tables_from", "tables_source", "results_dir"]
 
 logger = logging.getLogger(__name__)
 
@@ -312,24 +312,158 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
 
 
 def tables_from(name: str, scale: str, sweep: str | Path) -> tuple[dict[str, pd.DataFrame], list[dict]]:
-    """The tables of ``name``'s cells at ``scale`` taken from another finished sweep (e.g. the SDRF
-    Fig. 5 and Fig. 6 cells are Fig. 4 cells): rows whose cell key is one of ``name``'s keys (a key
-    hashes the cell's workload, parameters and cell function, so equal keys are the same computation).
+    """The tables of ``name``'s cells at ``scale`` taken from another finished run (e.g. the SDRF
+    Fig. 5 and Fig. 6 cells are Fig. 4 cells): the rows of the cells that compute the same thing as
+    one of ``name``'s, that is with the same cell function, workload (as the spec writes it) and
+    parameters (:func:`tables_source`).
 
-    Returns the tables and, as restrictions (:func:`parse_cells`), the cells found; raises when none is.
+    The code is not matched: a cell key also hashes fairalloc's code, so after any edit of the
+    package (even of a report function) no key would match and a report could never be written
+    again from stored cells. :func:`reproduce` says in the report which code computed the cells and
+    whether it is this one (:func:`tables_source` gives it).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`.
+    scale : {"small", "paper"}
+    sweep : str or Path
+        A :func:`reproduce` output folder (its ``sweep/``, or the tables a ``tables_from`` report
+        kept), or a sweep folder.
+
+    Returns
+    -------
+    (dict of DataFrame, list of dict)
+        The tables (rows of the matching cells) and, as restrictions (:func:`parse_cells`), the cells
+        found when they are not all of ``name``'s (an empty list when they are).
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``sweep`` is not a finished run, or holds none of the cells of ``name`` at ``scale``.
     """
     from ..spec import Spec
 
     spec = load_spec(name)
     mine = {c.key: c for c in Spec.from_dict(spec["scales"][scale], base=_DIR).cells()}
-    tables = read_tables(Path(sweep).parent) if Path(sweep).name == "sweep" else read_tables(sweep)
-    found = set().union(*(set(df["key"]) for df in tables.values())) & set(mine)
+    source = tables_source(sweep)
+    ident = {_identity(spec["scales"][scale]["run"], spec["scales"][scale].get("workload"), c.params): k
+             for k, c in mine.items()}
+    theirs = {_identity(source["run"], source["workload"], p): k for k, p in source["cells"].items()}
+    found = {ident[i]: theirs[i] for i in set(ident) & set(theirs)}          # my key -> their key
+    tables = _read_source_tables(sweep)
+    done = set().union(*(set(df["key"]) for df in tables.values())) if tables else set()
+    found = {k: v for k, v in found.items() if v in done}
     if not found:
         raise InvalidInstanceError(f"tables_from={str(sweep)!r} holds none of the cells of {name!r} at scale "
                                    f"{scale!r}", argument="tables_from", value=str(sweep))
-    tables = {t: df[df["key"].isin(found)].reset_index(drop=True) for t, df in tables.items()}
+    keep = set(found.values())
+    tables = {t: df[df["key"].isin(keep)].reset_index(drop=True) for t, df in tables.items()}
     grids = [mine[k].params["grid"] for k in sorted(found, key=lambda k: mine[k].index)]
     return tables, [{a: [v] for a, v in g.items()} for g in grids] if len(found) < len(mine) else []
+
+
+def _identity(run: str, workload: Any, params: dict) -> str:
+    """What decides a cell's result apart from the code: its cell function, its workload as the spec
+    writes it and its parameters (the sweep key without the version and the code fingerprint)."""
+    import hashlib
+    import json
+
+    text = json.dumps({"run": run, "workload": workload, "params": params}, sort_keys=True, default=str)
+    return hashlib.sha256(json.dumps(json.loads(text), sort_keys=True).encode()).hexdigest()
+
+
+#: The folder of a ``tables_from`` report's output holding the cell tables it used.
+TAKEN = "tables"
+
+
+def _sweep_of(folder: str | Path) -> Path | None:
+    """The sweep folder of a :func:`reproduce` output (``sweep/``) or ``folder`` itself; None if neither."""
+    f = Path(folder)
+    for d in (f / "sweep", f):
+        if (d / "sweep.json").is_file() and (d / "manifest.parquet").is_file():
+            return d
+    return None
+
+
+def tables_source(folder: str | Path) -> dict:
+    """Where the cells of a finished run came from: its cell function, workload and code, and the
+    parameters of each cell, read from its sweep (``sweep.json`` and ``manifest.parquet``) or from the
+    ``tables/source.json`` a ``tables_from`` report writes.
+
+    Parameters
+    ----------
+    folder : str or Path
+        A :func:`reproduce` output folder or a sweep folder.
+
+    Returns
+    -------
+    dict
+        ``run``, ``workload``, ``code`` (the fingerprint of the fairalloc that computed the cells),
+        ``cells`` (key -> parameters), ``seconds`` (key -> recorded wall seconds, where known) and
+        ``folder`` (the sweep or report folder read, resolved).
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``folder`` holds neither.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     tables_source(d)
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: tables_from=... is not the output of a finished run (no sweep/ and no tables/source.json)
+    """
+    import json
+
+    f = Path(folder)
+    sweep = _sweep_of(f)
+    if sweep is not None:
+        from ..store import Store
+
+        doc = json.loads((sweep / "sweep.json").read_text(encoding="utf-8"))
+        man = pd.read_parquet(sweep / "manifest.parquet")
+        cells = {k: json.loads(p) for k, p in zip(man["key"], man["params"])}
+        recs = Store(sweep).records()
+        seconds = {k: r.get("wall_s") for k, r in recs.items() if k in cells and r.get("status") == "done"}
+        return {"run": doc["spec"].get("run"), "workload": doc["spec"].get("workload"), "code": doc.get("code"),
+                "cells": cells, "seconds": seconds, "folder": str(sweep.resolve())}
+    src = f / TAKEN / "source.json"
+    if src.is_file():
+        doc = json.loads(src.read_text(encoding="utf-8"))
+        return {**doc, "folder": str(f.resolve())}
+    raise InvalidInstanceError(f"tables_from={str(folder)!r} is not the output of a finished run (no sweep/ and "
+                               f"no {TAKEN}/source.json)", argument="tables_from", value=str(folder))
+
+
+def _read_source_tables(folder: str | Path) -> dict[str, pd.DataFrame]:
+    sweep = _sweep_of(folder)
+    if sweep is not None:
+        from .. import load as load_table
+        from ..store import Store
+
+        return {t: load_table(sweep, t).df() for t in Store(sweep).table_names()}
+    return read_tables(folder)
+
+
+def _keep_tables(out: Path, tables: dict[str, pd.DataFrame], source: dict) -> None:
+    """Write the tables a ``tables_from`` report used into ``out/tables/`` with their ``source.json``,
+    so that :func:`read_tables` reads them back (the source folder may be moved or replaced)."""
+    import json
+
+    d = out / TAKEN
+    d.mkdir(parents=True, exist_ok=True)
+    keys = set().union(*(set(df["key"]) for df in tables.values())) if tables else set()
+    for t, df in tables.items():
+        df.to_parquet(d / f"{t}.parquet", index=False)
+    doc = {"run": source["run"], "workload": source["workload"], "code": source["code"],
+           "cells": {k: p for k, p in source["cells"].items() if k in keys},
+           "seconds": {k: s for k, s in source.get("seconds", {}).items() if k in keys},
+           "taken_from": source.get("taken_from", source["folder"])}          # the first run's folder when chained
+    (d / "source.json").write_text(json.dumps(doc, indent=1, sort_keys=True, default=str), encoding="utf-8")
 
 
 def _cells_seconds(sweep: Path, fallback: float) -> float:
@@ -363,7 +497,10 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
         Run a subset of the grid (:func:`parse_cells`); the report's setup then lists it.
     tables_from : str or Path, optional
         The output folder of another reproduction: run nothing, and write the report from that run's
-        cells that are also this reproduction's (:func:`tables_from`); the report says so.
+        cells that are also this reproduction's (:func:`tables_from`); the report says so and which
+        code computed the cells. The tables used are kept in ``out/tables/`` (with ``source.json``:
+        their cell function, workload, code and parameters), where :func:`read_tables` and a later
+        ``tables_from=out`` read them.
 
     Returns
     -------
@@ -395,7 +532,10 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
             raise InvalidInstanceError("give cells or tables_from, not both", argument="tables_from",
                                        value=str(tables_from))
         tables, parsed = globals()["tables_from"](name, scale, tables_from)
-        seconds = None
+        source = tables_source(tables_from)
+        keys = set().union(*(set(df["key"]) for df in tables.values()))
+        known = [source.get("seconds", {}).get(k) for k in keys]
+        seconds = float(sum(known)) if known and all(x is not None for x in known) else None
     else:
         tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress, cells=parsed)
         seconds = _cells_seconds(out / "sweep", time.perf_counter() - t0)
@@ -407,15 +547,23 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
             + " (the other cells of the spec were not run)\n")
         Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
     if tables_from is not None:
+        from ..spec import Spec
+
+        _keep_tables(out, tables, source)
+        code = Spec.from_dict(spec["scales"][scale], base=_DIR).code
+        same = ("this fairalloc's code" if source["code"] == code else
+                f"fairalloc code `{source['code']}`, not this fairalloc's `{code}`: a change of the package "
+                "since then is not in these cells")
         text = Path(path).read_text(encoding="utf-8")
-        line = (f"- cells taken from the run in `{tables_from}` (same cell keys: same workload, parameters and "
-                "cell function); nothing was run for this report\n")
+        line = (f"- cells taken from the run in `{tables_from}` (same cell function, workload and parameters; "
+                f"computed by {same}); nothing was run for this report\n")
         Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
     return path
 
 
 def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:
-    """The tables of a finished :func:`reproduce` in ``out`` (from its sweep store).
+    """The tables of a finished :func:`reproduce` in ``out``: from its sweep store, or for a report
+    written from another run's cells (``tables_from``), the tables it kept in ``out/tables/``.
 
     Parameters
     ----------
@@ -439,6 +587,9 @@ def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:
     from ..store import Store
 
     sweep = Path(out) / "sweep"
+    taken = Path(out) / TAKEN
+    if not sweep.exists() and (taken / "source.json").is_file():
+        return {p.stem: pd.read_parquet(p) for p in sorted(taken.glob("*.parquet"))}
     return {t: load_table(sweep, t).df() for t in Store(sweep).table_names()}
 
 
