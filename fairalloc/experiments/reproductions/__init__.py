@@ -2,8 +2,11 @@
 
 Each reproduction is a YAML file in ``specs/`` (:data:`NAMES`) with a ``title``, a ``report``
 function (``"module:function"``) and, per scale, a sweep spec of the experiment layer
-(:class:`fairalloc.experiments.Spec`): ``small`` finishes in about a minute and is what the tests
-run, ``paper`` is the papers' size where the data allows. The cell functions are plain functions of
+(:class:`fairalloc.experiments.Spec`): ``small`` finishes in a few minutes and is what the tests
+run, ``paper`` is the papers' size where the data allows. A scale may add ``cells:``, a list of
+restrictions (:func:`parse_cells`): only the cells matching one of them are the scale's, so a
+scale can be a union of sub-grids (the TV-TSF paper grid, its load axis and its persistent users)
+rather than their whole product. The cell functions are plain functions of
 their parameters returning ``{table: DataFrame}`` (``cell`` in :mod:`.sdrf`, :mod:`.tvtsf`,
 :mod:`.buc`, :mod:`.learned`); each module's ``sweep_cell`` adapts one to the sweep's cell
 contract (:func:`sweep_adapter`). A ``sweep_cell`` that needs a real trace carries
@@ -29,8 +32,8 @@ import pandas as pd
 
 from ...errors import InvalidInstanceError
 
-__all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
-           "spec_path", "parse_cells", "tables_from", "results_dir"]
+__all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "scale_spec", "sweep_adapter", "run", "reproduce",
+           "read_tables", "spec_path", "parse_cells", "tables_from", "results_dir", "notebook_scale"]
 
 logger = logging.getLogger(__name__)
 
@@ -139,8 +142,6 @@ def validate_spec(spec: Any) -> None:
     ...
     fairalloc.errors.InvalidInstanceError: spec 'x': missing keys ['report', 'scales', 'title'], unknown keys []
     """
-    from ..spec import Spec
-
     if not isinstance(spec, dict):
         raise InvalidInstanceError(f"spec must be a mapping, got {type(spec).__name__}", argument="spec",
                                    value=type(spec).__name__)
@@ -153,7 +154,53 @@ def validate_spec(spec: Any) -> None:
     for s in SCALES:
         if s not in (spec["scales"] or {}):
             raise InvalidInstanceError(f"spec {spec['name']!r} has no scale {s!r}", argument="scales", value=s)
-        Spec.from_dict(spec["scales"][s], base=_DIR)
+        scale_spec(spec, s)
+
+
+def scale_spec(spec: dict, scale: str) -> Any:
+    """The sweep :class:`~fairalloc.experiments.Spec` of one scale of a reproduction file, restricted to
+    the scale's ``cells:`` when it has some (module docstring).
+
+    Parameters
+    ----------
+    spec : dict
+        A parsed reproduction file (:func:`load_spec`).
+    scale : str
+        A key of ``spec["scales"]``.
+
+    Returns
+    -------
+    Spec
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``cells`` that are not a list of restriction texts, name no axis of the grid, or match no
+        cell; :class:`~fairalloc.experiments.SpecError` for a scale that is not a valid sweep spec.
+
+    Examples
+    --------
+    The TV-TSF small scale is a union of sub-grids, not the product of its axes:
+
+    >>> spec = load_spec("tvtsf")
+    >>> part = len(scale_spec(spec, "small").cells())
+    >>> whole = len(scale_spec({**spec, "scales": {"small": {k: v for k, v in spec["scales"]["small"].items()
+    ...                                                      if k != "cells"}}}, "small").cells())
+    >>> part < whole
+    True
+    """
+    from ..spec import Spec
+
+    d = dict(spec["scales"][scale])
+    cells = d.pop("cells", None)
+    sweep = Spec.from_dict(d, base=_DIR)
+    if cells is None:
+        return sweep
+    if not isinstance(cells, list) or not cells or not all(isinstance(c, str) for c in cells):
+        raise InvalidInstanceError(f"scales.{scale}.cells must be a list of restrictions "
+                                   f"('AXIS=V1,V2 ...'), got {cells!r}", argument=f"scales.{scale}.cells",
+                                   value=cells)
+    return _restrict(sweep, parse_cells(cells), f"{spec.get('name')}:{scale}")
 
 
 def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.DataFrame]:
@@ -205,6 +252,12 @@ def parse_cells(texts: Any) -> list[dict[str, list]]:
 
     Each text is one restriction: space-separated ``AXIS=V1,V2,...`` (values read as YAML: ``null``,
     numbers); a cell is kept when it matches every axis of *some* restriction (a union of sub-grids).
+    An axis is a grid axis of the spec, ``policy`` (the policy's label) or ``seed``.
+
+    Examples
+    --------
+    >>> parse_cells(["delta=null,0.999999 pool_fraction=0.5", "policy=tvtsf seed=0,1"])
+    [{'delta': [None, 0.999999], 'pool_fraction': [0.5]}, {'policy': ['tvtsf'], 'seed': [0, 1]}]
     """
     import yaml
 
@@ -232,17 +285,22 @@ def _same(a: Any, b: Any) -> bool:
         return a == b
 
 
+def _coords(c: Any) -> dict:
+    """A cell's values for restrictions: its grid values, ``policy`` (label) and ``seed``."""
+    return {**c.params["grid"], "policy": c.params["label"], "seed": c.params["seed"]}
+
+
 def _restrict(spec: Any, cells: list[dict[str, list]], name: str) -> Any:
     """``spec`` whose :meth:`cells` keeps the cells matching some restriction (:func:`parse_cells`)."""
     every = spec.cells()
-    axes = set().union(*(c.params["grid"] for c in every)) if every else set()
+    axes = set().union(*(c.params["grid"] for c in every)) | {"policy", "seed"} if every else set()
     for r in cells:
         bad = sorted(set(r) - axes)
         if bad:
             raise InvalidInstanceError(f"cells: {bad} not a grid axis of {name!r} (axes: {sorted(axes)})",
                                        argument="cells", value=bad)
     keep = [c for c in every
-            if any(all(any(_same(c.params["grid"][a], v) for v in vs) for a, vs in r.items()) for r in cells)]
+            if any(all(any(_same(_coords(c)[a], v) for v in vs) for a, vs in r.items()) for r in cells)]
     if not keep:
         raise InvalidInstanceError(f"cells={cells!r} match no cell of {name!r}", argument="cells", value=cells)
     spec.cells = lambda: keep          # the sweep runs and records only these cells
@@ -289,7 +347,6 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
     fairalloc.errors.InvalidInstanceError: scale='huge' is not one of small, paper
     """
     from .. import load as load_table, run_sweep
-    from ..spec import Spec
     from ..store import Store
 
     if scale not in SCALES:
@@ -302,7 +359,7 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
             need()
         except FileNotFoundError as exc:
             raise InvalidInstanceError(f"reproduction {name!r} skipped: {exc}", argument="name", value=name) from None
-    sweep = Spec.from_dict(spec["scales"][scale], base=_DIR)
+    sweep = scale_spec(spec, scale)
     if cells:
         sweep = _restrict(sweep, cells if isinstance(cells[0], dict) else parse_cells(cells), str(name))
     summary = run_sweep(sweep, out, workers=workers, progress=progress)
@@ -318,17 +375,15 @@ def tables_from(name: str, scale: str, sweep: str | Path) -> tuple[dict[str, pd.
 
     Returns the tables and, as restrictions (:func:`parse_cells`), the cells found; raises when none is.
     """
-    from ..spec import Spec
-
     spec = load_spec(name)
-    mine = {c.key: c for c in Spec.from_dict(spec["scales"][scale], base=_DIR).cells()}
+    mine = {c.key: c for c in scale_spec(spec, scale).cells()}
     tables = read_tables(Path(sweep).parent) if Path(sweep).name == "sweep" else read_tables(sweep)
     found = set().union(*(set(df["key"]) for df in tables.values())) & set(mine)
     if not found:
         raise InvalidInstanceError(f"tables_from={str(sweep)!r} holds none of the cells of {name!r} at scale "
                                    f"{scale!r}", argument="tables_from", value=str(sweep))
     tables = {t: df[df["key"].isin(found)].reset_index(drop=True) for t, df in tables.items()}
-    grids = [mine[k].params["grid"] for k in sorted(found, key=lambda k: mine[k].index)]
+    grids = [_coords(mine[k]) for k in sorted(found, key=lambda k: mine[k].index)]
     return tables, [{a: [v] for a, v in g.items()} for g in grids] if len(found) < len(mine) else []
 
 

@@ -73,7 +73,18 @@ __all__ = ["sweep_cell", "SCENARIOS", "POLICIES", "workload", "placement", "cell
 SCENARIOS = {"normal": None, "large25": 0.25, "large50": 0.5, "large80": 0.8}
 #: policy label -> (simulate policy, options).
 POLICIES = {"tvtsf": ("tvtsf", {}), "tsf-static": ("tsf-static", {}), "cdrf-static": ("cdrf-static", {}),
-            "tsf-slotted": ("tsf", {"slot": 1.0}), "cdrf-slotted": ("cdrf", {"slot": 1.0})}
+            "tsf-slotted": ("tsf", {"slot": 1.0}), "cdrf-slotted": ("cdrf", {"slot": 1.0}),
+            "tsf-floor-user": ("tsf-static", {"rounding": "floor_user"}),
+            "tsf-floor-server": ("tsf-static", {"rounding": "floor_server"}),
+            "cdrf-blind": ("cdrf-static", {"realise": "blind"})}
+#: The paper's comparison (Figs. 1-3): TV-TSF, the Table 1 baselines and the controlled variants.
+MAIN = ("tvtsf", "tsf-static", "cdrf-static", "tsf-slotted", "cdrf-slotted")
+#: Other readings of the Table 1 baselines (:mod:`fairalloc.scheduling.static_slots`): the static
+#: TSF's divisible allocation floored per user or per server without the largest-remainder rescue,
+#: and CDRF's grants placed blind to placement (failing on a forbidden server).
+READINGS = ("tsf-floor-user", "tsf-floor-server", "cdrf-blind")
+#: Which baseline each reading replaces.
+READING_OF = {"tsf-floor-user": "tsf-static", "tsf-floor-server": "tsf-static", "cdrf-blind": "cdrf-static"}
 #: GB per unit of the 2017 trace's normalised memory (assumption, module docstring).
 MEMORY_GB = 384.0
 
@@ -133,7 +144,8 @@ def _seed(*parts: Any) -> int:
     return zlib.crc32(repr(parts).encode())
 
 
-def workload(scenario: str, sample: int, *, n_jobs: int = 100, slots: int = 600) -> Any:
+def workload(scenario: str, sample: int, *, n_jobs: int = 100, slots: int = 600, duration_scale: int = 1,
+             n_users: int = 0) -> Any:
     """One sample of a scenario (module docstring); deterministic in (scenario, sample).
 
     Parameters
@@ -145,6 +157,14 @@ def workload(scenario: str, sample: int, *, n_jobs: int = 100, slots: int = 600)
     n_jobs : int, default 100
     slots : int, default 600
         Submission slots are uniform in 1..``slots``.
+    duration_scale : int, default 1
+        Every task's duration (slots) times this: the load axis. The jobs, their demands, tasks
+        and submission slots are those of the sample at scale 1; the offered load is multiplied by
+        exactly this factor (:func:`offered_load`).
+    n_users : int, default 0
+        0: one user per job (the reproduction's reading). Otherwise the jobs are spread over this
+        many persistent users, uniformly and seeded (``alibaba_like(n_users=)``: the same jobs as
+        with one user per job, each user submits several over the window and stays).
 
     Returns
     -------
@@ -167,9 +187,16 @@ def workload(scenario: str, sample: int, *, n_jobs: int = 100, slots: int = 600)
     """
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario={scenario!r} is not one of {sorted(SCENARIOS)}")
+    k = int(duration_scale)
+    if k != duration_scale or k < 1:
+        raise ValueError(f"duration_scale={duration_scale!r} must be an integer >= 1")
+    u = int(n_users)
+    if u != n_users or u < 0:
+        raise ValueError(f"n_users={n_users!r} must be an integer >= 0 (0: one user per job)")
     src = _source()
-    return workloads.alibaba_like(n_jobs, large_fraction=SCENARIOS[scenario], slots=slots, source=src,
-                                  rng=_seed("tvtsf", scenario, sample))
+    w = workloads.alibaba_like(n_jobs, large_fraction=SCENARIOS[scenario], slots=slots, source=src,
+                               rng=_seed("tvtsf", scenario, sample), n_users=u or None)
+    return w.replace(run_time=w.run_time * k) if k != 1 else w
 
 
 def demands_source() -> str:
@@ -214,12 +241,15 @@ def placement(n_users: int, cluster: Any, p: float, sample: int) -> np.ndarray:
 
 
 def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int = 100,
-         slots: int = 600, placement_p: float = 0.5) -> dict:
+         slots: int = 600, placement_p: float = 0.5, duration_scale: int = 1, n_users: int = 0) -> dict:
     """Simulate ``policy`` (a key of :data:`POLICIES`) on sample ``seed`` of ``scenario``.
 
     ``wl`` is unused (the workload depends on the cell's scenario and sample). Returns ``users``
     (per user: ``user_wait``, ``mean_queuing``, ``mean_completion``) and ``runs`` (one row: means,
-    variances, largest task queuing time, utilisation, grants the static CDRF could not place).
+    variances, largest task queuing time, utilisation, grants the static CDRF could not place,
+    jobs left unfinished, whether the run ended in a deadlock). Times are over the tasks that
+    started and the jobs that finished: a run that deadlocks (a wasteful baseline reading) says so
+    in ``unfinished_jobs`` / ``deadlocked``, and its times are not comparable.
 
     Parameters
     ----------
@@ -235,6 +265,8 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
     slots : int, default 600
     placement_p : float, default 0.5
         As :func:`placement`.
+    duration_scale, n_users : int
+        As :func:`workload` (defaults: the paper-scale reading).
 
     Returns
     -------
@@ -243,7 +275,7 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
     Raises
     ------
     ValueError
-        An unknown scenario.
+        An unknown scenario, a bad ``duration_scale`` or ``n_users``.
     KeyError
         An unknown policy.
 
@@ -257,7 +289,8 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
     ValueError: scenario='large99' is not one of ['large25', 'large50', 'large80', 'normal']
     """
     sample = int(seed)
-    w = workload(scenario, sample, n_jobs=int(n_jobs), slots=int(slots))
+    w = workload(scenario, sample, n_jobs=int(n_jobs), slots=int(slots), duration_scale=duration_scale,
+                 n_users=n_users)
     cl = clusters.tvtsf_table3()
     pl = placement(int(w.user.max()) + 1, cl, float(placement_p), int(sample))
     name, opts = POLICIES[policy]
@@ -274,6 +307,11 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
             "unrealised": int(r.stats.get("unrealised", 0)),
             "lp_not_optimal": int(r.stats.get("lp_not_optimal", 0)),
             "demands": demands_source()}
+    if policy not in MAIN:          # the readings' own figures (the paper's cells keep their columns)
+        runs.update({"unfinished_jobs": int((~r.jobs["finished"].astype(bool)).sum()),
+                     "deadlocked": bool(r.stats.get("deadlocked", False)),
+                     "granted": int(r.stats.get("granted", 0)), "lp_tasks": float(r.stats.get("lp_tasks", 0.0)),
+                     "started": int(lf["tasks"].sum())})
     runs.update(saturation(w, cl, r, int(slots)))
     for k in ("user_wait", "mean_queuing", "mean_completion"):
         runs[f"{k}_mean"] = float(u[k].mean())
@@ -600,33 +638,141 @@ SETUP_CHECK = """| paper (Section 3.1) | our reading | status |
 """
 
 
+#: The paper's experiment inside the paper scale's union of sub-grids (spec ``tvtsf``).
+BASE = {"duration_scale": [1], "n_users": [0], "policy": list(MAIN)}
+#: Grid axes of the spec, in its order (the order of the sweep's columns).
+GRID = ("scenario", "n_jobs", "slots", "placement_p", "duration_scale", "n_users")
+#: Values of the axes the stored paper-scale cells were computed without (the paper's reading).
+_AXIS_DEFAULTS = {"duration_scale": 1, "n_users": 0}
+
+
+def _is_base(coords: dict) -> bool:
+    return all(any(coords.get(a, _AXIS_DEFAULTS.get(a)) == v for v in vs) for a, vs in BASE.items())
+
+
+def part_spec(spec: dict, part: str, *, seeds: range, window: tuple[int, int] | None = None) -> Any:
+    """The sweep of one part of the paper scale: ``"base"`` (the paper's experiment, :data:`BASE`) or
+    ``"axes"`` (the load axis, persistent users and the other readings; at another ``window`` than the
+    paper's the axes part includes the base cells of that window, the axis' reference point).
+
+    Parameters
+    ----------
+    spec : dict
+        The parsed ``tvtsf`` reproduction file.
+    part : {"base", "axes"}
+    seeds : range
+        The samples.
+    window : (n_jobs, slots), optional
+        Replaces the paper's 400 jobs over 600 slots (same arrival rate: the same offered load).
+
+    Returns
+    -------
+    Spec
+    """
+    import copy
+
+    from . import scale_spec
+
+    if part not in ("base", "axes"):
+        raise ValueError(f"part={part!r} is not 'base' or 'axes'")
+    spec = copy.deepcopy(spec)
+    p = spec["scales"]["paper"]
+    paper = (p["grid"]["n_jobs"][0], p["grid"]["slots"][0])
+    if window is not None:
+        p["grid"]["n_jobs"], p["grid"]["slots"] = [int(window[0])], [int(window[1])]
+    p["seeds"] = {"start": seeds.start, "count": len(seeds)}
+    sweep = scale_spec(spec, "paper")
+    keep = [c for c in sweep.cells()
+            if part == "base" and _is_base(_cell_coords(c))
+            or part == "axes" and (not _is_base(_cell_coords(c)) or tuple(window or paper) != paper)]
+    if not keep:
+        raise ValueError(f"the {part} part of the paper scale has no cell")
+    sweep.cells = lambda: keep          # the sweep runs and records only these cells
+    return sweep
+
+
+def _cell_coords(c: Any) -> dict:
+    return {**c.params["grid"], "policy": c.params["label"], "seed": c.params["seed"]}
+
+
+def _run_part(sweep: Any, folder: Path, workers: Any, progress: bool) -> tuple[dict, float]:
+    from .. import load as load_table, run_sweep
+
+    summ = run_sweep(sweep, folder, workers=workers, progress=progress)
+    if not summ.ok:
+        raise RuntimeError(f"tvtsf paper scale: {summ}")
+    keys = {c.key for c in sweep.cells()}       # this call's cells only (the folder may hold others)
+    tables = {}
+    for t in ("users", "runs", "cells"):
+        df = load_table(folder, t).df()
+        tables[t] = df[df["key"].isin(keys)]
+    # the cells' own recorded times (a resumed run's elapsed time would leave out the earlier cells)
+    return {t: tables[t] for t in ("users", "runs")}, float(tables["cells"]["wall_s"].sum())
+
+
+def _samples_part(spec: dict, part: str, n: int, *, out: Path, workers: Any, progress: bool, stored: Any,
+                  window: tuple[int, int] | None) -> tuple[dict, float]:
+    """Samples 0..n-1 of one part: the stored ones read back, the others run (module docstring)."""
+    per = len(part_spec(spec, part, seeds=range(1), window=window).cells())
+    old = stored_cells(stored, per_sample=per) if stored is not None and Path(stored).is_dir() \
+        and _batches(Path(stored)) else None
+    want = spec["scales"]["paper"]["grid"]
+    if window is not None:
+        want = {**want, "n_jobs": [int(window[0])], "slots": [int(window[1])]}
+    if old is not None:
+        for c in ("n_jobs", "slots", "placement_p"):
+            have = set(old["runs"][c])
+            if not have <= set(want[c]):
+                raise ValueError(f"stored={str(stored)!r} holds cells with {c} {sorted(have)}; this part has "
+                                 f"{sorted(want[c])}")
+    first = 0 if old is None else min(n, int(old["runs"]["seed"].max()) + 1)
+    tables, seconds = {}, 0.0
+    if first < n:
+        tables, seconds = _run_part(part_spec(spec, part, seeds=range(first, n), window=window),
+                                    out / "sweep", workers, progress)
+    if old is not None:
+        keep = {t: old[t][old[t]["seed"] < n] for t in ("users", "runs")}
+        seconds += float(old["cells"].loc[old["cells"]["seed"] < n, "wall_s"].sum())
+        tables = {t: pd.concat([keep[t], tables[t]], ignore_index=True) if t in tables else keep[t]
+                  for t in ("users", "runs")}
+    return tables, seconds
+
+
 def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progress: bool = False,
-                      stored: Any = None) -> Path:
+                      stored: Any = None, axes_samples: int = 0, axes_window: tuple[int, int] | None = None,
+                      axes_stored: Any = None) -> Path:
     """``fairalloc reproduce tvtsf --scale paper`` with the first ``samples`` samples per scenario
-    instead of the paper's 100 (every other parameter of the paper scale unchanged; the report's
-    setup states the count). Resumable as any sweep: a later call with more samples in the same
-    ``out`` runs only the new ones.
+    instead of the paper's 100, and the axes (load, persistent users, baseline readings) on
+    ``axes_samples`` samples, possibly at a smaller window (the report's setup states both). Resumable
+    as any sweep: a later call with more samples in the same ``out`` runs only the new ones.
 
     Parameters
     ----------
     samples : int
-        1..100: samples (seeds) 0 .. ``samples`` - 1 of every scenario.
+        1..100: samples (seeds) 0 .. ``samples`` - 1 of the paper's experiment (:data:`BASE`).
     out : str or Path
-        Output folder: the sweep of the samples run here (``out/sweep``), the figures and
-        ``report.md``.
+        Output folder: the sweep of the cells run here (``out/sweep``), the figures and ``report.md``.
     workers : int, optional, default 0
         As :func:`~fairalloc.experiments.run_sweep`.
     progress : bool, default False
     stored : str or Path, optional
-        A folder of stored cells (:func:`store_cells`): its samples below ``samples`` are not run
-        again, the sweep runs the others only (seeds from the first sample not stored), and the
-        report is written from both. The samples of a cell are independent of which others run
-        (a cell's seed is its sample), so the tables are those of one sweep of all samples.
+        A folder of stored cells of the paper's experiment (:func:`store_cells`): its samples below
+        ``samples`` are not run again, the sweep runs the others only (seeds from the first sample not
+        stored). The samples of a cell are independent of which others run (a cell's seed is its
+        sample), so the tables are those of one sweep of all samples.
+    axes_samples : int, default 0
+        0..100: samples of the axes part (:func:`part_spec`); 0 runs none.
+    axes_window : (n_jobs, slots), optional
+        The axes' window when not the paper's 400 jobs over 600 slots (e.g. ``(100, 150)``: the same
+        arrival rate and offered load, a quarter of the window; then the axes include their own
+        reference cells, the paper's experiment at that window).
+    axes_stored : str or Path, optional
+        As ``stored``, for the axes part (one folder per window).
 
     Raises
     ------
     ValueError
-        ``samples`` not in 1..100, or stored cells of another grid than the paper scale's.
+        ``samples`` not in 1..100 or ``axes_samples`` not in 0..100, or stored cells of another grid.
     RuntimeError
         A cell of the sweep failed (the sweep's summary says which).
 
@@ -634,46 +780,30 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
     -------
     Path
         ``out / "report.md"``.
+
+    Examples
+    --------
+    The whole paper scale, the axes included, resuming from the repository's stored cells (days
+    on two cores): ``python -m fairalloc.experiments.reproductions.tvtsf --samples 100
+    --axes-samples 100 --workers 2 --out out/tvtsf-paper``.
     """
-    import copy
+    from . import load_spec
 
-    from .. import load as load_table, run_sweep
-    from ..spec import Spec
-    from . import _DIR, load_spec
-
-    n = int(samples)
+    n, na = int(samples), int(axes_samples)
     if n != samples or not 1 <= n <= 100:
         raise ValueError(f"samples={samples!r} must be an integer in 1..100")
-    spec = copy.deepcopy(load_spec("tvtsf"))
-    old = stored_cells(stored) if stored is not None else None
-    if old is not None:
-        for c in ("n_jobs", "slots", "placement_p"):
-            have, want = set(old["runs"][c]), set(spec["scales"]["paper"]["grid"][c])
-            if not have <= want:
-                raise ValueError(f"stored={str(stored)!r} holds cells with {c} {sorted(have)}; the paper scale has "
-                                 f"{sorted(want)}")
-    first = 0 if old is None else min(n, int(old["runs"]["seed"].max()) + 1)
+    if na != axes_samples or not 0 <= na <= 100:
+        raise ValueError(f"axes_samples={axes_samples!r} must be an integer in 0..100")
+    spec = load_spec("tvtsf")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tables, seconds = {}, 0.0
-    if first < n:
-        spec["scales"]["paper"]["seeds"] = {"start": first, "count": n - first}
-        sweep = Spec.from_dict(spec["scales"]["paper"], base=_DIR)
-        summ = run_sweep(sweep, out / "sweep", workers=workers, progress=progress)
-        if not summ.ok:
-            raise RuntimeError(f"tvtsf paper scale, {n} samples: {summ}")
-        # this call's cells only (the folder may hold others from earlier calls)
-        keys = {c.key for c in sweep.cells()}
-        for t in ("users", "runs", "cells"):
-            df = load_table(out / "sweep", t).df()
-            tables[t] = df[df["key"].isin(keys)]
-        # the cells' own recorded times (a resumed run's elapsed time would leave out the earlier cells)
-        seconds = float(tables.pop("cells")["wall_s"].sum())
-    if old is not None:
-        keep = {t: old[t][old[t]["seed"] < n] for t in ("users", "runs")}
-        seconds += float(old["cells"].loc[old["cells"]["seed"] < n, "wall_s"].sum())
-        tables = {t: pd.concat([keep[t], tables[t]], ignore_index=True) if t in tables else keep[t]
-                  for t in ("users", "runs")}
+    tables, seconds = _samples_part(spec, "base", n, out=out, workers=workers, progress=progress, stored=stored,
+                                    window=None)
+    if na:
+        more, sec = _samples_part(spec, "axes", na, out=out, workers=workers, progress=progress,
+                                  stored=axes_stored, window=axes_window)
+        seconds += sec
+        tables = {t: pd.concat([tables[t], more[t]], ignore_index=True) for t in ("users", "runs")}
     tables = {t: _canonical(df) for t, df in tables.items()}
     spec["scales"]["paper"]["seeds"] = {"start": 0, "count": n}
     return report(tables, out, scale="paper", spec=spec, seconds=seconds)
@@ -683,18 +813,25 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
 
 #: A stored users batch keeps the cell key and the per-user columns; the rest comes back from its
 #: runs row (the same cell key), in the sweep's column order.
-_USERS_COLUMNS = ["key", "label", "policy", "seed", "scenario", "n_jobs", "slots", "placement_p", "user",
-                  "user_wait", "mean_queuing", "mean_completion"]
+_USERS_HEAD = ["key", "label", "policy", "seed"]
 _USERS_KEPT = ["key", "user", "user_wait", "mean_queuing", "mean_completion"]
 
 
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows in the sweep's cell order (sample, scenario, policy; users by index): pooled sums over
-    users then do not depend on where a cell was read from."""
+    """Rows in the sweep's cell order (sample, window, load, users, scenario, policy; users by index):
+    pooled sums over users then do not depend on where a cell was read from. Cells without the
+    ``duration_scale`` / ``n_users`` columns (stored before the axes existed) get the paper's values."""
+    df = df.copy()
+    for a, v in _AXIS_DEFAULTS.items():
+        if a not in df:
+            df[a] = v
+        df[a] = df[a].fillna(v).astype(np.int64)
     scenario = df["scenario"].map({s: k for k, s in enumerate(SCENARIOS)}).to_numpy()
     policy = df["policy"].map({p: k for k, p in enumerate(POLICIES)}).to_numpy()
     user = df["user"].to_numpy() if "user" in df else np.zeros(len(df))
-    return df.iloc[np.lexsort([user, policy, scenario, df["seed"].to_numpy()])].reset_index(drop=True)
+    keys = [user, policy, scenario, df["n_users"].to_numpy(), df["duration_scale"].to_numpy()]
+    keys += [df[c].to_numpy() for c in ("slots", "n_jobs") if c in df] + [df["seed"].to_numpy()]
+    return df.iloc[np.lexsort(keys)].reset_index(drop=True)
 
 
 def _batches(folder: Path) -> list[tuple[int, int, Path, Path]]:
@@ -705,12 +842,14 @@ def _batches(folder: Path) -> list[tuple[int, int, Path, Path]]:
     return sorted(out)
 
 
-def stored_cells(folder: Any) -> dict:
+def stored_cells(folder: Any, *, per_sample: int | None = None) -> dict:
     """The cells stored in ``folder`` by :func:`store_cells`, as the sweep's tables.
 
     Parameters
     ----------
     folder : str or Path
+    per_sample : int, optional
+        Cells every sample must have (default: as many as the first sample has).
 
     Returns
     -------
@@ -738,11 +877,13 @@ def stored_cells(folder: Any) -> dict:
         if not fu.is_file():
             raise FileNotFoundError(f"stored={str(folder)!r}: {fu.name} is missing (beside {fr.name})")
         r, u = pd.read_parquet(fr), pd.read_parquet(fu)
+        if per_sample is None:
+            per_sample = int((r["seed"] == a).sum())
         per = r.groupby("seed").size().reindex(range(a, b + 1), fill_value=0)
-        short = per[per != len(SCENARIOS) * len(POLICIES)]
+        short = per[per != per_sample]
         if len(short):
             raise ValueError(f"stored={str(folder)!r}: {fr.name}: sample {int(short.index[0])} has "
-                             f"{int(short.iloc[0])} cells, not {len(SCENARIOS) * len(POLICIES)}")
+                             f"{int(short.iloc[0])} cells, not {per_sample}")
         runs.append(r)
         users.append(u)
         nxt = b + 1
@@ -756,19 +897,20 @@ def stored_cells(folder: Any) -> dict:
         raise ValueError(f"stored={str(folder)!r}: users rows of cell {users.loc[lost, 'key'].iloc[0]!r} have no runs row")
     cells = runs[["key", "seed", "scenario", "policy", "cell_wall_s"]].rename(columns={"cell_wall_s": "wall_s"})
     runs = runs.drop(columns="cell_wall_s")
-    back = [c for c in _USERS_COLUMNS if c not in _USERS_KEPT]
-    users = users.merge(runs[["key"] + back], on="key", how="left")[_USERS_COLUMNS]
+    back = [c for c in _USERS_HEAD + list(GRID) if c in runs and c != "key"]
+    cols = _USERS_HEAD + [c for c in GRID if c in runs] + _USERS_KEPT[1:]
+    users = users.merge(runs[["key"] + back], on="key", how="left")[cols]
     return {"users": _canonical(users), "runs": _canonical(runs), "cells": _canonical(cells)}
 
 
-def store_cells(sweep: Any, folder: Any) -> Path | None:
+def store_cells(sweep: Any, folder: Any, *, per_sample: int | None = None) -> Path | None:
     """Add the complete samples of a paper-scale sweep that ``folder`` does not hold yet, as one batch.
 
     A batch is two Parquet files, ``runs-sAAA-BBB.parquet`` (the runs rows of samples AAA..BBB, with
     each cell's recorded wall time as ``cell_wall_s``) and ``users-sAAA-BBB.parquet`` (the per-user
-    times and cell key; the rest of a users row is its runs row's), about 35 kB per sample. A
-    stored folder is what :func:`reproduce_samples` resumes from (``stored=``), so that samples
-    computed in one session need not be computed again in the next.
+    times and cell key; the rest of a users row is its runs row's), about 35 kB per sample of the
+    paper's experiment. A stored folder is what :func:`reproduce_samples` resumes from (``stored=``,
+    ``axes_stored=``), so that samples computed in one session need not be computed again in the next.
 
     Parameters
     ----------
@@ -777,6 +919,10 @@ def store_cells(sweep: Any, folder: Any) -> Path | None:
         checked to agree with the stored ones when both exist).
     folder : str or Path
         Created when absent.
+    per_sample : int, optional
+        Cells of a complete sample: default the paper's experiment, 4 scenarios x 5 policies; give
+        ``len(part_spec(spec, "axes", seeds=range(1), window=...).cells())`` for the axes part.
+        Only cells of that part should be in ``sweep`` (e.g. the ``out/sweep`` of one window).
 
     Returns
     -------
@@ -790,6 +936,7 @@ def store_cells(sweep: Any, folder: Any) -> Path | None:
     """
     from .. import load as load_table
 
+    per_sample = len(SCENARIOS) * len(MAIN) if per_sample is None else int(per_sample)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     nxt = _batches(folder)[-1][1] + 1 if _batches(folder) else 0
@@ -797,7 +944,7 @@ def store_cells(sweep: Any, folder: Any) -> Path | None:
     users = load_table(sweep, "users").df()
     walls = load_table(sweep, "cells").df().set_index("key")["wall_s"]
     per = runs.groupby("seed").size()
-    full = [int(s) for s, k in per.items() if k == len(SCENARIOS) * len(POLICIES) and s >= nxt]
+    full = [int(s) for s, k in per.items() if k == per_sample and s >= nxt]
     take = []
     for s in sorted(full):
         if s != nxt + len(take):

@@ -16,9 +16,8 @@ import pytest
 from fairalloc.experiments import load, run_sweep
 from fairalloc.experiments import reproductions
 from fairalloc.experiments.reproductions import tvtsf
-from fairalloc.experiments.spec import Spec
 
-N_CELLS = len(tvtsf.SCENARIOS) * len(tvtsf.POLICIES)      # cells per sample: 4 scenarios x 5 policies
+N_CELLS = len(tvtsf.SCENARIOS) * len(tvtsf.MAIN)      # cells per sample: 4 scenarios x 5 policies
 
 
 _LOAD_SPEC = reproductions.load_spec
@@ -35,8 +34,7 @@ def tiny_spec():
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory):
     out = tmp_path_factory.mktemp("tvtsf_tiny") / "sweep"
-    summ = run_sweep(Spec.from_dict(tiny_spec()["scales"]["paper"], base=reproductions._DIR), out, workers=0,
-                     progress=False)
+    summ = run_sweep(tvtsf.part_spec(tiny_spec(), "base", seeds=range(3)), out, workers=0, progress=False)
     assert summ.ok and summ.done == 3 * N_CELLS
     return out
 
@@ -90,7 +88,7 @@ def test_gaps_and_incomplete_samples_are_refused(sweep, tmp_path):
         tvtsf.stored_cells(tmp_path / "empty")
     # cells of another grid are not mixed into a paper-scale report (the real spec: 400 jobs)
     tvtsf.store_cells(sweep, tmp_path / "tiny")
-    with pytest.raises(ValueError, match=r"holds cells with n_jobs \[4\]; the paper scale has \[400\]"):
+    with pytest.raises(ValueError, match=r"holds cells with n_jobs \[4\]; this part has \[400\]"):
         tvtsf.reproduce_samples(3, out=tmp_path / "x", stored=tmp_path / "tiny")
 
 
