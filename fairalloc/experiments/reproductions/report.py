@@ -69,7 +69,8 @@ def _cell(text: str) -> str:
 
 
 def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
-                  notes: Sequence[str] = (), figures: Sequence[str] = ()) -> str:
+                  notes: Sequence[str] = (), figures: Sequence[str] = (),
+                  analysis: Sequence[tuple[str, str]] = ()) -> str:
     """Markdown text of a report (see :func:`write_report`).
 
     Parameters
@@ -78,10 +79,14 @@ def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
     setup : sequence of str
         One bullet each.
     claims : sequence of Claim
-        One table row each (``|`` escaped, newlines flattened).
+        One table row each (``|`` escaped, newlines flattened). Keep a claim's ``reason`` to a
+        short sentence; the explanation goes in ``analysis``.
     notes : sequence of str, optional
     figures : sequence of str, optional
         Image paths relative to the report.
+    analysis : sequence of (str, str), optional
+        ``(heading, markdown)`` sections written under ``## Analysis`` right after the claims table:
+        why the claims came out as they did, at whatever length that takes.
 
     Returns
     -------
@@ -99,6 +104,10 @@ def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
     lines += ["", "## Claims", "", "| claim | paper | ours | reproduced | reason |", "|---|---|---|---|---|"]
     lines += [f"| {_cell(c.claim)} | {_cell(c.paper)} | {_cell(c.ours)} | {_yes_no(c.reproduced)} | "
               f"{_cell(c.reason)} |" for c in claims]
+    if analysis:
+        lines += ["", "## Analysis"]
+        for head, text in analysis:
+            lines += ["", f"### {head}", "", str(text).rstrip()]
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f}]({f})" for f in figures]
     if notes:
@@ -107,15 +116,16 @@ def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
 
 
 def write_report(path: str | Path, title: str, setup: Sequence[str], claims: Sequence[Claim],
-                 notes: Sequence[str] = (), figures: Sequence[str] = ()) -> Path:
+                 notes: Sequence[str] = (), figures: Sequence[str] = (),
+                 analysis: Sequence[tuple[str, str]] = ()) -> Path:
     """Write ``report.md``: title, setup (what stands in for the paper's data, and why), one table
-    row per claim, the figures, notes.
+    row per claim (a short reason each), the analysis behind them, the figures, notes.
 
     Parameters
     ----------
     path : str or Path
         The file (its folder is created).
-    title, setup, claims, notes, figures
+    title, setup, claims, notes, figures, analysis
         As :func:`render_report`.
 
     Returns
@@ -133,7 +143,7 @@ def write_report(path: str | Path, title: str, setup: Sequence[str], claims: Seq
     """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(render_report(title, setup, claims, notes, figures), encoding="utf-8")
+    p.write_text(render_report(title, setup, claims, notes, figures, analysis), encoding="utf-8")
     return p
 
 
