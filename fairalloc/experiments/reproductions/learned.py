@@ -14,9 +14,9 @@ than F2. Its traces and its Lublin parameters for 256 processors are not publish
 ``model-program``
     the shipped output of the model program for 256 processors (``swf/lublin_256.swf``: 10,000 jobs
     over 89.2 days), cut into consecutive windows of ``days`` (30) days from its first submission,
-    as the paper evaluates on 30-day traces: ``seed`` k is window k (days 30k .. 30(k+1), the last
-    one shorter: 60 .. 89.2), each simulated alone from an empty machine; a seed past the last
-    window gives no row. :func:`windows` lists them.
+    as the paper evaluates on 30-day traces: every window (days 0..30, 30..60, 60..89.2: the last one
+    shorter) is a trace of its own, simulated alone from an empty machine, all in the cell of seed
+    0 (one file: seeds > 0 give no row). :func:`windows` lists them.
 
 Every cell reports the trace's offered load :math:`\sum_j r_j n_j / (256 \cdot \text{span})` and
 jobs per day, because the load decides which policy wins.
@@ -92,15 +92,16 @@ def windows(wl: Any, days: float = 30.0) -> list[tuple[float, float]]:
 
 
 @functools.lru_cache(maxsize=8)
-def trace(kind: str, seed: int, days: float = 30.0) -> Any:
-    """The trace of a cell (module docstring); None for a model-program window past the last one."""
+def trace(kind: str, seed: int, days: float = 30.0, window: int = 0) -> Any:
+    """The trace of a cell (module docstring): for ``model-program``, window ``window`` of the file
+    (``seed`` ignored), None past the last one."""
     if kind == "model-program":
         wl = _model_program()
         win = windows(wl, days)
-        if not 0 <= int(seed) < len(win):
+        if not 0 <= int(window) < len(win):
             return None
-        a, b = win[int(seed)]
-        last = int(seed) == len(win) - 1
+        a, b = win[int(window)]
+        last = int(window) == len(win) - 1
         sub = wl.submit
         return wl.take((sub >= a) & ((sub <= b) if last else (sub < b)))
     if kind not in ("typed", "typeless"):
@@ -109,9 +110,10 @@ def trace(kind: str, seed: int, days: float = 30.0) -> Any:
 
 
 def cell(wl: Any = None, *, kind: str, seed: int, policy: str, days: float = 30.0) -> dict:
-    """AVEbsld of ``policy`` on one trace; ``runs`` has one row with the trace's load, jobs/day and
-    span (none for ``kind="model-program"`` with ``seed`` past the file's last window, or without
-    ``lublin_256.swf``: the report says it was skipped).
+    """AVEbsld of ``policy`` on one trace (a model trace, or each window of the model program's output);
+    ``runs`` has one row per trace with its load, jobs/day and span (none for ``kind="model-program"``
+    with ``seed`` > 0, there is one such file, or without ``lublin_256.swf``: the report says it was
+    skipped).
 
     Parameters
     ----------
@@ -120,7 +122,7 @@ def cell(wl: Any = None, *, kind: str, seed: int, policy: str, days: float = 30.
     kind : {"typed", "typeless", "model-program"}
         Lublin model traces, or the shared ``lublin_256.swf`` (needs the shared data).
     seed : int
-        The model's seed; for ``model-program`` the window (module docstring).
+        The model's seed (``model-program``: 0, the file's windows; any other: no row).
     policy : str
         A queue policy name (``"fcfs"``, ``"wfp3"``, ``"unicef"``, ``"f1"``, ``"f2"``, ...).
     days : float, default 30.0
@@ -129,8 +131,10 @@ def cell(wl: Any = None, *, kind: str, seed: int, policy: str, days: float = 30.
     Returns
     -------
     dict of DataFrame
-        ``runs``: ``kind``, ``seed``, ``policy``, ``jobs``, ``jobs_per_day``, ``span_days`` (first to
-        last submission), ``offered_load``, ``avebsld``, ``mean_wait``.
+        ``runs``: ``kind``, ``seed``, ``window`` (0 but for the model program's windows), ``from_day``
+        and ``to_day`` (the window in days from the file's first submission; a model trace: 0 and its
+        span), ``policy``, ``jobs``, ``jobs_per_day``, ``span_days`` (first to last submission), ``offered_load``,
+        ``avebsld``, ``mean_wait``.
 
     Examples
     --------
@@ -141,16 +145,26 @@ def cell(wl: Any = None, *, kind: str, seed: int, policy: str, days: float = 30.
     >>> row["kind"], row["policy"], bool(row["avebsld"] >= 1)
     ('typeless', 'fcfs', True)
     """
-    w = None if kind == "model-program" and _model_program_path() is None else trace(kind, int(seed), float(days))
-    if w is None:
-        return {"runs": pd.DataFrame({"jobs": pd.Series([], dtype="int64")})}   # skipped (report says so)
-    r = simulate(w, NODES, policy=policy)
-    span_days = float(w.submit.max() - w.submit.min()) / 86400.0
-    row = {"kind": kind, "seed": int(seed), "policy": policy, "jobs": len(w),
-           "jobs_per_day": len(w) / span_days if span_days > 0 else np.nan, "span_days": span_days,
-           "offered_load": offered_load(w, NODES), "avebsld": float(r.avebsld),
-           "mean_wait": float(r.summary()["mean_wait"])}
-    return {"runs": pd.DataFrame([row])}
+    if kind == "model-program":
+        if int(seed) != 0 or _model_program_path() is None:
+            return {"runs": pd.DataFrame({"jobs": pd.Series([], dtype="int64")})}   # skipped (report says so)
+        whole = _model_program()
+        t0 = float(whole.submit.min())
+        traces = [(k, trace(kind, 0, float(days), k), (a - t0) / 86400.0, (b - t0) / 86400.0)
+                  for k, (a, b) in enumerate(windows(whole, days))]
+    else:
+        w = trace(kind, int(seed), float(days))
+        traces = [(0, w, 0.0, float(w.submit.max() - w.submit.min()) / 86400.0)]
+    rows = []
+    for k, w, day0, day1 in traces:
+        r = simulate(w, NODES, policy=policy)
+        span_days = float(w.submit.max() - w.submit.min()) / 86400.0
+        rows.append({"kind": kind, "seed": int(seed), "window": k, "from_day": day0, "to_day": day1,
+                     "policy": policy, "jobs": len(w),
+                     "jobs_per_day": len(w) / span_days if span_days > 0 else np.nan, "span_days": span_days,
+                     "offered_load": offered_load(w, NODES), "avebsld": float(r.avebsld),
+                     "mean_wait": float(r.summary()["mean_wait"])})
+    return {"runs": pd.DataFrame(rows)}
 
 
 def gains(runs: pd.DataFrame) -> pd.DataFrame:
@@ -164,7 +178,7 @@ def gains(runs: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Per (kind, seed): ``best_baseline``, ``best``, ``f1``, ``f2``, ``gain_f1``,
+        Per (kind, seed, window): ``best_baseline``, ``best``, ``f1``, ``f2``, ``gain_f1``,
         ``f1_beats_f2``, ``offered_load``, ``jobs_per_day``.
 
     Examples
@@ -177,7 +191,8 @@ def gains(runs: pd.DataFrame) -> pd.DataFrame:
     >>> g["best_baseline"], float(g["gain_f1"]), bool(g["f1_beats_f2"])
     ('wfp3', 4.0, True)
     """
-    p = runs.pivot_table(index=["kind", "seed"], columns="policy", values="avebsld")
+    runs = runs if "window" in runs else runs.assign(window=0)
+    p = runs.pivot_table(index=["kind", "seed", "window"], columns="policy", values="avebsld")
     base = p[[b for b in BASELINES if b in p]]
     out = pd.DataFrame({"best_baseline": base.idxmin(axis=1), "best": base.min(axis=1)})
     for f in ("f1", "f2"):
@@ -187,7 +202,8 @@ def gains(runs: pd.DataFrame) -> pd.DataFrame:
         out["gain_f1"] = out["best"] / out["f1"]
     if "f1" in p and "f2" in p:
         out["f1_beats_f2"] = out["f1"] < out["f2"]
-    load = runs.groupby(["kind", "seed"])[[c for c in ("offered_load", "jobs_per_day", "span_days") if c in runs]].first()
+    load = runs.groupby(["kind", "seed", "window"])[[c for c in ("offered_load", "jobs_per_day", "span_days",
+                                                                 "from_day", "to_day") if c in runs]].first()
     return out.join(load).reset_index()
 
 
@@ -217,9 +233,9 @@ CRITERIA = (
 
 def _kind_label(kind: str, k: pd.DataFrame) -> str:
     if kind == "model-program":
-        spans = ", ".join(f"{s:.1f}" for s in k["span_days"]) if "span_days" in k else ""
+        spans = ", ".join(_trace_name(r)[5:] for _, r in k.sort_values("window").iterrows()) if "to_day" in k else ""
         return (f"model-program output in {len(k)} windows of 30 days"
-                + (f" (submissions over {spans} days)" if spans else ""))
+                + (f" (days {spans} of its 89.2)" if spans else ""))
     return f"{kind} model, {len(k)} traces of 30 days"
 
 
@@ -248,7 +264,7 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
         top = k.loc[k["gain_f1"].idxmax()]
         big = bool(round(float(top["gain_f1"]), 2) >= PAPER_GAIN)
         claims.append(Claim(f"F1 up to {PAPER_GAIN}x better than the best baseline ({where})", f"up to {PAPER_GAIN}x",
-                            f"largest gain {top['gain_f1']:.2f}x (trace {int(top['seed'])}, load "
+                            f"largest gain {top['gain_f1']:.2f}x ({_trace_name(top)}, load "
                             f"{top['offered_load']:.2f})", big,
                             "" if big else f"largest gain {top['gain_f1']:.2f}x; the gain grows with the load, "
                             "which the paper does not give"))
@@ -266,8 +282,8 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
                      "gives neither its traces' load nor its Lublin parameters for 256 processors, so a "
                      "largest gain below 7.25x may be a lighter load, not a weaker F1."))
     if "model-program" in set(g["kind"]):
-        m = g[g["kind"] == "model-program"].sort_values("seed")
-        jobs = int(runs[runs["kind"] == "model-program"].groupby("seed")["jobs"].first().sum())
+        m = g[g["kind"] == "model-program"].sort_values("window")
+        jobs = int(runs[runs["kind"] == "model-program"].groupby("window")["jobs"].first().sum())
         analysis.append(("The model program's output, window by window",
                          f"`lublin_256.swf` holds {jobs} jobs over 89.2 days; the paper evaluates on 30-day traces, so the file is cut into "
                          f"{len(m)} consecutive 30-day windows, each simulated alone from an empty machine "
@@ -305,16 +321,24 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     return path
 
 
+def _trace_name(r: Any) -> str:
+    """``seed 3`` for a model trace, ``days 30..60`` for a window of the model program's output."""
+    if r["kind"] == "model-program":
+        if "from_day" in r and np.isfinite(r["from_day"]):
+            return f"days {r['from_day']:.1f}..{r['to_day']:.1f}"
+        return f"window {int(r.get('window', 0))}"
+    return f"seed {int(r['seed'])}"
+
+
 def trace_table(g: pd.DataFrame) -> str:
     """Markdown table of :func:`gains`: every trace with its jobs per day and offered load."""
     span = "span_days" in g
-    lines = ["## Traces", "", "| trace | seed | " + ("days | " if span else "") + "jobs per day | offered load | "
+    lines = ["## Traces", "", "| trace | seed or window | " + ("days of submissions | " if span else "") + "jobs per day | offered load | "
              "best baseline | its AVEbsld | F1 | F2 | F1 gain |",
              "|---|---|" + ("---|" if span else "") + "---|---|---|---|---|---|---|"]
-    for _, r in g.sort_values(["kind", "seed"]).iterrows():
-        days = (f"{30 * int(r['seed'])}..{30 * int(r['seed']) + r['span_days']:.1f} | " if r["kind"] == "model-program"
-                else f"{r['span_days']:.1f} | ") if span else ""
-        lines.append(f"| {r['kind']} | {int(r['seed'])} | {days}{r['jobs_per_day']:.1f} | {r['offered_load']:.3f} | "
+    for _, r in g.sort_values(["kind", "seed", "window"]).iterrows():
+        days = f"{r['span_days']:.1f} | " if span else ""
+        lines.append(f"| {r['kind']} | {_trace_name(r)} | {days}{r['jobs_per_day']:.1f} | {r['offered_load']:.3f} | "
                      f"{r['best_baseline']} | {r['best']:.1f} | {r['f1']:.1f} | {r['f2']:.1f} | {r['gain_f1']:.2f}x |")
     return "\n".join(lines)
 
@@ -340,7 +364,7 @@ def sweep_cell(workload: Any, params: dict) -> dict:
     >>> t = sweep_cell(None, {"grid": {"kind": "typeless", "days": 1}, "options": {}, "policy": "fcfs",
     ...                       "seed": 0})
     >>> list(t["runs"].columns)
-    ['jobs', 'jobs_per_day', 'span_days', 'offered_load', 'avebsld', 'mean_wait']
+    ['window', 'from_day', 'to_day', 'jobs', 'jobs_per_day', 'span_days', 'offered_load', 'avebsld', 'mean_wait']
     """
     from . import sweep_adapter
 

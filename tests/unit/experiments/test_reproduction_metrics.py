@@ -94,8 +94,8 @@ def test_learned_trace_table_lists_every_trace_with_its_load():
                          "offered_load": [0.47] * 5 + [0.58] * 5, "jobs_per_day": [191.7] * 5 + [185.7] * 5})
     text = learned.trace_table(learned.gains(runs))
     # seed 0: best wfp3 40 / F1 10 = 4x; seed 1: best wfp3 30 / F1 40 = 0.75x
-    assert "| typed | 0 | 191.7 | 0.470 | wfp3 | 40.0 | 10.0 | 20.0 | 4.00x |" in text
-    assert "| typed | 1 | 185.7 | 0.580 | wfp3 | 30.0 | 40.0 | 35.0 | 0.75x |" in text
+    assert "| typed | seed 0 | 191.7 | 0.470 | wfp3 | 40.0 | 10.0 | 20.0 | 4.00x |" in text
+    assert "| typed | seed 1 | 185.7 | 0.580 | wfp3 | 30.0 | 40.0 | 35.0 | 0.75x |" in text
 
 
 def test_tvtsf_saturation_by_hand():
