@@ -33,9 +33,15 @@ import pandas as pd
 from ...errors import InvalidInstanceError
 
 __all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "scale_spec", "sweep_adapter", "run", "reproduce",
-           "read_tables", "spec_path", "parse_cells", "tables_from", "results_dir", "notebook_scale"]
+           "read_tables", "spec_path", "parse_cells", "tables_from", "results_dir", "notebook_scale",
+           "DataAbsentError"]
 
 logger = logging.getLogger(__name__)
+
+
+class DataAbsentError(InvalidInstanceError):
+    """A reproduction that needs a real trace found none (``$FAIRALLOC_DATA``, ``../shared/data``): raised by
+    :func:`run` before any cell runs; an :class:`~fairalloc.InvalidInstanceError` naming the file."""
 
 _DIR = Path(__file__).with_name("specs")
 #: Names of the shipped reproductions.
@@ -358,7 +364,7 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
         try:
             need()
         except FileNotFoundError as exc:
-            raise InvalidInstanceError(f"reproduction {name!r} skipped: {exc}", argument="name", value=name) from None
+            raise DataAbsentError(f"reproduction {name!r} skipped: {exc}", argument="name", value=name) from None
     sweep = scale_spec(spec, scale)
     if cells:
         sweep = _restrict(sweep, cells if isinstance(cells[0], dict) else parse_cells(cells), str(name))
@@ -505,7 +511,10 @@ def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = 
     A stored run is ``stored / name`` with a ``provenance.json`` whose ``scale`` is ``scale`` (the
     repository keeps them in ``docs/reproductions/results``); otherwise the folder is
     ``out / f"{name}-{scale}"``, and :func:`reproduce` runs there first when it holds no
-    ``report.md``. The notebooks read their figures and claims through this.
+    ``report.md``. When that run needs a trace that is absent (:class:`DataAbsentError`), the stored
+    run of another scale is returned if there is one (its ``provenance.json`` says which scale: the
+    caller should say so), so that a notebook still shows results on a machine without the traces.
+    The notebooks read their figures and claims through this.
 
     Parameters
     ----------
@@ -526,6 +535,8 @@ def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = 
     ------
     InvalidInstanceError
         An unknown name or scale (before anything runs).
+    FileNotFoundError
+        The run needs a trace that is absent and no run of ``name`` is stored.
 
     Examples
     --------
@@ -548,12 +559,57 @@ def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = 
     if scale not in SCALES:
         raise InvalidInstanceError(f"scale={scale!r} is not one of {', '.join(SCALES)}", argument="scale",
                                    value=scale)
-    if stored is not None:
-        here = Path(stored) / name
-        prov = here / "provenance.json"
-        if prov.is_file() and (here / "report.md").is_file() and json.loads(prov.read_text()).get("scale") == scale:
-            return here
+    here = None if stored is None else Path(stored) / name
+    found = here is not None and (here / "provenance.json").is_file() and (here / "report.md").is_file()
+    if found and json.loads((here / "provenance.json").read_text()).get("scale") == scale:
+        return here
     folder = Path(out) / f"{name}-{scale}"
     if not (folder / "report.md").is_file():
-        reproduce(name, scale=scale, out=folder)
+        try:
+            reproduce(name, scale=scale, out=folder)
+        except DataAbsentError as exc:
+            if found:
+                logger.warning("%s; showing the stored run in %s instead", exc, here)
+                return here
+            raise FileNotFoundError(str(exc)) from None
     return folder
+
+
+def notebook_scale(value: str | None = None) -> str:
+    """The reproduction scale a notebook runs, from ``$FAIRALLOC_SCALE`` (or ``value``).
+
+    The notebooks' convention is ``small`` (default: what the tests and the docs build run) and
+    ``full`` (the papers' sizes); for a reproduction ``full`` is its ``paper`` scale, and ``paper``
+    is accepted as well.
+
+    Parameters
+    ----------
+    value : str, optional
+        Default: the environment variable ``FAIRALLOC_SCALE``, else ``"small"``.
+
+    Returns
+    -------
+    {"small", "paper"}
+
+    Raises
+    ------
+    InvalidInstanceError
+        Any other value (rather than running the small scale without a word).
+
+    Examples
+    --------
+    >>> notebook_scale("full"), notebook_scale("small"), notebook_scale("paper")
+    ('paper', 'small', 'paper')
+    >>> notebook_scale("big")
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: FAIRALLOC_SCALE='big' is not one of small, full (paper is full)
+    """
+    import os
+
+    v = os.environ.get("FAIRALLOC_SCALE", "small") if value is None else value
+    scale = {"small": "small", "full": "paper", "paper": "paper"}.get(str(v).strip().lower())
+    if scale is None:
+        raise InvalidInstanceError(f"FAIRALLOC_SCALE={v!r} is not one of small, full (paper is full)",
+                                   argument="FAIRALLOC_SCALE", value=v)
+    return scale

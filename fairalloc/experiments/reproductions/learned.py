@@ -220,8 +220,11 @@ TRAINING_REPORT: str | None = None
 #: What each claim's test checks, as the report states it.
 CRITERIA = (
     ("F1 better than the best baseline", "F1's AVEbsld is below the best of FCFS, WFP3 and UNICEF on "
-     "every trace of the kind (the paper reports no trace where it is not); a single trace where a "
-     "baseline does better makes it 'no'."),
+     "every trace of the kind; a single trace where a baseline does better makes it 'no'. The paper shows "
+     "one 30-day trace (its Fig. 1); its claim, read as a property of the policy on that model, must hold "
+     "on the other traces of the model too."),
+    ("F2 better than the best baseline", "the same test for F2 (the paper: F2 does better than the "
+     "baselines, though considerably worse than F1)."),
     (f"up to {PAPER_GAIN}x", f"the largest gain over the traces of the kind (best baseline's AVEbsld / F1's) "
      f"reaches {PAPER_GAIN}x, the paper's own largest: 'up to' reports the paper's maximum, so a reader "
      "accepts the number as reproduced when some trace of the same length and machine shows it. A "
@@ -233,9 +236,7 @@ CRITERIA = (
 
 def _kind_label(kind: str, k: pd.DataFrame) -> str:
     if kind == "model-program":
-        spans = ", ".join(_trace_name(r)[5:] for _, r in k.sort_values("window").iterrows()) if "to_day" in k else ""
-        return (f"model-program output in {len(k)} windows of 30 days"
-                + (f" (days {spans} of its 89.2)" if spans else ""))
+        return f"model-program output, its {len(k)} windows of 30 days"
     return f"{kind} model, {len(k)} traces of 30 days"
 
 
@@ -261,6 +262,11 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
                             wins == len(k), "" if wins == len(k) else
                             f"a baseline does better on {len(k) - wins} trace(s) (lowest gain "
                             f"{k['gain_f1'].min():.2f}x)"))
+        wins2 = int((k["f2"] < k["best"]).sum())
+        claims.append(Claim(f"F2 better than the best baseline ({where})", "F2 better",
+                            f"on {wins2}/{len(k)} traces; gain median {(k['best'] / k['f2']).median():.2f}x",
+                            wins2 == len(k), "" if wins2 == len(k) else
+                            f"a baseline does better on {len(k) - wins2} trace(s)"))
         top = k.loc[k["gain_f1"].idxmax()]
         big = bool(round(float(top["gain_f1"]), 2) >= PAPER_GAIN)
         claims.append(Claim(f"F1 up to {PAPER_GAIN}x better than the best baseline ({where})", f"up to {PAPER_GAIN}x",

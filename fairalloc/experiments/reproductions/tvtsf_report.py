@@ -34,13 +34,15 @@ import pandas as pd
 from .tvtsf import (MAIN, MEMORY_GB, PAPER_MARGINS, READING_OF, READINGS, SCENARIOS, SETUP_CHECK, _LABEL,
                     _load_markdown, _load_table, _samples_markdown, per_sample_margins, summary)
 
-__all__ = ["report", "split", "quantiles", "implied_minimum", "load_axis", "users_axis", "readings_table",
+__all__ = ["report", "split", "LABELS", "quantiles", "implied_minimum", "load_axis", "users_axis", "readings_table",
            "MEAN_DURATION", "PAPER_TEXT"]
 
 #: The Table 1 baselines and the controlled variants, as the report names them.
 BASELINES = ("tsf-static", "cdrf-static")
 CONTROLLED = ("tsf-slotted", "cdrf-slotted")
 METRICS = tuple(_LABEL)
+#: Metric -> its name in the report and the figures.
+LABELS = dict(_LABEL)
 #: Mean task duration (slots) of :func:`fairalloc.workloads.alibaba_like` at duration scale 1.
 MEAN_DURATION = 5.0
 #: Quantiles over users reported beside the means.
@@ -607,7 +609,7 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
         if len(t):
             t.to_csv(out / f"{name}.csv", index=False)
     if len(la):
-        tvtsf_load_axis(la, _LABEL).savefig(out / "fig4_load_axis.png", dpi=110)
+        tvtsf_load_axis(la, LABELS).savefig(out / "fig4_load_axis.png", dpi=110)
         figs.append("fig4_load_axis.png")
     claims = []
     m = summ.set_index(["scenario", "policy"])
