@@ -558,6 +558,11 @@ GRID = ("scenario", "n_jobs", "slots", "placement_p", "duration_scale", "n_users
 _AXIS_DEFAULTS = {"duration_scale": 1, "n_users": 0}
 
 
+#: Sweep folder of each part inside :func:`reproduce_samples`' ``out`` (one part per folder, so that
+#: :func:`store_cells` finds whole samples of one part).
+SWEEPS = {"base": "sweep", "axes": "sweep-axes"}
+
+
 def _is_base(coords: dict) -> bool:
     return all(any(coords.get(a, _AXIS_DEFAULTS.get(a)) == v for v in vs) for a, vs in BASE.items())
 
@@ -625,9 +630,7 @@ def _run_part(sweep: Any, folder: Path, workers: Any, progress: bool) -> tuple[d
 def _samples_part(spec: dict, part: str, n: int, *, out: Path, workers: Any, progress: bool, stored: Any,
                   window: tuple[int, int] | None) -> tuple[dict, float]:
     """Samples 0..n-1 of one part: the stored ones read back, the others run (module docstring)."""
-    per = len(part_spec(spec, part, seeds=range(1), window=window).cells())
-    old = stored_cells(stored, per_sample=per) if stored is not None and Path(stored).is_dir() \
-        and _batches(Path(stored)) else None
+    old = stored_cells(stored) if stored is not None and Path(stored).is_dir() and _batches(Path(stored)) else None
     want = spec["scales"]["paper"]["grid"]
     if window is not None:
         want = {**want, "n_jobs": [int(window[0])], "slots": [int(window[1])]}
@@ -641,7 +644,7 @@ def _samples_part(spec: dict, part: str, n: int, *, out: Path, workers: Any, pro
     tables, seconds = {}, 0.0
     if first < n:
         tables, seconds = _run_part(part_spec(spec, part, seeds=range(first, n), window=window),
-                                    out / "sweep", workers, progress)
+                                    out / SWEEPS[part], workers, progress)
     if old is not None:
         keep = {t: old[t][old[t]["seed"] < n] for t in ("users", "runs")}
         seconds += float(old["cells"].loc[old["cells"]["seed"] < n, "wall_s"].sum())
@@ -663,7 +666,8 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
     samples : int
         1..100: samples (seeds) 0 .. ``samples`` - 1 of the paper's experiment (:data:`BASE`).
     out : str or Path
-        Output folder: the sweep of the cells run here (``out/sweep``), the figures and ``report.md``.
+        Output folder: the sweeps of the cells run here (``out/sweep``, the paper's experiment;
+        ``out/sweep-axes``, the axes), the figures and ``report.md``.
     workers : int, optional, default 0
         As :func:`~fairalloc.experiments.run_sweep`.
     progress : bool, default False
@@ -905,3 +909,58 @@ def sweep_cell(workload: Any, params: dict) -> dict:
     from . import sweep_adapter
 
     return sweep_adapter(cell, workload, params)
+
+
+def axes_per_sample(window: tuple[int, int] | None = None, *, skip: Any = ()) -> int:
+    """Cells of one sample of the axes part at ``window`` (:func:`part_spec`), less those ``skip``
+    names as ``(policy, scenario)`` pairs: what :func:`store_cells` needs as ``per_sample``."""
+    from . import load_spec
+
+    cells = part_spec(load_spec("tvtsf"), "axes", seeds=range(1), window=window).cells()
+    return sum((c.params["label"], c.params["grid"]["scenario"]) not in set(skip) for c in cells)
+
+
+def main(argv: Any = None) -> Path:
+    """``python -m fairalloc.experiments.reproductions.tvtsf``: the paper scale with its axes, resuming
+    from the stored cells (:func:`reproduce_samples`), and, with ``--store``, adding the complete
+    samples it ran to them. The whole paper scale, axes included (days on two cores)::
+
+        python -m fairalloc.experiments.reproductions.tvtsf --samples 100 --axes-samples 100 --workers 2 --store
+
+    Defaults: the stored folders of a repository checkout (``docs/reproductions/results/tvtsf/cells``
+    for the paper's experiment, ``.../axes-N_JOBSxSLOTS`` for the axes at that window) when they exist.
+    """
+    import argparse
+
+    root = Path(__file__).resolve().parents[3] / "docs" / "reproductions" / "results" / "tvtsf"
+    p = argparse.ArgumentParser(prog="python -m fairalloc.experiments.reproductions.tvtsf",
+                                description="TV-TSF paper scale with the load axis, persistent users and the "
+                                            "baseline readings, resuming from stored cells")
+    p.add_argument("--samples", type=int, default=100, help="samples of the paper's experiment (1..100)")
+    p.add_argument("--axes-samples", type=int, default=0, help="samples of the axes (0..100; 0: none)")
+    p.add_argument("--axes-window", type=int, nargs=2, metavar=("N_JOBS", "SLOTS"), default=None,
+                   help="the axes' window (default the paper scale's 400 jobs over 600 slots)")
+    p.add_argument("--out", default="out/tvtsf-paper", help="output folder (default out/tvtsf-paper)")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--stored", default=None, help="stored cells of the paper's experiment")
+    p.add_argument("--axes-stored", default=None, help="stored cells of the axes at their window")
+    p.add_argument("--store", action="store_true", help="add the complete samples run to the stored folders")
+    a = p.parse_args(argv)
+    window = tuple(a.axes_window) if a.axes_window else (400, 600)
+    stored = a.stored or (root / "cells" if (root / "cells").is_dir() else None)
+    axes_stored = a.axes_stored or root / f"axes-{window[0]}x{window[1]}"
+    path = reproduce_samples(a.samples, out=a.out, workers=a.workers, progress=True, stored=stored,
+                             axes_samples=a.axes_samples, axes_window=window, axes_stored=axes_stored)
+    if a.store:
+        out = Path(a.out)
+        if stored is not None and (out / SWEEPS["base"]).is_dir():
+            store_cells(out / SWEEPS["base"], stored)
+        if a.axes_samples and (out / SWEEPS["axes"]).is_dir():
+            store_cells(out / SWEEPS["axes"], axes_stored, per_sample=axes_per_sample(window))
+    print(path)
+    return path
+
+
+if __name__ == "__main__":
+    main()
+

@@ -125,3 +125,43 @@ def test_the_repositorys_stored_cells_read_as_paper_scale_samples():
     assert {c: sorted(got["runs"][c].unique()) for c in ("n_jobs", "slots", "placement_p")} == \
         {c: paper[c] for c in ("n_jobs", "slots", "placement_p")}
     assert len(got["users"]) == len(got["runs"]) * paper["n_jobs"][0]     # one user per job
+
+
+def axes_spec():
+    """The tiny paper grid with small axes: one scenario, durations x1 and x2, 3 persistent users, one
+    baseline reading (the blind CDRF is left out: its failing grants make even a tiny run slow)."""
+    spec = tiny_spec()
+    p = spec["scales"]["paper"]
+    p["grid"].update(scenario=["large80"], duration_scale=[1, 2], n_users=[0, 3])
+    p["cells"] = [c.replace("n_users=20", "n_users=3").replace(",cdrf-blind", "").replace(",tsf-floor-server", "")
+                  for c in p["cells"]]
+    return spec
+
+
+@pytest.mark.slow          # about 25 CPU s (two reports with their figures); the parts are tested by hand in
+                           # test_reproduction_metrics, the base part's resuming above
+def test_axes_are_reported_beside_the_paper_experiment_and_resume_from_stored_cells(tmp_path, monkeypatch):
+    monkeypatch.setattr(reproductions, "load_spec", lambda name: axes_spec())
+    tvtsf.reproduce_samples(1, out=tmp_path / "base")
+    tvtsf.reproduce_samples(1, out=tmp_path / "one", axes_samples=1)
+    ran = load(tmp_path / "one" / tvtsf.SWEEPS["axes"], "cells").df()
+    # durations x2 (5 policies) + 3 users (5) + the floor per user (1): 11 cells
+    assert len(ran) == 11 == tvtsf.axes_per_sample()
+    text = (tmp_path / "one" / "report.md").read_text()
+    for head in ("## Against load", "## Persistent users", "## Other readings of the baselines",
+                 "### The paper's own numbers", "## Medians and quantiles over users"):
+        assert head in text, head
+    # the axes do not change the paper experiment's claims
+    from fairalloc.experiments.reproductions.report import read_claims
+    pd.testing.assert_frame_equal(read_claims(tmp_path / "base"), read_claims(tmp_path / "one"))
+    la = pd.read_csv(tmp_path / "one" / "load_axis.csv")
+    assert sorted(set(la["duration_scale"])) == [2] and set(la["scenario"]) == {"large80"}
+    # stored axes cells: a second report runs nothing and is the same
+    assert tvtsf.store_cells(tmp_path / "one" / tvtsf.SWEEPS["axes"], tmp_path / "axes",
+                             per_sample=tvtsf.axes_per_sample()).name == "runs-s000-000.parquet"
+    tvtsf.store_cells(tmp_path / "one" / tvtsf.SWEEPS["base"], tmp_path / "cells", per_sample=len(tvtsf.MAIN))
+    tvtsf.reproduce_samples(1, out=tmp_path / "two", stored=tmp_path / "cells", axes_samples=1,
+                            axes_stored=tmp_path / "axes")
+    assert not (tmp_path / "two" / "sweep").exists() and not (tmp_path / "two" / "sweep-axes").exists()
+    for f in ("load_axis.csv", "users_axis.csv", "readings.csv", "quantiles.csv", "summary.csv"):
+        assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
