@@ -12,6 +12,13 @@ Policies compared in every cell (:func:`cell`):
     the *controlled* variants: TV-TSF's own packing, server rule and freezing with the TSF / CDRF
     key (``policy="tsf"`` / ``"cdrf"`` with ``slot=1``); they differ from TV-TSF in order only, so
     they measure what the ordering alone is worth.
+``tsf-floor-user``, ``tsf-floor-server``, ``cdrf-blind``
+    other readings of the Table 1 baselines (:data:`READINGS`): the static TSF's divisible
+    allocation floored per user or per server without the largest-remainder rescue, and CDRF's
+    grants placed by first fit over all servers, failing on a server forbidden to the user
+    (``rounding=`` / ``realise=`` of :class:`~fairalloc.scheduling.static_slots.StaticSlotScheduler`).
+    They are wasteful (capacity the allocation granted stays idle) and can deadlock; the report
+    says how often and what their margins then measure.
 
 Workload (:func:`workload`): the paper samples Alibaba v2018 ``batch_task`` (not shipped);
 :func:`fairalloc.workloads.alibaba_like` resamples the shipped **2017** ``batch_task`` rows
@@ -24,14 +31,21 @@ jobs with >= 500 tasks). Placement (the paper has constraints but does not say w
 may use each server with probability ``placement_p`` (seeded), and always the servers of the
 largest type so that every task fits somewhere.
 
+Axes beyond the paper's setup (the spec's scales are unions of sub-grids, its ``cells:``):
+``duration_scale`` (every task's duration times 1, 2, 4, 6: the load axis, the offered load times
+exactly that factor, the jobs otherwise those of the sample) and ``n_users`` (0: one user per job;
+else the same jobs spread over that many persistent users, as the paper's users never leave). The
+report (:mod:`.tvtsf_report`) puts them beside the paper's margins and the least baseline sizes the
+margins imply.
+
 Metrics (TV-TSF's definitions, :mod:`fairalloc.sim.task_metrics`), per user: waiting time (first
 submission -> first start), mean task queuing time, mean job completion time; CDFs over users with
 mean and variance (:func:`cdfs`, :func:`summary`). Every run also records how loaded it was
 (:func:`saturation`: offered load, slots with tasks waiting, users arriving into a queue), and the
 report checks the setup against the paper's Section 3.1 item by item (:data:`SETUP_CHECK`).
 
-Scales: ``small`` (the tests; about 45 CPU seconds), ``paper`` (100 samples per scenario; one sample,
-20 cells, took 520 to 780 CPU seconds at 9416ad8, about half of it in one cell, the divisible TSF's
+Scales: ``small`` (the tests; the paper's experiment on 40 jobs over 20 slots with small axes),
+``paper`` (100 samples per scenario; one sample of the paper's experiment, 20 cells, took 520 to 780 CPU seconds at 9416ad8, about half of it in one cell, the divisible TSF's
 LPs at ``large80``: about 18 CPU hours in all, see ``benchmarks/bench_tvtsf_cell.py``. Since
 tvtsf16d the tables are identical and the CPU is lower: 1.44x over 60 reduced cells (the static TSF
 1.2x, the slotted policies 1.7-1.8x); at the paper scale, 1.24x on the large80 row of sample 0 (the
@@ -42,7 +56,11 @@ static TSF cell 339 -> 280 CPU s). That is an estimated 1.3x per sample, or abou
 cores, so its cells are kept: :func:`store_cells` adds a sweep's complete samples to a folder of
 Parquet batches (``docs/reproductions/results/tvtsf/cells``, about 35 kB per sample),
 :func:`stored_cells` reads them back as the sweep's tables, and ``reproduce_samples(n,
-stored=...)`` runs only the samples not stored and reports on all of them.
+stored=...)`` runs only the samples not stored and reports on all of them; the axes likewise
+(``axes_samples``, ``axes_window``, ``axes_stored``; :func:`main` is the command line). The axes cost
+far more than the paper's experiment (the static TSF solves one LP per slot with pending tasks, and
+the load axis multiplies the slots; the blind CDRF re-grants failing tasks every slot), so the stored
+report shows them at a quarter of the window on a few samples and says so.
 
 References
 ----------

@@ -602,9 +602,13 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     for k, (metric, label) in enumerate(_LABEL.items(), start=1):
         tvtsf_cdfs(users, metric, label).savefig(out / f"fig{k}_{metric}.png", dpi=110)
         figs.append(f"fig{k}_{metric}.png")
-    la = load_axis(axes["users"], axes["runs"]) if len(axes["users"]) else pd.DataFrame()
-    ua = users_axis(axes["users"]) if len(axes["users"]) else pd.DataFrame()
-    rd = readings_table(axes["users"], axes["runs"]) if len(axes["runs"]) else pd.DataFrame()
+    # the axes with their reference cells: at the paper's window those are the paper experiment's own
+    wins = set(zip(axes["runs"]["n_jobs"], axes["runs"]["slots"])) if len(axes["runs"]) else set()
+    ref = {t: base[t][[w in wins for w in zip(base[t]["n_jobs"], base[t]["slots"])]] for t in ("users", "runs")}
+    ax = {t: pd.concat([axes[t], ref[t]], ignore_index=True) for t in ("users", "runs")}
+    la = load_axis(ax["users"], ax["runs"]) if len(axes["users"]) else pd.DataFrame()
+    ua = users_axis(ax["users"]) if len(axes["users"]) else pd.DataFrame()
+    rd = readings_table(ax["users"], ax["runs"]) if len(axes["runs"]) else pd.DataFrame()
     for name, t in (("load_axis", la), ("users_axis", ua), ("readings", rd)):
         if len(t):
             t.to_csv(out / f"{name}.csv", index=False)
