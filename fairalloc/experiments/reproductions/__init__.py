@@ -160,7 +160,30 @@ def validate_spec(spec: Any) -> None:
     for s in SCALES:
         if s not in (spec["scales"] or {}):
             raise InvalidInstanceError(f"spec {spec['name']!r} has no scale {s!r}", argument="scales", value=s)
-        scale_spec(spec, s)
+        _scale_parts(spec, s)          # the sweep spec and the restrictions' axes (cells are matched when run)
+
+
+def _scale_parts(spec: dict, scale: str) -> tuple[Any, list[dict[str, list]] | None]:
+    """A scale's sweep Spec (validated) and its parsed ``cells:`` restrictions (their axes checked)."""
+    from ..spec import Spec
+
+    d = dict(spec["scales"][scale])
+    cells = d.pop("cells", None)
+    sweep = Spec.from_dict(d, base=_DIR)
+    if cells is None:
+        return sweep, None
+    if not isinstance(cells, list) or not cells or not all(isinstance(c, str) for c in cells):
+        raise InvalidInstanceError(f"scales.{scale}.cells must be a list of restrictions "
+                                   f"('AXIS=V1,V2 ...'), got {cells!r}", argument=f"scales.{scale}.cells",
+                                   value=cells)
+    parsed = parse_cells(cells)
+    axes = set(d.get("grid") or {}) | {"policy", "seed"}
+    for r in parsed:
+        bad = sorted(set(r) - axes)
+        if bad:
+            raise InvalidInstanceError(f"scales.{scale}.cells: {bad} not a grid axis (axes: {sorted(axes)})",
+                                       argument=f"scales.{scale}.cells", value=bad)
+    return sweep, parsed
 
 
 def scale_spec(spec: dict, scale: str) -> Any:
@@ -195,18 +218,8 @@ def scale_spec(spec: dict, scale: str) -> Any:
     >>> part < whole
     True
     """
-    from ..spec import Spec
-
-    d = dict(spec["scales"][scale])
-    cells = d.pop("cells", None)
-    sweep = Spec.from_dict(d, base=_DIR)
-    if cells is None:
-        return sweep
-    if not isinstance(cells, list) or not cells or not all(isinstance(c, str) for c in cells):
-        raise InvalidInstanceError(f"scales.{scale}.cells must be a list of restrictions "
-                                   f"('AXIS=V1,V2 ...'), got {cells!r}", argument=f"scales.{scale}.cells",
-                                   value=cells)
-    return _restrict(sweep, parse_cells(cells), f"{spec.get('name')}:{scale}")
+    sweep, cells = _scale_parts(spec, scale)
+    return sweep if cells is None else _restrict(sweep, cells, f"{spec.get('name')}:{scale}")
 
 
 def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.DataFrame]:

@@ -606,7 +606,7 @@ def part_spec(spec: dict, part: str, *, seeds: range, window: tuple[int, int] | 
     """
     import copy
 
-    from . import scale_spec
+    from . import _coords, scale_spec
 
     if part not in ("base", "axes"):
         raise ValueError(f"part={part!r} is not 'base' or 'axes'")
@@ -618,16 +618,12 @@ def part_spec(spec: dict, part: str, *, seeds: range, window: tuple[int, int] | 
     p["seeds"] = {"start": seeds.start, "count": len(seeds)}
     sweep = scale_spec(spec, "paper")
     keep = [c for c in sweep.cells()
-            if part == "base" and _is_base(_cell_coords(c))
-            or part == "axes" and (not _is_base(_cell_coords(c)) or tuple(window or paper) != paper)]
+            if part == "base" and _is_base(_coords(c))
+            or part == "axes" and (not _is_base(_coords(c)) or tuple(window or paper) != paper)]
     if not keep:
         raise ValueError(f"the {part} part of the paper scale has no cell")
     sweep.cells = lambda: keep          # the sweep runs and records only these cells
     return sweep
-
-
-def _cell_coords(c: Any) -> dict:
-    return {**c.params["grid"], "policy": c.params["label"], "seed": c.params["seed"]}
 
 
 def _run_part(sweep: Any, folder: Path, workers: Any, progress: bool) -> tuple[dict, float]:
