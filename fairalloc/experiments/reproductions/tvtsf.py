@@ -779,7 +779,8 @@ def stored_cells(folder: Any, *, per_sample: int | None = None) -> dict:
     ----------
     folder : str or Path
     per_sample : int, optional
-        Cells every sample must have (default: as many as the first sample has).
+        Cells every sample must have (default: as many as the first sample of its batch has; a later
+        batch may hold more cells per sample, e.g. axes left out of an earlier session's run).
 
     Returns
     -------
@@ -807,13 +808,12 @@ def stored_cells(folder: Any, *, per_sample: int | None = None) -> dict:
         if not fu.is_file():
             raise FileNotFoundError(f"stored={str(folder)!r}: {fu.name} is missing (beside {fr.name})")
         r, u = pd.read_parquet(fr), pd.read_parquet(fu)
-        if per_sample is None:
-            per_sample = int((r["seed"] == a).sum())
+        want = int((r["seed"] == a).sum()) if per_sample is None else per_sample     # default: per batch
         per = r.groupby("seed").size().reindex(range(a, b + 1), fill_value=0)
-        short = per[per != per_sample]
+        short = per[per != want]
         if len(short):
             raise ValueError(f"stored={str(folder)!r}: {fr.name}: sample {int(short.index[0])} has "
-                             f"{int(short.iloc[0])} cells, not {per_sample}")
+                             f"{int(short.iloc[0])} cells, not {want}")
         runs.append(r)
         users.append(u)
         nxt = b + 1
