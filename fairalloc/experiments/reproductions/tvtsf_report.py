@@ -304,7 +304,10 @@ def readings_table(users: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
             other = [b for b in BASELINES if b != READING_OF[pol]]
             r[f"{m}_margin"] = min(get(pol), *(get(b) for b in other)) - get("tvtsf")
         rows.append(r)
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    order = {s: k for k, s in enumerate(SCENARIOS)}
+    return out.sort_values(["n_jobs", "duration_scale", "scenario", "reading"],
+                           key=lambda c: c.map(order) if c.name == "scenario" else c).reset_index(drop=True)
 
 
 # --- markdown ------------------------------------------------------------------------------------
@@ -336,7 +339,7 @@ def _load_axis_markdown(t: pd.DataFrame) -> str:
                          " | ".join(_f(r[p]) for p in MAIN) +
                          f" | {_f(r['margin'])} | {r['paper_margin']:g} | {r['implied_minimum']:g} |")
         lines.append("")
-    return "\n".join(lines) + (
+    return "\n".join(lines) + "\n" + (
         "Margin: the better of tsf-static / cdrf-static minus TV-TSF. Least baseline the paper implies: the "
         "paper's margin, plus for completion the mean task duration (5 slots times the durations factor).\n")
 
@@ -522,10 +525,12 @@ def _readings_text(t: pd.DataFrame, base_summ: pd.DataFrame) -> str:
     txt += (f"{len(dead)} of {len(t)} (scenario, reading) points had deadlocked runs: "
             + ", ".join(f"{r['reading']} at {r['scenario']} ({r['deadlocked']} of {r['runs']})" for _, r in dead.iterrows())
             + ". " if len(dead) else "No run deadlocked here. ")
+    fs = t[t["reading"] == "tsf-floor-server"]
     txt += ("The per-server floor can deadlock: when every x_im < 1 and no task runs, nothing starts, the next "
             "slot sees the same free capacity and the same users, and nothing ever starts again (the simulator "
-            "ends such a run once the last job has arrived and reports its jobs unfinished). The blind CDRF "
-            "deadlocks likewise when a user's first-fit server is forbidden to it and nothing else runs. ")
+            "ends such a run once the last job has arrived and reports its jobs unfinished; a test shows it by "
+            f"hand); here it did in {int(fs['deadlocked'].sum())} of {int(fs['runs'].sum())} runs. The blind "
+            "CDRF deadlocks likewise when a user's first-fit server is forbidden to it and nothing else runs. ")
     txt += ("A margin reaches the paper's with " + "; ".join(reach) + ": wasteful readings. " if reach else
             "No reading's margin reaches the paper's here; the review that asked for these readings found "
             "only a wasteful baseline reaching the paper's sizes. ")
@@ -682,13 +687,13 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     with open(path, "a", encoding="utf-8") as f:
         f.write("\n## Load (TV-TSF runs, mean over samples)\n\n" + _load_markdown(load) + "\n")
         f.write("\n## Across samples\n\n" + _samples_markdown(per) + "\n")
-        f.write("\n## Medians and quantiles over users\n\n" + _quantiles_markdown(q) + "\n")
+        f.write("\n## Table: medians and quantiles over users\n\n" + _quantiles_markdown(q) + "\n")
         if len(la):
-            f.write("\n## Against load\n\n" + _load_axis_markdown(la) + "\n")
+            f.write("\n## Table: against load\n\n" + _load_axis_markdown(la) + "\n")
         if len(ua):
-            f.write("\n## Persistent users\n\n" + _users_markdown(ua) + "\n")
+            f.write("\n## Table: persistent users\n\n" + _users_markdown(ua) + "\n")
         if len(rd):
-            f.write("\n## Other readings of the baselines\n\n" + _readings_markdown(rd) + "\n")
+            f.write("\n## Table: other readings of the baselines\n\n" + _readings_markdown(rd) + "\n")
         f.write("\n## Setup checked against the paper, line by line\n\n" + SETUP_CHECK)
     return path
 

@@ -148,8 +148,8 @@ def test_axes_are_reported_beside_the_paper_experiment_and_resume_from_stored_ce
     # durations x2 (5 policies) + 3 users (5) + the floor per user (1): 11 cells
     assert len(ran) == 11 == tvtsf.axes_per_sample()
     text = (tmp_path / "one" / "report.md").read_text()
-    for head in ("## Against load", "## Persistent users", "## Other readings of the baselines",
-                 "### The paper's own numbers", "## Medians and quantiles over users"):
+    for head in ("## Table: against load", "## Table: persistent users", "## Table: other readings of the baselines",
+                 "### The paper's own numbers", "## Table: medians and quantiles over users"):
         assert head in text, head
     # the axes do not change the paper experiment's claims
     from fairalloc.experiments.reproductions.report import read_claims
