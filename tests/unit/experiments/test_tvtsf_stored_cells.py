@@ -165,3 +165,15 @@ def test_axes_are_reported_beside_the_paper_experiment_and_resume_from_stored_ce
     assert not (tmp_path / "two" / "sweep").exists() and not (tmp_path / "two" / "sweep-axes").exists()
     for f in ("load_axis.csv", "users_axis.csv", "readings.csv", "quantiles.csv", "summary.csv"):
         assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
+
+
+def test_the_repositorys_stored_axes_read_as_whole_samples_at_their_window():
+    """docs/reproductions/results/tvtsf/axes-100x150: whole samples from 0 on, 100 jobs over 150 slots, the
+    axes' cells of each (the blind CDRF left out at 50% and 80% large jobs: README there)."""
+    folder = reproductions._DIR.parents[3] / "docs" / "reproductions" / "results" / "tvtsf" / "axes-100x150"
+    got = tvtsf.stored_cells(folder)
+    seeds = sorted(got["runs"]["seed"].unique())
+    per = tvtsf.axes_per_sample((100, 150), skip=[("cdrf-blind", "large50"), ("cdrf-blind", "large80")])
+    assert seeds == list(range(len(seeds))) and len(got["runs"]) == len(seeds) * per
+    assert (set(got["runs"]["n_jobs"]), set(got["runs"]["slots"])) == ({100}, {150})
+    assert set(got["runs"]["duration_scale"]) == {1, 2, 4, 6} and set(got["runs"]["n_users"]) == {0, 20}
