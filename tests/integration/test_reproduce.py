@@ -9,7 +9,6 @@ import pytest
 
 import fairalloc as fa
 from fairalloc.cli import main
-from fairalloc.experiments import Spec
 from fairalloc.experiments.reproductions import NAMES, SCALES, load_spec, read_tables
 from fairalloc.errors import InvalidInstanceError
 from fairalloc.experiments.reproductions import parse_cells, reproduce, scale_spec
