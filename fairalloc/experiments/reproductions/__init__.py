@@ -2,8 +2,11 @@
 
 Each reproduction is a YAML file in ``specs/`` (:data:`NAMES`) with a ``title``, a ``report``
 function (``"module:function"``) and, per scale, a sweep spec of the experiment layer
-(:class:`fairalloc.experiments.Spec`): ``small`` finishes in about a minute and is what the tests
-run, ``paper`` is the papers' size where the data allows. The cell functions are plain functions of
+(:class:`fairalloc.experiments.Spec`): ``small`` finishes in a few minutes and is what the tests
+run, ``paper`` is the papers' size where the data allows. A scale may add ``cells:``, a list of
+restrictions (:func:`parse_cells`): only the cells matching one of them are the scale's, so a
+scale can be a union of sub-grids (the TV-TSF paper grid, its load axis and its persistent users)
+rather than their whole product. The cell functions are plain functions of
 their parameters returning ``{table: DataFrame}`` (``cell`` in :mod:`.sdrf`, :mod:`.tvtsf`,
 :mod:`.buc`, :mod:`.learned`); each module's ``sweep_cell`` adapts one to the sweep's cell
 contract (:func:`sweep_adapter`). A ``sweep_cell`` that needs a real trace carries
@@ -29,10 +32,16 @@ import pandas as pd
 
 from ...errors import InvalidInstanceError
 
-__all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
-           "spec_path", "parse_cells", "tables_from", "tables_source", "results_dir"]
+__all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "scale_spec", "sweep_adapter", "run", "reproduce",
+           "read_tables", "spec_path", "parse_cells", "tables_from", "tables_source", "results_dir", "notebook_scale",
+           "DataAbsentError"]
 
 logger = logging.getLogger(__name__)
+
+
+class DataAbsentError(InvalidInstanceError):
+    """A reproduction that needs a real trace found none (``$FAIRALLOC_DATA``, ``../shared/data``): raised by
+    :func:`run` before any cell runs; an :class:`~fairalloc.InvalidInstanceError` naming the file."""
 
 _DIR = Path(__file__).with_name("specs")
 #: Names of the shipped reproductions.
@@ -139,8 +148,6 @@ def validate_spec(spec: Any) -> None:
     ...
     fairalloc.errors.InvalidInstanceError: spec 'x': missing keys ['report', 'scales', 'title'], unknown keys []
     """
-    from ..spec import Spec
-
     if not isinstance(spec, dict):
         raise InvalidInstanceError(f"spec must be a mapping, got {type(spec).__name__}", argument="spec",
                                    value=type(spec).__name__)
@@ -153,7 +160,66 @@ def validate_spec(spec: Any) -> None:
     for s in SCALES:
         if s not in (spec["scales"] or {}):
             raise InvalidInstanceError(f"spec {spec['name']!r} has no scale {s!r}", argument="scales", value=s)
-        Spec.from_dict(spec["scales"][s], base=_DIR)
+        _scale_parts(spec, s)          # the sweep spec and the restrictions' axes (cells are matched when run)
+
+
+def _scale_parts(spec: dict, scale: str) -> tuple[Any, list[dict[str, list]] | None]:
+    """A scale's sweep Spec (validated) and its parsed ``cells:`` restrictions (their axes checked)."""
+    from ..spec import Spec
+
+    d = dict(spec["scales"][scale])
+    cells = d.pop("cells", None)
+    sweep = Spec.from_dict(d, base=_DIR)
+    if cells is None:
+        return sweep, None
+    if not isinstance(cells, list) or not cells or not all(isinstance(c, str) for c in cells):
+        raise InvalidInstanceError(f"scales.{scale}.cells must be a list of restrictions "
+                                   f"('AXIS=V1,V2 ...'), got {cells!r}", argument=f"scales.{scale}.cells",
+                                   value=cells)
+    parsed = parse_cells(cells)
+    axes = set(d.get("grid") or {}) | {"policy", "seed"}
+    for r in parsed:
+        bad = sorted(set(r) - axes)
+        if bad:
+            raise InvalidInstanceError(f"scales.{scale}.cells: {bad} not a grid axis (axes: {sorted(axes)})",
+                                       argument=f"scales.{scale}.cells", value=bad)
+    return sweep, parsed
+
+
+def scale_spec(spec: dict, scale: str) -> Any:
+    """The sweep :class:`~fairalloc.experiments.Spec` of one scale of a reproduction file, restricted to
+    the scale's ``cells:`` when it has some (module docstring).
+
+    Parameters
+    ----------
+    spec : dict
+        A parsed reproduction file (:func:`load_spec`).
+    scale : str
+        A key of ``spec["scales"]``.
+
+    Returns
+    -------
+    Spec
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``cells`` that are not a list of restriction texts, name no axis of the grid, or match no
+        cell; :class:`~fairalloc.experiments.SpecError` for a scale that is not a valid sweep spec.
+
+    Examples
+    --------
+    The TV-TSF small scale is a union of sub-grids, not the product of its axes:
+
+    >>> spec = load_spec("tvtsf")
+    >>> part = len(scale_spec(spec, "small").cells())
+    >>> whole = len(scale_spec({**spec, "scales": {"small": {k: v for k, v in spec["scales"]["small"].items()
+    ...                                                      if k != "cells"}}}, "small").cells())
+    >>> part < whole
+    True
+    """
+    sweep, cells = _scale_parts(spec, scale)
+    return sweep if cells is None else _restrict(sweep, cells, f"{spec.get('name')}:{scale}")
 
 
 def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.DataFrame]:
@@ -205,6 +271,12 @@ def parse_cells(texts: Any) -> list[dict[str, list]]:
 
     Each text is one restriction: space-separated ``AXIS=V1,V2,...`` (values read as YAML: ``null``,
     numbers); a cell is kept when it matches every axis of *some* restriction (a union of sub-grids).
+    An axis is a grid axis of the spec, ``policy`` (the policy's label) or ``seed``.
+
+    Examples
+    --------
+    >>> parse_cells(["delta=null,0.999999 pool_fraction=0.5", "policy=tvtsf seed=0,1"])
+    [{'delta': [None, 0.999999], 'pool_fraction': [0.5]}, {'policy': ['tvtsf'], 'seed': [0, 1]}]
     """
     import yaml
 
@@ -232,17 +304,22 @@ def _same(a: Any, b: Any) -> bool:
         return a == b
 
 
+def _coords(c: Any) -> dict:
+    """A cell's values for restrictions: its grid values, ``policy`` (label) and ``seed``."""
+    return {**c.params["grid"], "policy": c.params["label"], "seed": c.params["seed"]}
+
+
 def _restrict(spec: Any, cells: list[dict[str, list]], name: str) -> Any:
     """``spec`` whose :meth:`cells` keeps the cells matching some restriction (:func:`parse_cells`)."""
     every = spec.cells()
-    axes = set().union(*(c.params["grid"] for c in every)) if every else set()
+    axes = set().union(*(c.params["grid"] for c in every)) | {"policy", "seed"} if every else set()
     for r in cells:
         bad = sorted(set(r) - axes)
         if bad:
             raise InvalidInstanceError(f"cells: {bad} not a grid axis of {name!r} (axes: {sorted(axes)})",
                                        argument="cells", value=bad)
     keep = [c for c in every
-            if any(all(any(_same(c.params["grid"][a], v) for v in vs) for a, vs in r.items()) for r in cells)]
+            if any(all(any(_same(_coords(c)[a], v) for v in vs) for a, vs in r.items()) for r in cells)]
     if not keep:
         raise InvalidInstanceError(f"cells={cells!r} match no cell of {name!r}", argument="cells", value=cells)
     spec.cells = lambda: keep          # the sweep runs and records only these cells
@@ -289,7 +366,6 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
     fairalloc.errors.InvalidInstanceError: scale='huge' is not one of small, paper
     """
     from .. import load as load_table, run_sweep
-    from ..spec import Spec
     from ..store import Store
 
     if scale not in SCALES:
@@ -301,8 +377,8 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
         try:
             need()
         except FileNotFoundError as exc:
-            raise InvalidInstanceError(f"reproduction {name!r} skipped: {exc}", argument="name", value=name) from None
-    sweep = Spec.from_dict(spec["scales"][scale], base=_DIR)
+            raise DataAbsentError(f"reproduction {name!r} skipped: {exc}", argument="name", value=name) from None
+    sweep = scale_spec(spec, scale)
     if cells:
         sweep = _restrict(sweep, cells if isinstance(cells[0], dict) else parse_cells(cells), str(name))
     summary = run_sweep(sweep, out, workers=workers, progress=progress)
@@ -342,10 +418,8 @@ def tables_from(name: str, scale: str, sweep: str | Path) -> tuple[dict[str, pd.
     InvalidInstanceError
         ``sweep`` is not a finished run, or holds none of the cells of ``name`` at ``scale``.
     """
-    from ..spec import Spec
-
     spec = load_spec(name)
-    mine = {c.key: c for c in Spec.from_dict(spec["scales"][scale], base=_DIR).cells()}
+    mine = {c.key: c for c in scale_spec(spec, scale).cells()}
     source = tables_source(sweep)
     ident = {_identity(spec["scales"][scale]["run"], spec["scales"][scale].get("workload"), c.params): k
              for k, c in mine.items()}
@@ -359,7 +433,7 @@ def tables_from(name: str, scale: str, sweep: str | Path) -> tuple[dict[str, pd.
                                    f"{scale!r}", argument="tables_from", value=str(sweep))
     keep = set(found.values())
     tables = {t: df[df["key"].isin(keep)].reset_index(drop=True) for t, df in tables.items()}
-    grids = [mine[k].params["grid"] for k in sorted(found, key=lambda k: mine[k].index)]
+    grids = [_coords(mine[k]) for k in sorted(found, key=lambda k: mine[k].index)]
     return tables, [{a: [v] for a, v in g.items()} for g in grids] if len(found) < len(mine) else []
 
 
@@ -547,10 +621,8 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
             + " (the other cells of the spec were not run)\n")
         Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
     if tables_from is not None:
-        from ..spec import Spec
-
         _keep_tables(out, tables, source)
-        code = Spec.from_dict(spec["scales"][scale], base=_DIR).code
+        code = scale_spec(spec, scale).code
         same = ("this fairalloc's code" if source["code"] == code else
                 f"fairalloc code `{source['code']}`, not this fairalloc's `{code}`: a change of the package "
                 "since then is not in these cells")
@@ -601,7 +673,10 @@ def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = 
     A stored run is ``stored / name`` with a ``provenance.json`` whose ``scale`` is ``scale`` (the
     repository keeps them in ``docs/reproductions/results``); otherwise the folder is
     ``out / f"{name}-{scale}"``, and :func:`reproduce` runs there first when it holds no
-    ``report.md``. The notebooks read their figures and claims through this.
+    ``report.md``. When that run needs a trace that is absent (:class:`DataAbsentError`), the stored
+    run of another scale is returned if there is one (its ``provenance.json`` says which scale: the
+    caller should say so), so that a notebook still shows results on a machine without the traces.
+    The notebooks read their figures and claims through this.
 
     Parameters
     ----------
@@ -622,6 +697,8 @@ def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = 
     ------
     InvalidInstanceError
         An unknown name or scale (before anything runs).
+    FileNotFoundError
+        The run needs a trace that is absent and no run of ``name`` is stored.
 
     Examples
     --------
@@ -644,12 +721,57 @@ def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = 
     if scale not in SCALES:
         raise InvalidInstanceError(f"scale={scale!r} is not one of {', '.join(SCALES)}", argument="scale",
                                    value=scale)
-    if stored is not None:
-        here = Path(stored) / name
-        prov = here / "provenance.json"
-        if prov.is_file() and (here / "report.md").is_file() and json.loads(prov.read_text()).get("scale") == scale:
-            return here
+    here = None if stored is None else Path(stored) / name
+    found = here is not None and (here / "provenance.json").is_file() and (here / "report.md").is_file()
+    if found and json.loads((here / "provenance.json").read_text()).get("scale") == scale:
+        return here
     folder = Path(out) / f"{name}-{scale}"
     if not (folder / "report.md").is_file():
-        reproduce(name, scale=scale, out=folder)
+        try:
+            reproduce(name, scale=scale, out=folder)
+        except DataAbsentError as exc:
+            if found:
+                logger.warning("%s; showing the stored run in %s instead", exc, here)
+                return here
+            raise FileNotFoundError(str(exc)) from None
     return folder
+
+
+def notebook_scale(value: str | None = None) -> str:
+    """The reproduction scale a notebook runs, from ``$FAIRALLOC_SCALE`` (or ``value``).
+
+    The notebooks' convention is ``small`` (default: what the tests and the docs build run) and
+    ``full`` (the papers' sizes); for a reproduction ``full`` is its ``paper`` scale, and ``paper``
+    is accepted as well.
+
+    Parameters
+    ----------
+    value : str, optional
+        Default: the environment variable ``FAIRALLOC_SCALE``, else ``"small"``.
+
+    Returns
+    -------
+    {"small", "paper"}
+
+    Raises
+    ------
+    InvalidInstanceError
+        Any other value (rather than running the small scale without a word).
+
+    Examples
+    --------
+    >>> notebook_scale("full"), notebook_scale("small"), notebook_scale("paper")
+    ('paper', 'small', 'paper')
+    >>> notebook_scale("big")
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: FAIRALLOC_SCALE='big' is not one of small, full (paper is full)
+    """
+    import os
+
+    v = os.environ.get("FAIRALLOC_SCALE", "small") if value is None else value
+    scale = {"small": "small", "full": "paper", "paper": "paper"}.get(str(v).strip().lower())
+    if scale is None:
+        raise InvalidInstanceError(f"FAIRALLOC_SCALE={v!r} is not one of small, full (paper is full)",
+                                   argument="FAIRALLOC_SCALE", value=v)
+    return scale
