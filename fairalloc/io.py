@@ -89,7 +89,7 @@ from .model import Instance
 from .validation import as_array
 
 __all__ = ["InstanceSpec", "load_instance", "load_commitments", "parse_instance", "write_json",
-           "INSTANCE_KINDS"]
+           "INSTANCE_KINDS", "read_data", "parse_yaml", "LIMITS"]
 
 
 @dataclass(frozen=True)
@@ -316,6 +316,83 @@ def _read_mapping(path: Path) -> Any:
         return _load_yaml(text, str(path))
     raise InvalidInstanceError(f"{path}: unknown file type {suffix!r}; use .json, .yaml, .yml or .csv",
                                argument="path", value=str(path))
+
+
+def parse_yaml(text: str, source: str = "<text>") -> Any:
+    """Parse YAML text by the rules of this module's docstring (the one strict YAML reader of fairalloc).
+
+    YAML 1.2 numbers (``010`` and ``1:30``, read differently by YAML 1.1, are refused with their
+    line), a key given twice in a mapping refused, aliases and nesting bounded by :data:`LIMITS`.
+    Every YAML file fairalloc reads goes through it: instance files, experiment specs, the shipped
+    reproductions, accounts files, ``--cells`` values.
+
+    Parameters
+    ----------
+    text : str
+        The YAML text.
+    source : str, default "<text>"
+        Where it came from, for messages (a path, ``"--cells"``).
+
+    Returns
+    -------
+    object
+        The data (mappings, lists, str, int, float, bool, None); None for an empty document.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not valid YAML, a duplicate key, an ambiguous number or a limit exceeded: the message starts
+        with ``source`` and the line.
+
+    Examples
+    --------
+    >>> parse_yaml("delta: 1e-6\\nseeds: 0o10")
+    {'delta': 1e-06, 'seeds': 8}
+    >>> parse_yaml("a: 1\\na: 2", "spec.yaml")
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: spec.yaml:2: not valid YAML: duplicate key 'a' (first at line 1): YAML readers keep only the last value; write each key once
+    """
+    return _load_yaml(text, source)
+
+
+def read_data(path: str | Path) -> Any:
+    """Read a JSON (``.json``) or YAML (``.yaml``, ``.yml``) file by the rules of this module's docstring.
+
+    The file is UTF-8 text (a byte-order mark is accepted) of at most ``LIMITS["bytes"]`` bytes; JSON
+    refuses duplicate keys and ``NaN``; YAML is read by :func:`parse_yaml`.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    object
+        The data.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A directory, another suffix, not UTF-8, too big, or not valid (the message names the file and
+        the line where it is known).
+    FileNotFoundError
+        No such file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "spec.yaml"
+    >>> _ = p.write_text("name: x\\nseeds: 010\\n")
+    >>> read_data(p)
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: ...spec.yaml:2: not valid YAML: '010' is read differently by YAML 1.1 (octal) and YAML 1.2 (decimal): write the number without a leading zero or a colon (0o10 for octal), or quote it if it is a name
+    """
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"no such file: {p}")
+    return _read_mapping(p)
 
 
 _CSV_NUMBER = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")

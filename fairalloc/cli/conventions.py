@@ -64,7 +64,8 @@ __all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_NO_SOLUTION", "EXIT_INTERNA
            "positive_int", "nonnegative_int", "positive_float", "nonnegative_float", "open_unit_float",
            "json_to_stdout", "debug_enabled", "configure_logging", "check_output_folder", "output_folder", "MARKER",
            "add_output_options", "plan_output", "resumable_folder", "read_marker", "Formats", "TABLE_FORMATS", "FIGURE_FORMATS",
-           "add_format_option", "DEFAULT_FORMATS", "write_table", "format_table", "exact_number"]
+           "add_format_option", "DEFAULT_FORMATS", "write_table", "format_table", "exact_number", "merge_common_options",
+           "check_common_defaults", "COMMON_DESTS"]
 
 #: File that marks a folder written by a fairalloc command (JSON: command, job, the entries it wrote);
 #: a rerun may replace those entries (with ``--force``), and nothing else.
@@ -96,31 +97,64 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def add_common_options(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
-    """Add ``-q``, ``-v``, ``--json``, ``--no-progress`` and ``--debug`` (see the module docstring).
+    """Add ``-q``, ``-v``, ``--json``, ``--no-progress``, ``--progress`` and ``--debug`` (see the module docstring).
 
-    On a subcommand the defaults are ``SUPPRESS`` so that options given before the subcommand name
-    (``fairalloc --debug solve``) are not overwritten.
+    The same options are taken before and after the subcommand's name (``fairalloc -v sweep ...`` and
+    ``fairalloc sweep -v ...`` alike). ``top``: the ``fairalloc`` parser itself, whose defaults
+    (``quiet`` False, ``verbose`` 0, ...) are the values when an option is not given. On a subcommand
+    the defaults are ``SUPPRESS``, so that an option given before the subcommand's name is not
+    overwritten by the subcommand's default. ``-v`` counts on both levels: before the name it
+    counts into ``verbose_top`` and :func:`merge_common_options` adds it (``fairalloc -v sweep -v``
+    is ``-vv``). A subcommand that defines one of these options itself must give it the default
+    ``argparse.SUPPRESS`` (:func:`check_common_defaults` says which do not).
     """
-    d = {} if top else {"default": argparse.SUPPRESS}
-    g = parser.add_argument_group("common options")
+    d = {"default": argparse.SUPPRESS}
+    g = parser.add_argument_group("common options (before or after the command's name)" if top else "common options")
     options: list[tuple[tuple[str, ...], dict[str, Any]]] = [
-        (("--debug",), dict(action="store_true", help="show the traceback of an error (or set FAIRALLOC_DEBUG=1)"))]
-    if not top:
-        options = [
-            (("-q", "--quiet"), dict(action="store_true", help="only errors and warnings on the terminal")),
-            (("-v", "--verbose"), dict(action="count", help="log what happens (-vv: more)")),
-            (("--json",), dict(metavar="PATH|-", help="write the result as JSON to PATH ('-': stdout, and nothing "
-                                                      "else on stdout)")),
-            (("--no-progress",), dict(action="store_true", help="no progress bars (also off when stderr is not a "
-                                                                "terminal, and with -q)")),
-            (("--progress",), dict(action="store_true", help="progress bars even when stderr is not a terminal "
-                                                             "(a log file)")),
-        ] + options
+        (("-q", "--quiet"), dict(action="store_true", help="only errors and warnings on the terminal")),
+        (("-v", "--verbose"), dict(action="count", help="log what happens (-vv: more)",
+                                   **({"dest": "verbose_top"} if top else {}))),
+        (("--json",), dict(metavar="PATH|-", help="write the result as JSON to PATH ('-': stdout, and nothing "
+                                                  "else on stdout)")),
+        (("--no-progress",), dict(action="store_true", help="no progress bars (also off when stderr is not a "
+                                                            "terminal, and with -q)")),
+        (("--progress",), dict(action="store_true", help="progress bars even when stderr is not a terminal "
+                                                         "(a log file)")),
+        (("--debug",), dict(action="store_true", help="show the traceback of an error (or set FAIRALLOC_DEBUG=1)")),
+    ]
     for flags, kw in options:
         try:
             g.add_argument(*flags, **kw, **d)
         except argparse.ArgumentError:      # a subcommand that defines it itself keeps its own (same meaning)
             pass
+    if top:
+        parser.set_defaults(quiet=False, verbose=0, verbose_top=0, json=None, no_progress=False, progress=False,
+                            debug=False)
+
+
+#: The destinations of the common options (:func:`add_common_options`).
+COMMON_DESTS = ("quiet", "verbose", "json", "no_progress", "progress", "debug")
+
+
+def merge_common_options(args: argparse.Namespace) -> argparse.Namespace:
+    """Count ``-v`` given before the subcommand's name with those after it (``args.verbose``); returns ``args``."""
+    args.verbose = (getattr(args, "verbose", 0) or 0) + (getattr(args, "verbose_top", 0) or 0)
+    args.verbose_top = 0
+    return args
+
+
+def check_common_defaults(parser: argparse.ArgumentParser, *, top: bool = True) -> list[str]:
+    """The common options the subcommands of ``parser`` (and theirs) define with another default than
+    ``SUPPRESS``, as ``"COMMAND OPTION"``: each would overwrite the same option given before the
+    subcommand's name (``fairalloc -q sweep``). Empty when every subcommand follows the rule."""
+    bad = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                bad += [f"{name} {b}" for b in check_common_defaults(sub, top=False)]
+        elif not top and action.dest in COMMON_DESTS and action.default is not argparse.SUPPRESS:
+            bad.append("/".join(action.option_strings))
+    return bad
 
 
 def debug_enabled(args: argparse.Namespace | None = None) -> bool:

@@ -45,7 +45,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="--out / --csv: replace an existing FILE")
     add_format_option(p, figures=False)
     p.add_argument("--max-rows", type=int, default=60, help="rows printed at most (default 60; 0: all)")
-    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but the rows")
+    p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="print nothing but the rows")
     p.set_defaults(func=run)
     return p
 

@@ -50,7 +50,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--max-cells", type=positive_int, default=None, metavar="N",
                    help="refuse a spec of more than N cells (default 100,000: "
                         "fairalloc.experiments.spec.MAX_CELLS)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
     return p
 

@@ -559,17 +559,17 @@ class Spec:
 
     @classmethod
     def from_yaml(cls, path: str | Path, *, max_cells: int | None = MAX_CELLS) -> "Spec":
-        """A spec from a YAML file; relative workload paths are taken from the file's folder."""
-        import yaml
+        """A spec from a YAML (or JSON) file, read by fairalloc's strict reader (:func:`fairalloc.io.read_data`:
+        duplicate keys and numbers YAML 1.1 and 1.2 read differently are refused with their line);
+        relative workload paths are taken from the file's folder."""
+        from ..io import read_data
 
         p = Path(path)
         if not p.is_file():
-            raise SpecError("<spec file>", str(path), "no such file")
-        try:
-            data = yaml.safe_load(p.read_text())
-        except yaml.YAMLError as exc:
-            raise SpecError("<spec file>", str(path), f"not valid YAML ({exc})") from None
-        return cls.from_dict(data, base=p.parent, max_cells=max_cells)
+            raise SpecError("<spec file>", str(path), "no such file" if not p.exists() else "not a file")
+        if p.suffix.lower() not in (".yaml", ".yml", ".json"):
+            raise SpecError("<spec file>", str(path), "a spec is a .yaml, .yml or .json file")
+        return cls.from_dict(read_data(p), base=p.parent, max_cells=max_cells)
 
     @property
     def name(self) -> str:

@@ -104,10 +104,10 @@ def load_spec(name: str | Path) -> dict:
     >>> sorted(spec), sorted(spec["scales"])
     (['name', 'report', 'scales', 'title'], ['paper', 'small'])
     """
-    import yaml
+    from ...io import read_data
 
     p = Path(name) if str(name).endswith((".yaml", ".yml")) else spec_path(str(name))
-    spec = yaml.safe_load(p.read_text(encoding="utf-8"))
+    spec = read_data(p)
     validate_spec(spec)
     return spec
 
@@ -278,7 +278,7 @@ def parse_cells(texts: Any) -> list[dict[str, list]]:
     >>> parse_cells(["delta=null,0.999999 pool_fraction=0.5", "policy=tvtsf seed=0,1"])
     [{'delta': [None, 0.999999], 'pool_fraction': [0.5]}, {'policy': ['tvtsf'], 'seed': [0, 1]}]
     """
-    import yaml
+    from ...io import parse_yaml
 
     out = []
     for text in texts or ():
@@ -288,7 +288,7 @@ def parse_cells(texts: Any) -> list[dict[str, list]]:
             if not eq or not axis or not values:
                 raise InvalidInstanceError(f"cells={text!r}: {part!r} is not AXIS=V1,V2,...", argument="cells",
                                            value=text)
-            r[axis] = [yaml.safe_load(v) for v in values.split(",")]
+            r[axis] = [parse_yaml(v, f"cells={text!r}: {axis}") for v in values.split(",")]
         if not r:
             raise InvalidInstanceError(f"cells={text!r} is empty", argument="cells", value=text)
         out.append(r)
