@@ -882,9 +882,12 @@ def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check 
 
 
 def write_report(reports: list[CellReport], out_dir: str | Path, *,
-                 title: str = "fairalloc check --all") -> dict[str, Path]:
-    """Write ``report.md`` (headed ``title``), ``results.json``, one ``witnesses/<cell>.json`` per
-    violation and ``heatmap.png``; each file is written whole and renamed into place.
+                 title: str = "fairalloc check --all", tables: tuple[str, ...] = (),
+                 figures: tuple[str, ...] = ("png",)) -> dict[str, Path]:
+    """Write ``report.md`` (headed ``title``), ``results.json`` (every cell's record, witnesses
+    included), one ``witnesses/<cell>.json`` per violation, ``heatmap.png`` (one file per figure
+    format) and, per table format, ``summary.<format>`` (one row per cell, without the witnesses);
+    each file is written whole and renamed into place.
 
     Parameters
     ----------
@@ -894,11 +897,15 @@ def write_report(reports: list[CellReport], out_dir: str | Path, *,
         Output folder (created).
     title : str, default "fairalloc check --all"
         Heading of ``report.md``.
+    tables : tuple of str, default ()
+        Formats of the summary table (csv, parquet, json: :func:`fairalloc.formats.write_table`); none by default.
+    figures : tuple of str, default ("png",)
+        Formats of the heatmap (png, pdf, svg).
 
     Returns
     -------
     dict of str to Path
-        ``"report"``, ``"results"`` and ``"heatmap"``.
+        ``"report"``, ``"results"`` and ``"heatmap"`` (its first format).
 
     Examples
     --------
@@ -914,7 +921,8 @@ def write_report(reports: list[CellReport], out_dir: str | Path, *,
     """
     out = Path(out_dir)
     (out / "witnesses").mkdir(parents=True, exist_ok=True)
-    paths = {"report": out / "report.md", "results": out / "results.json", "heatmap": out / "heatmap.png"}
+    figures = tuple(figures) or ("png",)
+    paths = {"report": out / "report.md", "results": out / "results.json", "heatmap": out / f"heatmap.{figures[0]}"}
     _write_atomic(paths["report"], report_markdown(reports, title=title))
     records = [r.to_dict() for r in reports]
     _write_atomic(paths["results"], json.dumps(records, indent=1))
@@ -925,7 +933,17 @@ def write_report(reports: list[CellReport], out_dir: str | Path, *,
     from .plots import claims_heatmap
 
     fig = claims_heatmap(records, labels={k: m.label for k, m in all_mechanisms().items()})
-    tmp = paths["heatmap"].with_name(".heatmap.tmp.png")
-    fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    os.replace(tmp, paths["heatmap"])
+    for fmt in figures:
+        tmp = out / f".heatmap.tmp.{fmt}"
+        fig.savefig(tmp, dpi=120 if fmt == "png" else None, bbox_inches="tight", format=fmt)
+        os.replace(tmp, out / f"heatmap.{fmt}")
+    if tables:
+        import pandas as pd
+
+        from fairalloc.formats import write_table
+
+        rows = pd.DataFrame([{k: v for k, v in r.items() if k not in ("witness", "shrink")} for r in records])
+        for fmt in tables:
+            written = write_table(rows, out / ".summary.tmp", [fmt])[0]
+            os.replace(written, out / f"summary.{fmt}")
     return paths

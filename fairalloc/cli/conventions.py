@@ -55,9 +55,10 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
+
+from ..formats import FIGURE_FORMATS, TABLE_FORMATS, Formats, write_table
 
 __all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_NO_SOLUTION", "EXIT_INTERNAL", "EXIT_INTERRUPTED",
            "EXIT_CODES", "OneLineParser", "add_common_options", "show_progress", "emit_json", "say",
@@ -521,20 +522,7 @@ def resumable_folder(path: str | Path, args: argparse.Namespace, command: str, j
 
 
 # -- output formats ---------------------------------------------------------------------------------
-#: Table formats of ``--format``.
-TABLE_FORMATS = ("csv", "parquet", "json")
-#: Figure formats of ``--format``.
-FIGURE_FORMATS = ("png", "pdf", "svg")
-
-
-@dataclass(frozen=True)
-class Formats:
-    """The file formats a command writes: ``tables`` (of :data:`TABLE_FORMATS`) and ``figures``
-    (of :data:`FIGURE_FORMATS`), in the order given."""
-
-    tables: tuple[str, ...] = ("csv",)
-    figures: tuple[str, ...] = ("png",)
-
+# The formats and the table writer are fairalloc.formats' (the experiment layer writes with them too).
 
 #: The default of ``--format`` (``args.format is DEFAULT_FORMATS``: the option was not given).
 DEFAULT_FORMATS = Formats()
@@ -567,38 +555,6 @@ def add_format_option(parser: argparse.ArgumentParser, *, tables: bool = True, f
     parser.add_argument("--format", type=_formats_parser(tables, figures), default=DEFAULT_FORMATS, metavar="LIST",
                         help=f"comma-separated file formats: {'; '.join(kinds)} (default: {default}; a kind "
                              "not named keeps its default)")
-
-
-def write_table(df: Any, stem: str | Path, formats: Sequence[str] = ("csv",), *, index: bool = False) -> list[Path]:
-    """Write a DataFrame as ``stem.csv`` / ``stem.parquet`` / ``stem.json`` (records; numbers as Python
-    writes them, exactly) and return the paths."""
-    import pandas as pd
-
-    paths = []
-    for fmt in formats:
-        path = Path(f"{stem}.{fmt}")
-        if fmt == "csv":
-            df.to_csv(path, index=index)
-        elif fmt == "parquet":
-            df.to_parquet(path, index=index)
-        elif fmt == "json":
-            frame = df.reset_index() if index else df
-            rows = frame.astype(object).where(pd.notna(frame), None).to_dict("records")
-            path.write_text(json.dumps(rows, indent=1, default=_json_default) + "\n", encoding="utf-8")
-        else:
-            raise ValueError(f"table format {fmt!r} is not one of {', '.join(TABLE_FORMATS)}")
-        paths.append(path)
-    return paths
-
-
-def _json_default(obj: Any) -> Any:
-    if hasattr(obj, "item"):            # NumPy scalars
-        return obj.item()
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    if hasattr(obj, "isoformat"):
-        return obj.isoformat()
-    return str(obj)
 
 
 # -- terminal tables --------------------------------------------------------------------------------

@@ -236,6 +236,45 @@ def test_solver_options_of_the_time_varying_programs():
         fa.exact.tvtsf_milp(tv, cuts="yes")
 
 
+def test_solver_options_of_the_pareto_programs():
+    # the exact Pareto check took time_limit="10" to the backend (a TypeError inside it); now the one check
+    from fairalloc.exact.pareto import dominating_servers, pareto_improvement
+
+    ti = fa.TaskInstance([[10]], [[6], [5]], tasks=[2, 2])
+    with pytest.raises(fa.InvalidInstanceError, match=r"pareto_improvement: time_limit='10' must be a number of "
+                                                      r"seconds > 0") as e:
+        pareto_improvement(ti, [0, 0], time_limit="10")
+    assert e.value.argument == "time_limit"
+    with pytest.raises(fa.InvalidInstanceError, match=r"dominating_servers: solver=5 must be a backend name"):
+        dominating_servers([[6]], [[10]], [[True]], [0], [2], solver=5)
+
+
+# --- every YAML file of fairalloc through the one strict reader ----------------------------------------
+
+def test_spec_files_are_read_by_the_strict_reader(tmp_path):
+    # specs were read by yaml.safe_load: the last of two keys won silently and 010 was 8 (YAML 1.1)
+    from fairalloc.experiments import Spec
+
+    good = "name: s\nworkload: {generator: lublin, n_jobs: 20, nodes: 8}\ncapacity: {processors: 8}\n" \
+           "policies: {fcfs: {}}\nseeds: 1\n"
+    assert Spec.from_yaml(_write(tmp_path, "ok.yaml", good)).n_cells == 1
+    with pytest.raises(fa.InvalidInstanceError, match=r"dup.yaml:6: not valid YAML: duplicate key 'seeds' "
+                                                      r"\(first at line 5\)"):
+        Spec.from_yaml(_write(tmp_path, "dup.yaml", good + "seeds: 3\n"))
+    with pytest.raises(fa.InvalidInstanceError, match=r"oct.yaml:5: not valid YAML: '010' is read differently"):
+        Spec.from_yaml(_write(tmp_path, "oct.yaml", good.replace("seeds: 1", "seeds: 010")))
+    with pytest.raises(fa.InvalidInstanceError, match="not a file"):
+        Spec.from_yaml(tmp_path)
+
+
+def test_reproduce_cells_values_are_read_by_the_strict_reader():
+    from fairalloc.experiments.reproductions import parse_cells
+
+    assert parse_cells(["delta=null,0.999999,1e-6"]) == [{"delta": [None, 0.999999, 1e-6]}]   # 1e-6: YAML 1.2
+    with pytest.raises(fa.InvalidInstanceError, match=r"cells='seed=010': seed:1: .*'010' is read differently"):
+        parse_cells(["seed=010"])
+
+
 # --- sizes follow the instance, not a number in it -----------------------------------------------------
 
 @pytest.mark.parametrize("method", ["milp", "milp-online", "greedy"])

@@ -553,7 +553,8 @@ def _cells_seconds(sweep: Path, fallback: float) -> float:
 
 
 def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None, workers: int | None = 0,
-              progress: bool = False, cells: Any = None, tables_from: str | Path | None = None) -> Path:
+              progress: bool = False, cells: Any = None, tables_from: str | Path | None = None,
+              formats: Any = None) -> Path:
     """Run a shipped reproduction and write, in ``out`` (default ``out/reproduce/NAME-SCALE``), its
     sweep (``sweep/``), figures and ``report.md``; return the report's path.
 
@@ -575,6 +576,10 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
         code computed the cells. The tables used are kept in ``out/tables/`` (with ``source.json``:
         their cell function, workload, code and parameters), where :func:`read_tables` and a later
         ``tables_from=out`` read them.
+    formats : fairalloc.formats.Formats, optional
+        The figures' formats (default png; ``report.md`` shows the first), and table formats written
+        beside the CSV files (which are always written: the report links them and the notebooks read
+        them). The command line's ``--format``.
 
     Returns
     -------
@@ -613,7 +618,7 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
     else:
         tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress, cells=parsed)
         seconds = _cells_seconds(out / "sweep", time.perf_counter() - t0)
-    path = _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds)
+    path = _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds, formats=formats)
     if parsed:
         text = Path(path).read_text(encoding="utf-8")
         line = ("- cells run: a subset of the grid, the union of " + "; ".join(

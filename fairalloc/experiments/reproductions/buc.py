@@ -271,27 +271,28 @@ def rule_table(changes: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     return t.join(sc).reset_index()
 
 
-def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None):
+def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None,
+           formats: Any = None):
     from pathlib import Path
 
     from ...plots.reproductions import buc_fig1, buc_fig2
-    from .report import Claim, write_report
+    from .report import Claim, save_figure, save_table, write_report
 
     out = Path(out)
     ch = wait_changes(tables["users"])
-    ch[ch["injected"] != ""].to_csv(out / "wait_changes.csv", index=False)   # the injected users (Fig. 1)
+    save_table(ch[ch["injected"] != ""], out, "wait_changes", formats)   # the injected users (Fig. 1)
     runs = tables["runs"]
     runs = runs if "update" in runs else runs.assign(update=np.where(runs["policy"] == "buc", "threshold", None))
     pos = tables["positions"]
     pos = pos if "update" in pos else pos.assign(update="threshold")
     pos10 = pos[(pos["k_p"] == 10800.0) & (pos["update"] == "threshold")]
     gains = position_gains(pos10)
-    gains.to_csv(out / "fig2_position_gain.csv", index=False)
+    save_table(gains, out, "fig2_position_gain", formats)
     rules = rule_table(ch, runs)
-    rules.to_csv(out / "update_rules.csv", index=False)
+    save_table(rules, out, "update_rules", formats)
     main = ch[ch["update"] == "threshold"]
-    buc_fig1(main[main["k_p"] == 10800.0]).savefig(out / "fig1.png", dpi=100)
-    buc_fig2(gains, PAPER_FIG2).savefig(out / "fig2.png", dpi=100)
+    figs = [save_figure(buc_fig1(main[main["k_p"] == 10800.0]), out, "fig1", formats),
+            save_figure(buc_fig2(gains, PAPER_FIG2), out, "fig2", formats)]
     loads = runs.groupby("load")["offered_load"].first()
     jobs = runs.groupby("load")["jobs"].first()
     long_share = (pos10.groupby(["load", "seed"]).size().groupby("load").mean() / jobs).reindex(loads.index)
@@ -384,7 +385,7 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     return write_report(out / "report.md", spec["title"], setup, claims,
                         ["Fig. 2 gain: share of the jobs ahead under FCFS that BUC puts behind the new job, "
                          "at insertion into a queue longer than 5 (length including the new job), bucketed by "
-                         "the user's S_u at that moment", *rows], ["fig1.png", "fig2.png"], analysis)
+                         "the user's S_u at that moment", *rows], figs, analysis)
 
 
 def sweep_cell(workload: Any, params: dict) -> dict:

@@ -240,18 +240,19 @@ def _kind_label(kind: str, k: pd.DataFrame) -> str:
     return f"{kind} model, {len(k)} traces of 30 days"
 
 
-def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None):
+def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None,
+           formats: Any = None):
     from pathlib import Path
 
     from ...plots.reproductions import learned_bars
-    from .report import Claim, write_report
+    from .report import Claim, save_figure, save_table, write_report
 
     out = Path(out)
     runs = tables["runs"]
     g = gains(runs)
-    g.to_csv(out / "gains.csv", index=False)
-    runs.to_csv(out / "avebsld.csv", index=False)
-    learned_bars(runs).savefig(out / "avebsld.png", dpi=100)
+    save_table(g, out, "gains", formats)
+    save_table(runs, out, "avebsld", formats)
+    fig = save_figure(learned_bars(runs), out, "avebsld", formats)
     claims = []
     for kind, k in g.groupby("kind", sort=False):
         where = _kind_label(kind, k)
@@ -321,7 +322,7 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
                      "../shared/data): its windows are skipped")
     if seconds is not None:
         setup.append(f"wall time of all cells: {seconds:.1f} s")
-    path = write_report(out / "report.md", spec["title"], setup, claims, notes, ["avebsld.png"], analysis)
+    path = write_report(out / "report.md", spec["title"], setup, claims, notes, [fig], analysis)
     with path.open("a", encoding="utf-8") as f:
         f.write("\n" + trace_table(g) + "\n")
     return path

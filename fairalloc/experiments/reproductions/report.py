@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-__all__ = ["Claim", "write_report", "render_report", "read_claims"]
+__all__ = ["Claim", "write_report", "render_report", "read_claims", "save_figure", "save_table"]
 
 #: Columns of a report's claims table, in order.
 CLAIM_COLUMNS = ("claim", "paper", "ours", "reproduced", "reason")
@@ -145,6 +145,47 @@ def write_report(path: str | Path, title: str, setup: Sequence[str], claims: Seq
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(render_report(title, setup, claims, notes, figures, analysis), encoding="utf-8")
     return p
+
+
+def save_figure(fig: Any, out: str | Path, stem: str, formats: Any = None, *, dpi: int = 100) -> str:
+    """Write a report's figure as ``out/stem.<format>`` in each figure format of ``formats`` (a
+    :class:`fairalloc.formats.Formats`; None: png) and return the name ``report.md`` shows (the first).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from matplotlib.figure import Figure
+    >>> from fairalloc.formats import Formats
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> save_figure(Figure(), d, "fig4", Formats(figures=("svg", "pdf")))
+    'fig4.svg'
+    >>> sorted(p.name for p in d.iterdir())
+    ['fig4.pdf', 'fig4.svg']
+    """
+    from ...plots import save
+
+    figures = tuple(getattr(formats, "figures", None) or ("png",))
+    return save(fig, Path(out) / stem, figures, dpi=dpi)[0].name
+
+
+def save_table(df: Any, out: str | Path, stem: str, formats: Any = None) -> None:
+    """Write a report's table as ``out/stem.csv`` and in each other table format of ``formats`` (a
+    :class:`fairalloc.formats.Formats`; None: csv only). The CSV is always written: ``report.md``
+    links it, and the notebooks and a later comparison (:func:`~.sdrf.compare_runs`) read it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> from fairalloc.formats import Formats
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> save_table(pd.DataFrame({"a": [1]}), d, "t", Formats(tables=("parquet",)))
+    >>> sorted(p.name for p in d.iterdir())
+    ['t.csv', 't.parquet']
+    """
+    from ...formats import write_table
+
+    tables = tuple(getattr(formats, "tables", None) or ())
+    write_table(df, Path(out) / stem, ("csv", *(t for t in tables if t != "csv")))
 
 
 def read_claims(report: str | Path) -> "pd.DataFrame":

@@ -628,20 +628,21 @@ def _near_drf(red: pd.DataFrame) -> str:
             f"by the median user {where('median_reduction')} (table above).")
 
 
-def report_fig4(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None):
+def report_fig4(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None,
+                formats: Any = None):
     from pathlib import Path
 
     from ...plots.reproductions import sdrf_fig4
-    from .report import Claim, write_report
+    from .report import Claim, save_figure, save_table, write_report
 
     out = Path(out)
     users = tables["users"]
     red = wait_reduction(users)
-    red.to_csv(out / "fig4_reduction.csv", index=False)
-    sdrf_fig4(red).savefig(out / "fig4.png", dpi=100)
+    save_table(red, out, "fig4_reduction", formats)
+    figs = [save_figure(sdrf_fig4(red), out, "fig4", formats)]
     fig = sdrf_fig4(red.assign(reduction=red["trimmed_reduction"]))
     fig.axes[0].set_ylabel(f"{TRIM:.0%} trimmed mean reduction vs DRF (%)")
-    fig.savefig(out / "fig4_trimmed.png", dpi=100)
+    figs.append(save_figure(fig, out, "fig4_trimmed", formats))
     n_deltas = red["delta"].nunique()
     full = red[red.groupby("pool_fraction")["delta"].transform("nunique") == n_deltas]
     partial = sorted(set(red["pool_fraction"]) - set(full["pool_fraction"]))
@@ -697,20 +698,21 @@ def report_fig4(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
              "users counted: those with a positive DRF mean wait on the same pool (a relative change is "
              "undefined otherwise)"]
     return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds, tables.get("runs")), claims,
-                        notes, ["fig4.png", "fig4_trimmed.png"], _fig4_analysis(red, users, full))
+                        notes, figs, _fig4_analysis(red, users, full))
 
 
-def report_fig5(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None):
+def report_fig5(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None,
+                formats: Any = None):
     from pathlib import Path
 
     from ...plots.reproductions import sdrf_fig5
-    from .report import Claim, write_report
+    from .report import Claim, save_figure, save_table, write_report
 
     out = Path(out)
     pf = float(tables["users"]["pool_fraction"].min())
     cr = completed_ratio(tables["users"], pool_fraction=pf, delta=_D6)
-    cr.to_csv(out / "fig5_completed_ratio.csv", index=False)
-    sdrf_fig5(cr).savefig(out / "fig5.png", dpi=100)
+    save_table(cr, out, "fig5_completed_ratio", formats)
+    fig5 = save_figure(sdrf_fig5(cr), out, "fig5", formats)
     fewer = cr[cr["ratio"] < 1 - 1e-9]
     more = cr[cr["ratio"] > 1 + 1e-9]
     ok = len(fewer) <= 9 and (fewer["ratio"].min() >= 0.9 if len(fewer) else True)
@@ -730,21 +732,22 @@ def report_fig5(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
         "real month of 32 million tasks; ours from the stand-in of 10^6 (module docstring)."))]
     return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds, tables.get("runs")), claims,
                         ["completed-task ratio: tasks finished by the last submission over tasks submitted "
-                         "by then (the paper does not say at which time it counts)"], ["fig5.png"], analysis)
+                         "by then (the paper does not say at which time it counts)"], [fig5], analysis)
 
 
-def report_fig6(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None):
+def report_fig6(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None,
+                formats: Any = None):
     from pathlib import Path
 
     from scipy.stats import spearmanr
 
     from ...plots.reproductions import sdrf_fig6
-    from .report import Claim, write_report
+    from .report import Claim, save_figure, save_table, write_report
 
     out = Path(out)
     ev = live_tree_events(tables["runs"])
-    ev.to_csv(out / "fig6_events.csv", index=False)
-    sdrf_fig6(ev).savefig(out / "fig6.png", dpi=100)
+    save_table(ev, out, "fig6_events", formats)
+    fig6 = save_figure(sdrf_fig6(ev), out, "fig6", formats)
     pf = float(ev["pool_fraction"].min())
     a = ev[(ev["pool_fraction"] == pf) & np.isclose(ev["delta"], _D6, rtol=0, atol=1e-12)]
     b = ev[(ev["pool_fraction"] == pf) & np.isclose(ev["delta"], 0.9, rtol=0, atol=1e-12)]
@@ -790,7 +793,7 @@ def report_fig6(tables: dict, out: Any, *, scale: str, spec: dict, seconds: floa
                         f"with pool size per delta: median {np.nanmedian(rp) if rp else float('nan'):.2f}", ok, why))
     return write_report(out / "report.md", spec["title"], _setup(spec, scale, seconds, tables.get("runs")), claims,
                         ["events: swaps of neighbours in the live tree (SDRF Section 6.3), counted by the "
-                         "scheduler; per 1000 tasks scheduled"], ["fig6.png"], analysis)
+                         "scheduler; per 1000 tasks scheduled"], [fig6], analysis)
 
 
 # --- against an earlier run ---------------------------------------------------------------------------

@@ -452,11 +452,12 @@ _LABEL = {"user_wait": "user waiting time", "mean_queuing": "task queuing time",
           "mean_completion": "job completion time"}
 
 
-def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None) -> Path:
+def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None,
+           formats: Any = None) -> Path:
     """The report of a run (:func:`fairalloc.experiments.reproductions.tvtsf_report.report`)."""
     from .tvtsf_report import report as write
 
-    return write(tables, out, scale=scale, spec=spec, seconds=seconds)
+    return write(tables, out, scale=scale, spec=spec, seconds=seconds, formats=formats)
 
 
 def per_sample_margins(users: pd.DataFrame) -> pd.DataFrame:

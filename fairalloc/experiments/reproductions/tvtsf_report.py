@@ -570,7 +570,8 @@ def _short_reason(metric: str, sc: str, margin: float, best: float) -> str:
             f"ours is {best:.2f}")
 
 
-def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None):
+def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None,
+           formats: Any = None):
     """Write ``report.md``, the figures and the CSV tables of a TV-TSF run (module docstring).
 
     Parameters
@@ -585,6 +586,8 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
         The ``tvtsf`` reproduction file.
     seconds : float, optional
         The cells' wall time, for the setup.
+    formats : fairalloc.formats.Formats, optional
+        Figure formats, and table formats beside the CSV (:func:`.report.save_figure`, :func:`.report.save_table`).
 
     Returns
     -------
@@ -592,7 +595,7 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
         ``out / "report.md"``.
     """
     from ...plots.reproductions import tvtsf_cdfs, tvtsf_load_axis
-    from .report import Claim, write_report
+    from .report import Claim, save_figure, save_table, write_report
 
     out = Path(out)
     grid = spec["scales"][scale]["grid"]
@@ -601,13 +604,12 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     base, axes = split(tables, paper[0])
     users, runs = base["users"], base["runs"]
     summ = summary(users)
-    summ.to_csv(out / "summary.csv", index=False)
+    save_table(summ, out, "summary", formats)
     q = quantiles(users)
-    q.reset_index().to_csv(out / "quantiles.csv", index=False)
+    save_table(q.reset_index(), out, "quantiles", formats)
     figs = []
     for k, (metric, label) in enumerate(_LABEL.items(), start=1):
-        tvtsf_cdfs(users, metric, label).savefig(out / f"fig{k}_{metric}.png", dpi=110)
-        figs.append(f"fig{k}_{metric}.png")
+        figs.append(save_figure(tvtsf_cdfs(users, metric, label), out, f"fig{k}_{metric}", formats, dpi=110))
     # the axes with their reference cells: at the paper's window those are the paper experiment's own
     wins = set(zip(axes["runs"]["n_jobs"], axes["runs"]["slots"])) if len(axes["runs"]) else set()
     ref = {t: base[t][[w in wins for w in zip(base[t]["n_jobs"], base[t]["slots"])]] for t in ("users", "runs")}
@@ -617,10 +619,9 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     rd = readings_table(ax["users"], ax["runs"]) if len(axes["runs"]) else pd.DataFrame()
     for name, t in (("load_axis", la), ("users_axis", ua), ("readings", rd)):
         if len(t):
-            t.to_csv(out / f"{name}.csv", index=False)
+            save_table(t, out, name, formats)
     if len(la):
-        tvtsf_load_axis(la, LABELS).savefig(out / "fig4_load_axis.png", dpi=110)
-        figs.append("fig4_load_axis.png")
+        figs.append(save_figure(tvtsf_load_axis(la, LABELS), out, "fig4_load_axis", formats, dpi=110))
     claims = []
     m = summ.set_index(["scenario", "policy"])
     load = _load_table(runs)
