@@ -1,6 +1,7 @@
 """Conventions every ``fairalloc`` subcommand shares: options, output streams, exit statuses, errors.
 
-Options added to every subcommand (:func:`add_common_options`):
+Options added to every subcommand (:func:`add_common_options`), taken before or after its name
+(``fairalloc -v sweep ...`` is ``fairalloc sweep -v ...``):
 
 ``-q/--quiet``
     Nothing on the terminal but errors and warnings (no tables, no progress bars).
@@ -34,13 +35,17 @@ Output folders (one rule for every command that writes a folder; :func:`add_outp
 * Resumable jobs (``reproduce``) continue in their own folder: a rerun of the same job resumes
   without ``--force``; another job (another reproduction, scale, ``--cells`` or ``--tables-from``)
   in it needs ``--force``. ``reproduce`` names its default folder after the job, so a ``--cells``
-  run never writes over the full run's report.
+  run never writes over the full run's report; ``check --all`` after its selection (``out/check``,
+  ``out/check-AXIOM[-VARIANT]``). A ``sweep`` folder is a results store
+  (:mod:`fairalloc.experiments.store`): it takes a new or empty folder, or a sweep of the same spec
+  name (resumed), and refuses anything else, saying what the folder holds.
 * Other outputs are written whole or not at all: into a temporary folder beside the target, moved
   into place when the command succeeds; an error or Ctrl-C leaves the target as it was.
 
-Output formats (:func:`add_format_option`): ``--format`` takes table formats (csv, parquet, json)
-and figure formats (png, pdf, svg), comma-separated, e.g. ``--format parquet,pdf,png``; a kind not
-named keeps its default (csv, png). Terminal tables print numbers that were typed (parameters such as
+Output formats (:func:`add_format_option`; the formats and the table writer are in
+:mod:`fairalloc.formats`, figures are written by :func:`fairalloc.plots.save`): ``--format`` takes
+table formats (csv, parquet, json) and figure formats (png, pdf, svg), comma-separated, e.g.
+``--format parquet,pdf,png``; a kind not named keeps its default (csv, png). Terminal tables print numbers that were typed (parameters such as
 delta = 0.999999) exactly, and measurements to 4 significant digits (:func:`format_table`).
 """
 
