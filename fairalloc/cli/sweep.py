@@ -37,7 +37,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                "examples/sweep_*.yaml); results: fairalloc results DIR [--sql ...]; "
                "-v shows Dask's own log messages")
     p.add_argument("spec", metavar="SPEC.yaml", help="experiment spec")
-    p.add_argument("--out", required=True, help="results folder (created; same folder to resume)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="results folder: new or empty, or a sweep of the same spec name (resumed); anything else "
+                        "is refused, saying what it holds")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=None, metavar="N",
                        help="worker processes of the local cluster (default: one per core; 0: run "

@@ -321,3 +321,24 @@ def test_reproduction_reports_write_the_asked_formats_beside_their_csv(tmp_path)
     names = {p.name for p in tmp_path.iterdir()}
     assert {"gains.csv", "gains.parquet", "avebsld.csv", "avebsld.parquet", "avebsld.svg", "avebsld.pdf"} <= names
     assert "avebsld.png" not in names and "![avebsld.svg](avebsld.svg)" in (tmp_path / "report.md").read_text()
+
+
+def test_a_sweep_folder_takes_only_a_sweep_of_the_same_spec(tmp_path, capsys):
+    # a sweep folder is resumable by design: its rule is "empty, or a sweep store of the same spec name"
+    text = ("name: NAME\nworkload: {generator: lublin, n_jobs: 20, nodes: 8, rng: 0}\ncapacity: {processors: 8}\n"
+            "policies: {fcfs: {}}\nseeds: 1\ntables: [summary]\n")
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.yaml").write_text(text.replace("NAME", name))
+    out = tmp_path / "sw"
+    run = ["--workers", "0", "-q", "--out", str(out)]
+    assert main(["sweep", str(tmp_path / "one.yaml"), *run]) == 0
+    before = sorted(p.name for p in out.rglob("*"))
+    assert main(["sweep", str(tmp_path / "one.yaml"), *run]) == 0          # the same spec: resumed
+    assert main(["sweep", str(tmp_path / "two.yaml"), *run]) == 2          # another spec's store
+    assert "holds the sweep 'one', not 'two'; use another folder" in capsys.readouterr().err
+    assert sorted(p.name for p in out.rglob("*")) == before
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    assert main(["sweep", str(tmp_path / "one.yaml"), "--workers", "0", "-q", "--out", str(mine)]) == 2
+    assert "not a sweep folder" in capsys.readouterr().err and [p.name for p in mine.iterdir()] == ["notes.txt"]
