@@ -23,8 +23,20 @@ FIGURE_FORMATS = ("png", "pdf", "svg")
 
 @dataclass(frozen=True)
 class Formats:
-    """The file formats a command writes: ``tables`` (of :data:`TABLE_FORMATS`) and ``figures``
-    (of :data:`FIGURE_FORMATS`), in the order given."""
+    """The file formats a command writes, in the order given (frozen).
+
+    Parameters
+    ----------
+    tables : tuple of str, default ("csv",)
+        Of :data:`TABLE_FORMATS`.
+    figures : tuple of str, default ("png",)
+        Of :data:`FIGURE_FORMATS`.
+
+    Examples
+    --------
+    >>> Formats(tables=("parquet", "csv"))
+    Formats(tables=('parquet', 'csv'), figures=('png',))
+    """
 
     tables: tuple[str, ...] = ("csv",)
     figures: tuple[str, ...] = ("png",)
@@ -34,6 +46,25 @@ class Formats:
 def write_table(df: Any, stem: str | Path, formats: Sequence[str] = ("csv",), *, index: bool = False) -> list[Path]:
     """Write a DataFrame as ``stem.csv`` / ``stem.parquet`` / ``stem.json`` (records; numbers as Python
     writes them, exactly) and return the paths.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    stem : str or Path
+        The path without its suffix.
+    formats : sequence of str, default ("csv",)
+        One file per format, of :data:`TABLE_FORMATS`.
+    index : bool, default False
+        Write the index too (as a column in json).
+
+    Returns
+    -------
+    list of Path
+
+    Raises
+    ------
+    ValueError
+        A format not in :data:`TABLE_FORMATS`.
 
     Examples
     --------
