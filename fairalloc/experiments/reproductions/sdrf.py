@@ -41,12 +41,12 @@ user and tau / horizon). The reports' Analysis sections hold the figures (:data:
 * **The mean of relative reductions** is at most 100% per user but unbounded below, so at 90% and
   100% of R a few users whose DRF wait is a fraction of a second decide its sign (dropping 4 of 609
   users at 90% of R lifts it from -33.4% to 10.4%); the trimmed mean, the median and the share of
-  users who wait less are reported beside it (issue 31).
+  users who wait less are reported beside it.
 * **SDRF does not tend to DRF as tau -> 0** [``extremes``, ``cases``]: (A) at a finish the finishing
   user's commitment still holds the excess it had just before (Eq. 6 is continuous), and in a full
   pool every start happens at a finish; (B) users holding nothing keep commitments that decay but
   never reach 0, so SDRF orders them by their past where DRF ties them and serves the longest wait
-  (before issue 25 those commitments underflowed to 0 and tied, hiding B). Reading commitments after
+  (before the tiny-commitment fix those commitments underflowed to 0 and tied, hiding B). Reading commitments after
   each change removes both and gives DRF's schedule exactly.
   :mod:`fairalloc.scheduling.progressive` keeps Eq. 6 as printed and says so.
 * **SDRF far from DRF at delta = 1-10^-7**: not established; tau (116 days) is not long against the
@@ -60,7 +60,7 @@ user and tau / horizon). The reports' Analysis sections hold the figures (:data:
   as tau -> 0, and no unit of delta closes the gap [``events``, ``extremes``].
 
 :func:`compare_runs` and :func:`add_comparison` put a re-run beside an earlier output (the stored
-reports say what moved with issue 25's fixes).
+reports say what moved with the wake-up and tiny-commitment fixes).
 
 References
 ----------
@@ -416,9 +416,9 @@ def _tiebreak_note(users: pd.DataFrame) -> str:
 
 # --- what the reports explain (figures measured by benchmarks/bench_sdrf_gaps.py) --------------------
 
-#: The small-delta analysis of Figs. 4 and 6, measured after issue 25's fixes (module docstring).
+#: The small-delta analysis of Figs. 4 and 6, measured after the wake-up and tiny-commitment fixes (module docstring).
 SMALL_DELTA = (
-    "SDRF does not come closer to DRF as tau -> 0, after issue 25's fixes as before them. With tau = 10^-3 s "
+    "SDRF does not come closer to DRF as tau -> 0, after the wake-up and tiny-commitment fixes as before them. With tau = 10^-3 s "
     "(10^4 times shorter "
     "than at 1-10^-1) at a reduced scale that keeps the paper scale's tasks per user, pool per user and "
     "tau / horizon (63 users, 10^5 tasks over 29 days, 50% of R, seed 0), 3,088 of 3,218 jobs start at "
@@ -441,7 +441,7 @@ SMALL_DELTA = (
     "user 0 uses the "
     "pool on [0, 10), user 2 on [10, 20); at 20 users 0 (waiting since 11) and 1 (since 12) hold "
     "nothing: DRF serves user 0, SDRF (tau = 10^-3 s) user 1, whose commitment is 0 against user 0's "
-    "(2/3) e^{-10^4}. Before issue 25 that commitment underflowed to 0, the two users tied and SDRF "
+    "(2/3) e^{-10^4}. Before the tiny-commitment fix that commitment underflowed to 0, the two users tied and SDRF "
     "served user 0 as DRF does; the fix (decay as exp(-x), tiny commitments kept in order) makes SDRF "
     "follow Eq. 6 here, one more step away from DRF.\n\n"
     "Reading the commitment *after* a change (it jumps to the new excess at once, as the paper's "
@@ -464,12 +464,12 @@ LARGE_DELTA = (
     "demand, 36.0% of DRF's starts from share 0) 1-10^-7 still gives 87.3%, with 6 users -8.6% (7.3 "
     "tasks, 27.7%; `crowding --users 16`, `extremes --users 16 --readings --deltas 0.9999999`, and 6). "
     "The paper's month has 32 times as many tasks (32 million), so its pool would hold far more tasks "
-    "per user. Issue 25's fixes left every 1-10^-7 cell of this grid unchanged (What moved, below).")
+    "per user. The wake-up and tiny-commitment fixes left every 1-10^-7 cell of this grid unchanged (What moved, below).")
 
 #: The best delta over seeds (Fig. 4).
 SEEDS_1E5_1E6 = (
     "1-10^-5 ahead of 1-10^-6 is not seed noise on this stand-in (`benchmarks/bench_sdrf_gaps.py seeds`, "
-    "re-run after issue 25's fixes, the same figures as before them). At the paper scale (627 users, 10^6 "
+    "re-run after the wake-up and tiny-commitment fixes, the same figures as before them). At the paper scale (627 users, 10^6 "
     "tasks over 29 days, 50% of R) seeds 1 and 2 give 64.7% against 56.2% and 59.1% against 54.0% "
     "(`--users 627 --tasks 1000000 --seeds 1 2 --deltas 0.99999 0.999999`): 1-10^-5 is ahead on all three "
     "seeds (0, the stored run, then 1 and 2), by 0.4, 8.6 and 5.1 points, while the metric itself moves by "
@@ -893,7 +893,7 @@ def add_comparison(name: str, old: Any, new: Any, label: str, note: str = "") ->
     old, new : str or Path
         As :func:`compare_runs`; ``new``'s ``report.md`` is rewritten.
     label : str
-        What ``old`` is, e.g. "the run stored before issue 25's fixes".
+        What ``old`` is, e.g. "the run stored before the wake-up and tiny-commitment fixes".
     note : str, optional
         Markdown put at the head of the section (e.g. what changed in between).
 
