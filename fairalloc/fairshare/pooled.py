@@ -69,8 +69,9 @@ from .kueue import KueueQueues, drs_key
 from .mesos import MesosSorter
 from .yarn import YarnQueues
 
-__all__ = ["METHODS", "charges", "slurm_fairshare", "htcondor_priority", "kueue_drs", "yarn_drf", "mesos_drf",
-           "slurm_usage_step", "htcondor_rup_step", "increments"]
+__all__ = ["METHODS", "charges", "slurm_fairshare", "htcondor_priority", "kueue_drs", "kueue_afs", "yarn_drf",
+           "mesos_drf", "volcano_proportion", "volcano_drf", "volcano_hdrf", "slurm_usage_step", "htcondor_rup_step",
+           "kueue_afs_step", "increments"]
 
 #: ``method=`` of every pooled form.
 METHODS = ("waterfill", "increments")
@@ -179,7 +180,7 @@ def increments(instance: Instance, pick: Callable[[np.ndarray, np.ndarray], int]
     ----------
     instance : Instance
     pick : callable
-        ``pick(allocation (n, m), eligible (n,) bool) -> int``.
+        ``pick(allocation (n, m), eligible (n,) bool) -> int``; -1 stops (the rule admits nobody).
     step : float, default 1e-3
         Increment in dominant share (fraction of the dominant resource's capacity), in (0, 1].
     mechanism : str
@@ -226,6 +227,8 @@ def increments(instance: Instance, pick: Callable[[np.ndarray, np.ndarray], int]
             break
         i = int(pick(t[:, None] * instance.demands, eligible))
         decisions += 1
+        if i == -1:                     # the rule admits nobody more
+            break
         if not (0 <= i < n and eligible[i]):
             raise InvalidInstanceError(f"pick returned user {i}, not one of the eligible users "
                                        f"{np.flatnonzero(eligible).tolist()}", argument="pick", value=i)
@@ -258,7 +261,10 @@ def _lowest(key: np.ndarray, eligible: np.ndarray) -> int:
 
 
 def _method(method: str, step: float) -> str:
-    return require_choice("method", method, METHODS)
+    method = require_choice("method", method, METHODS)
+    if method == "increments" and not (0 < float(step) <= 1):
+        raise InvalidInstanceError(f"step={step!r} must be in (0, 1]", argument="step", value=step)
+    return method
 
 
 # ---- Slurm ---------------------------------------------------------------------------------------
@@ -652,3 +658,313 @@ def mesos_drf(instance: Instance, /, *, method: str = "waterfill", step: float =
         return pick
 
     return _dominant(instance, "mesos_drf", factory, method, step)
+
+
+# ---- Volcano --------------------------------------------------------------------------------------
+def _volcano_eps(instance: Instance) -> float:
+    """``minResource`` scaled to the instance: 1e-9 of its smallest capacity (Volcano's 0.1 is in milli-CPU and bytes)."""
+    return 1e-9 * float(np.min(instance.capacities))
+
+
+def _volcano_tree(instance: Instance, weight_field: str) -> AccountTree:
+    n = instance.n_agents
+    recs = [{"account": f"q{i}", weight_field: float(instance.weights[i])} for i in range(n)]
+    recs += [{"user": f"j{i}", "account": f"q{i}"} for i in range(n)]
+    return AccountTree(recs, resources=list(instance.resource_names))
+
+
+def volcano_proportion(instance: Instance, /, *, method: str = "waterfill",
+                       step: float = DEFAULT_STEP) -> AllocationResult:
+    r"""Volcano's proportion plugin on a pool: one queue per user (weight = the instance's), its request the demand.
+
+    The plugin computes each queue's *deserved* resources resource by resource
+    (:func:`~fairalloc.fairshare.volcano.deserved_into`: weighted shares of what is left, capped by the
+    request, rounds until nothing is left), and the allocate action starts a task of a queue only while
+    ``allocated + request <= deserved`` in every resource the task needs
+    (:func:`~fairalloc.fairshare.volcano.queue_allocatable`). Filling in infinitesimal tasks, queue
+    *i* stops at
+
+    .. math:: t_i = \min\Bigl(1,\ \min_{r:\ \theta_{ir} > 0} \frac{d_{ir}}{\theta_{ir}}\Bigr),
+
+    :math:`d_i` its deserved vector; the order of the queues (lowest share first) does not change the
+    limit, since the deserved vectors add up to at most the cluster. Because ``deserved`` divides each
+    resource separately, a queue whose demand is not proportional to the others' deserves more of a
+    resource than it can use with its bottleneck, and the rest stays idle.
+
+    Abstracted: guarantees and capabilities (none), reclaim and preempt actions, gang scheduling, job
+    and task order inside a queue, ``minResource`` (scaled to 1e-9 of the smallest capacity).
+
+    Parameters
+    ----------
+    instance : Instance
+    method : {"waterfill", "increments"}
+        ``"waterfill"``: the closed form above; ``"increments"``: queues in ``QueueOrderFn`` order
+        (:meth:`~fairalloc.fairshare.VolcanoQueues.order`), each increment admitted only if
+        ``queue_allocatable``.
+    step : float
+
+    Returns
+    -------
+    AllocationResult
+
+    Examples
+    --------
+    Two queues of weight 1 on <10 CPU, 10 GB>, wanting <10, 2> and <2, 10> (by hand): the first round
+    gives each half of each resource capped by its request, <5, 2> and <2, 5>, leaving 3 of each; every
+    later round splits what is left and the light resource stays capped, so the heavy one's deserved
+    tends to 5 + 3 = 8 (the loop stops when less than ``minResource`` is left). Each queue runs 0.8 of
+    its demand and 0.4 CPU and 0.4 GB stay idle, while DRF gives 10/12 each:
+
+    >>> import fairalloc as fa
+    >>> inst = fa.Instance([[10.0, 2.0], [2.0, 10.0]], capacities=[10, 10])
+    >>> volcano_proportion(inst).utilities.round(6).tolist(), fa.drf(inst).utilities.round(6).tolist()
+    ([0.8, 0.8], [0.833333, 0.833333])
+    """
+    from .volcano import VolcanoQueues, queue_allocatable
+
+    check_instance(instance)
+    method = _method(method, step)
+    eps = _volcano_eps(instance)
+    q = VolcanoQueues(_volcano_tree(instance, "weight"), instance.capacities, eps=eps)
+    deserved = q.deserved(instance.demands)
+    if method == "waterfill":
+        theta = instance.demands
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(theta > 0, deserved / np.where(theta > 0, theta, 1.0), np.inf)
+        t = np.minimum(1.0, ratio.min(axis=1))
+        allocation = t[:, None] * theta
+        a = shares.normalized_demands(allocation, instance.capacities)
+        return AllocationResult.from_arrays(
+            status="optimal", mechanism="volcano_proportion", method="waterfill",
+            message="closed form: each queue filled up to its deserved resources", allocation=allocation,
+            dominant_shares=shares.dominant_shares(a), utilities=shares.leontief_utility(allocation, theta),
+            stats={"deserved": deserved.tolist()})
+    mu = shares.dominant_shares(shares.normalized_demands(instance.demands, instance.capacities))
+    node_of = {int(v): i for i, v in enumerate(q.queues)}
+
+    def pick(alloc, eligible):
+        for v in q.order(alloc, deserved):
+            i = node_of[v]
+            inc = instance.demands[i] * min(step / mu[i], 1.0)
+            if eligible[i] and queue_allocatable(alloc[i], inc, deserved[i], eps):
+                return i
+        return -1
+
+    return increments(instance, pick, step=step, mechanism="volcano_proportion")
+
+
+def volcano_drf(instance: Instance, /, *, method: str = "waterfill", step: float = DEFAULT_STEP) -> AllocationResult:
+    r"""Volcano's DRF plugin on a pool: one job per user, jobs ordered by their dominant share (``JobOrderFn``).
+
+    A job's share is :math:`\max_r a_r/T_r` (``calculateShare``); starting the next task of the job with
+    the lowest share, in infinitesimal tasks, is DRF (unweighted: the plugin has no job weights). With
+    ``enableHierarchy`` see :func:`volcano_hdrf`.
+
+    Abstracted: queues (one, without proportion), task order inside a job, preemption
+    (:func:`~fairalloc.fairshare.volcano.drf_preemptable`), gang constraints.
+
+    Parameters
+    ----------
+    instance : Instance
+        Its weights are ignored (the plugin has none).
+    method : {"waterfill", "increments"}
+        ``"increments"`` orders jobs by the plugin's share (:func:`~fairalloc.fairshare.volcano.share_of`
+        per resource, the largest).
+    step : float
+
+    Returns
+    -------
+    AllocationResult
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> r = volcano_drf(fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18]))
+    >>> r.allocation.round(9).tolist()
+    [[3.0, 12.0], [6.0, 2.0]]
+    """
+    from .volcano import share_of
+
+    check_instance(instance)
+    method = _method(method, step)
+    plain = Instance(instance.demands, instance.capacities, resource_names=instance.resource_names)
+    if method == "waterfill":
+        res = _dominant(plain, "volcano_drf", None, "waterfill", step)
+        return res
+
+    def factory(inst):
+        C = inst.capacities
+
+        def pick(alloc, eligible):
+            key = np.array([max(share_of(float(alloc[i, r]), float(C[r])) for r in range(len(C)))
+                            for i in range(inst.n_agents)])
+            return _lowest(key, eligible)
+        return pick
+
+    return _dominant(plain, "volcano_drf", factory, "increments", step)
+
+
+def volcano_hdrf(instance: Instance, /, *, method: str = "waterfill", step: float = DEFAULT_STEP) -> AllocationResult:
+    r"""Volcano's hierarchical DRF on a pool: a flat hierarchy, one queue per user with ``hdrf_weight`` = its weight.
+
+    With one job per queue below the root, a queue's HDRF share is its job's dominant share and the
+    queues compare by not saturated first, then share/weight (:func:`~fairalloc.fairshare.volcano.hdrf_compare`):
+    in infinitesimal tasks, weighted DRF, except that Volcano raises weights below 1 to 1
+    (``buildHierarchy``), which the waterfill applies too.
+
+    Abstracted: deeper hierarchies (the rescaling of :func:`~fairalloc.fairshare.volcano.hdrf_update_into`
+    matters only there), several jobs per queue, reclaim.
+
+    Parameters
+    ----------
+    instance : Instance
+    method : {"waterfill", "increments"}
+        ``"increments"`` orders queues by :meth:`~fairalloc.fairshare.VolcanoHDRF.order`.
+    step : float
+
+    Returns
+    -------
+    AllocationResult
+
+    Examples
+    --------
+    Weights 1 and 3, one resource: shares 1/4 and 3/4 (weights below 1 would be raised to 1):
+
+    >>> import fairalloc as fa
+    >>> volcano_hdrf(fa.Instance([[1.0], [1.0]], weights=[1, 3])).allocation.ravel().round(9).tolist()
+    [0.25, 0.75]
+    """
+    from .volcano import VolcanoHDRF
+
+    check_instance(instance)
+    method = _method(method, step)
+    w = np.maximum(np.asarray(instance.weights, dtype=float), 1.0)
+    raised = Instance(instance.demands, instance.capacities, w, resource_names=instance.resource_names)
+    if method == "waterfill":
+        return _dominant(raised, "volcano_hdrf", None, "waterfill", step)
+
+    def factory(inst):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            h = VolcanoHDRF(_volcano_tree(instance, "hdrf_weight"), inst.capacities, eps=_volcano_eps(inst))
+        qs = [h.tree.node(f"q{i}") for i in range(inst.n_agents)]
+
+        def pick(alloc, eligible):
+            state = h.update(alloc, inst.demands)
+            order = h.order(state, [qs[i] for i in range(inst.n_agents) if eligible[i]])
+            return qs.index(order[0])
+        return pick
+
+    return _dominant(raised, "volcano_hdrf", factory, "increments", step)
+
+
+# ---- Kueue admission fair sharing -----------------------------------------------------------------
+def kueue_afs(instance: Instance, /, consumed: Any = None, *, afs: Any = None, method: str = "waterfill",
+              step: float = DEFAULT_STEP) -> AllocationResult:
+    r"""Kueue's Admission Fair Sharing on a pool: one ClusterQueue, one LocalQueue per user (weight = its weight).
+
+    Inside the ClusterQueue, workloads are admitted in the order of their LocalQueue's usage
+    (:meth:`~fairalloc.fairshare.AdmissionFairSharing.order`), the usage being
+    :math:`\sum_r \omega_r (c_{ir} + p_{ir}) / w_i` (:func:`~fairalloc.fairshare.kueue.afs_usage`) with
+    :math:`c_i` the decayed consumed resources and :math:`p_i` the entry penalties of the workloads
+    admitted since the last sample, :math:`\alpha\,\times` their requests
+    (:meth:`~fairalloc.fairshare.AdmissionFairSharing.entry_penalty`, :math:`\alpha` =
+    ``afs.entry_alpha``). Admitting in infinitesimal workloads, user *i* holding :math:`t_i\theta_i` has
+    usage :math:`(\sum_r\omega_r c_{ir} + \alpha\, t_i \sum_r \omega_r\theta_{ir})/w_i`: water-filling with
+    charge :math:`B_i = \alpha\sum_r\omega_r\theta_{ir}` (a weighted *sum* of the raw amounts: with the
+    default weights 1, CPUs and bytes add up), start :math:`\sum_r\omega_r c_{ir}/w_i` and rate
+    :math:`w_i`.
+
+    Abstracted: fair sharing between ClusterQueues (one here), workload priorities and timestamps
+    (ties go to the lower index), quotas, the sampling of the consumed usage within the cycle.
+
+    Parameters
+    ----------
+    instance : Instance
+    consumed : array_like (n_agents, n_resources), optional
+        Decayed consumed resources per LocalQueue (instance units, default 0).
+    afs : AdmissionFairSharing, optional
+        Half-life, sampling interval and resource weights (default Kueue's example: 168 h, 300 s).
+    method : {"waterfill", "increments"}
+    step : float
+
+    Returns
+    -------
+    AllocationResult
+
+    Examples
+    --------
+    Two LocalQueues of equal weight, 10 CPUs, both wanting all; one consumed 4 CPUs before. With
+    :math:`\alpha = 1/2` (sampling interval = half-life) the usages are :math:`4 + x_0/2` and
+    :math:`x_1/2`: :math:`x_0 = 1`, :math:`x_1 = 9` (by hand):
+
+    >>> import fairalloc as fa
+    >>> from fairalloc.fairshare import AdmissionFairSharing
+    >>> afs = AdmissionFairSharing(usage_half_life=300.0, sampling_interval=300.0)
+    >>> kueue_afs(fa.Instance([[10.0], [10.0]], capacities=[10]), [[4.0], [0.0]], afs=afs).allocation.ravel().round(9).tolist()
+    [1.0, 9.0]
+    """
+    from .kueue import AdmissionFairSharing
+
+    check_instance(instance)
+    method = _method(method, step)
+    cfg = AdmissionFairSharing() if afs is None else afs
+    n, m = instance.n_agents, instance.n_resources
+    names = list(instance.resource_names)
+    c = np.zeros((n, m)) if consumed is None else np.asarray(consumed, dtype=float)
+    if c.shape != (n, m) or np.any(~np.isfinite(c) | (c < 0)):
+        raise InvalidInstanceError(f"consumed must be ({n}, {m}), finite and >= 0", argument="consumed",
+                                   value=np.asarray(consumed).tolist())
+    w = np.asarray(instance.weights, dtype=float)
+    zero = np.zeros((n, m))
+    start = cfg.usage(c, zero, w, names)
+    B = cfg.usage(zero, cfg.entry_penalty(instance.demands), np.ones(n), names)
+    bad = np.flatnonzero(~(B > 0))
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidInstanceError(f"user {i}'s demand weighs nothing under resource_weights={cfg.resource_weights}",
+                                   argument="afs", index=(i,), value=float(B[i]))
+    if method == "waterfill":
+        return _by_level(instance, B, start, w, mechanism="kueue_afs")
+
+    def pick(alloc, eligible):
+        usage = cfg.usage(c, cfg.entry_penalty(alloc), w, names)
+        usage = np.where(eligible, usage, np.inf)
+        return int(cfg.order(usage, np.zeros(n), np.arange(n, dtype=float))[0])
+
+    return increments(instance, pick, step=step, mechanism="kueue_afs")
+
+
+def kueue_afs_step(consumed: Any, allocation: Any, decay: float, *, afs: Any = None) -> np.ndarray:
+    r"""Consumed resources after one sampling period with ``allocation`` admitted (``CalculateDecayedConsumed``).
+
+    :math:`c' = (1-\alpha)c + \alpha u` by :meth:`~fairalloc.fairshare.AdmissionFairSharing.decay` over
+    one period, where :math:`1 - \alpha` = ``decay`` fixes the half-life in periods
+    (:math:`\ln 0.5/\ln\delta`) unless ``afs`` is given.
+
+    Parameters
+    ----------
+    consumed, allocation : array_like (n, m)
+    decay : float in (0, 1)
+    afs : AdmissionFairSharing, optional
+        Default: half-life from ``decay``, one-period sampling interval.
+
+    Returns
+    -------
+    ndarray (n, m)
+
+    Examples
+    --------
+    >>> kueue_afs_step([[4.0]], [[2.0]], 0.5).round(12).tolist()
+    [[3.0]]
+    """
+    from .kueue import AdmissionFairSharing
+
+    decay = float(decay)
+    if not (0 < decay < 1):
+        raise InvalidInstanceError(f"decay={decay!r} must be in (0, 1)", argument="decay", value=decay)
+    cfg = afs if afs is not None else AdmissionFairSharing(usage_half_life=float(np.log(0.5) / np.log(decay)),
+                                                           sampling_interval=1.0)
+    return cfg.decay(consumed, allocation, cfg.sampling_interval)
