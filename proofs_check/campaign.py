@@ -159,7 +159,7 @@ def cell_strategy(claim: Claim):
     -------
     SearchStrategy of Case
         :func:`proofs_check.strategies.cases` of the claim's domain, with ``game=True`` for
-        ``sp-repeated`` and SDRF's ``delta`` for rows with SDRF dynamics.
+        ``sp-repeated`` and a memory ``delta`` for rows with SDRF or usage dynamics.
 
     Examples
     --------
@@ -172,7 +172,7 @@ def cell_strategy(claim: Claim):
     >>> check()
     """
     info = mechanism(claim.mechanism)
-    return cases(claim_domain(claim), game=claim.axiom == "sp-repeated", stateful=info.dynamics == "sdrf")
+    return cases(claim_domain(claim), game=claim.axiom == "sp-repeated", stateful=info.dynamics in ("sdrf", "usage"))
 
 
 def _status(claim: Claim, violated: bool, examples: int) -> str:
