@@ -321,6 +321,10 @@ QUICK: dict[str, tuple[int, int, int | None]] = {
     "tsf/sp-stage/stage": (0, 40, 20),
     "tvtsf_greedy/ef1/cumulative-remove": (1, 3000, None),
     "tvtsf_milp/ef1/cumulative-constrained-remove": (2, 3000, None),
+    # production policies' repeated games (fairalloc.fairshare.pooled): seed 0 needs ~20-60 games
+    "slurm_classic/sp-repeated/repeated": (2, 200, None),
+    "slurm_fair_tree/sp-repeated/repeated": (2, 200, None),
+    "slurm_max_tres/sp-repeated/repeated": (2, 200, None),
 }
 
 
