@@ -151,6 +151,16 @@ def _flat_tree(instance: Instance) -> AccountTree:
     return AccountTree.flat(_names(instance), shares=[float(w) for w in instance.weights])
 
 
+def _queue_tree(instance: Instance, field: str = "weight", head: tuple = (), parent: str | None = None) -> AccountTree:
+    """One account ``q{i}`` per user (``field`` = its weight, below ``parent``) holding one user ``u{i}``:
+    a queue, ClusterQueue, role or Volcano queue per user, after the ``head`` records (a cohort)."""
+    n = instance.n_agents
+    up = {} if parent is None else {"parent": parent}
+    recs = list(head) + [{"account": f"q{i}", field: float(instance.weights[i]), **up} for i in range(n)]
+    recs += [{"user": f"u{i}", "account": f"q{i}"} for i in range(n)]
+    return AccountTree(recs, resources=list(instance.resource_names))
+
+
 def _by_level(instance: Instance, charge: np.ndarray, starts: np.ndarray, rates: np.ndarray, *,
               mechanism: str, stats: dict | None = None) -> AllocationResult:
     """Progressive filling of the levels ``starts + x / rates``, ``x`` the charge (module docstring)."""
@@ -550,12 +560,9 @@ def kueue_drs(instance: Instance, /, *, method: str = "waterfill", step: float =
     """
     def factory(inst):
         n = inst.n_agents
-        names = list(inst.resource_names)
-        recs = [{"account": "cohort", "nominal_quota": dict(zip(names, map(float, inst.capacities)))}]
-        recs += [{"account": f"cq{i}", "parent": "cohort", "weight": float(inst.weights[i])} for i in range(n)]
-        recs += [{"user": f"lq{i}", "account": f"cq{i}"} for i in range(n)]
-        k = KueueQueues(AccountTree(recs, resources=names), capacity=inst.capacities)
-        cqs = [k.node(f"cq{i}") for i in range(n)]
+        cohort = {"account": "cohort", "nominal_quota": dict(zip(inst.resource_names, map(float, inst.capacities)))}
+        k = KueueQueues(_queue_tree(inst, head=(cohort,), parent="cohort"), capacity=inst.capacities)
+        cqs = [k.node(f"q{i}") for i in range(n)]
 
         def pick(alloc, eligible):
             ratio, _ = k.shares(k.usage(alloc))
@@ -601,10 +608,7 @@ def yarn_drf(instance: Instance, /, *, method: str = "waterfill", step: float = 
     """
     def factory(inst):
         n = inst.n_agents
-        names = list(inst.resource_names)
-        recs = [{"account": f"q{i}", "weight": float(inst.weights[i])} for i in range(n)]
-        recs += [{"user": f"app{i}", "account": f"q{i}"} for i in range(n)]
-        tree = AccountTree(recs, resources=names)
+        tree = _queue_tree(inst)
         y = YarnQueues(tree)
         qs = [tree.node(f"q{i}") for i in range(n)]
 
@@ -647,11 +651,7 @@ def mesos_drf(instance: Instance, /, *, method: str = "waterfill", step: float =
     [[3.0, 12.0], [6.0, 2.0]]
     """
     def factory(inst):
-        n = inst.n_agents
-        names = list(inst.resource_names)
-        recs = [{"account": f"role{i}", "weight": float(inst.weights[i])} for i in range(n)]
-        recs += [{"user": f"c{i}", "account": f"role{i}"} for i in range(n)]
-        s = MesosSorter(AccountTree(recs, resources=names), inst.capacities)
+        s = MesosSorter(_queue_tree(inst), inst.capacities)
 
         def pick(alloc, eligible):
             return _first(s.sort(alloc, active=eligible), eligible)
@@ -664,13 +664,6 @@ def mesos_drf(instance: Instance, /, *, method: str = "waterfill", step: float =
 def _volcano_eps(instance: Instance) -> float:
     """``minResource`` scaled to the instance: 1e-9 of its smallest capacity (Volcano's 0.1 is in milli-CPU and bytes)."""
     return 1e-9 * float(np.min(instance.capacities))
-
-
-def _volcano_tree(instance: Instance, weight_field: str) -> AccountTree:
-    n = instance.n_agents
-    recs = [{"account": f"q{i}", weight_field: float(instance.weights[i])} for i in range(n)]
-    recs += [{"user": f"j{i}", "account": f"q{i}"} for i in range(n)]
-    return AccountTree(recs, resources=list(instance.resource_names))
 
 
 def volcano_proportion(instance: Instance, /, *, method: str = "waterfill",
@@ -725,7 +718,7 @@ def volcano_proportion(instance: Instance, /, *, method: str = "waterfill",
     check_instance(instance)
     method = _method(method, step)
     eps = _volcano_eps(instance)
-    q = VolcanoQueues(_volcano_tree(instance, "weight"), instance.capacities, eps=eps)
+    q = VolcanoQueues(_queue_tree(instance), instance.capacities, eps=eps)
     deserved = q.deserved(instance.demands)
     if method == "waterfill":
         theta = instance.demands
@@ -848,7 +841,7 @@ def volcano_hdrf(instance: Instance, /, *, method: str = "waterfill", step: floa
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            h = VolcanoHDRF(_volcano_tree(instance, "hdrf_weight"), inst.capacities, eps=_volcano_eps(inst))
+            h = VolcanoHDRF(_queue_tree(instance, "hdrf_weight"), inst.capacities, eps=_volcano_eps(inst))
         qs = [h.tree.node(f"q{i}") for i in range(inst.n_agents)]
 
         def pick(alloc, eligible):
