@@ -345,7 +345,8 @@ MECHANISMS: dict[str, MechanismInfo] = {m.key: m for m in [
                   derived=True),
     # -- production policies, pooled forms (fairalloc.fairshare.pooled; issues 27-28) [ours] --------------
     MechanismInfo("slurm_classic", "Slurm classic fair share, pooled, CPU billing (the default) [ours]",
-                  "proofs_check.production.slurm_classic", _hpc, _SLURM + "; " + _OURS, dynamics="usage", derived=True),
+                  "proofs_check.production.slurm_classic", _hpc, _SLURM + "; " + _OURS, dynamics="usage",
+                  derived=True),
     MechanismInfo("slurm_fair_tree", "Slurm Fair Tree, pooled, CPU billing, flat tree [ours]",
                   "proofs_check.production.slurm_fair_tree", _hpc, _SLURM + "; " + _OURS, dynamics="usage",
                   derived=True),
@@ -514,10 +515,10 @@ _CPU_EQ = ("with no past usage every unsatisfied user holds the same CPU (positi
 _CPU_MONO = ("no past usage, positive demands: each user gets min(level, its CPU demand) with the level the first "
              "saturation; a user leaving or a capacity growing cannot lower it")
 _FILL = "progressive filling stops a user only when satisfied or needing a saturated resource (Pareto certificate)"
-_SLURM_DEV = ("Slurm charges all usage, even below the fair share: one CPU, half-life one period (delta 1/2). Period 0: "
-              "user 0 runs 0.65, user 1 0.05 (tasks of 0.8); period 1 both want all (user 1's tasks are 0.0588). "
-              "Taking 99.9% of its period-0 tasks lowers user 1's usage by 2.5e-5 and raises its period-1 CPU by "
-              "1.25e-5: -6.25e-5 + 2.1e-4 tasks (the shrunk witness of the campaign; tests replay it)")
+_SLURM_DEV = ("Slurm charges all usage, even below the fair share: one CPU, delta 1/2 per period. Period 0: user 0 "
+              "holds 0.6, user 1 0.1 (one task); period 1 both want all (user 1's tasks are 0.01). Taking half of its "
+              "task lowers user 1's usage from 0.05 to 0.025 and raises its period-1 CPU from 0.625 to 0.6375: +0.75 "
+              "tasks (tests/unit/proofs_check/test_production_findings.py; SDRF does not charge user 1 at all)")
 _DEV = "a deviation found by the repeated-game search (the shrunk witness replays: tests/property/test_counterexamples.py)"
 _WD = "one queue per user without quotas / min shares the rule is weighted DRF (tests/unit/fairshare/test_pooled.py)"
 _PAST = "past usage lowers a user's level start, as SDRF's commitments (plain reading; the history is the point)"
@@ -526,7 +527,8 @@ _STAGE_SDRF = ("MAX_TRES by 1/C bills the dominant share: the stage is SDRF's Eq
 for _m in ("slurm_classic", "slurm_fair_tree", "htcondor"):
     _ours(_m, [("sp-stage", "stage", "?", "no lie found by the campaigns; open"),
                ("sp-repeated", "repeated", "F", _SLURM_DEV if _m != "htcondor" else
-                "the RUP remembers the slot weight used; " + _DEV),
+                "the RUP remembers the slot weight used: on the game of the Slurm rows (100 cores) user 1's RUP "
+                "falls from 5.25 to 2.75 and its pie share rises from 30.25/35.5 to 30.25/33; " + _DEV),
                ("po", "strong", "T", _FILL), ("si", "plain", "F", _CPU_SI), ("ef", "plain", "T", _CPU_EQ),
                ("bottleneck", "bottleneck", "T", _FILL), ("bottleneck", "non-wasteful", "T", _FILL),
                ("pm", "plain", "T", _CPU_MONO), ("rm", "plain", "T", _CPU_MONO)])

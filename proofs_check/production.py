@@ -64,7 +64,7 @@ def _condor_step(usage, allocation, decay, capacities):
                                     capacities=capacities)
 
 
-def slurm_classic(instance, commitments: Any = None, *, usage: Any = None):
+def slurm_classic(instance, commitments: Any = None, *, usage: Any = None, decay: float | None = None):
     """Slurm classic fair share, default billing (CPUs: the first resource); past usage from ``commitments`` or ``usage``.
 
     Parameters
@@ -74,6 +74,9 @@ def slurm_classic(instance, commitments: Any = None, *, usage: Any = None):
         Resources held over one past period, fractions of each capacity (a stage case's state).
     usage : array_like (n,), optional
         The state itself, in billing units (the repeated game); wins over ``commitments``.
+    decay : float, optional
+        The game's decay per period; the stage does not depend on it (accepted for
+        :class:`~proofs_check.repeated.UsageDynamics`).
 
     Returns
     -------
@@ -90,7 +93,7 @@ def slurm_classic(instance, commitments: Any = None, *, usage: Any = None):
     return pooled.slurm_fairshare(instance, _past(instance, commitments, usage, None), algorithm="classic")
 
 
-def slurm_fair_tree(instance, commitments: Any = None, *, usage: Any = None):
+def slurm_fair_tree(instance, commitments: Any = None, *, usage: Any = None, decay: float | None = None):
     """Slurm Fair Tree, default billing; on a flat tree its pooled form is the classic one's.
 
     Parameters
@@ -100,6 +103,9 @@ def slurm_fair_tree(instance, commitments: Any = None, *, usage: Any = None):
         Resources held over one past period, fractions of each capacity (a stage case's state).
     usage : array_like (n,), optional
         The state itself, in billing units (the repeated game); wins over ``commitments``.
+    decay : float, optional
+        The game's decay per period; the stage does not depend on it (accepted for
+        :class:`~proofs_check.repeated.UsageDynamics`).
 
     Returns
     -------
@@ -114,7 +120,7 @@ def slurm_fair_tree(instance, commitments: Any = None, *, usage: Any = None):
     return pooled.slurm_fairshare(instance, _past(instance, commitments, usage, None), algorithm="fair_tree")
 
 
-def slurm_max_tres(instance, commitments: Any = None, *, usage: Any = None):
+def slurm_max_tres(instance, commitments: Any = None, *, usage: Any = None, decay: float | None = None):
     """Slurm classic fair share with ``PriorityFlags=MAX_TRES`` and weights :math:`1/C_r` (the dominant share).
 
     Parameters
@@ -124,6 +130,9 @@ def slurm_max_tres(instance, commitments: Any = None, *, usage: Any = None):
         Resources held over one past period, fractions of each capacity (a stage case's state).
     usage : array_like (n,), optional
         The state itself, in billing units (dominant shares x periods) (the repeated game); wins over ``commitments``.
+    decay : float, optional
+        The game's decay per period; the stage does not depend on it (accepted for
+        :class:`~proofs_check.repeated.UsageDynamics`).
 
     Returns
     -------
@@ -141,7 +150,7 @@ def slurm_max_tres(instance, commitments: Any = None, *, usage: Any = None):
     return pooled.slurm_fairshare(instance, _past(instance, commitments, usage, _DOMINANT), billing=_DOMINANT)
 
 
-def htcondor(instance, commitments: Any = None, *, usage: Any = None):
+def htcondor(instance, commitments: Any = None, *, usage: Any = None, decay: float | None = None):
     """HTCondor's negotiation cycle, ``SLOT_WEIGHT = Cpus`` (the first resource, :data:`POOL_CORES` in the
     pool); RUP from ``commitments`` or ``usage``.
 
@@ -152,6 +161,9 @@ def htcondor(instance, commitments: Any = None, *, usage: Any = None):
         Resources held over one past period, fractions of each capacity (a stage case's state).
     usage : array_like (n,), optional
         The state itself, real user priorities in cores (the repeated game); wins over ``commitments``.
+    decay : float, optional
+        The game's decay per period; the cycle does not depend on it (accepted for
+        :class:`~proofs_check.repeated.UsageDynamics`).
 
     Returns
     -------

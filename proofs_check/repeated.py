@@ -8,7 +8,7 @@ period given its state and updates the state from the allocation:
   (:func:`fairalloc.commitments.step`, memory :math:`\delta`), or stateful max-min (Eq. 4) with one
   resource;
 * :class:`UsageDynamics`: a production policy with memory (Slurm's decayed usage, HTCondor's real
-  user priority), one number per user updated by the policy's own rule
+  user priority, Kueue's consumed usage) updated by the policy's own rule
   (:mod:`proofs_check.production`);
 * :class:`StatelessDynamics`: any one-shot mechanism (DRF, max-min, ...) played period by period.
 
@@ -177,13 +177,21 @@ class UsageDynamics:
     Parameters
     ----------
     mechanism : callable
-        ``mechanism(instance, usage=u)`` with ``u`` (n,) in billing units.
+        ``mechanism(instance, usage=u, decay=delta)`` with ``u`` the state of the users present: (n,) in
+        billing units, or (n, m) when the callable has ``per_resource = True`` (Kueue's consumed usage).
     update : callable
         ``update(usage, allocation, decay, capacities) -> usage`` with the period's allocation in
         instance units (the policy's rule, e.g. :func:`fairalloc.fairshare.pooled.slurm_usage_step`).
     delta : float in (0, 1)
         Decay of the usage per period (the half-life in periods is :math:`\ln 0.5/\ln\delta`).
     name : str, optional
+    capacities : array_like (m,), optional
+        The game's capacities, set by :meth:`bind` (which :func:`play` calls).
+
+    Raises
+    ------
+    fairalloc.InvalidInstanceError
+        ``delta`` outside (0, 1).
 
     Examples
     --------
@@ -210,7 +218,7 @@ class UsageDynamics:
         self.name = name or getattr(mechanism, "__name__", "mechanism")
         self.capacities = capacities
 
-    def bind(self, game: "RepeatedGame") -> "UsageDynamics":
+    def bind(self, game: RepeatedGame) -> UsageDynamics:
         """The same dynamics with the game's capacities (the update bills allocations in instance units)."""
         return UsageDynamics(self.mechanism, self.update_rule, self.delta, name=self.name, capacities=game.capacities)
 
@@ -219,10 +227,7 @@ class UsageDynamics:
         return np.zeros((n, m)) if per_resource else np.zeros(n)
 
     def allocate(self, instance, state_rows):
-        fn = getattr(self.mechanism, "func", self.mechanism)
-        if getattr(fn, "per_resource", False):
-            return self.mechanism(instance, usage=state_rows, decay=self.delta)
-        return self.mechanism(instance, usage=state_rows)
+        return self.mechanism(instance, usage=state_rows, decay=self.delta)
 
     def update(self, state, normalized_allocation, weights):
         return self.update_rule(state, normalized_allocation * self.capacities, self.delta, self.capacities)

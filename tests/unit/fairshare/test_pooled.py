@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 import fairalloc as fa
+from fairalloc.accounts import AccountTree
 from fairalloc.errors import InvalidInstanceError
 from fairalloc.fairshare import AdmissionFairSharing, Billing, pooled
 from fairalloc.fairshare.slurm import fairshare_factors
-from fairalloc.accounts import AccountTree
 
 GHODSI = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18])
 #: increments of 1e-3 dominant share: the literal loop ends within a few steps of the limit

@@ -18,7 +18,13 @@ import fairalloc as fa
 from fairalloc.fairshare import pooled
 from proofs_check import axioms, production
 from proofs_check.claims import claims_for
-from proofs_check.repeated import RepeatedGame, SDRFDynamics, StatelessDynamics, UsageDynamics, play
+from proofs_check.repeated import (
+    RepeatedGame,
+    SDRFDynamics,
+    StatelessDynamics,
+    UsageDynamics,
+    play,
+)
 
 
 def test_cpu_billing_violates_sharing_incentive():
@@ -109,7 +115,7 @@ def test_kueue_afs_consumed_usage_is_manipulable_in_the_repeated_game():
 def test_the_foils_are_not_manipulable_on_the_same_game():
     """SDRF charges only the use above the fair share 1/2: user 1 (0.1) has no commitment either way and
     loses half a task by lying; user 0's commitment 0.5 * 0.1 = 0.05 gives x1 = 0.525. DRF has no memory."""
-    truth, dev, gain = _gain(SDRFDynamics(0.5))
+    truth, _, gain = _gain(SDRFDynamics(0.5))
     np.testing.assert_allclose(truth.allocations[1].ravel(), [0.475, 0.525])
     assert gain == pytest.approx(-0.5)
     assert _gain(StatelessDynamics(fa.drf))[2] == pytest.approx(-0.5)
