@@ -27,16 +27,21 @@ needs a saturated resource): the water-filling engine of DRF and SDRF
 :math:`(B, b, w)` from the production formula; the tests check the two methods against each other and
 against :func:`fairalloc.drf` where the rule reduces to it.
 
-=====================  ==========================================  ===========================  ===============
-policy                 key (served first)                          :math:`B_i`                  :math:`b_i`, :math:`w_i`
-=====================  ==========================================  ===========================  ===============
-Slurm classic          largest :math:`F = 2^{-U_E/S}`              billing of :math:`\theta_i`   :math:`P_i/S_i`, :math:`S_i`
-Slurm Fair Tree        largest rank of :math:`LF = S/U`            billing of :math:`\theta_i`   :math:`P_i/S_i`, :math:`S_i`
-HTCondor               pie slice :math:`\propto 1/EUP`             slot weight of :math:`\theta_i`  0, pie share
-Kueue fair sharing     lowest :math:`DRS/w` (cohort, no quotas)    dominant share               0, weight
-YARN Fair (DRF)        DRF comparator (no min shares)              dominant share               0, weight
-Mesos DRF sorter       lowest dominant share / weight              dominant share               0, weight
-=====================  ==========================================  ===========================  ===============
+====================  ===========================================  ===================================  ==============================
+policy                key (served first)                           :math:`B_i`                          :math:`b_i`, :math:`w_i`
+====================  ===========================================  ===================================  ==============================
+Slurm classic         largest :math:`F = 2^{-U_E/S}`               billing of :math:`\theta_i`          :math:`P_i/S_i`, :math:`S_i`
+Slurm Fair Tree       largest rank of :math:`LF = S/U`             billing of :math:`\theta_i`          :math:`P_i/S_i`, :math:`S_i`
+HTCondor              pie slice :math:`\propto 1/EUP`              slot weight of :math:`\theta_i`      0, pie share
+Kueue fair sharing    lowest :math:`DRS/w` (cohort, no quotas)     dominant share                       0, weight
+Kueue AFS             lowest LocalQueue usage                      entry penalty of :math:`\theta_i`    consumed usage / weight, weight
+YARN Fair (DRF)       DRF comparator (no min shares)               dominant share                       0, weight
+Mesos DRF sorter      lowest dominant share / weight               dominant share                       0, weight
+Volcano DRF, HDRF     lowest dominant share (/ weight)             dominant share                       0, 1 (weight)
+====================  ===========================================  ===================================  ==============================
+
+Volcano's proportion plugin is not a water-filling: each queue stops at its *deserved* resources,
+computed resource by resource (:func:`volcano_proportion` has the closed form).
 
 **What the pooled forms abstract** (each policy's docstring adds its own): jobs and containers are
 rigid and indivisible, decisions happen at discrete times (Slurm recomputes priorities every
