@@ -61,9 +61,10 @@ print(f"scale={SCALE}: {T_EXAMPLES} cases per T cell, up to {F_EXAMPLES} per F c
 
 # %% [markdown]
 # ## The claims table
-# Every row of axioms.md, one line per (axiom, variant), plus three rows of ours (marked "[ours]":
-# TSF with indivisible tasks, TSF with Wang et al.'s unfloored task share, and the TV-TSF program
-# over the whole horizon). Rows whose mechanism is not in fairalloc (DRFH, dynamic DRF, bottleneck
+# Every row of axioms.md, one line per (axiom, variant), plus rows of ours (marked "[ours]":
+# TSF with indivisible tasks, TSF with Wang et al.'s unfloored task share, the TV-TSF program
+# over the whole horizon, and the pooled forms of the production policies: Slurm, HTCondor, Kueue,
+# YARN, Mesos, Volcano). Rows whose mechanism is not in fairalloc (DRFH, dynamic DRF, bottleneck
 # max fairness) are listed and skipped.
 
 # %%

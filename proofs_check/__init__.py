@@ -7,7 +7,8 @@
 * :mod:`proofs_check.misreports`: searches for profitable lies (stage game) and deviations
   (repeated game with SDRF commitments, :mod:`proofs_check.repeated`).
 * :mod:`proofs_check.claims`: the table of ``axioms.md`` as data (and ``FINDINGS``, the T cells refuted);
-  :mod:`proofs_check.variants`: re-parametrisations used to tell causes apart (TSF without floors).
+  :mod:`proofs_check.variants`: re-parametrisations used to tell causes apart (TSF without floors);
+  :mod:`proofs_check.production`: the production policies' pooled forms as the table calls them.
 * :mod:`proofs_check.strategies` (needs hypothesis), :mod:`proofs_check.campaign` (``fairalloc
   check``), :mod:`proofs_check.replay` (re-verify a witness from its JSON).
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:                       # what the names are, for type checkers 
     from .axioms import (has_sharing_incentive, is_bottleneck, is_ef1, is_envy_free, is_non_wasteful,
                          is_pareto_efficient, is_population_monotone, is_resource_monotone)
     from .misreports import find_profitable_deviation, find_profitable_misreport
-    from .repeated import RepeatedGame, SDRFDynamics, StatelessDynamics
+    from .repeated import RepeatedGame, SDRFDynamics, StatelessDynamics, UsageDynamics
     from .replay import replay
     from .verdict import Verdict
 
@@ -37,6 +38,7 @@ _LAZY: dict[str, str] = {
                                    "is_resource_monotone")},
     "find_profitable_deviation": "misreports", "find_profitable_misreport": "misreports",
     "RepeatedGame": "repeated", "SDRFDynamics": "repeated", "StatelessDynamics": "repeated",
+    "UsageDynamics": "repeated",
     "replay": "replay", "Verdict": "verdict",
 }
 
@@ -83,5 +85,6 @@ __all__ = [
     "RepeatedGame",
     "SDRFDynamics",
     "StatelessDynamics",
+    "UsageDynamics",
     "replay",
 ]

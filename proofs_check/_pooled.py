@@ -195,6 +195,12 @@ def non_wasteful(d: PooledData, variant: str = "divisible") -> Verdict:
                    "bottlenecked", variant, axiom)
 
 
+def _inside(d: PooledData, room):
+    """A float room a relative 1e-9 inside the capacity, so that the witness's improvement is feasible when
+    re-checked in exact arithmetic (the float slack can exceed the exact one by a rounding); exact data as is."""
+    return room if d.exact else room * (1.0 - 1e-9)
+
+
 def pareto(d: PooledData, variant: str = "strong", method: str = "certificate") -> Verdict:
     """Strong / weak Pareto efficiency.
 
@@ -233,7 +239,7 @@ def pareto(d: PooledData, variant: str = "strong", method: str = "certificate") 
         i = int(free[0])
         slack = d.one - minimal_usage
         room = [slack[r] / a[i, r] for r in np.flatnonzero(need[i])]
-        eps = min(min(room), d.one - d.u[i])
+        eps = min(_inside(d, min(room)), d.one - d.u[i])
         y = d.u.copy()
         y[i] = y[i] + eps
         wit = d.witness(axiom, variant, improved_utilities=y, improved_users=[i], gain=eps, method="certificate")
@@ -245,7 +251,7 @@ def pareto(d: PooledData, variant: str = "strong", method: str = "certificate") 
     idx = np.flatnonzero(unsat)
     load = (a[idx]).sum(axis=0)
     slack = d.one - minimal_usage
-    ts = [slack[r] / load[r] for r in range(d.m) if as_float(load[r]) > 0]
+    ts = [_inside(d, slack[r] / load[r]) for r in range(d.m) if as_float(load[r]) > 0]
     ts += [d.one - d.u[i] for i in idx]
     t = min(ts)
     y = d.u.copy()

@@ -159,7 +159,7 @@ def cell_strategy(claim: Claim):
     -------
     SearchStrategy of Case
         :func:`proofs_check.strategies.cases` of the claim's domain, with ``game=True`` for
-        ``sp-repeated`` and SDRF's ``delta`` for rows with SDRF dynamics.
+        ``sp-repeated`` and a memory ``delta`` for rows with SDRF or usage dynamics.
 
     Examples
     --------
@@ -172,7 +172,7 @@ def cell_strategy(claim: Claim):
     >>> check()
     """
     info = mechanism(claim.mechanism)
-    return cases(claim_domain(claim), game=claim.axiom == "sp-repeated", stateful=info.dynamics == "sdrf")
+    return cases(claim_domain(claim), game=claim.axiom == "sp-repeated", stateful=info.dynamics in ("sdrf", "usage"))
 
 
 def _status(claim: Claim, violated: bool, examples: int) -> str:
@@ -321,6 +321,10 @@ QUICK: dict[str, tuple[int, int, int | None]] = {
     "tsf/sp-stage/stage": (0, 40, 20),
     "tvtsf_greedy/ef1/cumulative-remove": (1, 3000, None),
     "tvtsf_milp/ef1/cumulative-constrained-remove": (2, 3000, None),
+    # production policies' repeated games (fairalloc.fairshare.pooled): seed 0 needs ~20-60 games
+    "slurm_classic/sp-repeated/repeated": (2, 200, None),
+    "slurm_fair_tree/sp-repeated/repeated": (2, 200, None),
+    "slurm_max_tres/sp-repeated/repeated": (2, 200, None),
 }
 
 

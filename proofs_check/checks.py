@@ -17,7 +17,7 @@ from .claims import Claim, MechanismInfo, mechanism, scope_of
 from .misreports import (STAGE_FAMILIES, TV_REPEATED_FAMILIES, find_profitable_deviation,
                          find_profitable_misreport)
 from .monotonicity import is_population_monotone, is_resource_monotone
-from .repeated import SDRFDynamics, StatelessDynamics
+from .repeated import SDRFDynamics, StatelessDynamics, UsageDynamics
 from .verdict import Verdict
 
 __all__ = ["check_case", "dynamics_for", "mechanism_tolerance", "DEFAULT_BUDGET"]
@@ -56,13 +56,15 @@ def dynamics_for(info: MechanismInfo, delta: float | None):
     Parameters
     ----------
     info : MechanismInfo
-        The row; ``info.dynamics == "sdrf"`` carries commitments, anything else is stateless.
+        The row; ``info.dynamics == "sdrf"`` carries commitments, ``"usage"`` a production policy's
+        decayed usage (the callable's ``usage_step``, :mod:`proofs_check.production`), anything else
+        is stateless.
     delta : float or None
         Commitment decay for SDRF rows (None: 0.5); ignored for stateless rows.
 
     Returns
     -------
-    SDRFDynamics or StatelessDynamics
+    SDRFDynamics or UsageDynamics or StatelessDynamics
         Named after the row's key.
 
     Examples
@@ -76,6 +78,9 @@ def dynamics_for(info: MechanismInfo, delta: float | None):
     fn = info.resolve()
     if info.dynamics == "sdrf":
         return SDRFDynamics(0.5 if delta is None else delta, mechanism=fn, name=info.key)
+    if info.dynamics == "usage":
+        step = getattr(getattr(fn, "func", fn), "usage_step")
+        return UsageDynamics(fn, step, 0.5 if delta is None else delta, name=info.key)
     return StatelessDynamics(fn, name=info.key)
 
 

@@ -3,10 +3,13 @@
 Every row of the table is here, including the mechanisms that are not implemented in fairalloc
 (DRFH, dynamic DRF, bottleneck max fairness): each :class:`MechanismInfo` names the callable that
 implements it (a dotted path, resolved on demand); campaigns skip the rows whose callable does not
-resolve, and say why. Three rows are ours (:attr:`MechanismInfo.derived`), for mechanisms of
+resolve, and say why. The other rows are ours (:attr:`MechanismInfo.derived`): three for mechanisms of
 fairalloc that the table's rows leave implicit: TSF with indivisible tasks (the exact leximin MILP),
 and the TV-TSF integer program over the whole horizon (offline; the table's row is the program as
-the mechanism applies it, slot by slot, see :data:`MECHANISMS`). A cell of the table becomes one :class:`Claim` per variant, e.g. "F (weighted SI: T)" is
+the mechanism applies it, slot by slot, see :data:`MECHANISMS`); and eleven for the pooled forms of
+the production policies (:mod:`fairalloc.fairshare.pooled`: Slurm classic, Fair Tree and MAX_TRES
+billing, HTCondor, Kueue fair sharing and admission fair sharing, YARN, Mesos, Volcano proportion,
+DRF and HDRF), whose verdicts are our analysis and the campaigns' counterexamples. A cell of the table becomes one :class:`Claim` per variant, e.g. "F (weighted SI: T)" is
 ``Claim("weighted_max_min", "si", "plain", "F")`` and ``Claim(..., "si", "weighted", "T")``.
 
 Expected verdicts: ``"T"`` (theorem, or derived with a proof sketch), ``"F"`` (known false: the
@@ -15,7 +18,7 @@ applicable). :attr:`Claim.derived` marks the few cells we added from our own ana
 ``note``), which are not in the table of ``axioms.md``.
 
 >>> len(MECHANISMS), len([m for m in MECHANISMS.values() if not m.derived]), sorted({c.expected for c in CLAIMS})
-(21, 18, ['-', '?', 'F', 'T'])
+(32, 18, ['-', '?', 'F', 'T'])
 >>> [(c.variant, c.expected) for c in claims_for("weighted_max_min", "si")]
 [('plain', 'F'), ('weighted', 'T')]
 """
@@ -127,6 +130,7 @@ class MechanismInfo:
 
     ``target`` is a dotted path (``"fairalloc.drf"``) with optional keyword arguments ``kwargs``;
     ``dynamics`` says how the repeated game carries state (``"sdrf"``: commitments by Eq. 3;
+    ``"usage"``: a production policy's decayed usage, :class:`proofs_check.repeated.UsageDynamics`;
     ``"stateless"``). ``atol`` is the tolerance its checks use (interior-point solvers are accurate to
     about 1e-8, not to the last bit). ``divisible``: the mechanism allocates fractional tasks on
     servers (judged with divisible utilities). ``derived``: a row we added (not in ``axioms.md``).
@@ -145,7 +149,7 @@ class MechanismInfo:
         The paper (or ``axioms.md``) the row's verdicts come from.
     kwargs : mapping, default {}
         Keyword arguments bound to the callable (e.g. ``{"blocking": "stop"}``).
-    dynamics : {"stateless", "sdrf"} or None, default "stateless"
+    dynamics : {"stateless", "sdrf", "usage"} or None, default "stateless"
         How the repeated game carries state; None when the row has no repeated game.
     atol : float, default 1e-9
         Absolute tolerance of the row's checks.
@@ -278,6 +282,16 @@ _tv = Domain(setting="time-varying", n_agents=(2, 3), n_resources=(1, 2), n_serv
              n_slots=(1, 3), max_arrivals=4, max_duration=3)
 
 _one = Domain(n_resources=(1, 1), caps=True)
+#: production policies (fairalloc.fairshare.pooled): the billed first resource is needed by every user
+_hpc = Domain(n_resources=(1, 3), caps=True)
+_wdom = Domain(zero_demands=True, caps=True, weights=True)
+_SLURM = "SchedMD, Slurm classic_fair_share and fair_tree pages, priority_multifactor.c"
+_CONDOR = "HTCondor admin manual, user priorities and negotiation (pie slices)"
+_KUEUE = "Kueue KEP 1714, fair_sharing.go (dominant resource share)"
+_YARN = "Hadoop FairScheduler, DominantResourceFairnessPolicy"
+_MESOS = "Apache Mesos, DRFSorter"
+_VOLCANO = "Volcano proportion.go and drf.go"
+_KUEUE_AFS = "Kueue KEP 4136 (admission fair sharing)"
 MECHANISMS: dict[str, MechanismInfo] = {m.key: m for m in [
     MechanismInfo("max_min", "max-min, one resource, caps", "fairalloc.max_min", _one,
                   "Bertsekas & Gallager, Data Networks 1992 (max-min fairness)"),
@@ -328,6 +342,35 @@ MECHANISMS: dict[str, MechanismInfo] = {m.key: m for m in [
     MechanismInfo("tvtsf_offline", "TV-TSF integer program over the whole horizon (Eq. 10, offline) [ours]",
                   "fairalloc.tvtsf", _tv, _TVTSF + " (Eq. 10, errata fixed); " + _OURS,
                   kwargs={"method": "milp", "objective": "leximin", "solver": "highs"}, dynamics=None, phase="B",
+                  derived=True),
+    # -- production policies, pooled forms (fairalloc.fairshare.pooled; issues 27-28) [ours] --------------
+    MechanismInfo("slurm_classic", "Slurm classic fair share, pooled, CPU billing (the default) [ours]",
+                  "proofs_check.production.slurm_classic", _hpc, _SLURM + "; " + _OURS, dynamics="usage",
+                  derived=True),
+    MechanismInfo("slurm_fair_tree", "Slurm Fair Tree, pooled, CPU billing, flat tree [ours]",
+                  "proofs_check.production.slurm_fair_tree", _hpc, _SLURM + "; " + _OURS, dynamics="usage",
+                  derived=True),
+    MechanismInfo("slurm_max_tres", "Slurm classic fair share, pooled, MAX_TRES billing by 1/capacity [ours]",
+                  "proofs_check.production.slurm_max_tres",
+                  Domain(zero_demands=True, caps=True, commitments=True), _SLURM + "; " + _OURS, dynamics="usage",
+                  derived=True),
+    MechanismInfo("htcondor", "HTCondor negotiation cycle, pooled, SLOT_WEIGHT = Cpus [ours]",
+                  "proofs_check.production.htcondor", _hpc, _CONDOR + "; " + _OURS, dynamics="usage", derived=True),
+    MechanismInfo("kueue_drs", "Kueue fair sharing, pooled, one ClusterQueue per user, no quotas [ours]",
+                  "fairalloc.fairshare.pooled.kueue_drs", _wdom, _KUEUE + "; " + _OURS, derived=True),
+    MechanismInfo("yarn_drf", "YARN Fair Scheduler with DRF, pooled, one queue per user, no min shares [ours]",
+                  "fairalloc.fairshare.pooled.yarn_drf", _wdom, _YARN + "; " + _OURS, derived=True),
+    MechanismInfo("mesos_drf", "Mesos DRF sorter, pooled, one role per user [ours]",
+                  "fairalloc.fairshare.pooled.mesos_drf", _wdom, _MESOS + "; " + _OURS, derived=True),
+    MechanismInfo("volcano_proportion", "Volcano proportion plugin, pooled, one queue per user [ours]",
+                  "fairalloc.fairshare.pooled.volcano_proportion", _wdom, _VOLCANO + "; " + _OURS, derived=True),
+    MechanismInfo("volcano_drf", "Volcano DRF plugin, pooled, one job per user [ours]",
+                  "fairalloc.fairshare.pooled.volcano_drf", Domain(zero_demands=True, caps=True),
+                  _VOLCANO + "; " + _OURS, derived=True),
+    MechanismInfo("volcano_hdrf", "Volcano hierarchical DRF, pooled, flat hierarchy [ours]",
+                  "fairalloc.fairshare.pooled.volcano_hdrf", _wdom, _VOLCANO + "; " + _OURS, derived=True),
+    MechanismInfo("kueue_afs", "Kueue admission fair sharing, pooled, one ClusterQueue, default weights [ours]",
+                  "proofs_check.production.kueue_afs", _wdom, _KUEUE_AFS + "; " + _OURS, dynamics="usage",
                   derived=True),
 ]}
 
@@ -459,6 +502,74 @@ _ours("tvtsf_offline", [
     ("bottleneck", "per-slot", "F", _IDLE),
     ("bottleneck", "cumulative", "T", "Pareto efficient over the horizon, hence non-wasteful"),
     ("pm", "plain", "?", "open"), ("rm", "plain", "?", "open")])
+
+# -- production policies, pooled forms (fairalloc.fairshare.pooled) -------------------------------------
+# Rows with usage memory judge the stage game from a clean history (no past usage: the allocation DRF is
+# compared with), except slurm_max_tres whose stage carries past usage (SDRF's setting); their repeated
+# game carries the usage by the policy's own update (proofs_check.production).
+_CPU_SI = ("CPU billing (Slurm's default TRESBillingWeights=CPU=1; HTCondor's SLOT_WEIGHT = Cpus) is max-min "
+           "of the first resource: capacities <1, 1>, demands <1, 0.1> and <0.1, 1>; equal CPU x each, memory "
+           "0.1x + 10x = 1 saturates at x = 10/101, so user 0 runs 10/101 < 1/2 of its demand (DRF: 10/11 each)")
+_CPU_EQ = ("with no past usage every unsatisfied user holds the same CPU (positive demands: all freeze at the first "
+           "saturation), so u_i(A_j) <= CPU_j / d_i,cpu <= u_i(A_i)")
+_CPU_MONO = ("no past usage, positive demands: each user gets min(level, its CPU demand) with the level the first "
+             "saturation; a user leaving or a capacity growing cannot lower it")
+_FILL = "progressive filling stops a user only when satisfied or needing a saturated resource (Pareto certificate)"
+_SLURM_DEV = ("Slurm charges all usage, even below the fair share: one CPU, delta 1/2 per period. Period 0: user 0 "
+              "holds 0.6, user 1 0.1 (one task); period 1 both want all (user 1's tasks are 0.01). Taking half of its "
+              "task lowers user 1's usage from 0.05 to 0.025 and raises its period-1 CPU from 0.625 to 0.6375: +0.75 "
+              "tasks (tests/unit/proofs_check/test_production_findings.py; SDRF does not charge user 1 at all)")
+_DEV = "a deviation found by the repeated-game search (the shrunk witness replays: tests/property/test_counterexamples.py)"
+_WD = "one queue per user without quotas / min shares the rule is weighted DRF (tests/unit/fairshare/test_pooled.py)"
+_PAST = "past usage lowers a user's level start, as SDRF's commitments (plain reading; the history is the point)"
+_STAGE_SDRF = ("MAX_TRES by 1/C bills the dominant share: the stage is SDRF's Eq. 5 with the billed usage as the "
+               "commitment (tests: equal to fa.sdrf), strategy-proof for fixed commitments (Sadok et al., Prop. 2)")
+for _m in ("slurm_classic", "slurm_fair_tree", "htcondor"):
+    _ours(_m, [("sp-stage", "stage", "?", "no lie found by the campaigns; open"),
+               ("sp-repeated", "repeated", "F", _SLURM_DEV if _m != "htcondor" else
+                "the RUP remembers the slot weight used: on the game of the Slurm rows (100 cores) user 1's RUP "
+                "falls from 5.25 to 2.75 and its pie share rises from 30.25/35.5 to 30.25/33; " + _DEV),
+               ("po", "strong", "T", _FILL), ("si", "plain", "F", _CPU_SI), ("ef", "plain", "T", _CPU_EQ),
+               ("bottleneck", "bottleneck", "T", _FILL), ("bottleneck", "non-wasteful", "T", _FILL),
+               ("pm", "plain", "T", _CPU_MONO), ("rm", "plain", "T", _CPU_MONO)])
+_ours("slurm_max_tres", [("sp-stage", "stage", "T", _STAGE_SDRF), ("sp-repeated", "repeated", "F", _DEV),
+                         ("po", "strong", "T", _FILL), ("si", "plain", "F", _PAST), ("ef", "plain", "F", _PAST),
+                         ("bottleneck", "bottleneck", "T", _FILL), ("bottleneck", "non-wasteful", "T", _FILL),
+                         ("pm", "plain", "F", "zero demands, as SDRF and lexicographic DRF"),
+                         ("rm", "plain", "F", "as DRF")])
+for _m in ("kueue_drs", "yarn_drf", "mesos_drf", "volcano_hdrf"):
+    _ours(_m, [("sp-stage", "stage", "T", _WD), ("sp-repeated", "repeated", "T", _WD + "; no state"),
+               ("po", "strong", "T", _WD), ("si", "plain", "F", _WD + " (weights)"),
+               ("si", "weighted", "T", _WD), ("ef", "plain", "F", _WD + " (weights)"), ("ef", "weighted", "T", _WD),
+               ("bottleneck", "bottleneck", "T", _WD), ("bottleneck", "non-wasteful", "T", _WD),
+               ("pm", "plain", "F", _WD + "; zero demands, as lexicographic DRF"), ("rm", "plain", "F", "as DRF")])
+_VD = "one job per user: the plugin orders jobs by dominant share, DRF (tests/unit/fairshare/test_pooled.py)"
+_ours("volcano_drf", [("sp-stage", "stage", "T", _VD), ("sp-repeated", "repeated", "T", _VD + "; no state"),
+                      ("po", "strong", "T", _VD), ("si", "plain", "T", _VD), ("ef", "plain", "T", _VD),
+                      ("bottleneck", "bottleneck", "T", _VD), ("bottleneck", "non-wasteful", "T", _VD),
+                      ("pm", "plain", "F", "zero demands, as lexicographic DRF"), ("rm", "plain", "F", "as DRF")])
+_PROP = ("deserved is divided resource by resource and a queue stops at its deserved: <10, 2> and <2, 10> on "
+         "<10, 10> deserve <8, 2> and <2, 8>, run 0.8 of their demands and leave 0.4 of each resource idle "
+         "(DRF: 10/12 each)")
+_ours("volcano_proportion", [("sp-stage", "stage", "?", "no lie found by the campaigns; open"),
+                             ("sp-repeated", "repeated", "?", "no state: the stage game per period (open)"),
+                             ("po", "strong", "F", _PROP), ("si", "plain", "F", "weights"),
+                             ("si", "weighted", "?", "no violation found by the campaigns; open"),
+                             ("ef", "plain", "F", "weights"),
+                             ("ef", "weighted", "?", "no violation found by the campaigns; open"),
+                             ("bottleneck", "bottleneck", "F", _PROP), ("bottleneck", "non-wasteful", "F", _PROP),
+                             ("pm", "plain", "?", "open"), ("rm", "plain", "?", "open")])
+_AFS = ("the usage adds raw amounts (resource weights 1: CPUs and GB alike), asset fairness at prices 1 per unit: "
+        "capacities <1, 100>, demands <1, 1> and <0.01, 100>: equal usage 2 t0 = 100.01 t1 with the CPU binding "
+        "gives user 1 about 0.02 of its demand (DRF: about 1/2)")
+_ours("kueue_afs", [("sp-stage", "stage", "?", "no lie found by the campaigns; open"),
+                    ("sp-repeated", "repeated", "F", "the consumed usage (and its entry penalty) remembers every "
+                     "admission; " + _DEV),
+                    ("po", "strong", "T", _FILL), ("si", "plain", "F", _AFS), ("si", "weighted", "F", _AFS),
+                    ("ef", "plain", "F", "weights"),
+                    ("ef", "weighted", "?", "no violation found by the campaigns; open"),
+                    ("bottleneck", "bottleneck", "T", _FILL), ("bottleneck", "non-wasteful", "T", _FILL),
+                    ("pm", "plain", "F", "zero demands (found by the campaigns)"), ("rm", "plain", "F", "as asset fairness")])
 
 CLAIMS: tuple[Claim, ...] = tuple(
     Claim(m, a, v, e, t or e, MECHANISMS[m].source) for (m, a, v, e, t) in _ROWS) + tuple(_DERIVED)

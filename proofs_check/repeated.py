@@ -7,6 +7,9 @@ period given its state and updates the state from the allocation:
 * :class:`SDRFDynamics`: SDRF (Eq. 5) with commitments carried by Eq. 3
   (:func:`fairalloc.commitments.step`, memory :math:`\delta`), or stateful max-min (Eq. 4) with one
   resource;
+* :class:`UsageDynamics`: a production policy with memory (Slurm's decayed usage, HTCondor's real
+  user priority, Kueue's consumed usage) updated by the policy's own rule
+  (:mod:`proofs_check.production`);
 * :class:`StatelessDynamics`: any one-shot mechanism (DRF, max-min, ...) played period by period.
 
 :func:`play` runs the game with every user truthful except for the reports it is given, and returns
@@ -38,7 +41,7 @@ from fairalloc.errors import InvalidInstanceError
 from .units import pooled_instance, task_utilities
 from .verdict import jsonable
 
-__all__ = ["RepeatedGame", "SDRFDynamics", "StatelessDynamics", "Trajectory", "play", "payoff"]
+__all__ = ["RepeatedGame", "SDRFDynamics", "UsageDynamics", "StatelessDynamics", "Trajectory", "play", "payoff"]
 
 
 class RepeatedGame:
@@ -166,6 +169,71 @@ class SDRFDynamics:
 
     def params(self) -> dict[str, Any]:
         return {"dynamics": "sdrf", "mechanism": self.name, "delta": self.delta}
+
+
+class UsageDynamics:
+    r"""A production policy whose state is each user's decayed usage (:mod:`proofs_check.production`).
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(instance, usage=u, decay=delta)`` with ``u`` the state of the users present: (n,) in
+        billing units, or (n, m) when the callable has ``per_resource = True`` (Kueue's consumed usage).
+    update : callable
+        ``update(usage, allocation, decay, capacities) -> usage`` with the period's allocation in
+        instance units (the policy's rule, e.g. :func:`fairalloc.fairshare.pooled.slurm_usage_step`).
+    delta : float in (0, 1)
+        Decay of the usage per period (the half-life in periods is :math:`\ln 0.5/\ln\delta`).
+    name : str, optional
+    capacities : array_like (m,), optional
+        The game's capacities, set by :meth:`bind` (which :func:`play` calls).
+
+    Raises
+    ------
+    fairalloc.InvalidInstanceError
+        ``delta`` outside (0, 1).
+
+    Examples
+    --------
+    Slurm with CPU billing, one resource of 2 CPUs, :math:`\delta = 0.5`: user 1 is away in period 0,
+    so user 0 runs 2 CPUs and its usage becomes :math:`0.5\,(0 + 2) = 1`; in period 1 the levels
+    equalise, :math:`1 + x_0 = x_1`, so 0.5 and 1.5 (by hand):
+
+    >>> from proofs_check.production import slurm_classic
+    >>> g = RepeatedGame([2], [[[1], [1]], [[1], [1]]], [[2, 0], [2, 2]])
+    >>> tr = play(UsageDynamics(slurm_classic, slurm_classic.usage_step, 0.5), g)
+    >>> tr.states[1].tolist(), tr.allocations[1].ravel().tolist()
+    ([1.0, 0.0], [0.5, 1.5])
+    """
+
+    stateful = True
+
+    def __init__(self, mechanism: Callable, update: Callable, delta: float = 0.5, *, name: str | None = None,
+                 capacities: Any = None) -> None:
+        self.delta = float(delta)
+        if not (0 < self.delta < 1):
+            raise InvalidInstanceError(f"delta={delta!r} must be in (0, 1)", argument="delta", value=delta)
+        self.mechanism = mechanism
+        self.update_rule = update
+        self.name = name or getattr(mechanism, "__name__", "mechanism")
+        self.capacities = capacities
+
+    def bind(self, game: RepeatedGame) -> UsageDynamics:
+        """The same dynamics with the game's capacities (the update bills allocations in instance units)."""
+        return UsageDynamics(self.mechanism, self.update_rule, self.delta, name=self.name, capacities=game.capacities)
+
+    def initial_state(self, n: int, m: int) -> np.ndarray:
+        per_resource = getattr(getattr(self.mechanism, "func", self.mechanism), "per_resource", False)
+        return np.zeros((n, m)) if per_resource else np.zeros(n)
+
+    def allocate(self, instance, state_rows):
+        return self.mechanism(instance, usage=state_rows, decay=self.delta)
+
+    def update(self, state, normalized_allocation, weights):
+        return self.update_rule(state, normalized_allocation * self.capacities, self.delta, self.capacities)
+
+    def params(self) -> dict[str, Any]:
+        return {"dynamics": "usage", "mechanism": self.name, "delta": self.delta}
 
 
 class StatelessDynamics:
@@ -321,6 +389,8 @@ def play(dynamics, game: RepeatedGame, *, user: int | None = None,
     [[1.0, 0.0], [1.0, 0.0]]
     """
     T, n, m = game.n_periods, game.n_agents, game.n_resources
+    if hasattr(dynamics, "bind"):
+        dynamics = dynamics.bind(game)
     d_rep = np.array(game.task_demands, float)
     k_rep = np.array(game.tasks, float)
     for t, (dd, kk) in (reports or {}).items():

@@ -23,7 +23,7 @@ from fairalloc import shares
 from ._inputs import exact_array
 from .cases import Case
 from .claims import all_mechanisms
-from .repeated import RepeatedGame, SDRFDynamics, StatelessDynamics, play
+from .repeated import RepeatedGame, SDRFDynamics, StatelessDynamics, UsageDynamics, play
 from ._replay_tv import no_envy_free_placement, replay_schedule, replay_tv_misreport, tv_from_witness
 from .verdict import Replay, jsonable
 
@@ -347,7 +347,12 @@ def _replay_repeated(w: Mapping[str, Any]) -> Replay:
     game = RepeatedGame.from_dict(w["game"])
     name = w.get("mechanism") or _mech_name(w)
     fn = resolve_mechanism(name)
-    dyn = SDRFDynamics(w["delta"], mechanism=fn) if w.get("dynamics") == "sdrf" else StatelessDynamics(fn)
+    if w.get("dynamics") == "sdrf":
+        dyn = SDRFDynamics(w["delta"], mechanism=fn)
+    elif w.get("dynamics") == "usage":
+        dyn = UsageDynamics(fn, getattr(getattr(fn, "func", fn), "usage_step"), w["delta"])
+    else:
+        dyn = StatelessDynamics(fn)
     i = int(w["user"])
     gamma = Fraction(w["gamma"])
     reports = {int(t): (np.asarray(r["task_demand"], float), float(r["tasks"])) for t, r in w["deviation"].items()}

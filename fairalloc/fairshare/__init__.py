@@ -4,7 +4,9 @@ Definitions only, one place each: billing (:mod:`.billing`), Slurm's multifactor
 fair share and Fair Tree (:mod:`.slurm`), HTCondor's user priorities, pie-slice negotiation and group
 quotas (:mod:`.htcondor`), Kueue's fair sharing and admission fair sharing (:mod:`.kueue`), YARN's Fair
 Scheduler with DRF (:mod:`.yarn`), Mesos' DRF sorter (:mod:`.mesos`), Volcano's proportion, DRF and HDRF
-plugins (:mod:`.volcano`). The account tree they share is :class:`fairalloc.accounts.AccountTree`.
+plugins (:mod:`.volcano`). The account tree they share is :class:`fairalloc.accounts.AccountTree`. Their
+*pooled forms* (:mod:`.pooled`), the allocation each rule converges to on divisible resources, are what
+:mod:`proofs_check` judges the fairness axioms on.
 Each per-decision rule is a plain loop over arrays, so that numba compiles the same source for the
 simulator (call :func:`fairalloc.fairshare._jit.register` before ``njit``); the Python-level functions
 check their input and call those loops.
@@ -18,7 +20,7 @@ tau are :mod:`fairalloc.commitments`'.
 [0.5, 1.0]
 """
 
-from . import billing, htcondor, kueue, mesos, slurm, volcano, yarn
+from . import billing, htcondor, kueue, mesos, pooled, slurm, volcano, yarn
 from .billing import Billing
 from .htcondor import HTCondorPriority, update_rup
 from .kueue import AdmissionFairSharing, KueueFairSharing, KueueQueues
@@ -30,4 +32,4 @@ from .yarn import YarnQueues
 __all__ = ["billing", "slurm", "htcondor", "kueue", "Billing", "SlurmPriority", "HTCondorPriority",
            "fairshare_factors", "sshare", "update_rup", "KueueQueues", "KueueFairSharing", "AdmissionFairSharing",
            "yarn", "YarnQueues", "mesos", "MesosSorter", "volcano",
-           "VolcanoQueues", "VolcanoHDRF"]
+           "VolcanoQueues", "VolcanoHDRF", "pooled"]

@@ -100,6 +100,7 @@ __all__ = [
     "deserved_into",
     "queue_shares_into",
     "drf_preemptable",
+    "queue_allocatable",
     "hdrf_update_into",
     "hdrf_compare",
 ]
@@ -287,6 +288,41 @@ def queue_shares_into(allocated, deserved, eps: float, out) -> None:
             if x > s:
                 s = x
         out[q] = s
+
+
+@callee
+def queue_allocatable(allocated, request, deserved, eps: float) -> bool:
+    """The proportion plugin's ``queueAllocatable``: may a queue holding ``allocated`` start a task of ``request``?
+
+    ``futureUsed = allocated + request`` must be at most ``deserved`` (within ``eps``) in every resource
+    the task requests (``LessEqualWithDimensionAndResourcesName``; proportion.go's ``AllocatableFn``).
+
+    Parameters
+    ----------
+    allocated, request, deserved : ndarray of float, shape (m,)
+    eps : float
+        ``minResource``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    Deserved <4, 2>, holding <3, 0>: a task <1, 2> fits, a task <2, 0> does not (CPU), a task <0, 3> does
+    not (memory):
+
+    >>> d = np.array([4.0, 2.0]); a = np.array([3.0, 0.0])
+    >>> [queue_allocatable(a, np.array(t), d, 0.1) for t in ([1.0, 2.0], [2.0, 0.0], [0.0, 3.0])]
+    [True, False, False]
+    """
+    for r in range(len(request)):
+        if request[r] <= 0.0:
+            continue
+        f = allocated[r] + request[r]
+        if not (f < deserved[r] or abs(f - deserved[r]) < eps):
+            return False
+    return True
 
 
 def drf_preemptable(preemptor_share_after: float, preemptee_share_after: float) -> bool:

@@ -33,6 +33,13 @@ EXACT = {"tsf", "tsf_unfloored", "tsf_integer", "tvtsf_milp", "tvtsf_offline"}
 EXACT_EXAMPLES = 15
 EXACT_LIE_EXAMPLES = 4
 EXACT_BUDGET = 8
+#: pooled forms of the production policies (fairalloc.fairshare.pooled): their lie searches run fewer
+#: cases in the default run (most of these rows are weighted DRF, whose own rows run the full count;
+#: the full count under ``--runslow``)
+PRODUCTION = {"slurm_classic", "slurm_fair_tree", "slurm_max_tres", "htcondor", "kueue_drs", "yarn_drf", "mesos_drf",
+              "volcano_proportion", "volcano_drf", "volcano_hdrf", "kueue_afs"}
+PRODUCTION_LIE_EXAMPLES = 6
+PRODUCTION_BUDGET = 20
 
 
 def _run(claim, case, budget=None):
@@ -54,9 +61,26 @@ def test_theorem_holds(claim, data):
     _run(claim, data.draw(cell_strategy(claim)))
 
 
-@pytest.mark.parametrize("claim", [c for c in CHEAP if c.axiom.startswith("sp-")], ids=_ids)
+@pytest.mark.parametrize("claim", [c for c in CHEAP if c.axiom.startswith("sp-") and c.mechanism not in PRODUCTION],
+                         ids=_ids)
 @given(data=st.data())
 def test_no_profitable_lie(claim, data):
+    _run(claim, data.draw(cell_strategy(claim)))
+
+
+@pytest.mark.parametrize("claim", [c for c in CHEAP if c.axiom.startswith("sp-") and c.mechanism in PRODUCTION],
+                         ids=_ids)
+@settings(max_examples=PRODUCTION_LIE_EXAMPLES)
+@given(data=st.data())
+def test_no_profitable_lie_production_policies(claim, data):
+    _run(claim, data.draw(cell_strategy(claim)), budget=PRODUCTION_BUDGET)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim", [c for c in CHEAP if c.axiom.startswith("sp-") and c.mechanism in PRODUCTION],
+                         ids=_ids)
+@given(data=st.data())
+def test_no_profitable_lie_production_policies_full_profile(claim, data):
     _run(claim, data.draw(cell_strategy(claim)))
 
 
@@ -95,7 +119,7 @@ def test_there_are_t_cells_for_every_implemented_mechanism():
     mechs = {c.mechanism for c in T_CLAIMS}
     assert mechs == {"max_min", "weighted_max_min", "stateful_max_min", "sdrf", "drf", "drf_lex",
                      "weighted_drf", "asset", "ceei", "drf_indivisible_skip", "sequential_minmax", "tsf",
-                     "tsf_unfloored", "tsf_integer", "tvtsf_milp", "tvtsf_greedy", "tvtsf_offline"}
+                     "tsf_unfloored", "tsf_integer", "tvtsf_milp", "tvtsf_greedy", "tvtsf_offline"} | PRODUCTION
     assert isinstance(mechanism("drf").domain, Domain)
     # the phase-B T cells: non-wastefulness of the skipping greedies, TV-TSF per slot and over the horizon
     keys = {c.key for c in T_CLAIMS}
