@@ -8,6 +8,7 @@ its own rank or below, never above; the facade ``fairalloc/__init__.py`` is exem
 rank  units                                               what they are
 ====  ==================================================  =================================================
 0     errors, version, tolerance, validation, rng, _numeric  exceptions, numeric and validation helpers
+0     formats                                             output formats of tables and figures, the table writer
 0     kinetic                                             sorted structures: imports nothing of fairalloc
 1     shares                                              THE formulas, over plain arrays
 2     model, result, commitments, clusters                 instances, results, SDRF commitments (use shares)
@@ -39,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 RANKS: dict[str, int] = {
     "errors": 0, "version": 0, "tolerance": 0, "validation": 0, "rng": 0,
-    "_numeric": 0, "kinetic": 0, "_jit_cache": 0,
+    "_numeric": 0, "kinetic": 0, "_jit_cache": 0, "formats": 0,
     "shares": 1,
     "model": 2, "result": 2, "commitments": 2, "clusters": 2,
     "io": 3, "examples": 3, "workloads": 3, "accounts": 3,
