@@ -1,0 +1,108 @@
+"""The what-if grid: policies x half-lives x weights on the sweep layer, resumable, with clear errors."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fairalloc as fa
+from fairalloc.accounts import AccountTree
+from fairalloc.errors import InvalidInstanceError
+from fairalloc.experiments.whatif import synthetic_tree, whatif, whatif_tables
+
+
+def _wl():
+    g = np.random.default_rng(3)
+    n = 40
+    return fa.workloads.Workload(submit=np.sort(g.uniform(0, 2000, n)), run_time=g.uniform(60, 900, n),
+                                 processors=g.integers(1, 9, n), user=g.integers(0, 4, n))
+
+
+def test_grid_rows_half_life_conversion_and_resume(tmp_path):
+    wl = _wl()
+    kw = dict(half_lives=["1h", 86400], capacity=16, accounts="synthetic", out=tmp_path, workers=0)
+    s = whatif(wl, ["fcfs", "easy", "sdrf"], **kw)
+    assert s["label"].tolist() == ["fcfs", "easy", "sdrf", "sdrf"]
+    sd = s[s["label"] == "sdrf"]
+    assert sd["half_life"].tolist() == [3600.0, 86400.0]
+    # SDRF's Eq. 6 halves a commitment in t_1/2 when tau = t_1/2 / ln 2; per second delta = 2^(-1/t_1/2)
+    assert sd["tau"].tolist() == pytest.approx([3600 / math.log(2), 86400 / math.log(2)])
+    assert sd["delta"].tolist() == pytest.approx([0.5 ** (1 / 3600), 0.5 ** (1 / 86400)])
+    assert s["setting"].tolist() == ["processors", "processors", "pool of processors", "pool of processors"]
+    assert s["tree"].str.startswith("synthetic: 4 accounts").all()
+    # FCFS on 16 processors as fa.simulate gives it: the cell ran the simulator unchanged
+    direct = fa.simulate(wl, 16, policy="fcfs")
+    assert s.loc[s.label == "fcfs", "mean_wait"].item() == pytest.approx(direct.summary()["mean_wait"])
+    assert ((s["jain_user"] > 0) & (s["jain_user"] <= 1)).all()
+    t = whatif_tables(tmp_path)
+    assert set(t["entities"]["level"]) == {"user", "account"}
+    assert len(t["jobs"]) == 4 * len(wl)
+    again = whatif(wl, ["fcfs", "easy", "sdrf"], **kw)
+    assert again.attrs["sweep"].done == 0 and again.attrs["sweep"].skipped == 4   # nothing computed again
+    assert again["mean_wait"].tolist() == s["mean_wait"].tolist()
+
+
+def test_policy_object_and_weights_grid(tmp_path):
+    wl = _wl()
+    pol = fa.sim.simulate.__globals__["make_queue_policy"]("sjf")    # a policy object, as fa.simulate takes
+    s = whatif(wl, {"mine": pol, "drf": {"policy": "drf", "blocking": "skip"}}, weights=["equal", "shares"],
+               capacity=16, out=tmp_path, workers=0)
+    assert s["label"].tolist() == ["mine", "drf", "drf"]
+    assert s["weights"].tolist()[1:] == ["equal", "shares"]
+    direct = fa.simulate(wl, 16, policy="sjf")
+    assert s.loc[0, "mean_wait"] == pytest.approx(direct.summary()["mean_wait"])
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(policies=["fcfs", "slurmish"]), r"unknown policy 'slurmish'"),
+    (dict(half_lives=[3600, 0]), r"half_lives\[1\]=0 must be a positive duration"),
+    (dict(half_lives=["-2d"]), r"half_lives\[0\]='-2d' must be a positive duration"),
+    (dict(weights=["equal", "heavy"]), r"weights\[1\]='heavy'"),
+    (dict(policies={"x": {"policy": "sdrf", "nope": 1}}), r"policies\['x'\].*nope"),
+])
+def test_bad_input_names_argument_and_value(tmp_path, bad, match):
+    kw = dict(policies=["fcfs"], capacity=16, out=tmp_path, workers=0)
+    kw.update(bad)
+    with pytest.raises(InvalidInstanceError, match=match):
+        whatif(_wl(), kw.pop("policies"), **kw)
+
+
+def test_unknown_account_and_missing_user(tmp_path):
+    bad = tmp_path / "acc.yaml"
+    bad.write_text("accounts:\n  - {name: A}\nusers:\n  - {name: '0', account: B}\n")
+    with pytest.raises(InvalidInstanceError, match=r"unknown account 'B'"):
+        whatif(_wl(), ["fcfs"], capacity=16, accounts=bad, out=tmp_path / "o", workers=0)
+    with pytest.raises(InvalidInstanceError, match=r"user 3 of the trace has no association"):
+        whatif(_wl(), ["fcfs"], capacity=16, accounts=AccountTree.flat([0, 1, 2]), out=tmp_path / "p", workers=0)
+
+
+def test_synthetic_tree_is_stated_and_seeded():
+    a, b = synthetic_tree(range(10), 3, rng=5), synthetic_tree(range(10), 3, rng=5)
+    assert a.names == b.names and a.parent.tolist() == b.parent.tolist()
+    # account k has raw shares k: entitlements 1/6, 2/6, 3/6
+    assert a.normalized_shares[1:4].tolist() == pytest.approx([1 / 6, 2 / 6, 3 / 6])
+    counts = np.bincount(a.parent[a.user_nodes])
+    assert sorted(counts[counts > 0].tolist()) == [3, 3, 4]
+
+
+def _data() -> Path | None:
+    env = os.environ.get("FAIRALLOC_DATA")
+    for p in ([Path(env)] if env else []) + [Path(__file__).resolve().parents[3] / ".." / "shared" / "data"]:
+        if (p / "swf" / "KTH-SP2-1996-2.1-cln.swf.gz").exists():
+            return p
+    return None
+
+
+def test_real_trace_kth_small(tmp_path):
+    data = _data()
+    if data is None:
+        pytest.skip("KTH-SP2 trace not found: ../shared/data/swf or $FAIRALLOC_DATA (see README: real traces)")
+    s = whatif(data / "swf" / "KTH-SP2-1996-2.1-cln.swf.gz", ["easy", "sdrf"], half_lives=["1d"], head=400,
+               accounts="synthetic", out=tmp_path, workers=0)
+    assert s["jobs"].tolist() == [400, 400]
+    assert s["setting"].tolist() == ["processors", "pool of processors"]
+    assert s["jain_account"].between(0, 1).all()
