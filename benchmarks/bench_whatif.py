@@ -35,6 +35,7 @@ def main() -> None:
     traces = ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz"]
     print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
     total_w = total_c = 0.0
+    cells = 0
     with tempfile.TemporaryDirectory() as d:
         for t in traces:
             out = Path(d) / t.split("-")[0]
@@ -44,6 +45,7 @@ def main() -> None:
             w, c = time.perf_counter() - w0, cpu() - c0
             total_w += w
             total_c += c
+            cells += len(s)
             sim = s["simulate_s"].sum()
             print(f"{t}: {len(s)} cells x {a.head} jobs: wall {w:.1f} s, CPU {c:.1f} s; simulate() inside cells "
                   f"{sim:.1f} s (ratio wall/simulate {w / sim:.2f})")
@@ -54,7 +56,7 @@ def main() -> None:
                            accounts="synthetic", head=a.head, out=out, workers=a.workers)
             print(f"  resume: {again.attrs['sweep'].done} cells computed, wall {time.perf_counter() - w0:.1f} s, "
                   f"CPU {cpu() - c0:.1f} s")
-    print(f"grid (2 traces x (fcfs, easy, sdrf x 4 half-lives) = 10 cells): wall {total_w:.1f} s, CPU {total_c:.1f} s "
+    print(f"grid (2 traces x (fcfs, easy, sdrf x 4 half-lives) = {cells} cells): wall {total_w:.1f} s, CPU {total_c:.1f} s "
           f"on {a.workers} workers")
 
 
