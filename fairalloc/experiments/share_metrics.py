@@ -191,10 +191,25 @@ def resource_time(result: Any, tree: AccountTree, edges: Any) -> np.ndarray:
         Its users are matched with the result's by ``str`` (a workload's integer ids work).
     edges : array_like, shape (W + 1,)
 
+    Returns
+    -------
+    ndarray, shape (n_users, W, K)
+        Users in the tree's order; ``K`` the run's resources (1 for rigid jobs: processors).
+
     Raises
     ------
     InvalidInstanceError
         A user of the result that the tree does not have (naming it).
+
+    Examples
+    --------
+    Two jobs of 2 processors, [0, 10) and [0, 5), in two windows of 5 s:
+
+    >>> import fairalloc as fa
+    >>> r = fa.simulate(fa.workloads.Workload(submit=[0, 0], run_time=[10, 5], processors=[2, 2],
+    ...                                       user=[7, 8]), 4)
+    >>> resource_time(r, AccountTree.flat([7, 8]), [0, 5, 10])[:, :, 0].tolist()
+    [[10.0, 10.0], [10.0, 0.0]]
     """
     users, s, e, amt = _intervals(result)
     ok = ~(np.isnan(s) | np.isnan(e))
@@ -302,6 +317,27 @@ def share_windows(result: Any, tree: AccountTree, *, windows: int | None = 12, w
         ``account`` (top-level account of the entity; the user itself under a flat tree), ``window``,
         ``start``, ``end``, ``entitled``, ``entitled_active``, ``delivered``, ``delivered_capacity``,
         ``active``, ``usage`` (the charge in capacity-time: ``delivered_capacity`` x window length).
+        ``attrs["top_accounts"]`` names the root's child accounts (the account level of
+        :func:`share_summary`).
+
+    Raises
+    ------
+    InvalidInstanceError
+        A user missing from the tree, an unknown ``charge``, bad ``windows``/``window``, a run that
+        finished no job.
+
+    Examples
+    --------
+    Users 7 and 8 share one account, user 9 has its own of the same shares; 9 is idle:
+
+    >>> import fairalloc as fa
+    >>> tree = AccountTree([{"account": "A"}, {"account": "B"}, {"user": "7", "account": "A"},
+    ...                     {"user": "8", "account": "A"}, {"user": "9", "account": "B"}])
+    >>> r = fa.simulate(fa.workloads.Workload(submit=[0, 0], run_time=[10, 10], processors=[1, 3],
+    ...                                       user=[7, 8]), 4)
+    >>> t = share_windows(r, tree, windows=1)
+    >>> t[["entity", "entitled", "entitled_active", "delivered"]].values.tolist()
+    [['A', 0.5, 1.0, 1.0], ['B', 0.5, 0.0, 0.0], ['7', 0.25, 0.5, 0.25], ['8', 0.25, 0.5, 0.75], ['9', 0.5, 0.0, 0.0]]
     """
     edges = window_edges(result, windows=windows, window=window)
     k = _charge_index(result, charge)
@@ -365,6 +401,21 @@ def share_summary(table: pd.DataFrame) -> dict[str, float]:
     dict
         ``jain_user``, ``gap_user``, ``gap_flux_user``, ``jain_account``, ``gap_account``,
         ``gap_flux_account``, ``windows`` (windows in which anything ran).
+
+    Examples
+    --------
+    The :func:`share_windows` example: users 7 and 8 active with entitlements 1/2 among the active,
+    delivered 1/4 and 3/4: Jain :math:`(1/2 + 3/2)^2 / (2 (1/4 + 9/4)) = 0.8`, gap
+    :math:`2 (1/4)^2 = 0.125`:
+
+    >>> import fairalloc as fa
+    >>> tree = AccountTree([{"account": "A"}, {"account": "B"}, {"user": "7", "account": "A"},
+    ...                     {"user": "8", "account": "A"}, {"user": "9", "account": "B"}])
+    >>> r = fa.simulate(fa.workloads.Workload(submit=[0, 0], run_time=[10, 10], processors=[1, 3],
+    ...                                       user=[7, 8]), 4)
+    >>> s = share_summary(share_windows(r, tree, windows=1))
+    >>> round(s["jain_user"], 6), round(s["gap_user"], 6), s["jain_account"]
+    (0.8, 0.125, 1.0)
     """
     out: dict[str, float] = {}
     ran = table.groupby("window")["delivered"].apply(lambda s: bool(s.notna().any()))
@@ -392,10 +443,30 @@ def share_summary(table: pd.DataFrame) -> dict[str, float]:
 def entity_table(result: Any, tree: AccountTree, table: pd.DataFrame) -> pd.DataFrame:
     """Per user and per account: jobs, waits, bounded slowdown, shares over the whole run.
 
-    Columns: ``level``, ``entity``, ``account``, ``jobs``, ``finished``, ``mean_wait``, ``median_wait``,
-    ``p95_wait``, ``max_wait``, ``mean_bsld``, ``entitled``, ``delivered`` (its usage over the whole run
-    / all usage), ``mean_delivered`` and ``mean_entitled_active`` (means over the windows in which it
-    was active), ``active_windows``.
+    Parameters
+    ----------
+    result : SimulationResult
+    tree : AccountTree
+    table : pandas.DataFrame
+        :func:`share_windows` of the same result and tree.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per node but the root: ``level``, ``entity``, ``account``, ``jobs``, ``finished``,
+        ``mean_wait``, ``median_wait``, ``p95_wait``, ``max_wait``, ``mean_bsld`` (a job counts for its
+        user and every account above it), ``entitled``, ``delivered`` (its usage over the whole run / all
+        usage), ``mean_delivered`` and ``mean_entitled_active`` (means over the windows in which it was
+        active), ``active_windows``.
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> r = fa.simulate(fa.workloads.Workload(submit=[0, 0], run_time=[10, 10], processors=[3, 3],
+    ...                                       user=[7, 8]), 4)
+    >>> tree = AccountTree.flat([7, 8])
+    >>> entity_table(r, tree, share_windows(r, tree, windows=2))[["entity", "mean_wait", "delivered"]].values.tolist()
+    [['7', 0.0, 0.5], ['8', 10.0, 0.5]]
     """
     j = result.jobs
     uidx = _user_index(tree, j["user"].to_numpy())

@@ -107,6 +107,23 @@ _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
 def parse_duration(text: Any, argument: str = "half_life") -> float:
     """Seconds from a number or ``"90s"``, ``"30m"``, ``"12h"``, ``"7d"``, ``"2w"``; > 0 and finite.
 
+    Parameters
+    ----------
+    text : float or str
+        The duration.
+    argument : str, default "half_life"
+        The name the error gives (``half_lives[2]``, ``window``).
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not a duration, or not positive and finite (a half-life of 0 would turn a decay off: refused).
+
     Examples
     --------
     >>> parse_duration("7d"), parse_duration(3600), parse_duration("1.5h")
@@ -310,6 +327,34 @@ def whatif_cell(workload: Any, params: Mapping[str, Any]) -> dict[str, pd.DataFr
     the policy's options, ``half_life`` (seconds, converted by :data:`HALF_LIFE_OPTIONS` or passed as
     ``half_life=``), ``weights`` (``"equal"``/``"shares"``), ``accounts`` (a YAML file of the tree),
     ``n_windows`` / ``window_length``, ``charge``, ``tree`` (the tree's description). Returns :data:`TABLES`.
+
+    Parameters
+    ----------
+    workload : Workload
+        Built by the sweep's worker from the spec's workload entry (cached per worker).
+    params : mapping
+        The cell's resolved parameters (:class:`~fairalloc.experiments.Cell`): ``policy``, ``options``
+        (above), ``capacity``.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        ``summary`` (one row: ``policy_name``, ``setting``, ``half_life``, ``tau``, ``delta``, counts,
+        waits, ``mean_bsld``, :func:`~fairalloc.experiments.share_metrics.share_summary`'s figures,
+        ``simulate_s``), ``entities``, ``windows``, ``jobs`` (finished jobs: ``user``, ``account``,
+        ``submit``, ``wait``, ``bsld``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 0, 0], run_time=[10, 5, 10], processors=[2, 2, 2], user=[1, 2, 3])
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "acc.yaml").write_text("users: [{name: '1'}, {name: '2'}, {name: '3'}]")
+    >>> t = whatif_cell(wl, {"policy": "fcfs", "capacity": {"processors": 4},
+    ...                      "options": {"accounts": str(d / "acc.yaml"), "n_windows": 3, "charge": "dominant"}})
+    >>> t["summary"][["setting", "mean_wait", "jain_user"]].values.tolist()[0][:2], sorted(t)
+    (['processors', 1.6666666666666667], ['entities', 'jobs', 'summary', 'windows'])
     """
     from ..sim import simulate
     from .inputs import build_capacity
@@ -459,6 +504,23 @@ def whatif(workload: Any, policies: Any = ("fcfs", "easy"), *, half_lives: Seque
     InvalidInstanceError
         An unknown policy or option, a half-life that is not a positive duration (``half_lives[k]``), an
         unknown ``weights`` value, a trace user missing from the account tree, an account file error.
+
+    Examples
+    --------
+    FCFS and EASY on three users' jobs (users 1 and 2 in account A of 2 shares, user 3 in B), 4
+    processors. FCFS: job 0 runs 0..10, jobs 1-3 start at 10 (waits 0, 10, 9, 8: mean 6.75). EASY: job 1
+    is reserved at 10, job 2 backfills at 1 (ends 6 <= 10), job 3 waits for it until 6 (waits 0, 10, 0, 4:
+    mean 3.5):
+
+    >>> import numpy as np, fairalloc as fa
+    >>> from fairalloc.accounts import AccountTree
+    >>> wl = fa.workloads.Workload(submit=[0, 0, 1, 2], run_time=[10, 5, 5, 1], processors=[3, 2, 1, 1],
+    ...                            user=[1, 2, 3, 3])
+    >>> tree = AccountTree([{"account": "A", "shares": 2}, {"account": "B"}, {"user": "1", "account": "A"},
+    ...                     {"user": "2", "account": "A"}, {"user": "3", "account": "B"}])
+    >>> s = whatif(wl, ["fcfs", "easy"], capacity=4, accounts=tree, windows=3, workers=0)
+    >>> s[["label", "mean_wait"]].values.tolist()
+    [['fcfs', 6.75], ['easy', 3.5]]
     """
     from .runner import run_sweep
     from .spec import Spec
@@ -549,6 +611,21 @@ def whatif_tables(out: str | Path) -> dict[str, pd.DataFrame]:
     ----------
     out : str or Path
         The ``out`` of :func:`whatif` (or ``fairalloc whatif --out``).
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        The done cells' rows, each with the cell's ``key``, ``label``, ``policy`` and settings in front.
+
+    Examples
+    --------
+    >>> import tempfile, fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 0], run_time=[10, 5], processors=[3, 2], user=[1, 2])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = whatif(wl, ["fcfs"], capacity=4, out=d, workers=0)
+    ...     t = whatif_tables(d)
+    >>> sorted(t), t["jobs"]["wait"].tolist()
+    (['entities', 'jobs', 'summary', 'windows'], [0.0, 10.0])
     """
     from .store import load
 

@@ -22,7 +22,25 @@ SUMMARY_COLUMNS = ("mean_wait", "median_wait", "p95_wait", "mean_bsld", "jain_us
 
 
 def cell_names(table: pd.DataFrame) -> pd.Series:
-    """A readable name per row: the label, then the half-life (``sdrf t1/2=1d``) and weights when set."""
+    """A readable name per row: the label, then the half-life (``sdrf t1/2=1d``) and weights when set.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows with ``label`` and, optionally, ``half_life`` (seconds) and ``weights``.
+
+    Returns
+    -------
+    pandas.Series of str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"label": ["fcfs", "sdrf", "sdrf"], "half_life": [float("nan"), 3600.0, 86400.0],
+    ...                   "weights": [None, "equal", "shares"]})
+    >>> cell_names(t).tolist()
+    ['fcfs', 'sdrf t1/2=1h', 'sdrf t1/2=1d w=shares']
+    """
     def one(row: Any) -> str:
         name = str(row["label"])
         hl = row.get("half_life")
@@ -58,6 +76,20 @@ def shares_over_time(windows: pd.DataFrame, *, level: str = "account", top: int 
         Entities drawn: those with the most usage over all cells.
     cells : sequence of str, optional
         Cell names (:func:`cell_names`) to draw; default all (at most 9).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> w = pd.DataFrame({"label": "fcfs", "level": "user", "entity": ["a", "b"] * 2, "account": ["a", "b"] * 2,
+    ...                   "window": [0, 0, 1, 1], "start": [0, 0, 10, 10], "end": [10, 10, 20, 20],
+    ...                   "delivered": [.7, .3, .5, .5], "entitled_active": [.5] * 4, "usage": [7, 3, 5, 5]})
+    >>> len(shares_over_time(w).axes)
+    1
     """
     w = windows.copy()
     w["cell"] = cell_names(w)
@@ -105,7 +137,27 @@ def shares_over_time(windows: pd.DataFrame, *, level: str = "account", top: int 
 
 def wait_cdfs(jobs: pd.DataFrame, *, title: str | None = None, log: bool = True) -> Figure:
     """Empirical CDF of the job wait per policy/setting (the ``jobs`` table; waits of 0 drawn at the
-    left edge of a log axis)."""
+    left edge of a log axis).
+
+    Parameters
+    ----------
+    jobs : pandas.DataFrame
+        Rows with ``label`` (and ``half_life``, ``weights``) and ``wait`` (seconds).
+    title : str, optional
+    log : bool, default True
+        Log-scaled wait axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> j = pd.DataFrame({"label": ["fcfs"] * 3 + ["easy"] * 3, "wait": [0, 10, 100, 0, 0, 50]})
+    >>> [line.get_label() for line in wait_cdfs(j).axes[0].get_lines()]
+    ['fcfs', 'easy']
+    """
     j = jobs.copy()
     j["cell"] = cell_names(j)
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
@@ -127,7 +179,26 @@ def wait_cdfs(jobs: pd.DataFrame, *, title: str | None = None, log: bool = True)
 
 
 def summary_table(summary: pd.DataFrame, *, title: str | None = None) -> Figure:
-    """The summary as a table figure: one row per policy/setting, waits, AVEbsld, Jain, gaps."""
+    """The summary as a table figure: one row per policy/setting, waits, AVEbsld, Jain, gaps.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`~fairalloc.experiments.whatif.whatif`'s summary (the columns of
+        :data:`SUMMARY_COLUMNS` that are present are drawn).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> fig = summary_table(pd.DataFrame({"label": ["fcfs", "easy"], "mean_wait": [7.25, 2.75]}))
+    >>> fig.axes[0].get_title()
+    'What-if summary'
+    """
     s = summary.copy()
     cols = [c for c in SUMMARY_COLUMNS if c in s.columns]
     body = [[_fmt(v) for v in row] for row in s[cols].to_numpy()]
