@@ -30,6 +30,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--head", type=int, default=5000)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--google-tasks", type=int, default=0,
+                    help="also the pool setting: google_like with 40 users and this many tasks under DRF, TSF, "
+                         "CDRF and SDRF at the 4 half-lives (0: skip)")
     ap.add_argument("--data", default=os.environ.get("FAIRALLOC_DATA", str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data")))
     a = ap.parse_args()
     traces = ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz"]
@@ -56,8 +59,18 @@ def main() -> None:
                            accounts="synthetic", head=a.head, out=out, workers=a.workers)
             print(f"  resume: {again.attrs['sweep'].done} cells computed, wall {time.perf_counter() - w0:.1f} s, "
                   f"CPU {cpu() - c0:.1f} s")
-    print(f"grid (2 traces x (fcfs, easy, sdrf x 4 half-lives) = {cells} cells): wall {total_w:.1f} s, CPU {total_c:.1f} s "
-          f"on {a.workers} workers")
+        print(f"grid (2 traces x (fcfs, easy, sdrf x 4 half-lives) = {cells} cells): wall {total_w:.1f} s, "
+              f"CPU {total_c:.1f} s on {a.workers} workers")
+        if a.google_tasks:
+            wl = {"generator": "google_like", "n_users": 40, "n_tasks": a.google_tasks, "rng": 0}
+            w0, c0 = time.perf_counter(), cpu()
+            s = whatif(wl, ["drf", "tsf", "cdrf", "sdrf"], half_lives=["1h", "1d", "7d", "30d"], capacity={"pool": 0.9},
+                       accounts="synthetic", out=Path(d) / "google", workers=a.workers)
+            w, c = time.perf_counter() - w0, cpu() - c0
+            print(f"google_like 40 users, {a.google_tasks} tasks, pool 0.9: {len(s)} cells: wall {w:.1f} s, CPU {c:.1f} s; "
+                  f"simulate() inside cells {s['simulate_s'].sum():.1f} s")
+            print(s[["label", "half_life", "mean_wait", "jain_user", "gap_user", "jain_account", "gap_account",
+                     "simulate_s"]].to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -485,7 +485,8 @@ def whatif(workload: Any, policies: Any = ("fcfs", "easy"), *, half_lives: Seque
         The what-if folder (``sweep/``: the resumable store; ``inputs/``: the workload, tree and policy
         objects the cells read). Default: a temporary folder, deleted at the end (nothing resumable).
     workers, scheduler, progress, time_limit
-        As :func:`~fairalloc.experiments.run_sweep` (``workers=0``: in this process, no Dask).
+        As :func:`~fairalloc.experiments.run_sweep` (``workers=0``: in this process, no Dask). The
+        cells read ``out/inputs``: with ``scheduler=`` the workers must see that folder at the same path.
     rng : int, default 0
         Seed of a synthetic account tree.
     name : str, default "whatif"
