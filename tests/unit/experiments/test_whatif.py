@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -89,20 +87,18 @@ def test_synthetic_tree_is_stated_and_seeded():
     assert sorted(counts[counts > 0].tolist()) == [3, 3, 4]
 
 
-def _data() -> Path | None:
-    env = os.environ.get("FAIRALLOC_DATA")
-    for p in ([Path(env)] if env else []) + [Path(__file__).resolve().parents[3] / ".." / "shared" / "data"]:
-        if (p / "swf" / "KTH-SP2-1996-2.1-cln.swf.gz").exists():
-            return p
-    return None
-
-
-def test_real_trace_kth_small(tmp_path):
-    data = _data()
-    if data is None:
-        pytest.skip("KTH-SP2 trace not found: ../shared/data/swf or $FAIRALLOC_DATA (see README: real traces)")
+def test_real_trace_kth_small(tmp_path, shared_data):
+    # shared_data (tests/conftest.py) skips, saying why, without ../shared/data or $FAIRALLOC_DATA
+    data = shared_data
     s = whatif(data / "swf" / "KTH-SP2-1996-2.1-cln.swf.gz", ["easy", "sdrf"], half_lives=["1d"], head=400,
                accounts="synthetic", out=tmp_path, workers=0)
     assert s["jobs"].tolist() == [400, 400]
     assert s["setting"].tolist() == ["processors", "pool of processors"]
     assert s["jain_account"].between(0, 1).all()
+
+
+def test_jobs_of_no_run_time_are_left_out_of_every_cell(tmp_path):
+    # job 1 runs for 0 s: the task schedulers refuse it, so no cell runs it (every policy the same jobs)
+    wl = fa.workloads.Workload(submit=[0, 1, 2], run_time=[10, 0, 5], processors=[2, 2, 2], user=[0, 1, 1])
+    s = whatif(wl, ["fcfs", "sdrf"], capacity=4, out=tmp_path, workers=0)
+    assert s["dropped"].tolist() == [1, 1] and s["jobs"].tolist() == [2, 2]
