@@ -27,11 +27,12 @@ cluster (or an existing one), each finished cell is written at once, and a secon
   ``{"cluster": NAME}``); default: the trace's own machine (``MaxProcs``) for rigid jobs, a pool of
   the workload's mean use (``{"pool": 1.0}``) for task workloads.
 
-**Rigid jobs under task policies.** On a rigid trace (an SWF log: processors only) the task schedulers
-(DRF, SDRF, TSF, CDRF: the names registered in :data:`fairalloc.sim.simulate.POLICY_FACTORIES`) run on a
-one-resource pool ``processors`` of the machine's size, each job one task demanding its processors for
-its run time: the same rigid job, allocated by the policy's user order (the queue policies keep the
-processor machine). The summary's ``setting`` says which.
+**Rigid jobs under task policies.** On a rigid trace (an SWF log: processors only) a policy that
+schedules resource vectors refuses the processor machine (``fa.simulate`` raises naming ``capacity``:
+DRF, SDRF, TSF, CDRF); it then runs on a one-resource pool ``processors`` of the machine's size, each
+job one task demanding its processors for its run time: the same rigid job, allocated by the policy's
+user order. The queue policies (and any policy that accepts the processors) keep the processor
+machine. The summary's ``setting`` says which.
 
 **Jobs that run for no time** (``run_time`` 0 or unknown: SDSC-BLUE has 10,770 of 243,306) are left
 out of every cell, so that every policy runs the same jobs (the task schedulers refuse them); the
@@ -262,11 +263,6 @@ def _accepts(factory: Callable[..., Any], **kw: Any) -> bool:
     return True
 
 
-def _is_task_policy(name: str) -> bool:
-    from ..sim.simulate import POLICY_FACTORIES
-    return name.lower() in POLICY_FACTORIES
-
-
 def _policy_entries(policies: Any, inputs: Path) -> list[tuple[str, dict[str, Any]]]:
     """[(label, spec options: policy name + options, or policy_object path)]."""
     if isinstance(policies, (str, bytes)) or not isinstance(policies, (Mapping, Sequence)):
@@ -360,6 +356,7 @@ def whatif_cell(workload: Any, params: Mapping[str, Any]) -> dict[str, pd.DataFr
     >>> t["summary"][["setting", "mean_wait", "jain_user"]].values.tolist()[0][:2], sorted(t)
     (['processors', 1.6666666666666667], ['entities', 'jobs', 'summary', 'windows'])
     """
+    from ..commitments import delta_from_half_life, tau_from_half_life
     from ..sim import simulate
     from .inputs import build_capacity
     from .share_metrics import entity_table, share_summary, share_windows
@@ -392,11 +389,21 @@ def whatif_cell(workload: Any, params: Mapping[str, Any]) -> dict[str, pd.DataFr
             for u in range(n):
                 w[u] = share.get(str(u), 1.0) or 1.0
             opts["weights"] = w / w.max()
-        if setting == "processors" and _is_task_policy(name):
-            wl, capacity = _as_pool(workload, capacity)
-            setting = "pool of processors"
     t0 = time.perf_counter()
-    r = simulate(wl, capacity, policy=policy, **opts)
+    try:
+        r = simulate(wl, capacity, policy=policy, **opts)
+    except InvalidInstanceError as exc:
+        # a policy that schedules resource vectors refuses the processor machine (before it runs):
+        # run each rigid job as one task of its processors on a one-resource pool of the same size
+        if setting != "processors" or getattr(exc, "argument", None) != "capacity":
+            raise
+        if meta["policy_object"]:
+            with open(meta["policy_object"], "rb") as fh:
+                policy = pickle.load(fh)              # a fresh object: the refused one may hold state
+        wl, capacity = _as_pool(workload, capacity)
+        setting = "pool of processors"
+        t0 = time.perf_counter()
+        r = simulate(wl, capacity, policy=policy, **opts)
     run_s = time.perf_counter() - t0
     table = share_windows(r, tree, windows=meta["n_windows"], window=meta["window_length"], charge=meta["charge"] or "dominant")
     ent = entity_table(r, tree, table)
@@ -405,8 +412,8 @@ def whatif_cell(workload: Any, params: Mapping[str, Any]) -> dict[str, pd.DataFr
     hl = meta["half_life"]
     row = {"policy_name": r.policy, "setting": setting,
            "half_life": float(hl) if hl is not None else np.nan,
-           "tau": float(hl) / math.log(2.0) if hl is not None else np.nan,
-           "delta": 0.5 ** (1.0 / float(hl)) if hl is not None else np.nan,
+           "tau": tau_from_half_life(float(hl)) if hl is not None else np.nan,
+           "delta": delta_from_half_life(float(hl), 1.0) if hl is not None else np.nan,
            "jobs": int(len(r.jobs)), "finished": int(len(fin)), "rejected": int(len(r.rejected)),
            "dropped": dropped,
            "mean_wait": float(w.mean()) if w.size else np.nan,
@@ -601,9 +608,12 @@ def whatif(workload: Any, policies: Any = ("fcfs", "easy"), *, half_lives: Seque
                                "tables": list(TABLES), "run": CELL})
         summary = run_sweep(spec, root / "sweep", workers=workers, scheduler=scheduler, progress=progress,
                             time_limit=time_limit)
-        if summary.failed:
-            f = summary.failed[0]
-            raise RuntimeError(f"{len(summary.failed)} what-if cells failed; first: {f['label']}: {f['error']}")
+        bad = summary.failed + summary.timed_out + summary.lost
+        if bad or summary.cluster_lost:
+            f = bad[0] if bad else {"label": "-", "error": summary.cluster_lost}
+            raise RuntimeError(f"{len(bad)} what-if cells did not finish (failed {len(summary.failed)}, timed out "
+                               f"{len(summary.timed_out)}, lost {len(summary.lost)}); first: {f['label']}: {f['error']}; "
+                               f"the finished cells are kept in {root / 'sweep'}: run again to finish")
         df = load(root / "sweep", "summary").df()
         df = df.drop(columns=[c for c in ("accounts", "tree_path") if c in df.columns])
         df.attrs.update(out=str(root), tree=tree_text, sweep=summary)

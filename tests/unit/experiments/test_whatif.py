@@ -102,3 +102,24 @@ def test_jobs_of_no_run_time_are_left_out_of_every_cell(tmp_path):
     wl = fa.workloads.Workload(submit=[0, 1, 2], run_time=[10, 0, 5], processors=[2, 2, 2], user=[0, 1, 1])
     s = whatif(wl, ["fcfs", "sdrf"], capacity=4, out=tmp_path, workers=0)
     assert s["dropped"].tolist() == [1, 1] and s["jobs"].tolist() == [2, 2]
+
+
+def test_a_new_policy_with_half_life_joins_the_grid(tmp_path):
+    # how Slurm's fair share will plug in: a factory taking half_life= (seconds) joins the half-life grid
+    from fairalloc.scheduling.queue import make_queue_policy
+    from fairalloc.sim.simulate import POLICY_FACTORIES
+
+    seen = []
+
+    def factory(half_life=None):
+        seen.append(half_life)
+        return make_queue_policy("fcfs")
+
+    fa.sim.register_policy("test-decay", factory)
+    try:
+        s = whatif(_wl(), ["fcfs", "test-decay"], half_lives=["2h", "3d"], capacity=16, out=tmp_path, workers=0)
+    finally:
+        POLICY_FACTORIES.pop("test-decay", None)
+    assert s["label"].tolist() == ["fcfs", "test-decay", "test-decay"]
+    assert s["half_life"].tolist()[1:] == [7200.0, 259200.0]
+    assert 7200.0 in seen and 259200.0 in seen          # the cells built it with the half-lives in seconds
