@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..errors import InvalidInstanceError
     from ..experiments.whatif import whatif, whatif_tables
-    from .conventions import emit_json, format_table, resumable_folder, say, show_progress, write_table
+    from .conventions import emit_json, format_table, resumable_folder, say, show_progress
 
     if (args.trace is None) == (args.generator is None):
         raise InvalidInstanceError("give a TRACE file or --generator (one of them)", argument="trace",

@@ -51,8 +51,11 @@ entitled, active) and ``jobs`` (waits, for CDFs), read with :func:`whatif_tables
 
 A new policy plugs in with no change here: register it
 (``fairalloc.sim.register_policy("slurm-fs", factory)`` or a key of the policy core's table) and name it
-in ``policies``; give its factory a ``half_life=`` keyword (seconds) and it joins the half-life grid; a
-``weights=`` keyword and it joins the weights grid.
+in ``policies``; give its factory a ``half_life=`` keyword (seconds) and it joins the half-life grid
+(another option name: one entry in :data:`HALF_LIFE_OPTIONS`); a ``weights=`` keyword and it joins the
+weights grid; an ``accounts=`` keyword and every cell passes it the run's
+:class:`~fairalloc.accounts.AccountTree` (the tree the shares are measured against: Slurm's classic
+fair share and Fair Tree rank by it).
 
 Examples
 --------
@@ -364,7 +367,7 @@ def whatif_cell(workload: Any, params: Mapping[str, Any]) -> dict[str, pd.DataFr
     opts = dict(params.get("options") or {})
     name = params.get("policy") or opts.get("policy")
     meta = {k: opts.pop(k, None) for k in ("accounts", "n_windows", "window_length", "charge", "tree", "half_life",
-                                             "weights", "policy_object", "policy")}
+                                             "weights", "policy_object", "policy", "tree_to_policy")}
     tree = read_accounts(meta["accounts"])
     run = workload.run_time
     runs = run > 0                                  # NaN (unknown) compares False: left out too
@@ -382,6 +385,8 @@ def whatif_cell(workload: Any, params: Mapping[str, Any]) -> dict[str, pd.DataFr
         if meta["half_life"] is not None:
             opt, conv = HALF_LIFE_OPTIONS.get(name.lower(), ("half_life", float))
             opts[opt] = conv(float(meta["half_life"]))
+        if meta["tree_to_policy"]:
+            opts["accounts"] = tree
         if meta["weights"] == "shares":
             n = int(wl.user.max()) + 1
             w = np.ones(n)
@@ -601,6 +606,8 @@ def whatif(workload: Any, policies: Any = ("fcfs", "easy"), *, half_lives: Seque
                 fac = _factory(pname)
                 if hls is not None and (pname.lower() in HALF_LIFE_OPTIONS or _accepts(fac, half_life=1.0)):
                     o["half_life"] = list(hls) if len(hls) > 1 else hls[0]
+                if "accounts" not in opts and _accepts(fac, accounts=tree):
+                    o["tree_to_policy"] = True          # a fair-share key that ranks by the account tree
                 if list(weights) != ["equal"] and _accepts(fac, weights=None):
                     o["weights"] = list(weights) if len(weights) > 1 else weights[0]
             pols[label] = o

@@ -123,3 +123,23 @@ def test_a_new_policy_with_half_life_joins_the_grid(tmp_path):
     assert s["label"].tolist() == ["fcfs", "test-decay", "test-decay"]
     assert s["half_life"].tolist()[1:] == [7200.0, 259200.0]
     assert 7200.0 in seen and 259200.0 in seen          # the cells built it with the half-lives in seconds
+
+
+def test_a_policy_taking_accounts_gets_the_runs_tree(tmp_path):
+    # Slurm's classic fair share / Fair Tree rank by the account tree: a factory with accounts= receives it
+    from fairalloc.scheduling.queue import make_queue_policy
+    from fairalloc.sim.simulate import POLICY_FACTORIES
+
+    got = []
+
+    def factory(accounts=None):
+        got.append(accounts)
+        return make_queue_policy("fcfs")
+
+    fa.sim.register_policy("test-tree", factory)
+    try:
+        whatif(_wl(), ["test-tree"], capacity=16, accounts=("synthetic", 2), out=tmp_path, workers=0)
+    finally:
+        POLICY_FACTORIES.pop("test-tree", None)
+    trees = [t for t in got if isinstance(t, AccountTree) and t.n_users == 4]
+    assert trees and trees[-1].account_names == ("root", "acct1", "acct2")
