@@ -7,6 +7,8 @@ Examples::
     fairalloc whatif --generator google_like --gen n_users=40 --gen n_tasks=4000 \\
         --policies drf,sdrf,tsf,cdrf --half-lives 1h,1d --pool 0.9 --out out/whatif-google
     fairalloc whatif TRACE.swf --accounts assoc.txt --head 2000 --format csv,parquet,png,pdf
+    fairalloc whatif ../shared/data/google-2011-subset/task_events.csv --reader google2011 --gen duration=end \
+        --policies drf,tsf,sdrf --half-lives 1h,1d --pool 0.9 --accounts synthetic
 
 The folder holds ``sweep/`` (the resumable store of the cells: a rerun computes only what is not
 done; ``fairalloc results OUT/sweep`` queries it), ``inputs/`` (the workload, account tree and policy
@@ -45,8 +47,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="a trace file (.swf, .swf.gz, .parquet); or --generator")
     p.add_argument("--generator", default=None, choices=("google_like", "lublin", "alibaba_like"),
                    help="a generated workload instead of a trace (its arguments: --gen KEY=VALUE)")
+    p.add_argument("--reader", default=None, choices=("swf", "google2011", "alibaba", "alibaba2018", "parquet"),
+                   help="how to read TRACE (default: by its name: .parquet, else swf); e.g. google2011 with "
+                        "--gen duration=end for the Google 2011 subset")
     p.add_argument("--gen", action="append", default=[], metavar="KEY=VALUE",
-                   help="an argument of the generator (repeatable), e.g. --gen n_users=40 --gen rng=1")
+                   help="an argument of the generator or reader (repeatable), e.g. --gen n_users=40 --gen rng=1")
     p.add_argument("--policies", default="fcfs,easy", metavar="LIST",
                    help="comma-separated policy names (default fcfs,easy)")
     p.add_argument("--half-lives", default=None, metavar="LIST",
@@ -113,7 +118,13 @@ def run(args: argparse.Namespace) -> int:
     if (args.trace is None) == (args.generator is None):
         raise InvalidInstanceError("give a TRACE file or --generator (one of them)", argument="trace",
                                    value=args.trace)
-    workload: Any = args.trace if args.trace else {"generator": args.generator, **_gen_args(args.gen)}
+    if args.trace and (args.reader or args.gen):
+        workload: Any = {"reader": args.reader or ("parquet" if args.trace.endswith(".parquet") else "swf"),
+                         "path": str(Path(args.trace).resolve()), **_gen_args(args.gen)}
+    elif args.trace:
+        workload = args.trace
+    else:
+        workload = {"generator": args.generator, **_gen_args(args.gen)}
     accounts: Any = args.accounts
     if accounts.startswith("synthetic"):
         _, _, k = accounts.partition(":")

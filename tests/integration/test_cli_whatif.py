@@ -37,3 +37,14 @@ def test_whatif_bad_half_life_and_policy(tmp_path, capsys):
     assert "half_lives[0]='0' must be a positive duration" in capsys.readouterr().err
     assert main(base + ["--policies", "fcfs,nosuch"]) == 2
     assert "unknown policy 'nosuch'" in capsys.readouterr().err
+
+
+def test_whatif_generator_pool_setting(tmp_path, capsys):
+    argv = ["whatif", "--generator", "google_like", "--gen", "n_users=5", "--gen", "n_tasks=300", "--gen", "rng=1",
+            "--policies", "drf,sdrf", "--half-lives", "30m", "--pool", "0.9", "--out", str(tmp_path / "g"),
+            "--workers", "0", "-q", "--format", "csv"]
+    assert main(argv) == 0
+    import pandas as pd
+    s = pd.read_csv(tmp_path / "g" / "report" / "summary.csv")
+    assert s["label"].tolist() == ["drf", "sdrf"] and s["setting"].tolist() == ["pool", "pool"]
+    assert s["half_life"].tolist()[1] == 1800.0
