@@ -74,7 +74,7 @@ from ..errors import InvalidInstanceError
 from ..shares import dominant_shares
 
 __all__ = ["window_edges", "resource_time", "share_windows", "share_summary", "entity_table", "jain_index",
-           "active_shares"]
+           "active_shares", "tree_records"]
 
 
 def jain_index(x: Any) -> float:
@@ -238,9 +238,32 @@ def _active_users(result: Any, tree: AccountTree, edges: np.ndarray) -> np.ndarr
     return out
 
 
-def _records(tree: AccountTree, keep: np.ndarray) -> list[dict[str, Any]]:
-    """The tree's associations, with the raw shares of nodes not in ``keep`` set to 0."""
+def tree_records(tree: AccountTree, keep: Any = None) -> list[dict[str, Any]]:
+    """The tree's associations as :class:`~fairalloc.accounts.AccountTree` records (accounts first, in
+    node order), with the raw shares of the nodes not in ``keep`` set to 0.
+
+    Parameters
+    ----------
+    tree : AccountTree
+    keep : array_like of bool, shape (n_nodes,), optional
+        Default: every node keeps its shares (``AccountTree(tree_records(t))`` is ``t`` again).
+
+    Returns
+    -------
+    list of dict
+        ``{"account", "parent", "shares"}`` and ``{"user", "account", "shares"}`` records (``shares``
+        a float, or ``"parent"``).
+
+    Examples
+    --------
+    >>> t = AccountTree([{"account": "A", "shares": 2}, {"user": "x", "account": "A"}, {"user": "y"}])
+    >>> tree_records(t)
+    [{'account': 'A', 'shares': 2.0, 'parent': 'root'}, {'user': 'x', 'shares': 1.0, 'account': 'A'}, {'user': 'y', 'shares': 1.0, 'account': 'root'}]
+    >>> AccountTree(tree_records(t)).normalized_shares.tolist() == t.normalized_shares.tolist()
+    True
+    """
     names, parent, raw, usep, is_user = (tree.names, tree.parent, tree.raw_shares, tree.use_parent, tree.is_user)
+    keep = np.ones(tree.n_nodes, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
     recs: list[dict[str, Any]] = []
     for v in range(1, tree.n_nodes):
         shares: Any = ("parent" if usep[v] else float(raw[v])) if keep[v] else 0.0
@@ -278,7 +301,7 @@ def active_shares(tree: AccountTree, active_nodes: Any) -> np.ndarray:
     keep[0] = True
     if keep.all():
         return np.asarray(tree.normalized_shares, dtype=float)
-    t = AccountTree(_records(tree, keep), zero_shares="allow", source=f"{tree!r} (active nodes)")
+    t = AccountTree(tree_records(tree, keep), zero_shares="allow", source=f"{tree!r} (active nodes)")
     order = [t.node(n, user=bool(u)) for n, u in zip(tree.names[1:], tree.is_user[1:])]
     out = np.zeros(tree.n_nodes)
     out[0] = 1.0

@@ -78,6 +78,7 @@ import math
 import pickle
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -85,7 +86,7 @@ import numpy as np
 import pandas as pd
 
 from ..accounts import AccountTree, read_accounts
-from ..errors import InvalidInstanceError
+from ..errors import FairallocWarning, InvalidInstanceError
 from ..rng import as_generator
 
 __all__ = ["whatif", "whatif_cell", "whatif_tables", "synthetic_tree", "HALF_LIFE_OPTIONS", "WEIGHTS",
@@ -197,17 +198,6 @@ def synthetic_tree(users: Sequence[Any], n_accounts: int = 4, *, rng: Any = 0) -
     recs: list[dict[str, Any]] = [{"account": f"acct{a + 1}", "shares": a + 1} for a in range(k)]
     recs += [{"user": names[p], "account": f"acct{(i % k) + 1}"} for i, p in enumerate(perm)]
     return AccountTree(recs, source=f"synthetic({k} accounts, shares 1..{k}, rng={rng if isinstance(rng, int) else 'Generator'})")
-
-
-def _tree_records(tree: AccountTree) -> list[dict[str, Any]]:
-    recs = []
-    for v in range(1, tree.n_nodes):
-        shares: Any = "parent" if tree.use_parent[v] else float(tree.raw_shares[v])
-        if tree.is_user[v]:
-            recs.append({"user": tree.names[v], "account": tree.names[tree.parent[v]], "shares": shares})
-        else:
-            recs.append({"account": tree.names[v], "parent": tree.names[tree.parent[v]], "shares": shares})
-    return recs
 
 
 def _resolve_tree(accounts: Any, users: Sequence[Any], rng: Any) -> tuple[AccountTree, str]:
@@ -579,7 +569,9 @@ def whatif(workload: Any, policies: Any = ("fcfs", "easy"), *, half_lives: Seque
         _check_users_in_tree(tree, users)
         import yaml
 
-        recs = _tree_records(tree)
+        from .share_metrics import tree_records
+
+        recs = tree_records(tree)
         text = yaml.safe_dump({"accounts": [{"name": r["account"], "parent": r["parent"], "shares": r["shares"]}
                                             for r in recs if "account" in r and "user" not in r],
                                "users": [{"name": r["user"], "account": r["account"], "shares": r["shares"]}
@@ -611,6 +603,10 @@ def whatif(workload: Any, policies: Any = ("fcfs", "easy"), *, half_lives: Seque
                 if list(weights) != ["equal"] and _accepts(fac, weights=None):
                     o["weights"] = list(weights) if len(weights) > 1 else weights[0]
             pols[label] = o
+        if hls is not None and not any("half_life" in o for o in pols.values()):
+            warnings.warn(f"half_lives={half_lives!r}: none of the policies {list(pols)} has a usage decay (a "
+                          "factory taking half_life=, or an entry of HALF_LIFE_OPTIONS): the half-lives are not used",
+                          FairallocWarning, stacklevel=2)
         spec = Spec.from_dict({"name": name, "workload": wspec, "capacity": cap, "policies": pols,
                                "tables": list(TABLES), "run": CELL})
         summary = run_sweep(spec, root / "sweep", workers=workers, scheduler=scheduler, progress=progress,

@@ -143,3 +143,10 @@ def test_a_policy_taking_accounts_gets_the_runs_tree(tmp_path):
         POLICY_FACTORIES.pop("test-tree", None)
     trees = [t for t in got if isinstance(t, AccountTree) and t.n_users == 4]
     assert trees and trees[-1].account_names == ("root", "acct1", "acct2")
+
+
+def test_half_lives_no_policy_uses_are_said(tmp_path):
+    from fairalloc.errors import FairallocWarning
+
+    with pytest.warns(FairallocWarning, match="none of the policies"):
+        whatif(_wl(), ["fcfs", "easy"], half_lives=["1d"], capacity=16, out=tmp_path, workers=0)
