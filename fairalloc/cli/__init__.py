@@ -46,6 +46,7 @@ COMMAND_HELP: dict[str, str] = {
     "results": "show a sweep's results (tables, SQL through DuckDB)",
     "reproduce": "reproduce a seed paper's headline experiment and report against it",
     "learn": "learn priority functions by simulation (learned-priorities method)",
+    "whatif": "one trace under several policies and settings: per-user and per-account waits and shares",
 }
 #: Subcommand modules of fairalloc (``fairalloc.cli.<name>``), in the order ``fairalloc --help`` lists them.
 SUBCOMMANDS: tuple[str, ...] = tuple(COMMAND_HELP)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import compare, exact, learn, reproductions, scheduling, sim, tasks
+from . import compare, exact, learn, reproductions, scheduling, sim, tasks, whatif
 
-__all__: list[str] = ["sim", "exact", "compare", "scheduling", "tasks", "reproductions", "learn", "save", "DPI"]
+__all__: list[str] = ["sim", "exact", "compare", "scheduling", "tasks", "reproductions", "learn", "whatif", "save", "DPI"]
 
 #: Resolution of raster figures (dots per inch).
 DPI = 150

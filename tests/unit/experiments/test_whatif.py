@@ -1,0 +1,152 @@
+"""The what-if grid: policies x half-lives x weights on the sweep layer, resumable, with clear errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import fairalloc as fa
+from fairalloc.accounts import AccountTree
+from fairalloc.errors import InvalidInstanceError
+from fairalloc.experiments.whatif import synthetic_tree, whatif, whatif_tables
+
+
+def _wl():
+    g = np.random.default_rng(3)
+    n = 40
+    return fa.workloads.Workload(submit=np.sort(g.uniform(0, 2000, n)), run_time=g.uniform(60, 900, n),
+                                 processors=g.integers(1, 9, n), user=g.integers(0, 4, n))
+
+
+def test_grid_rows_half_life_conversion_and_resume(tmp_path):
+    wl = _wl()
+    kw = dict(half_lives=["1h", 86400], capacity=16, accounts="synthetic", out=tmp_path, workers=0)
+    s = whatif(wl, ["fcfs", "easy", "sdrf"], **kw)
+    assert s["label"].tolist() == ["fcfs", "easy", "sdrf", "sdrf"]
+    sd = s[s["label"] == "sdrf"]
+    assert sd["half_life"].tolist() == [3600.0, 86400.0]
+    # SDRF's Eq. 6 halves a commitment in t_1/2 when tau = t_1/2 / ln 2; per second delta = 2^(-1/t_1/2)
+    assert sd["tau"].tolist() == pytest.approx([3600 / math.log(2), 86400 / math.log(2)])
+    assert sd["delta"].tolist() == pytest.approx([0.5 ** (1 / 3600), 0.5 ** (1 / 86400)])
+    assert s["setting"].tolist() == ["processors", "processors", "pool of processors", "pool of processors"]
+    assert s["tree"].str.startswith("synthetic: 4 accounts").all()
+    # FCFS on 16 processors as fa.simulate gives it: the cell ran the simulator unchanged
+    direct = fa.simulate(wl, 16, policy="fcfs")
+    assert s.loc[s.label == "fcfs", "mean_wait"].item() == pytest.approx(direct.summary()["mean_wait"])
+    assert ((s["jain_user"] > 0) & (s["jain_user"] <= 1)).all()
+    t = whatif_tables(tmp_path)
+    assert set(t["entities"]["level"]) == {"user", "account"}
+    assert len(t["jobs"]) == 4 * len(wl)
+    again = whatif(wl, ["fcfs", "easy", "sdrf"], **kw)
+    assert again.attrs["sweep"].done == 0 and again.attrs["sweep"].skipped == 4   # nothing computed again
+    assert again["mean_wait"].tolist() == s["mean_wait"].tolist()
+
+
+def test_policy_object_and_weights_grid(tmp_path):
+    wl = _wl()
+    pol = fa.sim.simulate.__globals__["make_queue_policy"]("sjf")    # a policy object, as fa.simulate takes
+    s = whatif(wl, {"mine": pol, "drf": {"policy": "drf", "blocking": "skip"}}, weights=["equal", "shares"],
+               capacity=16, out=tmp_path, workers=0)
+    assert s["label"].tolist() == ["mine", "drf", "drf"]
+    assert s["weights"].tolist()[1:] == ["equal", "shares"]
+    direct = fa.simulate(wl, 16, policy="sjf")
+    assert s.loc[0, "mean_wait"] == pytest.approx(direct.summary()["mean_wait"])
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(policies=["fcfs", "slurmish"]), r"unknown policy 'slurmish'"),
+    (dict(half_lives=[3600, 0]), r"half_lives\[1\]=0 must be a positive duration"),
+    (dict(half_lives=["-2d"]), r"half_lives\[0\]='-2d' must be a positive duration"),
+    (dict(weights=["equal", "heavy"]), r"weights\[1\]='heavy'"),
+    (dict(policies={"x": {"policy": "sdrf", "nope": 1}}), r"policies\['x'\].*nope"),
+])
+def test_bad_input_names_argument_and_value(tmp_path, bad, match):
+    kw = dict(policies=["fcfs"], capacity=16, out=tmp_path, workers=0)
+    kw.update(bad)
+    with pytest.raises(InvalidInstanceError, match=match):
+        whatif(_wl(), kw.pop("policies"), **kw)
+
+
+def test_unknown_account_and_missing_user(tmp_path):
+    bad = tmp_path / "acc.yaml"
+    bad.write_text("accounts:\n  - {name: A}\nusers:\n  - {name: '0', account: B}\n")
+    with pytest.raises(InvalidInstanceError, match=r"unknown account 'B'"):
+        whatif(_wl(), ["fcfs"], capacity=16, accounts=bad, out=tmp_path / "o", workers=0)
+    with pytest.raises(InvalidInstanceError, match=r"user 3 of the trace has no association"):
+        whatif(_wl(), ["fcfs"], capacity=16, accounts=AccountTree.flat([0, 1, 2]), out=tmp_path / "p", workers=0)
+
+
+def test_synthetic_tree_is_stated_and_seeded():
+    a, b = synthetic_tree(range(10), 3, rng=5), synthetic_tree(range(10), 3, rng=5)
+    assert a.names == b.names and a.parent.tolist() == b.parent.tolist()
+    # account k has raw shares k: entitlements 1/6, 2/6, 3/6
+    assert a.normalized_shares[1:4].tolist() == pytest.approx([1 / 6, 2 / 6, 3 / 6])
+    counts = np.bincount(a.parent[a.user_nodes])
+    assert sorted(counts[counts > 0].tolist()) == [3, 3, 4]
+
+
+def test_real_trace_kth_small(tmp_path, shared_data):
+    # shared_data (tests/conftest.py) skips, saying why, without ../shared/data or $FAIRALLOC_DATA
+    data = shared_data
+    s = whatif(data / "swf" / "KTH-SP2-1996-2.1-cln.swf.gz", ["easy", "sdrf"], half_lives=["1d"], head=400,
+               accounts="synthetic", out=tmp_path, workers=0)
+    assert s["jobs"].tolist() == [400, 400]
+    assert s["setting"].tolist() == ["processors", "pool of processors"]
+    assert s["jain_account"].between(0, 1).all()
+
+
+def test_jobs_of_no_run_time_are_left_out_of_every_cell(tmp_path):
+    # job 1 runs for 0 s: the task schedulers refuse it, so no cell runs it (every policy the same jobs)
+    wl = fa.workloads.Workload(submit=[0, 1, 2], run_time=[10, 0, 5], processors=[2, 2, 2], user=[0, 1, 1])
+    s = whatif(wl, ["fcfs", "sdrf"], capacity=4, out=tmp_path, workers=0)
+    assert s["dropped"].tolist() == [1, 1] and s["jobs"].tolist() == [2, 2]
+
+
+def test_a_new_policy_with_half_life_joins_the_grid(tmp_path):
+    # how Slurm's fair share will plug in: a factory taking half_life= (seconds) joins the half-life grid
+    from fairalloc.scheduling.queue import make_queue_policy
+    from fairalloc.sim.simulate import POLICY_FACTORIES
+
+    seen = []
+
+    def factory(half_life=None):
+        seen.append(half_life)
+        return make_queue_policy("fcfs")
+
+    fa.sim.register_policy("test-decay", factory)
+    try:
+        s = whatif(_wl(), ["fcfs", "test-decay"], half_lives=["2h", "3d"], capacity=16, out=tmp_path, workers=0)
+    finally:
+        POLICY_FACTORIES.pop("test-decay", None)
+    assert s["label"].tolist() == ["fcfs", "test-decay", "test-decay"]
+    assert s["half_life"].tolist()[1:] == [7200.0, 259200.0]
+    assert 7200.0 in seen and 259200.0 in seen          # the cells built it with the half-lives in seconds
+
+
+def test_a_policy_taking_accounts_gets_the_runs_tree(tmp_path):
+    # Slurm's classic fair share / Fair Tree rank by the account tree: a factory with accounts= receives it
+    from fairalloc.scheduling.queue import make_queue_policy
+    from fairalloc.sim.simulate import POLICY_FACTORIES
+
+    got = []
+
+    def factory(accounts=None):
+        got.append(accounts)
+        return make_queue_policy("fcfs")
+
+    fa.sim.register_policy("test-tree", factory)
+    try:
+        whatif(_wl(), ["test-tree"], capacity=16, accounts=("synthetic", 2), out=tmp_path, workers=0)
+    finally:
+        POLICY_FACTORIES.pop("test-tree", None)
+    trees = [t for t in got if isinstance(t, AccountTree) and t.n_users == 4]
+    assert trees and trees[-1].account_names == ("root", "acct1", "acct2")
+
+
+def test_half_lives_no_policy_uses_are_said(tmp_path):
+    from fairalloc.errors import FairallocWarning
+
+    with pytest.warns(FairallocWarning, match="none of the policies"):
+        whatif(_wl(), ["fcfs", "easy"], half_lives=["1d"], capacity=16, out=tmp_path, workers=0)
