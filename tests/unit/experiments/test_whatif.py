@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import fairalloc as fa
+import fairalloc.sim
 from fairalloc.accounts import AccountTree
 from fairalloc.errors import InvalidInstanceError
 from fairalloc.experiments.whatif import synthetic_tree, whatif, whatif_tables
@@ -46,7 +47,9 @@ def test_grid_rows_half_life_conversion_and_resume(tmp_path):
 
 def test_policy_object_and_weights_grid(tmp_path):
     wl = _wl()
-    pol = fa.sim.simulate.__globals__["make_queue_policy"]("sjf")    # a policy object, as fa.simulate takes
+    from fairalloc.scheduling.queue import make_queue_policy
+
+    pol = make_queue_policy("sjf")    # a policy object, as fa.simulate takes
     s = whatif(wl, {"mine": pol, "drf": {"policy": "drf", "blocking": "skip"}}, weights=["equal", "shares"],
                capacity=16, out=tmp_path, workers=0)
     assert s["label"].tolist() == ["mine", "drf", "drf"]
@@ -115,7 +118,7 @@ def test_a_new_policy_with_half_life_joins_the_grid(tmp_path):
         seen.append(half_life)
         return make_queue_policy("fcfs")
 
-    fa.sim.register_policy("test-decay", factory)
+    fairalloc.sim.register_policy("test-decay", factory)
     try:
         s = whatif(_wl(), ["fcfs", "test-decay"], half_lives=["2h", "3d"], capacity=16, out=tmp_path, workers=0)
     finally:
@@ -136,7 +139,7 @@ def test_a_policy_taking_accounts_gets_the_runs_tree(tmp_path):
         got.append(accounts)
         return make_queue_policy("fcfs")
 
-    fa.sim.register_policy("test-tree", factory)
+    fairalloc.sim.register_policy("test-tree", factory)
     try:
         whatif(_wl(), ["test-tree"], capacity=16, accounts=("synthetic", 2), out=tmp_path, workers=0)
     finally:
