@@ -144,7 +144,18 @@ def test_all_on_the_sweep_runner_matches_and_resumes(tmp_path, capsys):
     capped = [r["reason"] for run in ("here", "dask") for r in json.loads((tmp_path / run / "results.json").read_text())
               if "time budget" in (r.get("reason") or "")]
     assert not capped, f"the 600 s safety cap ended a cell before its 8 cases (machine too slow?): {capped}"
-    assert a == b                                           # same seed, same cases: same verdicts
+    # Same seed: the T cells (nothing to find unless the mechanism is wrong) and the skipped rows give
+    # the same results. The F and open ("?") cells' verdicts at 8 cases are not compared: Hypothesis
+    # also draws constants from the modules loaded in the process (documented in
+    # proofs_check.campaign), so a worker and this test process may draw other cases, and 8 is below
+    # what some F cells need (slurm_max_tres/si needs 31 at seed 0 without constants; it was found at
+    # case 6, or not by case 8, depending on the process). They must still end with a verdict.
+    expected = {key(r): r["expected"] for r in json.loads((tmp_path / "here" / "results.json").read_text())}
+    assert a.keys() == b.keys()
+    fixed = [k for k in a if expected[k] == "T" or a[k][0] == "skipped" or b[k][0] == "skipped"]
+    assert {k: a[k] for k in fixed} == {k: b[k] for k in fixed}
+    verdicts = {"F": ("agrees", "DISAGREES"), "?": ("violation found", "none found")}
+    assert all(a[k][0] in verdicts[expected[k]] and b[k][0] in verdicts[expected[k]] for k in a if k not in fixed)
     assert len(list((tmp_path / "dask" / "cells").glob("*.json"))) == len(a)
     from fairalloc.experiments import load
 
