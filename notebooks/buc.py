@@ -30,7 +30,7 @@
 # scale when there are none. KTH-SP2 of the Parallel Workloads Archive (100 processors; acknowledge
 # Lars Malinowsky, KTH, and the archive) stands in for the Lille log, with three injected users of
 # precision 0, 0.5 and 1 (100 jobs of walltime 3600 s each, as in the paper), at the log's own load
-# and at rescaled loads. BUC's S_u rule is the paper's (`fairalloc.scheduling.threshold_update`: up
+# and at rescaled loads. BUC's S_u rule is the paper's (`fairalloc.sim.threshold_update`: up
 # when P ≥ 0.5); the moving average of 100·P (`ema_update`) runs beside it.
 
 # %%

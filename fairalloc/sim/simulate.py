@@ -9,48 +9,16 @@ import numpy as np
 
 from ..errors import InvalidInstanceError
 from ..model import Cluster
-from ..scheduling.policy import Policy
-from ..scheduling.queue import FCFS, QUEUE_POLICIES, make_queue_policy
 from ..workloads import Workload
-from ._kernels import easy_rigid, fcfs_rigid
 from .cluster_state import ClusterState, ProcessorPool, ResourcePool, Servers
 from .engine import Simulation
+from .kernels import easy_rigid, fcfs_rigid
 from .metrics import SimulationResult
+from .policies import FCFS, Policy, make_policy
 
-__all__ = ["simulate", "register_policy", "POLICY_FACTORIES", "make_state"]
+__all__ = ["simulate", "make_state"]
 
 logger = logging.getLogger(__name__)
-
-#: Extra policy names (task schedulers register theirs here): name -> factory(**options) -> Policy.
-POLICY_FACTORIES: dict[str, Callable[..., Policy]] = {}
-
-
-def register_policy(name: str, factory: Callable[..., Policy]) -> None:
-    """Make ``simulate(..., policy=name, **options)`` build ``factory(**options)``.
-
-    Parameters
-    ----------
-    name : str
-        The policy's name (case-insensitive); an existing name is replaced.
-    factory : callable
-        Called with the keyword options given to :func:`simulate` (beyond its own arguments); returns a
-        fresh :class:`~fairalloc.sim.engine.Policy` for one run (the protocol is in
-        :mod:`fairalloc.sim.engine`; task schedulers: :class:`~fairalloc.sim.TaskPolicy`).
-
-    Examples
-    --------
-    DRF with the "skip" blocking rule under its own name:
-
-    >>> import fairalloc as fa
-    >>> from fairalloc.sim import TaskPolicy, register_policy
-    >>> register_policy("drf-skip-doc", lambda **kw: TaskPolicy("drf", blocking="skip", **kw))
-    >>> wl = fa.workloads.google_like(5, 50, rng=0)
-    >>> r = fa.simulate(wl, fa.sim.ResourcePool.from_workload(wl, 0.5), policy="drf-skip-doc")
-    >>> r.task_summary()["policy"]
-    'drf'
-    """
-    POLICY_FACTORIES[str(name).lower()] = factory
-
 
 def make_state(workload: Workload, capacity: Any, placement: Any = None) -> ClusterState:
     """The cluster state for ``capacity``: processors (int), a pool (vector) or servers (Cluster).
@@ -119,15 +87,7 @@ def _policy(policy: Any, options: dict[str, Any]) -> Policy:
             raise InvalidInstanceError(f"options {sorted(options)} apply only to a policy given by name",
                                        argument="options", value=sorted(options))
         return policy
-    key = policy.lower()
-    if key in POLICY_FACTORIES:
-        return POLICY_FACTORIES[key](**options)
-    base = key[:-5] if key.endswith("+easy") else key
-    if base in QUEUE_POLICIES or base == "easy":
-        return make_queue_policy(key, **options)
-    known = sorted(set(QUEUE_POLICIES) | set(POLICY_FACTORIES) | {"easy"})
-    raise InvalidInstanceError(f"policy={policy!r} is not one of {', '.join(known)} "
-                               "(or '<queue policy>+easy')", argument="policy", value=policy)
+    return make_policy(policy, **options)
 
 
 def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
@@ -143,8 +103,10 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         vector for a pool, or a :class:`~fairalloc.Cluster` of servers.
     policy : str or Policy
         ``"fcfs"``, ``"easy"`` (FCFS + EASY), ``"sjf"``, ``"wfp3"``, ``"unicef"``, ``"f1"``,
-        ``"f2"``, ``"buc"``, any of them with ``"+easy"``, a name registered with
-        :func:`register_policy`, or a policy object (see :mod:`fairalloc.sim.engine`).
+        ``"f2"``, ``"buc"``, any of them with ``"+easy"``, ``"drf"``, ``"sdrf"``, ``"tsf"``,
+        ``"cdrf"``, ``"tvtsf"``, ``"tsf-static"``, ``"cdrf-static"`` (the table
+        :data:`fairalloc.sim.policies.POLICIES`), a name registered with
+        :func:`~fairalloc.sim.register_policy`, or a policy object (see :mod:`fairalloc.sim.engine`).
     enforce_walltime : bool
         Kill jobs at their requested time (True) or let them run to completion (False, default).
     placement : array_like of bool (n_users, n_servers), optional

@@ -6,7 +6,7 @@ injected with 100 jobs each, walltime 3600 s, precision P = 0, 0.5 and 1 (runs o
 3600 s; 4 processors), submitted uniformly (seeded by ``seed``) over the log's span. Jobs are killed
 at their walltime (the archive's convention) and then do not update S_u (as in the paper). FCFS
 without backfilling is the base policy of both. BUC's S_u rule is the paper's (Section 3: up when the
-job was precise, :math:`P \\ge 0.5`, down otherwise; :func:`fairalloc.scheduling.threshold_update`);
+job was precise, :math:`P \\ge 0.5`, down otherwise; :func:`fairalloc.sim.threshold_update`);
 ``update="ema"`` runs the moving average of 100 P beside it.
 
 ``load``: KTH-SP2 under strict FCFS is saturated (mean waits of days). ``load="native"`` keeps the
@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ... import workloads
-from ...scheduling.queue import BUC, ema_update, threshold_update
+from ...sim.policies import BUC, ema_update, threshold_update
 from ...sim import simulate
 from .tvtsf import data_dir
 
@@ -46,7 +46,7 @@ BUCKETS = [0, 25, 50, 75, 100.001]
 _LABELS = ["0-24", "25-49", "50-74", "75-100"]
 _INJECTED = {"P=0": 1.0, "P=0.5": 1800.0, "P=1": 3600.0}
 #: S_u update rules by name: ``threshold`` is the paper's (Section 3; the default of
-#: :class:`~fairalloc.scheduling.BUC`), ``ema`` the moving average the project used before.
+#: :class:`~fairalloc.sim.BUC`), ``ema`` the moving average the project used before.
 UPDATES = {"threshold": lambda: threshold_update(0.1), "ema": lambda: ema_update(0.1)}
 
 

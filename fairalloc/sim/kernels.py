@@ -1,7 +1,7 @@
 """Specialised loops that give the same schedule as the event engine for one policy, faster.
 
 The EASY kernel is not a second EASY: it drives the same decision core as the event engine's
-policy (:mod:`fairalloc.scheduling.easy`) from a compiled event loop.
+policy (:mod:`fairalloc.sim.policies.easy`) from a compiled event loop.
 
 ``simulate(..., engine="auto")`` uses them when they apply; tests check that they and the event
 engine produce identical start times.
@@ -13,7 +13,7 @@ import heapq
 
 import numpy as np
 
-from ..scheduling.easy import easy_run
+from .policies.easy import easy_run
 
 __all__ = ["fcfs_rigid", "easy_rigid"]
 
@@ -59,8 +59,8 @@ def easy_rigid(submit: np.ndarray, processors: np.ndarray, duration: np.ndarray,
     """Start times of FCFS + EASY backfilling for rigid jobs given in arrival order.
 
     The event loop (ends released first, then arrivals, then one decision per instant) around the
-    one EASY decision core, :mod:`fairalloc.scheduling.easy`, which the event engine's
-    :class:`~fairalloc.scheduling.FCFS` with ``backfill=True`` also calls: the whole loop is
+    one EASY decision core, :mod:`fairalloc.sim.policies.easy`, which the event engine's
+    :class:`~fairalloc.sim.FCFS` with ``backfill=True`` also calls: the whole loop is
     compiled, so it skips the engine's per-event Python calls.
 
     Parameters
