@@ -47,24 +47,10 @@ import numpy as np
 import pandas as pd
 
 from fairalloc.experiments.reproductions import sdrf
-from fairalloc.scheduling.progressive import SDRFScheduler
 from fairalloc.sim import ResourcePool, simulate
-from fairalloc.sim import task_policies
 from fairalloc.sim.task_metrics import task_queuing_times
 
 DAY = 86400.0
-
-
-class AfterChangeSDRF(SDRFScheduler):
-    """Diagnostic only: at every change of a user's allocation its commitment is set to the new
-    excess at once (the tau -> 0 limit read *after* the change). With ``tau`` tiny this orders users
-    by dominant share + max(dominant share - fair share, 0), a monotone function of the dominant
-    share, so its schedules should equal DRF's."""
-
-    def _changed(self, user, demand, extra, *, started):
-        super()._changed(user, demand, extra, started=started)
-        self._c0[user] = list(self._excess[user])
-        self._t0[user] = self._now
 
 
 def _run(wl, pool, label, **kw):
@@ -101,17 +87,14 @@ def extremes(a) -> None:
         base = dict(blocking=a.blocking)
         ud, ld, sd = _run(wl, pool, np.nan, policy="drf", **base)
         print(f"  DRF: mean task wait {sd['mean_task_wait_days']:.2f} days ({sd['cpu_s']:.0f} CPU s)")
-        rows = [("SDRF tau=%g s, before-change reading (fairalloc)" % a.tau, dict(policy="sdrf", tau=a.tau), False),
-                ("SDRF tau=%g s, after-change reading (diagnostic)" % a.tau, dict(policy="sdrf", tau=a.tau), True)]
-        rows += [(f"SDRF delta={d:.7g} per s", dict(policy="sdrf", delta=d), False) for d in a.deltas]
-        for k, (name, kw, after) in enumerate(rows):
-            saved = task_policies._SCHEDULERS["sdrf"]
-            if after:
-                task_policies._SCHEDULERS["sdrf"] = AfterChangeSDRF
-            try:
-                ux, lx, sx = _run(wl, pool, 0.5 + k * 1e-3, **kw, **base)
-            finally:
-                task_policies._SCHEDULERS["sdrf"] = saved
+        # the after-change reading: at every change of a user's allocation its commitment is set to the
+        # new excess at once (SDRFScheduler's diagnostic jump=True, the tau -> 0 limit read after the
+        # change); with tau tiny it orders users by a monotone function of the dominant share: DRF
+        rows = [("SDRF tau=%g s, before-change reading (fairalloc)" % a.tau, dict(policy="sdrf", tau=a.tau)),
+                ("SDRF tau=%g s, after-change reading (diagnostic)" % a.tau, dict(policy="sdrf", tau=a.tau, jump=True))]
+        rows += [(f"SDRF delta={d:.7g} per s", dict(policy="sdrf", delta=d)) for d in a.deltas]
+        for k, (name, kw) in enumerate(rows):
+            ux, lx, sx = _run(wl, pool, 0.5 + k * 1e-3, **kw, **base)
             same = lx.shape == ld.shape and bool((lx == ld).all())
             print(f"  {name}: schedule identical to DRF: {same}; mean task wait {sx['mean_task_wait_days']:.2f} "
                   f"days; {_fig4(ud, ux)}; swaps per task {sx['swaps'] / max(sx['decisions'], 1):.3g} "

@@ -12,7 +12,7 @@ from ..model import Cluster
 from ..workloads import Workload
 from .cluster_state import ClusterState, ProcessorPool, ResourcePool, Servers
 from .engine import Simulation
-from .kernels import easy_rigid, fcfs_rigid
+from .kernels import rigid_run
 from .metrics import SimulationResult
 from .policies import FCFS, Policy, make_policy
 
@@ -114,13 +114,11 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     progress : bool
         tqdm progress bar.
     engine : {"auto", "events", "kernel"}
-        ``"auto"`` uses a specialised loop when one gives the same schedule (FCFS with or without
-        EASY backfilling, ``"fcfs"``/``"easy"``, on processors with one-task jobs; for EASY not
-        with ``progress=True``; ``"drf"`` and ``"sdrf"`` with the live tree's order on one pool or on
-        first-fit servers, not with ``progress=True``: :func:`fairalloc.scheduling.pool_core.pool_run`,
-        :func:`fairalloc.scheduling.sdrf_core.sdrf_run`), the
-        event engine
-        otherwise; ``"events"`` forces the engine;
+        ``"auto"`` uses the compiled loop (:mod:`fairalloc.sim.kernels`, the same schedule) for
+        ``"fcfs"`` and ``"easy"`` on processors with one-task jobs (EASY: not with
+        ``progress=True``), and for ``"drf"``, ``"sdrf"``, ``"tsf"`` and ``"cdrf"`` named by string
+        with a built-in server rule, not with ``progress=True``; the event engine otherwise;
+        ``"events"`` forces the engine;
         ``"kernel"`` forces the loop and raises :class:`InvalidInstanceError` naming what it
         does not support.
     **options
@@ -154,14 +152,14 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     easy = fcfs and pol.backfill and rigid and not progress
     sim = Simulation(workload, state, pol, enforce_walltime=enforce_walltime, progress=progress)
     applies = getattr(pol, "kernel_applies", None)
-    # a policy's own compiled loop (DRF, SDRF on a pool), for a policy named by string (an object passed
-    # in may be inspected afterwards: its scheduler holds the event engine's state)
+    # the task schedulers on the compiled loop, for a policy named by string (an object passed in may be
+    # inspected afterwards: its scheduler holds the event engine's state)
     pool = isinstance(policy, str) and applies is not None and applies(sim)
     if engine == "kernel" and not (fast or easy or pool):
-        why = ("progress=True (the EASY kernel shows no progress bar)" if fcfs and rigid
-               else "this policy/capacity: kernels exist only for FCFS with or without EASY "
-                    "backfilling ('fcfs', 'easy') on processors with one-task jobs, and for 'drf' "
-                    "and 'sdrf' with the live tree's order on one pool or first-fit servers, without a progress bar")
+        why = ("progress=True (the compiled loop shows no progress bar)" if fcfs and rigid
+               else "this policy/capacity: the compiled loop runs FCFS with or without EASY "
+                    "backfilling ('fcfs', 'easy') on processors with one-task jobs, and 'drf', 'sdrf', "
+                    "'tsf', 'cdrf' named by string with a built-in server rule, without a progress bar")
         raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
                                    "or 'events'", argument="engine", value=engine)
     if engine != "events":
@@ -175,8 +173,8 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
 
 
 def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False) -> SimulationResult:
-    """FCFS (``easy=False``) or FCFS + EASY through :mod:`._kernels`; ``keep``: fill the policy's
-    ``reservations`` as the event engine would (a policy object the caller may inspect)."""
+    """FCFS (``easy=False``) or FCFS + EASY on the compiled loop (:func:`.kernels.rigid_run`); ``keep``:
+    fill the policy's ``reservations`` as the event engine would (a policy object the caller may inspect)."""
     wl, state = sim.workload, sim.state
     state.bind(wl)
     ok, rejected = sim.admissible()
@@ -187,18 +185,13 @@ def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False)
     idx = np.flatnonzero(ok)
     order = idx[np.argsort(wl.submit[idx], kind="stable")]
     start = np.full(n, np.nan)
-    if easy:
-        reservations = None
-        if keep:
-            sim.policy.reset(sim)
-            reservations = sim.policy.reservations
-        expected = np.where(np.isnan(req), run, req)   # what a reservation may assume
-        start[order] = easy_rigid(wl.submit[order], wl.processors[order], dur[order],
-                                  expected[order], state.capacity, ids=order,
-                                  reservations=reservations)
-    else:
-        start[order] = fcfs_rigid(wl.submit[order], wl.processors[order], dur[order],
-                                  state.capacity)
+    expected = np.where(np.isnan(req), run, req)   # what a reservation may assume
+    start[order], resv = rigid_run(wl.submit[order], wl.processors[order], dur[order], expected[order],
+                                   state.capacity, backfill=easy)
+    if easy and keep:
+        sim.policy.reset(sim)
+        for k in np.flatnonzero(~np.isnan(resv)).tolist():
+            sim.policy.reservations.setdefault(int(order[k]), float(resv[k]))
     end = start + dur
     return SimulationResult.from_run(wl, start=start, end=end, killed=kill, rejected=rejected,
                                      launches=None, policy=sim.policy.name, state=state,

@@ -82,7 +82,7 @@ __all__ = ["TaskPolicy", "TREES"]
 _SCHEDULERS = {"drf": DRFScheduler, "sdrf": SDRFScheduler, "tsf": TSFScheduler, "cdrf": CDRFScheduler}
 #: The deprecated ``tree=`` names -> the scheduler's ``structure`` (the one spelling).
 TREES = {"live": "live_tree", "live_tree": "live_tree", "resort": "resort", "heap": "heap"}
-_SDRF_ONLY = ("delta", "dt", "tau", "priority", "commitments")
+_SDRF_ONLY = ("delta", "dt", "tau", "priority", "commitments", "jump")
 
 
 def _check_workload(sim: Any, name: str) -> tuple[Any, Servers]:
@@ -334,26 +334,16 @@ class TaskPolicy(Policy):
         return None
 
     def kernel_applies(self, sim: Any) -> bool:
-        """Whether :meth:`run_kernel` runs this simulation: DRF and SDRF where their schedulers run on
-        their compiled cores (:mod:`fairalloc.scheduling.pool_core`, :mod:`~fairalloc.scheduling.sdrf_core`:
-        the live tree's order, on one pool or on servers with ``server="first_fit"``), without a
-        progress bar; SDRF with the default wake-ups (``wake_on="first"``, the rule of the Notes,
-        which the compiled loop implements) or none."""
-        st = sim.state
-        if not (isinstance(st, Servers) and self.structure == "live_tree" and not sim.progress
-                and (st.n_servers == 1 or (isinstance(self.server, str) and self.server == "first_fit"))):
-            return False
-        if self.mechanism == "drf":
-            return True
-        # SDRF on its compiled core (sdrf_core): the engine's wake-ups as TaskPolicy asks them
-        return self.mechanism == "sdrf" and (self.wake_on == "first" or not self.wakeups)
+        """Whether :meth:`run_kernel` runs this simulation: a built-in server rule (not a callable) and
+        no progress bar."""
+        return isinstance(sim.state, Servers) and not sim.progress and isinstance(self.server, str)
 
     def run_kernel(self, sim: Any) -> Any:
-        """Run ``sim`` with :func:`fairalloc.scheduling.pool_core.pool_run`: the event loop compiled
-        around the same core :class:`DRFScheduler` calls, so the same schedule, launches and counts
-        as :meth:`Simulation.run` (the tests compare them). Call only when :meth:`kernel_applies`."""
-        from ...scheduling.pool_core import pool_run
-        from ...scheduling.sdrf_core import sdrf_run
+        """Run ``sim`` on the simulator's compiled loop (:func:`fairalloc.sim.kernels.task_run`) around the
+        decision core this policy's scheduler holds: the same schedule, launches and counts as
+        :meth:`Simulation.run` (the tests compare them). Call only when :meth:`kernel_applies`."""
+        from ... import shares
+        from ..kernels import task_run
         from ..metrics import SimulationResult
 
         wl, state = sim.workload, sim.state
@@ -367,25 +357,19 @@ class TaskPolicy(Policy):
         idx = np.flatnonzero(ok)
         order = idx[np.argsort(wl.submit[idx], kind="stable")]
         s = self.scheduler
-        if self.mechanism == "sdrf":
-            r = sdrf_run(wl.submit[order], wl.user[order], wl.tasks[order], wl.resources[order],
-                         dur[order], kill[order], s.cluster.capacities, s.totals, s.placement, s.weights,
-                         np.array(s._c0, dtype=float), np.array(s._fair), s.tau, level=s._level, ties=self.ties,
-                         blocking=s.blocking, wakeups=self.wakeups)
-        else:
-            r = pool_run(wl.submit[order], wl.user[order], wl.tasks[order], wl.resources[order],
-                         dur[order], kill[order], s.cluster.capacities, s.totals, s.placement, s.weights,
-                         ties=self.ties, blocking=s.blocking)
+        demand = wl.resources[order]
+        h = shares.monopoly_tasks(demand, s.cluster.capacities) if self.mechanism == "tsf" else None
+        r = task_run(s._core, wl.submit[order], wl.user[order], wl.tasks[order], demand, dur[order], kill[order],
+                     h=h, wakeups=self.wakeups, wake_first=self.wake_on == "first")
         start, end, killed = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool)
         start[order], end[order], killed[order] = r["start"], r["end"], r["killed"]
         lp, lk, ls, lt0, lt1, lkill = r["launches"]
         launches = {"job": order[lp].astype(np.int64), "tasks": lk.astype(np.int64),
                     "server": ls.astype(np.int64), "start": lt0, "end": lt1,
                     "killed": lkill.astype(bool)}
-        stats = {"events": r["events"], "decisions": r["decisions"], "swaps": r.get("swaps", 0),
-                 "wakeups": r.get("wakeups", 0),
-                 "structure": s.structure, "blocking": s.blocking, "ties": s.ties,
-                 "server": s.servers.rule_name, "engine": "kernel"}
+        stats = {"events": r["events"], "decisions": r["decisions"], "swaps": r["swaps"], "wakeups": r["wakeups"],
+                 "structure": s.structure, "blocking": s.blocking, "ties": s.ties, "server": s.server,
+                 "engine": "kernel"}
         return SimulationResult.from_run(wl, start=start, end=end, killed=killed, rejected=rejected,
                                          launches=launches, policy=self.name, state=state,
                                          enforce_walltime=sim.enforce_walltime, stats=stats)
@@ -395,4 +379,4 @@ class TaskPolicy(Policy):
         s = self.scheduler
         return {"decisions": s.decisions, "swaps": s.swaps, "wakeups": self.n_wakeups,
                 "structure": s.structure, "blocking": s.blocking, "ties": s.ties,
-                "server": s.servers.rule_name}
+                "server": s.server}

@@ -1,4 +1,4 @@
-"""The EASY kernel (``fairalloc.sim.kernels.easy_rigid``) against the event engine's EASY.
+"""The EASY kernel (``fairalloc.sim.kernels.rigid_run``) against the event engine's EASY.
 
 Both call the one EASY decision core (:mod:`fairalloc.sim.policies.easy`, checked against a plain
 reference EASY in ``tests/unit/scheduling/test_easy.py``); what differs is the event loop around
