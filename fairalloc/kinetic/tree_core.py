@@ -94,9 +94,9 @@ Element 0 constant at 0.5, element 1 decaying from 1.0 with :math:`\tau = 1`: th
 >>> ts = new_state(1.0, 0.0, 4, 4, 1)
 >>> insert(ts, 0, np.array([[0.5], [0.0]]), 0.0, 0.0, 0)
 >>> insert(ts, 1, np.array([[0.0], [1.0]]), 0.0, 0.0, 1)
->>> first(ts), round(float(next_event_time(ts)), 6)
+>>> int(first(ts)), round(float(next_event_time(ts)), 6)
 (0, 0.693147)
->>> int(advance(ts, 1.0)), first(ts), size(ts), swaps(ts)
+>>> int(advance(ts, 1.0)), int(first(ts)), int(size(ts)), int(swaps(ts))
 (1, 1, 2, 1)
 """
 

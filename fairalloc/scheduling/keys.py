@@ -93,7 +93,7 @@ def drf_key(usage, totals, w):
     The DRF paper's user A holding 3 tasks <1 CPU, 4 GB> of <9, 18>: max(3/9, 12/18) = 2/3:
 
     >>> import numpy as np
-    >>> round(drf_key.py_func(np.array([3.0, 12.0]), np.array([9.0, 18.0]), 1.0), 4)
+    >>> round(float(drf_key.py_func(np.array([3.0, 12.0]), np.array([9.0, 18.0]), 1.0)), 4)
     0.6667
     """
     return (_dominant(usage, totals) + 0.0) / w
