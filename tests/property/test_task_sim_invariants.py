@@ -14,12 +14,13 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import validate_task_schedule
 
 import fairalloc as fa
 from fairalloc.sim import TaskPolicy, simulate
 from fairalloc.workloads import Workload
-from reference import validate_task_schedule
 
 POLICIES = [("drf", {}), ("sdrf", {"delta": 0.9}), ("sdrf", {"delta": 0.5, "priority": "printed"}),
             ("sdrf", {"delta": 0.99, "blocking": "skip"}), ("tsf", {}), ("cdrf", {}), ("tvtsf", {}),

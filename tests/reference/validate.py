@@ -125,7 +125,7 @@ def validate_task_schedule(workload, cluster, result, *, mechanism, placement=No
     free = caps.copy()
     usage = np.zeros((n, k))
     running = np.zeros(n, np.int64)
-    tsf_tasks = [dict() for _ in range(n)]          # TSF: running tasks per monopoly count
+    tsf_tasks = [{} for _ in range(n)]          # TSF: running tasks per monopoly count
     queue: list[deque] = [deque() for _ in range(n)]  # [row, tasks left]
     c0 = np.zeros((n, k)) if commitments is None else np.asarray(commitments, dtype=float).reshape(n, k).copy()
     t0 = np.zeros(n)

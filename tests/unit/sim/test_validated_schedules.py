@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference import ReferenceScheduler, ScheduleViolation, validate_task_schedule
 
 import fairalloc as fa
 from fairalloc.scheduling.keys import KEYS
 from fairalloc.workloads import Workload
-from reference import ReferenceScheduler, ScheduleViolation, validate_task_schedule
 
 
 def _workload(seed, n_jobs=40, n_users=5, k=2, times="int"):
