@@ -60,8 +60,7 @@ def _run(target, *args):
 
 
 def main() -> None:
-    from fairalloc.experiments.reproductions import NAMES, load_spec
-    from fairalloc.experiments import Spec
+    from fairalloc.experiments.reproductions import NAMES, load_spec, scale_spec
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--names", nargs="*", default=list(NAMES))
@@ -94,8 +93,8 @@ def main() -> None:
           "time: paper cells are larger; see the report):")
     for name in args.names:
         s = load_spec(name)
-        print(f"  {name:20s} small {len(Spec.from_dict(s['scales']['small']).cells()):5d} cells, "
-              f"paper {len(Spec.from_dict(s['scales']['paper']).cells()):5d} cells")
+        print(f"  {name:20s} small {len(scale_spec(s, 'small').cells()):5d} cells, "
+              f"paper {len(scale_spec(s, 'paper').cells()):5d} cells")
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
 
 

@@ -2,7 +2,7 @@
 
 Not a speed benchmark: seeded experiments whose printed figures are quoted in the claim reasons of
 ``fairalloc/experiments/reproductions/sdrf.py`` and in the docstrings of
-``fairalloc/scheduling/progressive.py`` and ``fairalloc/workloads/lublin.py``. Four parts:
+``fairalloc/scheduling/progressive.py`` and ``fairalloc/workloads/lublin.py``. Its parts:
 
 ``extremes``
     Why SDRF is far from DRF at delta = 1-10^-1 (the paper: about the same). SDRF in the limit
@@ -12,9 +12,20 @@ Not a speed benchmark: seeded experiments whose printed figures are quoted in th
     new excess: the paper's argument that small delta makes commitments "simply the last
     allocations, so that tasks are allocated as in DRF"). Prints whether each schedule is
     identical to DRF's, the mean task wait and Fig. 4's metric against DRF
-    (:func:`fairalloc.experiments.reproductions.sdrf.wait_reduction`). The *after* reading is a
-    diagnostic subclass defined here (it overrides the scheduler's change hook), not an option of
-    the library.
+    (:func:`fairalloc.experiments.reproductions.sdrf.wait_reduction`). The *after* reading is
+    the scheduler's diagnostic option ``jump=True`` (:class:`fairalloc.scheduling.SDRFScheduler`),
+    which the compiled loop runs too. ``--readings before`` runs only fairalloc's reading, ``--readings`` alone neither.
+``cases``
+    The two hand-made cases behind the small-delta analysis (one resource, pool 1, tasks of demand 1
+    and 10 s): SDRF with ``--tau`` against DRF, start times per job. *A*: at a finish the finishing
+    user's commitment still holds its excess, so another user is served first. *B*: users with
+    nothing running whose commitments have decayed to almost nothing are ordered by those
+    commitments (by how recently and how much they used), where DRF ties and serves the longest wait.
+``starts``
+    What a change of the simulator moves: every job's start time under DRF and SDRF(``--deltas``) on
+    the workload, saved with ``--save FILE.npz``; ``--compare FILE.npz`` (a file saved by another
+    checkout: run this script with ``PYTHONPATH`` at that checkout's package) prints, per run, how
+    many jobs start at another time. The stored SDRF reports quote it for issue 25's fixes.
 ``seeds``
     Fig. 4's metric at delta = 1-10^-5 and 1-10^-6 (and the extremes) over several seeds, at a
     reduced scale that keeps the paper scale's pool / users ratio, tasks per user and tau / horizon:
@@ -32,6 +43,9 @@ Not a speed benchmark: seeded experiments whose printed figures are quoted in th
     and the model program's ``swf/lublin_256.swf`` (when the data is found).
 
     python benchmarks/bench_sdrf_gaps.py extremes                    # 63 users, 10^5 tasks, 29 days
+    python benchmarks/bench_sdrf_gaps.py cases
+    PYTHONPATH=/tmp/old python benchmarks/bench_sdrf_gaps.py starts --save /tmp/old.npz
+    python benchmarks/bench_sdrf_gaps.py starts --compare /tmp/old.npz
     python benchmarks/bench_sdrf_gaps.py extremes --users 627 --tasks 1000000   # the stored cell
     python benchmarks/bench_sdrf_gaps.py seeds --seeds 0 1 2 3 4 5 6 7 8 9
     python benchmarks/bench_sdrf_gaps.py events
@@ -53,6 +67,12 @@ from fairalloc.sim.task_metrics import task_queuing_times
 DAY = 86400.0
 
 
+def _changed(self, user, demand, extra, *, started):
+        super()._changed(user, demand, extra, started=started)
+        self._c0[user] = list(self._excess[user])
+        self._t0[user] = self._now
+
+
 def _run(wl, pool, label, **kw):
     """One simulation; returns (users table in sdrf.cell's columns, launches array, stats dict)."""
     t = time.process_time()
@@ -64,7 +84,7 @@ def _run(wl, pool, label, **kw):
     lf = r.launches[["job", "tasks", "start"]].to_numpy()
     st = {"swaps": int(r.stats.get("swaps", 0)), "decisions": int(r.stats.get("decisions", 0)),
           "mean_task_wait_days": float(np.mean(task_queuing_times(r))) / DAY,
-          "cpu_s": time.process_time() - t}
+          "cpu_s": time.process_time() - t, "engine": r.stats.get("engine")}
     return users, lf, st
 
 
@@ -87,18 +107,78 @@ def extremes(a) -> None:
         base = dict(blocking=a.blocking)
         ud, ld, sd = _run(wl, pool, np.nan, policy="drf", **base)
         print(f"  DRF: mean task wait {sd['mean_task_wait_days']:.2f} days ({sd['cpu_s']:.0f} CPU s)")
-        # the after-change reading: at every change of a user's allocation its commitment is set to the
-        # new excess at once (SDRFScheduler's diagnostic jump=True, the tau -> 0 limit read after the
-        # change); with tau tiny it orders users by a monotone function of the dominant share: DRF
-        rows = [("SDRF tau=%g s, before-change reading (fairalloc)" % a.tau, dict(policy="sdrf", tau=a.tau)),
-                ("SDRF tau=%g s, after-change reading (diagnostic)" % a.tau, dict(policy="sdrf", tau=a.tau, jump=True))]
-        rows += [(f"SDRF delta={d:.7g} per s", dict(policy="sdrf", delta=d)) for d in a.deltas]
-        for k, (name, kw) in enumerate(rows):
+        rows = [("SDRF tau=%g s, before-change reading (fairalloc)" % a.tau, dict(policy="sdrf", tau=a.tau), False)
+                for _ in range("before" in a.readings)]
+        rows += [("SDRF tau=%g s, after-change reading (diagnostic)" % a.tau,
+                  dict(policy="sdrf", tau=a.tau, jump=True), True) for _ in range("after" in a.readings)]
+        rows += [(f"SDRF delta={d:.7g} per s", dict(policy="sdrf", delta=d), False) for d in a.deltas]
+        for k, (name, kw, _after) in enumerate(rows):
             ux, lx, sx = _run(wl, pool, 0.5 + k * 1e-3, **kw, **base)
             same = lx.shape == ld.shape and bool((lx == ld).all())
-            print(f"  {name}: schedule identical to DRF: {same}; mean task wait {sx['mean_task_wait_days']:.2f} "
+            moved = _jobs_moved(ld, lx)
+            print(f"  {name}: schedule identical to DRF: {same} ({moved:,} of {len(wl):,} jobs start at another "
+                  f"time); mean task wait {sx['mean_task_wait_days']:.2f} "
                   f"days; {_fig4(ud, ux)}; swaps per task {sx['swaps'] / max(sx['decisions'], 1):.3g} "
-                  f"({sx['cpu_s']:.0f} CPU s)", flush=True)
+                  f"({sx['engine'] or 'event engine'}, {sx['cpu_s']:.0f} CPU s)", flush=True)
+
+
+def _jobs_moved(la, lb) -> int:
+    """Jobs whose first start differs between two launch arrays (job, tasks, start)."""
+    def first(l):
+        out: dict = {}
+        for j, _, t in l:
+            out[int(j)] = min(out.get(int(j), np.inf), t)
+        return out
+    fa_, fb = first(la), first(lb)
+    return sum(fa_.get(j) != fb.get(j) for j in set(fa_) | set(fb))
+
+
+#: The two hand-made cases of ``cases`` (rows: submit, user, run time; one task of demand 1 each, pool 1).
+CASES = {
+    "A (a finish: the finishing user's commitment still holds its excess)":
+        ([(0, 0, 10), (1, 0, 10), (2, 1, 10)], 2),
+    "B (idle users ordered by decayed commitments, DRF by the longest wait)":
+        ([(0, 0, 10), (5, 2, 10), (11, 0, 10), (12, 1, 10)], 3),
+}
+
+
+def cases(a) -> None:
+    from fairalloc.workloads import Workload
+
+    for name, (rows, n) in CASES.items():
+        sub, usr, rt = zip(*rows)
+        wl = Workload(submit=list(sub), run_time=list(rt), tasks=[1] * len(rows), user=list(usr),
+                      resources=[[1.0]] * len(rows))
+        print(f"case {name}; jobs (submit, user, run time): {rows}")
+        for label, kw in (("DRF", dict(policy="drf")), (f"SDRF tau={a.tau:g} s", dict(policy="sdrf", tau=a.tau))):
+            r = simulate(wl, ResourcePool([1.0]), **kw)
+            starts = ", ".join(f"user {u} job {j} at {s:g}" for j, (u, s) in enumerate(zip(wl.user, r.jobs["start"])))
+            print(f"  {label}: {starts}")
+
+
+def starts(a) -> None:
+    for seed in a.seeds:
+        wl, pool = _workload(a, seed)
+        runs = {"drf": dict(policy="drf")}
+        runs.update({f"sdrf {d!r}": dict(policy="sdrf", delta=d) for d in a.deltas})
+        got = {}
+        for name, kw in runs.items():
+            t = time.process_time()
+            got[f"{seed} {name}"] = simulate(wl, pool, blocking=a.blocking, **kw).jobs["start"].to_numpy()
+            print(f"seed {seed} {name}: {time.process_time() - t:.0f} CPU s", flush=True)
+        if a.save:
+            np.savez(a.save, **got)
+        if a.compare:
+            old = np.load(a.compare)
+            for k, v in got.items():
+                if k not in old:
+                    print(f"  {k}: not in {a.compare}")
+                    continue
+                w = old[k]
+                moved = ~((v == w) | (np.isnan(v) & np.isnan(w)))
+                shift = np.abs(v - w)[moved]
+                print(f"  {k}: {int(moved.sum()):,} of {len(v):,} jobs start at another time"
+                      + (f" (median shift {np.nanmedian(shift):.3g} s)" if moved.any() else ""), flush=True)
 
 
 def seeds(a) -> None:
@@ -161,7 +241,6 @@ def crowding(a) -> None:
         user = r.jobs.set_index("row").loc[lf["job"].to_numpy(), "user"].to_numpy()
         start, end = lf["start"].to_numpy(), lf["end"].to_numpy()
         alone = np.ones(len(lf), dtype=bool)
-        last_end: dict = {}
         busy: dict = {}
         for k in range(len(lf)):        # a start "from share 0": no earlier launch of its user still runs
             u = int(user[k])
@@ -223,7 +302,7 @@ def lublin(a) -> None:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("part", choices=["extremes", "seeds", "events", "crowding", "lublin"])
+    p.add_argument("part", choices=["extremes", "cases", "starts", "seeds", "events", "crowding", "lublin"])
     p.add_argument("--users", type=int, default=63)
     p.add_argument("--tasks", type=int, default=100_000)
     p.add_argument("--days", type=float, default=29.0)
@@ -233,14 +312,20 @@ def main(argv=None) -> None:
     p.add_argument("--deltas", type=float, nargs="*", default=None)
     p.add_argument("--seeds", type=int, nargs="*", default=None)
     p.add_argument("--no-sim", action="store_true", help="crowding: the pool's size only, no DRF run")
+    p.add_argument("--save", default=None, help="starts: save the start times to this .npz file")
+    p.add_argument("--compare", default=None, help="starts: compare with the start times of this .npz file")
+    p.add_argument("--readings", nargs="*", default=["before", "after"], choices=["before", "after"],
+                   help="extremes: the tau readings to run (none: only DRF and --deltas)")
     a = p.parse_args(argv)
     if a.part == "lublin":
         a.seeds_n = (a.seeds or [300])[0]
     else:
         a.seeds = a.seeds if a.seeds is not None else ([0, 1, 2, 3, 4] if a.part == "seeds" else [0])
     if a.deltas is None:
-        a.deltas = {"extremes": [0.9, 1 - 1e-7], "seeds": [0.9, 1 - 1e-5, 1 - 1e-6, 1 - 1e-7]}.get(a.part, [])
-    {"extremes": extremes, "seeds": seeds, "events": events, "crowding": crowding, "lublin": lublin}[a.part](a)
+        a.deltas = {"extremes": [0.9, 1 - 1e-7], "seeds": [0.9, 1 - 1e-5, 1 - 1e-6, 1 - 1e-7],
+                    "starts": [1 - 10.0 ** -k for k in range(1, 8)]}.get(a.part, [])
+    {"extremes": extremes, "cases": cases, "starts": starts, "seeds": seeds, "events": events, "crowding": crowding,
+     "lublin": lublin}[a.part](a)
 
 
 if __name__ == "__main__":

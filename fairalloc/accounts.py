@@ -864,18 +864,16 @@ _SACCTMGR_IGNORED = {"cluster", "partition", "priority", "grpjobs", "grpjobsaccr
 def _yaml_records(path: Path, text: str) -> tuple[list[dict[str, Any]], list[str] | None]:
     """Records (with ``line``) and resources of an accounts YAML file.
 
-    Thin adapter over PyYAML until :mod:`fairalloc.io` has a strict YAML loader (duplicate keys refused,
-    YAML 1.2 numbers) with line numbers; then this should call it. The data
-    from :func:`yaml.safe_load`, the line of each list item from :func:`yaml.compose` of the same text.
-    Duplicate keys inside a record are refused here.
+    The data from fairalloc's one strict YAML reader (:func:`fairalloc.io.parse_yaml`: YAML 1.2
+    numbers, duplicate keys refused with their line, aliases bounded), the line of each list item from
+    :func:`yaml.compose` of the same text (nodes only: no value is read from it).
     """
     import yaml
 
-    try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text)
-    except yaml.YAMLError as exc:
-        raise InvalidInstanceError(f"{path}: not valid YAML: {exc}", argument="path", value=str(path)) from None
+    from .io import parse_yaml
+
+    data = parse_yaml(text, str(path))
+    root = yaml.compose(text)
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
@@ -887,13 +885,9 @@ def _yaml_records(path: Path, text: str) -> tuple[list[dict[str, Any]], list[str
                                    "['accounts', 'resources', 'root', 'users']", argument=sorted(unknown)[0],
                                    value=sorted(unknown))
     lines: dict[str, list[int]] = {}
-    keys_seen: dict[tuple[str, int], list[str]] = {}
     for key_node, value_node in root.value if isinstance(root, yaml.MappingNode) else []:
         if isinstance(value_node, yaml.SequenceNode):
             lines[key_node.value] = [item.start_mark.line + 1 for item in value_node.value]
-            for i, item in enumerate(value_node.value):
-                if isinstance(item, yaml.MappingNode):
-                    keys_seen[(key_node.value, i)] = [k.value for k, _ in item.value]
     recs: list[dict[str, Any]] = []
     for section, name_key in (("accounts", "account"), ("users", "user")):
         items = data.get(section) or []
@@ -905,11 +899,6 @@ def _yaml_records(path: Path, text: str) -> tuple[list[dict[str, Any]], list[str
             if not isinstance(item, Mapping):
                 raise InvalidInstanceError(f"{path}:{line}: {section}[{i}] must be a mapping, got {item!r}",
                                            argument=section, index=(i,), value=item)
-            ks = keys_seen.get((section, i), [])
-            dup = sorted({k for k in ks if ks.count(k) > 1})
-            if dup:
-                raise InvalidInstanceError(f"{path}:{line}: {section}[{i}] gives {dup[0]!r} twice",
-                                           argument=dup[0], index=(i,), value=dup)
             rec = dict(item)
             if "name" not in rec:
                 raise InvalidInstanceError(f"{path}:{line}: {section}[{i}] needs a 'name'", argument="name",

@@ -49,7 +49,8 @@ def tvtsf_table3() -> Cluster:
     counts = [n for n, _, _ in TVTSF_TABLE3]
     caps = [[c, g] for _, c, g in TVTSF_TABLE3]
     names = [f"{c}c{g}g-{j}" for n, c, g in TVTSF_TABLE3 for j in range(n)]
-    return Cluster.from_types(counts, caps, server_names=names, resource_names=["cpu", "mem"])
+    return Cluster.from_types(counts, caps, server_names=names, resource_names=["cpu", "mem"],
+                              resource_units=["cores", "GB"])
 
 
 def drf_example() -> Cluster:
@@ -65,7 +66,8 @@ def drf_example() -> Cluster:
     >>> drf_example().capacities.tolist()
     [[9.0, 18.0]]
     """
-    return Cluster([[9.0, 18.0]], server_names=["drf"], resource_names=["cpu", "mem"])
+    return Cluster([[9.0, 18.0]], server_names=["drf"], resource_names=["cpu", "mem"],
+                   resource_units=["cores", "GB"])
 
 
 def pool(n_resources: int = 2, capacity: float = 1.0) -> Cluster:

@@ -36,6 +36,7 @@ import numpy as np
 from . import shares
 from .validation import as_array, require_nonnegative, require_shape
 from .errors import InvalidInstanceError
+from .tolerance import ATOL
 
 __all__ = [
     "as_commitments",
@@ -74,7 +75,8 @@ def _check_positive_scalar(name: str, value: float) -> float:
     return v
 
 
-def as_commitments(commitments, n_agents: int, n_resources: int, *, argument: str = "commitments") -> np.ndarray:
+def as_commitments(commitments, n_agents: int, n_resources: int, *, argument: str = "commitments",
+                   resource_names=None) -> np.ndarray:
     """Validate commitments: shape (n_agents, n_resources), finite, >= 0; ``None`` gives zeros.
 
     Parameters
@@ -86,6 +88,8 @@ def as_commitments(commitments, n_agents: int, n_resources: int, *, argument: st
         The expected shape.
     argument : str, optional
         Name used in error messages (default ``"commitments"``).
+    resource_names : sequence of str, optional
+        Names of the resources, for error messages.
 
     Returns
     -------
@@ -95,8 +99,10 @@ def as_commitments(commitments, n_agents: int, n_resources: int, *, argument: st
     Raises
     ------
     InvalidInstanceError
-        Not 1-D/2-D, wrong shape, or an entry that is NaN, infinite or negative (the message names the
-        argument, the index and the value).
+        Not 1-D/2-D, wrong shape, or an entry that is NaN, infinite, negative or above 1 (beyond
+        :data:`fairalloc.tolerance.ATOL`: a commitment is a fraction of a capacity; the message names the
+        argument, the index and the value). The one rule for every door: the mechanisms, the task
+        instances and the file loaders all call this.
 
     Examples
     --------
@@ -108,6 +114,10 @@ def as_commitments(commitments, n_agents: int, n_resources: int, *, argument: st
     Traceback (most recent call last):
         ...
     fairalloc.errors.InvalidInstanceError: commitments[1, 0]=-0.2 must be >= 0
+    >>> as_commitments([[1.5], [0.0]], 2, 1)
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: commitments[0, 0]=1.5 is above 1: a commitment is a fraction of resource 0's capacity, at most the whole resource (SDRF Eq. 3 keeps it in [0, 1])
     """
     if commitments is None:
         return np.zeros((n_agents, n_resources))
@@ -116,6 +126,13 @@ def as_commitments(commitments, n_agents: int, n_resources: int, *, argument: st
         c = c[:, None]
     require_shape(argument, c, (n_agents, n_resources), names=["n_agents", "n_resources"])
     require_nonnegative(argument, c)
+    above = c > 1.0 + ATOL
+    if above.any():
+        i, r = (int(x) for x in np.argwhere(above)[0])
+        res = f"the capacity of {resource_names[r]}" if resource_names is not None else f"resource {r}'s capacity"
+        raise InvalidInstanceError(f"{argument}[{i}, {r}]={float(c[i, r])!r} is above 1: a commitment is a fraction of "
+                                   f"{res}, at most the whole resource (SDRF Eq. 3 keeps it in [0, 1])",
+                                   argument=argument, index=(i, r), value=float(c[i, r]))
     return c
 
 

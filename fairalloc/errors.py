@@ -144,10 +144,10 @@ class SolverUnavailableError(SolverError, ImportError):
     >>> import fairalloc as fa
     >>> from fairalloc.exact import get_backend
     >>> try:
-    ...     get_backend("clarabel", "milp")            # an LP/conic solver asked for a MILP
+    ...     get_backend("clarabel", "milp")            # a conic solver asked for a MILP
     ... except fa.SolverUnavailableError as e:
     ...     print(str(e).split(";")[0])
-    solver 'clarabel' cannot solve MILP problems (it handles: lp)
+    solver 'clarabel' cannot solve MILP problems (it handles: conic)
     """
 
 

@@ -21,8 +21,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from . import shares
+from .commitments import as_commitments
 from .validation import (as_array, frozen, require_finite, require_integral, require_nonnegative,
-                          require_positive, require_shape)
+                          require_positive, require_ratio_representable, require_shape, require_units)
 from .errors import InvalidInstanceError
 
 __all__ = ["Instance", "Cluster", "TaskInstance", "TimeVaryingInstance"]
@@ -41,6 +42,12 @@ def _names(argument: str, names: Sequence[str] | None, count: int, prefix: str) 
     return names
 
 
+def _units(units: Any, k: int) -> tuple[str | None, ...] | None:
+    if units is None:
+        return None
+    return require_units("resource_units", units, k)
+
+
 def _check_rows_not_zero(argument: str, arr: np.ndarray, what: str) -> None:
     zero = ~(arr > 0).any(axis=-1)
     if zero.any():
@@ -56,7 +63,19 @@ def _weights(weights: Any, n: int, argument: str = "weights") -> np.ndarray:
     w = as_array(argument, weights, ndim=1)
     require_shape(argument, w, (n,), names=["n_agents"])
     require_positive(argument, w)
+    _check_weight_inverse(argument, w)
     return frozen(w)
+
+
+def _check_weight_inverse(argument: str, w: np.ndarray) -> None:
+    """A level is divided by its weight (SDRF Eq. 5): 1 / w must be finite."""
+    with np.errstate(divide="ignore", over="ignore"):
+        bad = ~np.isfinite(1.0 / w)
+    if bad.any():
+        idx = tuple(int(v) for v in np.argwhere(bad)[0])
+        raise InvalidInstanceError(f"{argument}{list(idx)}={w[idx].item()!r} is so small that 1 / weight overflows "
+                                   "(levels are divided by weights); rescale the weights",
+                                   argument=argument, index=idx, value=w[idx].item())
 
 
 def _placement(placement: Any, n: int, m: int) -> np.ndarray:
@@ -153,6 +172,8 @@ class Instance(_Frozen):
                 c = np.full(m, float(c))
             require_shape("capacities", c, (m,), names=["n_resources"])
             require_positive("capacities", c)
+        # the numeric check after normalisation: finite, positive inputs whose quotient overflows
+        require_ratio_representable("demands", d, "capacities", c, result="the normalised demand")
         self._demands = frozen(d)
         self._capacities = frozen(c)
         self._weights = _weights(weights, n)
@@ -262,6 +283,12 @@ class Cluster(_Frozen):
         Capacity of each server for each resource in raw units (cores, GB, ...). Entries may be zero
         (a server without GPUs) but every server has some capacity and every resource exists
         somewhere. Normalised views (TV-TSF Eq. 1) come from :func:`fairalloc.shares.normalized_capacities`.
+    server_names, resource_names : sequence of str, optional
+        Labels (default ``s0, s1, ...`` and ``r0, r1, ...``).
+    resource_units : sequence of str or None, optional
+        The unit of each resource (``"cores"``, ``"GB"``, ...; default: not declared).
+        :func:`fairalloc.simulate` refuses a workload declared in other units
+        (:mod:`fairalloc.workloads.units`).
 
     Examples
     --------
@@ -270,10 +297,11 @@ class Cluster(_Frozen):
     (3, [16.0, 64.0])
     """
 
-    __slots__ = ("_capacities", "_server_names", "_resource_names", "_sealed")
+    __slots__ = ("_capacities", "_server_names", "_resource_names", "_resource_units", "_sealed")
 
     def __init__(self, capacities: Any, *, server_names: Sequence[str] | None = None,
-                 resource_names: Sequence[str] | None = None) -> None:
+                 resource_names: Sequence[str] | None = None,
+                 resource_units: Sequence[str | None] | None = None) -> None:
         c = as_array("capacities", capacities, ndim=2)
         if c.shape[0] == 0 or c.shape[1] == 0:
             raise InvalidInstanceError(f"capacities must have at least one server and one resource, got {c.shape}",
@@ -288,6 +316,7 @@ class Cluster(_Frozen):
         self._capacities = frozen(c)
         self._server_names = _names("server_names", server_names, c.shape[0], "s")
         self._resource_names = _names("resource_names", resource_names, c.shape[1], "r")
+        self._resource_units = _units(resource_units, c.shape[1])
         self._sealed = True
 
     @classmethod
@@ -335,14 +364,22 @@ class Cluster(_Frozen):
     def resource_names(self) -> tuple[str, ...]:
         return self._resource_names
 
+    @property
+    def resource_units(self) -> tuple[str | None, ...] | None:
+        """The unit of each resource, or None when not declared."""
+        return self._resource_units
+
     def server_types(self) -> tuple[np.ndarray, np.ndarray]:
         """Group identical servers: ``(type_capacities (T, K), type_of_server (M,))``."""
         uniq, inverse = np.unique(self._capacities, axis=0, return_inverse=True)
         return uniq, inverse.reshape(-1)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"capacities": self._capacities.tolist(), "server_names": list(self._server_names),
-                "resource_names": list(self._resource_names)}
+        out = {"capacities": self._capacities.tolist(), "server_names": list(self._server_names),
+               "resource_names": list(self._resource_names)}
+        if self._resource_units is not None:
+            out["resource_units"] = list(self._resource_units)
+        return out
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Cluster):
@@ -369,7 +406,16 @@ def _task_demands(argument: str, value: Any, n_resources: int, n_slots: int | No
 
 
 def _check_fits(d: np.ndarray, caps: np.ndarray, placement: np.ndarray, argument: str) -> None:
-    """Each user's task must fit, alone, on at least one eligible server (d is (N, K) or (N, T, K))."""
+    """Each user's task must fit, alone, on at least one eligible server (d is (N, K) or (N, T, K)); the
+    normalised demand (over the cluster totals) and the count of tasks that fit must be representable."""
+    require_ratio_representable(argument, d, "the cluster totals", caps.sum(axis=0), result="the task's share")
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        ratio = np.where(d > 0, caps.max(axis=0) / np.where(d > 0, d, 1.0), 0.0)
+    if not np.isfinite(ratio).all():
+        idx = tuple(int(v) for v in np.argwhere(~np.isfinite(ratio))[0])
+        raise InvalidInstanceError(f"{argument}[{', '.join(map(str, idx))}]={d[idx].item()!r} is so small next to the "
+                                   f"server capacities that the count of tasks that fit overflows; rescale the units",
+                                   argument=argument, index=idx, value=d[idx].item())
     fit = shares.tasks_that_fit(caps, d[..., None, :]) >= 1          # (N, [T,] M)
     if d.ndim == 3:
         fit_any = fit.any(axis=-1)                                     # (N, T)
@@ -406,10 +452,11 @@ def _from_dict(cls: type, data: Mapping[str, Any], allowed: set[str]) -> Any:
                                    argument="cluster")
     cl = data.pop("cluster")
     if isinstance(cl, Mapping):
-        extra = set(cl) - {"capacities", "server_names", "resource_names"}
+        extra = set(cl) - {"capacities", "server_names", "resource_names", "resource_units"}
         if extra:
             raise InvalidInstanceError(f"unknown cluster field(s) {sorted(extra)}; allowed: "
-                                       f"['capacities', 'resource_names', 'server_names']", argument="cluster")
+                                       f"['capacities', 'resource_names', 'resource_units', 'server_names']",
+                                       argument="cluster")
         if "capacities" not in cl:
             raise InvalidInstanceError("cluster needs 'capacities' (n_servers x n_resources)", argument="cluster")
         cl = Cluster(**cl)
@@ -498,12 +545,7 @@ class TaskInstance(_Frozen):
         k = require_integral("tasks", k)
         p = _placement(placement, n, cl.n_servers)
         _check_fits(d, cl.capacities, p, "task_demands")
-        if commitments is None:
-            c = np.zeros((n, cl.n_resources))
-        else:
-            c = as_array("commitments", commitments, ndim=2)
-            require_shape("commitments", c, (n, cl.n_resources), names=["n_agents", "n_resources"])
-            require_nonnegative("commitments", c)
+        c = as_commitments(commitments, n, cl.n_resources, resource_names=cl.resource_names)   # the one rule
         self._cluster = cl
         self._task_demands = frozen(d)
         self._tasks = frozen(k)
@@ -645,6 +687,7 @@ class TimeVaryingInstance(_Frozen):
                 w = np.repeat(w[:, None], t, axis=1)
             require_shape("weights", w, (n, t), names=["n_agents", "n_slots"])
             require_positive("weights", w)
+            _check_weight_inverse("weights", w)
         self._cluster = cl
         self._task_demands = frozen(d)
         self._arrivals = frozen(a)

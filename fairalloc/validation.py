@@ -23,6 +23,10 @@ __all__ = [
     "require_shape",
     "require_choice",
     "first_bad",
+    "require_units",
+    "require_ratio_representable",
+    "SOLVER_OPTIONS",
+    "check_solver_options",
 ]
 
 
@@ -348,3 +352,170 @@ def require_choice(argument: str, value: Any, choices: Sequence[str]) -> str:
     raise InvalidInstanceError(
         f"{argument}={value!r} is not one of {', '.join(repr(c) for c in choices)}",
         argument=argument, value=value)
+
+
+def require_units(argument: str, units: Sequence[str | None] | None, k: int) -> tuple[str | None, ...]:
+    """``k`` units (``None`` = undeclared) from ``units`` (None: all undeclared); refuses a wrong length.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for the message.
+    units : sequence of str or None, or None
+        One unit per resource (``"cores"``, ``"GB"``, ...); ``None`` or ``""`` entries are undeclared.
+    k : int
+        The number of resources.
+
+    Returns
+    -------
+    tuple of (str or None)
+        Length ``k``, stripped.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A string instead of a sequence, or a length other than ``k``.
+
+    Examples
+    --------
+    >>> require_units("resource_units", ["cores", None], 2)
+    ('cores', None)
+    >>> require_units("resource_units", None, 2)
+    (None, None)
+    """
+    if units is None:
+        return (None,) * k
+    if isinstance(units, str):
+        raise InvalidInstanceError(f"{argument}={units!r} must be a sequence of {k} unit(s), one per resource",
+                                   argument=argument, value=units)
+    out = tuple(None if u is None or str(u).strip() == "" else str(u).strip() for u in units)
+    if len(out) != k:
+        raise InvalidInstanceError(f"{argument} has {len(out)} unit(s) for {k} resource(s)",
+                                   argument=argument, value=out)
+    return out
+
+
+def require_ratio_representable(numerator: str, num: np.ndarray, denominator: str, den: np.ndarray, *,
+                                result: str) -> np.ndarray:
+    """``num / den`` (broadcast), refusing a quotient that overflows to infinity or a positive one that
+    underflows to zero: the numeric check after normalisation, which the raw inputs pass.
+
+    Every share fairalloc computes is in normalised units (a demand over a capacity, one over a
+    weight): ``demands=[[1e308]]`` and ``capacities=[1e-10]`` are each finite and positive, but
+    their quotient is ``inf``, and a mechanism would return NaN. The message names both arguments,
+    the index and the values.
+
+    Parameters
+    ----------
+    numerator, denominator : str
+        The arguments' names, for the message.
+    num, den : ndarray
+        Finite, nonnegative numerator and positive denominator (checked by the caller), broadcastable.
+    result : str
+        What the quotient is (``"the normalised demand"``), for the message.
+
+    Returns
+    -------
+    ndarray
+        The quotient.
+
+    Raises
+    ------
+    InvalidInstanceError
+        At the first overflow (or underflow of a positive numerator), with ``argument=numerator``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> require_ratio_representable("demands", np.array([[2.0, 1.0]]), "capacities", np.array([4.0, 1.0]),
+    ...                             result="the normalised demand").tolist()
+    [[0.5, 1.0]]
+    >>> require_ratio_representable("demands", np.array([[1e308, 1.0]]), "capacities", np.array([1e-10, 1.0]),
+    ...                             result="the normalised demand")
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: demands[0, 0]=1e+308 / capacities[0]=1e-10: the normalised demand overflows (inf); rescale the units so that the ratio is representable
+    """
+    num_b, den_b = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        q = num_b / den_b
+    for mask, what in ((~np.isfinite(q), "overflows (inf)"), ((num_b > 0) & (q == 0), "underflows to 0")):
+        idx = first_bad(mask)
+        if idx is None:
+            continue
+        den_idx = idx[len(idx) - np.ndim(den):] if np.ndim(den) else ()
+        raise InvalidInstanceError(
+            f"{numerator}{_fmt_index(idx)}={num_b[idx].item()!r} / {denominator}{_fmt_index(den_idx)}="
+            f"{den_b[idx].item()!r}: {result} {what}; rescale the units so that the ratio is representable",
+            argument=numerator, index=idx, value=num_b[idx].item())
+    return q
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+#: The solver options of fairalloc's exact entry points, each with what it must be; one check for all
+#: (:func:`check_solver_options`), called by every front door before any work.
+SOLVER_OPTIONS: dict[str, str] = {
+    "solver": "a backend name (str) or None",
+    "time_limit": "a number of seconds > 0, or None",
+    "mip_gap": "a number >= 0, or None",
+    "threads": "a whole number >= 1, or None",
+    "msg": "True or False",
+    "options": "a mapping of backend options, or None",
+    "warm_start": "True, False or None",
+    "symmetry": "True or False",
+    "aggregate": "True or False",
+    "decompose": "True or False",
+    "tighten": "True or False",
+    "cuts": "True or False",
+}
+
+
+def _option_ok(name: str, value: Any) -> bool:
+    if name == "solver":
+        return value is None or isinstance(value, str)
+    if name == "time_limit":
+        return value is None or (_is_real(value) and not np.isnan(value) and value > 0)
+    if name == "mip_gap":
+        return value is None or (_is_real(value) and bool(np.isfinite(value)) and value >= 0)
+    if name == "threads":
+        return value is None or (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1)
+    if name == "options":
+        from collections.abc import Mapping
+
+        return value is None or isinstance(value, Mapping)
+    if name == "warm_start":
+        return value is None or isinstance(value, (bool, np.bool_))
+    return isinstance(value, (bool, np.bool_))
+
+
+def check_solver_options(where: str, **options: Any) -> None:
+    """Check solver options against :data:`SOLVER_OPTIONS` before any work; names not there pass.
+
+    Parameters
+    ----------
+    where : str
+        The entry point, for the message (``"drf(method='milp')"``).
+    **options
+        The options as the user gave them (``time_limit=...``, ``mip_gap=...``, ...).
+
+    Raises
+    ------
+    InvalidInstanceError
+        The first option of the wrong type or range, naming it, its value and what it must be.
+
+    Examples
+    --------
+    >>> check_solver_options("drf(method='milp')", time_limit=10, mip_gap=0.0, threads=2)   # passes
+    >>> check_solver_options("drf(method='milp')", time_limit="10")
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: drf(method='milp'): time_limit='10' must be a number of seconds > 0, or None (got str)
+    """
+    for name, value in options.items():
+        want = SOLVER_OPTIONS.get(name)
+        if want is not None and not _option_ok(name, value):
+            raise InvalidInstanceError(f"{where}: {name}={value!r} must be {want} (got {type(value).__name__})",
+                                       argument=name, value=value)

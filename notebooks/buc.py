@@ -26,12 +26,14 @@
 # The experiment is the shipped spec `buc` of `fairalloc reproduce`
 # (`fairalloc/experiments/reproductions/specs/buc.yaml`); this notebook defines no algorithm. It
 # shows the stored results of `docs/reproductions/results/buc/` when they are of the scale asked
-# (`FAIRALLOC_SCALE`, default `small`), else those in `../out/reproduce/buc-SCALE`, and runs that
-# scale when there are none. KTH-SP2 of the Parallel Workloads Archive (100 processors; acknowledge
+# (`FAIRALLOC_SCALE`: `small` by default, `full` for the paper's size), else those in
+# `../out/reproduce/buc-SCALE`, and runs that scale when there are none (without the KTH-SP2 log
+# here, it shows the stored results and says so). KTH-SP2 of the Parallel Workloads Archive (100 processors; acknowledge
 # Lars Malinowsky, KTH, and the archive) stands in for the Lille log, with three injected users of
 # precision 0, 0.5 and 1 (100 jobs of walltime 3600 s each, as in the paper), at the log's own load
-# and at rescaled loads. BUC's S_u rule is the paper's (`fairalloc.sim.threshold_update`: up
-# when P ≥ 0.5); the moving average of 100·P (`ema_update`) runs beside it.
+# and at rescaled loads. The paper gives no formula for the S_u update, only its direction; the rule
+# used is ours (`fairalloc.sim.threshold_update`: up when P ≥ 0.5, down otherwise, by a step
+# that grows with how precise the job was); the moving average of 100·P (`ema_update`) runs beside it.
 
 # %%
 # %matplotlib inline
@@ -43,21 +45,25 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import fairalloc
-from fairalloc.experiments.reproductions import buc, results_dir
+from fairalloc.experiments.reproductions import buc, notebook_scale, results_dir
 from fairalloc.experiments.reproductions.report import read_claims
 from fairalloc.plots.reproductions import buc_fig1, buc_fig2
 
-SCALE = os.environ.get("FAIRALLOC_SCALE", "small")
-SCALE = SCALE if SCALE in ("small", "paper") else "small"
+SCALE = notebook_scale()          # FAIRALLOC_SCALE: small (default) or full (the paper's size)
 STORED = Path(fairalloc.__file__).resolve().parents[1] / "docs" / "reproductions" / "results"
 
 
 def results(name):
-    """The folder of a finished reproduction of ``SCALE``: stored in the docs, else run into ../out."""
+    """The folder of a finished reproduction of ``SCALE``: stored in the docs, else run into ../out
+    (the stored run of another scale when this one's trace is absent here: said below)."""
     out = results_dir(name, SCALE, stored=STORED, out=Path("../out/reproduce"))
     if (out / "provenance.json").exists():
         prov = json.loads((out / "provenance.json").read_text())
         display(Markdown(f"Stored results: `{prov['command']}` at commit `{prov['commit'][:10]}`, {prov['date']}"))
+        if prov.get("scale") != SCALE:
+            display(Markdown(f"**Scale {SCALE} asked for, but its trace is absent here: these are the stored "
+                             f"results of scale {prov.get('scale')}.** Put the traces in `$FAIRALLOC_DATA` "
+                             "or in `../shared/data` beside the repository to run it."))
     return out
 
 
@@ -91,10 +97,10 @@ fig2["paper"] = pd.Series({"0-24": "~30", "25-49": "> 40", "50-74": "~60", "75-1
 fig2
 
 # %% [markdown]
-# ## The S_u rule: the paper's against the moving average
+# ## The S_u rule: our two readings of the paper's words
 # The paper gives no formula, only that S_u rises after a precise job and falls otherwise, and its
 # injected users' final scores: 4.8 (P = 0), 96.14 (P = 0.5), 99 (P = 1). A moving average of 100·P
-# ends at 50 for P = 0.5; the paper's rule counts P = 0.5 as precise.
+# ends at 50 for P = 0.5; the threshold rule, like the paper's 96.14, counts P = 0.5 as precise.
 
 # %%
 rules = pd.read_csv(out / "update_rules.csv", dtype={"load": str})

@@ -26,9 +26,10 @@
 # The experiment is the shipped spec `learned-priorities` of `fairalloc reproduce`
 # (`fairalloc/experiments/reproductions/specs/learned-priorities.yaml`); this notebook defines no
 # algorithm. Traces: the Lublin generator with the typed (batch + interactive) parameters, the same
-# typeless, and the model program's own 256-processor output (`lublin_256.swf`, one trace). It
+# typeless, and the model program's own 256-processor output (`lublin_256.swf`, 89.2 days, cut into
+# its three 30-day windows: the paper evaluates on 30-day traces). It
 # shows the stored results of `docs/reproductions/results/learned-priorities/` when they are of the
-# scale asked (`FAIRALLOC_SCALE`, default `small`), else those in
+# scale asked (`FAIRALLOC_SCALE`: `small` by default, `full` for the paper's size), else those in
 # `../out/reproduce/learned-priorities-SCALE`, and runs that scale when there are none.
 
 # %%
@@ -41,21 +42,25 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import fairalloc
-from fairalloc.experiments.reproductions import results_dir
+from fairalloc.experiments.reproductions import notebook_scale, results_dir
 from fairalloc.experiments.reproductions.report import read_claims
 from fairalloc.plots.reproductions import learned_bars
 
-SCALE = os.environ.get("FAIRALLOC_SCALE", "small")
-SCALE = SCALE if SCALE in ("small", "paper") else "small"
+SCALE = notebook_scale()          # FAIRALLOC_SCALE: small (default) or full (the paper's size)
 STORED = Path(fairalloc.__file__).resolve().parents[1] / "docs" / "reproductions" / "results"
 
 
 def results(name):
-    """The folder of a finished reproduction of ``SCALE``: stored in the docs, else run into ../out."""
+    """The folder of a finished reproduction of ``SCALE``: stored in the docs, else run into ../out
+    (the stored run of another scale when this one's trace is absent here: said below)."""
     out = results_dir(name, SCALE, stored=STORED, out=Path("../out/reproduce"))
     if (out / "provenance.json").exists():
         prov = json.loads((out / "provenance.json").read_text())
         display(Markdown(f"Stored results: `{prov['command']}` at commit `{prov['commit'][:10]}`, {prov['date']}"))
+        if prov.get("scale") != SCALE:
+            display(Markdown(f"**Scale {SCALE} asked for, but its trace is absent here: these are the stored "
+                             f"results of scale {prov.get('scale')}.** Put the traces in `$FAIRALLOC_DATA` "
+                             "or in `../shared/data` beside the repository to run it."))
     return out
 
 
@@ -78,8 +83,9 @@ runs.groupby(["kind", "policy"])["avebsld"].median().unstack("policy")[
 # %%
 g = pd.read_csv(out / "gains.csv")
 g["seed"] = g["seed"].astype(int)
-g[["kind", "seed", "jobs_per_day", "offered_load", "best_baseline", "best", "f1", "f2", "gain_f1",
-   "f1_beats_f2"]].round(3)
+cols = ["kind", "seed", "window", "from_day", "to_day", "jobs_per_day", "offered_load", "best_baseline", "best",
+        "f1", "f2", "gain_f1", "f1_beats_f2"]
+g[[c for c in cols if c in g]].round(3)
 
 # %%
 by_kind = g.groupby("kind").agg(traces=("gain_f1", "size"), load_min=("offered_load", "min"),
@@ -100,7 +106,8 @@ table
 # Printed from the tables above (no conclusion is written in advance).
 
 # %%
-p = runs.pivot_table(index=["kind", "seed"], columns="policy", values="avebsld")
+p = runs.pivot_table(index=[c for c in ("kind", "seed", "window") if c in runs], columns="policy",
+                     values="avebsld")
 N_TRACES = len(g)
 F1_WINS = int((g["gain_f1"] > 1).sum())
 F1_MAX_GAIN = float(g["gain_f1"].max())

@@ -1,4 +1,4 @@
-"""The linear and mixed-integer programs the checkers solve (scipy.optimize + HiGHS, no extra packages).
+"""The linear and mixed-integer programs the checkers solve (HiGHS, through fairalloc's one route).
 
 * :func:`dominating_pooled`: Pareto LP for pooled Leontief users (``axioms.md``: maximise
   :math:`\\sum_i y_i` s.t. :math:`\\sum_i y_i \\theta_{ir} \\le C_r`, :math:`u_i \\le y_i \\le 1`), and its
@@ -12,8 +12,12 @@
   disjunction (one LP per choice of the minimising resource on every server); it is encoded exactly
   with binary selectors and big-M bounds and solved as one MILP.
 
-Every function returns an :class:`Outcome` whose ``status`` is the solver's own word; callers turn a
-non-optimal status into an undecided verdict (``holds=None``), never into a violation.
+Every program is a :class:`fairalloc.exact.program.LinearProgram` solved by HiGHS through
+:func:`fairalloc.exact.backends.solve_lp` (LPs) or :func:`~fairalloc.exact.backends.solve_program`
+(MILPs): fairalloc's one route, with its status table (OPTIMAL only when HiGHS proved it) and its
+check of every returned point. Every function returns an :class:`Outcome` whose ``status`` is that
+status; callers turn a non-optimal status into an undecided verdict (``holds=None``), never into a
+violation.
 """
 
 from __future__ import annotations
@@ -22,10 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+import scipy.sparse as sp
 
 from fairalloc import Status
 from fairalloc.exact import pareto
+from fairalloc.exact.backends import solve_lp, solve_program
+from fairalloc.exact.program import LinearProgram
+from fairalloc.exact.solvers import get_backend
 
 __all__ = ["Outcome", "dominating_pooled", "dominating_servers", "dominating_schedule", "envy_free_placement"]
 
@@ -34,7 +41,7 @@ __all__ = ["Outcome", "dominating_pooled", "dominating_servers", "dominating_sch
 class Outcome:
     """What one program gave: ``status`` (:class:`fairalloc.Status`), the optimum, the solution."""
 
-    status: Status              # OPTIMAL only when scipy's HiGHS proved it
+    status: Status              # OPTIMAL only when HiGHS proved it
     value: float | None = None  # objective at the optimum
     x: np.ndarray | None = None
     info: Any = None
@@ -48,36 +55,39 @@ class Outcome:
         return self.status is Status.OPTIMAL
 
 
-#: scipy.optimize.linprog / milp status codes -> fairalloc.Status (both document 0-4 the same way:
-#: 0 optimal, 1 iteration or time limit, 2 infeasible, 3 unbounded, 4 numerical or other trouble).
-_SCIPY_STATUS = {0: Status.OPTIMAL, 1: Status.NOT_SOLVED, 2: Status.INFEASIBLE, 3: Status.UNBOUNDED,
-                 4: Status.ERROR}
+def _not_optimal(out: Any, what: str) -> Outcome:
+    """An :class:`Outcome` for a program that was not proven optimal: the backend's status and words."""
+    return Outcome(out.status, message=f"{what}: {out.message}")
 
 
-def _not_optimal(res: Any, what: str) -> Outcome:
-    status = _SCIPY_STATUS.get(res.status, Status.ERROR)
-    if status is Status.NOT_SOLVED and getattr(res, "x", None) is not None:
-        status = Status.FEASIBLE                       # stopped by a limit with an incumbent
-    return Outcome(status, message=f"{what} status {res.status}: {res.message}")
+def _program(c, A, row_lo, row_hi, lo, hi, integer) -> LinearProgram:
+    """minimise c @ x subject to row_lo <= A x <= row_hi, lo <= x <= hi (integer where ``integer``)."""
+    c = np.asarray(c, dtype=float)
+    A = sp.csr_matrix(np.asarray(A, dtype=float).reshape(-1, c.size))
+    return LinearProgram(tuple(f"x{k}" for k in range(c.size)), np.asarray(lo, dtype=float),
+                         np.asarray(hi, dtype=float), np.asarray(integer, dtype=bool), A,
+                         np.asarray(row_lo, dtype=float), np.asarray(row_hi, dtype=float),
+                         tuple(f"r{k}" for k in range(A.shape[0])), c, 0.0, False)
+
+
+def _solve(prog: LinearProgram, time_limit: float | None) -> tuple[Any, Any]:
+    if prog.is_mip:
+        return solve_program(prog, get_backend("highs", "milp"), time_limit=time_limit)
+    return solve_lp(prog, time_limit=time_limit)
 
 
 def _lp(c, A_ub, b_ub, bounds, *, integrality=None, time_limit=None) -> Outcome:
-    """minimise c @ x subject to A_ub x <= b_ub and bounds (scipy HiGHS)."""
-    if integrality is not None and np.any(integrality):
-        opts = {"time_limit": time_limit} if time_limit else {}
-        lo, hi = zip(*bounds)
-        cons = [LinearConstraint(A_ub, -np.inf, b_ub)] if len(b_ub) else []
-        res = milp(c, integrality=integrality, bounds=Bounds(np.array(lo, float), np.array(hi, float)),
-                   constraints=cons, options=opts)
-        if res.status == 0:
-            return Outcome("optimal", float(res.fun), np.asarray(res.x))
-        return _not_optimal(res, "milp")
-    opts = {"time_limit": time_limit} if time_limit else None
-    res = linprog(c, A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
-                  bounds=bounds, method="highs", options=opts)
-    if res.status == 0:
-        return Outcome("optimal", float(res.fun), np.asarray(res.x))
-    return _not_optimal(res, "linprog")
+    """minimise c @ x subject to A_ub x <= b_ub and bounds ((lo, hi) pairs, None: unbounded), by HiGHS."""
+    c = np.asarray(c, dtype=float)
+    lo = [-np.inf if a is None else a for a, _ in bounds]
+    hi = [np.inf if b is None else b for _, b in bounds]
+    integer = np.zeros(c.size, bool) if integrality is None else np.asarray(integrality, bool)
+    b_ub = np.asarray(b_ub, dtype=float)
+    A = np.asarray(A_ub, dtype=float).reshape(b_ub.size, c.size)
+    out, x = _solve(_program(c, A, np.full(b_ub.size, -np.inf), b_ub, lo, hi, integer), time_limit)
+    if out.status is Status.OPTIMAL:
+        return Outcome("optimal", float(out.objective), np.asarray(x))
+    return _not_optimal(out, "milp" if integer.any() else "lp")
 
 
 def dominating_pooled(a, u, *, weak: bool = False, satisfied=None) -> Outcome:
@@ -214,12 +224,10 @@ def envy_free_placement(task_demands, capacities, placement, totals, caps, weigh
     for k, row in enumerate(rows):
         for v, coef in row.items():
             A[k, v] += coef
-    opts = {"time_limit": time_limit} if time_limit else {}
-    res = milp(np.zeros(nv), integrality=np.array(integ), bounds=Bounds(np.array(lo), np.array(hi)),
-               constraints=[LinearConstraint(A, np.array(rhs_lo), np.array(rhs_hi))], options=opts)
-    if res.status != 0:
-        return _not_optimal(res, "milp")
+    out, x = _solve(_program(np.zeros(nv), A, rhs_lo, rhs_hi, lo, hi, integ), time_limit)
+    if out.status is not Status.OPTIMAL:
+        return _not_optimal(out, "milp" if any(integ) else "lp")
     place = np.zeros((n, M))
     for (j, l), k in y.items():
-        place[j, l] = res.x[k]
+        place[j, l] = x[k]
     return Outcome("optimal", 0.0, place)

@@ -13,7 +13,6 @@ import itertools
 from typing import Any, Callable, Mapping
 
 import numpy as np
-from scipy.optimize import linprog
 
 import fairalloc as fa
 from fairalloc import shares
@@ -208,10 +207,19 @@ def no_envy_free_placement(d, P, K, caps, weights, X, *, divisible: bool, weight
                     if P[i, l] and P[j, l]:
                         row[col[j, l]] = rho
                 rows.append(row); rhs.append(X[i] * factor(i, j))
-        res = linprog(np.zeros(len(pairs)), A_ub=np.array(rows), b_ub=np.array(rhs), A_eq=A_eq, b_eq=X,
-                      bounds=[(0, None)] * len(pairs), method="highs")
-        return Replay(res.status == 2, f"LP of envy-free placements (linear for divisible tasks): status {res.status} "
-                      f"({res.message})", {"lp_status": int(res.status)})
+        import scipy.sparse as sp
+
+        from fairalloc.exact.backends import solve_lp
+        from fairalloc.exact.program import LinearProgram
+
+        A = sp.csr_matrix(np.vstack([A_eq, np.array(rows).reshape(-1, len(pairs))]))
+        prog = LinearProgram(tuple(f"y{k}" for k in range(len(pairs))), np.zeros(len(pairs)),
+                             np.full(len(pairs), np.inf), np.zeros(len(pairs), bool), A,
+                             np.r_[X, np.full(len(rows), -np.inf)], np.r_[X, np.array(rhs, dtype=float)],
+                             tuple(f"r{k}" for k in range(A.shape[0])), np.zeros(len(pairs)), 0.0, False)
+        out, _ = solve_lp(prog)
+        return Replay(out.status is fa.Status.INFEASIBLE, f"LP of envy-free placements (linear for divisible "
+                      f"tasks): {out.status.value} ({out.message})", {"lp_status": out.status.value})
     per_user = []
     for j in range(n):
         elig = np.flatnonzero(P[j])

@@ -7,9 +7,14 @@ seconds) runs out, and shrinks a violation with :func:`~proofs_check.shrink.shri
 does every implemented cell; :func:`write_report` writes the markdown report and the heatmap.
 
 Outcomes per cell: expected T and no violation found: ``"agrees"``; expected F and a violation
-found: ``"agrees"``; a violation in a T cell, or none in an F cell within the budget:
-``"DISAGREES"`` (a finding for a T cell, a too-weak search for an F cell); open cells report
-``"violation found"`` or ``"none found"``; unimplemented rows ``"skipped"`` with the reason.
+found: ``"agrees"``; a violation in a T cell that is a known finding (:data:`~proofs_check.claims.FINDINGS`,
+a T of the literature our checkers refute, with its explanation): ``"known finding"``, an expected
+result like pytest's xfail; any other violation in a T cell, or none in an F cell within the budget:
+``"DISAGREES"`` (a new finding for a T cell, a too-weak search for an F cell); open cells report
+``"violation found"`` or ``"none found"``; unimplemented rows ``"skipped"`` with the reason; a cell
+whose mechanism did not return within its per-call limit (a user's mechanism,
+:mod:`proofs_check.user_mechanism`) ``"timeout"``, naming the instance. ``fairalloc check`` exits 1
+only for a ``"DISAGREES"``.
 
 Reproducibility: a seed fixes the search for a given code base. Hypothesis also draws values from
 the constants of the modules loaded in the process, so adding or importing other modules can change
@@ -58,8 +63,8 @@ class CellReport:
     claim : Claim
         The cell searched.
     status : str
-        ``"agrees"``, ``"DISAGREES"``, ``"violation found"``, ``"none found"``, ``"inconclusive"``
-        or ``"skipped"`` (module docstring).
+        ``"agrees"``, ``"known finding"``, ``"DISAGREES"``, ``"violation found"``, ``"none found"``,
+        ``"inconclusive"``, ``"timeout"`` or ``"skipped"`` (module docstring).
     examples : int, default 0
         Cases checked.
     undecided : int, default 0
@@ -172,7 +177,9 @@ def cell_strategy(claim: Claim):
 
 def _status(claim: Claim, violated: bool, examples: int) -> str:
     if claim.expected == "T":
-        return "DISAGREES" if violated else ("agrees" if examples else "inconclusive")
+        if violated:
+            return "known finding" if claim.key in FINDINGS else "DISAGREES"
+        return "agrees" if examples else "inconclusive"
     if claim.expected == "F":
         return "agrees" if violated else "DISAGREES"
     return "violation found" if violated else "none found"
@@ -196,6 +203,8 @@ class SearchOutcome:
         Elapsed time.
     timed_out : bool
         The ``seconds`` cap stopped the search.
+    hung : MechanismTimeout or None
+        A call of the mechanism did not return within its per-call limit (the search stopped there).
 
     Examples
     --------
@@ -211,6 +220,7 @@ class SearchOutcome:
     verdict: Verdict | None
     seconds: float
     timed_out: bool
+    hung: Any = None
 
 
 def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed: int = 0,
@@ -254,19 +264,27 @@ def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=examples, desc=progress, unit="ex", leave=False)
-    state: dict[str, Any] = {"n": 0, "undecided": 0, "hit": None, "timeout": False}
+    from .call_limit import MechanismTimeout
+
+    state: dict[str, Any] = {"n": 0, "undecided": 0, "hit": None, "timeout": False, "hung": None}
     t0 = time.perf_counter()
 
     def condition(case) -> bool:
         if state["hit"] is not None:                      # hypothesis replays the failing example
             return True
+        if state["hung"] is not None:                     # never call a mechanism that hung again
+            raise _Timeout()
         if time.perf_counter() - t0 > seconds:
             state["timeout"] = True
             raise _Timeout()
         state["n"] += 1
         if bar is not None:
             bar.update(1)
-        v = check(case)
+        try:
+            v = check(case)
+        except MechanismTimeout as exc:
+            state["hung"] = exc
+            raise _Timeout() from None
         if v.holds is None:
             state["undecided"] += 1
         if v.violated:
@@ -284,7 +302,8 @@ def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed:
         if bar is not None:
             bar.close()
     case, v = state["hit"] if state["hit"] is not None else (None, None)
-    return SearchOutcome(state["n"], state["undecided"], case, v, time.perf_counter() - t0, state["timeout"])
+    return SearchOutcome(state["n"], state["undecided"], case, v, time.perf_counter() - t0, state["timeout"],
+                         state["hung"])
 
 
 #: Cells whose violation seed 0 finds late or rarely: claim key -> (seed, examples, lies per user) that
@@ -390,14 +409,22 @@ def run_cell(claim: Claim, *, examples: int = 200, seconds: float = 60.0, seed: 
     out = search(cell_strategy(claim), lambda case: check_case(claim, case, seed=seed, budget=budget),
                  examples=examples, seconds=seconds, seed=seed, progress=claim.key if progress else None)
     rep = CellReport(claim, "", examples=out.examples, undecided=out.undecided, seconds=out.seconds)
+    if out.hung is not None:
+        rep.status, rep.reason = "timeout", str(out.hung)
+        return rep
     if out.verdict is not None:
+        from .call_limit import MechanismTimeout
+
         case, v = out.case, out.verdict
         rep.original_size = case.size()
         if do_shrink:
             limit = max(10.0, seconds) if shrink_seconds is None else shrink_seconds
-            case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=limit,
-                                 max_checks=shrink_checks)
-            rep.shrink_stats = st
+            try:
+                case, v, st = shrink(claim, case, v, seed=seed, budget=budget, time_limit=limit,
+                                     max_checks=shrink_checks)
+                rep.shrink_stats = st
+            except MechanismTimeout as exc:              # the violation stands, unshrunk
+                rep.reason = f"shrinking stopped: {exc}"
         rep.verdict = v
         rep.seconds = time.perf_counter() - t0
     rep.status = _status(claim, rep.verdict is not None, rep.examples)
@@ -613,9 +640,8 @@ def _run_all_on_sweep(claims: list[Claim], budgets: list[tuple[int, float]], *, 
                               for c, (ex, sec) in zip(claims, budgets)]}}
     try:
         summary = run_sweep(spec, folder, workers=workers, scheduler=scheduler, progress=progress)
-        if summary.failed:
-            raise RuntimeError("check --all: cells failed on the sweep runner: "
-                               + "; ".join(f"{f['key']}: {f['error']}" for f in summary.failed))
+        if not summary.ok:
+            raise RuntimeError(f"check --all: not every cell finished on the sweep runner: {summary}")
         rows = load(folder, "records").df()
         by_claim = {json.loads(c)["claim"]: r for c, r in zip(rows["cell"], rows["record"])}
     finally:
@@ -721,8 +747,9 @@ def run_all(claims: Iterable[Claim] = CLAIMS, *, examples: int = 200, seconds: f
 def _mark(r: CellReport) -> str:
     if r.status == "skipped":
         return ""
-    sym = {"agrees": "ok", "DISAGREES": "**DISAGREES**", "violation found": "found F",
-           "none found": "none found", "inconclusive": "?"}[r.status]
+    sym = {"agrees": "ok", "known finding": "known finding", "DISAGREES": "**DISAGREES**",
+           "violation found": "found F", "none found": "none found", "inconclusive": "?",
+           "timeout": "timeout"}[r.status]
     return f"{r.claim.expected}→{r.found} {sym}"
 
 
@@ -809,14 +836,25 @@ def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check 
             cells.append("<br>".join(f"{r.claim.variant}: {_mark(r)}" for r in rs) if rs else "")
         lines.append(f"| {info.label} | " + " | ".join(cells) + " |")
     dis = [r for r in done if r.status == "DISAGREES"]
+    known = [r for r in done if r.status == "known finding"]
     lines += ["", "## Disagreements", ""]
     if not dis:
-        lines.append("None: every checked cell agrees with axioms.md.")
+        lines.append("None: every checked cell agrees with axioms.md"
+                     + (" (the known findings below are expected)." if known else "."))
     for r in dis:
         lines.append(f"- `{r.claim.key}` expected {r.claim.expected}: "
                      + (r.verdict.detail if r.verdict is not None and r.verdict.violated
                         else f"no violation in {r.examples} examples ({r.reason or 'budget exhausted'})")
                      + disagreement_hint(r))
+    if known:
+        lines += ["", "## Known findings", "",
+                  "T cells of the literature our checkers refute, each explained (proofs_check.claims.FINDINGS); "
+                  "found again, as expected:", ""]
+        for r in known:
+            lines.append(f"- `{r.claim.key}`: {r.verdict.detail}." + disagreement_hint(r))
+    hung = [r for r in done if r.status == "timeout"]
+    if hung:
+        lines += ["", "## Timeouts", ""] + [f"- `{r.claim.key}`: {r.reason}" for r in hung]
     lines += ["", "## Minimal counterexamples", ""]
     for r in done:
         if r.verdict is None or not r.verdict.violated:
@@ -844,9 +882,12 @@ def report_markdown(reports: list[CellReport], *, title: str = "fairalloc check 
 
 
 def write_report(reports: list[CellReport], out_dir: str | Path, *,
-                 title: str = "fairalloc check --all") -> dict[str, Path]:
-    """Write ``report.md`` (headed ``title``), ``results.json``, one ``witnesses/<cell>.json`` per
-    violation and ``heatmap.png``; each file is written whole and renamed into place.
+                 title: str = "fairalloc check --all", tables: tuple[str, ...] = (),
+                 figures: tuple[str, ...] = ("png",)) -> dict[str, Path]:
+    """Write ``report.md`` (headed ``title``), ``results.json`` (every cell's record, witnesses
+    included), one ``witnesses/<cell>.json`` per violation, ``heatmap.png`` (one file per figure
+    format) and, per table format, ``summary.<format>`` (one row per cell, without the witnesses);
+    each file is written whole and renamed into place.
 
     Parameters
     ----------
@@ -856,11 +897,15 @@ def write_report(reports: list[CellReport], out_dir: str | Path, *,
         Output folder (created).
     title : str, default "fairalloc check --all"
         Heading of ``report.md``.
+    tables : tuple of str, default ()
+        Formats of the summary table (csv, parquet, json: :func:`fairalloc.formats.write_table`); none by default.
+    figures : tuple of str, default ("png",)
+        Formats of the heatmap (png, pdf, svg).
 
     Returns
     -------
     dict of str to Path
-        ``"report"``, ``"results"`` and ``"heatmap"``.
+        ``"report"``, ``"results"`` and ``"heatmap"`` (its first format).
 
     Examples
     --------
@@ -876,7 +921,8 @@ def write_report(reports: list[CellReport], out_dir: str | Path, *,
     """
     out = Path(out_dir)
     (out / "witnesses").mkdir(parents=True, exist_ok=True)
-    paths = {"report": out / "report.md", "results": out / "results.json", "heatmap": out / "heatmap.png"}
+    figures = tuple(figures) or ("png",)
+    paths = {"report": out / "report.md", "results": out / "results.json", "heatmap": out / f"heatmap.{figures[0]}"}
     _write_atomic(paths["report"], report_markdown(reports, title=title))
     records = [r.to_dict() for r in reports]
     _write_atomic(paths["results"], json.dumps(records, indent=1))
@@ -887,7 +933,17 @@ def write_report(reports: list[CellReport], out_dir: str | Path, *,
     from .plots import claims_heatmap
 
     fig = claims_heatmap(records, labels={k: m.label for k, m in all_mechanisms().items()})
-    tmp = paths["heatmap"].with_name(".heatmap.tmp.png")
-    fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    os.replace(tmp, paths["heatmap"])
+    for fmt in figures:
+        tmp = out / f".heatmap.tmp.{fmt}"
+        fig.savefig(tmp, dpi=120 if fmt == "png" else None, bbox_inches="tight", format=fmt)
+        os.replace(tmp, out / f"heatmap.{fmt}")
+    if tables:
+        import pandas as pd
+
+        from fairalloc.formats import write_table
+
+        rows = pd.DataFrame([{k: v for k, v in r.items() if k not in ("witness", "shrink")} for r in records])
+        for fmt in tables:
+            written = write_table(rows, out / ".summary.tmp", [fmt])[0]
+            os.replace(written, out / f"summary.{fmt}")
     return paths

@@ -13,9 +13,13 @@ as JSON; ``--all`` runs every implemented cell of the claims table and writes ``
 ``results.json``, ``heatmap.png`` and ``witnesses/*.json`` into ``--out``, and each cell's record into
 ``--out``/cells as soon as the cell finishes: a rerun with the same budgets resumes from them.
 ``--mechanism package.module:function --domain D`` checks your own mechanism
-(:mod:`proofs_check.user_mechanism`). Exit status: 0 when every checked cell agrees with
-``axioms.md`` (or the witness replays), 1 when some cell disagrees (or the witness does not replay),
-2 on bad input.
+(:mod:`proofs_check.user_mechanism`); each call of it gets ``--call-seconds`` (a call that does not
+return ends the cell as ``timeout``, naming the instance). Exit status: 0 when every checked cell
+agrees with ``axioms.md`` (a *known finding*, a T cell our checkers refute with an explanation in
+``proofs_check.claims.FINDINGS``, is an expected result, like pytest's xfail) or the witness replays;
+1 when some cell disagrees (a new finding, or an F cell whose violation was not found) or the
+witness does not replay; 2 on bad input; 3 when a call of your mechanism did not return within
+``--call-seconds``.
 
 This module is the subcommand ``check`` of the ``fairalloc`` command, registered through the entry
 point group ``fairalloc.commands`` (fairalloc never imports proofs_check). Nothing here imports
@@ -28,11 +32,15 @@ import argparse
 import json
 from pathlib import Path
 
-from fairalloc.cli.conventions import emit_json, positive_float, positive_int, say, show_progress
+from fairalloc.cli.conventions import (add_format_option, add_output_options, check_output_folder, emit_json,
+                                       output_folder, positive_float, positive_int, resumable_folder, say,
+                                       show_progress)
 from fairalloc.errors import InvalidInstanceError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "DEFAULT_CALL_SECONDS"]
 
+#: ``--call-seconds`` when not given: the time limit of each call of a user's mechanism.
+DEFAULT_CALL_SECONDS = 30.0
 _AXES = "sp-stage, sp-repeated, po, si, ef, ef1, bottleneck, pm, rm"
 
 
@@ -86,10 +94,16 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "(default 10000; some violations are rare)")
     p.add_argument("--f-seconds", type=positive_float, default=None,
                    help="--all: time cap for cells expected F (default 120)")
+    p.add_argument("--call-seconds", type=positive_float, default=None, metavar="S",
+                   help="your mechanism (--mechanism package.module:function): time limit of each call (default "
+                        "30); a call that does not return ends its cell as 'timeout'")
     p.add_argument("--budget", type=positive_int, default=None, help="lies / deviations tried per user and case")
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
     p.add_argument("--no-shrink", action="store_true", help="report the first counterexample as found")
-    p.add_argument("--out", default=None, help="output folder (--all: default out/check)")
+    add_output_options(p, default="--all: out/check, out/check-AXIOM[-VARIANT] with --axiom / --variant; the "
+                                  "same --all selection resumes there; a single cell writes nothing without it",
+                       what="output folder of the report, the heatmap and the witnesses")
+    add_format_option(p)
     p.add_argument("--fresh", action="store_true",
                    help="--all: recompute every cell (default: resume from the records in --out/cells)")
     where = p.add_mutually_exclusive_group()
@@ -104,7 +118,8 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def _cell_lines(rep) -> list[str]:
     c = rep.claim
-    found = "VIOLATED" if rep.verdict is not None and rep.verdict.violated else "holds (no violation found)"
+    found = ("VIOLATED" if rep.verdict is not None and rep.verdict.violated
+             else "stopped (a call did not return)" if rep.status == "timeout" else "holds (no violation found)")
     expected = f"expected {c.expected} ({c.cell})" if c.expected else "expected: (your mechanism)"
     lines = [f"{c.key}: {expected}; {rep.examples} examples, {rep.seconds:.1f} s: {found} -> {rep.status}"]
     if rep.reason:
@@ -137,8 +152,15 @@ def _check_combination(args) -> None:
         opt = "--f-examples" if args.f_examples is not None else "--f-seconds" if args.f_seconds is not None \
             else "--fresh"
         raise InvalidInstanceError(f"{opt} applies to --all only", argument=opt)
-    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
-        raise InvalidInstanceError(f"--out {args.out}: exists and is not a folder", argument="out", value=args.out)
+    if args.call_seconds is not None and not user:
+        raise InvalidInstanceError("--call-seconds limits the calls of your own mechanism (--mechanism "
+                                   "package.module:function); the table's rows run without one",
+                                   argument="call_seconds", value=args.call_seconds)
+    if args.force and not (args.all or args.out):
+        raise InvalidInstanceError("--force replaces an earlier output in --out; give --out (or --all)",
+                                   argument="force")
+    if args.out and not args.all and not args.replay and not args.list:
+        check_output_folder(args.out, ours=_ALL_WRITES, force=args.force)     # before any search
     if (args.list or args.replay) and (args.axiom or args.variant):
         raise InvalidInstanceError("--axiom / --variant select cells to search; --list and --replay take none",
                                    argument="axiom")
@@ -202,6 +224,34 @@ def _summary(reports) -> tuple[list, str]:
                      + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
 
 
+#: What ``--all`` writes in its folder (a folder of an older fairalloc holding only these is resumed).
+_ALL_WRITES = ("report.md", "results.json", "heatmap.png", "heatmap.pdf", "heatmap.svg", "summary.csv",
+               "summary.parquet", "summary.json", "witnesses", "cells", "sweep")
+
+
+def _all_job(args) -> str:
+    """The identity of an ``--all`` folder: the cells it holds (every cell, or those of --axiom / --variant);
+    budgets are not part of it (a cell record run with other budgets is run again)."""
+    return "check --all" + (f" --axiom {args.axiom}" if args.axiom else "") + (
+        f" --variant {args.variant}" if args.variant else "")
+
+
+def _default_all_out(args) -> Path:
+    """``out/check`` for every cell, ``out/check-AXIOM[-VARIANT]`` for a selection (so a selection never
+    writes over the whole table's report)."""
+    parts = [p for p in (args.axiom, args.variant) if p]
+    return Path("out") / ("check" + "".join(f"-{p}" for p in parts))
+
+
+def _formats(args) -> dict:
+    """``--format``: the heatmap's figure formats, and the summary table's formats when asked (the
+    records are results.json in any case)."""
+    from fairalloc.cli.conventions import DEFAULT_FORMATS
+
+    fmt = args.format
+    return {"figures": fmt.figures, "tables": () if fmt is DEFAULT_FORMATS else fmt.tables}
+
+
 def _all(args) -> int:
     from . import campaign, claims
 
@@ -211,22 +261,25 @@ def _all(args) -> int:
                                    "fairalloc check --list", argument="axiom", value=args.axiom)
     f_ex = campaign.F_EXAMPLES if args.f_examples is None else args.f_examples
     f_sec = campaign.F_SECONDS if args.f_seconds is None else args.f_seconds
-    folder = Path(args.out or "out/check")
-    if folder.exists() and not folder.is_dir():
-        raise InvalidInstanceError(f"--out {folder}: exists and is not a folder", argument="out", value=str(folder))
-    cells = folder / "cells"
-    done = len(list(cells.glob("*.json"))) if cells.is_dir() and not args.fresh else 0
-    if done:
-        say(args, f"resuming: {done} cell records in {cells} (cells run with other budgets are run again; "
-                   "--fresh recomputes all)")
-    reports = campaign.run_all(sel, examples=args.examples, seconds=args.seconds, seed=args.seed,
-                               budget=args.budget, progress=show_progress(args), f_examples=f_ex, f_seconds=f_sec,
-                               cells_dir=cells, resume=not args.fresh, workers=args.workers,
-                               scheduler=args.scheduler)
-    paths = campaign.write_report(reports, folder)
+    folder = Path(args.out or _default_all_out(args))
+    with resumable_folder(folder, args, "check", _all_job(args), ours=_ALL_WRITES):
+        cells = folder / "cells"
+        done = len(list(cells.glob("*.json"))) if cells.is_dir() and not args.fresh else 0
+        if done:
+            say(args, f"resuming: {done} cell records in {cells} (cells run with other budgets are run again; "
+                       "--fresh recomputes all)")
+        reports = campaign.run_all(sel, examples=args.examples, seconds=args.seconds, seed=args.seed,
+                                   budget=args.budget, progress=show_progress(args), f_examples=f_ex,
+                                   f_seconds=f_sec, cells_dir=cells, resume=not args.fresh, workers=args.workers,
+                                   scheduler=args.scheduler)
+        paths = campaign.write_report(reports, folder, **_formats(args))
     checked, summary = _summary(reports)
     say(args, *[f"{r.claim.key:48s} expected {r.claim.expected}  found {r.found or '-'}  {r.status:16s} "
                  f"{r.examples:5d} ex {r.seconds:6.1f} s" for r in checked], summary)
+    known = [r for r in checked if r.status == "known finding"]
+    if known:
+        say(args, f"  {len(known)} known findings (expected: T cells our checkers refute, explained in the report): "
+                  + ", ".join(r.claim.key for r in known))
     say(args, *[f"  DISAGREES {r.claim.key}:{campaign.disagreement_hint(r) or ' see the report'}"
                  for r in checked if r.status == "DISAGREES"])
     say(args, f"report: {paths['report']}, heatmap: {paths['heatmap']}, cells: {cells}")
@@ -240,7 +293,9 @@ def _cells(args) -> int:
     if ":" in args.mechanism:
         from .user_mechanism import user_claims, user_mechanism
 
-        sel = user_claims(user_mechanism(args.mechanism, args.domain), args.axiom, args.variant)
+        sel = user_claims(user_mechanism(args.mechanism, args.domain, hard_stop=True,
+                                         call_seconds=DEFAULT_CALL_SECONDS if args.call_seconds is None
+                                         else args.call_seconds), args.axiom, args.variant)
     else:
         try:
             claims.mechanism(args.mechanism)
@@ -264,11 +319,17 @@ def _cells(args) -> int:
             continue
         say(args, *_cell_lines(rep))
         records.append(rep)
-        status |= rep.status == "DISAGREES"
+        if rep.status == "timeout":
+            from .call_limit import HARD_STOP_STATUS
+
+            status = max(status, HARD_STOP_STATUS)
+        elif rep.status == "DISAGREES":
+            status = max(status, 1)
     if args.out and records:
         title = f"fairalloc check --mechanism {args.mechanism}" + (f" --axiom {args.axiom}" if args.axiom else "") \
             + (f" --variant {args.variant}" if args.variant else "")
-        campaign.write_report(records, Path(args.out), title=title)
+        with output_folder(args.out, args, "check", ours=_ALL_WRITES) as out:
+            campaign.write_report(records, out, title=title, **_formats(args))
     emit_json(args, [r.to_dict() for r in records])
     return int(status)
 

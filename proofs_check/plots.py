@@ -18,9 +18,11 @@ __all__ = ["claims_heatmap", "schedule_chart", "STATUS_COLORS"]
 STATUS_COLORS = {
     "agrees": "#4caf50",            # the checker reproduces axioms.md
     "DISAGREES": "#e53935",         # a T cell violated, or an F cell not found
+    "known finding": "#8e24aa",     # a T cell our checkers refute, explained (claims.FINDINGS)
     "violation found": "#ff9800",   # open cell: a counterexample exists
     "none found": "#b0bec5",        # open cell: nothing found within the budget
     "inconclusive": "#fff59d",
+    "timeout": "#6d4c41",           # a call of the mechanism did not return within its limit
     "skipped": "#f5f5f5",
 }
 

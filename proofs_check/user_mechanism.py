@@ -18,6 +18,11 @@ domain             called as                                              return
 =================  =====================================================  ============================================
 
 The guide ``docs/guides/check-your-mechanism.md`` walks through an example.
+
+**A call that does not return.** Each call of your function gets ``call_seconds``
+(``fairalloc check --call-seconds``, default 30 s from the command line): a call still running then
+is stopped and the cell ends with status ``"timeout"``, naming the instance it was called on
+(:mod:`proofs_check.call_limit`).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import numpy as np
 import fairalloc as fa
 from fairalloc.errors import InvalidInstanceError
 
+from .call_limit import MechanismTimeout, call_limit
 from .claims import AXIOMS, USER_MECHANISMS, Claim, Domain, MechanismInfo
 
 __all__ = ["DOMAINS", "DOMAIN_AXIOMS", "UserMechanism", "load_callable", "user_mechanism", "user_claims",
@@ -124,13 +130,16 @@ class _Adapter:
     fn: Callable
     name: str
     domain: str
+    call_seconds: float | None = None
+    hard_stop: bool = False
 
     @property
     def __name__(self) -> str:  # used in witnesses and messages
         return self.name
 
     def __call__(self, instance, **kw: Any) -> fa.AllocationResult:
-        out = self.fn(instance, **kw)
+        with call_limit(self.call_seconds, self.name, instance, self.hard_stop):
+            out = self.fn(instance, **kw)
         return self.result(instance, out)
 
     def result(self, instance, out: Any) -> fa.AllocationResult:
@@ -203,7 +212,8 @@ def _example(domain: str):
     return fa.TimeVaryingInstance([[4, 4]], [[2, 1], [1, 2]], arrivals=[[1, 1], [1, 0]], durations=[1, 2])
 
 
-def user_mechanism(target: str | Callable, domain: str) -> UserMechanism:
+def user_mechanism(target: str | Callable, domain: str, *, call_seconds: float | None = None,
+                   hard_stop: bool = False) -> UserMechanism:
     """Register a callable (or ``"package.module:function"``) as a row of the claims table and return it.
 
     The signature is checked (one positional argument, the instance), then the callable is called
@@ -218,6 +228,11 @@ def user_mechanism(target: str | Callable, domain: str) -> UserMechanism:
     domain : {"pooled", "tasks", "time-varying"}
         The instances it takes (:data:`DOMAINS`): :class:`fairalloc.Instance`,
         :class:`fairalloc.TaskInstance` or :class:`fairalloc.TimeVaryingInstance`.
+    call_seconds : float, optional
+        Time limit of each call (module docstring); a call past it raises
+        :class:`~proofs_check.call_limit.MechanismTimeout`.
+    hard_stop : bool, default False
+        End the process when a call cannot be interrupted (the command line sets it).
 
     Returns
     -------
@@ -229,6 +244,8 @@ def user_mechanism(target: str | Callable, domain: str) -> UserMechanism:
     ------
     InvalidInstanceError
         Unknown domain, a target that does not import, a wrong signature or return shape.
+    MechanismTimeout
+        The first call, on a small example, did not return within ``call_seconds``.
 
     Examples
     --------
@@ -261,10 +278,16 @@ def user_mechanism(target: str | Callable, domain: str) -> UserMechanism:
         except TypeError:
             raise InvalidInstanceError(f"{key} has signature {sig}; expected " + _expected(domain, key),
                                        argument="mechanism", value=key) from None
-    adapter = _Adapter(fn, key, domain)
+    if call_seconds is not None and not (isinstance(call_seconds, (int, float)) and call_seconds > 0):
+        raise InvalidInstanceError(f"call_seconds={call_seconds!r} must be a number of seconds > 0",
+                                   argument="call_seconds", value=call_seconds)
+    adapter = _Adapter(fn, key, domain, None if call_seconds is None else float(call_seconds), hard_stop)
     probe = _example(domain)
     try:
-        out = fn(probe)
+        with call_limit(adapter.call_seconds, key, probe, hard_stop):
+            out = fn(probe)
+    except MechanismTimeout:
+        raise
     except Exception as exc:  # noqa: BLE001 - the user's code: report it as such
         raise InvalidInstanceError(f"{key} failed on a {len(probe.agent_names)}-user example "
                                    f"{type(probe).__name__}: {type(exc).__name__}: {exc}; expected "
@@ -319,10 +342,11 @@ def user_claims(info: MechanismInfo, axiom: str | None = None, variant: str | No
 
 def check_mechanism(target: str | Callable, *, domain: str, axiom: str | None = None, variant: str | None = None,
                     examples: int = 200, seconds: float = 60.0, seed: int = 0, budget: int | None = None,
-                    shrink: bool = True, progress: bool = False) -> list:
+                    shrink: bool = True, progress: bool = False, call_seconds: float | None = None) -> list:
     """Run the axiom campaign on your own mechanism; returns one
     :class:`~proofs_check.campaign.CellReport` per cell (status ``"violation found"`` with a
-    replayable witness, or ``"none found"``).
+    replayable witness, ``"none found"``, or ``"timeout"`` when a call did not return within
+    ``call_seconds``).
 
     Parameters
     ----------
@@ -344,6 +368,8 @@ def check_mechanism(target: str | Callable, *, domain: str, axiom: str | None = 
         Shrink a violation found to a small witness.
     progress : bool, default False
         Show a progress bar.
+    call_seconds : float, optional
+        Time limit of each call of the mechanism (module docstring).
 
     Returns
     -------
@@ -364,7 +390,7 @@ def check_mechanism(target: str | Callable, *, domain: str, axiom: str | None = 
     """
     from .campaign import run_cell
 
-    info = user_mechanism(target, domain)
+    info = user_mechanism(target, domain, call_seconds=call_seconds)
     return [run_cell(c, examples=examples, seconds=seconds, seed=seed, do_shrink=shrink, budget=budget,
                      progress=progress) for c in user_claims(info, axiom, variant)]
 

@@ -15,6 +15,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+# The installed packages, imported before pytest prepends test folders to sys.path: tests/unit holds a
+# proofs_check/ folder of tests, which under pip's editable-install import hook (a fresh
+# `pip install -e .`, no PYTHONPATH) would otherwise shadow the package as an empty namespace package
+# whenever a run imports it first after collecting tests/unit (a subset run: "cannot import name
+# 'find_profitable_misreport' from 'proofs_check' (unknown location)").
+import fairalloc  # noqa: E402,F401
+import proofs_check  # noqa: E402,F401
+
 REPO = Path(__file__).resolve().parent.parent
 
 settings.register_profile("ci", max_examples=60, derandomize=True, deadline=None, print_blob=True,

@@ -11,7 +11,7 @@ rank  units                                               what they are
 0     kinetic                                             sorted structures: imports nothing of fairalloc
 1     shares                                              THE formulas, over plain arrays
 2     model, result, commitments, clusters                 instances, results, SDRF commitments (use shares)
-3     io, examples, workloads, accounts                    reading instances, traces, account trees
+3     io, examples, workloads, accounts, formats           reading instances, traces, account trees; output formats
 4     mechanisms, exact, scheduling, fairshare             the algorithms (siblings: may import each other)
 5     sim                                                 the simulator
 6     experiments, plots                                   experiments over the above; figures
@@ -42,7 +42,7 @@ RANKS: dict[str, int] = {
     "_numeric": 0, "kinetic": 0, "_jit_cache": 0, "_jit": 0,
     "shares": 1,
     "model": 2, "result": 2, "commitments": 2, "clusters": 2,
-    "io": 3, "examples": 3, "workloads": 3, "accounts": 3,
+    "io": 3, "examples": 3, "workloads": 3, "accounts": 3, "formats": 3,
     "mechanisms": 4, "exact": 4, "scheduling": 4, "fairshare": 4,
     "sim": 5,
     "experiments": 6, "plots": 6,

@@ -13,7 +13,8 @@ them, and loads only the plugins, for their help line), so start-up does not pay
 or pandas.
 
 Every subcommand takes the options of :mod:`fairalloc.cli.conventions` (``-q``, ``-v``, ``--json``,
-``--no-progress``, ``--debug``) and follows its exit statuses: an input error is one line on stderr
+``--no-progress``, ``--progress``, ``--debug``), before or after its name (``fairalloc -v sweep ...``
+is ``fairalloc sweep -v ...``), and follows its exit statuses: an input error is one line on stderr
 and exit status 2; ``--debug`` (or ``FAIRALLOC_DEBUG=1``) shows the traceback.
 """
 
@@ -31,7 +32,8 @@ from typing import Sequence
 
 from ..errors import FairallocError, SolverError, SolverUnavailableError
 from .conventions import (EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_USAGE, OneLineParser,
-                      add_common_options, configure_logging, debug_enabled, json_to_stdout, write_pending_json)
+                      add_common_options, configure_logging, debug_enabled, json_to_stdout, merge_common_options,
+                      write_pending_json)
 
 __all__ = ["main", "SUBCOMMANDS", "COMMAND_HELP", "PLUGIN_GROUP", "build_parser"]
 
@@ -151,7 +153,6 @@ def build_parser(command: str | None = None, *, lazy: bool = False) -> argparse.
         epilog="exit statuses:\n" + "\n".join(f"  {k:3d}  {v}" for k, v in EXIT_CODES.items()))
     parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     add_common_options(parser, top=True)
-    parser.set_defaults(quiet=False, verbose=0, json=None, no_progress=False, progress=False, debug=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     wrapped = _Subparsers(sub)
@@ -222,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:                       # --help, --version, usage errors (one line, status 2)
         return int(exc.code or 0)
+    merge_common_options(args)
     configure_logging(args)
     name = f"fairalloc {args.command}"
 

@@ -1,6 +1,7 @@
 """Conventions every ``fairalloc`` subcommand shares: options, output streams, exit statuses, errors.
 
-Options added to every subcommand (:func:`add_common_options`):
+Options added to every subcommand (:func:`add_common_options`), taken before or after its name
+(``fairalloc -v sweep ...`` is ``fairalloc sweep -v ...``):
 
 ``-q/--quiet``
     Nothing on the terminal but errors and warnings (no tables, no progress bars).
@@ -34,13 +35,17 @@ Output folders (one rule for every command that writes a folder; :func:`add_outp
 * Resumable jobs (``reproduce``) continue in their own folder: a rerun of the same job resumes
   without ``--force``; another job (another reproduction, scale, ``--cells`` or ``--tables-from``)
   in it needs ``--force``. ``reproduce`` names its default folder after the job, so a ``--cells``
-  run never writes over the full run's report.
+  run never writes over the full run's report; ``check --all`` after its selection (``out/check``,
+  ``out/check-AXIOM[-VARIANT]``). A ``sweep`` folder is a results store
+  (:mod:`fairalloc.experiments.store`): it takes a new or empty folder, or a sweep of the same spec
+  name (resumed), and refuses anything else, saying what the folder holds.
 * Other outputs are written whole or not at all: into a temporary folder beside the target, moved
   into place when the command succeeds; an error or Ctrl-C leaves the target as it was.
 
-Output formats (:func:`add_format_option`): ``--format`` takes table formats (csv, parquet, json)
-and figure formats (png, pdf, svg), comma-separated, e.g. ``--format parquet,pdf,png``; a kind not
-named keeps its default (csv, png). Terminal tables print numbers that were typed (parameters such as
+Output formats (:func:`add_format_option`; the formats and the table writer are in
+:mod:`fairalloc.formats`, figures are written by :func:`fairalloc.plots.save`): ``--format`` takes
+table formats (csv, parquet, json) and figure formats (png, pdf, svg), comma-separated, e.g.
+``--format parquet,pdf,png``; a kind not named keeps its default (csv, png). Terminal tables print numbers that were typed (parameters such as
 delta = 0.999999) exactly, and measurements to 4 significant digits (:func:`format_table`).
 """
 
@@ -55,16 +60,18 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
+
+from ..formats import FIGURE_FORMATS, TABLE_FORMATS, Formats, write_table
 
 __all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_NO_SOLUTION", "EXIT_INTERNAL", "EXIT_INTERRUPTED",
            "EXIT_CODES", "OneLineParser", "add_common_options", "show_progress", "emit_json", "say",
            "positive_int", "nonnegative_int", "positive_float", "nonnegative_float", "open_unit_float",
            "json_to_stdout", "debug_enabled", "configure_logging", "check_output_folder", "output_folder", "MARKER",
            "add_output_options", "plan_output", "resumable_folder", "read_marker", "Formats", "TABLE_FORMATS", "FIGURE_FORMATS",
-           "add_format_option", "DEFAULT_FORMATS", "write_table", "format_table", "exact_number"]
+           "add_format_option", "DEFAULT_FORMATS", "write_table", "format_table", "exact_number", "merge_common_options",
+           "check_common_defaults", "COMMON_DESTS"]
 
 #: File that marks a folder written by a fairalloc command (JSON: command, job, the entries it wrote);
 #: a rerun may replace those entries (with ``--force``), and nothing else.
@@ -96,31 +103,64 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def add_common_options(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
-    """Add ``-q``, ``-v``, ``--json``, ``--no-progress`` and ``--debug`` (see the module docstring).
+    """Add ``-q``, ``-v``, ``--json``, ``--no-progress``, ``--progress`` and ``--debug`` (see the module docstring).
 
-    On a subcommand the defaults are ``SUPPRESS`` so that options given before the subcommand name
-    (``fairalloc --debug solve``) are not overwritten.
+    The same options are taken before and after the subcommand's name (``fairalloc -v sweep ...`` and
+    ``fairalloc sweep -v ...`` alike). ``top``: the ``fairalloc`` parser itself, whose defaults
+    (``quiet`` False, ``verbose`` 0, ...) are the values when an option is not given. On a subcommand
+    the defaults are ``SUPPRESS``, so that an option given before the subcommand's name is not
+    overwritten by the subcommand's default. ``-v`` counts on both levels: before the name it
+    counts into ``verbose_top`` and :func:`merge_common_options` adds it (``fairalloc -v sweep -v``
+    is ``-vv``). A subcommand that defines one of these options itself must give it the default
+    ``argparse.SUPPRESS`` (:func:`check_common_defaults` says which do not).
     """
-    d = {} if top else {"default": argparse.SUPPRESS}
-    g = parser.add_argument_group("common options")
+    d = {"default": argparse.SUPPRESS}
+    g = parser.add_argument_group("common options (before or after the command's name)" if top else "common options")
     options: list[tuple[tuple[str, ...], dict[str, Any]]] = [
-        (("--debug",), dict(action="store_true", help="show the traceback of an error (or set FAIRALLOC_DEBUG=1)"))]
-    if not top:
-        options = [
-            (("-q", "--quiet"), dict(action="store_true", help="only errors and warnings on the terminal")),
-            (("-v", "--verbose"), dict(action="count", help="log what happens (-vv: more)")),
-            (("--json",), dict(metavar="PATH|-", help="write the result as JSON to PATH ('-': stdout, and nothing "
-                                                      "else on stdout)")),
-            (("--no-progress",), dict(action="store_true", help="no progress bars (also off when stderr is not a "
-                                                                "terminal, and with -q)")),
-            (("--progress",), dict(action="store_true", help="progress bars even when stderr is not a terminal "
-                                                             "(a log file)")),
-        ] + options
+        (("-q", "--quiet"), dict(action="store_true", help="only errors and warnings on the terminal")),
+        (("-v", "--verbose"), dict(action="count", help="log what happens (-vv: more)",
+                                   **({"dest": "verbose_top"} if top else {}))),
+        (("--json",), dict(metavar="PATH|-", help="write the result as JSON to PATH ('-': stdout, and nothing "
+                                                  "else on stdout)")),
+        (("--no-progress",), dict(action="store_true", help="no progress bars (also off when stderr is not a "
+                                                            "terminal, and with -q)")),
+        (("--progress",), dict(action="store_true", help="progress bars even when stderr is not a terminal "
+                                                         "(a log file)")),
+        (("--debug",), dict(action="store_true", help="show the traceback of an error (or set FAIRALLOC_DEBUG=1)")),
+    ]
     for flags, kw in options:
         try:
             g.add_argument(*flags, **kw, **d)
         except argparse.ArgumentError:      # a subcommand that defines it itself keeps its own (same meaning)
             pass
+    if top:
+        parser.set_defaults(quiet=False, verbose=0, verbose_top=0, json=None, no_progress=False, progress=False,
+                            debug=False)
+
+
+#: The destinations of the common options (:func:`add_common_options`).
+COMMON_DESTS = ("quiet", "verbose", "json", "no_progress", "progress", "debug")
+
+
+def merge_common_options(args: argparse.Namespace) -> argparse.Namespace:
+    """Count ``-v`` given before the subcommand's name with those after it (``args.verbose``); returns ``args``."""
+    args.verbose = (getattr(args, "verbose", 0) or 0) + (getattr(args, "verbose_top", 0) or 0)
+    args.verbose_top = 0
+    return args
+
+
+def check_common_defaults(parser: argparse.ArgumentParser, *, top: bool = True) -> list[str]:
+    """The common options the subcommands of ``parser`` (and theirs) define with another default than
+    ``SUPPRESS``, as ``"COMMAND OPTION"``: each would overwrite the same option given before the
+    subcommand's name (``fairalloc -q sweep``). Empty when every subcommand follows the rule."""
+    bad = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                bad += [f"{name} {b}" for b in check_common_defaults(sub, top=False)]
+        elif not top and action.dest in COMMON_DESTS and action.default is not argparse.SUPPRESS:
+            bad.append("/".join(action.option_strings))
+    return bad
 
 
 def debug_enabled(args: argparse.Namespace | None = None) -> bool:
@@ -487,20 +527,7 @@ def resumable_folder(path: str | Path, args: argparse.Namespace, command: str, j
 
 
 # -- output formats ---------------------------------------------------------------------------------
-#: Table formats of ``--format``.
-TABLE_FORMATS = ("csv", "parquet", "json")
-#: Figure formats of ``--format``.
-FIGURE_FORMATS = ("png", "pdf", "svg")
-
-
-@dataclass(frozen=True)
-class Formats:
-    """The file formats a command writes: ``tables`` (of :data:`TABLE_FORMATS`) and ``figures``
-    (of :data:`FIGURE_FORMATS`), in the order given."""
-
-    tables: tuple[str, ...] = ("csv",)
-    figures: tuple[str, ...] = ("png",)
-
+# The formats and the table writer are fairalloc.formats' (the experiment layer writes with them too).
 
 #: The default of ``--format`` (``args.format is DEFAULT_FORMATS``: the option was not given).
 DEFAULT_FORMATS = Formats()
@@ -533,38 +560,6 @@ def add_format_option(parser: argparse.ArgumentParser, *, tables: bool = True, f
     parser.add_argument("--format", type=_formats_parser(tables, figures), default=DEFAULT_FORMATS, metavar="LIST",
                         help=f"comma-separated file formats: {'; '.join(kinds)} (default: {default}; a kind "
                              "not named keeps its default)")
-
-
-def write_table(df: Any, stem: str | Path, formats: Sequence[str] = ("csv",), *, index: bool = False) -> list[Path]:
-    """Write a DataFrame as ``stem.csv`` / ``stem.parquet`` / ``stem.json`` (records; numbers as Python
-    writes them, exactly) and return the paths."""
-    import pandas as pd
-
-    paths = []
-    for fmt in formats:
-        path = Path(f"{stem}.{fmt}")
-        if fmt == "csv":
-            df.to_csv(path, index=index)
-        elif fmt == "parquet":
-            df.to_parquet(path, index=index)
-        elif fmt == "json":
-            frame = df.reset_index() if index else df
-            rows = frame.astype(object).where(pd.notna(frame), None).to_dict("records")
-            path.write_text(json.dumps(rows, indent=1, default=_json_default) + "\n", encoding="utf-8")
-        else:
-            raise ValueError(f"table format {fmt!r} is not one of {', '.join(TABLE_FORMATS)}")
-        paths.append(path)
-    return paths
-
-
-def _json_default(obj: Any) -> Any:
-    if hasattr(obj, "item"):            # NumPy scalars
-        return obj.item()
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    if hasattr(obj, "isoformat"):
-        return obj.isoformat()
-    return str(obj)
 
 
 # -- terminal tables --------------------------------------------------------------------------------

@@ -32,16 +32,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInstanceError
-from .conventions import (OneLineParser, add_common_options, emit_json, nonnegative_int, output_folder,
-                          check_output_folder, positive_int, say, show_progress)
+from .conventions import (OneLineParser, add_common_options, add_format_option, add_output_options, emit_json,
+                          nonnegative_int, output_folder, check_output_folder, positive_int, say, show_progress,
+                          write_table)
 
 __all__ = ["register", "run"]
 
 logger = logging.getLogger(__name__)
 
 _LUBLIN_OPTIONS = {"typed": int, "umed": float, "estimate": str}
-_STATES_FILES = ("states.parquet", "states.csv", "states.png")
-_FIT_FILES = ("ranking.csv", "best.json", "functions", "fit.png", "ranking.png", "paper.csv")
+_STATES_FILES = ("states.parquet", "states.csv", "states.png", *(f"per_state.{x}" for x in ("csv", "parquet", "json")),
+                 *(f"states.{x}" for x in ("pdf", "svg")))
+_FIT_FILES = ("best.json", "functions", *(f"{t}.{x}" for t in ("ranking", "paper") for x in ("csv", "parquet", "json")),
+              *(f"{t}.{x}" for t in ("fit", "ranking") for x in ("png", "pdf", "svg")))
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -56,7 +59,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     s = sub.add_parser("states", help="draw training states (S, Q) and write them",
                        description="Draw training states: windows of |S| + |Q| consecutive jobs of a workload "
                                    "(S started first, in trace order; Q the queue whose permutations are scored), "
-                                   "and write states.parquet, states.csv (one row per state) and states.png.")
+                                   "and write states.parquet (the states, read by score_states), per_state.csv "
+                                   "(one row per state) and states.png (--format: other formats).")
     s.add_argument("--states", type=positive_int, default=100, metavar="N", help="number of states (default 100)")
     s.add_argument("--workload", default="lublin",
                    help="lublin[:typed=0|1,umed=U,estimate=exact|F] (the model, on --processors nodes; "
@@ -65,8 +69,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--started", type=nonnegative_int, default=16, help="|S| (default 16)")
     s.add_argument("--queued", type=positive_int, default=32, help="|Q| (default 32; at least 2)")
     s.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the windows and the model (default 0)")
-    s.add_argument("--out", default="out/learn/states", metavar="DIR",
-                   help="output folder (default %(default)s; an earlier output of fairalloc is replaced)")
+    add_output_options(s, default="out/learn/states")
+    s.set_defaults(out="out/learn/states")
+    add_format_option(s)
     s.set_defaults(func=run_states)
 
     f = sub.add_parser("fit", help="fit and rank priority forms on scored states",
@@ -93,8 +98,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     f.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the split and the search (default 0)")
     f.add_argument("--top", type=positive_int, default=10, help="rows of the ranking printed and files written "
                                                                 "(default 10)")
-    f.add_argument("--out", default="out/learn/fit", metavar="DIR",
-                   help="output folder (default %(default)s; an earlier output of fairalloc is replaced)")
+    add_output_options(f, default="out/learn/fit")
+    f.set_defaults(out="out/learn/fit")
+    add_format_option(f)
     f.set_defaults(func=run_fit)
 
     w = sub.add_parser("show", help="print, evaluate or save a learned function",
@@ -157,9 +163,10 @@ def run_states(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from ..experiments.learn import training_states
+    from ..plots import save
     from ..plots.learn import states_histograms
 
-    check_output_folder(args.out, ours=_STATES_FILES)
+    check_output_folder(args.out, ours=_STATES_FILES, force=args.force)
     wl, opts = _states_workload(args.workload, args.seed)
     st = training_states(args.states, workload=wl, processors=args.processors, started=args.started,
                          queued=args.queued, rng=args.seed, lublin=opts or None)
@@ -180,9 +187,9 @@ def run_states(args: argparse.Namespace) -> int:
                      "workload": args.workload, "seed": args.seed, "meta": st.meta})
     with output_folder(args.out, args, "learn states", ours=_STATES_FILES) as out:
         st.to_parquet(out / "states.parquet")
-        per_state.to_csv(out / "states.csv", index=False)
-        states_histograms(st).savefig(out / "states.png", dpi=110)
-    say(args, f"wrote {args.out}/states.parquet, states.csv, states.png")
+        written = write_table(per_state, out / "per_state", args.format.tables)
+        written += save(states_histograms(st), out / "states", args.format.figures, dpi=110)
+    say(args, f"wrote {args.out}/states.parquet, " + ", ".join(p.name for p in written))
     return 0
 
 
@@ -220,6 +227,7 @@ def run_fit(args: argparse.Namespace) -> int:
 
     from ..experiments.learn import fit_forms, read_scores, table1_coefficients
     from ..experiments.learn.symbolic import available
+    from ..plots import save
     from ..plots.learn import fit_scatter, ranking_bars
     from ..version import __version__
 
@@ -228,7 +236,7 @@ def run_fit(args: argparse.Namespace) -> int:
                                    argument="test-fraction", value=args.test_fraction)
     if args.symbolic and not available():
         raise InvalidInstanceError("--symbolic needs gplearn: pip install 'fairalloc[learn]'", argument="symbolic")
-    check_output_folder(args.out, ours=_FIT_FILES)
+    check_output_folder(args.out, ours=_FIT_FILES, force=args.force)
     forms = _forms(args)
     table = read_scores(args.scores, queued=args.queue)
     symbolic = {"population_size": args.population, "generations": args.generations} if args.symbolic else False
@@ -273,9 +281,11 @@ def run_fit(args: argparse.Namespace) -> int:
                                                                            "started", "queued", "states_meta")}}
     emit_json(args, {"provenance": provenance, "ranking": json.loads(rt.to_json(orient="records"))})
     with output_folder(args.out, args, "learn fit", ours=_FIT_FILES) as out:
-        rt.assign(coefficients=[json.dumps(c) for c in rt["coefficients"]]).to_csv(out / "ranking.csv", index=False)
+        fmt = args.format
+        written = write_table(rt.assign(coefficients=[json.dumps(c) for c in rt["coefficients"]]), out / "ranking",
+                              fmt.tables)
         if len(paper):
-            paper.to_csv(out / "paper.csv", index=False)
+            written += write_table(paper, out / "paper", fmt.tables)
         (out / "functions").mkdir()
         usable = [f for f in ranking.fits if f.success]
         if usable:
@@ -284,10 +294,9 @@ def run_fit(args: argparse.Namespace) -> int:
             if fit.success:
                 fit.function(provenance=provenance).save(out / "functions" / f"{i:02d}_{_slug(fit.name)}.json")
         drawn = usable[:3] + [f for f in usable[3:] if f.name in ("F1", "F2")]
-        fit_scatter(table, drawn, states=ranking.test_states).savefig(out / "fit.png", dpi=110)
-        ranking_bars(ranking, top=args.top).savefig(out / "ranking.png", dpi=110)
-    say(args, f"wrote {args.out}/ranking.csv, best.json, functions/ (top {args.top}), fit.png, ranking.png"
-              + (", paper.csv" if len(paper) else ""))
+        written += save(fit_scatter(table, drawn, states=ranking.test_states), out / "fit", fmt.figures, dpi=110)
+        written += save(ranking_bars(ranking, top=args.top), out / "ranking", fmt.figures, dpi=110)
+    say(args, f"wrote {args.out}/best.json, functions/ (top {args.top}), " + ", ".join(p.name for p in written))
     return 0
 
 

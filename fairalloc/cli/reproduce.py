@@ -13,7 +13,8 @@ killed run continues where it stopped), the figures and ``report.md``. It is nam
 (``out/reproduce/NAME-SCALE``; ``...-cells-HASH`` for a ``--cells`` run, ``...-from-FOLDER`` for a
 ``--tables-from`` report), so a partial run never writes over the full run's report; the same job
 resumes in its folder, another job in it needs ``--force`` (the output-folder rule of
-:mod:`fairalloc.cli.conventions`).
+:mod:`fairalloc.cli.conventions`). ``--format`` gives the figures' formats and table formats written
+beside the CSV files (always written: ``report.md`` links them and the notebooks read them).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from .conventions import add_output_options, read_marker, resumable_folder, say, show_progress
+from .conventions import add_format_option, add_output_options, read_marker, resumable_folder, say, show_progress
 
 __all__ = ["register", "run"]
 
@@ -51,6 +52,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--tables-from", default=None, metavar="DIR",
                    help="run nothing: write the report from the cells of another reproduction's output "
                         "folder that are also this one's (e.g. sdrf-fig5/6 from an sdrf-fig4 run)")
+    add_format_option(p)
     p.add_argument("--list", action="store_true", help="list the reproductions and exit")
     p.set_defaults(func=run)
     return p
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         say(args, f"resuming in {out}, written by an older fairalloc reproduce")
     with resumable_folder(out, args, "reproduce", _job(args), ours=ours):
         path = reproduce(args.name, scale=args.scale, out=out, workers=args.workers, progress=show_progress(args),
-                         cells=args.cells, tables_from=args.tables_from)
+                         cells=args.cells, tables_from=args.tables_from, formats=args.format)
     text = Path(path).read_text(encoding="utf-8").splitlines()
     say(args, "\n".join(line for line in text if line.startswith("|")), f"report: {path}")
     return 0

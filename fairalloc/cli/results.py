@@ -2,12 +2,16 @@
 
 Examples::
 
-    fairalloc results out/lublin                       # cells by status, failures, tables
+    fairalloc results out/lublin                       # cells by status, failures, damage, tables
     fairalloc results out/lublin --table summary
     fairalloc results out/lublin --sql "SELECT label, avg(mean_wait) FROM summary GROUP BY label"
 
 The tables are DuckDB views named after the tables the cells wrote (``summary``, ``users``,
-``jobs``, ...) plus ``cells`` (key, parameters, status, wall time, error).
+``jobs``, ...) plus ``cells`` (key, parameters, status, wall time, error). The overview verifies
+every file against the checksum its cell recorded and names the damaged ones; ``--table`` and
+``--sql`` check sizes, leave damaged cells out with a warning and still answer from the rest.
+``--sql`` takes one read-only query: the connection reads no file but the sweep's tables and writes
+none (``COPY``, ``ATTACH``, ``read_csv('/etc/...')`` are refused); export rows with ``--csv``.
 """
 
 from __future__ import annotations
@@ -26,14 +30,14 @@ __all__ = ["register", "run"]
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "results",
-        description="Show the cells of a sweep folder by status with the failures, one table "
-                    "(--table), or the result of an SQL query over its tables (--sql).",
+        description="Show the cells of a sweep folder by status with the failures and damaged files, one "
+                    "table (--table), or the result of a read-only SQL query over its tables (--sql).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog='example: fairalloc results out/sweep --sql "SELECT label, avg(mean_wait) FROM summary '
                'GROUP BY label"')
     p.add_argument("dir", metavar="DIR", help="a folder written by fairalloc sweep")
     what = p.add_mutually_exclusive_group()
-    what.add_argument("--sql", default=None, help="a DuckDB query over the tables (by name) and cells")
+    what.add_argument("--sql", default=None, help="a read-only DuckDB query over the tables (by name) and cells")
     what.add_argument("--table", default=None, help="print one table (summary, users, jobs, cells, ...)")
     p.add_argument("--out", default=None, metavar="FILE",
                    help="also write the rows to FILE (format: --format, else FILE's suffix: .csv, .parquet, .json)")
@@ -41,7 +45,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="--out / --csv: replace an existing FILE")
     add_format_option(p, figures=False)
     p.add_argument("--max-rows", type=int, default=60, help="rows printed at most (default 60; 0: all)")
-    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but the rows")
+    p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="print nothing but the rows")
     p.set_defaults(func=run)
     return p
 
@@ -104,18 +108,26 @@ def run(args: argparse.Namespace) -> int:
         _print(df, args)
         return 0
     store = Store(args.dir)
-    cells = store.cells_table()
+    cells = store.cells_table(checksum=True)
     counts = cells["status"].value_counts()
     if not args.quiet:
-        info = json.loads((store.out / "sweep.json").read_text())
+        try:
+            info = json.loads((store.out / "sweep.json").read_text())
+        except (OSError, ValueError):
+            info = {}
+            print(f"{store.out / 'sweep.json'} is missing or damaged")
         about = info.get("spec", {}).get("description")
         print(f"sweep {info.get('name')!r}" + (f" ({about})" if about else "")
-              + f", fairalloc {info.get('version')}")
-        print(f"{args.dir}: {len(cells)} cells: " + ", ".join(f"{counts.get(s, 0)} {s}"
-                                                          for s in ("done", "failed", "pending")))
-        failed = cells[cells["status"] == "failed"]
-        for _, row in failed.iterrows():
-            print(f"  failed {row['key']} (label={row['label']}, seed={row['seed']}): {row['error']}")
+              + f", fairalloc {info.get('version')}, code {info.get('code', '?')}")
+        shown = ("done", "failed", "timeout", "lost", "damaged", "pending")
+        print(f"{args.dir}: {len(cells)} cells: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in shown
+                                                          if s in ("done", "failed", "pending") or counts.get(s)))
+        for status in ("failed", "timeout", "lost", "damaged"):
+            for _, row in cells[cells["status"] == status].iterrows():
+                print(f"  {status} {row['key']} (label={row['label']}, seed={row['seed']}): {row['error']}")
+        if counts.get("damaged"):
+            print("  damaged cells are left out of the tables; run the sweep again into this folder to "
+                  "recompute them")
         names = store.table_names()
         print("tables: " + (", ".join(names) if names else "(none yet)") + ", cells")
     _print(cells.drop(columns=["params"]), args)

@@ -77,16 +77,105 @@ _FILE_KINDS = {"swf": "a Standard Workload Format trace (text, or gzip with .gz)
                "alibaba2017": "an Alibaba 2017 batch trace", "alibaba2018": "an Alibaba 2018 batch trace"}
 
 
-def _read_file(kind: str, path: str):
-    from ..workloads import Workload, prepare_tasks, read_alibaba, read_google2011, read_swf
+def _flag(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{text!r} is not a yes/no value (1, 0, true, false)")
 
+
+def _seconds_or_word(text: str) -> Any:
+    return text if text in ("drop", "resample") else float(text)
+
+
+def _statuses(text: str) -> list[int]:
+    return [int(s) for s in text.split("+")]
+
+
+#: Options of the file readers in ``--workload KIND:PATH,key=value,...``: key -> (converter, where it goes,
+#: help). "read": a keyword of the reader; "prepare": of :func:`fairalloc.workloads.prepare_tasks`.
+_PREPARE_KEYS = {"unknown_run_time": (_seconds_or_word, "prepare", "drop | resample | seconds"),
+                 "merge": (_flag, "prepare", "merge identical rows of a job (0/1)"),
+                 "seed": (int, "prepare", "seed of unknown_run_time=resample (and of users=K)")}
+_READER_KEYS: dict[str, dict[str, tuple[Any, str, str]]] = {
+    "swf": {"status": (_statuses, "read", "keep these statuses, e.g. 1 or 1+0"),
+            "errors": (str, "read", "raise | skip malformed lines"),
+            "drop_missing": (_flag, "read", "drop jobs without run time or processors (0/1)")},
+    "parquet": {},
+    "google2011": {"layout": (str, "read", "auto | official | subset"),
+                   "attempts": (str, "read", "last | all"),
+                   "duration": (str, "read", "unknown | end (the subset has no run times: end - 600 s)"),
+                   **_PREPARE_KEYS},
+    "alibaba": {"users": (lambda t: t if t == "job" else int(t), "read", "job | K (jobs mapped to K users)"),
+                **_PREPARE_KEYS},
+}
+_READER_KEYS["alibaba2017"] = _READER_KEYS["alibaba2018"] = _READER_KEYS["alibaba"]
+
+
+def _split_path(kind: str, rest: str, spec: str) -> tuple[str, dict[str, str]]:
+    """``PATH[,key=value...]``: the path (which may hold commas or '=') and the options after it."""
+    parts = rest.split(",")
+    path = [parts[0]]
+    opts: dict[str, str] = {}
+    for part in parts[1:]:
+        key, eq, value = part.partition("=")
+        if eq and key.strip().isidentifier():
+            if key.strip() in opts:
+                raise InvalidInstanceError(f"--workload {spec!r}: option {key.strip()!r} given twice",
+                                           argument="workload", value=spec)
+            opts[key.strip()] = value.strip()
+        elif opts:
+            raise InvalidInstanceError(f"--workload {spec!r}: expected key=value after the path, got {part!r}",
+                                       argument="workload", value=spec)
+        else:
+            path.append(part)
+    return ",".join(path), opts
+
+
+def _read_file(kind: str, path: str, opts: dict[str, str], spec: str):
+    from ..workloads import Workload, prepare_tasks, read_alibaba, read_google2011, read_swf
+    from ..workloads.units import parse_conversion
+
+    known = _READER_KEYS[kind]
+    read: dict[str, Any] = {}
+    prep: dict[str, Any] = {}
+    units: dict[str, str] = {}
+    for key, text in opts.items():
+        if key not in known:
+            units[key] = text                   # a resource's unit conversion, checked once the columns are known
+            continue
+        conv, where, _ = known[key]
+        try:
+            value = conv(text)
+        except ValueError as exc:
+            raise InvalidInstanceError(f"--workload {spec!r}: {key}={text!r}: {exc}", argument="workload",
+                                       value=spec) from None
+        (read if where == "read" else prep)[key] = value
+    seed = prep.pop("seed", None)
     if kind == "swf":
-        return read_swf(path)
-    if kind == "parquet":
-        return Workload.read_parquet(path)
-    if kind == "google2011":
-        return prepare_tasks(read_google2011(path))
-    return prepare_tasks(read_alibaba(path, version=2018 if kind == "alibaba2018" else 2017))
+        wl = read_swf(path, **read)
+    elif kind == "parquet":
+        wl = Workload.read_parquet(path)
+    else:
+        if kind == "google2011":
+            wl = read_google2011(path, **read)
+        else:
+            wl = read_alibaba(path, version=2018 if kind == "alibaba2018" else 2017, rng=seed, **read)
+        if prep.get("unknown_run_time") == "resample":
+            prep["rng"] = seed
+        wl = prepare_tasks(wl, **prep)
+    bad = [k for k in units if k not in wl.resource_names]
+    if bad:
+        options = ", ".join(f"{k} ({h})" for k, (_, _, h) in known.items()) or "none"
+        res = (f"; or a resource's unit conversion {'/'.join(wl.resource_names)}=<factor><unit> (e.g. "
+               f"{wl.resource_names[-1]}=384GB)") if wl.resource_names else ""
+        raise InvalidInstanceError(f"--workload {spec!r}: unknown option {bad[0]!r}; the options of {kind}: "
+                                   f"{options}{res}", argument="workload", value=spec)
+    if units:
+        wl = wl.convert_units({k: parse_conversion(v, k) for k, v in units.items()})
+    return wl
 
 
 def parse_workload(spec: str, *, seed: int = 0):
@@ -96,6 +185,14 @@ def parse_workload(spec: str, *, seed: int = 0):
     ``alibaba:PATH`` (2017 layout), ``alibaba2018:PATH``, ``google_like:key=value,...``,
     ``alibaba_like:key=value,...`` (tasks; traces are cleaned with
     :func:`fairalloc.workloads.prepare_tasks`, which drops tasks with unknown run time).
+
+    A file's path may be followed by the reader's options, ``KIND:PATH,key=value,...``: ``swf``:
+    ``status`` (e.g. ``1`` or ``1+0``), ``errors`` (``raise``/``skip``), ``drop_missing``;
+    ``google2011``: ``layout``, ``attempts``, ``duration`` (``end`` for the subset, which has no run
+    times); ``alibaba*``: ``users`` (``job`` or K); task traces also ``unknown_run_time`` (``drop``,
+    ``resample``, seconds), ``merge``, ``seed``; and a resource's unit conversion
+    ``<resource>=<factor><unit>`` (``memory=384GB``: one unit of the column is 384 GB), needed where
+    the trace's units differ from the cluster's (:mod:`fairalloc.workloads.units`).
 
     Lublin keys: ``days`` or ``n`` (jobs), ``nodes``, ``typed`` (0/1), ``seed``, ``users``,
     ``estimate`` (``exact`` or a factor >= 1), ``umed``. ``google_like`` keys: ``users``, ``tasks``,
@@ -115,14 +212,23 @@ def parse_workload(spec: str, *, seed: int = 0):
         if not rest:
             raise InvalidInstanceError(f"--workload {spec!r}: give a path after '{kind}:'", argument="workload",
                                        value=spec)
+        rest, opts = _split_path(kind, rest, spec)
         try:
-            return _read_file(kind, rest)
+            return _read_file(kind, rest, opts, spec)
+        except InvalidInstanceError as exc:
+            if exc.argument != "path":                   # the reader's own message names file and line
+                raise
+            raise InvalidInstanceError(f"--workload {spec!r}: cannot read it as {_FILE_KINDS[kind]}: {exc}",
+                                       argument="workload", value=spec) from None
         except FairallocError:
             raise
         except (OSError, EOFError, ValueError, zlib.error) as exc:
             if isinstance(exc, FileNotFoundError):
                 raise InvalidInstanceError(f"--workload {spec!r}: no such file {rest}", argument="workload",
                                            value=spec) from None
+            if isinstance(exc, IsADirectoryError):
+                raise InvalidInstanceError(f"--workload {spec!r}: {rest} is a directory; give {_FILE_KINDS[kind]} "
+                                           "file itself", argument="workload", value=spec) from None
             raise InvalidInstanceError(f"--workload {spec!r}: cannot read {rest} as {_FILE_KINDS[kind]}: "
                                        f"{type(exc).__name__}: {' '.join(str(exc).split())}", argument="workload",
                                        value=spec) from None
@@ -170,11 +276,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                     "CDRF, TV-TSF) on tasks with resource vectors; print a summary table and write "
                     "per-job Parquet and figures to --out.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="workload specs (rigid jobs): swf:PATH | parquet:PATH | lublin:days=30,nodes=256"
-               "[,typed=1,seed=0,users=K,estimate=exact|F]\n"
-               "workload specs (tasks): google2011:PATH | alibaba:PATH | alibaba2018:PATH | "
+        epilog="workload specs (rigid jobs): swf:PATH[,status=1,errors=skip,drop_missing=1] | parquet:PATH | "
+               "lublin:days=30,nodes=256[,typed=1,seed=0,users=K,estimate=exact|F]\n"
+               "workload specs (tasks): google2011:PATH[,duration=end,layout=...,attempts=last|all] | "
+               "alibaba:PATH[,users=job|K] | alibaba2018:PATH | "
                "google_like:users=627,tasks=100000[,horizon=86400,seed=0] | "
-               "alibaba_like:jobs=200,large=0.25|normal[,users=K,slots=600,seed=0]")
+               "alibaba_like:jobs=200,large=0.25|normal[,users=K,slots=600,seed=0]\n"
+               "task traces also take unknown_run_time=drop|resample|SECONDS, merge=1, seed=N, and unit "
+               "conversions RESOURCE=FACTORUNIT (e.g. alibaba:batch_task.csv,memory=384GB on --cluster "
+               "tvtsf-table3, whose memory is in GB)")
     p.add_argument("--workload", default="lublin:days=30,nodes=256",
                    help="workload spec (default: %(default)s)")
     p.add_argument("--policy", default=None,
@@ -268,6 +378,9 @@ def _run_tasks(wl, args: argparse.Namespace, policies: list[str]) -> int:
     if table["rejected_tasks"].any():
         say(args, "rejected_tasks: tasks that fit on no server (or exceed the pool) are rejected before the "
                   "run and counted; see each result's .rejected table for the reasons")
+    if table["completed_by_horizon"].isna().any():
+        say(args, "completed_by_horizon: undefined (nan): every task was submitted at one instant (the Google 2011 "
+                  "subset has no submission times), so the last submission is no trace end to count completions at")
     with pd.option_context("display.width", 200, "display.float_format", "{:,.3f}".format):
         say(args, table.to_string())
     emit_json(args, {"workload": args.workload, "capacity": where, "summary": table.reset_index().to_dict("records")})

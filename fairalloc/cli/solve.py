@@ -5,11 +5,11 @@ Examples
 ::
 
     fairalloc solve --example sdrf-fig2                       # max-min, DRF and SDRF side by side
-    fairalloc solve examples/drf_paper.yaml --mechanism drf --method lp --solver clarabel
+    fairalloc solve examples/drf_paper.yaml --mechanism drf --method lp --solver highs
     fairalloc solve examples/three_users.csv --commitments examples/three_users_commitments.csv --json out.json
     fairalloc solve --list-examples
     fairalloc solve examples/tvtsf_two_users.yaml --mechanism tvtsf --method milp     # TV-TSF Eq. 10
-    fairalloc solve examples/tasks_placement.yaml --mechanism drf,tsf --solver cbc   # integer tasks
+    fairalloc solve examples/tasks_placement.yaml --mechanism drf,tsf --solver cpsat   # integer tasks
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_output_options(p, what="tasks / time-varying: a folder for the figures, written whole at the end")
     add_format_option(p, tables=False)
     p.add_argument("--solver", default=None,
-                   help="backend: pooled --method lp (cvxpy: clarabel, highs, ...); tasks and time-varying MILPs "
-                        "(highs, cbc) and tasks --method lp; see `fairalloc solve --list-solvers`")
+                   help="backend: LPs (pooled and tasks --method lp) are solved by highs; tasks and time-varying "
+                        "MILPs by highs, cpsat or cbc; see `fairalloc solve --list-solvers`")
     p.add_argument("--list-solvers", action="store_true", help="list installed solver backends and exit")
     p.add_argument("--commitments", metavar="FILE", help="SDRF commitments (fractions of capacity) from a file")
     p.add_argument("--precision", type=nonnegative_int, default=4, help="digits shown in the table (default 4)")
@@ -189,9 +189,9 @@ def run(args: argparse.Namespace) -> int:
     if args.list_solvers:
         from ..exact.solvers import available_solvers
 
-        lp, milp = available_solvers("lp"), available_solvers("milp")
-        say(args, "LP:   " + ", ".join(lp), "MILP: " + ", ".join(milp))
-        emit_json(args, {"lp": list(lp), "milp": list(milp)})
+        lp, milp, conic = available_solvers("lp"), available_solvers("milp"), available_solvers("conic")
+        say(args, "LP:    " + ", ".join(lp), "MILP:  " + ", ".join(milp), "conic: " + ", ".join(conic))
+        emit_json(args, {"lp": list(lp), "milp": list(milp), "conic": list(conic)})
         return 0
     if args.method is not None and args.method.strip() == "":
         raise InvalidInstanceError("--method is empty", argument="method", value=args.method)

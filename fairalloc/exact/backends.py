@@ -75,7 +75,7 @@ from ..result import Status
 from .program import LinearProgram, add_var
 from .solvers import Backend, SolveOutcome, cbc_solver_class, highs_threads, quiet_highs
 
-__all__ = ["solve_program", "integer_row", "PROVEN_GAP", "CHECK_TOL"]
+__all__ = ["solve_program", "solve_lp", "integer_row", "PROVEN_GAP", "CHECK_TOL"]
 
 #: Relative gap below which a backend's "optimal" is accepted as proven (when the caller gives no
 #: absolute ``proven_gap`` of its own). HiGHS's default ``mip_rel_gap`` is 1e-4, which would let it call
@@ -198,6 +198,58 @@ def solve_program(prog: LinearProgram, backend: Backend, *, time_limit: float | 
     return SolveOutcome(status, message, backend.name, objective=objective, stats=stats), x
 
 
+def solve_lp(prog: LinearProgram, *, time_limit: float | None = None, threads: int | None = None,
+             msg: bool = False, options: Mapping[str, Any] | None = None) -> tuple[SolveOutcome, np.ndarray | None]:
+    """Solve a plain LP with HiGHS (highspy): fairalloc's one route for linear programs.
+
+    :func:`solve_program` with the HiGHS backend (the same model builder, status table and check of
+    the returned point), after checking ``options`` strictly: an option HiGHS rejects raises here,
+    before any work, instead of being dropped with a warning (a caller passing options to an LP
+    wants them applied).
+
+    Parameters
+    ----------
+    prog : LinearProgram
+        No integer columns.
+    time_limit, threads, msg
+        As in :func:`solve_program`.
+    options : mapping, optional
+        HiGHS options (``setOptionValue`` names).
+
+    Returns
+    -------
+    outcome : SolveOutcome
+        OPTIMAL only when HiGHS proved it.
+    x : ndarray or None
+        The solution's column values.
+
+    Raises
+    ------
+    ValueError
+        ``prog`` has integer columns, or HiGHS rejects an option.
+
+    Examples
+    --------
+    Maximise x + y with x + 2 y <= 4, 3 x + y <= 6, x, y >= 0: the vertex (8/5, 6/5), value 14/5:
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from fairalloc.exact.program import LinearProgram
+    >>> prog = LinearProgram(("x", "y"), np.zeros(2), np.full(2, np.inf), np.zeros(2, bool),
+    ...                      sp.csr_matrix([[1.0, 2.0], [3.0, 1.0]]), np.full(2, -np.inf), np.array([4.0, 6.0]),
+    ...                      ("a", "b"), np.ones(2))
+    >>> out, x = solve_lp(prog)
+    >>> out.status.value, round(out.objective, 9), np.round(x, 9).tolist()
+    ('optimal', 2.8, [1.6, 1.2])
+    """
+    from .solvers import get_backend
+
+    if prog.is_mip:
+        raise ValueError("solve_lp: the program has integer columns (use solve_program)")
+    opts = highs_options(dict(options or {}), strict=True)
+    return solve_program(prog, get_backend("highs", "lp"), time_limit=time_limit, threads=threads, msg=msg,
+                         options=opts)
+
+
 # ---- HiGHS (highspy) ---------------------------------------------------------------------------
 
 def _highs_model(prog: LinearProgram) -> Any:
@@ -227,15 +279,22 @@ def _highs_model(prog: LinearProgram) -> Any:
     return lp
 
 
-def highs_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options HiGHS accepts; each rejected one gives a :class:`FairallocWarning` and is dropped."""
+def highs_options(options: Mapping[str, Any], *, strict: bool = False) -> dict[str, Any]:
+    """The options HiGHS accepts; each rejected one gives a :class:`FairallocWarning` and is dropped
+    (``strict``: a ``ValueError`` naming it instead)."""
     import highspy
 
     probe = quiet_highs()
     good = {}
     for key, value in options.items():
-        if probe.setOptionValue(key, value) == highspy.HighsStatus.kOk:
+        try:
+            ok = probe.setOptionValue(key, value) == highspy.HighsStatus.kOk
+        except (TypeError, ValueError):
+            ok = False
+        if ok:
             good[key] = value
+        elif strict:
+            raise ValueError(f"HiGHS rejected option {key}={value!r} (unknown name or bad value)")
         else:
             warnings.warn(f"HiGHS rejected option {key}={value!r} (unknown name or bad value); it is ignored",
                           FairallocWarning, stacklevel=5)
@@ -421,7 +480,9 @@ def _run_cbc(prog: LinearProgram, *, deadline, mip_gap, abs_gap, threads, msg, o
 
     cls = cbc_solver_class()
     if cls is None:
-        return Status.ERROR, "cbc: no CBC available to PuLP (PuLP 4 needs a cbc binary)", None, {}
+        from .solvers import CBC_INSTALL
+
+        return Status.ERROR, f"cbc: no CBC available to PuLP; {CBC_INSTALL}", None, {}
     p, cols = _to_pulp(prog, start)
     time_limit = _left(deadline)           # what is left once the model is built
     if time_limit is not None and time_limit <= 0:

@@ -155,7 +155,8 @@ def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: S
     sizes : sequence of float
         A size per component, to share the time limit.
     build : callable
-        ``build(users, servers, label)`` -> object with ``.problem`` and ``.totals``.
+        ``build(users, servers, label)`` -> object with ``.problem`` and ``.totals`` (and optionally
+        ``.strong``, the same columns with extra valid rows: :func:`solve_leximin`'s ``strong``).
     valuation : Valuation
         The whole instance's valuation (restricted to each component's users).
     place : callable
@@ -220,7 +221,8 @@ def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: S
         tk = time.perf_counter()
         out = solve_leximin(prog, tot, sub, objective=objective, backend=backend,
                             time_limit=component_budget(time_limit, t0, sizes, k), started=tk, label=label,
-                            flow=None if flow is None else flow(users), **kw)
+                            flow=None if flow is None else flow(users), strong=getattr(built, "strong", None),
+                            **kw)
         out = empty_fallback(out, sub)
         runs.append(ComponentRun(users, servers, out, built))
         if out.solution is not None:

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 
 from .. import shares
 from ..model import TaskInstance, TimeVaryingInstance
+from ..validation import check_solver_options
 from ..result import Status
 from .backends import solve_program
 from .program import LinearProgram
@@ -170,6 +171,7 @@ def dominating_servers(task_demands: Any, capacities: Any, placement: Any, total
     >>> round(dominating_servers([[6], [5]], [[10]], [[1], [1]], [0, 0], [2, 2], weak=True, integer=False).value, 6)
     0.909091
     """
+    check_solver_options("dominating_servers", solver=solver, time_limit=time_limit)
     d = np.asarray(task_demands, float)
     c = np.asarray(capacities, float)
     p = np.asarray(placement, bool)
@@ -280,6 +282,7 @@ def dominating_schedule(task_demands: Any, capacities: Any, placement: Any, arri
     >>> dominating_schedule(d, [[2]], [[1], [1]], [[2, 0], [1, 1]], [2, 1], [1, 1], weak=True).status.value
     'infeasible'
     """
+    check_solver_options("dominating_schedule", solver=solver, time_limit=time_limit)
     d = np.asarray(task_demands, float)              # (N, T, K)
     c = np.asarray(capacities, float)                # (M, K)
     p = np.asarray(placement, bool)
@@ -383,6 +386,7 @@ def pareto_improvement(instance: TaskInstance | TimeVaryingInstance, tasks: Any,
     >>> v.dominated, v.extra, v.tasks.tolist()
     (True, 2, [0, 2])
     """
+    check_solver_options("pareto_improvement", solver=solver, time_limit=time_limit)
     g = _per_user(instance, tasks)
     if isinstance(instance, TimeVaryingInstance):
         out = dominating_schedule(instance.task_demands, instance.cluster.capacities, instance.placement,

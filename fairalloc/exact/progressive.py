@@ -17,8 +17,10 @@ under it or some user is satisfied (otherwise *t* could grow). Users who are sat
 who need a full resource, cannot grow: they are frozen at the minimal allocation, the others go on
 to the next LP. Each round freezes at least one user.
 
-This is deliberately the textbook algorithm (one LP per freezing event, solved by cvxpy) so that it
-checks the sweep independently; it is much slower. Fullness is judged with ``sat_tol`` (relative),
+This is deliberately the textbook algorithm (one LP per freezing event, each a
+:class:`~fairalloc.exact.program.LinearProgram` solved by HiGHS through
+:func:`fairalloc.exact.backends.solve_lp`, fairalloc's one LP route) so that it checks the sweep
+independently; it is much slower. Fullness is judged with ``sat_tol`` (relative),
 which must exceed the backend's feasibility tolerance.
 """
 
@@ -29,8 +31,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
+import scipy.sparse as sp
+
 from ..result import Status
-from .solvers import get_backend, solve_cvxpy
+from .backends import solve_lp
+from .program import LinearProgram
+from .solvers import get_backend
 
 __all__ = ["ProgressiveOutcome", "progressive_filling_lp"]
 
@@ -87,9 +93,9 @@ def progressive_filling_lp(directions, caps, starts, rates, *, solver: str | Non
     rates : array_like, shape (n,)
         :math:`w_i > 0`, share per unit of level.
     solver : str, optional
-        LP backend (default: the first installed of ``DEFAULT_ORDER["lp"]``).
+        LP backend: ``"highs"`` (the default, and the only LP backend: :mod:`fairalloc.exact.solvers`).
     options : Mapping, optional
-        Passed to the backend (:func:`fairalloc.exact.solvers.solve_cvxpy`).
+        HiGHS options (:func:`fairalloc.exact.backends.solve_lp`; one HiGHS rejects raises ``ValueError``).
     sat_tol : float, optional
         Relative tolerance for a resource to count as full (default 1e-7; must exceed the backend's
         feasibility tolerance).
@@ -101,7 +107,9 @@ def progressive_filling_lp(directions, caps, starts, rates, *, solver: str | Non
     Raises
     ------
     SolverUnavailableError
-        Unknown or missing ``solver``.
+        Unknown ``solver``, or one that solves no plain LPs.
+    ValueError
+        An option HiGHS rejects.
 
     Examples
     --------
@@ -114,8 +122,6 @@ def progressive_filling_lp(directions, caps, starts, rates, *, solver: str | Non
     >>> out.status.value, out.shares.round(6).tolist(), round(out.level, 6)
     ('optimal', [0.2, 0.26, 0.27, 0.27], 0.27)
     """
-    import cvxpy as cp
-
     backend = get_backend(solver, "lp")
     v = np.asarray(directions, dtype=float)
     mu = np.asarray(caps, dtype=float)
@@ -134,12 +140,7 @@ def progressive_filling_lp(directions, caps, starts, rates, *, solver: str | Non
     while active.size:
         va, mua, ba, wa, ea = v[active], mu[active], b[active], w[active], e[active]
         cols = np.flatnonzero((va > 0).any(axis=0))
-        sv = cp.Variable(active.size, nonneg=True)
-        t = cp.Variable()
-        cons = [sv <= mua, sv >= cp.multiply(wa, t - ba)]
-        if cols.size:
-            cons.append(va[:, cols].T @ sv <= 1.0 - base[cols])
-        out = solve_cvxpy(cp.Problem(cp.Maximize(t), cons), backend, options=options)
+        out, x = solve_lp(_round_lp(va[:, cols], mua, ba, wa, 1.0 - base[cols]), options=options)
         n_solves += 1
         if out.status not in (Status.OPTIMAL, Status.FEASIBLE):
             return ProgressiveOutcome(None, None, out.status, f"LP {n_solves}: {out.message}",
@@ -147,7 +148,7 @@ def progressive_filling_lp(directions, caps, starts, rates, *, solver: str | Non
         if out.status is Status.FEASIBLE:
             worst = Status.FEASIBLE
             messages.append(f"LP {n_solves}: {out.message}")
-        t_star = float(t.value)
+        t_star = float(x[-1])
         smin = np.minimum(np.maximum(wa * (t_star - ba), 0.0), mua)
         satisfied = ea <= t_star + sat_tol * max(1.0, abs(t_star))
         smin = np.where(satisfied, mua, smin)
@@ -173,3 +174,17 @@ def progressive_filling_lp(directions, caps, starts, rates, *, solver: str | Non
     msg = "; ".join(messages) if messages else f"{n_solves} LPs, each proven optimal by {backend.name}"
     return ProgressiveOutcome(s, first_level, worst, msg, backend.name,
                               {"n_solves": n_solves, "rounds": n_solves})
+
+
+def _round_lp(va: np.ndarray, mu: np.ndarray, b: np.ndarray, w: np.ndarray, room: np.ndarray) -> LinearProgram:
+    r"""One round's LP over columns :math:`(s_1..s_k, t)`: max *t*, :math:`w_i t - s_i \le w_i b_i`,
+    :math:`0 \le s_i \le \mu_i`, :math:`\sum_i v_{ir} s_i \le` ``room``\ :sub:`r`."""
+    k, m = va.shape
+    eye = sp.hstack([-sp.identity(k, format="csr"), sp.csr_matrix(w.reshape(-1, 1))])
+    res = sp.hstack([sp.csr_matrix(va.T), sp.csr_matrix((m, 1))])
+    A = sp.vstack([eye, res], format="csr")
+    names = tuple(f"s{i}" for i in range(k)) + ("t",)
+    cost = np.zeros(k + 1)
+    cost[k] = 1.0
+    return LinearProgram(names, np.r_[np.zeros(k), -np.inf], np.r_[mu, np.inf], np.zeros(k + 1, dtype=bool), A,
+                         np.full(k + m, -np.inf), np.r_[w * b, room], tuple(f"r{j}" for j in range(k + m)), cost)

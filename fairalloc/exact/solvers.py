@@ -5,25 +5,36 @@ Backends
 ========== ============ ===================== ===========================================
 name       problems     interface             notes
 ========== ============ ===================== ===========================================
-highs      LP, MILP     cvxpy / highspy       simplex LPs; HiGHS branch-and-cut for MILPs
+highs      LP, MILP     highspy               simplex LPs; HiGHS branch-and-cut for MILPs
 cpsat      MILP         ortools (CP-SAT)      integer programs, coefficients scaled exactly to integers
-cbc        MILP         PuLP                  bundled with PuLP 3.x; a ``cbc`` binary with PuLP 4
-clarabel   LP, conic    cvxpy                 interior point (default tolerances tightened)
-scipy      LP           cvxpy                 scipy.optimize.linprog (HiGHS underneath)
-scs        LP, conic    cvxpy                 first-order, low accuracy
-gurobi ... LP, MILP     cvxpy / PuLP          not installed here; statuses from PuLP's sol_status only
+cbc        MILP         PuLP                  bundled with PuLP 3.x; PuLP 4: ``pip install 'pulp[cbc]'``
+clarabel   conic        cvxpy                 interior point (default tolerances tightened)
+scs        conic        cvxpy                 first-order, low accuracy
+gurobi ... MILP         PuLP                  not installed here; statuses from PuLP's sol_status only
 ========== ============ ===================== ===========================================
 
-MILPs are written with PuLP and solved from their arrays (:mod:`fairalloc.exact.backends`).
+**One route per kind of problem.** Every linear program and every MILP of fairalloc is a
+:class:`~fairalloc.exact.program.LinearProgram` (arrays) solved by
+:func:`fairalloc.exact.backends.solve_program` (MILPs on any MILP backend) or
+:func:`~fairalloc.exact.backends.solve_lp` (plain LPs: HiGHS through highspy, its public API). highspy
+rather than :func:`scipy.optimize.linprog`: the LP-relaxation bounds of the leximin driver re-solve
+one model with a changed objective from the previous basis (``changeColsCost``, a hot start), which
+linprog cannot do; highspy is a core dependency; and the MILPs already go through it, so LPs and
+MILPs share one model builder, one status table and one incumbent check. cvxpy is used only for
+conic programs (CEEI's Eisenberg-Gale program has an exponential cone). The one remaining
+:func:`scipy.optimize.linprog` call is ``divisible_tsf(solver="scipy")``, the static TSF baseline's
+per-slot LP (:mod:`fairalloc.scheduling.static_slots`), kept until that module moves onto this route.
 
 ``solver=None`` picks the first available backend of :data:`DEFAULT_ORDER` for the problem kind.
 For MILPs the order is by measurement (``benchmarks/bench_milp.py``, every backend side by side on
-the same instances): see :data:`DEFAULT_ORDER`. The order may change between versions.
+the same instances), and its first backend, HiGHS, installs everywhere (highspy wheels for every
+Python fairalloc supports); CBC is last: on Python 3.12+ a fresh install has PuLP 4, which ships no
+CBC (``pip install 'pulp[cbc]'`` adds it). The order may change between versions.
 
 No HiGHS banner: highspy prints "Running HiGHS ... Copyright ..." on the process's standard output
 when the first ``Highs`` object is created, whatever the options say. :func:`quiet_highs` creates
-HiGHS objects with that first banner sent to ``/dev/null``, and every HiGHS use of fairalloc (LPs
-through cvxpy too) goes through it, so a library call prints nothing unless ``msg=True``.
+HiGHS objects with that first banner sent to ``/dev/null``, and every HiGHS use of fairalloc goes
+through it, so a library call prints nothing unless ``msg=True``.
 
 Honesty rule: a result is ``OPTIMAL`` only when the backend itself reports proven optimality. cvxpy's
 ``optimal_inaccurate`` and ``user_limit`` become ``FEASIBLE`` (with the backend's words in the message).
@@ -52,12 +63,13 @@ __all__ = [
     "SolveOutcome",
     "solve_cvxpy",
     "quiet_highs",
+    "CBC_INSTALL",
 ]
 
 
 @dataclass(frozen=True)
 class Backend:
-    """A solver reachable through cvxpy (continuous problems) and/or fairalloc's MILP engine.
+    """A solver reachable through fairalloc's LP/MILP route (highspy, OR-Tools, PuLP) or cvxpy (conic).
 
     The known backends are in :data:`BACKENDS`; :func:`get_backend` picks one by name or by
     :data:`DEFAULT_ORDER`. Frozen.
@@ -66,23 +78,23 @@ class Backend:
     ----------
     name : str
         fairalloc's name (``"highs"``, ``"cpsat"``, ``"cbc"``, ``"clarabel"``, ...).
-    cvxpy_name : str, optional
-        cvxpy's solver constant for LP / conic problems (``None``: not an LP backend).
+    lp : bool, optional
+        Whether :func:`fairalloc.exact.backends.solve_lp` solves plain LPs with it (default False).
     milp : bool, optional
         Whether :func:`fairalloc.exact.backends.solve_program` can solve MILPs with it (default False).
+    cvxpy_name : str, optional
+        cvxpy's solver constant for conic problems (``None``: not a conic backend).
     pulp_name : str, optional
         PuLP solver class, for MILP backends reached through PuLP only.
     module : str, optional
         Import name whose presence makes it available.
     install : str, optional
-        What to ``pip install`` when missing (quoted in :class:`~fairalloc.errors.SolverUnavailableError`).
+        What to install when missing (quoted in :class:`~fairalloc.errors.SolverUnavailableError`).
 
     Attributes
     ----------
-    lp_capable : bool
-        ``cvxpy_name`` is set.
-    mip_capable : bool
-        ``milp`` is set.
+    lp_capable, mip_capable, conic_capable : bool
+        ``lp``, ``milp``, ``cvxpy_name`` is set.
 
     Examples
     --------
@@ -90,32 +102,39 @@ class Backend:
     >>> b = BACKENDS["highs"]
     >>> b.lp_capable, b.mip_capable, b.install
     (True, True, 'pip install highspy')
-    >>> BACKENDS["clarabel"].mip_capable
-    False
+    >>> BACKENDS["clarabel"].mip_capable, BACKENDS["clarabel"].conic_capable
+    (False, True)
     """
 
     name: str
-    cvxpy_name: str | None = None      # cvxpy solver constant for LP / conic problems
+    lp: bool = False                   # a backend of :func:`fairalloc.exact.backends.solve_lp`
     milp: bool = False                 # a backend of :func:`fairalloc.exact.backends.solve_program`
+    cvxpy_name: str | None = None      # cvxpy solver constant for conic problems
     pulp_name: str | None = None       # PuLP solver class, for MILP backends reached through PuLP only
     module: str | None = None          # import name whose presence makes it available
-    install: str = ""                  # what to pip install when missing
+    install: str = ""                  # what to install when missing
 
     @property
     def lp_capable(self) -> bool:
-        return self.cvxpy_name is not None
+        return self.lp
 
     @property
     def mip_capable(self) -> bool:
         return self.milp
 
+    @property
+    def conic_capable(self) -> bool:
+        return self.cvxpy_name is not None
+
     def available(self, kind: str = "lp") -> bool:
-        if kind == "lp" and self.cvxpy_name:
+        if kind == "conic" and self.cvxpy_name:
             try:
                 import cvxpy as cp
             except ImportError:  # pragma: no cover - cvxpy is a core dependency
                 return False
             return self.cvxpy_name in cp.installed_solvers()
+        if kind == "lp" and self.lp:
+            return self.module is not None and _is_importable(self.module)
         if kind == "milp" and self.milp:
             if self.name == "cbc":
                 return cbc_solver_class() is not None
@@ -127,19 +146,21 @@ class Backend:
         return False
 
 
+#: How to get CBC (:class:`SolverUnavailableError` quotes it when ``solver="cbc"`` is missing).
+CBC_INSTALL = ("pip install 'pulp[cbc]' (PuLP 4, the default on Python 3.12+, ships CBC as that extra, "
+               "the cbcbox wheel; PuLP 3 bundles it), or put a cbc executable on the PATH")
+
 BACKENDS: dict[str, Backend] = {
     b.name: b
     for b in [
-        Backend("highs", cvxpy_name="HIGHS", milp=True, module="highspy", install="pip install highspy"),
+        Backend("highs", lp=True, milp=True, module="highspy", install="pip install highspy"),
         Backend("cpsat", milp=True, module="ortools", install="pip install ortools"),
         Backend("clarabel", cvxpy_name="CLARABEL", module="clarabel", install="pip install clarabel"),
-        Backend("cbc", milp=True, module="pulp",
-                install="pip install 'pulp<4' (bundles CBC), or a cbc binary on the PATH with PuLP 4"),
-        Backend("scipy", cvxpy_name="SCIPY", module="scipy", install="pip install scipy"),
+        Backend("cbc", milp=True, module="pulp", install=CBC_INSTALL),
         Backend("scs", cvxpy_name="SCS", module="scs", install="pip install scs"),
-        Backend("gurobi", cvxpy_name="GUROBI", milp=True, pulp_name="GUROBI", module="gurobipy",
+        Backend("gurobi", milp=True, pulp_name="GUROBI", module="gurobipy",
                 install="pip install gurobipy (and a Gurobi licence)"),
-        Backend("cplex", cvxpy_name="CPLEX", milp=True, pulp_name="CPLEX_PY", module="cplex",
+        Backend("cplex", milp=True, pulp_name="CPLEX_PY", module="cplex",
                 install="pip install cplex (and a CPLEX licence)"),
         Backend("mosek", cvxpy_name="MOSEK", module="mosek", install="pip install mosek (and a licence)"),
     ]
@@ -147,21 +168,16 @@ BACKENDS: dict[str, Backend] = {
 
 #: Default order when ``solver=None``, per problem kind. May change between versions. MILPs: HiGHS
 #: first, by measurement (``benchmarks/bench_milp.py``, dense and random TV-TSF instances, every
-#: backend in the same run, 2026-11-24, shared 2-core machine at load average 14-21): dense
-#: 10 x 10 x 20 max-min proven by HiGHS in 10.4 s, CP-SAT 27.0 s, CBC not within 60 s; random
-#: 10 x 10 x 20 leximin HiGHS 12-29 s, CP-SAT 29-72 s; dense 20 x 20 x 30 max-min CBC 23.9 s, CP-SAT
-#: 28.0 s, HiGHS 30.9 s (close), leximin gap at 60 s HiGHS 0.025, CP-SAT 0.149. Then CP-SAT (it
-#: beat CBC on the 10 x 10 x 20 instances), then CBC. Rerun with the LP bounds and the time budget
-#: (``bench_milp.py --sizes 10x10x20 --seeds 2 --warm --lp-bounds``, load average 13-22): dense seed
-#: 1 max-min HiGHS 8.5 s, CP-SAT 30.9 s, CBC gap 0.019 at 60 s; seed 0 none proven (gaps HiGHS
-#: 0.039, CP-SAT 0.049, CBC 0.039); leximin gaps at 60 s HiGHS 0.039 / 0.0028, CP-SAT 0.081 /
-#: 0.111, CBC 0.101 / 0.019. The order stands.
+#: backend in the same run; figures in ``benchmarks/RESULTS.md``), and because it installs everywhere;
+#: then CP-SAT (it beat CBC on the 10 x 10 x 20 instances), then CBC (absent from a fresh PuLP 4).
+#: Plain LPs: HiGHS only (module docstring). Conic programs: Clarabel, SCS, MOSEK.
 DEFAULT_ORDER: dict[str, tuple[str, ...]] = {
-    "lp": ("highs", "clarabel", "scipy", "scs"),
+    "lp": ("highs",),
     "milp": ("highs", "cpsat", "cbc"),
+    "conic": ("clarabel", "scs", "mosek"),
 }
 
-_KINDS = ("lp", "milp")
+_KINDS = ("lp", "milp", "conic")
 
 
 def available_solvers(kind: str | None = None) -> list[str]:
@@ -169,8 +185,8 @@ def available_solvers(kind: str | None = None) -> list[str]:
 
     Parameters
     ----------
-    kind : {"lp", "milp"} or None, optional
-        The problem kind; ``None`` (default) lists backends installed for either.
+    kind : {"lp", "milp", "conic"} or None, optional
+        The problem kind; ``None`` (default) lists backends installed for any.
 
     Returns
     -------
@@ -183,6 +199,8 @@ def available_solvers(kind: str | None = None) -> list[str]:
 
     >>> "highs" in available_solvers("lp") and "cpsat" in available_solvers("milp")
     True
+    >>> available_solvers("lp")                       # plain LPs: HiGHS only (module docstring)
+    ['highs']
     """
     kinds = _KINDS if kind is None else (kind,)
     for k in kinds:
@@ -199,7 +217,7 @@ def get_backend(solver: str | None, kind: str) -> Backend:
     solver : str or None
         A name of :data:`BACKENDS` (case-insensitive), or ``None`` for the first installed backend of
         :data:`DEFAULT_ORDER` ``[kind]`` (this order may change between versions).
-    kind : {"lp", "milp"}
+    kind : {"lp", "milp", "conic"}
         The problem kind.
 
     Returns
@@ -212,7 +230,7 @@ def get_backend(solver: str | None, kind: str) -> Backend:
         Unknown name (the message lists the options), a backend that cannot solve ``kind`` (a MILP on
         an LP-only backend), or one that is not installed (the message says what to install).
     ValueError
-        ``kind`` is not ``"lp"`` or ``"milp"``.
+        ``kind`` is not ``"lp"``, ``"milp"`` or ``"conic"``.
 
     Examples
     --------
@@ -222,7 +240,7 @@ def get_backend(solver: str | None, kind: str) -> Backend:
     ...     get_backend("clarabel", "milp")                # an LP/conic-only backend
     ... except Exception as e:
     ...     print(type(e).__name__, str(e).split(";")[0])
-    SolverUnavailableError solver 'clarabel' cannot solve MILP problems (it handles: lp)
+    SolverUnavailableError solver 'clarabel' cannot solve MILP problems (it handles: conic)
     """
     if kind not in _KINDS:
         raise ValueError(f"kind={kind!r} must be one of {_KINDS}")
@@ -230,7 +248,8 @@ def get_backend(solver: str | None, kind: str) -> Backend:
         for name in DEFAULT_ORDER[kind]:
             if BACKENDS[name].available(kind):
                 return BACKENDS[name]
-        raise SolverUnavailableError(f"no {kind.upper()} solver is installed; pip install highspy")
+        first = BACKENDS[DEFAULT_ORDER[kind][0]]
+        raise SolverUnavailableError(f"no {kind} solver is installed; {first.install}")
     if not isinstance(solver, str):
         raise SolverUnavailableError(f"solver={solver!r} must be a backend name (str) or None")
     name = solver.lower()
@@ -239,15 +258,18 @@ def get_backend(solver: str | None, kind: str) -> Backend:
             f"unknown solver {solver!r}; possible options are: {', '.join(BACKENDS)} "
             f"(installed for {kind}: {', '.join(available_solvers(kind)) or 'none'})")
     b = BACKENDS[name]
-    capable = b.lp_capable if kind == "lp" else b.mip_capable
-    if not capable:
-        can = [k for k in _KINDS if (b.lp_capable if k == "lp" else b.mip_capable)]
+    if not _capable(b, kind):
+        can = [k for k in _KINDS if _capable(b, k)]
         raise SolverUnavailableError(
             f"solver {solver!r} cannot solve {kind.upper()} problems (it handles: {', '.join(can)}); "
             f"installed {kind} solvers: {', '.join(available_solvers(kind))}")
     if not b.available(kind):
         raise SolverUnavailableError(f"solver {solver!r} is not installed: {b.install}")
     return b
+
+
+def _capable(b: Backend, kind: str) -> bool:
+    return {"lp": b.lp_capable, "milp": b.mip_capable, "conic": b.conic_capable}[kind]
 
 
 @dataclass(frozen=True)
@@ -308,9 +330,10 @@ _CVXPY_DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
 
 def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | None = None,
                 msg: bool = False) -> SolveOutcome:
-    """Solve a cvxpy ``problem`` with ``backend``; never raises for solver failures.
+    """Solve a conic cvxpy ``problem`` with ``backend``; never raises for solver failures.
 
-    The cvxpy status is mapped to :class:`~fairalloc.result.Status` (``optimal`` → OPTIMAL,
+    The conic route only (CEEI's Eisenberg-Gale program); plain LPs go through
+    :func:`fairalloc.exact.backends.solve_lp`. The cvxpy status is mapped to :class:`~fairalloc.result.Status` (``optimal`` → OPTIMAL,
     ``optimal_inaccurate`` → FEASIBLE, ``infeasible`` → INFEASIBLE, ...); a solver exception becomes
     ``ERROR`` with its text in ``message``. The problem is solved in place (cvxpy's variables hold the
     solution afterwards).
@@ -320,7 +343,7 @@ def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | 
     problem : cvxpy.Problem
         The problem to solve.
     backend : Backend
-        An LP-capable backend (:func:`get_backend` with ``kind="lp"``).
+        A conic backend (:func:`get_backend` with ``kind="conic"``).
     options : Mapping, optional
         Passed to ``problem.solve`` untouched (cvxpy passes them to the backend); when None, the
         tighter defaults of :data:`_CVXPY_DEFAULT_OPTIONS` apply.
@@ -333,22 +356,20 @@ def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | 
 
     Examples
     --------
-    Maximise x subject to 0 <= x <= 2 (optimum 2 by inspection); with x >= 3 instead it is infeasible:
+    Maximise log x subject to x <= 2 (optimum log 2 by inspection); with x >= 3 instead it is infeasible:
 
-    >>> import cvxpy as cp
+    >>> import cvxpy as cp, math
     >>> x = cp.Variable()
-    >>> out = solve_cvxpy(cp.Problem(cp.Maximize(x), [x >= 0, x <= 2]), get_backend("highs", "lp"))
-    >>> out.status.value, round(out.objective, 9), out.message
-    ('optimal', 2.0, 'proven optimal')
-    >>> out = solve_cvxpy(cp.Problem(cp.Maximize(x), [x >= 3, x <= 2]), get_backend("highs", "lp"))
+    >>> out = solve_cvxpy(cp.Problem(cp.Maximize(cp.log(x)), [x <= 2]), get_backend("clarabel", "conic"))
+    >>> out.status.value, abs(out.objective - math.log(2)) < 1e-6, out.message
+    ('optimal', True, 'proven optimal')
+    >>> out = solve_cvxpy(cp.Problem(cp.Maximize(cp.log(x)), [x >= 3, x <= 2]), get_backend("clarabel", "conic"))
     >>> out.status.value, out.objective
     ('infeasible', None)
     """
     import cvxpy as cp
 
     opts = dict(_CVXPY_DEFAULT_OPTIONS.get(backend.name, {})) if options is None else dict(options)
-    if backend.name == "highs":
-        quiet_highs()                  # the first HiGHS object of the process prints a banner
     t0 = time.perf_counter()
     try:
         problem.solve(solver=getattr(cp, backend.cvxpy_name), verbose=msg, **opts)
@@ -374,7 +395,8 @@ def solve_cvxpy(problem: Any, backend: Backend, *, options: Mapping[str, Any] | 
 
 def cbc_solver_class() -> Any:
     """PuLP's CBC: the bundled ``PULP_CBC_CMD`` where PuLP still ships it (3.x), else ``COIN_CMD``
-    (PuLP 4: a ``cbc`` binary on the PATH or the ``cbcbox`` extra). None when neither is available."""
+    (PuLP 4: ``pip install 'pulp[cbc]'``, the cbcbox wheel, or a ``cbc`` executable on the PATH). None
+    when neither is available (:data:`CBC_INSTALL` says how to get it)."""
     import pulp
 
     avail = pulp.listSolvers(onlyAvailable=True)

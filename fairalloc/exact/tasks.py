@@ -71,12 +71,13 @@ from typing import Any, Mapping
 import numpy as np
 
 from .. import shares
-from ..validation import as_array, require_choice, require_integral, require_nonnegative, require_shape
+from ..validation import (as_array, check_solver_options, require_choice, require_integral, require_nonnegative,
+                          require_shape)
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult, Status
 from .components import solve_by_components
-from .leximin import Valuation
+from .leximin import Valuation, check_leximin_options
 from .milp import MilpModel, add_var
 from .values import value_function
 from .placement import edges, flow_check, maxmin_flow_bound, placement_components
@@ -350,7 +351,8 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
                   threads: int | None = None, msg: bool = False, options: Mapping[str, Any] | None = None,
                   min_tasks: Any = None, symmetry: bool = False, aggregate: bool = True,
                   decompose: bool = True, warm_start: bool | None = None,
-                  export_dir: str | os.PathLike | None = None) -> AllocationResult:
+                  export_dir: str | os.PathLike | None = None,
+                  leximin_options: Mapping[str, Any] | None = None) -> AllocationResult:
     r"""Exact leximin (or max-min) allocation of indivisible tasks on servers (sequential MILPs).
 
     Parameters
@@ -376,6 +378,9 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
         Exact formulation improvements (module docstring); turn off to measure them.
     export_dir : path, optional
         Write every MILP solved as an ``.lp`` file there.
+    leximin_options : mapping, optional
+        Options of the leximin driver (:data:`fairalloc.exact.leximin.LEXIMIN_OPTIONS`: ``driver``,
+        ``time_slice``, ``lp_bounds``, ...); checked before any work.
 
     Returns
     -------
@@ -398,9 +403,9 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
 
     Notes
     -----
-    Method and cost: see :mod:`fairalloc.exact.leximin` (at most two MILPs per distinct value of
-    the leximin vector, per component). Users that can receive no task (``tasks[i] == 0``) keep
-    their value at zero tasks and are left out of the max-min. The max-min level of users with
+    Method: see :mod:`fairalloc.exact.leximin` (the position driver by default, today's level
+    driver with ``leximin_options={"driver": "levels"}``), per component. Users that can receive no
+    task (``tasks[i] == 0``) keep their value at zero tasks and are left out of the max-min. The max-min level of users with
     weights or commitments is the level of Eq. 5 (SDRF) or the weighted share.
 
     Examples
@@ -415,7 +420,11 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
     ('optimal', [[3], [2]], [0.6667, 0.6667])
     """
     mechanism, objective = _check_common(ti, mechanism, objective)
+    check_solver_options("tasks_leximin", solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                         msg=msg, options=options, symmetry=symmetry, aggregate=aggregate, decompose=decompose,
+                         warm_start=warm_start)
     mt = _min_tasks(ti, min_tasks)
+    driver_opts = check_leximin_options(leximin_options)
     backend = get_backend(solver, "milp")
     t0 = time.perf_counter()
     n, m = ti.n_agents, ti.n_servers
@@ -449,10 +458,11 @@ def tasks_leximin(ti: TaskInstance, /, *, mechanism: str = "drf", objective: str
     status, message, stats, leximin = solve_by_components(
         comps, sizes, build, full_val, place, objective=objective, backend=backend, time_limit=time_limit, started=t0,
         mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
-        warm_start=warm_start, flow=flow)
+        warm_start=warm_start, flow=flow, disposable=not symmetry, **driver_opts)
     stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],
                  aggregated_servers=counts["aggregated"], symmetry=symmetry, aggregate=aggregate,
-                 decompose=decompose, warm_start=warm_start, mechanism=mechanism, objective=objective)
+                 decompose=decompose, warm_start=warm_start, mechanism=mechanism, objective=objective,
+                 leximin_options=driver_opts)
     if status is Status.INFEASIBLE and mt is not None:
         verdict = flow_check(ti, mt)
         message = (f"min_tasks cannot be met: {verdict.message}" if not verdict.feasible else

@@ -52,10 +52,11 @@ One implementation, two entry points: :func:`tsf_lp` (a :class:`~fairalloc.TaskI
 :class:`~fairalloc.AllocationResult`) and :func:`divisible_tsf` (arrays: any capacities, e.g. the
 free capacity of one slot, and monopoly counts given by the caller), which the slot-by-slot static
 TSF baseline (:mod:`fairalloc.scheduling.static_slots`) calls once per slot. The programs are
-written as sparse matrices over the eligible pairs only. ``solver="scipy"`` hands them to
-:func:`scipy.optimize.linprog` (HiGHS) directly, with no cvxpy compile (about a millisecond per LP
-at a slot's size: what a simulation calling it every slot needs); every other LP backend of
-:mod:`fairalloc.exact.solvers` gets the same matrices through cvxpy.
+written as sparse matrices over the eligible pairs only and solved by HiGHS through
+:func:`fairalloc.exact.backends.solve_lp`, fairalloc's one LP route (``solver="highs"``, the
+default). ``solver="scipy"`` hands the same matrices to :func:`scipy.optimize.linprog` (the same HiGHS)
+instead: the static TSF baseline (:mod:`fairalloc.scheduling.static_slots`) calls it that way, and its
+stored results were computed so; it moves onto the one route with that module.
 
 References
 ----------
@@ -77,7 +78,9 @@ from .. import shares
 from ..model import TaskInstance
 from ..result import AllocationResult, SOLUTION_PRESENT, Status
 from ..validation import as_array, require_nonnegative, require_positive, require_shape
-from .solvers import get_backend, solve_cvxpy
+from .backends import solve_lp
+from .program import LinearProgram
+from .solvers import get_backend
 
 __all__ = ["tsf_lp", "divisible_tsf", "DivisibleTsf"]
 
@@ -128,7 +131,8 @@ class DivisibleTsf:
 
 
 class _LpBackend:
-    """min c x s.t. A x <= b, lo <= x <= hi, by linprog directly (``"scipy"``) or through cvxpy."""
+    """min c x s.t. A x <= b, 0 <= x <= hi: HiGHS through :func:`fairalloc.exact.backends.solve_lp` (the
+    one LP route), or :func:`scipy.optimize.linprog` directly for ``solver="scipy"`` (module docstring)."""
 
     def __init__(self, solver: str | None, options: Mapping[str, Any] | None) -> None:
         self.direct = isinstance(solver, str) and solver.lower() == "scipy"
@@ -151,13 +155,13 @@ class _LpBackend:
             status = _LINPROG_STATUS.get(res.status, Status.ERROR)
             msg = "proven optimal" if status is Status.OPTIMAL else f"linprog: {res.message}"
             return status, res.x if status is Status.OPTIMAL else None, msg
-        import cvxpy as cp
-
-        x = cp.Variable(c.size, nonneg=True)
-        fin = np.isfinite(hi)
-        cons = [a @ x <= b] + ([x[np.flatnonzero(fin)] <= hi[fin]] if fin.any() else [])
-        out = solve_cvxpy(cp.Problem(cp.Minimize(c @ x), cons), self.backend, options=self.options)
-        return out.status, x.value if out.status in SOLUTION_PRESENT else None, out.message
+        A = sp.csr_matrix(a)
+        prog = LinearProgram(tuple(f"x{j}" for j in range(c.size)), np.zeros(c.size), np.asarray(hi, dtype=float),
+                             np.zeros(c.size, dtype=bool), A, np.full(A.shape[0], -np.inf),
+                             np.asarray(b, dtype=float), tuple(f"r{j}" for j in range(A.shape[0])),
+                             np.asarray(c, dtype=float), 0.0, False)
+        out, x = solve_lp(prog, options=self.options)
+        return out.status, x if out.status in SOLUTION_PRESENT else None, out.message
 
 
 def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, eligible: Any,
@@ -180,10 +184,10 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
         Placement :math:`p_{im}`.
     weights : array_like (N,), optional
     solver : str, optional
-        An LP backend of :mod:`fairalloc.exact.solvers`; ``"scipy"``: :func:`scipy.optimize.linprog`
-        directly (module docstring).
+        ``"highs"`` (default: :func:`fairalloc.exact.backends.solve_lp`) or ``"scipy"``
+        (:func:`scipy.optimize.linprog` directly; module docstring).
     options : mapping, optional
-        Passed to the backend untouched (``linprog``'s ``options`` for ``"scipy"``).
+        HiGHS options (``linprog``'s ``options`` for ``"scipy"``); one the backend rejects raises.
     rise_tol : float
         An :math:`\epsilon_i` above this (in units of the level) means user *i* can rise; it must
         exceed the LP backend's accuracy.
@@ -348,11 +352,10 @@ def tsf_lp(ti: TaskInstance, /, *, solver: str | None = None, options: Mapping[s
     ti : TaskInstance
         Servers, task demands, pending tasks, placement and weights.
     solver : str, optional
-        An LP backend name (default: the first installed of
-        :data:`~fairalloc.exact.solvers.DEFAULT_ORDER`), or ``"scipy"`` for
+        ``"highs"`` (default: :func:`fairalloc.exact.backends.solve_lp`) or ``"scipy"`` for
         :func:`scipy.optimize.linprog` directly.
     options : mapping, optional
-        Passed to the backend (for ``"scipy"``, ``linprog``'s ``options``).
+        HiGHS options (for ``"scipy"``, ``linprog``'s ``options``); one the backend rejects raises.
     rise_tol : float, default 1e-7
         An :math:`\\epsilon_i` above this (in units of the level) means user *i* can rise; it must
         exceed the LP backend's accuracy.

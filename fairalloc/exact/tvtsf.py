@@ -47,14 +47,11 @@ available but off by default because they measured slower on random instances: `
 (identical servers' schedules ordered by load, identical users' totals ordered) and ``tighten=True``
 (per user and server, the tasks running at once never exceed what fits of them alone; per user, the
 starts never exceed the window bound of :func:`_upper_offline`). A third, ``cuts=True``, adds
-Chvatal-Gomory roundings of every per-server capacity row (:func:`rounded_rows`, issue 14): measured
-with HiGHS on the dense 10 x 10 x 20 instances (``benchmarks/bench_milp.py`` docstring, load average
-7-10) they do not move the max-min program's root bound (seed 0 stays at 78 scaled units; the LP
-maximum of all tasks at level 78 drops from 287.6 to 286.6) and change no time consistently (seed 1
-max-min 9.5 s against 11.0 s, and 9.3 s against 4.4 s with the integer first level; the leximin
-levels proven in 60 s, 4 on seed 1 and 9 on seed 2, the same with and without), but they let HiGHS
-refute a fixed level at the root node: "every user at least 77" on seed 0 proven infeasible in
-13.5 s (1 node) against 29 s (1978 nodes) in one run and undecided at 60 s in another without them.
+Chvatal-Gomory roundings of every per-server capacity row (:func:`rounded_rows`, issue 14): in the
+max-min and level MILPs they changed no time consistently, but they let HiGHS refute a fixed level at
+the root node (figures in ``benchmarks/RESULTS.md``). Off by default in the model; the position
+driver's feasibility queries use them, with the identical servers' loads ordered, on a strengthened
+copy (``leximin_options={"strengthen": ...}``, :mod:`fairalloc.exact.positions`).
 Off by default.
 
 References
@@ -78,9 +75,10 @@ import numpy as np
 
 from .. import shares
 from ..model import TimeVaryingInstance
+from ..validation import check_solver_options
 from ..result import AllocationResult, Status
 from .components import solve_by_components
-from .leximin import LeximinOutcome, Valuation, solve_leximin
+from .leximin import LeximinOutcome, Valuation, check_leximin_options, solve_leximin
 from .milp import MilpModel, add_var
 from .placement import edges, placement_components, tv_flow_check
 from .solvers import get_backend
@@ -197,6 +195,7 @@ class _BuiltTV:
     x: dict                 # (i_local, col, t) -> var; col = server index or ("agg", gid)
     groups: list            # (servers, f, users eligible)
     rows_dropped: int
+    strong: Any = None      # the same columns with extra valid rows (the position driver's queries)
 
 
 def rounded_rows(coefs: Any, cap: float) -> list[tuple[np.ndarray, int]]:
@@ -245,7 +244,7 @@ def rounded_rows(coefs: Any, cap: float) -> list[tuple[np.ndarray, int]]:
     return out
 
 
-def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *, symmetry: bool,
+def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *, symmetry: bool | str,
               aggregate: bool, tighten: bool = False, upper: np.ndarray | None = None,
               label: str = "", cuts: bool = False) -> _BuiltTV:
     import pulp
@@ -369,6 +368,9 @@ def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *
                                 if (i, k, t) in x) for k in g]
             for j, (a_, b_) in enumerate(zip(loads[:-1], loads[1:])):
                 prob.addConstraint(a_ - b_ >= 0, f"{label}symsrv_{g[0]}_{j}")
+    if symmetry is True:
+        # identical users' totals ordered (symmetry=True; "servers" orders the servers only): any
+        # allocation can be permuted into this order with the same sorted values
         tvu = tv.weights[users]
         for g in _identical_rows(d.reshape(n, -1), tv.arrivals[users], e[:, None], tvu, elig):
             for a_, b_ in zip(g[:-1], g[1:]):
@@ -443,7 +445,7 @@ def schedule_details(tv: TimeVaryingInstance, starts: np.ndarray) -> dict[str, n
     running = np.zeros_like(starts)
     for i in range(n):
         c = np.cumsum(starts[i], axis=1)
-        e = int(tv.durations[i])
+        e = min(int(tv.durations[i]), T)                 # a task longer than the horizon runs to its end
         running[i] = c - np.concatenate([np.zeros((m, e), dtype=c.dtype), c], axis=1)[:, :T]
     usage = np.zeros((m, tv.n_resources, T))
     for i in range(n):
@@ -521,7 +523,8 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
                time_limit: float | None = None, mip_gap: float | None = None, threads: int | None = None,
                msg: bool = False, options: Mapping[str, Any] | None = None, symmetry: bool = False,
                aggregate: bool = True, decompose: bool = True, tighten: bool = False, cuts: bool = False,
-               warm_start: bool | None = None, export_dir: str | os.PathLike | None = None) -> AllocationResult:
+               warm_start: bool | None = None, export_dir: str | os.PathLike | None = None,
+               leximin_options: Mapping[str, Any] | None = None) -> AllocationResult:
     """TV-TSF over the whole horizon: Eq. 10 with the errata fixed (see the module docstring).
 
     The implementation of :func:`fairalloc.tvtsf` with ``method="milp"`` (the front door checks the
@@ -555,6 +558,11 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
         MIP starts between the leximin MILPs (None: the backend's measured default).
     export_dir : path, optional
         Write every MILP solved as an ``.lp`` file there.
+    leximin_options : mapping, optional
+        Options of the leximin driver (:data:`fairalloc.exact.leximin.LEXIMIN_OPTIONS`: ``driver``,
+        ``time_slice``, ...); checked before any work. The position driver's feasibility queries run
+        on a strengthened copy of Eq. 10 (identical servers' loads ordered, :func:`rounded_rows` on
+        every capacity row) unless ``strengthen`` is False.
 
     Returns
     -------
@@ -592,11 +600,16 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     ('optimal', [3, 2], [0.5, 0.3333])
     """
     objective = _check(tv, objective)
+    check_solver_options("tvtsf_milp", solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, msg=msg,
+                         options=options, symmetry=symmetry, aggregate=aggregate, decompose=decompose,
+                         tighten=tighten, cuts=cuts, warm_start=warm_start)
+    driver_opts = check_leximin_options(leximin_options)
     backend = get_backend(solver, "milp")
     t0 = time.perf_counter()
     n, m, T = tv.n_agents, tv.n_servers, tv.n_slots
     upper = _upper_offline(tv, _fits(tv))
     full = tvtsf_valuation(tv, upper=upper)
+    strengthen = driver_opts["driver"] == "positions" and driver_opts["strengthen"]
     comps = placement_components(tv) if decompose else [(np.arange(n), np.flatnonzero(edges(tv).any(axis=0)))]
     starts = np.zeros((n, m, T), dtype=np.int64)
     sizes = [float(edges(tv)[np.ix_(u, s)].sum()) * T for u, s in comps]
@@ -605,6 +618,10 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     def build(users: np.ndarray, servers: np.ndarray, label: str) -> _BuiltTV:
         built = _build_tv(tv, users, servers, symmetry=symmetry, aggregate=aggregate, tighten=tighten,
                           upper=upper[users], label=label, cuts=cuts)
+        if strengthen:
+            # the same columns with extra valid rows, for the position driver's feasibility queries
+            built.strong = _build_tv(tv, users, servers, symmetry=symmetry or "servers", aggregate=aggregate,
+                                     tighten=tighten, upper=upper[users], label=label, cuts=True).problem
         counts["dropped"] += built.rows_dropped
         counts["aggregated"] += sum(int(g[0].size) for g in built.groups)
         return built
@@ -623,10 +640,11 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     status, message, stats, leximin = solve_by_components(
         comps, sizes, build, full, place, objective=objective, backend=backend, time_limit=time_limit, started=t0,
         mip_gap=mip_gap, threads=threads, msg=msg, options=options, export_dir=export_dir,
-        warm_start=warm_start, flow=flow)
+        warm_start=warm_start, flow=flow, disposable=not symmetry, **driver_opts)
     stats.update(runtime_s=time.perf_counter() - t0, rows_dropped=counts["dropped"],
                  aggregated_servers=counts["aggregated"], symmetry=symmetry, aggregate=aggregate,
-                 decompose=decompose, tighten=tighten, cuts=cuts, warm_start=warm_start, objective=objective)
+                 decompose=decompose, tighten=tighten, cuts=cuts, warm_start=warm_start, objective=objective,
+                 leximin_options=driver_opts)
     common = dict(solver=backend.name, message=message, stats=stats)
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
         return AllocationResult.from_arrays(status=status, mechanism="tvtsf", method="milp", **common)
@@ -636,7 +654,8 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
 def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver: str | None = None,
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int | None = None,
                  msg: bool = False, options: Mapping[str, Any] | None = None, symmetry: bool = False,
-                 decompose: bool = True, progress: bool = False) -> AllocationResult:
+                 decompose: bool = True, progress: bool = False,
+                 leximin_options: Mapping[str, Any] | None = None) -> AllocationResult:
     """Slot-by-slot TV-TSF: at each slot, the exact leximin (or max-min) of the cumulative shares
     :math:`s_i(t)` over the starts of that slot, with every earlier start fixed.
 
@@ -669,6 +688,8 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
         Solve the placement graph's components apart (default True).
     progress : bool, optional
         Show a progress bar over the slots (default False).
+    leximin_options : mapping, optional
+        Options of the leximin driver (:data:`fairalloc.exact.leximin.LEXIMIN_OPTIONS`).
 
     Returns
     -------
@@ -699,6 +720,9 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
     [1, 1]
     """
     objective = _check(tv, objective)
+    check_solver_options("tvtsf_online", solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                         msg=msg, options=options, symmetry=symmetry, decompose=decompose)
+    driver_opts = check_leximin_options(leximin_options)
     backend = get_backend(solver, "milp")
     t0 = time.perf_counter()
     n, m, T = tv.n_agents, tv.n_servers, tv.n_slots
@@ -770,7 +794,8 @@ def tvtsf_online(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solv
                 continue
             out: LeximinOutcome = solve_leximin(prob, totals, val, objective=objective, backend=backend,
                                                 time_limit=time_limit, started=t0, mip_gap=mip_gap,
-                                                threads=threads, msg=msg, options=options, label=f"t{t}c{k}_")
+                                                threads=threads, msg=msg, options=options, label=f"t{t}c{k}_",
+                                                disposable=not symmetry, **driver_opts)
             n_solves += out.stats.get("n_solves", 0)
             per_slot.append({"slot": t, "component": k, "status": out.status.value,
                              "n_solves": out.stats.get("n_solves", 0)})

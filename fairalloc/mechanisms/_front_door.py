@@ -7,7 +7,10 @@ accepts, call the implementation and return its :class:`~fairalloc.result.Alloca
 ``fairalloc.scheduling.drf_greedy``, ...) stay importable, but the front door is what users call.
 
 Keyword errors are ``TypeError`` naming the keyword, the mechanism, the method and the accepted
-keywords (Python's own convention for an unexpected keyword argument), raised before any work; an
+keywords (Python's own convention for an unexpected keyword argument), raised before any work; a
+solver option of the wrong type or range (``time_limit="10"``) is an
+:class:`~fairalloc.errors.InvalidInstanceError` naming it and its value
+(:func:`fairalloc.validation.check_solver_options`), also before any work; an
 option a backend rejects (``options={...}`` passed to cvxpy/HiGHS untouched) becomes an
 :class:`~fairalloc.errors.InvalidInstanceError` naming ``options`` and the method, chained to the
 backend's error.
@@ -23,7 +26,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..validation import require_choice
+from ..validation import check_solver_options, require_choice
 from ..errors import FairallocError, InvalidInstanceError
 from ..result import AllocationResult
 
@@ -129,6 +132,7 @@ def dispatch(mechanism: str, instance: Any, method: str | None, kwargs: Mapping[
                 f"{mechanism}(method={method!r}) on {_a(cls.__name__)} got unexpected keyword "
                 f"{'argument' if len(unknown) == 1 else 'arguments'} {', '.join(map(repr, unknown))}; "
                 f"accepted keywords: {ok}{fixed}")
+    check_solver_options(f"{mechanism}(method={method!r})", **kwargs)     # the one check of every solver option
     func = m.function()
     with options_named(f"{mechanism}(method={method!r})", kwargs.get("options")):
         result = func(instance, **m.fixed, **kwargs)

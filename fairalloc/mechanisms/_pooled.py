@@ -62,7 +62,7 @@ def solve_pooled(instance: Instance, commitments: Any, *, mechanism: str, method
                  solver: str | None, options: Mapping[str, Any] | None) -> AllocationResult:
     method = require_choice("method", method, METHODS)
     n, m = instance.n_agents, instance.n_resources
-    c = as_commitments(commitments, n, m)
+    c = as_commitments(commitments, n, m, resource_names=instance.resource_names)
     w = instance.weights
     a = shares.normalized_demands(instance.demands, instance.capacities)
     mu = shares.dominant_shares(a)
@@ -77,6 +77,12 @@ def solve_pooled(instance: Instance, commitments: Any, *, mechanism: str, method
                                 message=message, stats=stats)
     alloc_norm = s[:, None] * v
     allocation = alloc_norm * instance.capacities
+    if not (np.isfinite(allocation).all() and np.isfinite(level)):
+        # the instance's checks keep every normalised quantity finite; should arithmetic still overflow,
+        # the result says so instead of calling NaN optimal
+        return AllocationResult(status=Status.ERROR, mechanism=mechanism, method=method, solver=used_solver,
+                                message=f"numeric overflow: the {method} result is not finite (level={level!r}); "
+                                        "rescale the demands, capacities or weights", stats=stats)
     dom = shares.dominant_shares(alloc_norm)
     return AllocationResult.from_arrays(
         status=status, mechanism=mechanism, method=method, solver=used_solver, message=message,

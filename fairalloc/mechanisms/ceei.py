@@ -78,19 +78,19 @@ def _problem(n: int, m: int):
 
 
 def _conic_backend(solver: str | None):
+    """The conic backend (CEEI's program has an exponential cone: cvxpy, fairalloc's conic route)."""
     if solver is None:
         for name in CONIC_SOLVERS:
             try:
-                return get_backend(name, "lp")
+                return get_backend(name, "conic")
             except SolverUnavailableError:
                 continue
         raise SolverUnavailableError("ceei needs an exponential-cone solver: pip install clarabel")
-    b = get_backend(solver, "lp")
-    if b.name not in CONIC_SOLVERS:
+    if not isinstance(solver, str) or solver.lower() not in CONIC_SOLVERS:
         raise SolverUnavailableError(
             f"solver {solver!r} cannot solve the Eisenberg-Gale program (it needs the exponential cone); "
             f"use one of {', '.join(CONIC_SOLVERS)}")
-    return b
+    return get_backend(solver, "conic")
 
 
 def _polish(a: np.ndarray, w: np.ndarray, u: np.ndarray, p: np.ndarray | None,

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-__all__ = ["sdrf_fig4", "sdrf_fig5", "sdrf_fig6", "tvtsf_cdfs", "buc_fig1", "buc_fig2", "learned_bars"]
+__all__ = ["sdrf_fig4", "sdrf_fig5", "sdrf_fig6", "tvtsf_cdfs", "tvtsf_load_axis", "buc_fig1", "buc_fig2", "learned_bars"]
 
 
 def _k(delta: pd.Series) -> np.ndarray:
@@ -169,6 +169,53 @@ def tvtsf_cdfs(users: pd.DataFrame, metric: str, label: str) -> Figure:
         ax.set_xlabel(f"{label} (slots)")
         ax.set_ylabel("CDF")
         ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def tvtsf_load_axis(table: pd.DataFrame, labels: dict) -> Figure:
+    """TV-TSF against load: per metric, the margin (the better Table 1 baseline minus TV-TSF, slots)
+    against the offered memory load, one line per scenario (and window), with the paper's margin of
+    each scenario as a dotted line of the same colour.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`fairalloc.experiments.reproductions.tvtsf_report.load_axis`: ``metric``, ``scenario``,
+        ``n_jobs``, ``slots``, ``offered_memory``, ``margin``, ``paper_margin``.
+    labels : dict
+        Metric -> its name (one panel each, in this order).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    One scenario at two loads: the margin line and the paper's as a dotted line:
+
+    >>> t = pd.DataFrame({"metric": "mean_queuing", "scenario": "large80", "n_jobs": 100, "slots": 150,
+    ...                   "offered_memory": [1.3, 2.5], "margin": [4.0, 20.0], "paper_margin": 708.0})
+    >>> ax = tvtsf_load_axis(t, {"mean_queuing": "task queuing time"}).axes[0]
+    >>> [ln.get_label() for ln in ax.get_lines()][:2]
+    ['large80 (100/150)', "large80: paper's margin"]
+    """
+    mets = [m for m in labels if m in set(table["metric"])]
+    fig = Figure(figsize=(4.6 * len(mets), 3.8))
+    axes = np.atleast_1d(fig.subplots(1, len(mets)))
+    for ax, m in zip(axes, mets):
+        t = table[table["metric"] == m]
+        for k, ((sc, nj, sl), g) in enumerate(t.groupby(["scenario", "n_jobs", "slots"], sort=False)):
+            g = g.sort_values("offered_memory")
+            line, = ax.plot(g["offered_memory"], g["margin"], marker="o", label=f"{sc} ({nj}/{sl})")
+            ax.axhline(float(g["paper_margin"].iloc[0]), color=line.get_color(), linestyle=":",
+                       label=f"{sc}: paper's margin")
+        ax.axhline(0.0, color="black", linewidth=0.6)
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.set_xlabel("offered memory load (x cluster)")
+        ax.set_ylabel("margin (slots)")
+        ax.set_title(labels[m])
+    axes[0].legend(fontsize=7)
     fig.tight_layout()
     return fig
 

@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import InvalidInstanceError
 from ..model import Cluster
 from ..workloads import Workload
+from ..workloads.units import check_units
 from .cluster_state import ClusterState, ProcessorPool, ResourcePool, Servers
 from .engine import Simulation
 from .kernels import rigid_run
@@ -144,6 +145,7 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     if engine not in ("auto", "events", "kernel"):
         raise InvalidInstanceError(f"engine={engine!r} is not one of 'auto', 'events', 'kernel'",
                                    argument="engine", value=engine)
+    check_units(workload, capacity)      # declared resource units must meet (fairalloc.workloads.units)
     state = make_state(workload, capacity, placement)
     pol = _policy(policy, dict(options))
     rigid = isinstance(state, ProcessorPool) and bool(np.all(workload.tasks == 1))

@@ -11,7 +11,8 @@ or slots for slotted workloads):
   ``job_id`` of the workload (several rows may share one: the Google readers give one row per task);
   NaN while a task of it has not finished;
 * **completed-task ratio** (SDRF Fig. 5): per user, the tasks finished by the horizon over the tasks
-  submitted by then; the horizon defaults to the last submission of the workload (the trace's end);
+  submitted by then; the horizon defaults to the last submission of the workload (the trace's end;
+  undefined, so the ratios NaN, when every task is submitted at one instant: pass ``horizon``);
 * **utilisation per resource**: resources held by running tasks over the cluster totals, a step
   function of time per resource, and its mean over ``[first submit, last end]``.
 
@@ -45,7 +46,12 @@ def _launches(result: Any) -> pd.DataFrame:
 def _horizon(result: Any, horizon: float | None) -> float:
     if horizon is not None:
         return float(horizon)
-    return float(result.jobs["submit"].max()) if len(result.jobs) else 0.0
+    if not len(result.jobs):
+        return 0.0
+    sub = result.jobs["submit"]
+    # every task submitted at one instant (e.g. the Google 2011 subset, which has no submit times): the
+    # last submission is no trace end, and a ratio taken there would read 0 for everyone: undefined (NaN)
+    return float(sub.max()) if sub.max() > sub.min() else float("nan")
 
 
 def user_waiting_times(result: Any, /) -> pd.Series:
@@ -385,6 +391,7 @@ def summary(result: Any, /, *, horizon: float | None = None) -> dict[str, Any]:
     out = {"policy": result.policy, "users": int(len(uw)), "tasks": int(result.jobs["tasks"].sum()),
            "mean_user_wait": float(uw.mean()), "mean_task_queuing": float(q.mean()) if q.size else np.nan,
            "mean_job_completion": float(c.mean()),
-           "completed_by_horizon": float(ct["completed"].sum() / max(ct["submitted"].sum(), 1))}
+           "completed_by_horizon": (float(ct["completed"].sum() / ct["submitted"].sum())
+                                    if ct["submitted"].sum() else np.nan)}
     out.update({f"utilization:{k}": v for k, v in mean_resource_utilization(result).items()})
     return out

@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..rng import as_generator
 from ..errors import InvalidInstanceError
+from ._files import reading, require_file
 from .workload import Workload
 
 __all__ = ["read_alibaba", "STATUS_CODES"]
@@ -46,7 +47,7 @@ def _has_header(path: Path, numeric_column: int) -> bool:
     """A header row is one whose always-numeric column (instances) is not a number."""
     import gzip
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as fh:
+    with reading(path, line=[1]), opener(path, "rt", encoding="utf-8") as fh:
         fields = fh.readline().split(",")
     first = fields[numeric_column].strip() if len(fields) > numeric_column else ""
     try:
@@ -95,9 +96,10 @@ def read_alibaba(path: str | Path, *, version: int = 2017, users: str | int = "j
     Raises
     ------
     InvalidInstanceError
-        ``version`` not 2017 or 2018, or a field that is not a number (naming file and line).
-    FileNotFoundError
-        ``path`` is not a file.
+        ``version`` not 2017 or 2018, a field that is not a number, a damaged gzip stream or a line
+        pandas cannot split (naming file and line).
+    FileNotFoundError, IsADirectoryError
+        ``path`` does not exist, or is a directory.
 
     Examples
     --------
@@ -119,12 +121,12 @@ def read_alibaba(path: str | Path, *, version: int = 2017, users: str | int = "j
     if version not in (2017, 2018):
         raise InvalidInstanceError(f"version={version!r} must be 2017 or 2018", argument="version",
                                    value=version)
-    if not path.is_file():
-        raise FileNotFoundError(f"batch_task file not found: {path}")
+    require_file(path, "batch_task file")
     names = _V2017 if version == 2017 else _V2018
     header = 0 if _has_header(path, 4 if version == 2017 else 1) else None
-    frames = list(pd.read_csv(path, header=header, names=names, chunksize=chunksize, dtype=str,
-                              skipinitialspace=True, keep_default_na=False))
+    with reading(path), pd.read_csv(path, header=header, names=names, chunksize=chunksize, dtype=str,
+                                    skipinitialspace=True, keep_default_na=False) as chunks:
+        frames = list(chunks)
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({n: [] for n in names})
     off = 1 if header == 0 else 0
     inst = _numeric(df, "instances", path, off)
@@ -167,4 +169,5 @@ def read_alibaba(path: str | Path, *, version: int = 2017, users: str | int = "j
     return Workload(job_id=jobs[order], user=user[order], submit=sub[keep][order],
                     run_time=run[keep][order], tasks=inst[keep][order], status=status[keep][order],
                     resources=np.c_[cpu, mem][keep][order], resource_names=("cpu", "memory"),
+                    resource_units=("cores", "normalised" if version == 2017 else "normalised x100"),
                     extra={k: v[keep][order] for k, v in extra.items()}, meta=meta)

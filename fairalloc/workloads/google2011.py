@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
 from ..validation import require_choice
 from ..errors import InvalidInstanceError
+from ._files import reading, require_file
 from .workload import Workload
 
 __all__ = ["read_google2011", "EVENT_TYPES"]
@@ -53,12 +54,14 @@ _OFFICIAL = ["time", "missing", "job_id", "task_index", "machine", "event", "use
 _SUBSET = ["time", "job_id", "task_index", "user", "sched_class", "priority", "end_time", "time2",
            "cpu", "memory"]
 _TRACE_START_S = 600.0
+#: Units of the requests: both normalised to the largest machine's capacity (Reiss et al., format).
+UNITS = ("normalised", "normalised")
 
 
 def _sniff(path: Path) -> str:
     import gzip
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as fh:
+    with reading(path, line=[1]), opener(path, "rt", encoding="utf-8") as fh:
         first = fh.readline()
     if first.count(";") == len(_SUBSET) - 1:
         return "subset"
@@ -69,28 +72,36 @@ def _sniff(path: Path) -> str:
         f"{first.strip()[:120]!r}", argument="path", index=(1,), value=first)
 
 
-def _read(paths: list[Path], names: list[str], sep: str, chunksize: int) -> pd.DataFrame:
+def _read(paths: list[Path], names: list[str], sep: str, chunksize: int, numeric: Iterable[str]) -> pd.DataFrame:
+    """Every file's rows, chunk by chunk; a column of ``numeric`` holding a word is refused with its file and line."""
     frames = []
     for p in paths:
-        for chunk in pd.read_csv(p, sep=sep, header=None, names=names, chunksize=chunksize,
-                                 dtype={"user": str}, na_values=[""], keep_default_na=False):
-            if chunk.shape[1] != len(names):
-                raise InvalidInstanceError(f"{p}: expected {len(names)} columns", argument="path",
-                                           value=str(p))
-            frames.append(chunk)
+        line = [0]
+        with reading(p, line=line), pd.read_csv(p, sep=sep, header=None, names=names, chunksize=chunksize,
+                                                dtype={"user": str}, na_values=[""], keep_default_na=False) as chunks:
+            for chunk in chunks:
+                if chunk.shape[1] != len(names):
+                    raise InvalidInstanceError(f"{p}: expected {len(names)} columns", argument="path",
+                                               value=str(p))
+                _check_numeric(chunk, numeric, p, line[0])
+                line[0] += len(chunk)
+                frames.append(chunk)
     if not frames:
         return pd.DataFrame({n: [] for n in names})
     return pd.concat(frames, ignore_index=True)
 
 
-def _check_numeric(df: pd.DataFrame, cols: Iterable[str], path: str) -> None:
+def _check_numeric(df: pd.DataFrame, cols: Iterable[str], path: Path, before: int) -> None:
+    """Refuse a word in a number column, naming file and line (``before``: lines of the file before ``df``)."""
     for c in cols:
-        if df[c].dtype == object:
-            bad = pd.to_numeric(df[c], errors="coerce").isna() & df[c].notna()
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise InvalidInstanceError(f"{path}: row {row + 1}, column {c!r} is not a number: "
-                                       f"{df[c].iloc[row]!r}", argument="path", index=(row + 1,),
-                                       value=df[c].iloc[row])
+        if not pd.api.types.is_numeric_dtype(df[c]):
+            bad = (pd.to_numeric(df[c], errors="coerce").isna() & df[c].notna()).to_numpy()
+            if not bad.any():
+                continue
+            row = int(np.flatnonzero(bad)[0])
+            line = before + row + 1
+            raise InvalidInstanceError(f"{path}:{line}: column {c!r} is not a number: {df[c].iloc[row]!r}",
+                                       argument="path", index=(line,), value=df[c].iloc[row])
 
 
 def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "auto",
@@ -123,7 +134,10 @@ def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "a
     Raises
     ------
     InvalidInstanceError
-        A bad choice, or a line of neither layout (naming file and line).
+        A bad choice, a line of neither layout, a word in a number column, a damaged gzip stream or
+        a line pandas cannot split (each naming file and line).
+    FileNotFoundError, IsADirectoryError
+        A path that does not exist, or is a directory.
 
     Examples
     --------
@@ -145,8 +159,7 @@ def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "a
     """
     paths = [Path(path)] if isinstance(path, (str, Path)) else [Path(p) for p in path]
     for p in paths:
-        if not p.is_file():
-            raise FileNotFoundError(f"task_events file not found: {p}")
+        require_file(p, "task_events file")
     layout = require_choice("layout", layout, ("auto", "official", "subset"))
     attempts = require_choice("attempts", attempts, ("last", "all"))
     duration = require_choice("duration", duration, ("unknown", "end"))
@@ -158,8 +171,8 @@ def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "a
         layout = kinds.pop()
     src = ", ".join(str(p) for p in paths)
     if layout == "subset":
-        df = _read(paths, _SUBSET, ";", chunksize)
-        _check_numeric(df, ["time", "job_id", "task_index", "end_time", "time2", "cpu", "memory"], src)
+        df = _read(paths, _SUBSET, ";", chunksize, ["time", "job_id", "task_index", "sched_class", "priority",
+                                                    "end_time", "time2", "cpu", "memory"])
         codes, uniques = pd.factorize(df["user"], sort=False)
         end = df["end_time"].to_numpy(float)
         t2 = df["time2"].to_numpy(float)
@@ -171,14 +184,15 @@ def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "a
         return Workload(job_id=df["job_id"].to_numpy(), user=codes,
                         submit=df["time"].to_numpy(float) / 1e6, run_time=run,
                         resources=df[["cpu", "memory"]].to_numpy(float), resource_names=("cpu", "memory"),
+                        resource_units=UNITS,
                         extra={"task_index": df["task_index"].to_numpy(np.int64),
                                "sched_class": df["sched_class"].to_numpy(np.int64),
                                "priority": df["priority"].to_numpy(np.int64),
                                "end_time": end_s, "time2": np.where(t2 >= 0, t2 / 1e6, np.nan)},
                         meta={"source": src, "format": "google2011-subset", "assumption": assumption,
                               "user_names": [str(u) for u in uniques]})
-    df = _read(paths, _OFFICIAL, ",", chunksize)
-    _check_numeric(df, ["time", "job_id", "task_index", "event", "cpu", "memory"], src)
+    df = _read(paths, _OFFICIAL, ",", chunksize, ["time", "job_id", "task_index", "event", "sched_class",
+                                                  "priority", "cpu", "memory"])
     df = df.assign(seq=np.arange(len(df))).sort_values(["job_id", "task_index", "time", "seq"],
                                                        kind="stable")
     ev = df["event"].to_numpy(np.int64)
@@ -203,7 +217,8 @@ def read_google2011(path: str | Path | Iterable[str | Path], *, layout: str = "a
     run[run < 0] = np.nan
     return Workload(job_id=agg["job_id"].to_numpy(), user=codes, submit=agg["submit"].to_numpy(float),
                     run_time=run, resources=agg[["cpu", "memory"]].to_numpy(float),
-                    resource_names=("cpu", "memory"), status=agg["status"].to_numpy(np.int64),
+                    resource_names=("cpu", "memory"), resource_units=UNITS,
+                    status=agg["status"].to_numpy(np.int64),
                     extra={"task_index": agg["task_index"].to_numpy(np.int64),
                            "attempt": agg["attempt"].to_numpy(np.int64),
                            "priority": agg["priority"].fillna(-1).to_numpy(np.int64),

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..validation import require_choice
 from ..errors import InvalidInstanceError
+from ._files import reading, require_file
 from .workload import Workload
 
 __all__ = ["read_swf", "write_swf", "SWF_FIELDS", "SWFFormatError"]
@@ -121,13 +122,15 @@ def _check_line(fields: list[str]) -> str | None:
 
 
 def _records(path: Path, errors: str, header: dict[str, Any],
-             skipped: list[tuple[int, str]]) -> Iterator[np.ndarray]:
-    """Yield (rows, 18) float arrays, chunk by chunk; header lines fill ``header``."""
+             skipped: list[tuple[int, str]], where: list[int]) -> Iterator[np.ndarray]:
+    """Yield (rows, 18) float arrays, chunk by chunk; header lines fill ``header``; ``where[0]`` is the
+    number of the last line read."""
     last_key: list[str] = []
     with _open(path) as fh:
         lines: list[list[str]] = []
         numbers: list[int] = []
         for lineno, line in enumerate(fh, start=1):
+            where[0] = lineno
             s = line.strip()
             if not s:
                 continue
@@ -193,6 +196,16 @@ def read_swf(path: str | Path, *, status: int | Iterable[int] | None = None,
         other fields as ``extra`` columns (-1 kept as -1). ``meta`` holds the header fields under
         their own names (``MaxNodes``, ``MaxProcs``, ...), ``source`` and the counts above.
 
+    Raises
+    ------
+    SWFFormatError
+        A malformed line with ``errors="raise"`` (naming file and line).
+    InvalidInstanceError
+        A file that is not gzip though named ``.gz``, a gzip stream that ends early (a truncated
+        download: the message says after which line), bytes that are not text.
+    FileNotFoundError, IsADirectoryError
+        ``path`` does not exist, or is a directory.
+
     Notes
     -----
     A job whose submit time is -1 cannot be placed in time; it is dropped and counted in
@@ -211,11 +224,12 @@ def read_swf(path: str | Path, *, status: int | Iterable[int] | None = None,
     """
     path = Path(path)
     errors = require_choice("errors", errors, ("raise", "skip"))
-    if not path.is_file():
-        raise FileNotFoundError(f"SWF file not found: {path}")
+    require_file(path, "SWF file")
     header: dict[str, Any] = {}
     skipped: list[tuple[int, str]] = []
-    chunks = list(_records(path, errors, header, skipped))
+    last = [0]
+    with reading(path, line=last):
+        chunks = list(_records(path, errors, header, skipped, last))
     arr = np.concatenate(chunks) if chunks else np.zeros((0, 18))
     meta: dict[str, Any] = dict(header)
     meta.update(source=str(path), format="swf", skipped_lines=len(skipped),

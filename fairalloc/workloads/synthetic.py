@@ -131,7 +131,8 @@ def google_like(n_users: int = 627, n_tasks: int = 100_000, *, horizon: float = 
     if params is not None:
         meta["params"] = p.to_dict()
     return Workload(submit=submit, run_time=run, tasks=size, user=user, resources=np.c_[cpu, mem],
-                    resource_names=("cpu", "memory"), status=np.ones(n_jobs), meta=meta)
+                    resource_names=("cpu", "memory"), resource_units=("normalised", "normalised"),
+                    status=np.ones(n_jobs), meta=meta)
 
 
 def alibaba_like(n_jobs: int = 200, *, large_fraction: float | None = 0.25, n_users: int | None = None,
@@ -190,6 +191,7 @@ def alibaba_like(n_jobs: int = 200, *, large_fraction: float | None = 0.25, n_us
         mem = np.round(cpu * gen.uniform(1.0, 4.0, n_jobs), 2)
         res = np.c_[cpu, mem]
         names = ("cpu", "memory")
+        units: tuple = ("cores", "GB")
     else:
         ok = np.isfinite(source.resources).all(axis=1) & (source.resources.sum(axis=1) > 0)
         if source.resources.shape[1] == 0 or not ok.any():
@@ -212,6 +214,7 @@ def alibaba_like(n_jobs: int = 200, *, large_fraction: float | None = 0.25, n_us
         tasks = source.tasks[pick]
         res = source.resources[pick]
         names = source.resource_names
+        units = source.resource_units
     duration = gen.geometric(1.0 / max(mean_duration, 1.0), n_jobs).astype(float)
     submit = np.sort(gen.integers(1, slots + 1, n_jobs)).astype(float)
     user = np.arange(n_jobs) if n_users is None else gen.integers(0, _positive_int("n_users", n_users),
@@ -220,5 +223,5 @@ def alibaba_like(n_jobs: int = 200, *, large_fraction: float | None = 0.25, n_us
             "large_fraction": large_fraction, "small_job_limit": SMALL_JOB_LIMIT,
             "user_mapping": "one user per job" if n_users is None else f"uniform over {n_users} users (seeded)"}
     return Workload(submit=submit, run_time=duration, tasks=tasks, user=user, resources=res,
-                    resource_names=names, status=np.ones(n_jobs),
+                    resource_names=names, resource_units=units, status=np.ones(n_jobs),
                     extra={"large": tasks >= SMALL_JOB_LIMIT}, meta=meta)

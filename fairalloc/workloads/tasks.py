@@ -123,6 +123,12 @@ def prepare_tasks(workload: Workload, /, *, unknown_run_time: Any = "drop", merg
     Workload
         Sorted by submission time; ``meta["prepared"]`` counts what was dropped, filled or merged.
 
+    Raises
+    ------
+    InvalidInstanceError
+        A bad ``unknown_run_time``; ``"resample"`` with no known run time; ``"drop"`` when every row with
+        a demand has an unknown run time (nothing would be left: the message says how to fill them).
+
     Examples
     --------
     >>> wl = Workload(submit=[0, 0, 5, 5], run_time=[10, np.nan, 0, 10], job_id=[1, 1, 2, 3],
@@ -164,6 +170,13 @@ def prepare_tasks(workload: Workload, /, *, unknown_run_time: Any = "drop", merg
     zero_run = ~unknown & (run <= 0)
     unknown_demand = ~np.isfinite(res).all(axis=1)
     keep = ~(zero_demand | unknown | zero_run | unknown_demand)
+    if len(keep) and not keep.any() and (unknown & ~zero_demand & ~unknown_demand).any():
+        raise InvalidInstanceError(
+            f"every row with a demand has an unknown run time ({int(unknown.sum())} rows), so dropping them "
+            "leaves nothing to schedule; fill them (unknown_run_time='resample' or a number of seconds), or "
+            "for the Google 2011 subset, which has no run times, read it with read_google2011(..., "
+            "duration='end') (fairalloc simulate: --workload google2011:PATH,duration=end)",
+            argument="unknown_run_time", value=unknown_run_time)
     wl = workload.replace(run_time=run).take(np.flatnonzero(keep)).sorted()
     merged = 0
     if merge and len(wl):
@@ -245,6 +258,7 @@ def from_time_varying(tv: Any, /, *, slot: float = 1.0) -> Workload:
     users, slots = users[order], slots[order]
     return Workload(submit=slots * float(slot), run_time=tv.durations[users] * float(slot),
                     tasks=tv.arrivals[users, slots], user=users, resources=d[users, 0, :],
-                    resource_names=tv.cluster.resource_names, status=np.ones(users.size),
+                    resource_names=tv.cluster.resource_names, resource_units=tv.cluster.resource_units,
+                    status=np.ones(users.size),
                     meta={"source": "TimeVaryingInstance", "time_unit": "slot", "slot": float(slot),
                           "slots": int(tv.n_slots)})

@@ -27,6 +27,11 @@ column              dtype     meaning (missing value)
 ``resources``       float64   (n, K) per-task demand, ``>= 0`` (NaN = unknown); K may be 0
 ==================  ========  =====================================================================
 
+``resource_units`` says, per resource column, the unit of its numbers (``"cores"``, ``"GB"``,
+``"normalised"`` for a trace's own normalisation; ``None`` = not declared); the readers and
+generators declare theirs, :func:`fairalloc.simulate` refuses a capacity declared in other units
+(:mod:`fairalloc.workloads.units`), and :meth:`Workload.convert_units` converts a column.
+
 Any further column (SWF's queue and partition, Lublin's job type, Google's task index ...) travels in
 ``extra`` and survives :meth:`Workload.to_parquet`. ``meta`` holds what the source said about itself
 (SWF header fields such as ``MaxNodes``, counts of skipped lines, the assumptions a reader made).
@@ -43,7 +48,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..validation import as_array, first_bad, frozen
+from ..validation import as_array, first_bad, frozen, require_units
 from ..errors import InvalidInstanceError
 
 __all__ = ["Workload", "CORE_COLUMNS"]
@@ -110,6 +115,8 @@ class Workload:
         Defaults: user ``-1``, job ids ``0..n-1``, one task, status ``-1``.
     resources : array_like, shape (n, K), optional
         Per-task resource demand; ``resource_names`` (length K) names the columns.
+    resource_units : sequence of str or None, optional
+        The unit of each resource column (length K; ``None`` entries or the default: not declared).
     extra : mapping of str to array_like, optional
         Further columns of length n, carried unchanged.
     meta : mapping, optional
@@ -132,12 +139,13 @@ class Workload:
     fairalloc.errors.InvalidInstanceError: submit[1]=-5.0 must be >= 0 (negative times are invalid)
     """
 
-    __slots__ = ("_cols", "_resources", "_resource_names", "_extra", "_meta")
+    __slots__ = ("_cols", "_resources", "_resource_names", "_resource_units", "_extra", "_meta")
 
     def __init__(self, *, submit: Any, run_time: Any, processors: Any = None,
                  requested_time: Any = None, user: Any = None, job_id: Any = None,
                  tasks: Any = None, status: Any = None, resources: Any = None,
                  resource_names: Sequence[str] | None = None,
+                 resource_units: Sequence[str | None] | None = None,
                  extra: Mapping[str, Any] | None = None, meta: Mapping[str, Any] | None = None) -> None:
         sub = as_array("submit", submit, ndim=1, dtype=float)
         n = sub.shape[0]
@@ -174,6 +182,7 @@ class Workload:
             if len(names) != k:
                 raise InvalidInstanceError(f"resource_names has {len(names)} names for {k} columns",
                                            argument="resource_names", value=names)
+        units = require_units("resource_units", resource_units, len(names))
         ex: dict[str, np.ndarray] = {}
         for key, val in (extra or {}).items():
             if key in CORE_COLUMNS or key.startswith(_RES_PREFIX):
@@ -187,6 +196,7 @@ class Workload:
         self._cols = {k: frozen(v) for k, v in cols.items()}
         self._resources = frozen(res)
         self._resource_names = names
+        self._resource_units = units
         self._extra = ex
         self._meta = dict(meta or {})
 
@@ -205,6 +215,64 @@ class Workload:
     @property
     def resource_names(self) -> tuple[str, ...]:
         return self._resource_names
+
+    @property
+    def resource_units(self) -> tuple[str | None, ...]:
+        """The unit of each resource column (``None`` = not declared); see :mod:`fairalloc.workloads.units`."""
+        return self._resource_units
+
+    def convert_units(self, conversions: Mapping[str, tuple[float, str]]) -> "Workload":
+        """A new workload with resource columns converted: ``{name: (factor, unit)}``.
+
+        Each named column is multiplied by ``factor`` (units of ``unit`` per current unit) and
+        declared in ``unit``; ``meta["unit_conversions"]`` records what was done.
+
+        Parameters
+        ----------
+        conversions : mapping of str to (float, str)
+            Resource name -> (positive finite factor, new unit).
+
+        Returns
+        -------
+        Workload
+
+        Raises
+        ------
+        InvalidInstanceError
+            An unknown resource name, or a factor that is not positive and finite.
+
+        Examples
+        --------
+        Alibaba 2017 memory is normalised to the largest machine; read one unit as 384 GB:
+
+        >>> wl = Workload(submit=[0], run_time=[1], resources=[[1.0, 0.5]], resource_names=("cpu", "memory"),
+        ...               resource_units=("cores", "normalised"))
+        >>> out = wl.convert_units({"memory": (384, "GB")})
+        >>> out.resources.tolist(), out.resource_units, out.meta["unit_conversions"]
+        ([[1.0, 192.0]], ('cores', 'GB'), [{'resource': 'memory', 'from': 'normalised', 'to': 'GB', 'factor': 384.0}])
+        """
+        res = self._resources.copy()
+        units = list(self._resource_units)
+        done = list(self._meta.get("unit_conversions", []))
+        for name, conv in conversions.items():
+            if name not in self._resource_names:
+                raise InvalidInstanceError(f"convert_units: no resource {name!r}; resources: {list(self._resource_names)}",
+                                           argument="conversions", value=name)
+            try:
+                factor, unit = float(conv[0]), str(conv[1])
+            except (TypeError, ValueError, IndexError):
+                raise InvalidInstanceError(f"convert_units: {name}={conv!r} must be (factor, unit)",
+                                           argument="conversions", value=conv) from None
+            if not (np.isfinite(factor) and factor > 0):
+                raise InvalidInstanceError(f"convert_units: {name} factor={factor!r} must be positive and finite",
+                                           argument="conversions", value=factor)
+            j = self._resource_names.index(name)
+            res[:, j] *= factor
+            done.append({"resource": name, "from": units[j], "to": unit, "factor": factor})
+            units[j] = unit
+        meta = dict(self._meta)
+        meta["unit_conversions"] = done
+        return self.replace(resources=res, resource_units=tuple(units), meta=meta)
 
     @property
     def extra(self) -> Mapping[str, np.ndarray]:
@@ -231,13 +299,15 @@ class Workload:
     def __repr__(self) -> str:
         src = self._meta.get("source", "")
         res = f", resources={list(self._resource_names)}" if self._resource_names else ""
+        if any(self._resource_units):
+            res += f" in {list(self._resource_units)}"
         return f"Workload({len(self)} jobs, {self.n_users} users{res}{', source=' + repr(src) if src else ''})"
 
     # -- derived workloads ---------------------------------------------------------------------
     def _kwargs(self) -> dict[str, Any]:
         kw: dict[str, Any] = dict(self._cols)
-        kw.update(resources=self._resources, resource_names=self._resource_names, extra=self._extra,
-                  meta=self._meta)
+        kw.update(resources=self._resources, resource_names=self._resource_names,
+                  resource_units=self._resource_units, extra=self._extra, meta=self._meta)
         return kw
 
     def replace(self, **changes: Any) -> "Workload":
@@ -253,7 +323,7 @@ class Workload:
             idx = np.flatnonzero(idx)
         kw = {k: v[idx] for k, v in self._cols.items()}
         kw.update(resources=self._resources[idx], resource_names=self._resource_names,
-                  extra={k: v[idx] for k, v in self._extra.items()}, meta=self._meta)
+                  resource_units=self._resource_units, extra={k: v[idx] for k, v in self._extra.items()}, meta=self._meta)
         return Workload(**kw)
 
     def head(self, n: int) -> "Workload":
@@ -273,7 +343,8 @@ class Workload:
         return pd.DataFrame(data)
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, *, meta: Mapping[str, Any] | None = None) -> "Workload":
+    def from_frame(cls, frame: pd.DataFrame, *, meta: Mapping[str, Any] | None = None,
+                   resource_units: Sequence[str | None] | None = None) -> "Workload":
         """Inverse of :meth:`to_frame`; missing optional core columns take their defaults."""
         if "submit" not in frame or "run_time" not in frame:
             raise InvalidInstanceError("a workload table needs at least 'submit' and 'run_time'",
@@ -283,6 +354,7 @@ class Workload:
         if res_cols:
             kw["resources"] = frame[res_cols].to_numpy(dtype=float)
             kw["resource_names"] = [c[len(_RES_PREFIX):] for c in res_cols]
+            kw["resource_units"] = resource_units
         kw["extra"] = {c: frame[c].to_numpy() for c in frame.columns
                        if c not in CORE_COLUMNS and c not in res_cols}
         return cls(meta=meta, **kw)
@@ -296,6 +368,7 @@ class Workload:
         table = pa.Table.from_pandas(self.to_frame(), preserve_index=False)
         md = dict(table.schema.metadata or {})
         md[b"fairalloc.workload.meta"] = json.dumps(self._meta, default=str).encode()
+        md[b"fairalloc.workload.resource_units"] = json.dumps(list(self._resource_units)).encode()
         pq.write_table(table.replace_schema_metadata(md), path)
         return path
 
@@ -307,13 +380,15 @@ class Workload:
         table = pq.read_table(path)
         raw = (table.schema.metadata or {}).get(b"fairalloc.workload.meta")
         meta = json.loads(raw) if raw else {}
-        return cls.from_frame(table.to_pandas(), meta=meta)
+        units = (table.schema.metadata or {}).get(b"fairalloc.workload.resource_units")
+        return cls.from_frame(table.to_pandas(), meta=meta, resource_units=json.loads(units) if units else None)
 
     def equals(self, other: "Workload") -> bool:
         """Same columns (NaN equal to NaN), resources, resource names and extras."""
         if not isinstance(other, Workload) or len(self) != len(other):
             return False
-        if self._resource_names != other._resource_names or set(self._extra) != set(other._extra):
+        if (self._resource_names != other._resource_names or self._resource_units != other._resource_units
+                or set(self._extra) != set(other._extra)):
             return False
         same = all(np.array_equal(v, other._cols[k], equal_nan=v.dtype.kind == "f")
                    for k, v in self._cols.items())

@@ -37,6 +37,10 @@ FILES: dict[str, str | bytes] = {
     "empty.json": "",
     "incomplete.json": '{"kind": "mechanism"}',
     "a_file": "not a folder\n",
+    "mapping.yaml": "capacities: [9, 18]\nusers:\n  - {name: A, demand: {cpu: 1, mem: 4}}\n",
+    "dup.json": '{"demands": [[1, 1]], "capacities": [1, 1], "capacities": [9, 18]}',
+    "g_subset.csv": "0;1;0;u;3;9;1000000000;-1;0.1;0.1\n0;2;0;v;3;9;2000000000;-1;0.2;0.1\n",
+    "ali.csv": "0,100,1,1,2,Terminated,100,0.01\n10,50,2,2,1,Terminated,200,0.02\n",
     "mymech.py": ("import numpy as np\n"
                   "def flat(instance):\n    return np.zeros(instance.n_agents)\n"
                   "def two_args(instance, other):\n    return None\n"),
@@ -64,6 +68,19 @@ CASES = [
      ["cannot read", "Parquet"]),
     ("alibaba-other-format", ["simulate", "--workload", "alibaba:{tmp}/alibaba.csv"], 2, ["Alibaba"]),
     ("swf-no-jobs", ["simulate", "--workload", "swf:{tmp}/header_only.swf"], 2, ["no jobs"]),
+    # issue 25 section 4 and issue 32 (units): a mapping where numbers belong was an internal error (70);
+    # a duplicate key took the last value; a directory was "no such file"; the Google subset "no jobs"
+    ("solve-demand-mapping", ["solve", "{tmp}/mapping.yaml"], 2, ["users[0].demand", "is a mapping"]),
+    ("solve-duplicate-key", ["solve", "{tmp}/dup.json"], 2, ["duplicate key 'capacities'"]),
+    ("swf-directory", ["simulate", "--workload", "swf:{tmp}/adir"], 2, ["adir is a directory"]),
+    ("google2011-no-run-times", ["simulate", "--workload", "google2011:{tmp}/g_subset.csv"], 2,
+     ["unknown run time", "google2011:PATH,duration=end"]),
+    ("alibaba-units-on-table3", ["simulate", "--workload", "alibaba:{tmp}/ali.csv", "--cluster", "tvtsf-table3",
+                                 "--policy", "drf"], 2, ["'memory'", "normalised", "GB", "memory=FGB"]),
+    ("workload-unknown-option", ["simulate", "--workload", "swf:{tmp}/ok.swf,colour=red"], 2,
+     ["unknown option 'colour'", "status"]),
+    ("workload-bad-option-value", ["simulate", "--workload", "google2011:{tmp}/g_subset.csv,merge=maybe"], 2,
+     ["merge='maybe'"]),
     ("head-0", ["simulate", "--workload", "swf:{tmp}/ok.swf", "--head", "0"], 2, ["--head"]),
     ("head-negative", ["simulate", "--workload", "swf:{tmp}/ok.swf", "--head", "-5"], 2, ["--head"]),
     ("empty-policy", ["simulate", "--workload", "swf:{tmp}/ok.swf", "--policy", ""], 2, ["--policy is empty"]),
@@ -94,6 +111,7 @@ def files(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cli_inputs")
     for name, content in FILES.items():
         (tmp / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+    (tmp / "adir").mkdir()
     return tmp
 
 

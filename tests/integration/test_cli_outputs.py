@@ -205,3 +205,140 @@ def test_an_interrupted_resumable_run_still_owns_its_partial_files(tmp_path):
     assert read_marker(out)["written"] == ["report.md", "sweep"] and read_marker(out)["kept"] == ["notes.txt"]
     with resumable_folder(out, _args("--force"), "reproduce", "tvtsf --scale small") as f:
         assert sorted(p.name for p in f.iterdir()) == [MARKER, "notes.txt"]
+
+
+# -- the common options before or after the subcommand's name -----------------------------------------
+
+def test_no_subcommand_overrides_a_common_option_given_before_its_name():
+    # every subparser (plugins and learn's own subcommands included) leaves the common options' defaults
+    # to the top parser: a default of its own would overwrite `fairalloc -q sweep` with quiet=False
+    from fairalloc.cli import build_parser
+    from fairalloc.cli.conventions import check_common_defaults
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert {"solve", "simulate", "compare", "sweep", "results", "reproduce", "learn", "check"} <= set(commands)
+    assert check_common_defaults(parser) == []
+    bad = argparse.ArgumentParser()
+    bad.add_subparsers().add_parser("x").add_argument("-q", "--quiet", action="store_true")
+    assert check_common_defaults(bad) == ["x -q/--quiet"]
+
+
+def test_verbose_counts_on_both_sides_of_the_name():
+    from fairalloc.cli import build_parser
+    from fairalloc.cli.conventions import merge_common_options
+
+    parse = build_parser().parse_args
+    for argv, want in ((["solve"], 0), (["-v", "solve"], 1), (["solve", "-v"], 1), (["-v", "solve", "-vv"], 3),
+                       (["-vv", "learn", "states", "-v"], 3)):
+        assert merge_common_options(parse(argv)).verbose == want, argv
+    args = parse(["-q", "--json", "-", "--debug", "--no-progress", "results", "d"])
+    assert (args.quiet, args.json, args.debug, args.no_progress) == (True, "-", True, True)
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_global_options_before_or_after_the_command(tmp_path, capsys, monkeypatch, before):
+    # `fairalloc -v sweep ...` was "unrecognized arguments: -v"; `fairalloc -q sweep` printed its summary
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text("name: tiny\nworkload: {generator: lublin, n_jobs: 20, nodes: 8, rng: 0}\n"
+                    "capacity: {processors: 8}\npolicies: {fcfs: {}}\nseeds: 1\ntables: [summary]\n")
+    monkeypatch.chdir(tmp_path)
+
+    def run(opts, *argv):
+        return main([*opts, *argv] if before else [*argv, *opts])
+
+    assert run(["-v"], "sweep", str(spec), "--out", "a", "--workers", "0", "--no-progress") == 0
+    capsys.readouterr()
+    assert run(["-q"], "sweep", str(spec), "--out", "b", "--workers", "0") == 0
+    assert capsys.readouterr().out == ""
+    assert run(["-q"], "solve", "--example", "drf-paper") == 0
+    assert capsys.readouterr().out == ""
+    assert run(["--json", "-"], "results", "b", "--table", "summary") == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 1 and rows[0]["policy"] == "fcfs"
+
+
+# -- the rule in check and learn; formats in check, learn and reproduce ---------------------------------
+
+def test_check_out_follows_the_rule_and_format(tmp_path, capsys):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "report.md").write_text("my own report")
+    cell = ["check", "--mechanism", "drf", "--axiom", "rm", "--examples", "20", "--no-progress", "-q"]
+    assert main([*cell, "--out", str(mine)]) == 2                  # it wrote report.md over the user's
+    assert "did not write" in capsys.readouterr().err and (mine / "report.md").read_text() == "my own report"
+    out = tmp_path / "c"
+    assert main([*cell, "--out", str(out), "--format", "svg,json"]) == 0
+    assert {"report.md", "results.json", "heatmap.svg", "summary.json", "witnesses"} <= {p.name for p in out.iterdir()}
+    rows = json.loads((out / "summary.json").read_text())
+    assert [(r["mechanism"], r["axiom"], r["status"]) for r in rows] == [("drf", "rm", "agrees")]
+    (out / "notes.txt").write_text("mine")
+    assert main([*cell, "--out", str(out)]) == 2                   # an earlier output: --force to replace
+    assert "--force" in capsys.readouterr().err
+    assert main([*cell, "--out", str(out), "--force"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "heatmap.png", "notes.txt", "report.md",
+                                                     "results.json", "witnesses"]
+
+
+def test_check_all_selection_never_writes_over_the_whole_tables_report(tmp_path, capsys, monkeypatch):
+    from proofs_check.cli import _default_all_out
+
+    ns = argparse.Namespace
+    assert str(_default_all_out(ns(axiom=None, variant=None))) == "out/check"
+    assert str(_default_all_out(ns(axiom="si", variant="weighted"))) == "out/check-si-weighted"
+    full = tmp_path / "check"
+    with resumable_folder(full, _args(), "check", "check --all") as f:
+        (f / "report.md").write_text("every cell")
+    argv = ["check", "--all", "--axiom", "si", "--examples", "2", "--f-examples", "2", "--no-progress", "--out",
+            str(full)]
+    assert main(argv) == 2                                          # refused before any search
+    assert "holds an earlier output of fairalloc check (check --all)" in capsys.readouterr().err
+    assert (full / "report.md").read_text() == "every cell"
+
+
+def test_learn_states_follows_the_rule_and_format(tmp_path, capsys):
+    # learn's help said an earlier output "is replaced", but it was refused, naming a --force it lacked
+    out = tmp_path / "st"
+    argv = ["learn", "states", "--states", "3", "--started", "2", "--queued", "4", "--processors", "64", "-q",
+            "--out", str(out)]
+    assert main(argv) == 0
+    assert main(argv) == 2 and "--force" in capsys.readouterr().err
+    assert main([*argv, "--force", "--format", "parquet,svg"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "per_state.parquet", "states.parquet", "states.svg"]
+    assert len(pd.read_parquet(out / "per_state.parquet")) == 3
+
+
+def test_reproduction_reports_write_the_asked_formats_beside_their_csv(tmp_path):
+    from fairalloc.experiments.reproductions import learned, load_spec
+    from fairalloc.formats import Formats
+
+    # one trace of the learned-priorities table (the columns of test_reproduction_metrics._learned_runs)
+    runs = pd.DataFrame([{"kind": "typeless", "seed": 0, "policy": p, "avebsld": v, "offered_load": 0.9,
+                          "jobs_per_day": 100.0, "span_days": 30.0, "jobs": 3000}
+                         for p, v in zip(["fcfs", "wfp3", "unicef", "f1", "f2"], [300.0, 100.0, 200.0, 50.0, 80.0])])
+    learned.report({"runs": runs}, tmp_path, scale="small", spec=load_spec("learned-priorities"),
+                   formats=Formats(tables=("parquet",), figures=("svg", "pdf")))
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"gains.csv", "gains.parquet", "avebsld.csv", "avebsld.parquet", "avebsld.svg", "avebsld.pdf"} <= names
+    assert "avebsld.png" not in names and "![avebsld.svg](avebsld.svg)" in (tmp_path / "report.md").read_text()
+
+
+def test_a_sweep_folder_takes_only_a_sweep_of_the_same_spec(tmp_path, capsys):
+    # a sweep folder is resumable by design: its rule is "empty, or a sweep store of the same spec name"
+    text = ("name: NAME\nworkload: {generator: lublin, n_jobs: 20, nodes: 8, rng: 0}\ncapacity: {processors: 8}\n"
+            "policies: {fcfs: {}}\nseeds: 1\ntables: [summary]\n")
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.yaml").write_text(text.replace("NAME", name))
+    out = tmp_path / "sw"
+    run = ["--workers", "0", "-q", "--out", str(out)]
+    assert main(["sweep", str(tmp_path / "one.yaml"), *run]) == 0
+    before = sorted(p.name for p in out.rglob("*"))
+    assert main(["sweep", str(tmp_path / "one.yaml"), *run]) == 0          # the same spec: resumed
+    assert main(["sweep", str(tmp_path / "two.yaml"), *run]) == 2          # another spec's store
+    assert "holds the sweep 'one', not 'two'; use another folder" in capsys.readouterr().err
+    assert sorted(p.name for p in out.rglob("*")) == before
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    assert main(["sweep", str(tmp_path / "one.yaml"), "--workers", "0", "-q", "--out", str(mine)]) == 2
+    assert "not a sweep folder" in capsys.readouterr().err and [p.name for p in mine.iterdir()] == ["notes.txt"]

@@ -46,3 +46,22 @@ def test_alibaba_like_on_table3_cluster_slotted(capsys):
 def test_task_mode_errors(capsys, args, needle):
     code, _, err = run(capsys, "simulate", *args, "--no-progress", "--processors", "64")
     assert code == 2 and needle in err, err
+
+
+def test_reader_options_and_unit_conversions_in_the_workload_spec(capsys, tmp_path):
+    # issue 32: the Google 2011 subset has no run times, so `google2011:PATH` had nothing to simulate and
+    # the CLI had no way to pass the reader's duration= option; every task is submitted at 0, so the
+    # completed-task ratio at the last submission is undefined and said to be (not 0.0 for every user)
+    g = tmp_path / "task_events.csv"
+    g.write_text("".join(f"0;{j};0;u{j % 3};3;9;{(j + 1) * 10**9};-1;0.01;0.01\n" for j in range(12)))
+    code, out, err = run(capsys, "simulate", "--workload", f"google2011:{g},duration=end", "--policy", "drf,sdrf",
+                         "--no-progress")
+    assert code == 0, err
+    assert "completed_by_horizon: undefined (nan)" in out and "12 tasks, 3 users" in out
+    # Alibaba's normalised memory on the Table 3 cluster (GB) runs once converted: memory=384GB
+    a = tmp_path / "batch_task.csv"
+    a.write_text("0,100,1,1,2,Terminated,100,0.01\n10,50,2,2,1,Terminated,200,0.02\n")
+    code, out, err = run(capsys, "simulate", "--workload", f"alibaba:{a},memory=384GB,users=2,seed=0",
+                         "--cluster", "tvtsf-table3", "--policy", "drf", "--no-progress")
+    assert code == 0, err
+    assert "resources ['cpu', 'memory']" in out

@@ -24,5 +24,8 @@ def test_tvtsf_notebook_reads_the_stored_paper_run(run_notebook, monkeypatch):
     assert got["stored"] == "True" and got["ran"] == "False"
     # the paper scale (spec tvtsf): 100 samples x 4 scenarios x 5 policies x 400 users (one per job)
     assert int(got["samples"]) == 100 and int(got["rows"]) == 100 * 4 * 5 * 400
-    # the notebook's summary of the stored cells is the published summary.csv (20 scenario x policy rows)
-    assert int(got["matched"]) == 20 and float(got["diff"]) == 0.0
+    # the notebook's summary of the stored cells is the published summary.csv (20 scenario x policy rows).
+    # Tolerance: the summary holds means of times in slots (at most a few thousand) over up to 8e5 rows;
+    # pandas/numpy versions sum in different orders (pandas 2.3 with numpy 2.2 on Python 3.10 differs in
+    # the 13th digit), so equal to 1e-8 slots, far below the 4 decimals the report prints
+    assert int(got["matched"]) == 20 and float(got["diff"]) <= 1e-8

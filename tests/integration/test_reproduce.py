@@ -9,10 +9,9 @@ import pytest
 
 import fairalloc as fa
 from fairalloc.cli import main
-from fairalloc.experiments import Spec
 from fairalloc.experiments.reproductions import NAMES, SCALES, load_spec, read_tables
 from fairalloc.errors import InvalidInstanceError
-from fairalloc.experiments.reproductions import parse_cells, reproduce
+from fairalloc.experiments.reproductions import parse_cells, reproduce, scale_spec
 from fairalloc.sim import ResourcePool
 from fairalloc.workloads.google_fit import SUBSET_FIT
 
@@ -22,7 +21,7 @@ def test_every_shipped_spec_validates(name):
     spec = load_spec(name)
     assert spec["name"] == name
     for scale in SCALES:
-        s = Spec.from_dict(spec["scales"][scale])
+        s = scale_spec(spec, scale)          # the scale's sweep spec, restricted to its cells: when it has some
         assert len(s.cells()) > 0
 
 
@@ -132,3 +131,39 @@ def test_cells_are_checked():
         run("sdrf-fig5", out="unused", cells=["load=0.5"])
     with pytest.raises(InvalidInstanceError, match="match no cell"):
         run("sdrf-fig5", out="unused", cells=["pool_fraction=0.7"])
+
+
+def test_results_dir_shows_the_stored_run_when_its_trace_is_absent(tmp_path, monkeypatch):
+    # a fresh clone has no traces: the BUC notebook at small scale shows the stored paper-scale run
+    # (and says so) instead of failing, and without a stored run it raises FileNotFoundError, which the
+    # docs build reads as "data absent" (docs/_scripts/gen_notebooks.py)
+    import json
+
+    from fairalloc.experiments.reproductions import results_dir
+
+    monkeypatch.setenv("FAIRALLOC_DATA", str(tmp_path / "empty"))
+    (tmp_path / "empty").mkdir()
+    stored = tmp_path / "stored" / "buc"
+    stored.mkdir(parents=True)
+    (stored / "provenance.json").write_text(json.dumps({"scale": "paper"}))
+    (stored / "report.md").write_text("# BUC")
+    assert results_dir("buc", "small", stored=tmp_path / "stored", out=tmp_path / "out") == stored
+    with pytest.raises(FileNotFoundError, match="KTH-SP2"):
+        results_dir("buc", "small", stored=tmp_path / "nothing", out=tmp_path / "out")
+    assert not (tmp_path / "out" / "buc-small" / "sweep").exists()
+
+
+@pytest.mark.parametrize("value, scale", [("small", "small"), ("full", "paper"), ("paper", "paper"), ("FULL", "paper")])
+def test_notebook_scale_maps_the_documented_values(value, scale, monkeypatch):
+    from fairalloc.experiments.reproductions import notebook_scale
+
+    monkeypatch.setenv("FAIRALLOC_SCALE", value)
+    assert notebook_scale() == scale
+
+
+def test_notebook_scale_refuses_what_it_does_not_know(monkeypatch):
+    from fairalloc.experiments.reproductions import notebook_scale
+
+    monkeypatch.setenv("FAIRALLOC_SCALE", "huge")
+    with pytest.raises(fa.InvalidInstanceError, match="FAIRALLOC_SCALE='huge'"):
+        notebook_scale()

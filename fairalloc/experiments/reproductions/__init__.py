@@ -2,8 +2,11 @@
 
 Each reproduction is a YAML file in ``specs/`` (:data:`NAMES`) with a ``title``, a ``report``
 function (``"module:function"``) and, per scale, a sweep spec of the experiment layer
-(:class:`fairalloc.experiments.Spec`): ``small`` finishes in about a minute and is what the tests
-run, ``paper`` is the papers' size where the data allows. The cell functions are plain functions of
+(:class:`fairalloc.experiments.Spec`): ``small`` finishes in a few minutes and is what the tests
+run, ``paper`` is the papers' size where the data allows. A scale may add ``cells:``, a list of
+restrictions (:func:`parse_cells`): only the cells matching one of them are the scale's, so a
+scale can be a union of sub-grids (the TV-TSF paper grid, its load axis and its persistent users)
+rather than their whole product. The cell functions are plain functions of
 their parameters returning ``{table: DataFrame}`` (``cell`` in :mod:`.sdrf`, :mod:`.tvtsf`,
 :mod:`.buc`, :mod:`.learned`); each module's ``sweep_cell`` adapts one to the sweep's cell
 contract (:func:`sweep_adapter`). A ``sweep_cell`` that needs a real trace carries
@@ -29,10 +32,16 @@ import pandas as pd
 
 from ...errors import InvalidInstanceError
 
-__all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "sweep_adapter", "run", "reproduce", "read_tables",
-           "spec_path", "parse_cells", "tables_from", "results_dir"]
+__all__ = ["NAMES", "SCALES", "load_spec", "validate_spec", "scale_spec", "sweep_adapter", "run", "reproduce",
+           "read_tables", "spec_path", "parse_cells", "tables_from", "tables_source", "results_dir", "notebook_scale",
+           "DataAbsentError"]
 
 logger = logging.getLogger(__name__)
+
+
+class DataAbsentError(InvalidInstanceError):
+    """A reproduction that needs a real trace found none (``$FAIRALLOC_DATA``, ``../shared/data``): raised by
+    :func:`run` before any cell runs; an :class:`~fairalloc.InvalidInstanceError` naming the file."""
 
 _DIR = Path(__file__).with_name("specs")
 #: Names of the shipped reproductions.
@@ -95,10 +104,10 @@ def load_spec(name: str | Path) -> dict:
     >>> sorted(spec), sorted(spec["scales"])
     (['name', 'report', 'scales', 'title'], ['paper', 'small'])
     """
-    import yaml
+    from ...io import read_data
 
     p = Path(name) if str(name).endswith((".yaml", ".yml")) else spec_path(str(name))
-    spec = yaml.safe_load(p.read_text(encoding="utf-8"))
+    spec = read_data(p)
     validate_spec(spec)
     return spec
 
@@ -139,8 +148,6 @@ def validate_spec(spec: Any) -> None:
     ...
     fairalloc.errors.InvalidInstanceError: spec 'x': missing keys ['report', 'scales', 'title'], unknown keys []
     """
-    from ..spec import Spec
-
     if not isinstance(spec, dict):
         raise InvalidInstanceError(f"spec must be a mapping, got {type(spec).__name__}", argument="spec",
                                    value=type(spec).__name__)
@@ -153,7 +160,66 @@ def validate_spec(spec: Any) -> None:
     for s in SCALES:
         if s not in (spec["scales"] or {}):
             raise InvalidInstanceError(f"spec {spec['name']!r} has no scale {s!r}", argument="scales", value=s)
-        Spec.from_dict(spec["scales"][s], base=_DIR)
+        _scale_parts(spec, s)          # the sweep spec and the restrictions' axes (cells are matched when run)
+
+
+def _scale_parts(spec: dict, scale: str) -> tuple[Any, list[dict[str, list]] | None]:
+    """A scale's sweep Spec (validated) and its parsed ``cells:`` restrictions (their axes checked)."""
+    from ..spec import Spec
+
+    d = dict(spec["scales"][scale])
+    cells = d.pop("cells", None)
+    sweep = Spec.from_dict(d, base=_DIR)
+    if cells is None:
+        return sweep, None
+    if not isinstance(cells, list) or not cells or not all(isinstance(c, str) for c in cells):
+        raise InvalidInstanceError(f"scales.{scale}.cells must be a list of restrictions "
+                                   f"('AXIS=V1,V2 ...'), got {cells!r}", argument=f"scales.{scale}.cells",
+                                   value=cells)
+    parsed = parse_cells(cells)
+    axes = set(d.get("grid") or {}) | {"policy", "seed"}
+    for r in parsed:
+        bad = sorted(set(r) - axes)
+        if bad:
+            raise InvalidInstanceError(f"scales.{scale}.cells: {bad} not a grid axis (axes: {sorted(axes)})",
+                                       argument=f"scales.{scale}.cells", value=bad)
+    return sweep, parsed
+
+
+def scale_spec(spec: dict, scale: str) -> Any:
+    """The sweep :class:`~fairalloc.experiments.Spec` of one scale of a reproduction file, restricted to
+    the scale's ``cells:`` when it has some (module docstring).
+
+    Parameters
+    ----------
+    spec : dict
+        A parsed reproduction file (:func:`load_spec`).
+    scale : str
+        A key of ``spec["scales"]``.
+
+    Returns
+    -------
+    Spec
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``cells`` that are not a list of restriction texts, name no axis of the grid, or match no
+        cell; :class:`~fairalloc.experiments.SpecError` for a scale that is not a valid sweep spec.
+
+    Examples
+    --------
+    The TV-TSF small scale is a union of sub-grids, not the product of its axes:
+
+    >>> spec = load_spec("tvtsf")
+    >>> part = len(scale_spec(spec, "small").cells())
+    >>> whole = len(scale_spec({**spec, "scales": {"small": {k: v for k, v in spec["scales"]["small"].items()
+    ...                                                      if k != "cells"}}}, "small").cells())
+    >>> part < whole
+    True
+    """
+    sweep, cells = _scale_parts(spec, scale)
+    return sweep if cells is None else _restrict(sweep, cells, f"{spec.get('name')}:{scale}")
 
 
 def sweep_adapter(cell: Callable, workload: Any, params: dict) -> dict[str, pd.DataFrame]:
@@ -205,8 +271,14 @@ def parse_cells(texts: Any) -> list[dict[str, list]]:
 
     Each text is one restriction: space-separated ``AXIS=V1,V2,...`` (values read as YAML: ``null``,
     numbers); a cell is kept when it matches every axis of *some* restriction (a union of sub-grids).
+    An axis is a grid axis of the spec, ``policy`` (the policy's label) or ``seed``.
+
+    Examples
+    --------
+    >>> parse_cells(["delta=null,0.999999 pool_fraction=0.5", "policy=tvtsf seed=0,1"])
+    [{'delta': [None, 0.999999], 'pool_fraction': [0.5]}, {'policy': ['tvtsf'], 'seed': [0, 1]}]
     """
-    import yaml
+    from ...io import parse_yaml
 
     out = []
     for text in texts or ():
@@ -216,7 +288,7 @@ def parse_cells(texts: Any) -> list[dict[str, list]]:
             if not eq or not axis or not values:
                 raise InvalidInstanceError(f"cells={text!r}: {part!r} is not AXIS=V1,V2,...", argument="cells",
                                            value=text)
-            r[axis] = [yaml.safe_load(v) for v in values.split(",")]
+            r[axis] = [parse_yaml(v, f"cells={text!r}: {axis}") for v in values.split(",")]
         if not r:
             raise InvalidInstanceError(f"cells={text!r} is empty", argument="cells", value=text)
         out.append(r)
@@ -232,17 +304,22 @@ def _same(a: Any, b: Any) -> bool:
         return a == b
 
 
+def _coords(c: Any) -> dict:
+    """A cell's values for restrictions: its grid values, ``policy`` (label) and ``seed``."""
+    return {**c.params["grid"], "policy": c.params["label"], "seed": c.params["seed"]}
+
+
 def _restrict(spec: Any, cells: list[dict[str, list]], name: str) -> Any:
     """``spec`` whose :meth:`cells` keeps the cells matching some restriction (:func:`parse_cells`)."""
     every = spec.cells()
-    axes = set().union(*(c.params["grid"] for c in every)) if every else set()
+    axes = set().union(*(c.params["grid"] for c in every)) | {"policy", "seed"} if every else set()
     for r in cells:
         bad = sorted(set(r) - axes)
         if bad:
             raise InvalidInstanceError(f"cells: {bad} not a grid axis of {name!r} (axes: {sorted(axes)})",
                                        argument="cells", value=bad)
     keep = [c for c in every
-            if any(all(any(_same(c.params["grid"][a], v) for v in vs) for a, vs in r.items()) for r in cells)]
+            if any(all(any(_same(_coords(c)[a], v) for v in vs) for a, vs in r.items()) for r in cells)]
     if not keep:
         raise InvalidInstanceError(f"cells={cells!r} match no cell of {name!r}", argument="cells", value=cells)
     spec.cells = lambda: keep          # the sweep runs and records only these cells
@@ -289,7 +366,6 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
     fairalloc.errors.InvalidInstanceError: scale='huge' is not one of small, paper
     """
     from .. import load as load_table, run_sweep
-    from ..spec import Spec
     from ..store import Store
 
     if scale not in SCALES:
@@ -301,8 +377,8 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
         try:
             need()
         except FileNotFoundError as exc:
-            raise InvalidInstanceError(f"reproduction {name!r} skipped: {exc}", argument="name", value=name) from None
-    sweep = Spec.from_dict(spec["scales"][scale], base=_DIR)
+            raise DataAbsentError(f"reproduction {name!r} skipped: {exc}", argument="name", value=name) from None
+    sweep = scale_spec(spec, scale)
     if cells:
         sweep = _restrict(sweep, cells if isinstance(cells[0], dict) else parse_cells(cells), str(name))
     summary = run_sweep(sweep, out, workers=workers, progress=progress)
@@ -312,24 +388,156 @@ def run(name: str, scale: str = "small", *, out: str | Path, workers: int | None
 
 
 def tables_from(name: str, scale: str, sweep: str | Path) -> tuple[dict[str, pd.DataFrame], list[dict]]:
-    """The tables of ``name``'s cells at ``scale`` taken from another finished sweep (e.g. the SDRF
-    Fig. 5 and Fig. 6 cells are Fig. 4 cells): rows whose cell key is one of ``name``'s keys (a key
-    hashes the cell's workload, parameters and cell function, so equal keys are the same computation).
+    """The tables of ``name``'s cells at ``scale`` taken from another finished run (e.g. the SDRF
+    Fig. 5 and Fig. 6 cells are Fig. 4 cells): the rows of the cells that compute the same thing as
+    one of ``name``'s, that is with the same cell function, workload (as the spec writes it) and
+    parameters (:func:`tables_source`).
 
-    Returns the tables and, as restrictions (:func:`parse_cells`), the cells found; raises when none is.
+    The code is not matched: a cell key also hashes fairalloc's code, so after any edit of the
+    package (even of a report function) no key would match and a report could never be written
+    again from stored cells. :func:`reproduce` says in the report which code computed the cells and
+    whether it is this one (:func:`tables_source` gives it).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`.
+    scale : {"small", "paper"}
+    sweep : str or Path
+        A :func:`reproduce` output folder (its ``sweep/``, or the tables a ``tables_from`` report
+        kept), or a sweep folder.
+
+    Returns
+    -------
+    (dict of DataFrame, list of dict)
+        The tables (rows of the matching cells) and, as restrictions (:func:`parse_cells`), the cells
+        found when they are not all of ``name``'s (an empty list when they are).
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``sweep`` is not a finished run, or holds none of the cells of ``name`` at ``scale``.
     """
-    from ..spec import Spec
-
     spec = load_spec(name)
-    mine = {c.key: c for c in Spec.from_dict(spec["scales"][scale], base=_DIR).cells()}
-    tables = read_tables(Path(sweep).parent) if Path(sweep).name == "sweep" else read_tables(sweep)
-    found = set().union(*(set(df["key"]) for df in tables.values())) & set(mine)
+    mine = {c.key: c for c in scale_spec(spec, scale).cells()}
+    source = tables_source(sweep)
+    ident = {_identity(spec["scales"][scale]["run"], spec["scales"][scale].get("workload"), c.params): k
+             for k, c in mine.items()}
+    theirs = {_identity(source["run"], source["workload"], p): k for k, p in source["cells"].items()}
+    found = {ident[i]: theirs[i] for i in set(ident) & set(theirs)}          # my key -> their key
+    tables = _read_source_tables(sweep)
+    done = set().union(*(set(df["key"]) for df in tables.values())) if tables else set()
+    found = {k: v for k, v in found.items() if v in done}
     if not found:
         raise InvalidInstanceError(f"tables_from={str(sweep)!r} holds none of the cells of {name!r} at scale "
                                    f"{scale!r}", argument="tables_from", value=str(sweep))
-    tables = {t: df[df["key"].isin(found)].reset_index(drop=True) for t, df in tables.items()}
-    grids = [mine[k].params["grid"] for k in sorted(found, key=lambda k: mine[k].index)]
+    keep = set(found.values())
+    tables = {t: df[df["key"].isin(keep)].reset_index(drop=True) for t, df in tables.items()}
+    grids = [_coords(mine[k]) for k in sorted(found, key=lambda k: mine[k].index)]
     return tables, [{a: [v] for a, v in g.items()} for g in grids] if len(found) < len(mine) else []
+
+
+def _identity(run: str, workload: Any, params: dict) -> str:
+    """What decides a cell's result apart from the code: its cell function, its workload as the spec
+    writes it and its parameters (the sweep key without the version and the code fingerprint)."""
+    import hashlib
+    import json
+
+    text = json.dumps({"run": run, "workload": workload, "params": params}, sort_keys=True, default=str)
+    return hashlib.sha256(json.dumps(json.loads(text), sort_keys=True).encode()).hexdigest()
+
+
+#: The folder of a ``tables_from`` report's output holding the cell tables it used.
+TAKEN = "tables"
+
+
+def _sweep_of(folder: str | Path) -> Path | None:
+    """The sweep folder of a :func:`reproduce` output (``sweep/``) or ``folder`` itself; None if neither."""
+    f = Path(folder)
+    for d in (f / "sweep", f):
+        if (d / "sweep.json").is_file() and (d / "manifest.parquet").is_file():
+            return d
+    return None
+
+
+def tables_source(folder: str | Path) -> dict:
+    """Where the cells of a finished run came from: its cell function, workload and code, and the
+    parameters of each cell, read from its sweep (``sweep.json`` and ``manifest.parquet``) or from the
+    ``tables/source.json`` a ``tables_from`` report writes.
+
+    Parameters
+    ----------
+    folder : str or Path
+        A :func:`reproduce` output folder or a sweep folder.
+
+    Returns
+    -------
+    dict
+        ``run``, ``workload``, ``code`` (the fingerprint of the fairalloc that computed the cells),
+        ``cells`` (key -> parameters), ``seconds`` (key -> recorded wall seconds, where known) and
+        ``folder`` (the sweep or report folder read, resolved).
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``folder`` holds neither.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     tables_source(d)
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: tables_from=... is not the output of a finished run (no sweep/ and no tables/source.json)
+    """
+    import json
+
+    f = Path(folder)
+    sweep = _sweep_of(f)
+    if sweep is not None:
+        from ..store import Store
+
+        doc = json.loads((sweep / "sweep.json").read_text(encoding="utf-8"))
+        man = pd.read_parquet(sweep / "manifest.parquet")
+        cells = {k: json.loads(p) for k, p in zip(man["key"], man["params"])}
+        recs = Store(sweep).records()
+        seconds = {k: r.get("wall_s") for k, r in recs.items() if k in cells and r.get("status") == "done"}
+        return {"run": doc["spec"].get("run"), "workload": doc["spec"].get("workload"), "code": doc.get("code"),
+                "cells": cells, "seconds": seconds, "folder": str(sweep.resolve())}
+    src = f / TAKEN / "source.json"
+    if src.is_file():
+        doc = json.loads(src.read_text(encoding="utf-8"))
+        return {**doc, "folder": str(f.resolve())}
+    raise InvalidInstanceError(f"tables_from={str(folder)!r} is not the output of a finished run (no sweep/ and "
+                               f"no {TAKEN}/source.json)", argument="tables_from", value=str(folder))
+
+
+def _read_source_tables(folder: str | Path) -> dict[str, pd.DataFrame]:
+    sweep = _sweep_of(folder)
+    if sweep is not None:
+        from .. import load as load_table
+        from ..store import Store
+
+        return {t: load_table(sweep, t).df() for t in Store(sweep).table_names()}
+    return read_tables(folder)
+
+
+def _keep_tables(out: Path, tables: dict[str, pd.DataFrame], source: dict) -> None:
+    """Write the tables a ``tables_from`` report used into ``out/tables/`` with their ``source.json``,
+    so that :func:`read_tables` reads them back (the source folder may be moved or replaced)."""
+    import json
+
+    d = out / TAKEN
+    d.mkdir(parents=True, exist_ok=True)
+    keys = set().union(*(set(df["key"]) for df in tables.values())) if tables else set()
+    for t, df in tables.items():
+        df.to_parquet(d / f"{t}.parquet", index=False)
+    doc = {"run": source["run"], "workload": source["workload"], "code": source["code"],
+           "cells": {k: p for k, p in source["cells"].items() if k in keys},
+           "seconds": {k: s for k, s in source.get("seconds", {}).items() if k in keys},
+           "taken_from": source.get("taken_from", source["folder"])}          # the first run's folder when chained
+    (d / "source.json").write_text(json.dumps(doc, indent=1, sort_keys=True, default=str), encoding="utf-8")
 
 
 def _cells_seconds(sweep: Path, fallback: float) -> float:
@@ -345,7 +553,8 @@ def _cells_seconds(sweep: Path, fallback: float) -> float:
 
 
 def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None, workers: int | None = 0,
-              progress: bool = False, cells: Any = None, tables_from: str | Path | None = None) -> Path:
+              progress: bool = False, cells: Any = None, tables_from: str | Path | None = None,
+              formats: Any = None) -> Path:
     """Run a shipped reproduction and write, in ``out`` (default ``out/reproduce/NAME-SCALE``), its
     sweep (``sweep/``), figures and ``report.md``; return the report's path.
 
@@ -363,7 +572,14 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
         Run a subset of the grid (:func:`parse_cells`); the report's setup then lists it.
     tables_from : str or Path, optional
         The output folder of another reproduction: run nothing, and write the report from that run's
-        cells that are also this reproduction's (:func:`tables_from`); the report says so.
+        cells that are also this reproduction's (:func:`tables_from`); the report says so and which
+        code computed the cells. The tables used are kept in ``out/tables/`` (with ``source.json``:
+        their cell function, workload, code and parameters), where :func:`read_tables` and a later
+        ``tables_from=out`` read them.
+    formats : fairalloc.formats.Formats, optional
+        The figures' formats (default png; ``report.md`` shows the first), and table formats written
+        beside the CSV files (which are always written: the report links them and the notebooks read
+        them). The command line's ``--format``.
 
     Returns
     -------
@@ -395,11 +611,14 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
             raise InvalidInstanceError("give cells or tables_from, not both", argument="tables_from",
                                        value=str(tables_from))
         tables, parsed = globals()["tables_from"](name, scale, tables_from)
-        seconds = None
+        source = tables_source(tables_from)
+        keys = set().union(*(set(df["key"]) for df in tables.values()))
+        known = [source.get("seconds", {}).get(k) for k in keys]
+        seconds = float(sum(known)) if known and all(x is not None for x in known) else None
     else:
         tables = run(name, scale, out=out / "sweep", workers=workers, progress=progress, cells=parsed)
         seconds = _cells_seconds(out / "sweep", time.perf_counter() - t0)
-    path = _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds)
+    path = _resolve(spec["report"], "report")(tables, out, scale=scale, spec=spec, seconds=seconds, formats=formats)
     if parsed:
         text = Path(path).read_text(encoding="utf-8")
         line = ("- cells run: a subset of the grid, the union of " + "; ".join(
@@ -407,15 +626,21 @@ def reproduce(name: str, *, scale: str = "small", out: str | Path | None = None,
             + " (the other cells of the spec were not run)\n")
         Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
     if tables_from is not None:
+        _keep_tables(out, tables, source)
+        code = scale_spec(spec, scale).code
+        same = ("this fairalloc's code" if source["code"] == code else
+                f"fairalloc code `{source['code']}`, not this fairalloc's `{code}`: a change of the package "
+                "since then is not in these cells")
         text = Path(path).read_text(encoding="utf-8")
-        line = (f"- cells taken from the run in `{tables_from}` (same cell keys: same workload, parameters and "
-                "cell function); nothing was run for this report\n")
+        line = (f"- cells taken from the run in `{tables_from}` (same cell function, workload and parameters; "
+                f"computed by {same}); nothing was run for this report\n")
         Path(path).write_text(text.replace("## Setup\n\n", "## Setup\n\n" + line, 1), encoding="utf-8")
     return path
 
 
 def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:
-    """The tables of a finished :func:`reproduce` in ``out`` (from its sweep store).
+    """The tables of a finished :func:`reproduce` in ``out``: from its sweep store, or for a report
+    written from another run's cells (``tables_from``), the tables it kept in ``out/tables/``.
 
     Parameters
     ----------
@@ -439,6 +664,9 @@ def read_tables(out: str | Path) -> dict[str, pd.DataFrame]:
     from ..store import Store
 
     sweep = Path(out) / "sweep"
+    taken = Path(out) / TAKEN
+    if not sweep.exists() and (taken / "source.json").is_file():
+        return {p.stem: pd.read_parquet(p) for p in sorted(taken.glob("*.parquet"))}
     return {t: load_table(sweep, t).df() for t in Store(sweep).table_names()}
 
 
@@ -450,7 +678,10 @@ def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = 
     A stored run is ``stored / name`` with a ``provenance.json`` whose ``scale`` is ``scale`` (the
     repository keeps them in ``docs/reproductions/results``); otherwise the folder is
     ``out / f"{name}-{scale}"``, and :func:`reproduce` runs there first when it holds no
-    ``report.md``. The notebooks read their figures and claims through this.
+    ``report.md``. When that run needs a trace that is absent (:class:`DataAbsentError`), the stored
+    run of another scale is returned if there is one (its ``provenance.json`` says which scale: the
+    caller should say so), so that a notebook still shows results on a machine without the traces.
+    The notebooks read their figures and claims through this.
 
     Parameters
     ----------
@@ -471,6 +702,8 @@ def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = 
     ------
     InvalidInstanceError
         An unknown name or scale (before anything runs).
+    FileNotFoundError
+        The run needs a trace that is absent and no run of ``name`` is stored.
 
     Examples
     --------
@@ -493,12 +726,57 @@ def results_dir(name: str, scale: str = "small", *, stored: str | Path | None = 
     if scale not in SCALES:
         raise InvalidInstanceError(f"scale={scale!r} is not one of {', '.join(SCALES)}", argument="scale",
                                    value=scale)
-    if stored is not None:
-        here = Path(stored) / name
-        prov = here / "provenance.json"
-        if prov.is_file() and (here / "report.md").is_file() and json.loads(prov.read_text()).get("scale") == scale:
-            return here
+    here = None if stored is None else Path(stored) / name
+    found = here is not None and (here / "provenance.json").is_file() and (here / "report.md").is_file()
+    if found and json.loads((here / "provenance.json").read_text()).get("scale") == scale:
+        return here
     folder = Path(out) / f"{name}-{scale}"
     if not (folder / "report.md").is_file():
-        reproduce(name, scale=scale, out=folder)
+        try:
+            reproduce(name, scale=scale, out=folder)
+        except DataAbsentError as exc:
+            if found:
+                logger.warning("%s; showing the stored run in %s instead", exc, here)
+                return here
+            raise FileNotFoundError(str(exc)) from None
     return folder
+
+
+def notebook_scale(value: str | None = None) -> str:
+    """The reproduction scale a notebook runs, from ``$FAIRALLOC_SCALE`` (or ``value``).
+
+    The notebooks' convention is ``small`` (default: what the tests and the docs build run) and
+    ``full`` (the papers' sizes); for a reproduction ``full`` is its ``paper`` scale, and ``paper``
+    is accepted as well.
+
+    Parameters
+    ----------
+    value : str, optional
+        Default: the environment variable ``FAIRALLOC_SCALE``, else ``"small"``.
+
+    Returns
+    -------
+    {"small", "paper"}
+
+    Raises
+    ------
+    InvalidInstanceError
+        Any other value (rather than running the small scale without a word).
+
+    Examples
+    --------
+    >>> notebook_scale("full"), notebook_scale("small"), notebook_scale("paper")
+    ('paper', 'small', 'paper')
+    >>> notebook_scale("big")
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: FAIRALLOC_SCALE='big' is not one of small, full (paper is full)
+    """
+    import os
+
+    v = os.environ.get("FAIRALLOC_SCALE", "small") if value is None else value
+    scale = {"small": "small", "full": "paper", "paper": "paper"}.get(str(v).strip().lower())
+    if scale is None:
+        raise InvalidInstanceError(f"FAIRALLOC_SCALE={v!r} is not one of small, full (paper is full)",
+                                   argument="FAIRALLOC_SCALE", value=v)
+    return scale

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-__all__ = ["Claim", "write_report", "render_report", "read_claims"]
+__all__ = ["Claim", "write_report", "render_report", "read_claims", "save_figure", "save_table"]
 
 #: Columns of a report's claims table, in order.
 CLAIM_COLUMNS = ("claim", "paper", "ours", "reproduced", "reason")
@@ -69,7 +69,8 @@ def _cell(text: str) -> str:
 
 
 def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
-                  notes: Sequence[str] = (), figures: Sequence[str] = ()) -> str:
+                  notes: Sequence[str] = (), figures: Sequence[str] = (),
+                  analysis: Sequence[tuple[str, str]] = ()) -> str:
     """Markdown text of a report (see :func:`write_report`).
 
     Parameters
@@ -78,10 +79,14 @@ def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
     setup : sequence of str
         One bullet each.
     claims : sequence of Claim
-        One table row each (``|`` escaped, newlines flattened).
+        One table row each (``|`` escaped, newlines flattened). Keep a claim's ``reason`` to a
+        short sentence; the explanation goes in ``analysis``.
     notes : sequence of str, optional
     figures : sequence of str, optional
         Image paths relative to the report.
+    analysis : sequence of (str, str), optional
+        ``(heading, markdown)`` sections written under ``## Analysis`` right after the claims table:
+        why the claims came out as they did, at whatever length that takes.
 
     Returns
     -------
@@ -99,6 +104,10 @@ def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
     lines += ["", "## Claims", "", "| claim | paper | ours | reproduced | reason |", "|---|---|---|---|---|"]
     lines += [f"| {_cell(c.claim)} | {_cell(c.paper)} | {_cell(c.ours)} | {_yes_no(c.reproduced)} | "
               f"{_cell(c.reason)} |" for c in claims]
+    if analysis:
+        lines += ["", "## Analysis"]
+        for head, text in analysis:
+            lines += ["", f"### {head}", "", str(text).rstrip()]
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f}]({f})" for f in figures]
     if notes:
@@ -107,15 +116,16 @@ def render_report(title: str, setup: Sequence[str], claims: Sequence[Claim],
 
 
 def write_report(path: str | Path, title: str, setup: Sequence[str], claims: Sequence[Claim],
-                 notes: Sequence[str] = (), figures: Sequence[str] = ()) -> Path:
+                 notes: Sequence[str] = (), figures: Sequence[str] = (),
+                 analysis: Sequence[tuple[str, str]] = ()) -> Path:
     """Write ``report.md``: title, setup (what stands in for the paper's data, and why), one table
-    row per claim, the figures, notes.
+    row per claim (a short reason each), the analysis behind them, the figures, notes.
 
     Parameters
     ----------
     path : str or Path
         The file (its folder is created).
-    title, setup, claims, notes, figures
+    title, setup, claims, notes, figures, analysis
         As :func:`render_report`.
 
     Returns
@@ -133,8 +143,49 @@ def write_report(path: str | Path, title: str, setup: Sequence[str], claims: Seq
     """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(render_report(title, setup, claims, notes, figures), encoding="utf-8")
+    p.write_text(render_report(title, setup, claims, notes, figures, analysis), encoding="utf-8")
     return p
+
+
+def save_figure(fig: Any, out: str | Path, stem: str, formats: Any = None, *, dpi: int = 100) -> str:
+    """Write a report's figure as ``out/stem.<format>`` in each figure format of ``formats`` (a
+    :class:`fairalloc.formats.Formats`; None: png) and return the name ``report.md`` shows (the first).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from matplotlib.figure import Figure
+    >>> from fairalloc.formats import Formats
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> save_figure(Figure(), d, "fig4", Formats(figures=("svg", "pdf")))
+    'fig4.svg'
+    >>> sorted(p.name for p in d.iterdir())
+    ['fig4.pdf', 'fig4.svg']
+    """
+    from ...plots import save
+
+    figures = tuple(getattr(formats, "figures", None) or ("png",))
+    return save(fig, Path(out) / stem, figures, dpi=dpi)[0].name
+
+
+def save_table(df: Any, out: str | Path, stem: str, formats: Any = None) -> None:
+    """Write a report's table as ``out/stem.csv`` and in each other table format of ``formats`` (a
+    :class:`fairalloc.formats.Formats`; None: csv only). The CSV is always written: ``report.md``
+    links it, and the notebooks and a later comparison (:func:`~.sdrf.compare_runs`) read it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> from fairalloc.formats import Formats
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> save_table(pd.DataFrame({"a": [1]}), d, "t", Formats(tables=("parquet",)))
+    >>> sorted(p.name for p in d.iterdir())
+    ['t.csv', 't.parquet']
+    """
+    from ...formats import write_table
+
+    tables = tuple(getattr(formats, "tables", None) or ())
+    write_table(df, Path(out) / stem, ("csv", *(t for t in tables if t != "csv")))
 
 
 def read_claims(report: str | Path) -> "pd.DataFrame":

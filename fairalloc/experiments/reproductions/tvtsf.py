@@ -12,6 +12,13 @@ Policies compared in every cell (:func:`cell`):
     the *controlled* variants: TV-TSF's own packing, server rule and freezing with the TSF / CDRF
     key (``policy="tsf"`` / ``"cdrf"`` with ``slot=1``); they differ from TV-TSF in order only, so
     they measure what the ordering alone is worth.
+``tsf-floor-user``, ``tsf-floor-server``, ``cdrf-blind``
+    other readings of the Table 1 baselines (:data:`READINGS`): the static TSF's divisible
+    allocation floored per user or per server without the largest-remainder rescue, and CDRF's
+    grants placed by first fit over all servers, failing on a server forbidden to the user
+    (``rounding=`` / ``realise=`` of :class:`~fairalloc.scheduling.static_slots.StaticSlotScheduler`).
+    They are wasteful (capacity the allocation granted stays idle) and can deadlock; the report
+    says how often and what their margins then measure.
 
 Workload (:func:`workload`): the paper samples Alibaba v2018 ``batch_task`` (not shipped);
 :func:`fairalloc.workloads.alibaba_like` resamples the shipped **2017** ``batch_task`` rows
@@ -24,14 +31,21 @@ jobs with >= 500 tasks). Placement (the paper has constraints but does not say w
 may use each server with probability ``placement_p`` (seeded), and always the servers of the
 largest type so that every task fits somewhere.
 
+Axes beyond the paper's setup (the spec's scales are unions of sub-grids, its ``cells:``):
+``duration_scale`` (every task's duration times 1, 2, 4, 6: the load axis, the offered load times
+exactly that factor, the jobs otherwise those of the sample) and ``n_users`` (0: one user per job;
+else the same jobs spread over that many persistent users, as the paper's users never leave). The
+report (:mod:`.tvtsf_report`) puts them beside the paper's margins and the least baseline sizes the
+margins imply.
+
 Metrics (TV-TSF's definitions, :mod:`fairalloc.sim.task_metrics`), per user: waiting time (first
 submission -> first start), mean task queuing time, mean job completion time; CDFs over users with
 mean and variance (:func:`cdfs`, :func:`summary`). Every run also records how loaded it was
 (:func:`saturation`: offered load, slots with tasks waiting, users arriving into a queue), and the
 report checks the setup against the paper's Section 3.1 item by item (:data:`SETUP_CHECK`).
 
-Scales: ``small`` (the tests; about 45 CPU seconds), ``paper`` (100 samples per scenario; one sample,
-20 cells, took 520 to 780 CPU seconds at 9416ad8, about half of it in one cell, the divisible TSF's
+Scales: ``small`` (the tests; the paper's experiment on 40 jobs over 20 slots with small axes),
+``paper`` (100 samples per scenario; one sample of the paper's experiment, 20 cells, took 520 to 780 CPU seconds at 9416ad8, about half of it in one cell, the divisible TSF's
 LPs at ``large80``: about 18 CPU hours in all, see ``benchmarks/bench_tvtsf_cell.py``. Since
 tvtsf16d the tables are identical and the CPU is lower: 1.44x over 60 reduced cells (the static TSF
 1.2x, the slotted policies 1.7-1.8x); at the paper scale, 1.24x on the large80 row of sample 0 (the
@@ -42,7 +56,11 @@ static TSF cell 339 -> 280 CPU s). That is an estimated 1.3x per sample, or abou
 cores, so its cells are kept: :func:`store_cells` adds a sweep's complete samples to a folder of
 Parquet batches (``docs/reproductions/results/tvtsf/cells``, about 35 kB per sample),
 :func:`stored_cells` reads them back as the sweep's tables, and ``reproduce_samples(n,
-stored=...)`` runs only the samples not stored and reports on all of them.
+stored=...)`` runs only the samples not stored and reports on all of them; the axes likewise
+(``axes_samples``, ``axes_window``, ``axes_stored``; :func:`main` is the command line). The axes cost
+far more than the paper's experiment (the static TSF solves one LP per slot with pending tasks, and
+the load axis multiplies the slots; the blind CDRF re-grants failing tasks every slot), so the stored
+report shows them at a quarter of the window on a few samples and says so.
 
 References
 ----------
@@ -73,7 +91,18 @@ __all__ = ["sweep_cell", "SCENARIOS", "POLICIES", "workload", "placement", "cell
 SCENARIOS = {"normal": None, "large25": 0.25, "large50": 0.5, "large80": 0.8}
 #: policy label -> (simulate policy, options).
 POLICIES = {"tvtsf": ("tvtsf", {}), "tsf-static": ("tsf-static", {}), "cdrf-static": ("cdrf-static", {}),
-            "tsf-slotted": ("tsf", {"slot": 1.0}), "cdrf-slotted": ("cdrf", {"slot": 1.0})}
+            "tsf-slotted": ("tsf", {"slot": 1.0}), "cdrf-slotted": ("cdrf", {"slot": 1.0}),
+            "tsf-floor-user": ("tsf-static", {"rounding": "floor_user"}),
+            "tsf-floor-server": ("tsf-static", {"rounding": "floor_server"}),
+            "cdrf-blind": ("cdrf-static", {"realise": "blind"})}
+#: The paper's comparison (Figs. 1-3): TV-TSF, the Table 1 baselines and the controlled variants.
+MAIN = ("tvtsf", "tsf-static", "cdrf-static", "tsf-slotted", "cdrf-slotted")
+#: Other readings of the Table 1 baselines (:mod:`fairalloc.scheduling.static_slots`): the static
+#: TSF's divisible allocation floored per user or per server without the largest-remainder rescue,
+#: and CDRF's grants placed blind to placement (failing on a forbidden server).
+READINGS = ("tsf-floor-user", "tsf-floor-server", "cdrf-blind")
+#: Which baseline each reading replaces.
+READING_OF = {"tsf-floor-user": "tsf-static", "tsf-floor-server": "tsf-static", "cdrf-blind": "cdrf-static"}
 #: GB per unit of the 2017 trace's normalised memory (assumption, module docstring).
 MEMORY_GB = 384.0
 
@@ -133,7 +162,8 @@ def _seed(*parts: Any) -> int:
     return zlib.crc32(repr(parts).encode())
 
 
-def workload(scenario: str, sample: int, *, n_jobs: int = 100, slots: int = 600) -> Any:
+def workload(scenario: str, sample: int, *, n_jobs: int = 100, slots: int = 600, duration_scale: int = 1,
+             n_users: int = 0) -> Any:
     """One sample of a scenario (module docstring); deterministic in (scenario, sample).
 
     Parameters
@@ -145,6 +175,14 @@ def workload(scenario: str, sample: int, *, n_jobs: int = 100, slots: int = 600)
     n_jobs : int, default 100
     slots : int, default 600
         Submission slots are uniform in 1..``slots``.
+    duration_scale : int, default 1
+        Every task's duration (slots) times this: the load axis. The jobs, their demands, tasks
+        and submission slots are those of the sample at scale 1; the offered load is multiplied by
+        exactly this factor (:func:`offered_load`).
+    n_users : int, default 0
+        0: one user per job (the reproduction's reading). Otherwise the jobs are spread over this
+        many persistent users, uniformly and seeded (``alibaba_like(n_users=)``: the same jobs as
+        with one user per job, each user submits several over the window and stays).
 
     Returns
     -------
@@ -167,9 +205,16 @@ def workload(scenario: str, sample: int, *, n_jobs: int = 100, slots: int = 600)
     """
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario={scenario!r} is not one of {sorted(SCENARIOS)}")
+    k = int(duration_scale)
+    if k != duration_scale or k < 1:
+        raise ValueError(f"duration_scale={duration_scale!r} must be an integer >= 1")
+    u = int(n_users)
+    if u != n_users or u < 0:
+        raise ValueError(f"n_users={n_users!r} must be an integer >= 0 (0: one user per job)")
     src = _source()
-    return workloads.alibaba_like(n_jobs, large_fraction=SCENARIOS[scenario], slots=slots, source=src,
-                                  rng=_seed("tvtsf", scenario, sample))
+    w = workloads.alibaba_like(n_jobs, large_fraction=SCENARIOS[scenario], slots=slots, source=src,
+                               rng=_seed("tvtsf", scenario, sample), n_users=u or None)
+    return w.replace(run_time=w.run_time * k) if k != 1 else w
 
 
 def demands_source() -> str:
@@ -214,12 +259,15 @@ def placement(n_users: int, cluster: Any, p: float, sample: int) -> np.ndarray:
 
 
 def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int = 100,
-         slots: int = 600, placement_p: float = 0.5) -> dict:
+         slots: int = 600, placement_p: float = 0.5, duration_scale: int = 1, n_users: int = 0) -> dict:
     """Simulate ``policy`` (a key of :data:`POLICIES`) on sample ``seed`` of ``scenario``.
 
     ``wl`` is unused (the workload depends on the cell's scenario and sample). Returns ``users``
     (per user: ``user_wait``, ``mean_queuing``, ``mean_completion``) and ``runs`` (one row: means,
-    variances, largest task queuing time, utilisation, grants the static CDRF could not place).
+    variances, largest task queuing time, utilisation, grants the static CDRF could not place,
+    jobs left unfinished, whether the run ended in a deadlock). Times are over the tasks that
+    started and the jobs that finished: a run that deadlocks (a wasteful baseline reading) says so
+    in ``unfinished_jobs`` / ``deadlocked``, and its times are not comparable.
 
     Parameters
     ----------
@@ -235,6 +283,8 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
     slots : int, default 600
     placement_p : float, default 0.5
         As :func:`placement`.
+    duration_scale, n_users : int
+        As :func:`workload` (defaults: the paper-scale reading).
 
     Returns
     -------
@@ -243,7 +293,7 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
     Raises
     ------
     ValueError
-        An unknown scenario.
+        An unknown scenario, a bad ``duration_scale`` or ``n_users``.
     KeyError
         An unknown policy.
 
@@ -257,7 +307,8 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
     ValueError: scenario='large99' is not one of ['large25', 'large50', 'large80', 'normal']
     """
     sample = int(seed)
-    w = workload(scenario, sample, n_jobs=int(n_jobs), slots=int(slots))
+    w = workload(scenario, sample, n_jobs=int(n_jobs), slots=int(slots), duration_scale=duration_scale,
+                 n_users=n_users)
     cl = clusters.tvtsf_table3()
     pl = placement(int(w.user.max()) + 1, cl, float(placement_p), int(sample))
     name, opts = POLICIES[policy]
@@ -274,6 +325,11 @@ def cell(wl: Any = None, *, scenario: str, seed: int, policy: str, n_jobs: int =
             "unrealised": int(r.stats.get("unrealised", 0)),
             "lp_not_optimal": int(r.stats.get("lp_not_optimal", 0)),
             "demands": demands_source()}
+    if policy not in MAIN:          # the readings' own figures (the paper's cells keep their columns)
+        runs.update({"unfinished_jobs": int((~r.jobs["finished"].astype(bool)).sum()),
+                     "deadlocked": bool(r.stats.get("deadlocked", False)),
+                     "granted": int(r.stats.get("granted", 0)), "lp_tasks": float(r.stats.get("lp_tasks", 0.0)),
+                     "started": int(lf["tasks"].sum())})
     runs.update(saturation(w, cl, r, int(slots)))
     for k in ("user_wait", "mean_queuing", "mean_completion"):
         runs[f"{k}_mean"] = float(u[k].mean())
@@ -396,67 +452,12 @@ _LABEL = {"user_wait": "user waiting time", "mean_queuing": "task queuing time",
           "mean_completion": "job completion time"}
 
 
-def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None):
-    from ...plots.reproductions import tvtsf_cdfs
-    from .report import Claim, write_report
+def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None,
+           formats: Any = None) -> Path:
+    """The report of a run (:func:`fairalloc.experiments.reproductions.tvtsf_report.report`)."""
+    from .tvtsf_report import report as write
 
-    out = Path(out)
-    users = tables["users"]
-    summ = summary(users)
-    summ.to_csv(out / "summary.csv", index=False)
-    figs = []
-    for k, (metric, label) in enumerate(_LABEL.items(), start=1):
-        tvtsf_cdfs(users, metric, label).savefig(out / f"fig{k}_{metric}.png", dpi=110)
-        figs.append(f"fig{k}_{metric}.png")
-    claims = []
-    m = summ.set_index(["scenario", "policy"])
-    load = _load_table(tables["runs"])
-    per = per_sample_margins(users)
-    for metric, margins in PAPER_MARGINS.items():
-        for sc, paper in margins.items():
-            if (sc, "tvtsf") not in m.index:
-                continue
-            tv = m.loc[(sc, "tvtsf"), f"{metric}_mean"]
-            base = {p: m.loc[(sc, p), f"{metric}_mean"] for p in ("tsf-static", "cdrf-static") if (sc, p) in m.index}
-            ctrl = {p: m.loc[(sc, p), f"{metric}_mean"] for p in ("tsf-slotted", "cdrf-slotted") if (sc, p) in m.index}
-            best = min(base.values())
-            margin = best - tv
-            ok = bool(margin >= paper)
-            ps = per.loc[(metric, sc)] if (metric, sc) in per.index else None
-            spread = "" if ps is None or ps["samples"] < 2 else (
-                f"; per sample, margin {ps['min']:.2f} .. {ps['max']:.2f} over {int(ps['samples'])} samples, "
-                f"{int(ps['reach'])} at or above the paper's")
-            why = "" if ok else _reason(metric, sc, margin, load, tv, ctrl)
-            claims.append(Claim(f"{_LABEL[metric]}, {sc}: TV-TSF better than the better of TSF / CDRF",
-                                f">= {paper} slots",
-                                f"TV-TSF {tv:.2f}; Table 1 baselines " +
-                                ", ".join(f"{p} {v:.2f}" for p, v in base.items()) +
-                                f" (margin {margin:.2f}); controlled " +
-                                ", ".join(f"{p} {v:.2f}" for p, v in ctrl.items()) + spread, ok, why))
-    p = {k: v[0] for k, v in spec["scales"][scale]["grid"].items()}
-    runs = tables["runs"]
-    setup = [f"scale `{scale}`: {p.get('n_jobs')} jobs (one user each) submitted over slots 1..{p.get('slots')}, "
-             f"{runs['seed'].nunique()} sample(s) per scenario; Table 3 cluster (100 servers)",
-             f"demands: {runs['demands'].iloc[0]}; memory of the 2017 trace x {MEMORY_GB:g} GB (assumption)",
-             f"placement: each server with probability {p.get('placement_p')}, the largest servers always",
-             "TSF and CDRF as TV-TSF's Table 1 describes them (tsf-static: divisible, placement-aware, "
-             "duration-unaware; cdrf-static: indivisible, placement- and duration-unaware), one static "
-             "allocation of the free capacity per slot (fairalloc.scheduling.static_slots); controlled "
-             "variants tsf-slotted / cdrf-slotted: TV-TSF's packing with the TSF / CDRF key",
-             f"largest task queuing time seen: {runs['max_queuing'].max():.0f} slots; CDRF grants lost to "
-             f"placement (cdrf-static): {int(runs.loc[runs['policy'] == 'cdrf-static', 'unrealised'].sum())}"]
-    if seconds is not None:
-        setup.append(f"wall time of all cells: {seconds:.1f} s")
-    notes = ["means and variances over users, pooled over samples (summary.csv); the paper gives mean mu "
-             "and variance sigma per curve",
-             "the controlled variants answer another question: what the ordering alone is worth with the "
-             "same packing"]
-    path = write_report(out / "report.md", spec["title"], setup, claims, notes, figs)
-    with open(path, "a", encoding="utf-8") as f:
-        f.write("\n## Load (TV-TSF runs, mean over samples)\n\n" + _load_markdown(load) + "\n")
-        f.write("\n## Across samples\n\n" + _samples_markdown(per) + "\n")
-        f.write("\n## Setup checked against the paper, line by line\n\n" + SETUP_CHECK)
-    return path
+    return write(tables, out, scale=scale, spec=spec, seconds=seconds, formats=formats)
 
 
 def per_sample_margins(users: pd.DataFrame) -> pd.DataFrame:
@@ -550,38 +551,6 @@ def _load_markdown(load: pd.DataFrame) -> str:
         "Users arriving into a queue: tasks of others were waiting in the user's first slot.\n")
 
 
-def _reason(metric: str, scenario: str, margin: float, load: pd.DataFrame, tv: float = np.nan,
-            ctrl: dict | None = None) -> str:
-    """Why a margin is not the paper's, from what this run measured (module docstring, report)."""
-    sat = load.loc[scenario] if scenario in load.index else None
-    busy = "" if sat is None else (
-        f"here {100 * sat['slots_with_queue']:.0f}% of slots had tasks waiting (about "
-        f"{sat['queue_when_busy']:.0f}) and {100 * sat['users_into_queue']:.0f}% of users arrived into a queue")
-    if metric == "user_wait":
-        lead = ("not a lack of load: " if sat is not None and sat["slots_with_queue"] >= 0.5
-                else "little load in this scenario, but load is not what keeps it near 0: ")
-        return (lead + (busy + "; " if busy else "") +
-                "user waiting time is the wait for a user's first task, and every policy here serves a "
-                "newcomer in its first slot whenever one of its tasks fits anywhere (TV-TSF and the slotted "
-                "TSF / CDRF keys rank it first, share 0; the static baselines start each slot from zero, so "
-                "every pending user's first task comes before anyone's second); the paper's hundreds of slots "
-                "need users that cannot start one task for hundreds of slots, which its text does not explain")
-    pack = ""
-    if ctrl:
-        c = min(ctrl.values())
-        if round(c, 2) < round(tv, 2):          # as printed: equal at two decimals is not "better"
-            pack = (f"the controlled variants (TV-TSF's packing, the TSF / CDRF key) do better than TV-TSF "
-                    f"({c:.2f} against {tv:.2f}), so what separates TV-TSF from the Table 1 baselines here is "
-                    "packing and placement, and its cumulative key costs; ")
-        else:
-            pack = (f"the controlled variants (TV-TSF's packing, the TSF / CDRF key) reach {c:.2f} against "
-                    f"TV-TSF's {tv:.2f}, so what separates TV-TSF from the Table 1 baselines here is mostly "
-                    "packing and placement, not the cumulative key; ")
-    return (("direction as in the paper, smaller margin" if margin > 0 else "TV-TSF not better") + "; " +
-            pack + (busy + "; " if busy else "") + "durations (geometric, mean 5 slots), job count and slot "
-            "length are not in the paper (see the setup check), and Alibaba 2017 demands stand in for 2018")
-
-
 #: The paper's Section 3.1 (TV-TSF, Chinese original), item by item, and what the project does.
 SETUP_CHECK = """| paper (Section 3.1) | our reading | status |
 |---|---|---|
@@ -600,33 +569,141 @@ SETUP_CHECK = """| paper (Section 3.1) | our reading | status |
 """
 
 
+#: The paper's experiment inside the paper scale's union of sub-grids (spec ``tvtsf``).
+BASE = {"duration_scale": [1], "n_users": [0], "policy": list(MAIN)}
+#: Grid axes of the spec, in its order (the order of the sweep's columns).
+GRID = ("scenario", "n_jobs", "slots", "placement_p", "duration_scale", "n_users")
+#: Values of the axes the stored paper-scale cells were computed without (the paper's reading).
+_AXIS_DEFAULTS = {"duration_scale": 1, "n_users": 0}
+
+
+#: Sweep folder of each part inside :func:`reproduce_samples`' ``out`` (one part per folder, so that
+#: :func:`store_cells` finds whole samples of one part).
+SWEEPS = {"base": "sweep", "axes": "sweep-axes"}
+
+
+def _is_base(coords: dict) -> bool:
+    return all(any(coords.get(a, _AXIS_DEFAULTS.get(a)) == v for v in vs) for a, vs in BASE.items())
+
+
+def part_spec(spec: dict, part: str, *, seeds: range, window: tuple[int, int] | None = None) -> Any:
+    """The sweep of one part of the paper scale: ``"base"`` (the paper's experiment, :data:`BASE`) or
+    ``"axes"`` (the load axis, persistent users and the other readings; at another ``window`` than the
+    paper's the axes part includes the base cells of that window, the axis' reference point).
+
+    Parameters
+    ----------
+    spec : dict
+        The parsed ``tvtsf`` reproduction file.
+    part : {"base", "axes"}
+    seeds : range
+        The samples.
+    window : (n_jobs, slots), optional
+        Replaces the paper's 400 jobs over 600 slots (same arrival rate: the same offered load).
+
+    Returns
+    -------
+    Spec
+    """
+    import copy
+
+    from . import _coords, scale_spec
+
+    if part not in ("base", "axes"):
+        raise ValueError(f"part={part!r} is not 'base' or 'axes'")
+    spec = copy.deepcopy(spec)
+    p = spec["scales"]["paper"]
+    paper = (p["grid"]["n_jobs"][0], p["grid"]["slots"][0])
+    if window is not None:
+        p["grid"]["n_jobs"], p["grid"]["slots"] = [int(window[0])], [int(window[1])]
+    p["seeds"] = {"start": seeds.start, "count": len(seeds)}
+    sweep = scale_spec(spec, "paper")
+    keep = [c for c in sweep.cells()
+            if part == "base" and _is_base(_coords(c))
+            or part == "axes" and (not _is_base(_coords(c)) or tuple(window or paper) != paper)]
+    if not keep:
+        raise ValueError(f"the {part} part of the paper scale has no cell")
+    sweep.cells = lambda: keep          # the sweep runs and records only these cells
+    return sweep
+
+
+def _run_part(sweep: Any, folder: Path, workers: Any, progress: bool) -> tuple[dict, float]:
+    from .. import load as load_table, run_sweep
+
+    summ = run_sweep(sweep, folder, workers=workers, progress=progress)
+    if not summ.ok:
+        raise RuntimeError(f"tvtsf paper scale: {summ}")
+    keys = {c.key for c in sweep.cells()}       # this call's cells only (the folder may hold others)
+    tables = {}
+    for t in ("users", "runs", "cells"):
+        df = load_table(folder, t).df()
+        tables[t] = df[df["key"].isin(keys)]
+    # the cells' own recorded times (a resumed run's elapsed time would leave out the earlier cells)
+    return {t: tables[t] for t in ("users", "runs")}, float(tables["cells"]["wall_s"].sum())
+
+
+def _samples_part(spec: dict, part: str, n: int, *, out: Path, workers: Any, progress: bool, stored: Any,
+                  window: tuple[int, int] | None) -> tuple[dict, float]:
+    """Samples 0..n-1 of one part: the stored ones read back, the others run (module docstring)."""
+    old = stored_cells(stored) if stored is not None and Path(stored).is_dir() and _batches(Path(stored)) else None
+    want = spec["scales"]["paper"]["grid"]
+    if window is not None:
+        want = {**want, "n_jobs": [int(window[0])], "slots": [int(window[1])]}
+    if old is not None:
+        for c in ("n_jobs", "slots", "placement_p"):
+            have = set(old["runs"][c])
+            if not have <= set(want[c]):
+                raise ValueError(f"stored={str(stored)!r} holds cells with {c} {sorted(have)}; this part has "
+                                 f"{sorted(want[c])}")
+    first = 0 if old is None else min(n, int(old["runs"]["seed"].max()) + 1)
+    tables, seconds = {}, 0.0
+    if first < n:
+        tables, seconds = _run_part(part_spec(spec, part, seeds=range(first, n), window=window),
+                                    out / SWEEPS[part], workers, progress)
+    if old is not None:
+        keep = {t: old[t][old[t]["seed"] < n] for t in ("users", "runs")}
+        seconds += float(old["cells"].loc[old["cells"]["seed"] < n, "wall_s"].sum())
+        tables = {t: pd.concat([keep[t], tables[t]], ignore_index=True) if t in tables else keep[t]
+                  for t in ("users", "runs")}
+    return tables, seconds
+
+
 def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progress: bool = False,
-                      stored: Any = None) -> Path:
+                      stored: Any = None, axes_samples: int = 0, axes_window: tuple[int, int] | None = None,
+                      axes_stored: Any = None) -> Path:
     """``fairalloc reproduce tvtsf --scale paper`` with the first ``samples`` samples per scenario
-    instead of the paper's 100 (every other parameter of the paper scale unchanged; the report's
-    setup states the count). Resumable as any sweep: a later call with more samples in the same
-    ``out`` runs only the new ones.
+    instead of the paper's 100, and the axes (load, persistent users, baseline readings) on
+    ``axes_samples`` samples, possibly at a smaller window (the report's setup states both). Resumable
+    as any sweep: a later call with more samples in the same ``out`` runs only the new ones.
 
     Parameters
     ----------
     samples : int
-        1..100: samples (seeds) 0 .. ``samples`` - 1 of every scenario.
+        1..100: samples (seeds) 0 .. ``samples`` - 1 of the paper's experiment (:data:`BASE`).
     out : str or Path
-        Output folder: the sweep of the samples run here (``out/sweep``), the figures and
-        ``report.md``.
+        Output folder: the sweeps of the cells run here (``out/sweep``, the paper's experiment;
+        ``out/sweep-axes``, the axes), the figures and ``report.md``.
     workers : int, optional, default 0
         As :func:`~fairalloc.experiments.run_sweep`.
     progress : bool, default False
     stored : str or Path, optional
-        A folder of stored cells (:func:`store_cells`): its samples below ``samples`` are not run
-        again, the sweep runs the others only (seeds from the first sample not stored), and the
-        report is written from both. The samples of a cell are independent of which others run
-        (a cell's seed is its sample), so the tables are those of one sweep of all samples.
+        A folder of stored cells of the paper's experiment (:func:`store_cells`): its samples below
+        ``samples`` are not run again, the sweep runs the others only (seeds from the first sample not
+        stored). The samples of a cell are independent of which others run (a cell's seed is its
+        sample), so the tables are those of one sweep of all samples.
+    axes_samples : int, default 0
+        0..100: samples of the axes part (:func:`part_spec`); 0 runs none.
+    axes_window : (n_jobs, slots), optional
+        The axes' window when not the paper's 400 jobs over 600 slots (e.g. ``(100, 150)``: the same
+        arrival rate and offered load, a quarter of the window; then the axes include their own
+        reference cells, the paper's experiment at that window).
+    axes_stored : str or Path, optional
+        As ``stored``, for the axes part (one folder per window).
 
     Raises
     ------
     ValueError
-        ``samples`` not in 1..100, or stored cells of another grid than the paper scale's.
+        ``samples`` not in 1..100 or ``axes_samples`` not in 0..100, or stored cells of another grid.
     RuntimeError
         A cell of the sweep failed (the sweep's summary says which).
 
@@ -634,46 +711,30 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
     -------
     Path
         ``out / "report.md"``.
+
+    Examples
+    --------
+    The whole paper scale, the axes included, resuming from the repository's stored cells (days
+    on two cores): ``python -m fairalloc.experiments.reproductions.tvtsf --samples 100
+    --axes-samples 100 --workers 2 --out out/tvtsf-paper``.
     """
-    import copy
+    from . import load_spec
 
-    from .. import load as load_table, run_sweep
-    from ..spec import Spec
-    from . import _DIR, load_spec
-
-    n = int(samples)
+    n, na = int(samples), int(axes_samples)
     if n != samples or not 1 <= n <= 100:
         raise ValueError(f"samples={samples!r} must be an integer in 1..100")
-    spec = copy.deepcopy(load_spec("tvtsf"))
-    old = stored_cells(stored) if stored is not None else None
-    if old is not None:
-        for c in ("n_jobs", "slots", "placement_p"):
-            have, want = set(old["runs"][c]), set(spec["scales"]["paper"]["grid"][c])
-            if not have <= want:
-                raise ValueError(f"stored={str(stored)!r} holds cells with {c} {sorted(have)}; the paper scale has "
-                                 f"{sorted(want)}")
-    first = 0 if old is None else min(n, int(old["runs"]["seed"].max()) + 1)
+    if na != axes_samples or not 0 <= na <= 100:
+        raise ValueError(f"axes_samples={axes_samples!r} must be an integer in 0..100")
+    spec = load_spec("tvtsf")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tables, seconds = {}, 0.0
-    if first < n:
-        spec["scales"]["paper"]["seeds"] = {"start": first, "count": n - first}
-        sweep = Spec.from_dict(spec["scales"]["paper"], base=_DIR)
-        summ = run_sweep(sweep, out / "sweep", workers=workers, progress=progress)
-        if not summ.ok:
-            raise RuntimeError(f"tvtsf paper scale, {n} samples: {summ}")
-        # this call's cells only (the folder may hold others from earlier calls)
-        keys = {c.key for c in sweep.cells()}
-        for t in ("users", "runs", "cells"):
-            df = load_table(out / "sweep", t).df()
-            tables[t] = df[df["key"].isin(keys)]
-        # the cells' own recorded times (a resumed run's elapsed time would leave out the earlier cells)
-        seconds = float(tables.pop("cells")["wall_s"].sum())
-    if old is not None:
-        keep = {t: old[t][old[t]["seed"] < n] for t in ("users", "runs")}
-        seconds += float(old["cells"].loc[old["cells"]["seed"] < n, "wall_s"].sum())
-        tables = {t: pd.concat([keep[t], tables[t]], ignore_index=True) if t in tables else keep[t]
-                  for t in ("users", "runs")}
+    tables, seconds = _samples_part(spec, "base", n, out=out, workers=workers, progress=progress, stored=stored,
+                                    window=None)
+    if na:
+        more, sec = _samples_part(spec, "axes", na, out=out, workers=workers, progress=progress,
+                                  stored=axes_stored, window=axes_window)
+        seconds += sec
+        tables = {t: pd.concat([tables[t], more[t]], ignore_index=True) for t in ("users", "runs")}
     tables = {t: _canonical(df) for t, df in tables.items()}
     spec["scales"]["paper"]["seeds"] = {"start": 0, "count": n}
     return report(tables, out, scale="paper", spec=spec, seconds=seconds)
@@ -683,18 +744,25 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
 
 #: A stored users batch keeps the cell key and the per-user columns; the rest comes back from its
 #: runs row (the same cell key), in the sweep's column order.
-_USERS_COLUMNS = ["key", "label", "policy", "seed", "scenario", "n_jobs", "slots", "placement_p", "user",
-                  "user_wait", "mean_queuing", "mean_completion"]
+_USERS_HEAD = ["key", "label", "policy", "seed"]
 _USERS_KEPT = ["key", "user", "user_wait", "mean_queuing", "mean_completion"]
 
 
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows in the sweep's cell order (sample, scenario, policy; users by index): pooled sums over
-    users then do not depend on where a cell was read from."""
+    """Rows in the sweep's cell order (sample, window, load, users, scenario, policy; users by index):
+    pooled sums over users then do not depend on where a cell was read from. Cells without the
+    ``duration_scale`` / ``n_users`` columns (stored before the axes existed) get the paper's values."""
+    df = df.copy()
+    for a, v in _AXIS_DEFAULTS.items():
+        if a not in df:
+            df[a] = v
+        df[a] = df[a].fillna(v).astype(np.int64)
     scenario = df["scenario"].map({s: k for k, s in enumerate(SCENARIOS)}).to_numpy()
     policy = df["policy"].map({p: k for k, p in enumerate(POLICIES)}).to_numpy()
     user = df["user"].to_numpy() if "user" in df else np.zeros(len(df))
-    return df.iloc[np.lexsort([user, policy, scenario, df["seed"].to_numpy()])].reset_index(drop=True)
+    keys = [user, policy, scenario, df["n_users"].to_numpy(), df["duration_scale"].to_numpy()]
+    keys += [df[c].to_numpy() for c in ("slots", "n_jobs") if c in df] + [df["seed"].to_numpy()]
+    return df.iloc[np.lexsort(keys)].reset_index(drop=True)
 
 
 def _batches(folder: Path) -> list[tuple[int, int, Path, Path]]:
@@ -705,12 +773,15 @@ def _batches(folder: Path) -> list[tuple[int, int, Path, Path]]:
     return sorted(out)
 
 
-def stored_cells(folder: Any) -> dict:
+def stored_cells(folder: Any, *, per_sample: int | None = None) -> dict:
     """The cells stored in ``folder`` by :func:`store_cells`, as the sweep's tables.
 
     Parameters
     ----------
     folder : str or Path
+    per_sample : int, optional
+        Cells every sample must have (default: as many as the first sample of its batch has; a later
+        batch may hold more cells per sample, e.g. axes left out of an earlier session's run).
 
     Returns
     -------
@@ -738,11 +809,12 @@ def stored_cells(folder: Any) -> dict:
         if not fu.is_file():
             raise FileNotFoundError(f"stored={str(folder)!r}: {fu.name} is missing (beside {fr.name})")
         r, u = pd.read_parquet(fr), pd.read_parquet(fu)
+        want = int((r["seed"] == a).sum()) if per_sample is None else per_sample     # default: per batch
         per = r.groupby("seed").size().reindex(range(a, b + 1), fill_value=0)
-        short = per[per != len(SCENARIOS) * len(POLICIES)]
+        short = per[per != want]
         if len(short):
             raise ValueError(f"stored={str(folder)!r}: {fr.name}: sample {int(short.index[0])} has "
-                             f"{int(short.iloc[0])} cells, not {len(SCENARIOS) * len(POLICIES)}")
+                             f"{int(short.iloc[0])} cells, not {want}")
         runs.append(r)
         users.append(u)
         nxt = b + 1
@@ -756,19 +828,20 @@ def stored_cells(folder: Any) -> dict:
         raise ValueError(f"stored={str(folder)!r}: users rows of cell {users.loc[lost, 'key'].iloc[0]!r} have no runs row")
     cells = runs[["key", "seed", "scenario", "policy", "cell_wall_s"]].rename(columns={"cell_wall_s": "wall_s"})
     runs = runs.drop(columns="cell_wall_s")
-    back = [c for c in _USERS_COLUMNS if c not in _USERS_KEPT]
-    users = users.merge(runs[["key"] + back], on="key", how="left")[_USERS_COLUMNS]
+    back = [c for c in _USERS_HEAD + list(GRID) if c in runs and c != "key"]
+    cols = _USERS_HEAD + [c for c in GRID if c in runs] + _USERS_KEPT[1:]
+    users = users.merge(runs[["key"] + back], on="key", how="left")[cols]
     return {"users": _canonical(users), "runs": _canonical(runs), "cells": _canonical(cells)}
 
 
-def store_cells(sweep: Any, folder: Any) -> Path | None:
+def store_cells(sweep: Any, folder: Any, *, per_sample: int | None = None) -> Path | None:
     """Add the complete samples of a paper-scale sweep that ``folder`` does not hold yet, as one batch.
 
     A batch is two Parquet files, ``runs-sAAA-BBB.parquet`` (the runs rows of samples AAA..BBB, with
     each cell's recorded wall time as ``cell_wall_s``) and ``users-sAAA-BBB.parquet`` (the per-user
-    times and cell key; the rest of a users row is its runs row's), about 35 kB per sample. A
-    stored folder is what :func:`reproduce_samples` resumes from (``stored=``), so that samples
-    computed in one session need not be computed again in the next.
+    times and cell key; the rest of a users row is its runs row's), about 35 kB per sample of the
+    paper's experiment. A stored folder is what :func:`reproduce_samples` resumes from (``stored=``,
+    ``axes_stored=``), so that samples computed in one session need not be computed again in the next.
 
     Parameters
     ----------
@@ -777,6 +850,10 @@ def store_cells(sweep: Any, folder: Any) -> Path | None:
         checked to agree with the stored ones when both exist).
     folder : str or Path
         Created when absent.
+    per_sample : int, optional
+        Cells of a complete sample: default the paper's experiment, 4 scenarios x 5 policies; give
+        ``len(part_spec(spec, "axes", seeds=range(1), window=...).cells())`` for the axes part.
+        Only cells of that part should be in ``sweep`` (e.g. the ``out/sweep`` of one window).
 
     Returns
     -------
@@ -790,6 +867,7 @@ def store_cells(sweep: Any, folder: Any) -> Path | None:
     """
     from .. import load as load_table
 
+    per_sample = len(SCENARIOS) * len(MAIN) if per_sample is None else int(per_sample)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     nxt = _batches(folder)[-1][1] + 1 if _batches(folder) else 0
@@ -797,7 +875,7 @@ def store_cells(sweep: Any, folder: Any) -> Path | None:
     users = load_table(sweep, "users").df()
     walls = load_table(sweep, "cells").df().set_index("key")["wall_s"]
     per = runs.groupby("seed").size()
-    full = [int(s) for s, k in per.items() if k == len(SCENARIOS) * len(POLICIES) and s >= nxt]
+    full = [int(s) for s, k in per.items() if k == per_sample and s >= nxt]
     take = []
     for s in sorted(full):
         if s != nxt + len(take):
@@ -846,3 +924,58 @@ def sweep_cell(workload: Any, params: dict) -> dict:
     from . import sweep_adapter
 
     return sweep_adapter(cell, workload, params)
+
+
+def axes_per_sample(window: tuple[int, int] | None = None, *, skip: Any = ()) -> int:
+    """Cells of one sample of the axes part at ``window`` (:func:`part_spec`), less those ``skip``
+    names as ``(policy, scenario)`` pairs: what :func:`store_cells` needs as ``per_sample``."""
+    from . import load_spec
+
+    cells = part_spec(load_spec("tvtsf"), "axes", seeds=range(1), window=window).cells()
+    return sum((c.params["label"], c.params["grid"]["scenario"]) not in set(skip) for c in cells)
+
+
+def main(argv: Any = None) -> Path:
+    """``python -m fairalloc.experiments.reproductions.tvtsf``: the paper scale with its axes, resuming
+    from the stored cells (:func:`reproduce_samples`), and, with ``--store``, adding the complete
+    samples it ran to them. The whole paper scale, axes included (days on two cores)::
+
+        python -m fairalloc.experiments.reproductions.tvtsf --samples 100 --axes-samples 100 --workers 2 --store
+
+    Defaults: the stored folders of a repository checkout (``docs/reproductions/results/tvtsf/cells``
+    for the paper's experiment, ``.../axes-N_JOBSxSLOTS`` for the axes at that window) when they exist.
+    """
+    import argparse
+
+    root = Path(__file__).resolve().parents[3] / "docs" / "reproductions" / "results" / "tvtsf"
+    p = argparse.ArgumentParser(prog="python -m fairalloc.experiments.reproductions.tvtsf",
+                                description="TV-TSF paper scale with the load axis, persistent users and the "
+                                            "baseline readings, resuming from stored cells")
+    p.add_argument("--samples", type=int, default=100, help="samples of the paper's experiment (1..100)")
+    p.add_argument("--axes-samples", type=int, default=0, help="samples of the axes (0..100; 0: none)")
+    p.add_argument("--axes-window", type=int, nargs=2, metavar=("N_JOBS", "SLOTS"), default=None,
+                   help="the axes' window (default the paper scale's 400 jobs over 600 slots)")
+    p.add_argument("--out", default="out/tvtsf-paper", help="output folder (default out/tvtsf-paper)")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--stored", default=None, help="stored cells of the paper's experiment")
+    p.add_argument("--axes-stored", default=None, help="stored cells of the axes at their window")
+    p.add_argument("--store", action="store_true", help="add the complete samples run to the stored folders")
+    a = p.parse_args(argv)
+    window = tuple(a.axes_window) if a.axes_window else (400, 600)
+    stored = a.stored or (root / "cells" if (root / "cells").is_dir() else None)
+    axes_stored = a.axes_stored or root / f"axes-{window[0]}x{window[1]}"
+    path = reproduce_samples(a.samples, out=a.out, workers=a.workers, progress=True, stored=stored,
+                             axes_samples=a.axes_samples, axes_window=window, axes_stored=axes_stored)
+    if a.store:
+        out = Path(a.out)
+        if stored is not None and (out / SWEEPS["base"]).is_dir():
+            store_cells(out / SWEEPS["base"], stored)
+        if a.axes_samples and (out / SWEEPS["axes"]).is_dir():
+            store_cells(out / SWEEPS["axes"], axes_stored, per_sample=axes_per_sample(window))
+    print(path)
+    return path
+
+
+if __name__ == "__main__":
+    main()
+

@@ -286,10 +286,11 @@ def precision(run_time: float, walltime: float) -> float:
 def ema_update(alpha: float = 0.1) -> Callable[[float, float], float]:
     """A BUC score update by moving average: :math:`S_u \\leftarrow (1-\\alpha) S_u + \\alpha \\cdot 100 P`.
 
-    Not the paper's rule (that is :func:`threshold_update`, the default): here S_u rises only
-    when 100 P is above the current score, so a job counts as precise relative to the user's own
-    history, and S_u tends to 100 P for a user of constant precision P (50 for P = 0.5, where the
-    paper's user ends at 96.14). Use it when S_u should read as the user's recent mean precision.
+    The paper gives no formula for the update; this is one of the project's two rules (the default
+    is :func:`threshold_update`). Here S_u rises only when 100 P is above the current score, so a
+    job counts as precise relative to the user's own history, and S_u tends to 100 P for a user of
+    constant precision P (50 for P = 0.5, where the paper's user ends at 96.14). Use it when S_u
+    should read as the user's recent mean precision.
 
     Parameters
     ----------
@@ -325,13 +326,13 @@ def ema_update(alpha: float = 0.1) -> Callable[[float, float], float]:
 
 
 def threshold_update(alpha: float = 0.1, threshold: float = 0.5) -> Callable[[float, float], float]:
-    r"""BUC's score update as the paper states it (Section 3, the paragraph of Eq. 1): the default.
+    r"""BUC's score update, the project's rule after the paper's words (Section 3): the default.
 
-    "Ao término da execução de cada tarefa, este valor é reavaliado, sendo incrementado, se o
+    The paper gives no formula, only the direction (Section 3, the paragraph of Eq. 1): "Ao término da execução de cada tarefa, este valor é reavaliado, sendo incrementado, se o
     usuário foi preciso na sua estimativa de Walltime da tarefa, ou decrementado, caso contrário. A
     variação ocorre a partir da precisão P obtida." A job is *precise* when :math:`P \ge`
     ``threshold``; then :math:`S_u` rises, otherwise it falls, by a step that grows with how precise
-    (or imprecise) the job was and stays inside [0, 100]:
+    (or imprecise) the job was and stays inside [0, 100] (the formula is ours):
 
     .. math::
 
@@ -760,8 +761,9 @@ class BUC(PriorityPolicy):
 
     Every user starts at ``initial_score`` (60 on a 0..100 scale). When a job of the user ends
     normally, its precision :math:`P = R_t / W_t` (Eq. 1, clipped to [0, 1]) updates the score with
-    ``update(score, P)`` (default :func:`threshold_update`, the paper's rule: up when
-    :math:`P \\ge 0.5`, down otherwise, alpha 0.1; :func:`ema_update` is the alternative); jobs
+    ``update(score, P)`` (default :func:`threshold_update`, the project's rule after the paper's
+    words, which give no formula: up when :math:`P \\ge 0.5`, down otherwise, alpha 0.1;
+    :func:`ema_update` is the alternative); jobs
     killed at their walltime and jobs without a walltime do not update it. Waiting jobs are ordered by Eq. 2,
     :math:`S_f = (0.8 S_u + 0.2 / (W_t / 10^5)) K_p + T_e`, highest first, recomputed at every queue
     event; equal :math:`S_f` keep arrival order. With equal scores *and* equal walltimes the order is
@@ -774,7 +776,7 @@ class BUC(PriorityPolicy):
     initial_score : float, default 60.0
         :math:`S_u` of a user before its first finished job.
     update : callable ``(score, precision) -> score``, optional
-        Default :func:`ema_update` with alpha 0.1.
+        Default :func:`threshold_update` with alpha 0.1.
     backfill : bool, default False
         EASY backfilling (name ``"buc+easy"``).
 

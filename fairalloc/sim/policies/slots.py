@@ -12,6 +12,13 @@ both duration-unaware), :class:`~fairalloc.scheduling.static_slots.StaticSlotSch
 controlled variants ``tsf`` / ``cdrf`` with ``slot=`` (TV-TSF's own packing with another key) measure
 what the ordering alone is worth.
 
+``rounding=`` (TSF) and ``realise=`` (CDRF) choose how the static allocation becomes tasks
+(:mod:`fairalloc.scheduling.static_slots`); the defaults are the readings the reproduction uses. The
+wasteful readings can deadlock: once the last job has arrived, a slot that starts nothing while no
+task runs (:attr:`~fairalloc.scheduling.static_slots.StaticSlotScheduler.stalled`) would repeat
+forever, so the policy asks for no further slot and the run ends with those jobs unfinished
+(``run_stats()["deadlocked"]``).
+
 References
 ----------
 .. [1] Li Jie, Wang Jianzhou, "A fair multi-resource allocation mechanism for time-varying discrete
@@ -154,11 +161,16 @@ class StaticSlotPolicy(SlotPolicy):
     ties : {"wait", "index"}, default "wait"
         Among equal keys, the user whose oldest pending task was submitted earliest goes first, then
         the lower index (``"wait"``); or the lower index only (``"index"``).
+    rounding : {"largest_remainder", "floor_server", "floor_user"}, default "largest_remainder"
+        The static TSF's realisation (TSF only).
+    realise : {"eligible", "blind"}, default "eligible"
+        The static CDRF's realisation (CDRF only).
 
     Raises
     ------
     InvalidInstanceError
-        An unknown mechanism or a slot length not finite and > 0.
+        An unknown mechanism, rounding or realisation, a reading of the other mechanism, or a slot
+        length not finite and > 0.
 
     Examples
     --------
@@ -170,13 +182,18 @@ class StaticSlotPolicy(SlotPolicy):
     """
 
     def __init__(self, mechanism: str = "cdrf-static", *, slot: float = 1.0, weights: Any = None,
-                 server: Any = None, ties: str = "wait") -> None:
-        from ...scheduling.static_slots import STATIC_MECHANISMS   # (scipy's LP solvers: imported when used)
+                 server: Any = None, ties: str = "wait", rounding: str = "largest_remainder",
+                 realise: str = "eligible") -> None:
+        from ...scheduling.static_slots import STATIC_MECHANISMS, StaticSlotScheduler   # (scipy's LP solvers)
 
         super().__init__("tsf", slot=slot, weights=weights, server=server, ties=ties)
         #: The static mechanism (``self.mechanism`` stays ``"tsf"`` for SlotPolicy's own checks).
         self.static = require_choice("policy", mechanism, STATIC_MECHANISMS)
         self.name = self.static
+        self.rounding, self.realise = rounding, realise
+        self._deadlocked = False
+        # refuse a bad reading now, not at the first run
+        StaticSlotScheduler([[1.0]], n_users=1, mechanism=self.static, rounding=rounding, realise=realise)
 
     def reset(self, sim: Any) -> None:
         from ...scheduling.static_slots import StaticSlotScheduler
@@ -184,10 +201,24 @@ class StaticSlotPolicy(SlotPolicy):
         super().reset(sim)          # checks the workload, sizes the users; then swap the scheduler
         s = self.scheduler
         self.scheduler = StaticSlotScheduler(s.cluster, weights=s.weights, placement=s.placement,
-                                             mechanism=self.static, server=self.server, ties=self.ties)
+                                             mechanism=self.static, server=self.server, ties=self.ties,
+                                             rounding=self.rounding, realise=self.realise)
+        submit = sim.workload.submit
+        self._last_submit = float(submit.max()) if len(submit) else float("-inf")
+        self._deadlocked = False
+
+    def next_wakeup(self, now: float) -> float | None:
+        if self.scheduler.stalled and now >= self._last_submit:
+            self._deadlocked = True           # nothing will arrive: the same slot forever
+            return None
+        return super().next_wakeup(now)
 
     def run_stats(self) -> dict[str, Any]:
         out = super().run_stats()
         out["unrealised"] = self.scheduler.unrealised
         out["lp_not_optimal"] = self.scheduler.lp_not_optimal
+        out["granted"] = self.scheduler.granted
+        out["lp_tasks"] = self.scheduler.lp_tasks
+        if self._deadlocked:
+            out["deadlocked"] = True
         return out

@@ -1,5 +1,6 @@
 """Divisible TSF (fairalloc.exact.tsf_lp): the array entry point ``divisible_tsf`` used by the static
-TSF slot baseline, against hand computations, and the two LP routes (linprog directly, cvxpy)."""
+TSF slot baseline, against hand computations, and the two LP routes (fairalloc's HiGHS route through
+highspy; scipy.optimize.linprog directly, kept for the static TSF baseline)."""
 
 import numpy as np
 import pytest
@@ -40,9 +41,10 @@ def test_nothing_to_divide():
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_linprog_route_equals_cvxpy_route(seed):
+def test_linprog_route_equals_highs_route(seed):
     # the same algorithm through the two LP routes: fa.tsf(method="lp") with the default backend
-    # (cvxpy -> HiGHS) and solver="scipy" (scipy.optimize.linprog directly) give equal task totals
+    # (HiGHS through highspy, fairalloc.exact.backends.solve_lp) and solver="scipy"
+    # (scipy.optimize.linprog directly) give equal task totals
     # X_i (the leximin of the task shares is unique in X / h; x_im need not be).
     rng = np.random.default_rng(seed)
     caps = rng.integers(2, 9, (3, 2)).astype(float)
@@ -56,6 +58,13 @@ def test_linprog_route_equals_cvxpy_route(seed):
     assert ref.status is Status.OPTIMAL and lin.status is Status.OPTIMAL
     assert lin.solver == "scipy"
     np.testing.assert_allclose(np.asarray(lin.tasks).sum(axis=1), np.asarray(ref.tasks).sum(axis=1), atol=1e-6)
+
+
+def test_highs_limit_is_a_status_not_a_crash():
+    # the HiGHS route: no simplex iteration allowed, the first LP is not solved: a status, no allocation
+    ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[100, 100])
+    r = fa.tsf(ti, method="lp", options={"simplex_iteration_limit": 0})
+    assert r.status is Status.NOT_SOLVED and r.tasks is None
 
 
 def test_linprog_limit_is_a_status_not_a_crash():

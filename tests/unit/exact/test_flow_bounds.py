@@ -9,13 +9,11 @@ brute-force property tests (flow on by default), against enumeration.
 from __future__ import annotations
 
 import itertools
-from unittest import mock
 
 import numpy as np
 import pytest
 
 import fairalloc as fa
-import fairalloc.exact.leximin as lx
 from fairalloc.exact.placement import tv_flow_check
 from fairalloc.exact.random_instances import random_task_instance, random_time_varying_instance
 
@@ -24,9 +22,9 @@ from _exact_bruteforce import feasible_tv_totals, tiny_tv_instance
 INSTALLED = [s for s in ("highs", "cpsat", "cbc") if s in fa.available_solvers("milp")]
 
 
-def flow_bounds(on: bool):
-    """Context manager: the leximin driver's ``_FLOW_BOUNDS`` switch set to ``on`` inside the block."""
-    return mock.patch.object(lx, "_FLOW_BOUNDS", on)
+def flow_bounds(on: bool) -> dict:
+    """The level driver with its max-flow check on or off (``leximin_options`` of the formulations)."""
+    return {"driver": "levels", "flow_bounds": on}
 
 
 def test_tv_flow_check_never_rejects_a_reachable_vector():
@@ -92,9 +90,9 @@ def test_flow_keeps_the_leximin_vector_on_seeded_instances(solver):
         for mech in (("drf", "tsf") if kind == "tasks" else ("tvtsf",)):
             res = {}
             for on in (True, False):
-                with flow_bounds(on):
-                    res[on] = (fa.exact.tasks_leximin(inst, mechanism=mech, solver=solver) if kind == "tasks"
-                               else fa.exact.tvtsf_milp(inst, solver=solver))
+                opts = flow_bounds(on)
+                res[on] = (fa.exact.tasks_leximin(inst, mechanism=mech, solver=solver, leximin_options=opts)
+                           if kind == "tasks" else fa.exact.tvtsf_milp(inst, solver=solver, leximin_options=opts))
             assert res[True].status is res[False].status is fa.Status.OPTIMAL
             np.testing.assert_allclose(_vector(res[True]), _vector(res[False]), atol=1e-9)
             assert _all(res[False], "flow_checks") == 0

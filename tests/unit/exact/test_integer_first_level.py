@@ -1,14 +1,11 @@
-"""HiGHS's first level with the level as an integer (``leximin._INTEGER_FIRST_LEVEL``, off by default):
+"""HiGHS's first level with the level as an integer (the level driver's ``integer_first_level``, off by default):
 the same leximin and max-min as enumeration, on the TV-TSF brute-force instances."""
 
 from __future__ import annotations
 
-from unittest import mock
-
 import pytest
 
 import fairalloc as fa
-import fairalloc.exact.leximin as lx
 from fairalloc.result import Status
 
 from _exact_bruteforce import best_leximin, best_maxmin, feasible_tv_totals, tiny_tv_instance, tv_values
@@ -20,9 +17,9 @@ def test_integer_first_level_equals_brute_force(seed):
     feasible = feasible_tv_totals(tv)
     f = tv_values(tv)
     movable = [i for i in range(tv.n_agents) if tv.arrivals[i].sum() > 0]
-    with mock.patch.object(lx, "_INTEGER_FIRST_LEVEL", {"highs"}):
-        r = fa.exact.tvtsf_milp(tv, objective="leximin", solver="highs")
-        m = fa.exact.tvtsf_milp(tv, objective="maxmin", solver="highs")
+    opts = {"driver": "levels", "integer_first_level": True}
+    r = fa.exact.tvtsf_milp(tv, objective="leximin", solver="highs", leximin_options=opts)
+    m = fa.exact.tvtsf_milp(tv, objective="maxmin", solver="highs", leximin_options=opts)
     assert r.status is Status.OPTIMAL and m.status is Status.OPTIMAL
     assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible)
     assert min(f(tuple(m.tasks.sum(axis=(1, 2))))[i] for i in movable) == best_maxmin(

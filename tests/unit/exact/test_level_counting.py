@@ -1,15 +1,12 @@
-"""Leximin levels found by counting (``fairalloc.exact.leximin._LEVEL_BY_COUNT``, issue 14) against
+"""Leximin levels found by counting (the level driver's ``level_by_count`` option, issue 14) against
 brute-force enumeration (``_exact_bruteforce``, exact rationals from the definitions), on every MILP
 backend and in every mode: "ties" (the default), "always" and "never" (the level MILP everywhere)."""
 
 from __future__ import annotations
 
-from unittest import mock
-
 import pytest
 
 import fairalloc as fa
-import fairalloc.exact.leximin as lx
 from fairalloc.result import Status
 
 from _exact_bruteforce import (best_leximin, feasible_task_totals, feasible_tv_totals, task_values,  # noqa: E402
@@ -17,9 +14,9 @@ from _exact_bruteforce import (best_leximin, feasible_task_totals, feasible_tv_t
 from _solvers import MILP_SOLVERS  # noqa: E402
 
 
-def level_by_count(mode: str):
-    """Context manager: the leximin driver's ``_LEVEL_BY_COUNT`` switch set to ``mode`` inside the block."""
-    return mock.patch.object(lx, "_LEVEL_BY_COUNT", mode)
+def level_by_count(mode: str) -> dict:
+    """The level driver with ``level_by_count=mode`` (``leximin_options`` of the formulations)."""
+    return {"driver": "levels", "level_by_count": mode}
 
 
 def _count(r, key):
@@ -32,23 +29,23 @@ def test_levels_by_counting_equal_brute_force(mode, solver):
     # 10 tiny task instances x TSF and DRF, 6 tiny TV-TSF instances: the proven leximin vector equals
     # the enumerated optimum, and counting was used somewhere (else the test would test nothing)
     used = 0
-    with level_by_count(mode):
-        for seed in range(10):
-            ti = tiny_task_instance(300 + seed, identical=seed % 3 == 0)
-            feasible = feasible_task_totals(ti)
-            for mech in ("tsf", "drf"):
-                f = task_values(ti, mech)
-                r = fa.exact.tasks_leximin(ti, mechanism=mech, solver=solver)
-                assert r.status is Status.OPTIMAL, r.message
-                assert tuple(sorted(f(tuple(r.tasks.sum(axis=1))))) == best_leximin(f(x) for x in feasible), (seed, mech)
-                used += _count(r, "levels_by_count")
-        for seed in range(6):
-            tv = tiny_tv_instance(400 + seed, identical=seed % 2 == 0)
-            f = tv_values(tv)
-            r = fa.exact.tvtsf_milp(tv, solver=solver)
+    opts = level_by_count(mode)
+    for seed in range(10):
+        ti = tiny_task_instance(300 + seed, identical=seed % 3 == 0)
+        feasible = feasible_task_totals(ti)
+        for mech in ("tsf", "drf"):
+            f = task_values(ti, mech)
+            r = fa.exact.tasks_leximin(ti, mechanism=mech, solver=solver, leximin_options=opts)
             assert r.status is Status.OPTIMAL, r.message
-            assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible_tv_totals(tv))
+            assert tuple(sorted(f(tuple(r.tasks.sum(axis=1))))) == best_leximin(f(x) for x in feasible), (seed, mech)
             used += _count(r, "levels_by_count")
+    for seed in range(6):
+        tv = tiny_tv_instance(400 + seed, identical=seed % 2 == 0)
+        f = tv_values(tv)
+        r = fa.exact.tvtsf_milp(tv, solver=solver, leximin_options=opts)
+        assert r.status is Status.OPTIMAL, r.message
+        assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible_tv_totals(tv))
+        used += _count(r, "levels_by_count")
     assert used > 0
 
 
@@ -60,8 +57,7 @@ def test_a_tie_level_is_found_by_counting_not_by_the_big_m_level_milp():
     ti = fa.TaskInstance([[4, 4]], [[1, 1]] * 3, [2, 2, 2])
     res = {}
     for mode in ("never", "ties"):
-        with level_by_count(mode):
-            res[mode] = fa.exact.tasks_leximin(ti, mechanism="tsf", solver="highs")
+        res[mode] = fa.exact.tasks_leximin(ti, mechanism="tsf", solver="highs", leximin_options=level_by_count(mode))
     for r in res.values():
         assert r.status is Status.OPTIMAL
         assert sorted(r.tasks.sum(axis=1).tolist()) == [1, 1, 2]

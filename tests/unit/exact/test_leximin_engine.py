@@ -60,18 +60,22 @@ def test_integer_scale_is_the_lcm_of_the_denominators():
     assert integer_scale(Valuation([2 ** 0.5, 1.0], [0, 0], [0, 0], [3, 3])) is None
 
 
-def test_the_first_leximin_level_is_the_maxmin_program(tmp_path):
+@pytest.mark.parametrize("driver, kind", [("levels", "level"), ("positions", "position")])
+def test_the_first_leximin_level_is_the_maxmin_program(tmp_path, driver, kind):
     # issue 14: the first level of the leximin sequence is the plain max-min MILP (same rows, same
-    # objective), so it cannot cost more than objective="maxmin"
+    # objective), so it cannot cost more than objective="maxmin"; under both drivers
     import fairalloc as fa
 
     from fairalloc.exact.random_instances import random_time_varying_instance
 
     tv = random_time_varying_instance(4, 3, 5, rng=2)
-    fa.exact.tvtsf_milp(tv, objective="maxmin", solver="highs", export_dir=tmp_path / "mm", decompose=False)
-    fa.exact.tvtsf_milp(tv, objective="leximin", solver="highs", export_dir=tmp_path / "lx", decompose=False)
-    mm = (tmp_path / "mm" / "round00-level.lp").read_text()
-    lx = (tmp_path / "lx" / "round00-level.lp").read_text()
+    opts = {"driver": driver}
+    fa.exact.tvtsf_milp(tv, objective="maxmin", solver="highs", export_dir=tmp_path / "mm", decompose=False,
+                        leximin_options=opts)
+    fa.exact.tvtsf_milp(tv, objective="leximin", solver="highs", export_dir=tmp_path / "lx", decompose=False,
+                        leximin_options=opts)
+    mm = (tmp_path / "mm" / f"round00-{kind}.lp").read_text()
+    lx = (tmp_path / "lx" / f"round00-{kind}.lp").read_text()
     assert mm == lx
     assert len(list((tmp_path / "lx").iterdir())) > 1          # and the leximin goes on from there
 

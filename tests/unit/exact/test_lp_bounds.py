@@ -8,14 +8,11 @@ enumeration on tiny instances.
 
 from __future__ import annotations
 
-from unittest import mock
-
 import numpy as np
 import pulp
 import pytest
 
 import fairalloc as fa
-import fairalloc.exact.leximin as lx
 from fairalloc.exact.lp_bounds import LP_SLACK, lp_max, lp_max_totals
 from fairalloc.exact.milp import add_var
 from fairalloc.exact.program import from_pulp, terms_of
@@ -25,9 +22,9 @@ from fairalloc.experiments.compare import random_instances
 INSTALLED = [s for s in ("highs", "cpsat", "cbc") if s in fa.available_solvers("milp")]
 
 
-def lp_bounds(on: bool):
-    """Context manager: the leximin driver's ``_LP_BOUNDS`` switch set to ``on`` inside the block."""
-    return mock.patch.object(lx, "_LP_BOUNDS", on)
+def lp_bounds(on: bool) -> dict:
+    """The level driver with its LP bounds on or off (``leximin_options`` of the formulations)."""
+    return {"driver": "levels", "lp_bounds": on}
 
 
 def _two_users():
@@ -78,11 +75,10 @@ def test_bounds_keep_the_leximin_vector_on_seeded_instances(solver):
         for mech in (("drf", "sdrf", "tsf", "cdrf") if kind == "tasks" else ("tvtsf",)):
             res = {}
             for on in (True, False):
-                with lp_bounds(on):
-                    if kind == "tasks":
-                        res[on] = fa.exact.tasks_leximin(inst, mechanism=mech, solver=solver)
-                    else:
-                        res[on] = fa.exact.tvtsf_milp(inst, solver=solver)
+                if kind == "tasks":
+                    res[on] = fa.exact.tasks_leximin(inst, mechanism=mech, solver=solver, leximin_options=lp_bounds(on))
+                else:
+                    res[on] = fa.exact.tvtsf_milp(inst, solver=solver, leximin_options=lp_bounds(on))
             assert res[True].status is res[False].status is fa.Status.OPTIMAL, (res[True].message,
                                                                                    res[False].message)
             np.testing.assert_allclose(_vector(res[True]), _vector(res[False]), atol=1e-9)
@@ -94,21 +90,18 @@ def test_bounds_keep_the_leximin_vector_on_seeded_instances(solver):
     assert milps_on < milps_off and skipped > 0, (milps_on, milps_off, skipped)
 
 
-def test_bounds_skip_a_milp_on_compare_random_tasks_34(monkeypatch):
+def test_bounds_skip_a_milp_on_compare_random_tasks_34():
     # fairalloc compare's random-tasks-34, TSF: without the bounds 5 MILPs (level, count, level, count,
     # level); with them the last count MILP's question is answered by the LP maxima (one user cannot
     # exceed the level), same leximin vector as CBC/CP-SAT's (tests/unit/exact/test_highs_retry.py).
-    # Every level by the level MILP (_LEVEL_BY_COUNT = "never"), the sequence these counts were read
+    # Every level by the level MILP (level_by_count="never"), the sequence these counts were read
     # from: by default the tie level is found by counting, one MILP fewer with or without the bounds
     if "highs" not in INSTALLED:
         pytest.skip("HiGHS not installed")
-    import fairalloc.exact.leximin as lx
-
-    monkeypatch.setattr(lx, "_LEVEL_BY_COUNT", "never")
+    never = {"level_by_count": "never"}
     ti = dict(random_instances(40, 12, rng=0))["random-tasks-34"]
-    with lp_bounds(False):
-        off = fa.exact.tasks_leximin(ti, mechanism="tsf", solver="highs")
-    on = fa.exact.tasks_leximin(ti, mechanism="tsf", solver="highs")
+    off = fa.exact.tasks_leximin(ti, mechanism="tsf", solver="highs", leximin_options={**lp_bounds(False), **never})
+    on = fa.exact.tasks_leximin(ti, mechanism="tsf", solver="highs", leximin_options={**lp_bounds(True), **never})
     assert on.status is off.status is fa.Status.OPTIMAL
     np.testing.assert_allclose(_vector(on), _vector(off), atol=1e-12)
     assert on.stats["n_solves"] < off.stats["n_solves"]

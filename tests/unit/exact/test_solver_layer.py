@@ -179,6 +179,31 @@ def test_available_solvers_lists_the_milp_backends():
     assert {"highs", "cpsat"} <= set(fa.available_solvers("milp"))
 
 
+def test_default_milp_backend_installs_everywhere_and_a_missing_cbc_says_how_to_get_it(monkeypatch):
+    # a fresh install on Python 3.12+ has PuLP 4 without CBC (issue 30): PuLP lists no CBC class.
+    # solver=None must still give HiGHS (highspy is a core dependency with wheels everywhere), and
+    # solver="cbc" must name the install command
+    from fairalloc.exact import solvers
+
+    monkeypatch.setattr(solvers, "cbc_solver_class", lambda: None)
+    assert solvers.DEFAULT_ORDER["milp"][0] == "highs"
+    assert fa.exact.get_backend(None, "milp").name == "highs"
+    assert "cbc" not in fa.available_solvers("milp")
+    with pytest.raises(fa.SolverUnavailableError, match=r"solver 'cbc' is not installed: pip install 'pulp\[cbc\]'"):
+        fa.exact.get_backend("cbc", "milp")
+    ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
+    with pytest.raises(fa.SolverUnavailableError, match="pulp\\[cbc\\]"):
+        fa.drf(ti, method="milp", solver="cbc")
+    assert fa.drf(ti, method="milp").solver == "highs"
+
+
+def test_plain_lps_have_one_route_and_conic_backends_are_named():
+    assert fa.available_solvers("lp") == ["highs"]
+    assert "clarabel" in fa.available_solvers("conic")
+    with pytest.raises(fa.SolverUnavailableError, match=r"cannot solve LP problems \(it handles: conic\)"):
+        fa.exact.get_backend("clarabel", "lp")
+
+
 def test_milp_model_of_the_tasks_program_exports(tmp_path):
     ti = fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10])
     model = fa.exact.tasks_model(ti, mechanism="drf")

@@ -61,6 +61,11 @@ def test_keys_are_stable_distinct_and_depend_on_parameters_and_version(monkeypat
 
     monkeypatch.setattr(fairalloc.version, "__version__", "9.9.9")
     assert not set(a) & {c.key for c in Spec.from_dict(BASE).cells()}
+    # and on the code: the fingerprint of the code that runs (fairalloc.experiments.fingerprint)
+    import fairalloc.experiments.spec as spec_module
+
+    monkeypatch.setattr(spec_module, "cell_code", lambda run, workload: "another-code")
+    assert not set(a) & {c.key for c in Spec.from_dict(BASE).cells()}
 
 
 def test_seeds_forms():
@@ -121,6 +126,12 @@ WRONG = [
     ({"tables": ["summary", "jobz"]}, "tables[1]", "jobz"),
     ({"run": "fairalloc.nosuch:f"}, "run", "fairalloc.nosuch:f"),
     ({"run": "no_colon"}, "run", "no_colon"),
+    ({"time_limit": 0}, "time_limit", "0"),
+    ({"time_limit": "1h"}, "time_limit", "1h"),
+    ({"workload": {"generator": "lublin", "reader": "swf", "path": "x"}}, "workload.generator", "lublin"),
+    ({"seeds": {"count": 3, "stop": 5}}, "seeds.stop", "5"),
+    ({"policies": {"buc": {"k_p": [600.0, 600.0]}}}, "policies.buc.k_p", "600.0"),
+    ({"grid": {"procs": [16, 32], "load": 0.5}}, "grid.load", "0.5"),
 ]
 
 
@@ -197,3 +208,36 @@ def test_module_docstring_example_is_a_valid_spec():
     # seeds x load x (drf + sdrf x 2 deltas + sdrf-printed)
     assert s.n_cells == 3 * 3 * 4
     assert {c.params["capacity"]["pool"] for c in s.cells()} == {0.5, 0.75, 1.0}
+
+
+def test_the_json_schema_is_valid_and_its_examples_are_specs():
+    from jsonschema import Draft202012Validator
+
+    from fairalloc.experiments.spec import SCHEMA, schema_markdown
+
+    Draft202012Validator.check_schema(SCHEMA)
+    v = Draft202012Validator(SCHEMA)
+    for key, node in SCHEMA["properties"].items():
+        for ex in node.get("examples", []):
+            doc = {"name": "x", key: ex} if key != "name" else {"name": ex}
+            assert not list(v.iter_errors(doc)), (key, ex)
+    md = schema_markdown()
+    for key in SCHEMA["properties"]:
+        assert f"| `{key}` |" in md
+    assert "## A complete spec" in md and f"{100_000:,} cells is refused" in md
+
+
+def test_coordinates_are_typed_from_the_spec_without_expanding_it():
+    """The column types come from the spec's own lists (an int axis stays int, a mixed one is a
+    string, ints mixed with floats are floats), the same as typing every cell's values."""
+    d = spec(grid={"procs": [16, 32], "mix": ["normal", 0.5], "frac": [1, 0.5]}, policies=["fcfs"],
+             capacity={"processors": "${procs}"})
+    cells = Spec.from_dict(d).cells()
+    assert {type(c.coords["procs"]) for c in cells} == {int}
+    assert {type(c.coords["mix"]) for c in cells} == {str}
+    assert {type(c.coords["frac"]) for c in cells} == {float}
+    kinds = {}
+    for c in cells:
+        for k, v in c.coords.items():
+            kinds.setdefault(k, set()).add(type(v))
+    assert all(len(t) == 1 for t in kinds.values()), kinds

@@ -4,6 +4,7 @@ a real LocalCluster gives the same rows as the in-process runner, the store and 
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 
 import numpy as np
@@ -34,6 +35,16 @@ CELLS_MODULE = textwrap.dedent('''
         return {"result": pd.DataFrame({"x": [params["grid"]["x"]] * 2, "part": [0, 1],
                                         "jobs": [len(workload)] * 2})}
 
+    def hangs(workload, params):
+        """Seed 1 never returns: in Python (sleep) for x = 1.5, in C holding the GIL for x = 2.5."""
+        if params["seed"] == 1:
+            if params["grid"].get("x", 1.5) == 1.5:
+                import time
+                time.sleep(3600)
+            import collections, itertools
+            collections.deque(itertools.repeat(None), maxlen=0)
+        return {"result": pd.DataFrame({"seed": [params["seed"]]})}
+
     def odd_tables(workload, params):
         if params["seed"] == 0:     # a named index is data; an unnamed one is dropped
             return {"t": pd.DataFrame({"v": [1.0, 2.0]}, index=pd.Index([7, 9], name="user"))}
@@ -55,6 +66,7 @@ def cells_module(tmp_path, monkeypatch):
     d.mkdir()
     (d / "sweep_test_cells.py").write_text(CELLS_MODULE)
     monkeypatch.syspath_prepend(str(d))
+    monkeypatch.delitem(sys.modules, "sweep_test_cells", raising=False)    # this test's module, not an earlier one's
     return d
 
 
@@ -126,6 +138,11 @@ def test_local_cluster_same_rows_workload_built_once_per_worker(tmp_path, cells_
                                   dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         s = run_sweep(RIGID, tmp_path / "dask", scheduler=client, progress=lambda c, o: seen.append(c.key))
         f = run_sweep(FLAKY, tmp_path / "flaky", scheduler=cluster.scheduler_address, progress=False)
+        # a cell that never returns (in Python, and in C holding the GIL) is stopped at the time limit
+        # (3 s: the limit is the behaviour under test; the other cells take milliseconds once the cell
+        # process has started, which is not counted) and the worker goes on with the next cells
+        h = run_sweep(dict(FLAKY, name="hang", run="sweep_test_cells:hangs", time_limit=3), tmp_path / "hang",
+                      scheduler=client, progress=False)
         assert client.status == "running"          # a client we passed is left open
     assert cluster.status.name == "closed"
     assert s.ok and s.done == 8 and len(seen) == 8
@@ -137,6 +154,10 @@ def test_local_cluster_same_rows_workload_built_once_per_worker(tmp_path, cells_
     # each (workload, worker) pair builds its workload at most once: the later cells hit the cache
     built = cells[cells["load_s"] > 0].groupby(["seed", "worker"]).size()
     assert (built <= 1).all(), built
+    assert (h.done, len(h.timed_out), h.failed) == (4, 2, [])
+    assert all(t["seed"] == 1 and t["error"].startswith("time limit of 3 s reached") for t in h.timed_out)
+    hung = load(tmp_path / "hang", "cells").df()
+    assert sorted(hung.loc[hung["status"] == "timeout", "seed"]) == [1, 1]
 
 
 def test_store_partial_cell_invisible_and_rewritten(tmp_path):
@@ -234,3 +255,125 @@ def test_table_parquet_cannot_hold_fails_its_cell_only(tmp_path, cells_module):
     assert "ArrowInvalid" in s.failed[0]["error"] or "ArrowTypeError" in s.failed[0]["error"]
     t = load(tmp_path / "odd", "t").df()
     assert t[["user", "v"]].values.tolist() == [[7, 1.0], [9, 2.0]]
+
+
+def test_time_limit_stops_a_cell_that_never_returns_here(tmp_path, cells_module):
+    """workers=0 with a time limit: the cells run in a child process of this one, which is stopped at
+    the limit (3 s here); the cell is recorded as timeout, not failed."""
+    spec = {"name": "hang", "run": "sweep_test_cells:hangs", "seeds": 3}
+    s = run_sweep(spec, tmp_path / "h", workers=0, progress=False, time_limit=3)
+    assert (s.done, s.failed, [t["seed"] for t in s.timed_out], s.time_limit) == (2, [], [1], 3.0)
+    assert "1 timed out" in str(s) and "time limit of 3 s reached: the cell was stopped" in str(s)
+    cells = load(tmp_path / "h", "cells").df().set_index("seed")
+    assert cells.loc[1, "status"] == "timeout" and cells.loc[0, "status"] == "done"
+    with pytest.raises(fa.InvalidInstanceError, match="time_limit=0"):
+        run_sweep(spec, tmp_path / "h", workers=0, time_limit=0)
+
+
+def test_cluster_loss_is_told_from_a_failed_cell():
+    """A cancelled future (the scheduler gone: distributed's FutureCancelledError with reason
+    scheduler-connection-lost) is a lost cluster; a KilledWorker (the cell's process died each time it
+    ran it) and the cell's own exception are failures of the cell."""
+    distributed = pytest.importorskip("distributed")
+    from distributed.client import FutureCancelledError
+
+    from fairalloc.experiments.runner import SweepSummary, _is_cluster_loss, _record_loss
+
+    class Client:
+        status = "running"
+
+    lost = FutureCancelledError("cell-x", "scheduler-connection-lost", "Client lost the connection")
+    assert _is_cluster_loss(lost, Client())
+    killed = distributed.KilledWorker.__new__(distributed.KilledWorker)    # its arguments vary by version
+    assert not _is_cluster_loss(killed, Client())
+    assert not _is_cluster_loss(RuntimeError("the cell's own error"), Client())
+    cells = Spec.from_dict(FLAKY).cells()
+    written = []
+    summary = SweepSummary("flaky", None, total=len(cells))
+    _record_loss(lost, cells[0], {"k": (None, cells[1])}, iter(cells[2:]), lambda c, o: written.append(o), summary)
+    assert [o["status"] for o in written] == ["lost", "lost"] and summary.not_started == len(cells) - 2
+    assert summary.cluster_lost == "scheduler-connection-lost: Client lost the connection"
+    assert "the Dask cluster was lost (scheduler-connection-lost" in str(summary) and not summary.ok
+
+
+def test_a_script_without_main_guard_is_told_so(tmp_path):
+    """Issue 32: run_sweep(..., workers=2) saved as a script without `if __name__ == "__main__":`
+    crashed with "Nanny failed to start" and then "being written by another running sweep"."""
+    import subprocess
+    import sys
+
+    spec = {"name": "guard", "workload": {"generator": "lublin", "n_jobs": 10, "nodes": 8, "rng": 0},
+            "capacity": {"processors": 8}, "policies": ["fcfs"]}
+    script = tmp_path / "my_sweep.py"
+    script.write_text("from fairalloc.experiments import run_sweep\n"
+                      f"run_sweep({spec!r}, {str(tmp_path / 'out')!r}, workers=2, progress=False)\n")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0
+    assert (f"called at the top level of {script} (line 2) without an `if __name__ == \"__main__\":` guard"
+            in proc.stderr), proc.stderr
+    # refused before anything started: one traceback (the script's own), no worker's, no lock message
+    assert proc.stderr.count("Traceback") == 1 and "another running sweep" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_keys_follow_the_code_and_a_rerun_says_it_recomputes(tmp_path, cells_module):
+    """Issue 32: a cell's key hashed the version string, so a fixed bug gave the old cells back. The
+    key now hashes the code that runs (here the cell function's module, edited on disk): a new process
+    recomputes every cell and says why; this process, which still runs the module it imported, warns
+    and keeps its keys (they are the keys of the code it runs)."""
+    import subprocess
+    import sys
+
+    from fairalloc.experiments.fingerprint import StaleCodeWarning
+
+    spec = dict(FLAKY, seeds=[0, 2])
+    out = tmp_path / "c"
+    first = run_sweep(spec, out, workers=0, progress=False)
+    keys = set(load(out, "cells").df()["key"])
+    again = run_sweep(spec, out, workers=0, progress=False)
+    assert (first.done, again.skipped, again.code_changed) == (4, 4, None)
+    assert "4 cells reused: done earlier with the same parameters and code" in str(again)
+    mod = cells_module / "sweep_test_cells.py"
+    mod.write_text(mod.read_text().replace('"part": [0, 1]', '"part": [0, 7]'))   # the "fix"
+    with pytest.warns(StaleCodeWarning, match="the source of sweep_test_cells changed after this process loaded"):
+        stale = run_sweep(spec, out, workers=0, progress=False)
+    assert (stale.done, stale.skipped) == (0, 4)
+    code = (f"import sys; sys.path.insert(0, {str(cells_module)!r})\n"
+            "from fairalloc.experiments import run_sweep\n"
+            f"print(run_sweep({spec!r}, {str(out)!r}, workers=0, progress=False))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "4 cells: 4 done, 0 skipped" in proc.stdout and "the code changed since the last run" in proc.stdout
+    assert "4 cells of an earlier spec or code moved to" in proc.stdout
+    assert not keys & set(load(out, "cells").df()["key"])
+    assert set(load(out, "result").df()["part"]) == {0, 7}
+
+
+def test_a_worker_running_other_code_refuses_the_cell():
+    from dataclasses import replace
+
+    from fairalloc.experiments.worker import execute_cell
+
+    cell = replace(Spec.from_dict(RIGID).cells()[0], code="0123456789abcdef")
+    out = execute_cell(cell)
+    assert out["status"] == "failed" and "runs other code than the sweep's" in out["error"]
+    assert "the cell's key was computed with 0123456789abcdef" in out["error"]
+
+
+def test_a_huge_spec_is_refused_before_anything_unless_max_cells_raises_the_limit(tmp_path):
+    """Issue 25: a spec of 10^7 cells grew to 8.6 GB in 5 minutes writing nothing."""
+    huge = dict(RIGID, seeds={"start": 0, "count": 10**7})      # 4 x 10^7 cells
+    with pytest.raises(fa.InvalidInstanceError, match=r"expands to 40,000,000 cells \(10,000,000 seeds x "
+                                                      r"\(fcfs \+ easy \+ buc x 2\)\), more than the limit "
+                                                      r"of 100,000") as info:
+        run_sweep(huge, tmp_path / "huge", workers=0, progress=False)
+    assert info.value.argument == "max_cells" and "--max-cells" in str(info.value)
+    assert not (tmp_path / "huge").exists()
+    with pytest.raises(fa.InvalidInstanceError, match="more than the limit of 7"):
+        Spec.from_dict(RIGID, max_cells=7)
+    # raised: the spec is expanded lazily, one cell at a time (nothing is built for the others)
+    spec = Spec.from_dict(huge, max_cells=None)
+    it = spec.iter_cells()
+    first, second = next(it), next(it)
+    assert spec.n_cells == 4 * 10**7 and (first.index, second.index) == (0, 1)
+    assert first.params["seed"] == 0 and second.params["label"] == "easy"

@@ -16,9 +16,8 @@ import pytest
 from fairalloc.experiments import load, run_sweep
 from fairalloc.experiments import reproductions
 from fairalloc.experiments.reproductions import tvtsf
-from fairalloc.experiments.spec import Spec
 
-N_CELLS = len(tvtsf.SCENARIOS) * len(tvtsf.POLICIES)      # cells per sample: 4 scenarios x 5 policies
+N_CELLS = len(tvtsf.SCENARIOS) * len(tvtsf.MAIN)      # cells per sample: 4 scenarios x 5 policies
 
 
 _LOAD_SPEC = reproductions.load_spec
@@ -35,8 +34,7 @@ def tiny_spec():
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory):
     out = tmp_path_factory.mktemp("tvtsf_tiny") / "sweep"
-    summ = run_sweep(Spec.from_dict(tiny_spec()["scales"]["paper"], base=reproductions._DIR), out, workers=0,
-                     progress=False)
+    summ = run_sweep(tvtsf.part_spec(tiny_spec(), "base", seeds=range(3)), out, workers=0, progress=False)
     assert summ.ok and summ.done == 3 * N_CELLS
     return out
 
@@ -90,7 +88,7 @@ def test_gaps_and_incomplete_samples_are_refused(sweep, tmp_path):
         tvtsf.stored_cells(tmp_path / "empty")
     # cells of another grid are not mixed into a paper-scale report (the real spec: 400 jobs)
     tvtsf.store_cells(sweep, tmp_path / "tiny")
-    with pytest.raises(ValueError, match=r"holds cells with n_jobs \[4\]; the paper scale has \[400\]"):
+    with pytest.raises(ValueError, match=r"holds cells with n_jobs \[4\]; this part has \[400\]"):
         tvtsf.reproduce_samples(3, out=tmp_path / "x", stored=tmp_path / "tiny")
 
 
@@ -127,3 +125,55 @@ def test_the_repositorys_stored_cells_read_as_paper_scale_samples():
     assert {c: sorted(got["runs"][c].unique()) for c in ("n_jobs", "slots", "placement_p")} == \
         {c: paper[c] for c in ("n_jobs", "slots", "placement_p")}
     assert len(got["users"]) == len(got["runs"]) * paper["n_jobs"][0]     # one user per job
+
+
+def axes_spec():
+    """The tiny paper grid with small axes: one scenario, durations x1 and x2, 3 persistent users, one
+    baseline reading (the blind CDRF is left out: its failing grants make even a tiny run slow)."""
+    spec = tiny_spec()
+    p = spec["scales"]["paper"]
+    p["grid"].update(scenario=["large80"], duration_scale=[1, 2], n_users=[0, 3])
+    p["cells"] = [c.replace("n_users=20", "n_users=3").replace(",cdrf-blind", "").replace(",tsf-floor-server", "")
+                  for c in p["cells"]]
+    return spec
+
+
+@pytest.mark.slow          # about 25 CPU s (two reports with their figures); the parts are tested by hand in
+                           # test_reproduction_metrics, the base part's resuming above
+def test_axes_are_reported_beside_the_paper_experiment_and_resume_from_stored_cells(tmp_path, monkeypatch):
+    monkeypatch.setattr(reproductions, "load_spec", lambda name: axes_spec())
+    tvtsf.reproduce_samples(1, out=tmp_path / "base")
+    tvtsf.reproduce_samples(1, out=tmp_path / "one", axes_samples=1)
+    ran = load(tmp_path / "one" / tvtsf.SWEEPS["axes"], "cells").df()
+    # durations x2 (5 policies) + 3 users (5) + the floor per user (1): 11 cells
+    assert len(ran) == 11 == tvtsf.axes_per_sample()
+    text = (tmp_path / "one" / "report.md").read_text()
+    for head in ("## Table: against load", "## Table: persistent users", "## Table: other readings of the baselines",
+                 "### The paper's own numbers", "## Table: medians and quantiles over users"):
+        assert head in text, head
+    # the axes do not change the paper experiment's claims
+    from fairalloc.experiments.reproductions.report import read_claims
+    pd.testing.assert_frame_equal(read_claims(tmp_path / "base"), read_claims(tmp_path / "one"))
+    la = pd.read_csv(tmp_path / "one" / "load_axis.csv")
+    assert sorted(set(la["duration_scale"])) == [2] and set(la["scenario"]) == {"large80"}
+    # stored axes cells: a second report runs nothing and is the same
+    assert tvtsf.store_cells(tmp_path / "one" / tvtsf.SWEEPS["axes"], tmp_path / "axes",
+                             per_sample=tvtsf.axes_per_sample()).name == "runs-s000-000.parquet"
+    tvtsf.store_cells(tmp_path / "one" / tvtsf.SWEEPS["base"], tmp_path / "cells", per_sample=len(tvtsf.MAIN))
+    tvtsf.reproduce_samples(1, out=tmp_path / "two", stored=tmp_path / "cells", axes_samples=1,
+                            axes_stored=tmp_path / "axes")
+    assert not (tmp_path / "two" / "sweep").exists() and not (tmp_path / "two" / "sweep-axes").exists()
+    for f in ("load_axis.csv", "users_axis.csv", "readings.csv", "quantiles.csv", "summary.csv"):
+        assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
+
+
+def test_the_repositorys_stored_axes_read_as_whole_samples_at_their_window():
+    """docs/reproductions/results/tvtsf/axes-100x150: whole samples from 0 on, 100 jobs over 150 slots, the
+    axes' cells of each (the blind CDRF left out at 50% and 80% large jobs: README there)."""
+    folder = reproductions._DIR.parents[3] / "docs" / "reproductions" / "results" / "tvtsf" / "axes-100x150"
+    got = tvtsf.stored_cells(folder)
+    seeds = sorted(got["runs"]["seed"].unique())
+    per = tvtsf.axes_per_sample((100, 150), skip=[("cdrf-blind", "large50"), ("cdrf-blind", "large80")])
+    assert seeds == list(range(len(seeds))) and len(got["runs"]) == len(seeds) * per
+    assert (set(got["runs"]["n_jobs"]), set(got["runs"]["slots"])) == ({100}, {150})
+    assert set(got["runs"]["duration_scale"]) == {1, 2, 4, 6} and set(got["runs"]["n_users"]) == {0, 20}

@@ -22,8 +22,11 @@ def test_unknown_method_and_solver():
         fa.drf(inst, method="lp", solver="nosuch")
     with pytest.raises(SolverUnavailableError, match="cannot solve LP problems"):
         fa.drf(inst, method="lp", solver="cbc")
+    # plain LPs have one route, HiGHS (fairalloc.exact.solvers): a conic backend is named as such
+    with pytest.raises(SolverUnavailableError, match=r"'clarabel' cannot solve LP problems \(it handles: conic\)"):
+        fa.drf(inst, method="lp", solver="clarabel")
     with pytest.raises(SolverUnavailableError, match="not installed: pip install gurobipy"):
-        fa.drf(inst, method="lp", solver="gurobi")
+        fa.drf(fa.TaskInstance([[9, 18]], [[1, 4], [3, 1]], tasks=[10, 10]), method="milp", solver="gurobi")
 
 
 def test_solver_with_waterfill_warns():

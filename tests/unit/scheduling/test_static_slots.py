@@ -34,6 +34,7 @@ def test_cdrf_static_ignores_placement_and_duration_by_hand():
     r = fa.simulate(wl, cl, policy="cdrf-static", placement=pl)
     assert _starts(r) == {0: [0.0, 2.0, 2.0], 1: [0.0, 0.0]}
     assert r.stats["unrealised"] == 2
+    assert r.stats["granted"] == 4 + 1 + 2          # slot 0: 4 grants, slot 1: 1, slot 2: 2
 
 
 def test_tsf_static_rounds_down_then_largest_remainder_by_hand():
@@ -105,3 +106,85 @@ def test_tsf_static_user_with_nothing_left_after_the_floors(monkeypatch):
     s.submit(0, [1, 1], 2, slot=0)
     s.submit(1, [1, 1], 1, slot=0)
     assert sorted((a.user, a.server) for a in s.step(0)) == [(0, 0), (0, 0), (1, 0)]
+
+
+def _three_users_two_servers(rounding):
+    # Servers s0 = <2,2>, s1 = <2.4,2.4>; A = <1,1> on both, B = <1,1> on s0 only, C = <1,1> on s1
+    # only, 5 tasks each; h = 2 + 2 = 4 for all (whole tasks of <1,1> on the full servers). The
+    # leximin of X_i / 4 fills the 4.4 units of capacity: X = 4.4/3 = 1.467 each, forced on servers
+    # by placement: B on s0, C on s1, A the rest: 2 - 1.467 = 0.533 on s0, 2.4 - 1.467 = 0.933 on s1.
+    s = StaticSlotScheduler([[2, 2], [2.4, 2.4]], n_users=3, placement=[[1, 1], [1, 0], [0, 1]],
+                            mechanism="tsf-static", rounding=rounding)
+    for u in range(3):
+        s.submit(u, [1, 1], 5, slot=0)
+    return sorted((a.user, a.server) for a in s.step(0))
+
+
+def test_tsf_static_roundings_by_hand():
+    # Floors: B 1 on s0, C 1 on s1, A 0 and 0 (free then: s0 1, s1 1.4).
+    # largest remainder: fractional parts 0.933 (A s1), 0.533 (A s0), 0.467 (B s0), 0.467 (C s1):
+    # A on s1 (1.4 free), A on s0 (1 free); B and C no longer fit.
+    assert _three_users_two_servers("largest_remainder") == [(0, 0), (0, 1), (1, 0), (2, 1)]
+    # per server: the floors only.
+    assert _three_users_two_servers("floor_server") == [(1, 0), (2, 1)]
+    # per user: floor(X_A) = floor(1.467) = 1 task for A, on its server of the larger fractional
+    # part (s1); B and C floor(1.467) = 1 each, already placed.
+    assert _three_users_two_servers("floor_user") == [(0, 1), (1, 0), (2, 1)]
+    # the LP's tasks: 3 x 4.4/3 = 4.4 in the slot, whatever the rounding
+    s = StaticSlotScheduler([[2, 2], [2.4, 2.4]], n_users=3, placement=[[1, 1], [1, 0], [0, 1]],
+                            mechanism="tsf-static", rounding="floor_server")
+    for u in range(3):
+        s.submit(u, [1, 1], 5, slot=0)
+    s.step(0)
+    assert s.lp_tasks == pytest.approx(4.4, abs=1e-6) and s.decisions == 2
+
+
+def test_tsf_static_floors_deadlock_and_the_run_ends_saying_so():
+    # One server <1,1>; users 0 and 1 submit one task <1,1> each at slot 0, user 2 one task
+    # <0.1,0.1> at slot 3; every task runs 1 slot. Slot 0: x = 1/2 each (h = 1 each).
+    # Largest remainder: user 0 at 0 (equal remainders: the lower index), user 1 at 1, user 2 at 3.
+    # Floors (per server or per user, the same here: one server): floor(1/2) = 0, nothing starts
+    # and nothing runs (stalled) until slot 3: user 2 (h = 10) asks for 1 task: X_2 = 1 (its cap,
+    # share 1/10), users 0 and 1 share the rest, 0.45 each: user 2 alone starts. Once its task has
+    # ended nothing will arrive: the run ends with jobs 0 and 1 unfinished.
+    wl = Workload(submit=[0, 0, 3], run_time=[1, 1, 1], tasks=[1, 1, 1], user=[0, 1, 2],
+                  resources=[[1, 1], [1, 1], [0.1, 0.1]], resource_names=("cpu", "mem"))
+    cl = fa.Cluster([[1, 1]])
+    r = fa.simulate(wl, cl, policy="tsf-static")
+    assert _starts(r) == {0: [0.0], 1: [1.0], 2: [3.0]} and "deadlocked" not in r.stats
+    for rounding in ("floor_server", "floor_user"):
+        r = fa.simulate(wl, cl, policy="tsf-static", rounding=rounding)
+        assert _starts(r) == {2: [3.0]}
+        assert r.jobs["finished"].tolist() == [False, False, True] and r.stats["deadlocked"] is True
+
+
+def test_cdrf_static_blind_realisation_by_hand():
+    # Servers s0 = s1 = <1,1>; user 0 = <1,1> on s1 only, user 1 = <1,1> on both, one task each of
+    # 1 slot. The pool <2,2> grants 0 then 1 (equal keys 1/2: the lower index).
+    # Eligible (first fit over the user's servers): 0 -> s1, 1 -> s0, both at slot 0.
+    # Blind (first fit over all servers): 0 -> s0, forbidden: fails; 1 -> s0. Slot 1: user 0 alone,
+    # its grant goes to s0 again and fails; nothing runs, nothing will arrive: deadlock.
+    wl = Workload(submit=[0, 0], run_time=[1, 1], tasks=[1, 1], user=[0, 1],
+                  resources=[[1, 1], [1, 1]], resource_names=("cpu", "mem"))
+    cl = fa.Cluster([[1, 1], [1, 1]])
+    pl = [[False, True], [True, True]]
+    r = fa.simulate(wl, cl, policy="cdrf-static", placement=pl)
+    assert _starts(r) == {0: [0.0], 1: [0.0]} and r.stats["unrealised"] == 0
+    r = fa.simulate(wl, cl, policy="cdrf-static", placement=pl, realise="blind")
+    assert _starts(r) == {1: [0.0]} and r.stats["deadlocked"] is True
+    assert r.stats["unrealised"] == 2          # slot 0 and slot 1; then no further slot is stepped
+    s = StaticSlotScheduler([[1, 1], [1, 1]], n_users=2, placement=pl, mechanism="cdrf-static", realise="blind")
+    s.submit(0, [1, 1], 1, slot=0)
+    assert s.step(0) == [] and s.stalled
+
+
+@pytest.mark.parametrize("kw, arg", [({"mechanism": "cdrf-static", "rounding": "floor_user"}, "rounding"),
+                                     ({"mechanism": "tsf-static", "realise": "blind"}, "realise"),
+                                     ({"mechanism": "tsf-static", "rounding": "floor"}, "rounding"),
+                                     ({"mechanism": "cdrf-static", "realise": "any"}, "realise")])
+def test_static_readings_are_checked(kw, arg):
+    with pytest.raises(fa.InvalidInstanceError) as e:
+        StaticSlotScheduler([[1, 1]], n_users=1, **kw)
+    assert e.value.argument == arg
+    with pytest.raises(fa.InvalidInstanceError):
+        fa.sim.StaticSlotPolicy(kw["mechanism"], **{k: v for k, v in kw.items() if k != "mechanism"})

@@ -78,9 +78,10 @@ def test_from_time_varying_and_refusals():
 def test_google_subset_through_sdrf(shared_data):
     path = shared_data / "google-2011-subset" / "task_events.csv"
     raw = read_google2011(path)
-    # the subset has no run times: dropping unknown ones leaves nothing, the reader's upper bound
-    # (last event - trace start) gives durations where the end is known
-    assert prepare_tasks(raw).meta["prepared"]["unknown_run_time"] == len(raw)
+    # the subset has no run times: dropping unknown ones would leave nothing, which is refused with the
+    # way out; the reader's upper bound (last event - trace start) gives durations where the end is known
+    with pytest.raises(fa.InvalidInstanceError, match=rf"unknown run time \({len(raw)} rows\).*duration='end'"):
+        prepare_tasks(raw)
     wl = prepare_tasks(read_google2011(path, duration="end"), merge=True)
     assert len(wl) > 0 and wl.n_users > 10
     small = wl.take(np.flatnonzero(wl.user < 20))
@@ -99,7 +100,7 @@ def test_alibaba_through_tvtsf_with_seeded_users(shared_data):
     part = wl.take(np.arange(min(len(wl), 300)))
     # slots of 60 s on the TV-TSF Table 3 cluster (cores, normalised memory scaled to GB of the
     # largest server: the trace's memory is a fraction of one machine)
-    part = part.replace(resources=part.resources * [1.0, 384.0])
+    part = part.convert_units({"memory": (384.0, "GB")})
     r = simulate(part, fa.clusters.tvtsf_table3(), policy="tvtsf", slot=60.0)
     assert set(np.mod(r.launches["start"], 60.0)) == {0.0}
     assert r.jobs["finished"].all()

@@ -17,7 +17,7 @@ def test_states_writes_the_folder(tmp_path, capsys):
     st = States.read_parquet(out / "states.parquet")
     want = training_states(4, started=2, queued=5, processors=64, rng=3)
     assert (st.run_time == want.run_time).all() and (st.submit == want.submit).all()
-    assert len(pd.read_csv(out / "states.csv")) == 4 and (out / "states.png").is_file()
+    assert len(pd.read_csv(out / "per_state.csv")) == 4 and (out / "states.png").is_file()
     assert "4 training states from lublin" in capsys.readouterr().out
 
 

@@ -1,0 +1,261 @@
+"""The packing question of issue 30: can every user of a dense TV-TSF instance reach a share threshold?
+
+On the dense 10 x 10 x 20 instance of seed 0 (``dense_time_varying_instance(10, 10, 20, rng=0)``) the
+max-min of Eq. 10 is 17/280 or 76/1240: "every user >= 77/1240" is infeasible (CP-SAT on the MILP in
+about 3 s), "every user >= 76/1240" was undecided after 60 s by HiGHS, CP-SAT and SCIP. With shares
+X_i / D_i (D_i = 20 h_i), the question is a threshold vector: X_i >= ceil(num D_i / den) for every user.
+Two models other than the time-indexed MILP are tried, each printing its verdict, wall and CPU seconds:
+
+``--model cpsat``: CP-SAT's scheduling model. One interval per task needed (the k-th task of user i
+released at the slot its k-th task is submitted, tasks of a user ordered by start), placement as
+optional presence on each eligible server (exactly one), ``AddCumulative`` per server and resource;
+a task that starts late holds its resources only inside the horizon (size min(e_i, T - start)), as
+in Eq. 10; identical servers ordered by task count.
+
+``--model colgen``: column generation over per-server schedules (Dantzig-Wolfe). A column is one
+server's schedule (tasks of each user started in each slot, fitting the server in every slot);
+identical servers (capacities and eligible users) share one pool with their count as a convexity
+bound. The restricted master minimises the total deficit below the thresholds (above the users'
+bounds) subject to "started by slot t <= submitted by t" per user, each server type's count; the
+pricing problem per type is a small MILP (HiGHS, proven or with its bound). The Lagrangian bound
+:math:`\\sum_i \\pi_i \\ell_i - \\sum_{it} \\mu_{it} A_i(t) - \\sum_k n_k \\max(0, \\bar V_k)` (duals clipped to
+their signs, :math:`\\pi \\le 1`, :math:`\\bar V_k` the pricing bounds) is a valid lower bound on the
+deficit of every integer schedule: above 0, the thresholds are infeasible. When the master's LP
+optimum is 0 the LP does not decide; the master is then solved once as an integer program over the
+columns generated (price-and-branch: a deficit of 0 is a feasible schedule; a positive one decides
+nothing). Duals are smoothed towards the best bound's (Wentges, ``--alpha``).
+
+Figures and commands: ``benchmarks/RESULTS.md``.
+
+    python benchmarks/bench_packing.py --model cpsat --threshold 76/1240 --time-limit 600
+    python benchmarks/bench_packing.py --model colgen --threshold 77/1240 --time-limit 600
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from fairalloc.exact.backends import solve_program
+from fairalloc.exact.program import LinearProgram
+from fairalloc.exact.random_instances import dense_time_varying_instance
+from fairalloc.exact.solvers import get_backend, quiet_highs
+from fairalloc.exact.tvtsf import _fits, _upper_offline, tvtsf_valuation
+from fairalloc.result import Status
+
+
+def instance(seed: int, num: int, den: int):
+    tv = dense_time_varying_instance(10, 10, 20, rng=seed)
+    upper = _upper_offline(tv, _fits(tv))
+    D = np.rint(1 / tvtsf_valuation(tv, upper=upper).slope).astype(int)
+    lo = np.array([-(-num * int(D[i]) // den) for i in range(tv.n_agents)])
+    return tv, lo, upper
+
+
+def cpsat(tv, lo, time_limit: float, workers: int) -> str:
+    from ortools.sat.python import cp_model
+
+    n, M, T = tv.n_agents, tv.n_servers, tv.n_slots
+    fits = _fits(tv)
+    cum = np.cumsum(tv.arrivals, axis=1)
+    d = tv.task_demands[:, 0, :].astype(int)
+    caps = tv.cluster.capacities.astype(int)
+    m = cp_model.CpModel()
+    on = {k: [] for k in range(M)}
+    for i in range(n):
+        prev = None
+        elig = [k for k in range(M) if tv.placement[i, k] and fits[i, k, 0] > 0]
+        for j in range(int(lo[i])):
+            r = int(np.argmax(cum[i] >= j + 1))
+            s = m.NewIntVar(r, T - 1, f"s{i}_{j}")
+            if prev is not None:
+                m.Add(prev <= s)
+            prev = s
+            size = m.NewIntVar(1, int(tv.durations[i]), f"z{i}_{j}")
+            m.AddMinEquality(size, [int(tv.durations[i]), T - s])
+            end = m.NewIntVar(r + 1, T, f"e{i}_{j}")
+            lits = []
+            for k in elig:
+                p = m.NewBoolVar(f"p{i}_{j}_{k}")
+                on[k].append((m.NewOptionalIntervalVar(s, size, end, p, f"iv{i}_{j}_{k}"), i, p))
+                lits.append(p)
+            m.AddExactlyOne(lits)
+    for k in range(M):
+        for r in range(caps.shape[1]):
+            if on[k] and sum(int(d[i, r]) for _, i, _ in on[k]) > caps[k, r]:
+                m.AddCumulative([iv for iv, _, _ in on[k]], [int(d[i, r]) for _, i, _ in on[k]], int(caps[k, r]))
+    groups: dict = {}
+    for k in range(M):
+        groups.setdefault((tuple(caps[k]), tuple(tv.placement[:, k])), []).append(k)
+    for g in groups.values():
+        for a, b in zip(g[:-1], g[1:]):
+            m.Add(sum(p for _, _, p in on[a]) >= sum(p for _, _, p in on[b]))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_workers = workers
+    st = solver.Solve(m)
+    return f"{solver.StatusName(st)} ({solver.NumBranches()} branches, {solver.NumConflicts()} conflicts)"
+
+
+class ColumnGeneration:
+    """The Dantzig-Wolfe master and pricing of the module docstring."""
+
+    def __init__(self, tv, lo, hi, pricing_limit: float) -> None:
+        self.tv, self.lo, self.hi = tv, lo.astype(float), hi.astype(float)
+        self.n, self.M, self.T = tv.n_agents, tv.n_servers, tv.n_slots
+        self.fits = _fits(tv)
+        self.cum = np.cumsum(tv.arrivals, axis=1)
+        self.d = tv.task_demands[:, 0, :]
+        self.caps = tv.cluster.capacities
+        self.pricing_limit = pricing_limit
+        keys: dict = {}
+        for k in range(self.M):
+            key = (tuple(self.caps[k]), tuple(tv.placement[:, k] & (self.fits[:, k, 0] > 0)))
+            keys.setdefault(key, []).append(k)
+        self.types = list(keys.values())
+        n, T = self.n, self.T
+        self.n_rows = 2 * n + n * T + len(self.types)        # L_i, U_i, R_it, K_k, all ">="
+        self.rhs = np.r_[self.lo, -self.hi, -self.cum.ravel(), [-len(g) for g in self.types]].astype(float)
+        self.cols: list = []
+
+    def column(self, k: int, y: dict) -> np.ndarray:
+        n, T = self.n, self.T
+        a = np.zeros(self.n_rows)
+        for (i, t), v in y.items():
+            a[i] += v
+            a[n + i] -= v
+            a[2 * n + i * T + t: 2 * n + (i + 1) * T] -= v
+        a[2 * n + n * T + k] = -1.0
+        return a
+
+    def price(self, k: int, pi, rho, mu) -> tuple[float, float, dict, bool]:
+        """max over one server of type k of sum y_it (pi_i - rho_i - sum_{t' >= t} mu_it'): value, bound,
+        the schedule, proven."""
+        tv, T, m = self.tv, self.T, self.types[k][0]
+        users = [i for i in range(self.n) if tv.placement[i, m] and self.fits[i, m, 0] > 0]
+        cols, coef, ub = [], [], []
+        for i in users:
+            tail = np.cumsum(mu[i][::-1])[::-1]
+            for t in range(T):
+                c = pi[i] - rho[i] - tail[t]
+                if c > 1e-12 and self.cum[i, t] > 0:
+                    cols.append((i, t)); coef.append(c); ub.append(min(self.fits[i, m, t], self.cum[i, t]))
+        if not cols:
+            return 0.0, 0.0, {}, True
+        data, ind, ptr, rhi = [], [], [0], []
+        for t in range(T):
+            for r in range(self.caps.shape[1]):
+                for j, (i, tau) in enumerate(cols):
+                    if tau <= t < tau + int(tv.durations[i]) and self.d[i, r] > 0:
+                        ind.append(j); data.append(self.d[i, r])
+                ptr.append(len(ind)); rhi.append(self.caps[m, r])
+        for i in users:
+            for t in range(T):
+                js = [j for j, (ii, tau) in enumerate(cols) if ii == i and tau <= t]
+                if js:
+                    ind += js; data += [1.0] * len(js); ptr.append(len(ind)); rhi.append(self.cum[i, t])
+        A = sp.csr_matrix((data, ind, ptr), shape=(len(rhi), len(cols)))
+        prog = LinearProgram(tuple(f"y{j}" for j in range(len(cols))), np.zeros(len(cols)), np.array(ub, float),
+                             np.ones(len(cols), bool), A, np.full(len(rhi), -np.inf), np.array(rhi, float),
+                             tuple(f"r{j}" for j in range(len(rhi))), np.array(coef), 0.0, True)
+        out, x = solve_program(prog, get_backend("highs", "milp"), time_limit=self.pricing_limit, proven_gap=1e-7)
+        y = {} if x is None else {cols[j]: int(round(v)) for j, v in enumerate(x) if round(v) > 0}
+        bound = out.stats.get("bound")
+        return (out.objective or 0.0), (math.inf if bound is None else bound), y, out.status is Status.OPTIMAL
+
+    def run(self, time_limit: float, alpha: float) -> str:
+        import highspy
+
+        n, T, t0 = self.n, self.T, time.perf_counter()
+        h = quiet_highs()
+        inf = highspy.kHighsInf
+        h.addRows(self.n_rows, self.rhs, np.full(self.n_rows, inf), 0, np.array([], dtype=np.int32),
+                  np.array([], dtype=np.int32), np.array([]))
+        for i in range(n):                 # deficit slacks, cost 1
+            h.addCol(1.0, 0.0, inf, 1, np.array([i], dtype=np.int32), np.array([1.0]))
+            h.addCol(1.0, 0.0, inf, 1, np.array([n + i], dtype=np.int32), np.array([1.0]))
+        best_lb, best_y, it = -math.inf, None, 0
+        while time.perf_counter() - t0 < time_limit:
+            it += 1
+            h.run()
+            obj = h.getInfo().objective_function_value
+            y_lp = np.array(h.getSolution().row_dual)
+            y = y_lp if best_y is None or alpha <= 0 else alpha * best_y + (1 - alpha) * y_lp
+            pi, rho = np.clip(y[:n], 0, 1), np.clip(y[n:2 * n], 0, 1)
+            mu = np.clip(y[2 * n:2 * n + n * T], 0, None).reshape(n, T)
+            tau = np.clip(y[2 * n + n * T:], 0, None)
+            lb = float(pi @ self.lo - rho @ self.hi - (mu * self.cum).sum())
+            added = 0
+            for k in range(len(self.types)):
+                v, b, yk, _ = self.price(k, pi, rho, mu)
+                lb -= len(self.types[k]) * max(0.0, b)
+                if v > tau[k] + 1e-7:
+                    a = self.column(k, yk)
+                    nz = np.flatnonzero(a)
+                    h.addCol(0.0, 0.0, inf, len(nz), nz.astype(np.int32), a[nz])
+                    self.cols.append((k, yk))
+                    added += 1
+            if lb > best_lb:
+                best_lb, best_y = lb, y.copy()
+            print(f"  iteration {it}: master LP {obj:.6f}, Lagrangian bound {lb:.6f} (best {best_lb:.6f}), "
+                  f"{len(self.cols)} columns, {time.perf_counter() - t0:.1f}s", flush=True)
+            if best_lb > 1e-4:
+                return f"INFEASIBLE (Lagrangian bound {best_lb:.6f} > 0 after {it} iterations)"
+            if added == 0:
+                if alpha > 0 and not np.allclose(y, y_lp):
+                    alpha = alpha / 2 if alpha > 0.05 else 0.0          # mispricing: towards the LP duals
+                    continue
+                return self.price_and_branch(obj, time_limit - (time.perf_counter() - t0))
+        return f"UNDECIDED (time limit; best Lagrangian bound {best_lb:.6f}, {len(self.cols)} columns)"
+
+    def price_and_branch(self, lp: float, left: float) -> str:
+        nc, n = len(self.cols), self.n
+        A = np.zeros((self.n_rows, nc + 2 * n))
+        for j, (k, yk) in enumerate(self.cols):
+            A[:, j] = self.column(k, yk)
+        for i in range(n):
+            A[i, nc + 2 * i] = A[n + i, nc + 2 * i + 1] = 1.0
+        prog = LinearProgram(tuple(f"c{j}" for j in range(nc + 2 * n)), np.zeros(nc + 2 * n),
+                             np.full(nc + 2 * n, np.inf), np.r_[np.ones(nc, bool), np.zeros(2 * n, bool)],
+                             sp.csr_matrix(A), self.rhs, np.full(self.n_rows, np.inf),
+                             tuple(f"r{j}" for j in range(self.n_rows)), -np.r_[np.zeros(nc), np.ones(2 * n)])
+        out, _ = solve_program(prog, get_backend("highs", "milp"), time_limit=max(left, 10.0))
+        deficit = None if out.objective is None else -out.objective
+        if deficit is not None and deficit < 0.5:
+            return f"FEASIBLE (price-and-branch: an integer schedule over {nc} columns)"
+        return (f"UNDECIDED (column generation converged, LP optimum {lp:.6f} = no proof; price-and-branch over "
+                f"{nc} columns: {out.status.value}, least deficit {deficit})")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", choices=["cpsat", "colgen"], required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threshold", default="76/1240", help="share every user must reach, num/den")
+    ap.add_argument("--time-limit", type=float, default=600.0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--alpha", type=float, default=0.5, help="colgen: dual smoothing (0: off)")
+    ap.add_argument("--pricing-limit", type=float, default=20.0, help="colgen: seconds per pricing MILP")
+    args = ap.parse_args(argv)
+    num, den = (int(v) for v in args.threshold.split("/"))
+    tv, lo, hi = instance(args.seed, num, den)
+    print(f"dense 10x10x20 seed {args.seed}: every user >= {num}/{den}, i.e. tasks >= {lo.tolist()}; model "
+          f"{args.model}; load average {os.getloadavg()}", flush=True)
+    t0, c0 = time.perf_counter(), time.process_time()
+    if args.model == "cpsat":
+        verdict = cpsat(tv, lo, args.time_limit, args.threads)
+    else:
+        verdict = ColumnGeneration(tv, lo, hi, args.pricing_limit).run(args.time_limit, args.alpha)
+    print(f"verdict: {verdict}; {time.perf_counter() - t0:.1f}s wall, {time.process_time() - c0:.1f}s CPU; "
+          f"load average {os.getloadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

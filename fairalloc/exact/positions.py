@@ -1,0 +1,631 @@
+r"""The value-aware position driver of the leximin engine (``solve_leximin(driver="positions")``).
+
+It fixes one *position* of the leximin vector per solve, reasons exactly about which users can take
+the values found, and searches the finitely many achievable values when a solve does not finish in
+its time slice. Ogryczak and Śliwiński [1]_ fix positions by ordered outcomes; this driver fixes
+them by *value*, which integer values make possible.
+
+Values and positions
+--------------------
+User *i*'s value is :math:`v_i = a_i X_i + b_i` in task totals :math:`X_i \in [\ell_i, u_i]`
+(:class:`~fairalloc.exact.leximin.Valuation`). With *S* from
+:func:`~fairalloc.exact.leximin.integer_scale`, :math:`V_i(X) = A_i X + B_i` with
+:math:`A_i = S a_i`, :math:`B_i = S b_i` integers (TV-TSF: :math:`V_i = X_i S / D_i`,
+:math:`D_i = \sum_t \omega_i h_i(t)`, *S* = lcm(D)): every comparison below is exact integer
+arithmetic. An *achievable value* of *i* is :math:`V_i(k)`, *k* an integer in its bounds. Users with
+:math:`\ell_i = u_i` are constants; the leximin order is unchanged by merging a fixed multiset into
+both sides, so only the others (the *movable* users) are optimised. Let :math:`\mu_1 \le \dots \le
+\mu_q` be their leximin-optimal sorted vector (unique as a vector, though not as an allocation).
+
+State
+-----
+* *Z*: users whose task count is fixed (their value is an entry of :math:`\mu` already attributed);
+* *F*: the other movable users (*free*), with integer bounds :math:`\ell_i \le X_i \le u_i`;
+* *O*: a multiset of *open* values: entries of :math:`\mu` found but not yet attributed to a user;
+* *f* (the *floor*): the largest entry found.
+
+:math:`P` is the set of feasible allocations in which the users of *Z* have their counts, the
+values of *O* are taken by distinct free users who have exactly those values (a *matching*), and
+every other free user has :math:`V_i \ge f`. The driver keeps three invariants:
+
+(I1) every leximin-optimal allocation lies in *P*;
+(I2) the entries found (values of *Z*'s users found as entries, and *O*) are :math:`\mu_1..\mu_p`;
+(I3) the kept solution (the last one returned by a solve) lies in *P*.
+
+**Lemma (the next position).** For :math:`x \in P` let :math:`N(x)` be the :math:`(|O|+1)`-th
+smallest value of the free users. Then :math:`\max_{x \in P} N(x) = \mu_{p+1}`. *Proof.* A
+leximin-optimal :math:`x^\ast \in P` (I1) has free values that are :math:`\mu` without *Z*'s
+entries; by (I2) the :math:`|O|` smallest are *O* and the next is :math:`\mu_{p+1}`, so
+:math:`N(x^\ast) = \mu_{p+1}`. Conversely every :math:`x \in P` has a sorted vector that starts
+with :math:`\mu_1..\mu_p` (*Z*'s and *O*'s values, all at most *f*, every other value at least
+*f*) followed by :math:`N(x)`; it is not lexicographically better than :math:`\mu`, so
+:math:`N(x) \le \mu_{p+1}`. :math:`\square`
+
+After :math:`\mu_{p+1}` is found it joins *O* and becomes the floor. (I1) and (I3) still hold: in
+any allocation of *P* whose :math:`N` is :math:`\mu_{p+1}` (the leximin optima, and the solution
+just found), assign the :math:`|O|+1` smallest free values, in order, to :math:`O \cup
+\{\mu_{p+1}\}`; the others are at least :math:`\mu_{p+1}`.
+
+The position program
+--------------------
+:math:`\max z` over *P*: binaries :math:`u_{iv}` only for pairs where *v* is open and achievable by
+*i* within its bounds, :math:`\sum_i u_{iv} = m_v` (the multiplicity of *v*), :math:`\sum_v u_{iv}
+\le 1` (:math:`= 1` for users that must take an open value, below), :math:`X_i + \sum_v (t_i -
+k_{iv}) u_{iv} \ge t_i` and :math:`X_i + \sum_v (u_i - k_{iv}) u_{iv} \le u_i` (matched to *v*:
+:math:`X_i = k_{iv}`, :math:`V_i(k_{iv}) = v`; unmatched: :math:`t_i \le X_i \le u_i` with
+:math:`t_i` the least count at the floor), and :math:`z \le V_i + \sum_v (\bar z - v) u_{iv}`
+with the tight big-M :math:`\bar z - v`, :math:`\bar z` the combinatorial bound below. *z* starts
+at the kept solution's :math:`N` (its lower bound) and the solve is started from that solution.
+
+**Combinatorial bound.** :math:`N(x) \le \bar z`, the largest cap :math:`c = V_i(u_i)` such that the
+free users with caps below *c* can all take distinct open values (Kuhn's augmenting paths): the
+unmatched users of any :math:`x \in P` have caps at least :math:`N(x)`, so the users with smaller
+caps are matched. When the kept solution has :math:`N = \bar z` the position is proven without a
+solve.
+
+**Proof by the backend's bound.** :math:`N(x)` is an achievable value of a free user. A backend
+bound *b* (valid: a proven upper bound on :math:`\max z`) proves the incumbent :math:`N` when no
+achievable value lies in :math:`(N, b]`; the backend is told to stop there (absolute gap = the
+distance to the next achievable value, less 1/2), whatever its own status says, and the driver
+decides from the final incumbent and bound.
+
+Value search
+------------
+The first position, the max-min program, runs to the end: its slices and value search measured two
+to three times slower than one solve on the dense 20 x 20 x 30 instances, and where it stalls (the
+dense 10 x 10 x 20 instance of seed 0) the search's queries stall too (figures in
+``benchmarks/RESULTS.md``). For the later positions, if the slice ends first (``time_slice`` seconds
+of this process's CPU: the wall limit given to the backend is the slice divided by the CPU / wall
+ratio of the sequence's calls so far, so that a loaded machine does not shorten the work a slice
+buys; :meth:`~fairalloc.exact.rounds.Rounds.wall_for`), the finitely many achievable values in
+:math:`(N, b]` are searched by bisection with *feasibility queries*: "is there :math:`x \in P`
+whose unmatched free users all have :math:`V_i \ge c`?" (the same rows with the thresholds
+:math:`t_i` of *c* and no *z*): yes raises the incumbent to the :math:`N` of the solution found,
+no proves :math:`\mu_{p+1} < c`. Queries run on the formulation's *strengthened copy* when there
+is one (``strong``: the same columns with extra valid rows; for TV-TSF, identical servers' loads
+ordered, valid because every row the driver adds depends on user totals only, and Chvátal-Gomory
+roundings of the capacity rows, :func:`fairalloc.exact.tvtsf.rounded_rows`). A query that stalls in
+its slice leaves its value open and the bisection goes on below it; the position program is then
+solved again with twice the slice, started from the best solution. A stalled query with the
+incumbent still at the floor (a *tie query*: can one more user rise above the floor?) goes to
+**today's count MILP** instead (``count_fallback``): maximise the number *K* of free users with
+:math:`V_i > f` over *P*. The leximin vector then has exactly :math:`|F| - K - |O|` more entries equal
+to *f* (an allocation of *P* with more free users above *f* would be lexicographically better than
+:math:`\mu`, and the leximin optimum itself has :math:`|F| - K` entries at or below *f*); they join *O*
+at once. The count asks one question for the whole tie where positions would ask one per entry.
+
+Free disposal
+-------------
+When the formulation says so (``solve_leximin(disposable=True)``: lowering a user's task columns never
+breaks a row; TV-TSF and the task models without ``symmetry``), the programs ask fixed users for *at
+least* their counts and matched users for at least their values' counts, and drop the upper bounds
+of free users. That relaxed set :math:`Q \supseteq P` has the same maximum of :math:`N`: lowering the
+task columns of the fixed and matched users of any :math:`x \in Q` to the exact counts gives a point
+of *P* with the same unmatched values. Every solution is trimmed so before it is kept (I3), and
+re-checked against the program (a violation is an error: the formulation was not disposable, never a
+silent result); the count program also forbids counting a matched user above the floor. Finding a
+packing with "at least" is easier for the backend than with "exactly".
+
+Exact deductions (no solver call)
+---------------------------------
+Between solves, to a fixpoint; each is a consequence of membership in *P*, so it keeps (I1) and
+(I3), and it only moves an entry from *O* to a user of *Z* (I2):
+
+1. a user can take an open value only if the value is one of its achievable values within its
+   bounds;
+2. if exactly *m* free users can take a value open *m* times, every allocation of *P* matches all
+   of them to it: they are fixed there;
+3. a free user whose cap is below the floor must take an open value (unmatched users are at least
+   *f*); so must every user that can take one when exactly :math:`|O|` users can; one that can take
+   a single open value is fixed there, the others get bounds from the smallest and largest value
+   they can take;
+4. every other free user gets the lower bound of the smallest value it could take: its smallest
+   takeable open value, or the floor.
+
+On the dense 10 x 10 x 20 TV-TSF instance of seed 2, rules 2 and 3 fix eight users at their caps.
+
+End
+---
+When every free user must take an open value (:math:`|F| = |O|`), all of :math:`\mu` is known. The
+kept solution attains it: by (I3) it lies in *P*, whose free values are then exactly *O*. Each
+solve adds at least one entry, so there are at most *q* position solves plus the searches' queries.
+``stats``: ``positions_proven``, ``users_fixed`` (``fixed_by_count``, ``fixed_by_cap``),
+``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
+``counts``, ``slices_doubled``; the rounds (kind ``position``, ``query``, ``count``) in
+``stats["rounds"]``.
+
+References
+----------
+.. [1] W. Ogryczak, T. Śliwiński, "On direct methods for lexicographic min-max optimization", ICCSA 2006.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from ..result import Status
+from .program import LinearProgram
+from .leximin import LeximinOutcome, Valuation
+from .rounds import Rounds
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["PositionDriver"]
+
+
+class PositionDriver:
+    """The value-aware position driver (module docstring); one instance per leximin sequence."""
+
+    def __init__(self, rounds: Rounds, valuation: Valuation, scale: int, *, objective: str,
+                 time_slice: float | None = 2.0, strong: LinearProgram | None = None,
+                 count_fallback: bool = True, disposable: bool = False) -> None:
+        self.r = rounds
+        self.valuation = valuation
+        self.S = int(scale)
+        self.A = [int(round(float(a) * scale)) for a in valuation.slope]   # V_i(k) = A_i k + B_i, integers
+        self.B = [int(round(float(b) * scale)) for b in valuation.offset]
+        self.n = len(self.A)
+        self.lo = [int(v) for v in valuation.lower]
+        self.hi = [int(v) for v in valuation.upper]
+        self.lower0, self.upper0 = list(self.lo), list(self.hi)
+        self.free = [self.lo[i] < self.hi[i] for i in range(self.n)]
+        self.movable = np.array(self.free, dtype=bool)
+        self.fixed0 = [i for i in range(self.n) if not self.free[i]]   # fixed from the start
+        self.open: Counter = Counter()          # entries of the free users' leximin vector not yet attributed
+        self.floor: int | None = None           # the largest entry found: every unattributed free user is >= it
+        self.found: list[int] = []              # every entry found, in order
+        self.objective = objective
+        self.time_slice = time_slice
+        self.strong = strong
+        self.count_fallback = count_fallback
+        self.disposable = disposable
+        self.integer_z = rounds.backend.name == "cpsat"
+        self.failed: Any = None
+        self.known: float | None = None         # max-min: the best upper bound known when stopped
+        self.stats: Counter = Counter()
+
+    # ---- values --------------------------------------------------------------------------------
+    def V(self, i: int, k: int) -> int:
+        return self.A[i] * k + self.B[i]
+
+    def k_ge(self, i: int, v: int) -> int:
+        """Smallest k with V_i(k) >= v."""
+        return -((self.B[i] - v) // self.A[i])
+
+    def k_of(self, i: int, v: int) -> int | None:
+        """k with V_i(k) == v within i's bounds, or None."""
+        q, r = divmod(v - self.B[i], self.A[i])
+        return q if r == 0 and self.lo[i] <= q <= self.hi[i] else None
+
+    def takes(self, i: int) -> list[int]:
+        """Open values user i can take (achievable within its bounds), ascending."""
+        return [v for v in sorted(self.open) if self.k_of(i, v) is not None]
+
+    # ---- state -------------------------------------------------------------------------------
+    def free_users(self) -> list[int]:
+        return [i for i in range(self.n) if self.free[i]]
+
+    def n_open(self) -> int:
+        return sum(self.open.values())
+
+    def fix(self, i: int, v: int) -> None:
+        k = self.k_of(i, v)
+        assert k is not None
+        self.lo[i] = self.hi[i] = k
+        self.free[i] = False
+        self.open[v] -= 1
+        if self.open[v] == 0:
+            del self.open[v]
+        self.stats["users_fixed"] += 1
+
+    def deduce(self) -> None:
+        """The exact deductions (module docstring), to a fixpoint."""
+        changed = True
+        while changed:
+            changed = False
+            free = self.free_users()
+            for v in sorted(self.open):
+                cand = [i for i in free if self.k_of(i, v) is not None]
+                if len(cand) < self.open[v]:
+                    raise RuntimeError(f"position driver: open value {v} x{self.open[v]} has only {cand}")
+                if len(cand) == self.open[v]:
+                    for i in cand:
+                        self.fix(i, v)
+                    self.stats["fixed_by_count"] += len(cand)
+                    changed = True
+                    break
+            if changed:
+                continue
+            tk = {i: self.takes(i) for i in free}
+            able = [i for i in free if tk[i]]
+            must = {i for i in free if self.floor is not None and self.V(i, self.hi[i]) < self.floor}
+            if self.open and len(able) == self.n_open():
+                must |= set(able)
+            for i in free:
+                if i in must:
+                    if not tk[i]:
+                        raise RuntimeError(f"position driver: user {i} must take an open value and can take none")
+                    if len(tk[i]) == 1:
+                        self.fix(i, tk[i][0])
+                        self.stats["fixed_by_cap"] += 1
+                        changed = True
+                        break
+                    lo, hi = self.k_of(i, tk[i][0]), self.k_of(i, tk[i][-1])
+                else:
+                    if self.floor is None:
+                        continue
+                    least = min(tk[i][0], self.floor) if tk[i] else self.floor
+                    lo, hi = self.k_ge(i, least), self.hi[i]
+                if lo > self.lo[i] or hi < self.hi[i]:
+                    self.lo[i], self.hi[i] = max(lo, self.lo[i]), min(hi, self.hi[i])
+                    if self.lo[i] > self.hi[i]:
+                        raise RuntimeError(f"position driver: user {i}'s bounds cross")
+                    self.stats["bounds_tightened"] += 1
+                    changed = True
+
+    # ---- bounds ------------------------------------------------------------------------------
+    def _matchable(self, users: list[int]) -> bool:
+        """Can every user of ``users`` take a distinct open slot (Kuhn's augmenting paths)?"""
+        slots = [v for v in sorted(self.open) for _ in range(self.open[v])]
+        owner = [-1] * len(slots)
+        can = {i: [s for s, v in enumerate(slots) if self.k_of(i, v) is not None] for i in users}
+
+        def augment(i: int, seen: set) -> bool:
+            for s in can[i]:
+                if s in seen:
+                    continue
+                seen.add(s)
+                if owner[s] < 0 or augment(owner[s], seen):
+                    owner[s] = i
+                    return True
+            return False
+
+        return all(augment(i, set()) for i in users)
+
+    def upper_bound(self) -> int:
+        """Largest cap c such that the free users with caps below c can all take open values: no
+        allocation consistent with the state has its next entry above it (module docstring)."""
+        free = self.free_users()
+        caps = sorted({self.V(i, self.hi[i]) for i in free}, reverse=True)
+        for c in caps:
+            if self._matchable([i for i in free if self.V(i, self.hi[i]) < c]):
+                return c
+        raise RuntimeError("position driver: no free user can stay unmatched")
+
+    def next_entry(self, totals: np.ndarray) -> int:
+        """The entry after the open ones of an allocation consistent with the state: the (|O|+1)-th
+        smallest value of the free users."""
+        vals = sorted(self.V(i, int(totals[i])) for i in self.free_users())
+        return vals[self.n_open()]
+
+    def assignment(self, totals: np.ndarray) -> dict[int, int]:
+        """Which free user takes which open value in a consistent allocation: user -> value."""
+        out: dict[int, int] = {}
+        for v in sorted(self.open):
+            users = [i for i in self.free_users() if i not in out and self.V(i, int(totals[i])) == v]
+            assert len(users) >= self.open[v], (v, users)
+            for i in users[:self.open[v]]:
+                out[i] = v
+        return out
+
+    def candidates(self, low: int, high: float) -> list[int]:
+        """Achievable values of free users in (low, high], ascending."""
+        out: set = set()
+        for i in self.free_users():
+            k0 = max(self.lo[i], self.k_ge(i, low + 1))
+            k1 = self.hi[i]
+            if high != math.inf:
+                k1 = min(k1, (int(math.floor(high)) - self.B[i]) // self.A[i])
+            out.update(self.A[i] * k + self.B[i] for k in range(k0, k1 + 1))
+        return sorted(out)
+
+    # ---- programs ----------------------------------------------------------------------------
+    def program(self, mode: str, *, level: int, zub: int | None = None, strong: bool = False,
+                hint_totals: np.ndarray | None = None) -> tuple[LinearProgram, dict[str, float]]:
+        """One round over the state: ``mode`` "position" (max z, z <= the unmatched users' values, z >=
+        ``level``), "query" (every unmatched user >= ``level``, no objective) or "count" (max the
+        number of free users above ``level`` = the floor, every unmatched user >= it)."""
+        base = self.strong if (strong and self.strong is not None) else self.r.base
+        tot = self.r.tot
+        lab = self.r.label
+        cols: list = []
+        rows: list = []
+        cost: dict = {}
+        hint: dict[str, float] = {}
+        assign = self.assignment(hint_totals) if hint_totals is not None else {}
+        for i in range(self.n):
+            if not self.free[i]:         # disposable: at least its count (trimmed back after the solve)
+                rows.append((dict(tot[i]), self.lo[i], None if self.disposable else self.hi[i], f"{lab}pfix_{i}"))
+        if mode == "position":
+            z = f"{lab}pz"
+            cols.append((z, level, zub, self.integer_z))
+            cost = {z: 1.0}
+            if hint_totals is not None:
+                hint[z] = float(level)
+        for v in sorted(self.open):
+            rows.append(({}, self.open[v], self.open[v], f"{lab}popen_{v}"))
+        open_rows = {v: len(rows) - len(self.open) + j for j, v in enumerate(sorted(self.open))}
+        must = {i for i in self.free_users() if self.floor is not None and self.V(i, self.hi[i]) < self.floor}
+        for i in self.free_users():
+            tk = self.takes(i)
+            us = {}
+            for v in tk:
+                u = f"{lab}pu_{i}_{v}"
+                cols.append((u, 0, 1, True))
+                rows[open_rows[v]][0][u] = 1.0
+                us[v] = u
+                if hint_totals is not None:
+                    hint[u] = 1.0 if assign.get(i) == v else 0.0
+            lo, hi = self.lo[i], self.hi[i]
+            if us:
+                rows.append(({u: 1.0 for u in us.values()}, 1 if i in must else 0, 1, f"{lab}pone_{i}"))
+            if mode in ("query", "count"):
+                t = max(lo, self.k_ge(i, level))
+            elif self.floor is not None:
+                t = max(lo, self.k_ge(i, self.floor))
+            else:
+                t = lo
+            # unmatched: X_i >= t; matched to v: X_i >= k_iv (t >= k_iv: open values are <= the floor)
+            if t > self.lower0[i] or us:
+                row = dict(tot[i])
+                for v, u in us.items():
+                    row[u] = float(t - self.k_of(i, v))
+                rows.append((row, t, None, f"{lab}plo_{i}"))
+            # unmatched: X_i <= hi; matched to v: X_i <= k_iv (not needed with free disposal: trimmed)
+            if not self.disposable and (hi < self.upper0[i] or us):
+                row = dict(tot[i])
+                for v, u in us.items():
+                    row[u] = float(hi - self.k_of(i, v))
+                rows.append((row, None, hi, f"{lab}phi_{i}"))
+            if mode == "position":
+                # z <= A_i X_i + B_i + sum_v (zub - v) u_iv
+                row = {k: self.A[i] * c for k, c in tot[i].items()}
+                row[z] = -1.0
+                for v, u in us.items():
+                    row[u] = float(zub - v)
+                rows.append((row, -self.B[i], None, f"{lab}pz_{i}"))
+            if mode == "count":
+                kg = self.k_ge(i, level + 1)
+                if kg <= hi:
+                    y = f"{lab}py_{i}"
+                    cols.append((y, 0, 1, True))
+                    cost[y] = 1.0
+                    row = dict(tot[i])
+                    row[y] = -float(kg)
+                    rows.append((row, 0, None, f"{lab}py_{i}"))
+                    if us and self.disposable:       # a user counted above the floor is not matched
+                        rows.append(({y: 1.0, **{u: 1.0 for u in us.values()}}, None, 1, f"{lab}pyu_{i}"))
+                    if hint_totals is not None:
+                        hint[y] = 1.0 if int(hint_totals[i]) >= kg else 0.0
+        prog = base.extended(cols=cols, rows=rows, cost=cost)
+        return prog, hint
+
+    # ---- the rounds ----------------------------------------------------------------------------
+    def _start(self, prog: LinearProgram, hint: dict) -> np.ndarray | None:
+        return self.r.start(prog, hint) if hint else None
+
+    def solve_position(self) -> list[int] | None:
+        """The next entry (or entries, when a count MILP settles a tie); None when stopped."""
+        zub = self.upper_bound()
+        xs = self.r.totals
+        logger.debug("position: floor %s open %s zub %s free %s", self.floor, dict(self.open), zub,
+                     [(i, self.lo[i], self.hi[i], self.V(i, self.lo[i]), self.V(i, self.hi[i])) for i in self.free_users()])
+        if xs is not None:
+            inc = self.next_entry(xs)
+            if inc == zub:
+                self.stats["positions_by_bound"] += 1
+                return [inc]
+        else:
+            inc = min(self.V(i, self.lo[i]) for i in self.free_users())
+        # the first position is the max-min program, solved without a slice (module docstring)
+        slice_ = self.time_slice if self.found else None
+        known = zub          # the least upper bound known (the column bound stays zub: module docstring)
+        while True:
+            cand = self.candidates(inc, known)
+            if not cand and self.r.x is not None:
+                return [inc]
+            # the backend may stop once its bound is below the next achievable value above the
+            # incumbent; whether that proves the position is decided below, from the final incumbent
+            gap = float(cand[0] - inc) - 0.5 if cand else 0.5
+            prog, hint = self.program("position", level=inc, zub=zub, hint_totals=self.r.totals)
+            out, x = self.r.solve("position", prog, proven=gap, start=self._start(prog, hint),
+                                  time_slice=self.r.wall_for(slice_))
+            if out is None:
+                return None
+            if out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.NOT_SOLVED):
+                self.failed = out
+                return None
+            if x is not None:
+                self.keep(prog, x)
+                inc = max(inc, self.next_entry(self.r.totals))
+            b = out.stats.get("bound")
+            if b is not None and math.isfinite(b):
+                known = min(known, int(math.floor(b + 1e-6 * max(1.0, abs(b)))))
+            self.known = known
+            if self.r.x is not None and not self.candidates(inc, known):
+                if out.status is not Status.OPTIMAL:
+                    self.stats["proven_by_bound"] += 1
+                return [inc]          # no achievable value in (incumbent, bound]: proven
+            if self.r.user_gap is not None and out.status in (Status.OPTIMAL, Status.FEASIBLE):
+                self.failed = out              # a user's gap: stop here, unproven
+                return None
+            if self.r.x is None:          # no allocation yet: only a longer solve can give one
+                slice_ = None if slice_ is None else 2 * slice_
+                continue
+            got = self.search(inc, known, slice_)
+            if got is None:
+                return None
+            kind, value = got
+            if kind == "done":
+                return value
+            inc, known = value
+            self.known = known
+            slice_ = None if slice_ is None else 2 * slice_
+            self.stats["slices_doubled"] += 1
+
+    def search(self, inc: int, zub: int, slice_: float | None) -> tuple[str, Any] | None:
+        """Bisection over the achievable values in (inc, zub] by feasibility queries (module docstring).
+
+        A feasible answer raises the incumbent, an infeasible one lowers the bound; a query that stalls
+        leaves its value and everything above it open (the bisection goes on below it), except a tie
+        query (the incumbent still at the floor), which a count MILP settles. Returns ("done", entries)
+        when decided, ("again", (inc, zub)) when values above the incumbent are still open (the
+        caller solves the position MILP again, longer), None when the budget ran out."""
+        self.stats["searches"] += 1
+        open_top = None                      # the lowest value left open by a stalled query
+        while True:
+            cand = self.candidates(inc, zub if open_top is None else min(zub, open_top - 1))
+            if not cand:
+                break
+            c = cand[(len(cand) - 1) // 2]
+            ans = self.query(c, slice_)
+            if ans is None:
+                if self.r.out_of_time():
+                    return None
+                if self.count_fallback and self.floor is not None and inc == self.floor:
+                    q = self.count()
+                    if q is None:
+                        return None
+                    if q > 0:
+                        return "done", [self.floor] * q
+                    inc = self.next_entry(self.r.totals)     # the count's solution: above the floor
+                    continue
+                open_top = c if open_top is None else min(open_top, c)
+            elif ans:
+                inc = self.next_entry(self.r.totals)
+                if open_top is not None and inc >= open_top:
+                    open_top = None          # found at or above the open value: search up to zub again
+            else:                            # nothing at or above c: that refutes what was left open too
+                open_top = None
+                zub = max([inc] + self.candidates(inc, c - 1))
+        if open_top is None:
+            return "done", [inc]
+        return "again", (inc, zub)
+
+    def query(self, c: int, time_slice: float | None) -> bool | None:
+        prog, _ = self.program("query", level=c, strong=True)
+        out, x = self.r.solve("query", prog, proven=None, time_slice=self.r.wall_for(time_slice))
+        self.stats["queries"] += 1
+        logger.debug("query %s: %s", c, None if out is None else out.status.value)
+        if out is None:
+            return None
+        if out.status in (Status.OPTIMAL, Status.FEASIBLE):
+            self.keep(prog, x)
+            return True
+        if out.status is Status.INFEASIBLE:
+            return False
+        return None
+
+    def count(self) -> int | None:
+        """Today's count MILP at the floor: the most free users *K* above it; returns the number of
+        further entries equal to the floor (:math:`|F| - K - |O|`) and keeps the count's solution (it
+        has exactly that many unmatched users at the floor, so it lies in the next state's *P*)."""
+        xs = self.r.totals
+        prog, hint = self.program("count", level=self.floor, hint_totals=xs)
+        out, x = self.r.solve("count", prog, proven=0.5, start=self._start(prog, hint))
+        self.stats["counts"] += 1
+        if out is None or out.status is not Status.OPTIMAL:
+            self.failed = out
+            return None
+        self.keep(prog, x)
+        k = int(round(out.objective))
+        return len(self.free_users()) - k - self.n_open()
+
+    def keep(self, prog: LinearProgram, x: np.ndarray) -> None:
+        """Keep a round's solution, trimmed to the state's exact counts with free disposal."""
+        self.r.keep(self.trim(prog, x) if self.disposable else x)
+
+    def trim(self, prog: LinearProgram, x: np.ndarray) -> np.ndarray:
+        """With free disposal (``disposable``: every row that holds a user's task columns is a "<=" row
+        with nonnegative coefficients, or a lower bound on its total below its count), lower the task
+        columns of fixed users to their counts and of matched users to their values' counts; unmatched
+        users keep theirs. The result lies in *P* (module docstring, "Free disposal")."""
+        base = self.r.base
+        xb = np.array(x[:base.n_cols], dtype=float)
+        for i in range(self.n):
+            if not self.free[i]:
+                target = self.lo[i]
+            else:
+                target = None
+                for v in self.takes(i):
+                    j = prog.index.get(f"{self.r.label}pu_{i}_{v}")
+                    if j is not None and x[j] > 0.5:
+                        target = self.k_of(i, v)
+                if target is None:
+                    continue
+            excess = int(round(sum(c * xb[j] for j, c in self.r.tot[i].items()))) - target
+            if excess < 0:
+                raise RuntimeError(f"position driver: user {i} below its count {target} in a solution")
+            for j in sorted(self.r.tot[i], reverse=True):
+                if excess == 0:
+                    break
+                if self.r.tot[i][j] != 1.0:
+                    raise RuntimeError("position driver: free disposal needs unit task columns")
+                take = min(excess, int(round(xb[j] - max(base.lb[j], 0.0))))
+                if take > 0:
+                    xb[j] -= take
+                    excess -= take
+            if excess:
+                raise RuntimeError(f"position driver: could not trim user {i} to {target} tasks")
+        bad = base.violation(xb)
+        if bad is not None:
+            raise RuntimeError(f"position driver: a trimmed solution violates the model ({bad}); "
+                               f"the formulation is not disposable")
+        return xb
+
+    # ---- the sequence ------------------------------------------------------------------------
+    def run(self) -> LeximinOutcome:
+        if not any(self.free):       # nobody can move: the bounds are the allocation; still check feasibility
+            out, x = self.r.solve("feasibility", self.r.base.extended(cost={}), proven=0.5)
+            if x is None:
+                st = Status.NOT_SOLVED if out is None else out.status
+                return self.finish(st, "time limit before the first solve" if out is None else out.message)
+            self.r.keep(x)
+            return self.finish(Status.OPTIMAL, "every user is at its only possible task count")
+        while True:
+            self.deduce()
+            if len(self.free_users()) == self.n_open():
+                break
+            got = self.solve_position()
+            if got is None:
+                return self.stopped()
+            for v in got:
+                self.open[v] += 1
+                self.found.append(v)
+            self.floor = max(got) if self.floor is None else max(self.floor, max(got))
+            logger.debug("%sposition(s) %d: %s", self.r.label, len(self.found), got)
+            if self.objective == "maxmin":
+                return self.finish(Status.OPTIMAL, f"max-min proven optimal by {self.r.backend.name}")
+        return self.finish(Status.OPTIMAL, f"leximin proven optimal by {self.r.backend.name} "
+                                           f"({len(self.r.rounds)} solves, {len(self.leximin())} distinct levels)")
+
+    def leximin(self) -> list[tuple[float, int]]:
+        """The entries proven so far (with the users fixed from the start), as (value, multiplicity)."""
+        vals = Counter(self.found)
+        for i in self.fixed0:
+            vals[self.V(i, self.lo[i])] += 1
+        return [(v / self.S, c) for v, c in sorted(vals.items())]
+
+    def finish(self, status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
+        stats = {**{k: int(v) for k, v in self.stats.items()}, "integer_scale": self.S,
+                 "levels_proven": len(self.leximin()), "positions_proven": len(self.found)}
+        lex = self.leximin() if self.objective == "leximin" else []
+        return self.r.outcome(status, message, self.valuation, self.movable, lex, bound, stats)
+
+    def stopped(self) -> LeximinOutcome:
+        out = self.failed
+        why = "the time limit was reached" if out is None else out.message
+        bound = None
+        if self.objective == "maxmin" and self.known is not None:
+            bound = self.known / self.S
+        if self.r.x is None:
+            st = Status.NOT_SOLVED if out is None or out.status in (Status.FEASIBLE, Status.NOT_SOLVED) else out.status
+            return self.finish(st, f"leximin stopped before any allocation: {why}", bound)
+        return self.finish(Status.FEASIBLE, f"leximin stopped after {len(self.found)} proven position(s): {why}; "
+                                            f"the allocation satisfies every proven position but the rest is "
+                                            f"not proven optimal", bound)

@@ -1,0 +1,272 @@
+"""The value-aware position driver (``fairalloc.exact.positions``, issue 30).
+
+Specified four ways: each exact deduction and the combinatorial bound on hand-built states (no
+solver: the expected bounds and fixed users are worked out in the comments); the count and query
+rounds on a hand instance; the leximin vector against brute-force enumeration (``_exact_bruteforce``,
+exact rationals from the definitions, not our MILP), with the default time slice and with a
+one-microsecond slice that sends every position through the value search and the count fallback;
+and against today's level driver on seeded programs, with every OPTIMAL TV-TSF schedule re-checked
+by ``schedule_details`` (capacities, pending tasks, shares).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import numpy as np
+import pulp
+import pytest
+
+import fairalloc as fa
+from fairalloc.errors import InvalidInstanceError
+from fairalloc.exact.leximin import Valuation, check_leximin_options, solve_leximin
+from fairalloc.exact.milp import add_var
+from fairalloc.exact.positions import PositionDriver
+from fairalloc.exact.program import from_pulp, terms_of
+from fairalloc.exact.rounds import Rounds
+from fairalloc.exact.solvers import get_backend
+from fairalloc.result import Status
+
+from _exact_bruteforce import (best_leximin, best_maxmin, feasible_task_totals, feasible_tv_totals, task_values,  # noqa: E402
+                               tiny_task_instance, tiny_tv_instance, tv_values)
+
+
+def driver(slopes, upper, *, cap=None, lower=None):
+    """A driver over users with values V_i = slopes[i] * X_i (integers, scale 1), 0 <= X_i <= upper[i],
+    on the program sum X <= cap (no cap: every X_i free)."""
+    n = len(slopes)
+    p = pulp.LpProblem("hand", pulp.LpMaximize)
+    xs = [add_var(p, f"x{i}", 0, upper[i], integer=True) for i in range(n)]
+    if cap is not None:
+        p += pulp.lpSum(xs) <= cap, "cap"
+    prog = from_pulp(p, also=[x + 0 for x in xs])
+    tot = [terms_of(x + 0, prog.index) for x in xs]
+    r = Rounds(prog, tot, backend=get_backend("highs", "milp"), started=time.perf_counter(), time_limit=None,
+               threads=1, msg=False, options=None, mip_gap=None, warm_start=True, export_dir=None, label="")
+    val = Valuation(np.asarray(slopes, float), np.zeros(n), np.zeros(n, int) if lower is None else lower, upper)
+    return PositionDriver(r, val, 1, objective="leximin", time_slice=None)
+
+
+def state(d, open_values, floor, lo=None, hi=None):
+    d.open = Counter(open_values)
+    d.floor = floor
+    for i, v in (lo or {}).items():
+        d.lo[i] = v
+    for i, v in (hi or {}).items():
+        d.hi[i] = v
+
+
+def test_rule_2_exactly_as_many_takers_as_copies_are_fixed():
+    # V = (2X, 4X, 5X), open {8, 8}, floor 8: 8 is achievable by user 0 (X=4) and user 1 (X=2), not by
+    # user 2 (8/5): two takers for two copies, both fixed. User 2 is then unmatched: V_2 >= 8, X_2 >= 2
+    d = driver([2, 4, 5], [9, 9, 9])
+    state(d, [8, 8], 8)
+    d.deduce()
+    assert d.free == [False, False, True] and (d.lo[0], d.hi[0], d.lo[1], d.hi[1]) == (4, 4, 2, 2)
+    assert not d.open and d.lo[2] == 2 and d.stats["fixed_by_count"] == 2
+
+
+def test_rule_3_a_user_below_the_floor_takes_its_one_open_value():
+    # V = X for three users; user 0's cap is 3, below the floor 5, so it must take an open value; of
+    # {3, 5} it can take only 3 (5 > its cap): fixed at 3. 5 is left to users 1 and 2 (two takers, one
+    # copy: nothing fixed); both get X >= 5 (rule 4: the smallest value they could take is 5)
+    d = driver([1, 1, 1], [3, 9, 9])
+    state(d, [3, 5], 5)
+    d.deduce()
+    assert d.free == [False, True, True] and d.lo[0] == d.hi[0] == 3 and d.stats["fixed_by_cap"] == 1
+    assert dict(d.open) == {5: 1} and d.lo[1:] == [5, 5]
+
+
+def test_rule_3_as_many_able_users_as_open_values_must_all_take_one():
+    # V = (X, X, 2X), open {4, 6}, floor 6; user 2 has X >= 4 (V >= 8), so it can take neither: users
+    # 0 and 1 are the only two able and both must take an open value: bounds [4, 6] (the smallest and
+    # largest value each can take), neither fixed (two values each)
+    d = driver([1, 1, 2], [9, 9, 9])
+    state(d, [4, 6], 6, lo={2: 4})
+    d.deduce()
+    assert d.free == [True, True, True]
+    assert (d.lo[0], d.hi[0], d.lo[1], d.hi[1], d.lo[2]) == (4, 6, 4, 6, 4)
+
+
+def test_rule_4_lower_bounds_from_the_smallest_value_a_user_could_take():
+    # V = (2X, 3X, 3X), open {6}, floor 6: everyone can take 6 (X = 3, 2, 2); three takers for one
+    # copy, nothing fixed; each gets the count of 6 as its lower bound
+    d = driver([2, 3, 3], [9, 9, 9])
+    state(d, [6], 6)
+    d.deduce()
+    assert d.free == [True] * 3 and d.lo == [3, 2, 2] and d.hi == [9, 9, 9]
+
+
+def test_combinatorial_bound_is_the_largest_cap_whose_lower_caps_can_be_matched():
+    # V = X, caps 2, 4, 7, open {2}, floor 2. c = 7: users 0 and 1 (caps below 7) would both need the
+    # single open value: no. c = 4: user 0 alone takes 2 (its cap): yes. So the next entry is <= 4
+    d = driver([1, 1, 1], [2, 4, 7])
+    state(d, [2], 2)
+    assert d.upper_bound() == 4
+
+
+def test_count_and_query_rounds_by_hand():
+    # three users, V = X, X_i <= 3, X_0 + X_1 + X_2 <= 4. State after the first entry: open {1}, floor 1,
+    # kept solution (1, 1, 2). Query "the two unmatched users >= 2": 1 + 2 + 2 = 5 > 4, infeasible.
+    # Count: one user at 1, the others >= 1, total <= 4: at most one above 1 (1 + 1 + 2), so K = 1 and
+    # 3 - 1 - 1 = 1 more entry equals 1 (the leximin vector is (1, 1, 2))
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    state(d, [1], 1)
+    prog, _ = d.program("position", level=1, zub=3)
+    d.r.keep(np.array([1.0, 1.0, 2.0] + [0.0] * (prog.n_cols - 3))[:d.r.base.n_cols])
+    assert d.query(2, None) is False
+    assert d.count() == 1 and sorted(d.r.totals.tolist()) == [1, 1, 2]     # the count's solution is kept
+    assert d.query(1, None) is True
+
+
+def test_search_after_a_stalled_query_keeps_the_values_above_it_open():
+    # the value search with scripted answers (no solver): two users, V = X, the next entry's true value
+    # is 14 (a query "both >= c" is feasible exactly for c <= 14). The first query (c = 10, the median of
+    # 1..20) stalls; the search goes on below it; c = 5 is feasible with a solution whose entry is 12,
+    # above the stalled value: the values above 12 were never refuted, so the search must go on up to
+    # 20 (16 no, 14 yes, 15 no) and end at 14, not at 12
+    d = driver([1, 1], [20, 20])
+    asked = []
+
+    def query(c, time_slice):
+        asked.append(c)
+        if len(asked) == 1:
+            return None                                   # stalled
+        if c > 14:
+            return False
+        d.r.totals = np.array([max(c, 12), 20])           # a feasible solution: its entry max(c, 12)
+        return True
+
+    d.query = query
+    d.count_fallback = False
+    assert d.search(0, 20, 1.0) == ("done", [14])
+    assert asked == [10, 5, 16, 14, 15]
+
+
+def test_the_driver_runs_end_to_end_on_the_hand_instance():
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    out = d.run()
+    assert out.status is Status.OPTIMAL and out.leximin == [(1.0, 2), (2.0, 1)]
+    assert sorted(out.totals.tolist()) == [1, 1, 2]
+
+
+@pytest.mark.parametrize("time_slice", [2.0, 1e-6])
+def test_positions_equal_brute_force(time_slice):
+    # 8 tiny task instances x TSF, DRF, SDRF (with commitments) and CDRF, 6 tiny TV-TSF instances: the
+    # proven leximin vector equals the enumerated optimum. A one-microsecond slice stops every
+    # position MILP at once: the entries then come from the value search, the doubled slices and the
+    # count fallback (which paths ran depends on the machine; the vector may not)
+    opts = {"driver": "positions", "time_slice": time_slice}
+    for seed in range(8):
+        ti = tiny_task_instance(500 + seed, identical=seed % 2 == 0, commitments=seed % 3 == 0)
+        feasible = feasible_task_totals(ti)
+        for mech in ("tsf", "drf", "sdrf", "cdrf"):
+            f = task_values(ti, mech)
+            r = fa.exact.tasks_leximin(ti, mechanism=mech, solver="highs", leximin_options=opts)
+            assert r.status is Status.OPTIMAL, r.message
+            got = tuple(sorted(f(tuple(r.tasks.sum(axis=1)))))
+            assert got == best_leximin(f(x) for x in feasible), (seed, mech)
+    for seed in range(6):
+        tv = tiny_tv_instance(600 + seed, identical=seed % 2 == 0)
+        f = tv_values(tv)
+        r = fa.exact.tvtsf_milp(tv, solver="highs", leximin_options=opts)
+        assert r.status is Status.OPTIMAL, r.message
+        assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible_tv_totals(tv))
+
+
+def test_cpsat_and_maxmin_equal_brute_force():
+    for seed in range(4):
+        tv = tiny_tv_instance(700 + seed, identical=seed % 2 == 0)
+        f = tv_values(tv)
+        feasible = feasible_tv_totals(tv)
+        r = fa.exact.tvtsf_milp(tv, solver="cpsat")
+        assert r.status is Status.OPTIMAL and r.stats["components"][0]["driver"] == "positions"
+        assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible)
+        movable = [i for i in range(tv.n_agents) if tv.arrivals[i].sum() > 0]
+        m = fa.exact.tvtsf_milp(tv, objective="maxmin", solver="highs")
+        assert m.status is Status.OPTIMAL
+        if movable:
+            assert min(f(tuple(m.tasks.sum(axis=(1, 2))))[i] for i in movable) == best_maxmin(
+                [f(x) for x in feasible], movable)
+
+
+def _schedule_is_feasible(tv, r):
+    """Independent re-check of a TV-TSF schedule from its per-slot figures (schedule_details)."""
+    det = fa.exact.schedule_details(tv, r.tasks)
+    caps = tv.cluster.capacities
+    assert (det["usage"] <= caps[:, :, None] * (1 + 1e-9) + 1e-9).all()
+    assert (det["pending"] >= 0).all()
+    assert (r.tasks[~tv.placement.astype(bool)[:, :, None].repeat(tv.n_slots, axis=2)] == 0).all()
+    np.testing.assert_allclose(det["cumulative_shares"][:, -1], r.shares, atol=1e-12)
+
+
+def _dense_with_twin(seed):
+    """A small dense TV-TSF instance whose user 0 is duplicated (same demands, arrivals, duration,
+    placement): ties the driver must settle."""
+    from fairalloc.exact.random_instances import dense_time_varying_instance
+
+    tv = dense_time_varying_instance(4, 3, 5, rng=seed, tasks_per_slot=(2, 4))
+    dup = lambda a: np.concatenate([a, a[:1]], axis=0)          # noqa: E731
+    return fa.TimeVaryingInstance(tv.cluster, dup(tv.task_demands), dup(tv.arrivals), dup(tv.durations),
+                                  placement=dup(tv.placement))
+
+
+def test_positions_equal_the_level_driver_on_seeded_and_tie_forced_programs():
+    # today's driver as the reference it replaces (a change detector beside the brute-force tests):
+    # compare's first random task instances under every mechanism, and dense TV-TSF instances with a
+    # duplicated user; every OPTIMAL schedule re-checked
+    from fairalloc.experiments.compare import random_instances
+
+    insts = random_instances(8, 0, rng=0)
+    cases = 0
+    for name, ti in insts:
+        for mech in ("drf", "sdrf", "tsf", "cdrf"):
+            a = fa.exact.tasks_leximin(ti, mechanism=mech, solver="highs", leximin_options={"driver": "levels"})
+            b = fa.exact.tasks_leximin(ti, mechanism=mech, solver="highs")
+            assert a.status is b.status is Status.OPTIMAL
+            np.testing.assert_allclose(np.sort(a.shares), np.sort(b.shares), atol=1e-12)
+            cases += 1
+    for seed in range(4):
+        tv = _dense_with_twin(seed)
+        a = fa.exact.tvtsf_milp(tv, solver="highs", leximin_options={"driver": "levels"})
+        b = fa.exact.tvtsf_milp(tv, solver="highs")
+        assert a.status is b.status is Status.OPTIMAL
+        np.testing.assert_allclose(np.sort(a.shares), np.sort(b.shares), atol=1e-12)
+        np.testing.assert_allclose(a.details["leximin"], b.details["leximin"], atol=1e-12)
+        _schedule_is_feasible(tv, a)
+        _schedule_is_feasible(tv, b)
+        cases += 1
+    assert cases == 8 * 4 + 4
+
+
+def test_a_time_limit_gives_a_feasible_unproven_result():
+    # a limit too short for the dense 10 x 10 x 20 instance: never OPTIMAL, the schedule still valid
+    from fairalloc.exact.random_instances import dense_time_varying_instance
+
+    tv = dense_time_varying_instance(10, 10, 20, rng=1)
+    r = fa.exact.tvtsf_milp(tv, solver="highs", time_limit=3.0)
+    assert r.status is not Status.OPTIMAL
+    if r.tasks is not None:
+        _schedule_is_feasible(tv, r)
+
+
+def test_driver_options_are_checked_and_named():
+    with pytest.raises(InvalidInstanceError, match=r"leximin_options\['driver'\]='fast' must be one of"):
+        check_leximin_options({"driver": "fast"})
+    with pytest.raises(InvalidInstanceError, match=r"leximin_options\['nope'\] is not an option"):
+        fa.exact.tvtsf_milp(tiny_tv_instance(1), leximin_options={"nope": 1})
+    with pytest.raises(InvalidInstanceError, match=r"time_slice'\]=0 must be a positive number"):
+        check_leximin_options({"time_slice": 0})
+    with pytest.raises(InvalidInstanceError, match=r"lp_bounds'\]='yes' must be True or False"):
+        check_leximin_options({"lp_bounds": "yes"})
+
+
+def test_values_that_do_not_scale_to_integers_run_the_level_driver():
+    p = pulp.LpProblem("irr", pulp.LpMaximize)
+    x0 = add_var(p, "x0", 0, 3, integer=True)
+    x1 = add_var(p, "x1", 0, 3, integer=True)
+    p += x0 + x1 <= 4, "cap"
+    out = solve_leximin(p, [x0 + 0, x1 + 0], Valuation([2 ** 0.5, 1.0], [0, 0], [0, 0], [3, 3]),
+                        objective="leximin", backend=get_backend("highs", "milp"))
+    assert out.status is Status.OPTIMAL and out.stats["driver"] == "levels" and "integer" in out.stats["driver_note"]
