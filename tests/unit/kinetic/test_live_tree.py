@@ -255,3 +255,30 @@ def test_events_pushed_after_a_heap_compaction_in_one_advance_are_processed(stal
     assert list(tree) == ["b", "c", "e", "a", "f", "g"]
     assert tree.swaps == 4
     assert tree.next_event_time == pytest.approx(math.log(2000.0))
+
+
+def test_common_crossing_of_five_elements_reverses_the_order():
+    r"""Five trajectories :math:`p_i(t) = 1 + b_i (e^{-t} - 1/2)` (tau = 1) all meet at :math:`t = \ln 2`:
+    before, the order is by increasing :math:`b_i`; after, by decreasing :math:`b_i` (by hand). The
+    swap events of that instant are processed together (several at one time)."""
+    tree = LiveTree(tau=1.0)
+    slopes = [0.1, 0.2, 0.3, 0.4, 0.5]
+    for key, b in enumerate(slopes):
+        tree.insert(key, [1.0 - b / 2], [b])
+    assert list(tree) == [0, 1, 2, 3, 4]
+    assert tree.next_event_time == pytest.approx(math.log(2.0), rel=1e-12)
+    tree.advance(1.0)
+    assert list(tree) == [4, 3, 2, 1, 0]
+    assert tree.swaps >= 4                       # at least the adjacent exchanges that reverse 5 items
+
+
+def test_equal_intercepts_with_underflowed_slopes_keep_the_exact_order():
+    r"""Slope terms :math:`2 e^{-800}` and :math:`e^{-800}` are both 0.0 in floating point; by their exact
+    ratio (2) the first is larger, so its element comes second whatever the keys say."""
+    tree = LiveTree(tau=1.0)
+    tree.advance(800.0)
+    tree.insert(0, [0.25], [2.0], t0=0.0)
+    tree.insert(1, [0.25], [1.0], t0=0.0)
+    assert list(tree) == [1, 0]
+    tree.insert(2, [0.25], [-1.0], t0=0.0)       # a negative term: below both
+    assert list(tree) == [2, 1, 0]
