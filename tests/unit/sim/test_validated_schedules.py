@@ -205,3 +205,22 @@ def test_lazy_heap_schedules_follow_the_rule_when_keys_barely_move():
     r = fa.simulate(wl, cluster, policy="sdrf", delta=1 - 1e-9, structure="heap")
     assert r.stats["decisions"] > 4 * 5 + 128
     validate_task_schedule(wl, cluster, r, mechanism="sdrf", delta=1 - 1e-9, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", [("drf", {}), ("tsf", {}), ("cdrf", {}), ("sdrf", {"delta": 0.9})],
+                         ids=lambda c: c[0])
+def test_resort_structure_schedules_follow_the_rule(case):
+    """``structure="resort"``: every decision takes the minimum over all users (constant keys as one
+    line each, SDRF's as its lines)."""
+    name, opts = case
+    for seed in range(2):
+        wl = _workload(seed)
+        _check(wl, _cluster(seed, 2), _placement(seed, 5, 2), name, {**opts, "structure": "resort"})
+
+
+@pytest.mark.parametrize("priority", ["level", "printed"])
+def test_three_resources_sdrf_schedules_follow_the_rule(priority):
+    """Three resources: SDRF's key is a maximum of three lines (envelopes of several pieces)."""
+    for seed, delta in ((0, 0.9), (1, 0.5), (2, 0.99)):
+        wl = _workload(seed, k=3)
+        _check(wl, _cluster(seed, 1, k=3), None, "sdrf", {"delta": delta, "priority": priority})
