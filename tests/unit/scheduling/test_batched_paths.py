@@ -6,19 +6,13 @@
 * ``FreeCapacity.find_take``: the server :meth:`find_list` chooses, with :meth:`take` applied.
 * ``TaskScheduler.finish_all`` brings each user's commitments to now once, in the order of its first
   task ended (Eq. 6 by hand).
-* The live tree's certificates read the cached state of a piece (``_state``) when it is of the same
-  time: the same crossing time as computed from the lines.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
-from fairalloc.kinetic import LiveTree
-from fairalloc.kinetic import tree_core
 from fairalloc.scheduling import DRFScheduler, SDRFScheduler, TSFScheduler
 from fairalloc.scheduling.servers import FreeCapacity
 
@@ -107,30 +101,3 @@ def test_find_take_is_find_then_take(cluster, rule):
         assert b.free.tolist() == a.free.tolist()
         seen.add(m >= 0)
     assert seen == {True, False}                  # both branches ran
-
-
-def test_certificates_from_cached_state_equal_those_from_lines():
-    rng = np.random.default_rng(11)
-    tree = LiveTree(tau=2.0)
-    for k in range(30):
-        a = rng.uniform(0, 1, 3).round(2)
-        b = rng.uniform(-0.5, 0.5, 3).round(2)
-        b[rng.integers(3)] = 0.0
-        tree.insert(k, a.tolist(), b.tolist())
-    t = 0.0
-    checked = 0
-    for _ in range(20):
-        t += float(rng.exponential(0.5))
-        tree.advance(t)
-        F, I, P = tree._ts[0], tree._ts[1], tree._ts[2]
-        order = [tree._index[k] for k in tree]
-        for x, y in zip(order, order[1:]):
-            for e in (x, y):
-                F[e, tree_core._CT] = math.nan     # cold: from the lines
-            cold = tree_core.fail_time(F, I, P, tree.tau, True, x, y, t, False)
-            for e in (x, y):
-                tree_core.state(F, I, P, e, t, tree.tau, True)   # warm: the cached piece at t
-            assert F[x, tree_core._CT] == t and F[y, tree_core._CT] == t
-            assert tree_core.fail_time(F, I, P, tree.tau, True, x, y, t, False) == cold
-            checked += 1
-    assert checked == 20 * 29
