@@ -15,7 +15,7 @@ equivalent mutant, one no test can tell apart from the original, is not a test g
 
     nice -n 10 python benchmarks/mutation_core.py --sample 120 --seed 0 --survivors /tmp/survivors.txt
 
-Not part of CI. Needs ``pip install cosmic-ray``.
+Not part of CI. Needs the ``bench`` extra (``pip install -e .[bench]``: cosmic-ray).
 """
 
 from __future__ import annotations
