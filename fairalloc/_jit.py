@@ -65,6 +65,7 @@ def jit(fn: Callable | None = None, /, **options: Any):
     separate compiled copy bound to ``name``; the plain function itself is left as it is).
     """
     options.setdefault("cache", True)
+    options.setdefault("_nrt", True)
 
     def mark(f: Callable) -> Any:
         p = Pending(f, options)

@@ -199,7 +199,7 @@ def grow_state(ts: TreeState, cap: int, lines: int) -> TreeState:
 
 
 # ---- ranks, comparison, trajectories -----------------------------------------------------------------
-@jit
+@jit(_nrt=False)
 def _rank_cmp(tp, kp, tq, kq):
     """Order of the ranks (tie, key) of p and q: -1, 1 or 0 (the same element)."""
     if tp < tq:
@@ -213,7 +213,7 @@ def _rank_cmp(tp, kp, tq, kq):
     return 0
 
 
-@jit
+@jit(_nrt=False)
 def _slope_cmp(bp, t0p, bq, t0q, tau):
     r"""Order of two slope terms :math:`b_p e^{-(s - t_{0p})/\tau}` and :math:`b_q e^{-(s - t_{0q})/\tau}`
     (-1: p's smaller, 1: larger, 0: equal to ``_SAME``), at any s: with one tau their ratio
@@ -231,7 +231,7 @@ def _slope_cmp(bp, t0p, bq, t0q, tau):
     return gp if dl > 0.0 else -gp
 
 
-@jit
+@jit(_nrt=False)
 def cmp(ap, sp, bp, t0p, tp, kp, aq, sq, bq, t0q, tq, kq, s, tau, kin):
     """Order of p and q at time s (-1: p first, 1: q first, 0: same rank); p(s) = ap + sp.
 
@@ -270,7 +270,7 @@ def cmp(ap, sp, bp, t0p, tp, kp, aq, sq, bq, t0q, tq, kq, s, tau, kin):
     return _rank_cmp(tp, kp, tq, kq)
 
 
-@jit
+@jit(_nrt=False)
 def _bisect_right(a, n, x):
     lo, hi = 0, n
     while lo < hi:
@@ -397,7 +397,7 @@ def envelope(P, I, e, t0, tau, kin):
     I[e, _NP] = k
 
 
-@jit
+@jit(_nrt=False)
 def state(F, I, P, e, t, tau, kin):
     """(intercept a, slope term beta(t)) of e's line active just after t (cached, with the piece's slope
     coefficient in ``F[e, _CB]``); p(t) = a + beta."""
@@ -418,7 +418,7 @@ def state(F, I, P, e, t, tau, kin):
     return a, s
 
 
-@jit
+@jit(_nrt=False)
 def states(F, I, P, idx, t, tau, kin, out):
     """:func:`state` of the elements ``idx`` at t into ``out`` rows (intercept, slope term, the piece's
     slope coefficient): one call for a whole re-sort (:class:`~fairalloc.kinetic.ResortQueue`)."""
@@ -429,7 +429,7 @@ def states(F, I, P, idx, t, tau, kin, out):
         out[j, 2] = F[idx[j], _CB]
 
 
-@jit
+@jit(_nrt=False)
 def fail_time(F, I, P, tau, kin, x, y, s, after_swap):
     """Earliest time >= s after which x must no longer precede y (``inf``: never).
 
@@ -508,7 +508,7 @@ def fail_time(F, I, P, tau, kin, x, y, s, after_swap):
             iy += 1
 
 
-@jit
+@jit(_nrt=False)
 def _cmp_at(ts, p, q, t):
     """:func:`cmp` of elements p and q at t (their cached states)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -521,7 +521,7 @@ def _cmp_at(ts, p, q, t):
 
 
 # ---- the order: blocks ------------------------------------------------------------------------------
-@jit
+@jit(_nrt=False)
 def _index(B, BO, e, b):
     """Position of e in block b (a scan, as ``list.index``)."""
     for i in range(BO[_LEN, b]):
@@ -530,7 +530,7 @@ def _index(B, BO, e, b):
     return -1
 
 
-@jit
+@jit(_nrt=False)
 def _next(ts, e):
     F, I, P, B, BO, H, meta, fm = ts
     b = I[e, _BLK]
@@ -541,7 +541,7 @@ def _next(ts, e):
     return B[BO[_ORDER, j], 0] if j < meta[_NB] else -1
 
 
-@jit
+@jit(_nrt=False)
 def _prev(ts, e):
     F, I, P, B, BO, H, meta, fm = ts
     b = I[e, _BLK]
@@ -555,7 +555,7 @@ def _prev(ts, e):
     return -1
 
 
-@jit
+@jit(_nrt=False)
 def _around(B, BO, meta, b, i):
     """(previous, next) of the element at position i of block b in the order (-1: none)."""
     n = BO[_LEN, b]
@@ -574,7 +574,7 @@ def _around(B, BO, meta, b, i):
     return p, q
 
 
-@jit
+@jit(_nrt=False)
 def first(ts):
     """The first element (-1: empty)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -583,13 +583,13 @@ def first(ts):
     return B[BO[_ORDER, 0], 0]
 
 
-@jit
+@jit(_nrt=False)
 def _new_block(BO, meta):
     meta[_NFREE] -= 1
     return BO[_FREE, meta[_NFREE]]
 
 
-@jit
+@jit(_nrt=False)
 def _insert_block(BO, meta, j, b):
     """Block id b at position j of the order."""
     nb = meta[_NB]
@@ -601,7 +601,7 @@ def _insert_block(BO, meta, j, b):
     meta[_NB] = nb + 1
 
 
-@jit
+@jit(_nrt=False)
 def _delete_block(BO, meta, j):
     b = BO[_ORDER, j]
     nb = meta[_NB] - 1
@@ -613,7 +613,7 @@ def _delete_block(BO, meta, j):
     meta[_NFREE] += 1
 
 
-@jit
+@jit(_nrt=False)
 def _place(ts, e):
     """Insert e at its position at now and refresh the certificates around it."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -671,7 +671,7 @@ def _place(ts, e):
     _cert_next(ts, e, q)
 
 
-@jit
+@jit(_nrt=False)
 def _unplace(ts, e):
     F, I, P, B, BO, H, meta, fm = ts
     meta[_VER] += 1
@@ -691,7 +691,7 @@ def _unplace(ts, e):
         _cert_next(ts, p, q)
 
 
-@jit
+@jit(_nrt=False)
 def _swap(ts, x, y):
     """Swap neighbours x, y (y right after x)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -710,18 +710,18 @@ def _swap(ts, x, y):
 
 
 # ---- certificates and events ------------------------------------------------------------------------
-@jit
+@jit(_nrt=False)
 def _before(H, i, j):
     return H[i, 0] < H[j, 0] or (H[i, 0] == H[j, 0] and H[i, 1] < H[j, 1])
 
 
-@jit
+@jit(_nrt=False)
 def _hswap(H, i, j):
     for c in range(4):
         H[i, c], H[j, c] = H[j, c], H[i, c]
 
 
-@jit
+@jit(_nrt=False)
 def _sift_up(H, k):
     while k > 0:
         parent = (k - 1) >> 1
@@ -731,7 +731,7 @@ def _sift_up(H, k):
         k = parent
 
 
-@jit
+@jit(_nrt=False)
 def _sift_down(H, k, n):
     while True:
         c = 2 * k + 1
@@ -745,7 +745,7 @@ def _sift_down(H, k, n):
         k = c
 
 
-@jit
+@jit(_nrt=False)
 def _hpop(H, meta):
     n = meta[_HS] - 1
     meta[_HS] = n
@@ -754,7 +754,7 @@ def _hpop(H, meta):
         _sift_down(H, 0, n)
 
 
-@jit
+@jit(_nrt=False)
 def _cert(ts, x, after_swap):
     """(Re)compute the certificate of the pair (x, next(x)) from now and queue it."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -765,7 +765,7 @@ def _cert(ts, x, after_swap):
     _cert_to(ts, x, _next(ts, x), after_swap)
 
 
-@jit
+@jit(_nrt=False)
 def _cert_next(ts, x, y):
     """:func:`_cert` with y = next(x) known (no search for x's position)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -776,7 +776,7 @@ def _cert_next(ts, x, y):
     _cert_to(ts, x, y, False)
 
 
-@jit
+@jit(_nrt=False)
 def _cert_to(ts, x, y, after_swap):
     """:func:`_cert` with y = next(x) known and x's token already bumped."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -808,7 +808,7 @@ def _cert_to(ts, x, y, after_swap):
                 _sift_down(H, k, m)
 
 
-@jit
+@jit(_nrt=False)
 def process(ts, t):
     """Process the swap events due at or before t, in (time, sequence) order."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -843,7 +843,7 @@ def process(ts, t):
         _cert(ts, x, False)
 
 
-@jit
+@jit(_nrt=False)
 def _process_due(ts):
     F, I, P, B, BO, H, meta, fm = ts
     if meta[_HS] > 0 and H[0, 0] <= fm[_NOW]:     # else process does nothing
@@ -851,7 +851,7 @@ def _process_due(ts):
 
 
 # ---- the operations LiveTree calls ------------------------------------------------------------------
-@jit
+@jit(_nrt=False)
 def set_trajectory(ts, e, ab, t0, tie, kord):
     """Element e's lines (``ab`` rows: intercepts, slopes), reference time, tie and key order."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -867,7 +867,7 @@ def set_trajectory(ts, e, ab, t0, tie, kord):
     envelope(P, I, e, t0, fm[_TAU], fm[_KIN] != 0.0)
 
 
-@jit
+@jit(_nrt=False)
 def insert(ts, e, ab, t0, tie, kord):
     """Add element e (absent) with this trajectory."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -877,7 +877,7 @@ def insert(ts, e, ab, t0, tie, kord):
     _process_due(ts)
 
 
-@jit
+@jit(_nrt=False)
 def _reposition(ts, e, in_place):
     """Restore the order after e's trajectory changed (in place when it still fits there)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -905,14 +905,14 @@ def _reposition(ts, e, in_place):
     _process_due(ts)
 
 
-@jit
+@jit(_nrt=False)
 def update(ts, e, ab, t0, tie, kord, in_place):
     """Replace e's trajectory and restore the order."""
     set_trajectory(ts, e, ab, t0, tie, kord)
     _reposition(ts, e, in_place)
 
 
-@jit
+@jit(_nrt=False)
 def remove(ts, e):
     """Remove element e (present)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -921,14 +921,14 @@ def remove(ts, e):
     _process_due(ts)
 
 
-@jit
+@jit(_nrt=False)
 def _other(ts, e):
     """The first element other than e (-1: none)."""
     f = first(ts)
     return _next(ts, f) if f == e else f
 
 
-@jit
+@jit(_nrt=False)
 def leads_with(ts, e, probe, ab, t0, tie):
     """Whether e (present) would come first now with this trajectory; nothing changes."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -937,7 +937,7 @@ def leads_with(ts, e, probe, ab, t0, tie):
     return other < 0 or _cmp_at(ts, probe, other, fm[_NOW]) < 0
 
 
-@jit
+@jit(_nrt=False)
 def lead_or_update(ts, e, probe, ab, t0, tie, in_place):
     """:func:`leads_with`, then :func:`update` if it is False, with the envelope built once: the
     probe's trajectory and envelope move to the element."""
@@ -960,7 +960,7 @@ def lead_or_update(ts, e, probe, ab, t0, tie, in_place):
     return False
 
 
-@jit
+@jit(_nrt=False)
 def advance(ts, t):
     """Move the current time to t (>= now), processing the swap events due; return their number."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -970,7 +970,7 @@ def advance(ts, t):
     return meta[_SWAPS] - before
 
 
-@jit
+@jit(_nrt=False)
 def priority(ts, e, t):
     """p(t) of element e (t >= its reference time)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -978,7 +978,7 @@ def priority(ts, e, t):
     return a + s
 
 
-@jit
+@jit(_nrt=False)
 def next_event_time(ts):
     """Time of the next pending swap event (``inf``: none); drops stale entries on top."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -987,7 +987,7 @@ def next_event_time(ts):
     return H[0, 0] if meta[_HS] > 0 else _INF
 
 
-@jit
+@jit(_nrt=False)
 def order(ts, out):
     """The elements in order into ``out``; return their number."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -1001,25 +1001,25 @@ def order(ts, out):
 
 
 # ---- reads for the schedulers' core -------------------------------------------------------------
-@jit
+@jit(_nrt=False)
 def size(ts):
     """Number of elements."""
     return ts.meta[_N]
 
 
-@jit
+@jit(_nrt=False)
 def swaps(ts):
     """Swap events processed since the state was made."""
     return ts.meta[_SWAPS]
 
 
-@jit
+@jit(_nrt=False)
 def contains(ts, e):
     """Whether element e is in the order."""
     return ts.I[e, _BLK] >= 0
 
 
-@jit
+@jit(_nrt=False)
 def first_unflagged(ts, flagged):
     """The first element in order whose ``flagged[e]`` is False (-1: none)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -1032,14 +1032,14 @@ def first_unflagged(ts, flagged):
     return -1
 
 
-@jit
+@jit(_nrt=False)
 def compare(ts, p, q, t):
     """:func:`cmp` of elements p and q at time t (-1: p first, 1: q first, 0: the same element); their
     trajectories need only be set (:func:`set_trajectory`), not placed in the order."""
     return _cmp_at(ts, p, q, t)
 
 
-@jit
+@jit(_nrt=False)
 def pair_fail_time(ts, x, y):
     """:func:`fail_time` of x before y from now: the earliest time >= now after which x must no longer
     precede y (``inf``: never); trajectories set, not necessarily placed."""

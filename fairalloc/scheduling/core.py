@@ -100,7 +100,9 @@ HEAP, TREE, SCAN, LAZY = 0, 1, 2, 3
 # meta (int64) fields
 (_SIZE, _DECISIONS, _BLOCKED, _RUNS, _NDIRTY, _KEY, _ORDER, _RULE, _BYWAIT, _STOP, _LSIZE, _RECOMP, _ACTIVE,
  _INPLACE, _TOKEN) = range(15)
-_NMETA = 15
+# a pass's own variables, kept in meta while its launch rows are given more room (:func:`schedule`)
+_LEAD, _NSKIP, _STARTED, _NOUT, _LAST, _LASTM = range(15, 21)
+_NMETA = 21
 # par (float) fields
 _NOW, _TAU, _KIN, _LEVEL, _EPS, _JUMP = range(6)
 
@@ -159,7 +161,7 @@ class RunTable(NamedTuple):
 
 
 # ---- the indexed heap of users (constant keys), ordered by (prio, tie, user) ----------------------------
-@jit
+@jit(_nrt=False)
 def _before(a, b, prio, tie):
     if prio[a] != prio[b]:
         return prio[a] < prio[b]
@@ -168,7 +170,7 @@ def _before(a, b, prio, tie):
     return a < b
 
 
-@jit
+@jit(_nrt=False)
 def _up(k, heap, pos, prio, tie):
     u = heap[k]
     while k > 0:
@@ -183,7 +185,7 @@ def _up(k, heap, pos, prio, tie):
     pos[u] = k
 
 
-@jit
+@jit(_nrt=False)
 def _down(k, heap, pos, n, prio, tie):
     u = heap[k]
     while True:
@@ -202,7 +204,7 @@ def _down(k, heap, pos, n, prio, tie):
     pos[u] = k
 
 
-@jit
+@jit(_nrt=False)
 def _hpush(st, u):
     n = st.meta[_SIZE]
     st.heap[n] = u
@@ -211,7 +213,7 @@ def _hpush(st, u):
     st.meta[_SIZE] = n + 1
 
 
-@jit
+@jit(_nrt=False)
 def _hremove(st, u):
     heap, pos = st.heap, st.pos
     k = pos[u]
@@ -227,7 +229,7 @@ def _hremove(st, u):
 
 
 # ---- the lazy heap (baseline): entries (key as stored, tie, user, token) ------------------------------
-@jit
+@jit(_nrt=False)
 def _lbefore(L, i, j):
     for c in range(4):
         if L[i, c] != L[j, c]:
@@ -235,13 +237,13 @@ def _lbefore(L, i, j):
     return False
 
 
-@jit
+@jit(_nrt=False)
 def _lswap(L, i, j):
     for c in range(4):
         L[i, c], L[j, c] = L[j, c], L[i, c]
 
 
-@jit
+@jit(_nrt=False)
 def _lsift_down(L, k, n):
     while True:
         c = 2 * k + 1
@@ -255,7 +257,7 @@ def _lsift_down(L, k, n):
         k = c
 
 
-@jit
+@jit(_nrt=False)
 def _lpop(st):
     L = st.lazy
     n = st.meta[_LSIZE] - 1
@@ -265,7 +267,7 @@ def _lpop(st):
         _lsift_down(L, 0, n)
 
 
-@jit
+@jit(_nrt=False)
 def _lpush(st, ts, u):
     """Push u's key at now (:class:`~fairalloc.kinetic.LazyHeap`'s ``_push``)."""
     L = st.lazy
@@ -295,7 +297,7 @@ def _lpush(st, ts, u):
     st.meta[_LSIZE] = n + 1
 
 
-@jit
+@jit(_nrt=False)
 def _lazy_min(st, ts):
     """The lazy heap's top once its stored key is current (-1: empty)."""
     L = st.lazy
@@ -314,13 +316,13 @@ def _lazy_min(st, ts):
 
 
 # ---- keys --------------------------------------------------------------------------------------------------
-@jit
+@jit(_nrt=False)
 def _tie_of(st, runs, u):
     """The tie value of u: its oldest pending task's submission time (``ties="wait"``) or 0."""
     return runs.sub[st.qhead[u]] if st.meta[_BYWAIT] != 0 else 0.0
 
 
-@jit
+@jit(_nrt=False)
 def _held_add(st, u, h, delta):
     """TSF: one more (``delta`` 1) or one fewer (-1) running task of monopoly count h for u, the counts
     kept in the order first held (a count that reaches 0 is dropped, the others keep their order)."""
@@ -340,7 +342,7 @@ def _held_add(st, u, h, delta):
     st.held_len[u] = n + 1
 
 
-@jit
+@jit(_nrt=False)
 def key_value(st, runs, u):
     """u's key now, for keys constant between its own changes (DRF, TSF, CDRF; :mod:`.keys`)."""
     kind = st.meta[_KEY]
@@ -351,7 +353,7 @@ def key_value(st, runs, u):
     return cdrf_key(st.usage[u], runs.d[st.qhead[u]], st.totals, st.w[u])
 
 
-@jit
+@jit(_nrt=False)
 def key_lines(st, runs, u):
     """u's key as lines :math:`a_r + b_r e^{-(t - t_0)/\\tau}` for the tree-ordered modes: SDRF's
     (:func:`~fairalloc.scheduling.keys.trajectory_row`) into ``st.ab``, a constant key as one line
@@ -364,7 +366,7 @@ def key_lines(st, runs, u):
     return 1, st.par[_NOW]
 
 
-@jit
+@jit(_nrt=False)
 def _sdrf_changed(st, u):
     """SDRF: u's holdings changed now: its normalised holdings, its commitments brought to now by
     Eq. 6 (:func:`fairalloc.commitments.decay_row_into`; a second change at the same instant leaves them),
@@ -387,7 +389,7 @@ def _sdrf_changed(st, u):
 
 
 # ---- the order ---------------------------------------------------------------------------------------------
-@jit
+@jit(_nrt=False)
 def _tree_insert(st, runs, ts, u):
     which, t0 = key_lines(st, runs, u)
     if which == 0:
@@ -396,7 +398,7 @@ def _tree_insert(st, runs, ts, u):
         tc.insert(ts, u, st.ab1, t0, _tie_of(st, runs, u), u)
 
 
-@jit
+@jit(_nrt=False)
 def _tree_update(st, runs, ts, u):
     which, t0 = key_lines(st, runs, u)
     if which == 0:
@@ -405,7 +407,7 @@ def _tree_update(st, runs, ts, u):
         tc.update(ts, u, st.ab1, t0, _tie_of(st, runs, u), u, st.meta[_INPLACE] != 0)
 
 
-@jit
+@jit(_nrt=False)
 def _set_lines(st, runs, ts, u):
     which, t0 = key_lines(st, runs, u)
     if which == 0:
@@ -414,7 +416,7 @@ def _set_lines(st, runs, ts, u):
         tc.set_trajectory(ts, u, st.ab1, t0, _tie_of(st, runs, u), u)
 
 
-@jit
+@jit(_nrt=False)
 def _activate(st, runs, ts, u):
     """u has pending tasks again (it had none): its place in the order."""
     order = st.meta[_ORDER]
@@ -430,7 +432,7 @@ def _activate(st, runs, ts, u):
             _lpush(st, ts, u)
 
 
-@jit
+@jit(_nrt=False)
 def _reposition(st, runs, ts, u):
     """u's key or tie changed (u still has pending tasks): its place in the order, now."""
     order = st.meta[_ORDER]
@@ -447,7 +449,7 @@ def _reposition(st, runs, ts, u):
             _lpush(st, ts, u)
 
 
-@jit
+@jit(_nrt=False)
 def _deactivate(st, ts, u):
     """u has no pending task left: out of the order."""
     order = st.meta[_ORDER]
@@ -460,7 +462,7 @@ def _deactivate(st, ts, u):
         st.ltoken[u] += 1
 
 
-@jit
+@jit(_nrt=False)
 def _flush(st, runs, ts):
     """Live tree: the places of the users marked since (first marked first)."""
     for q in range(st.meta[_NDIRTY]):
@@ -470,14 +472,14 @@ def _flush(st, runs, ts):
     st.meta[_NDIRTY] = 0
 
 
-@jit
+@jit(_nrt=False)
 def _clear(st):
     for q in range(st.meta[_NDIRTY]):
         st.isdirty[st.dirty[q]] = False
     st.meta[_NDIRTY] = 0
 
 
-@jit
+@jit(_nrt=False)
 def _lead(st, runs, ts):
     """Live tree: the one user marked since the last pass if it now comes first (it is served without
     moving twice), else -1 after bringing every marked user's place up to date."""
@@ -499,7 +501,7 @@ def _lead(st, runs, ts):
     return -1
 
 
-@jit
+@jit(_nrt=False)
 def _scan_min(st, ts, skipping):
     """The minimum over the users with pending tasks (not set aside when ``skipping``), compared by the
     live tree's comparison at now, scanned in index order."""
@@ -513,7 +515,7 @@ def _scan_min(st, ts, skipping):
     return best
 
 
-@jit
+@jit(_nrt=False)
 def _next_user(st, ts, stop):
     """The user the pass serves next (-1: none)."""
     order = st.meta[_ORDER]
@@ -526,7 +528,7 @@ def _next_user(st, ts, stop):
     return _scan_min(st, ts, not stop)
 
 
-@jit
+@jit(_nrt=False)
 def _sorted_active(st, ts, out):
     """Users with pending tasks sorted by the live tree's comparison at now (insertion sort) into
     ``out``; returns how many."""
@@ -545,7 +547,7 @@ def _sorted_active(st, ts, out):
 
 
 # ---- the operations ----------------------------------------------------------------------------------------
-@jit(inline="always")
+@jit(inline="always", _nrt=False)
 def _enqueue(st, runs, u, r, now):
     """Run r (its user, count and demand already in ``runs``) joins the end of u's queue at ``now``;
     returns whether u had no pending task before."""
@@ -563,14 +565,14 @@ def _enqueue(st, runs, u, r, now):
     return idle
 
 
-@jit
+@jit(_nrt=False)
 def submit(st, runs, ts, u, r):
     """Run r joins user u's queue now; a user with no pending task before enters the order."""
     if _enqueue(st, runs, u, r, st.par[_NOW]):
         _activate(st, runs, ts, u)
 
 
-@jit(inline="always")
+@jit(inline="always", _nrt=False)
 def _take(st, runs, u, r, d, m):
     """Start u's oldest pending task (run r, demand d) on server m; returns its task id."""
     task = runs.next_id[r]
@@ -591,7 +593,7 @@ def _take(st, runs, u, r, d, m):
     return task
 
 
-@jit
+@jit(_nrt=False)
 def release(st, runs, u, r, k, m):
     """k running tasks of run r (user u) on server m end now (then :func:`changed` of u)."""
     d = runs.d[r]
@@ -611,7 +613,7 @@ def release(st, runs, u, r, k, m):
             _held_add(st, u, runs.h[r], -1)
 
 
-@jit
+@jit(_nrt=False)
 def changed(st, runs, ts, u):
     """After :func:`release` of u's tasks ending now: u's key state, and its place in the order (the
     live tree: marked, brought up to date before the order is next read)."""
@@ -627,7 +629,7 @@ def changed(st, runs, ts, u):
             _reposition(st, runs, ts, u)
 
 
-@jit
+@jit(_nrt=False)
 def advance(st, runs, ts, t):
     """Move the clock to t (>= now): the live tree's swap events up to t; returns their number."""
     if st.meta[_ORDER] == TREE:
@@ -637,7 +639,7 @@ def advance(st, runs, ts, t):
     return n
 
 
-@jit(inline="always")
+@jit(inline="always", _nrt=False)
 def _record(out, n_out, r, task, m, last, last_m):
     """One start in the launch rows ``out`` (run, tasks, first task id, server): consecutive starts of
     one run on one server form one launch. Returns the number of rows."""
@@ -658,25 +660,32 @@ def _room(out, n_out):
     return bigger
 
 
-@jit
-def schedule(st, runs, ts, limit, out):
-    """One pass (module docstring): start tasks until the rule stops or ``limit`` tasks started.
-
-    Writes the launches into ``out`` rows (run, tasks, first task id, server), growing it when full;
-    returns (number of launches, out). ``meta[_BLOCKED]`` is the user the pass stopped on, or -1.
-    """
+@jit(_nrt=False)
+def _pass(st, runs, ts, limit, out, fresh):
+    """The pass of :func:`schedule` into ``out``, from its start (``fresh``) or from where it stood when
+    ``out`` was full (its variables kept in ``meta``); returns the number of launch rows, or -1 when
+    ``out`` is full with the pass unfinished."""
     stop = st.meta[_STOP] != 0
     order = st.meta[_ORDER]
     rule = st.meta[_RULE]
     eps = st.par[_EPS]
-    lead = _lead(st, runs, ts) if order == TREE else -1
-    n_skip = 0
-    started = 0
-    n_out = 0
-    last = -1
-    last_m = -1
+    meta = st.meta
+    if fresh:
+        lead = _lead(st, runs, ts) if order == TREE else -1
+        n_skip = 0
+        started = 0
+        n_out = 0
+        last = -1
+        last_m = -1
+    else:
+        lead, n_skip, started = meta[_LEAD], meta[_NSKIP], meta[_STARTED]
+        n_out, last, last_m = meta[_NOUT], meta[_LAST], meta[_LASTM]
     blocked = -1
     while started < limit:
+        if n_out == out.shape[0]:              # no room left for a launch row: the caller makes more
+            meta[_LEAD], meta[_NSKIP], meta[_STARTED] = lead, n_skip, started
+            meta[_NOUT], meta[_LAST], meta[_LASTM] = n_out, last, last_m
+            return -1
         if lead >= 0:
             u = lead
         else:
@@ -710,8 +719,6 @@ def schedule(st, runs, ts, limit, out):
         else:
             _deactivate(st, ts, u)
         started += 1
-        if n_out == out.shape[0]:
-            out = _room(out, n_out)
         n_out = _record(out, n_out, r, task, m, last, last_m)
         last = r
         last_m = m
@@ -722,10 +729,26 @@ def schedule(st, runs, ts, limit, out):
             _hpush(st, u)
     st.meta[_DECISIONS] += started
     st.meta[_BLOCKED] = blocked
+    return n_out
+
+
+@jit(inline="always")
+def schedule(st, runs, ts, limit, out):
+    """One pass (module docstring): start tasks until the rule stops or ``limit`` tasks started.
+
+    Writes the launches into ``out`` rows (run, tasks, first task id, server), growing it when full;
+    returns (number of launches, out). ``meta[_BLOCKED]`` is the user the pass stopped on, or -1.
+    (The pass itself is :func:`_pass`, compiled without reference counting: it takes the state's
+    arrays as borrowed; this wrapper, inlined into its callers, only makes room.)
+    """
+    n_out = _pass(st, runs, ts, limit, out, True)
+    while n_out < 0:
+        out = _room(out, out.shape[0])
+        n_out = _pass(st, runs, ts, limit, out, False)
     return n_out, out
 
 
-@jit
+@jit(_nrt=False)
 def first(st, runs, ts):
     """The user a pass would serve first now (-1: none)."""
     order = st.meta[_ORDER]
@@ -735,6 +758,19 @@ def first(st, runs, ts):
 
 
 @jit
+def _scan_min_change(st, ts):
+    """``"resort"``: the earliest crossing of two neighbours in the order now, by brute force."""
+    out = np.empty(st.w.shape[0], np.int64)
+    n = _sorted_active(st, ts, out)
+    best = math.inf
+    for j in range(n - 1):
+        t = tc.pair_fail_time(ts, out[j], out[j + 1])
+        if t < best:
+            best = t
+    return best
+
+
+@jit(_nrt=False)
 def next_min_change(st, runs, ts):
     """The earliest time after which the first user can change without a submit or a finish: the live
     tree's next swap event (``inf``: none); for ``"resort"`` the earliest crossing of two neighbours
@@ -746,17 +782,10 @@ def next_min_change(st, runs, ts):
         return tc.next_event_time(ts)
     if order != SCAN:
         return math.inf
-    out = np.empty(st.w.shape[0], np.int64)
-    n = _sorted_active(st, ts, out)
-    best = math.inf
-    for j in range(n - 1):
-        t = tc.pair_fail_time(ts, out[j], out[j + 1])
-        if t < best:
-            best = t
-    return best
+    return _scan_min_change(st, ts)
 
 
-@jit
+@jit(_nrt=False)
 def rekey_all(st, runs, ts):
     """Every user with pending tasks re-placed from its key now (for keys that change at fixed
     instants from global state, e.g. a periodic usage decay)."""
@@ -765,7 +794,7 @@ def rekey_all(st, runs, ts):
             _reposition(st, runs, ts, u)
 
 
-@jit
+@jit(_nrt=False)
 def _order_of(st, runs, ts, out):
     """Users with pending tasks in the order a pass would serve them now, into ``out``; their number."""
     order = st.meta[_ORDER]

@@ -81,7 +81,7 @@ KEYS = {"drf": Key(DRF, False, "stop"), "sdrf": Key(SDRF, True, "stop"),
 _dominant = jit(shares.dominant_share_row)
 
 
-@jit
+@jit(_nrt=False)
 def drf_key(usage, totals, w):
     """DRF's key :math:`\\max_r u_r / T_r / w` (the dominant share, :func:`fairalloc.shares.dominant_share_row`).
 
@@ -99,7 +99,7 @@ def drf_key(usage, totals, w):
     return (_dominant(usage, totals) + 0.0) / w
 
 
-@jit
+@jit(_nrt=False)
 def tsf_key(held_h, held_n, n_held, w):
     """TSF's key :math:`\\sum_j n_j / (h_j w)` over the distinct monopoly counts :math:`h_j` of the
     user's running tasks (:math:`n_j` tasks each; :func:`fairalloc.shares.task_shares`, summed in the
@@ -119,7 +119,7 @@ def tsf_key(held_h, held_n, n_held, w):
     return acc
 
 
-@jit
+@jit(_nrt=False)
 def cdrf_key(usage, demand, totals, w):
     """CDRF's key :math:`\\max_r (u_r + d_r) / T_r / w` (:func:`fairalloc.shares.dominant_shares_after`).
 

@@ -58,7 +58,7 @@ FIRST_FIT, BEST_FIT, TVTSF = 0, 1, 2
 _fits = jit(shares.task_fits_row)
 
 
-@jit
+@jit(_nrt=False)
 def row_sum(x):
     """``numpy.sum`` of a 1-d float array, bit for bit: left to right (from -0.0) below 8 terms,
     else NumPy's pairwise summation (8 accumulators per block of at most 128 terms, halves above).
@@ -100,7 +100,7 @@ def row_sum(x):
     return row_sum(x[:half]) + row_sum(x[half:])
 
 
-@jit
+@jit(_nrt=False)
 def shape_mismatch(free_row, demand, totals, scratch):
     r"""TV-TSF Algorithm 4's :math:`H = \sum_r |d_r/d_k - f_r/f_k|` of one server, with :math:`d` the
     task's and :math:`f` the server's free capacity in units of the cluster totals and *k* the task's
@@ -127,7 +127,7 @@ def shape_mismatch(free_row, demand, totals, scratch):
     return row_sum(scratch)
 
 
-@jit
+@jit(_nrt=False)
 def find_server(free, demand, eligible, rule, totals, eps, scratch):
     """The server rule (module docstring): among the servers ``eligible`` and where one task of
     ``demand`` fits now (:func:`fairalloc.shares.task_fits_row`), the first (``rule`` 0), the one left
