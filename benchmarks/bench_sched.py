@@ -7,28 +7,22 @@ Printed, all from this one process (timings on a shared machine are noisy; ratio
 
 1. decisions per second of the whole simulation (engine + policy + scheduler; a decision = one task
    started) for DRF and SDRF (delta = 1 - 1e-6) with the live tree, on the full workload;
-2. live tree vs re-sorting every user at every decision vs a heap with lazy recomputation, on a
-   *window* of ``--window`` decisions of the same SDRF run: the run proceeds with the live tree to
-   ``--warmup`` decisions (the window starts in the loaded, many-users-active state, which a prefix
-   of the workload would not reach), then the scheduler's queue is replaced by the structure under
-   test, holding the same trajectories, and the next ``--window`` decisions are timed. The live tree
-   is timed on the same window of its own run, twice: on SDRF's compiled core
-   (:mod:`fairalloc.scheduling.sdrf_core`, driven by the event engine one call at a time) and on the
-   generic Python path with the :class:`LiveTree` wrapper (the path the other structures run on). The launches of the window are compared with the
-   live tree's (re-sort must be identical up to the rounding of crossing times; the lazy heap is
-   inexact when priorities decrease, see ``fairalloc.kinetic.LazyHeap``, and its agreement is shown);
+2. live tree vs re-sorting every user at every decision vs a heap with lazy recomputation, as whole
+   SDRF runs on the first ``--window-tasks`` tasks of the 627-user workload (the ``structure=`` flag of
+   the decision core, :mod:`fairalloc.scheduling.core`, on the simulator's compiled loop; CPU
+   seconds). The launches are compared with the live tree's (re-sort must be identical up to the
+   rounding of crossing times; the lazy heap is inexact when priorities decrease, see
+   ``fairalloc.kinetic.LazyHeap``, and its agreement is shown);
 3. the same three structures when *every* user has pending tasks (phase A's ``bench_live_tree``
    driver, folded in here): the scheduler alone (advance, submit, finish, schedule; the driver's own
    random draws excluded) on a synthetic stream that keeps all 627 / 10^4 users backlogged. In the
    simulations of 1-2 only the users DRF/SDRF have not yet served (the heavy ones) wait, tens to a
    few hundred at a time, so a scan of the waiting users is cheap; this section shows how the
    structures scale when all users compete, which is where the live tree pays;
-4. the effect of two changes made for speed, measured in the same process on the 627-user window:
-   updating a live-tree element in place when it stays between its neighbours (vs remove and
-   re-insert), updating a finishing user's entry lazily so that a user served right after its task
-   ended moves once instead of twice (vs at once), and running Algorithm 1 at a wake-up of a
-   blocked scheduler only when its first user changed (``wake_on="first"``; both wake at every swap
-   since issue 25) vs at every wake-up (``"any"``);
+4. the effect of two choices made for speed, in the same process on the 627-user prefix: updating a
+   live-tree element in place when it stays between its neighbours (vs remove and re-insert:
+   ``Core.in_place_updates``), and running Algorithm 1 at a wake-up of a blocked scheduler only
+   when its first user changed (``wake_on="first"``) vs at every wake-up (``"any"``);
 5. live-tree swap events per 1000 tasks for delta = 1 - 10^-1 .. 1 - 10^-7 on a 627-user workload
    spread over 29 days like the Google 2011 trace (``--swap-horizon``; over the generator's default
    day a commitment with tau = 10^6 s barely moves), compared with the paper's about 200 per 1000 at
@@ -37,19 +31,10 @@ Printed, all from this one process (timings on a shared machine are noisy; ratio
 Targets (issue 5): live tree >= 5x re-sort at 627 users, >= 50x at 10^4 users; >= 50,000 decisions
 per second for DRF and for SDRF with the live tree at 627 users.
 
-Measured (issue 11, branch sdrf11e; ``--users 627 --sections 2 --tasks 1000000 --warmup 200000
---window 20000``, load 3.5-3.8, 2 CPUs; then the script and package of 6c81f64, the branch's start,
-in the same session): live tree on the compiled core 39,450 decisions per CPU s, live tree on the
-Python path 31,889, re-sort 6,582, lazy heap 30,364: live tree / re-sort 6.0x (core) and 4.8x
-(Python path), launches identical; at 6c81f64 live tree 33,671, re-sort 5,935 (5.7x), lazy heap
-44,320. The re-sort baseline computes all states in one compiled call and compares with
-``tree_core.cmp`` as plain Python (1.11x its old speed here); the lazy heap calls the compiled
-``tree_core.state`` once per element from Python (0.69x). An earlier run of the same command gave
-6.0x and 4.9x (resort 6,133). The window runs through the event engine, which now dominates; the
-whole-run compiled loop (``fa.simulate(..., policy="sdrf")``) is ``bench_paper_scale.py``'s figure.
+Current figures are in ``benchmarks/RESULTS.md``.
 
     python benchmarks/bench_sched.py                       # the issue's sizes (several minutes)
-    python benchmarks/bench_sched.py --tasks 100000 --swap-tasks 100000 --warmup 30000 --window 1000
+    python benchmarks/bench_sched.py --tasks 100000 --swap-tasks 100000 --window-tasks 30000
 """
 
 from __future__ import annotations
@@ -61,75 +46,35 @@ import time
 import numpy as np
 
 import fairalloc as fa
-from fairalloc.kinetic import LazyHeap, LiveTree, ResortQueue
-from fairalloc.scheduling import TaskScheduler
 from fairalloc.sim import ResourcePool, TaskPolicy
 
 
-class _Stop(Exception):
-    pass
+class _Policy(TaskPolicy):
+    """SDRF whose decision core keeps (or not) an updated live-tree element in place."""
 
-
-class WindowPolicy(TaskPolicy):
-    """SDRF that switches its queue to another structure after ``warmup`` decisions, times the next
-    ``window`` decisions (whole simulation time, CPU seconds of this process: ``time.process_time``,
-    less sensitive than wall time to a loaded machine) and records their launches.
-
-    ``core=True`` (the live tree only): the scheduler runs on its compiled core
-    (:mod:`fairalloc.scheduling.sdrf_core`, the live tree's arrays), driven by the event engine one
-    call at a time, as ``fa.simulate`` runs a policy object. Otherwise the core is switched off at the
-    start and the whole run takes the generic Python path (``TaskScheduler.schedule`` with the
-    :class:`LiveTree` wrapper), whose queue is then swapped for the structure under test."""
-
-    def __init__(self, *, structure: str, warmup: int, window: int, core: bool = False, **kw):
+    def __init__(self, *, in_place: bool = True, **kw):
         super().__init__("sdrf", **kw)
-        self.target, self.warmup, self.window = structure, warmup, window
-        self.core = core and structure == "live_tree"
-        self.t_start = self.t_end = None
-        self.log: list[tuple[int, int, int, float]] = []
+        self.in_place = in_place
 
     def reset(self, sim):
         super().reset(sim)
-        if not self.core:
-            self.scheduler._core = None
-
-    def _switch(self) -> None:
-        s = self.scheduler
-        old = s._queue
-        if self.target == "live_tree":
-            return
-        cls = ResortQueue if self.target == "resort" else LazyHeap
-        new = cls(old.tau, time=old.now)
-        for key in old:                                  # same trajectories, same order
-            new.insert_trusted(key, *old.trajectory(key))         # (intercepts, slopes, t0, tie)
-        s._queue = new
-
-    def schedule(self, now):
-        d = self.scheduler.decisions
-        if self.t_start is None and d >= self.warmup:
-            self._switch()
-            self.d_start = d
-            self.t_start = time.process_time()
-        out = super().schedule(now)
-        if self.t_start is not None:
-            self.log.extend((j, k, s, now) for j, k, s in out)
-            if self.scheduler.decisions >= self.d_start + self.window:
-                self.t_end = time.process_time()
-                self.d_end = self.scheduler.decisions
-                raise _Stop
-        return out
+        self.scheduler._core.in_place_updates = self.in_place
 
 
-def run_window(wl, pool, structure, *, warmup, window, delta, core=False, **kw):
-    pol = WindowPolicy(structure=structure, warmup=warmup, window=window, delta=delta, core=core, **kw)
-    try:
-        fa.simulate(wl, pool, policy=pol)
-    except _Stop:
-        pass
-    if pol.t_end is None:
-        raise SystemExit(f"the workload ended before {warmup + window} decisions; lower --warmup/--window")
-    n = pol.d_end - pol.d_start
-    return n / (pol.t_end - pol.t_start), pol.log, pol
+def run_structure(wl, pool, structure, *, delta, in_place=True, **kw):
+    """One SDRF run on the compiled loop with the users kept by ``structure``; returns (decisions per
+    CPU second, launches as (job, tasks, server, start) tuples, result)."""
+    from fairalloc.sim import Simulation
+    from fairalloc.sim.simulate import make_state
+
+    pol = _Policy(delta=delta, structure=structure, in_place=in_place, **kw)
+    sim = Simulation(wl, make_state(wl, pool, None), pol)
+    t = time.process_time()
+    r = pol.run_kernel(sim)                 # fa.simulate's compiled loop (a policy object runs the engine)
+    dt = time.process_time() - t
+    lf = r.launches
+    log = list(zip(lf["job"].tolist(), lf["tasks"].tolist(), lf["server"].tolist(), lf["start"].tolist()))
+    return r.stats["decisions"] / dt, log, r
 
 
 def agreement(a, b):
@@ -193,8 +138,8 @@ def main(argv=None) -> None:
     p.add_argument("--tasks", type=int, default=1_000_000, help="tasks of each workload")
     p.add_argument("--users", type=int, nargs="*", default=[627, 10_000])
     p.add_argument("--fraction", type=float, default=0.5, help="pool size as a fraction of R")
-    p.add_argument("--warmup", type=int, default=200_000, help="decisions before the timed window")
-    p.add_argument("--window", type=int, default=3000, help="decisions timed per structure")
+    p.add_argument("--window-tasks", type=int, default=200_000,
+                   help="sections 2 and 4: tasks of the workload's prefix run per structure")
     p.add_argument("--swap-tasks", type=int, default=None,
                    help="tasks of the 627-user workload for the swap study (default --tasks)")
     p.add_argument("--swap-horizon", type=float, default=29 * 86400.0,
@@ -230,28 +175,22 @@ def main(argv=None) -> None:
                       f"events {r.stats['events']:,}{tgt}")
 
     if 2 in a.sections:
-        print(f"\n2. Live tree vs re-sort vs lazy heap: a window of {a.window:,} decisions after "
-              f"{a.warmup:,} of the same SDRF run")
+        print(f"\n2. Live tree vs re-sort vs lazy heap: whole SDRF runs on the first {a.window_tasks:,} tasks "
+              "(compiled loop, decisions per CPU second)")
         for users, (wl, pool) in workloads.items():
-            warm = min(a.warmup, wl.n_tasks - 2 * a.window)
+            sub = wl.head(_rows_for(wl, min(wl.n_tasks, a.window_tasks)))
             rates, logs = {}, {}
-            arms = (("core", "live_tree", True), ("live_tree", "live_tree", False), ("resort", "resort", False),
-                    ("heap", "heap", False))
-            for name, st, core in arms:
-                rates[name], logs[name], pol = run_window(wl, pool, st, warmup=warm, window=a.window,
-                                                          delta=delta, core=core)
-                active = int((pol.scheduler.n_pending > 0).sum())
-                label = {"core": "live tree, compiled core", "live_tree": "live tree, Python path"}.get(name, name)
-                print(f"   {users:>6} users  {label:<26} {rates[name]:>9,.0f} decisions/s   ({active:,} users "
-                      f"with pending tasks at the window's end)")
-            same, frac, first = agreement(logs["live_tree"], logs["resort"])
-            same_c, _, _ = agreement(logs["core"], logs["live_tree"])
+            for st in ("live_tree", "resort", "heap"):            # compile first: not timed
+                run_structure(sub.head(50), pool, st, delta=delta)
+            for st in ("live_tree", "resort", "heap"):
+                rates[st], logs[st], r = run_structure(sub, pool, st, delta=delta)
+                print(f"   {users:>6} users  {st:<10} {rates[st]:>11,.0f} decisions per CPU s "
+                      f"({r.stats['decisions']:,} decisions, swaps {r.stats['swaps']:,})")
+            same, _, _ = agreement(logs["live_tree"], logs["resort"])
+            ratio = rates["live_tree"] / rates["resort"]
             target = 5 if users <= 1000 else 50
-            for name in ("core", "live_tree"):
-                ratio = rates[name] / rates["resort"]
-                print(f"          live tree ({'compiled core' if name == 'core' else 'Python path'}) / re-sort "
-                      f"= {ratio:,.1f}x (target >= {target}x: {'met' if ratio >= target else 'MISSED'})")
-            print(f"          same launches: core and Python path {same_c}, Python path and re-sort {same}")
+            print(f"          live tree / re-sort = {ratio:,.1f}x (target >= {target}x: "
+                  f"{'met' if ratio >= target else 'MISSED'}); same launches: {same}")
             same_h, frac_h, first_h = agreement(logs["live_tree"], logs["heap"])
             print(f"          live tree / lazy heap = {rates['live_tree'] / rates['heap']:,.2f}x; lazy heap's "
                   f"launches equal to the live tree's: {frac_h:.1%}"
@@ -279,26 +218,14 @@ def main(argv=None) -> None:
                   f"to the live tree's: {agree:.1%}")
 
     if 4 in a.sections:
-        print("\n4. Effect of the speed changes (627-user window, same process; the generic Python path)")
+        print("\n4. Effect of the speed choices (627-user prefix, same process, compiled loop)")
         if 627 in workloads:
             wl, pool = workloads[627]
-            warm = min(a.warmup, wl.n_tasks - 2 * a.window)
-            base, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
-            LiveTree.in_place_updates = False            # the Python path's tree (core off)
-            try:
-                reins, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
-            finally:
-                LiveTree.in_place_updates = True
-            print(f"   in-place update: {base:,.0f}/s; remove + re-insert: {reins:,.0f}/s "
-                  f"({base / reins:.2f}x)")
-            TaskScheduler.defer_finish = False
-            try:
-                eager, _, _ = run_window(wl, pool, "live_tree", warmup=warm, window=a.window, delta=delta)
-            finally:
-                TaskScheduler.defer_finish = True
-            print(f"   finish() updates the queue lazily (serve-then-move): {base:,.0f}/s; at once: "
-                  f"{eager:,.0f}/s ({base / eager:.2f}x)")
-            sub = wl.head(_rows_for(wl, min(wl.n_tasks, 200_000)))
+            sub = wl.head(_rows_for(wl, min(wl.n_tasks, a.window_tasks)))
+            base, log_a, _ = run_structure(sub, pool, "live_tree", delta=delta)
+            reins, log_b, _ = run_structure(sub, pool, "live_tree", delta=delta, in_place=False)
+            print(f"   in-place update: {base:,.0f}/CPU s; remove + re-insert: {reins:,.0f}/CPU s "
+                  f"({base / reins:.2f}x); same launches: {log_a == log_b}")
             for wake in ("first", "any"):
                 rate, dt, r = full_run(sub, pool, "sdrf", delta=1 - 1e-3, wake_on=wake)
                 print(f"   wake on {wake:<5} change (delta = 1 - 1e-3, first {sub.n_tasks:,} tasks): {rate:,.0f}/s, "

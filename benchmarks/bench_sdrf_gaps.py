@@ -12,11 +12,9 @@ Not a speed benchmark: seeded experiments whose printed figures are quoted in th
     new excess: the paper's argument that small delta makes commitments "simply the last
     allocations, so that tasks are allocated as in DRF"). Prints whether each schedule is
     identical to DRF's, the mean task wait and Fig. 4's metric against DRF
-    (:func:`fairalloc.experiments.reproductions.sdrf.wait_reduction`). The *after* reading is a
-    diagnostic subclass defined here (it overrides the scheduler's change hook), not an option of
-    the library; it runs on the simulator's event engine (``wake_on="any"``, the same schedule as
-    the default), because the compiled whole-run loop does not call the scheduler class (slow at
-    10^6 tasks). ``--readings before`` runs only fairalloc's reading, ``--readings`` alone neither.
+    (:func:`fairalloc.experiments.reproductions.sdrf.wait_reduction`). The *after* reading is
+    the scheduler's diagnostic option ``jump=True`` (:class:`fairalloc.scheduling.SDRFScheduler`),
+    which the compiled loop runs too. ``--readings before`` runs only fairalloc's reading, ``--readings`` alone neither.
 ``cases``
     The two hand-made cases behind the small-delta analysis (one resource, pool 1, tasks of demand 1
     and 10 s): SDRF with ``--tau`` against DRF, start times per job. *A*: at a finish the finishing
@@ -63,21 +61,13 @@ import numpy as np
 import pandas as pd
 
 from fairalloc.experiments.reproductions import sdrf
-from fairalloc.scheduling.progressive import SDRFScheduler
 from fairalloc.sim import ResourcePool, simulate
-from fairalloc.sim import task_policies
 from fairalloc.sim.task_metrics import task_queuing_times
 
 DAY = 86400.0
 
 
-class AfterChangeSDRF(SDRFScheduler):
-    """Diagnostic only: at every change of a user's allocation its commitment is set to the new
-    excess at once (the tau -> 0 limit read *after* the change). With ``tau`` tiny this orders users
-    by dominant share + max(dominant share - fair share, 0), a monotone function of the dominant
-    share, so its schedules should equal DRF's."""
-
-    def _changed(self, user, demand, extra, *, started):
+def _changed(self, user, demand, extra, *, started):
         super()._changed(user, demand, extra, started=started)
         self._c0[user] = list(self._excess[user])
         self._t0[user] = self._now
@@ -120,18 +110,10 @@ def extremes(a) -> None:
         rows = [("SDRF tau=%g s, before-change reading (fairalloc)" % a.tau, dict(policy="sdrf", tau=a.tau), False)
                 for _ in range("before" in a.readings)]
         rows += [("SDRF tau=%g s, after-change reading (diagnostic)" % a.tau,
-                  dict(policy="sdrf", tau=a.tau, wake_on="any"), True) for _ in range("after" in a.readings)]
+                  dict(policy="sdrf", tau=a.tau, jump=True), True) for _ in range("after" in a.readings)]
         rows += [(f"SDRF delta={d:.7g} per s", dict(policy="sdrf", delta=d), False) for d in a.deltas]
-        for k, (name, kw, after) in enumerate(rows):
-            saved = task_policies._SCHEDULERS["sdrf"]
-            if after:
-                task_policies._SCHEDULERS["sdrf"] = AfterChangeSDRF
-            try:
-                ux, lx, sx = _run(wl, pool, 0.5 + k * 1e-3, **kw, **base)
-            finally:
-                task_policies._SCHEDULERS["sdrf"] = saved
-            if after and sx["engine"] == "kernel":
-                raise RuntimeError("the after-change reading ran on the compiled loop, which ignores the subclass")
+        for k, (name, kw, _after) in enumerate(rows):
+            ux, lx, sx = _run(wl, pool, 0.5 + k * 1e-3, **kw, **base)
             same = lx.shape == ld.shape and bool((lx == ld).all())
             moved = _jobs_moved(ld, lx)
             print(f"  {name}: schedule identical to DRF: {same} ({moved:,} of {len(wl):,} jobs start at another "

@@ -70,11 +70,11 @@ def _simpy_fcfs(submit, procs, run, capacity):
 def _measure(kind: str, n: int, nodes: int, seed: int, load, queue: "mp.Queue") -> None:
     wl = _workload(n, nodes, seed, load)
     warm = 0.0
-    if kind.startswith("easy"):      # numba compiles (or loads its cache) once: timed apart
+    if kind != "simpy":              # numba compiles (or loads its cache) once: timed apart
         from fairalloc.sim import simulate
         t0 = time.perf_counter()
-        simulate(_workload(50, nodes, seed), nodes, policy="easy",
-                 engine="kernel" if kind == "easy-kernel" else "events")
+        simulate(_workload(50, nodes, seed), nodes, policy=kind.split("-")[0],
+                 engine="events" if kind in ("easy", "fcfs-events") else "kernel")
         warm = time.perf_counter() - t0
     order = np.argsort(wl.submit, kind="stable")
     t0 = time.perf_counter()

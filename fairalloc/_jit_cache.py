@@ -6,10 +6,10 @@ sources in ``__pycache__`` (``*.nbi`` index and ``*.nbc`` code files; with ``NUM
 when that folder is not writable, numba's own fallbacks). numba keys each function's cache on its own
 source file only; its documentation lists as a limitation that "cache invalidation fails to recognize
 changes in symbols defined in another file" and that global variables are frozen at compile time.
-fairalloc's cores call across files (``sdrf_core`` compiles functions of ``pool_core``,
-``kinetic.tree_core``, ``commitments``; ``pool_core`` those of ``shares``; both read
-``tolerance.FLOOR_EPS``): after an edit of ``shares.py`` or ``pool_core.py`` (a fix, a ``git pull``,
-an upgrade in place), the cached ``sdrf_core`` would keep running the old code, silently.
+fairalloc's cores call across files (``scheduling.core`` compiles functions of ``scheduling.keys``,
+``scheduling.servers``, ``kinetic.tree_core``, ``commitments`` and ``shares``, and reads
+``tolerance.FLOOR_EPS``): after an edit of ``shares.py`` or ``keys.py`` (a fix, a ``git pull``, an
+upgrade in place), the cached ``scheduling.core`` would keep running the old code, silently.
 
 :func:`check` closes that gap. The sources compiled code can reach are the modules that use
 ``njit`` and, transitively, the fairalloc modules they import (read with :mod:`ast`, nothing is
@@ -92,7 +92,7 @@ def sources(root: str | Path = _ROOT) -> list[Path]:
     Examples
     --------
     >>> names = [p.relative_to(_ROOT).as_posix() for p in sources()]
-    >>> {"shares.py", "scheduling/pool_core.py", "kinetic/tree_core.py"} <= set(names), "cli/__init__.py" in names
+    >>> {"shares.py", "scheduling/core.py", "kinetic/tree_core.py"} <= set(names), "cli/__init__.py" in names
     (True, False)
     """
     root = Path(root).resolve()

@@ -425,7 +425,7 @@ def decay_row_into(c0, excess_, dt: float, tau: float, out) -> None:
     r""":func:`decay_row` written into ``out`` (lists or arrays; ``out`` may be ``c0``).
 
     A plain loop, so that numba compiles this one definition for the compiled SDRF core
-    (:mod:`fairalloc.scheduling.sdrf_core`) and Python runs it for the generic path.
+    (:mod:`fairalloc.scheduling.core`) and Python runs it as it is.
 
     Parameters
     ----------

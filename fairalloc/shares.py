@@ -482,7 +482,7 @@ def task_fits(capacity, task_demand, *, eps: float = FLOOR_EPS) -> bool:
 def task_fits_row(capacity, task_demand, eps):
     r""":func:`task_fits` with ``eps`` positional, as a plain loop that numba compiles as it is.
 
-    The compiled DRF core (:mod:`fairalloc.scheduling.pool_core`) calls this very function;
+    The task schedulers' compiled core (:mod:`fairalloc.scheduling.core`) calls this very function;
     :func:`task_fits` calls it too. :math:`\lfloor y \rfloor < 1` exactly when :math:`y < 1`, so the
     floor of :func:`tasks_that_fit` is not taken (a compiled floor converts to a fixed-width integer).
 
@@ -519,7 +519,7 @@ def dominant_share_row(usage, totals):
     r"""One user's dominant share :math:`\max_r u_r / T_r` from its raw usage and the totals.
 
     :func:`dominant_shares` of :func:`normalized_demands` for one row (DRF, Ghodsi et al. [3]_
-    Section 4), as a plain loop that numba compiles as it is (:mod:`fairalloc.scheduling.pool_core`):
+    Section 4), as a plain loop that numba compiles as it is (:mod:`fairalloc.scheduling.keys`):
     the same IEEE operations as the schedulers' Python path (one division per resource, then the first
     largest, as Python's ``max``).
 

@@ -32,7 +32,7 @@
 # Lars Malinowsky, KTH, and the archive) stands in for the Lille log, with three injected users of
 # precision 0, 0.5 and 1 (100 jobs of walltime 3600 s each, as in the paper), at the log's own load
 # and at rescaled loads. The paper gives no formula for the S_u update, only its direction; the rule
-# used is ours (`fairalloc.scheduling.threshold_update`: up when P ≥ 0.5, down otherwise, by a step
+# used is ours (`fairalloc.sim.threshold_update`: up when P ≥ 0.5, down otherwise, by a step
 # that grows with how precise the job was); the moving average of 100·P (`ema_update`) runs beside it.
 
 # %%

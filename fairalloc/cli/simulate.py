@@ -473,7 +473,7 @@ def _run_jobs(wl, args: argparse.Namespace, policies: list[str]) -> int:
         what = "--pool and --cluster apply" if task_only[0] in ("--pool", "--cluster") else f"{task_only[0]} applies"
         raise InvalidInstanceError(f"{what} to task workloads; this workload has rigid jobs on --processors",
                                    argument=task_only[0])
-    from ..scheduling.queue import make_queue_policy
+    from ..sim.policies import make_queue_policy
 
     for name in policies:                               # unknown names are refused before any simulation
         make_queue_policy(name.lower())

@@ -796,8 +796,7 @@ class Spec:
 
     def _check_builtin_policies(self) -> None:
         """Build each policy once per distinct option set: unknown names and options fail here."""
-        from ..scheduling.queue import make_queue_policy
-        from ..sim.simulate import POLICY_FACTORIES
+        from ..sim.policies import make_policy
 
         seen = set()
         for label, policy, fixed, axes in self._policies:
@@ -813,10 +812,7 @@ class Spec:
                         continue
                     seen.add(sig)
                     try:
-                        if key in POLICY_FACTORIES:
-                            POLICY_FACTORIES[key](**pol_opts)
-                        else:
-                            make_queue_policy(key, **pol_opts)
+                        make_policy(key, **pol_opts)
                     except TypeError as exc:
                         m = re.search(r"keyword argument '(\w+)'", str(exc))
                         bad = m.group(1) if m else "?"

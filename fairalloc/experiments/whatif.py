@@ -232,17 +232,14 @@ def _check_users_in_tree(tree: AccountTree, users: Sequence[Any]) -> None:
 
 def _factory(name: str) -> Callable[..., Any]:
     """The factory ``fa.simulate`` uses for ``name`` (its policy table), or an error naming it."""
-    from ..scheduling.queue import QUEUE_POLICIES, make_queue_policy
-    from ..sim.simulate import POLICY_FACTORIES
+    from ..sim.policies import make_policy, policy_names
+    from ..sim.policies.queue import QUEUE_POLICIES
 
     key = name.lower()
-    if key in POLICY_FACTORIES:
-        return POLICY_FACTORIES[key]
     base = key[:-5] if key.endswith("+easy") else key
-    if base in QUEUE_POLICIES or base == "easy":
-        return lambda **kw: make_queue_policy(key, **kw)
-    known = sorted(set(QUEUE_POLICIES) | set(POLICY_FACTORIES) | {"easy"})
-    raise InvalidInstanceError(f"policies: unknown policy {name!r}; known: {', '.join(known)} "
+    if key in policy_names() or base in QUEUE_POLICIES:
+        return lambda **kw: make_policy(key, **kw)
+    raise InvalidInstanceError(f"policies: unknown policy {name!r}; known: {', '.join(policy_names())} "
                                "(or '<queue policy>+easy', or a policy object)", argument="policies", value=name)
 
 

@@ -35,7 +35,7 @@ Implementation notes
 * One implementation: the state lives in arrays and every operation is a compiled function of
   :mod:`fairalloc.kinetic.tree_core` (numba; plain Python under ``NUMBA_DISABLE_JIT=1``, the
   readable reference); :class:`LiveTree` maps keys to element indices and calls them, and the
-  compiled SDRF core calls the same functions. The baselines (:class:`~fairalloc.kinetic.ResortQueue`,
+  schedulers' compiled core calls the same functions. The baselines (:class:`~fairalloc.kinetic.ResortQueue`,
   :class:`~fairalloc.kinetic.LazyHeap`) keep their trajectories in the same arrays and compare with
   the same functions.
 * Order: a list of blocks (each of at most ``2 * load`` elements; the design of ``sortedcontainers``).
@@ -140,7 +140,7 @@ class _Kinetic:
         self._load = max(4, int(load))
         cap = 16
         self._ts = core.new_state(tau, time, self._load, cap, 2)
-        self._fm = self._ts[7]
+        self._fm = self._ts.fm
         self._index: dict[Hashable, int] = {}          # key -> element index
         self._keys: list[Hashable] = [None] * cap      # element index -> key
         self._free = list(range(cap - 1, -1, -1))
@@ -216,7 +216,7 @@ class _Kinetic:
         ab = np.array((a, b), dtype=np.float64)
         if ab.shape[1] > self._ts[2].shape[2]:
             self._ts = core.grow_state(self._ts, len(self._keys), ab.shape[1])
-            self._fm = self._ts[7]
+            self._fm = self._ts.fm
         return ab
 
     def _add(self, key: Hashable) -> tuple[int, int]:
@@ -224,7 +224,7 @@ class _Kinetic:
         if not self._free:
             cap = len(self._keys)
             self._ts = core.grow_state(self._ts, 2 * cap, self._ts[2].shape[2])
-            self._fm = self._ts[7]
+            self._fm = self._ts.fm
             self._keys.extend([None] * cap)
             self._free = list(range(2 * cap - 1, cap - 1, -1))
         e = self._free.pop()
@@ -333,12 +333,7 @@ class LiveTree(_Kinetic):
 
         A swap event is two neighbours exchanging places when the tree is advanced past their crossing
         time (SDRF Section 6.3, "eventos de troca de posição", the count of its Fig. 6); inserting,
-        updating or removing an element is not one. In SDRF runs most events at small tau come right
-        after a task ends: its user's level starts above its new value by the excess held just before
-        (Eq. 6 keeps commitments continuous) and crosses the users in between within tau, so the count
-        per task does not fall as tau -> 0 (issue 16, ``benchmarks/bench_sdrf_gaps.py events`` and
-        ``extremes``: 2.76 per task at tau = 9.5 s and 2.94 at 9.5 us with 63 users; 17.8 at 9.5 s and
-        19.3 at 1 ms with 627 users and 10^6 tasks).
+        updating or removing an element is not one.
         """
         return int(self._ts[6][core._SWAPS])
 
@@ -361,9 +356,9 @@ class LiveTree(_Kinetic):
         change before that (a swap of the second pair), and the third before that, and so on: an
         element far back can pass every element ahead of it between two mutations, through events
         each of which needs the certificates that only the previous ones create. So no fixed set
-        of certificates near the front bounds the change (the first pair's certificate alone, the
-        rule before issue 25, missed such changes); the next event does. A caller blocked on the
-        first element advances to this time, reads :meth:`min` and asks again.
+        of certificates near the front bounds the change (the first pair's certificate alone misses
+        such changes); the next event does. A caller blocked on the first element advances to this
+        time, reads :meth:`min` and asks again.
         """
         return float(core.next_event_time(self._ts))
 

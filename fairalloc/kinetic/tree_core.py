@@ -1,13 +1,63 @@
-r"""The live tree's state in arrays and its operations as compiled functions (issue 11).
+r"""The live tree's state in arrays and its operations as compiled functions.
 
-:class:`~fairalloc.kinetic.LiveTree` is a thin wrapper around these functions (keys mapped to element
-indices), so that compiled callers (the SDRF scheduler's core) and Python callers (TSF, CDRF, the
-tests) run one tree. The functions are compiled with numba and run as plain Python under
-``NUMBA_DISABLE_JIT=1``: this source is the reference for what the compiled code does. The rules
-(the right-limit order, exact crossing times, the rounding rules) are those described in
-:mod:`fairalloc.kinetic.live_tree`; this module holds their one implementation.
+:class:`~fairalloc.kinetic.LiveTree` wraps these functions (keys mapped to element indices), and the
+task schedulers' compiled decision core (:mod:`fairalloc.scheduling.core`) calls them directly: one
+tree. They are plain loops compiled with numba at first use (:mod:`fairalloc._jit`); under
+``NUMBA_DISABLE_JIT=1`` the same source runs as Python.
 
-The state is a tuple of arrays ``ts = (F, I, P, B, BO, H, meta, fm)``:
+Trajectories in :math:`u = e^{-t/\tau}`
+-----------------------------------------
+An element's priority is :math:`p(t) = \max_k (a_k + b_k e^{-(t - t_0)/\tau})` with one :math:`\tau`
+for all elements. With :math:`u = e^{-t/\tau}` each line is affine in *u*,
+:math:`a_k + (b_k e^{t_0/\tau})\, u`, so *p* is the upper envelope of lines: convex and piecewise
+linear in *u*, and *u* falls from :math:`e^{-t_0/\tau}` towards 0 as time goes on. No factor
+:math:`e^{+t/\tau}` is ever formed: from a reference time *s* (the start of a stretch, the element's
+:math:`t_0` or now) every line is written :math:`a_k + B_k v` with :math:`v = e^{-(t - s)/\tau} \in
+(0, 1]` and :math:`B_k = b_k e^{-(s - t_0)/\tau}`, a rescaling by a factor at most 1 (terms can only
+underflow, never overflow).
+
+*Envelope* (:func:`envelope`). At :math:`v = 1` the largest line leads (ties: the smaller slope, the
+larger for :math:`v < 1`). As *v* decreases, line *k* overtakes the current line *c* iff it has a
+smaller slope and a larger intercept; they meet where :math:`a_c + B_c v = a_k + B_k v`,
+
+.. math:: v_k = \frac{a_k - a_c}{B_c - B_k} \in (0, 1), \qquad t_k = s - \tau \ln v_k,
+
+and the next piece is the line with the largest :math:`v_k` (the first met). Pieces are stored as
+(start time, intercept, slope coefficient at :math:`t_0`).
+
+*Crossing of two elements* (:func:`fail_time`). On a stretch from *s* where x's and y's envelopes are
+single lines, :math:`g(v) = p_y - p_x = (a_y - a_x) + (B_y - B_x) v`. x must stop preceding y when
+*g* becomes negative: if :math:`g(1) > 0` and the slope :math:`B_y - B_x > 0`, *g* falls as *v* falls
+and vanishes at
+
+.. math:: v^* = \frac{a_x - a_y}{B_y - B_x}, \qquad t^* = s - \tau \ln v^*,
+
+a crossing inside the stretch when :math:`t^*` is before its end; otherwise the next stretch (the next
+piece of either envelope) is examined, up to :math:`t = \infty` (never). Equal priorities are ordered
+by the right limit: the element whose priority will be smaller just after *t* (the larger slope term,
+decreasing faster) first, then the tie value, then the key (:func:`cmp`). Two priorities that
+approach each other and would cross within the time resolution at *s* (:math:`s - \tau\ln v^*`
+rounds to *s*) count as equal, and after a swap the new pair trusts the direction of the crossing,
+so no crossing is processed twice. Same intercepts with both slope terms underflowed are compared by
+the exact ratio :math:`(b_p/b_q)\,e^{(t_{0p} - t_{0q})/\tau}` in the log domain (:func:`cmp`).
+
+Complexity
+----------
+n elements, K lines per trajectory (h pieces per envelope, h <= K), d swap events due:
+
+=====================================  ===================================================
+:func:`envelope`                        O(K h) (O(K) for K <= 2)
+:func:`cmp`, :func:`state`              O(log h) (a bisection over the pieces, cached per time)
+:func:`fail_time`                       O(h_x + h_y)
+:func:`insert`, :func:`update`          O(log n) comparisons + O(load) block shift + O(1) certificates
+:func:`remove`                          O(load) + O(1) certificates
+:func:`first`                           O(1)
+:func:`advance`                         O(1) with no event due, else O(d (h + log n))
+=====================================  ===================================================
+
+The state
+---------
+:class:`TreeState` (arrays only, so that compiled and Python callers share it):
 
 * ``F`` (cap + 1, 7) floats per element: reference time ``t0``, ``tie``, the cached state (time ``ct``,
   intercept ``ca``, slope term ``cs``), the certificate time ``cert`` and the cached piece's slope
@@ -27,23 +77,42 @@ The state is a tuple of arrays ``ts = (F, I, P, B, BO, H, meta, fm)``:
 
 Element indices are reused after removal; a reused index keeps its token counter, so the entries of
 the removed element stay stale.
+
+References
+----------
+.. [1] H. Sadok, M. Campista, L. Costa, "O Passado Também Importa: Um Mecanismo de Alocação Justa de
+   Múltiplos Tipos de Recursos ao Longo do Tempo", SBRC 2018, Section 6.3 (the live tree).
+.. [2] J. Basch, L. Guibas, J. Hershberger, "Data structures for mobile data", J. Algorithms 31(1),
+   1999 (kinetic data structures: certificates and their failure times).
+
+Examples
+--------
+Element 0 constant at 0.5, element 1 decaying from 1.0 with :math:`\tau = 1`: they cross where
+:math:`e^{-t} = 0.5`, at :math:`t = \ln 2`; advancing to 1 processes that one swap.
+
+>>> import numpy as np
+>>> ts = new_state(1.0, 0.0, 4, 4, 1)
+>>> insert(ts, 0, np.array([[0.5], [0.0]]), 0.0, 0.0, 0)
+>>> insert(ts, 1, np.array([[0.0], [1.0]]), 0.0, 0.0, 1)
+>>> int(first(ts)), round(float(next_event_time(ts)), 6)
+(0, 0.693147)
+>>> int(advance(ts, 1.0)), int(first(ts)), int(size(ts)), int(swaps(ts))
+(1, 1, 2, 1)
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a dependency; plain Python is the fallback
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from .._jit import jit
 
-__all__ = ["new_state"]
+__all__ = ["TreeState", "new_state", "grow_state", "insert", "update", "remove", "set_trajectory",
+           "leads_with", "lead_or_update", "advance", "process", "first", "first_unflagged", "order",
+           "size", "swaps", "contains", "priority", "compare", "next_event_time", "pair_fail_time",
+           "envelope", "state", "states", "cmp", "fail_time"]
 
 _INF = math.inf
 #: Relative agreement of two slope terms (same intercept) below which two lines are one function
@@ -68,8 +137,22 @@ _N, _NB, _HS, _SEQ, _SWAPS, _CERTS, _LOAD, _NFREE, _VER = 0, 1, 2, 3, 4, 5, 6, 7
 _NOW, _TAU, _KIN = 0, 1, 2
 
 
-def new_state(tau: float | None, time: float, load: int, cap: int, lines: int):
-    """Empty state for ``cap`` elements with at most ``lines`` lines each."""
+class TreeState(NamedTuple):
+    """The live tree's arrays (module docstring, *The state*)."""
+
+    F: np.ndarray      #: (cap + 1, 7) floats per element
+    I: np.ndarray      #: (cap + 1, 5) ints per element
+    P: np.ndarray      #: (cap + 1, 5, lines): envelope pieces and lines
+    B: np.ndarray      #: (blocks, 2 * load + 2): the items of each block
+    BO: np.ndarray     #: (4, blocks): block order, positions, lengths, unused ids
+    H: np.ndarray      #: (heap cap, 4): the event heap
+    meta: np.ndarray   #: int64 counters
+    fm: np.ndarray     #: now, tau, whether tau is finite
+
+
+def new_state(tau: float | None, time: float, load: int, cap: int, lines: int) -> TreeState:
+    """Empty state for ``cap`` elements with at most ``lines`` lines each (``tau=None``: constant
+    priorities), at time ``time``, blocks of at most ``2 * load`` elements."""
     width = 2 * load + 2
     nb = cap + 2
     F = np.zeros((cap + 1, 7))
@@ -86,10 +169,10 @@ def new_state(tau: float | None, time: float, load: int, cap: int, lines: int):
     meta[_LOAD] = load
     meta[_NFREE] = nb
     fm = np.array([time, 1.0 if tau is None else tau, 0.0 if tau is None else 1.0])
-    return (F, I, P, B, BO, H, meta, fm)
+    return TreeState(F, I, P, B, BO, H, meta, fm)
 
 
-def grow_state(ts, cap: int, lines: int):
+def grow_state(ts: TreeState, cap: int, lines: int) -> TreeState:
     """A copy of ``ts`` with room for ``cap`` elements and ``lines`` lines (not smaller than now)."""
     F, I, P, B, BO, H, meta, fm = ts
     old = F.shape[0] - 1
@@ -112,11 +195,11 @@ def grow_state(ts, cap: int, lines: int):
     meta2[:] = meta
     meta2[_NFREE] = nfree + len(extra)
     fm2[:] = fm
-    return (F2, I2, P2, B2, BO2, H2, meta2, fm2)
+    return TreeState(F2, I2, P2, B2, BO2, H2, meta2, fm2)
 
 
 # ---- ranks, comparison, trajectories -----------------------------------------------------------------
-@njit(cache=True)
+@jit(_nrt=False)
 def _rank_cmp(tp, kp, tq, kq):
     """Order of the ranks (tie, key) of p and q: -1, 1 or 0 (the same element)."""
     if tp < tq:
@@ -130,7 +213,7 @@ def _rank_cmp(tp, kp, tq, kq):
     return 0
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _slope_cmp(bp, t0p, bq, t0q, tau):
     r"""Order of two slope terms :math:`b_p e^{-(s - t_{0p})/\tau}` and :math:`b_q e^{-(s - t_{0q})/\tau}`
     (-1: p's smaller, 1: larger, 0: equal to ``_SAME``), at any s: with one tau their ratio
@@ -148,7 +231,7 @@ def _slope_cmp(bp, t0p, bq, t0q, tau):
     return gp if dl > 0.0 else -gp
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def cmp(ap, sp, bp, t0p, tp, kp, aq, sq, bq, t0q, tq, kq, s, tau, kin):
     """Order of p and q at time s (-1: p first, 1: q first, 0: same rank); p(s) = ap + sp.
 
@@ -166,7 +249,7 @@ def cmp(ap, sp, bp, t0p, tp, kp, aq, sq, bq, t0q, tq, kq, s, tau, kin):
     times; they are equal, and the rank decides. With the same intercept and both slope terms below
     the normal range (underflowed after about 745 tau idle, or subnormal), the terms are compared by
     their exact ratio (:func:`_slope_cmp`): a user whose commitment decays from 0.3 for 1000 tau is
-    still after a user at 0 (issue 25).
+    still after a user at 0.
     """
     ds = sp - sq
     if ap == aq:
@@ -187,7 +270,7 @@ def cmp(ap, sp, bp, t0p, tp, kp, aq, sq, bq, t0q, tq, kq, s, tau, kin):
     return _rank_cmp(tp, kp, tq, kq)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _bisect_right(a, n, x):
     lo, hi = 0, n
     while lo < hi:
@@ -199,7 +282,7 @@ def _bisect_right(a, n, x):
     return lo
 
 
-@njit(cache=True)
+@jit
 def envelope(P, I, e, t0, tau, kin):
     """Upper envelope of e's lines (``P[e, _RA/_RB, :I[e, _NL]]``) for t >= t0, as pieces
     (start time, intercept, slope) in ``P[e, _PS/_PA/_PB]`` and their number in ``I[e, _NP]``."""
@@ -314,7 +397,7 @@ def envelope(P, I, e, t0, tau, kin):
     I[e, _NP] = k
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def state(F, I, P, e, t, tau, kin):
     """(intercept a, slope term beta(t)) of e's line active just after t (cached, with the piece's slope
     coefficient in ``F[e, _CB]``); p(t) = a + beta."""
@@ -335,7 +418,7 @@ def state(F, I, P, e, t, tau, kin):
     return a, s
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def states(F, I, P, idx, t, tau, kin, out):
     """:func:`state` of the elements ``idx`` at t into ``out`` rows (intercept, slope term, the piece's
     slope coefficient): one call for a whole re-sort (:class:`~fairalloc.kinetic.ResortQueue`)."""
@@ -346,7 +429,7 @@ def states(F, I, P, idx, t, tau, kin, out):
         out[j, 2] = F[idx[j], _CB]
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def fail_time(F, I, P, tau, kin, x, y, s, after_swap):
     """Earliest time >= s after which x must no longer precede y (``inf``: never).
 
@@ -425,7 +508,7 @@ def fail_time(F, I, P, tau, kin, x, y, s, after_swap):
             iy += 1
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _cmp_at(ts, p, q, t):
     """:func:`cmp` of elements p and q at t (their cached states)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -438,7 +521,7 @@ def _cmp_at(ts, p, q, t):
 
 
 # ---- the order: blocks ------------------------------------------------------------------------------
-@njit(cache=True)
+@jit(_nrt=False)
 def _index(B, BO, e, b):
     """Position of e in block b (a scan, as ``list.index``)."""
     for i in range(BO[_LEN, b]):
@@ -447,7 +530,7 @@ def _index(B, BO, e, b):
     return -1
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _next(ts, e):
     F, I, P, B, BO, H, meta, fm = ts
     b = I[e, _BLK]
@@ -458,7 +541,7 @@ def _next(ts, e):
     return B[BO[_ORDER, j], 0] if j < meta[_NB] else -1
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _prev(ts, e):
     F, I, P, B, BO, H, meta, fm = ts
     b = I[e, _BLK]
@@ -472,7 +555,7 @@ def _prev(ts, e):
     return -1
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _around(B, BO, meta, b, i):
     """(previous, next) of the element at position i of block b in the order (-1: none)."""
     n = BO[_LEN, b]
@@ -491,7 +574,7 @@ def _around(B, BO, meta, b, i):
     return p, q
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def first(ts):
     """The first element (-1: empty)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -500,13 +583,13 @@ def first(ts):
     return B[BO[_ORDER, 0], 0]
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _new_block(BO, meta):
     meta[_NFREE] -= 1
     return BO[_FREE, meta[_NFREE]]
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _insert_block(BO, meta, j, b):
     """Block id b at position j of the order."""
     nb = meta[_NB]
@@ -518,7 +601,7 @@ def _insert_block(BO, meta, j, b):
     meta[_NB] = nb + 1
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _delete_block(BO, meta, j):
     b = BO[_ORDER, j]
     nb = meta[_NB] - 1
@@ -530,7 +613,7 @@ def _delete_block(BO, meta, j):
     meta[_NFREE] += 1
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _place(ts, e):
     """Insert e at its position at now and refresh the certificates around it."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -588,7 +671,7 @@ def _place(ts, e):
     _cert_next(ts, e, q)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _unplace(ts, e):
     F, I, P, B, BO, H, meta, fm = ts
     meta[_VER] += 1
@@ -608,7 +691,7 @@ def _unplace(ts, e):
         _cert_next(ts, p, q)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _swap(ts, x, y):
     """Swap neighbours x, y (y right after x)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -627,18 +710,18 @@ def _swap(ts, x, y):
 
 
 # ---- certificates and events ------------------------------------------------------------------------
-@njit(cache=True)
+@jit(_nrt=False)
 def _before(H, i, j):
     return H[i, 0] < H[j, 0] or (H[i, 0] == H[j, 0] and H[i, 1] < H[j, 1])
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _hswap(H, i, j):
     for c in range(4):
         H[i, c], H[j, c] = H[j, c], H[i, c]
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _sift_up(H, k):
     while k > 0:
         parent = (k - 1) >> 1
@@ -648,7 +731,7 @@ def _sift_up(H, k):
         k = parent
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _sift_down(H, k, n):
     while True:
         c = 2 * k + 1
@@ -662,7 +745,7 @@ def _sift_down(H, k, n):
         k = c
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _hpop(H, meta):
     n = meta[_HS] - 1
     meta[_HS] = n
@@ -671,7 +754,7 @@ def _hpop(H, meta):
         _sift_down(H, 0, n)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _cert(ts, x, after_swap):
     """(Re)compute the certificate of the pair (x, next(x)) from now and queue it."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -682,7 +765,7 @@ def _cert(ts, x, after_swap):
     _cert_to(ts, x, _next(ts, x), after_swap)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _cert_next(ts, x, y):
     """:func:`_cert` with y = next(x) known (no search for x's position)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -693,7 +776,7 @@ def _cert_next(ts, x, y):
     _cert_to(ts, x, y, False)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _cert_to(ts, x, y, after_swap):
     """:func:`_cert` with y = next(x) known and x's token already bumped."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -712,10 +795,8 @@ def _cert_to(ts, x, y, after_swap):
         H[k, 3] = x
         meta[_HS] = k + 1
         _sift_up(H, k)
-        if meta[_HS] > 8 * meta[_N] + 64:     # drop the stale entries (the pop order is unchanged);
-            # in place in H, so a running process() also sees the entries pushed after this (the
-            # pure-Python tree at 6c81f64 rebound its list and lost them: one swap fewer in the
-            # sdrf-fig4 cell 0.9 / 0.9999, test_events_pushed_after_a_heap_compaction_...)
+        if meta[_HS] > 8 * meta[_N] + 64:     # drop the stale entries (the pop order is unchanged),
+            # in place in H, so that a running process() also sees the entries pushed after this
             m = 0
             for k in range(meta[_HS]):
                 if H[k, 2] == I[int(H[k, 3]), _TOKEN]:
@@ -727,7 +808,7 @@ def _cert_to(ts, x, y, after_swap):
                 _sift_down(H, k, m)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def process(ts, t):
     """Process the swap events due at or before t, in (time, sequence) order."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -762,7 +843,7 @@ def process(ts, t):
         _cert(ts, x, False)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _process_due(ts):
     F, I, P, B, BO, H, meta, fm = ts
     if meta[_HS] > 0 and H[0, 0] <= fm[_NOW]:     # else process does nothing
@@ -770,7 +851,7 @@ def _process_due(ts):
 
 
 # ---- the operations LiveTree calls ------------------------------------------------------------------
-@njit(cache=True)
+@jit(_nrt=False)
 def set_trajectory(ts, e, ab, t0, tie, kord):
     """Element e's lines (``ab`` rows: intercepts, slopes), reference time, tie and key order."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -786,7 +867,7 @@ def set_trajectory(ts, e, ab, t0, tie, kord):
     envelope(P, I, e, t0, fm[_TAU], fm[_KIN] != 0.0)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def insert(ts, e, ab, t0, tie, kord):
     """Add element e (absent) with this trajectory."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -796,7 +877,7 @@ def insert(ts, e, ab, t0, tie, kord):
     _process_due(ts)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _reposition(ts, e, in_place):
     """Restore the order after e's trajectory changed (in place when it still fits there)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -824,14 +905,14 @@ def _reposition(ts, e, in_place):
     _process_due(ts)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def update(ts, e, ab, t0, tie, kord, in_place):
     """Replace e's trajectory and restore the order."""
     set_trajectory(ts, e, ab, t0, tie, kord)
     _reposition(ts, e, in_place)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def remove(ts, e):
     """Remove element e (present)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -840,14 +921,14 @@ def remove(ts, e):
     _process_due(ts)
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def _other(ts, e):
     """The first element other than e (-1: none)."""
     f = first(ts)
     return _next(ts, f) if f == e else f
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def leads_with(ts, e, probe, ab, t0, tie):
     """Whether e (present) would come first now with this trajectory; nothing changes."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -856,7 +937,7 @@ def leads_with(ts, e, probe, ab, t0, tie):
     return other < 0 or _cmp_at(ts, probe, other, fm[_NOW]) < 0
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def lead_or_update(ts, e, probe, ab, t0, tie, in_place):
     """:func:`leads_with`, then :func:`update` if it is False, with the envelope built once: the
     probe's trajectory and envelope move to the element."""
@@ -879,7 +960,7 @@ def lead_or_update(ts, e, probe, ab, t0, tie, in_place):
     return False
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def advance(ts, t):
     """Move the current time to t (>= now), processing the swap events due; return their number."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -889,7 +970,7 @@ def advance(ts, t):
     return meta[_SWAPS] - before
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def priority(ts, e, t):
     """p(t) of element e (t >= its reference time)."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -897,7 +978,7 @@ def priority(ts, e, t):
     return a + s
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def next_event_time(ts):
     """Time of the next pending swap event (``inf``: none); drops stale entries on top."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -906,7 +987,7 @@ def next_event_time(ts):
     return H[0, 0] if meta[_HS] > 0 else _INF
 
 
-@njit(cache=True)
+@jit(_nrt=False)
 def order(ts, out):
     """The elements in order into ``out``; return their number."""
     F, I, P, B, BO, H, meta, fm = ts
@@ -917,3 +998,49 @@ def order(ts, out):
             out[m] = B[b, i]
             m += 1
     return m
+
+
+# ---- reads for the schedulers' core -------------------------------------------------------------
+@jit(_nrt=False)
+def size(ts):
+    """Number of elements."""
+    return ts.meta[_N]
+
+
+@jit(_nrt=False)
+def swaps(ts):
+    """Swap events processed since the state was made."""
+    return ts.meta[_SWAPS]
+
+
+@jit(_nrt=False)
+def contains(ts, e):
+    """Whether element e is in the order."""
+    return ts.I[e, _BLK] >= 0
+
+
+@jit(_nrt=False)
+def first_unflagged(ts, flagged):
+    """The first element in order whose ``flagged[e]`` is False (-1: none)."""
+    F, I, P, B, BO, H, meta, fm = ts
+    for j in range(meta[_NB]):
+        b = BO[_ORDER, j]
+        for i in range(BO[_LEN, b]):
+            e = B[b, i]
+            if not flagged[e]:
+                return e
+    return -1
+
+
+@jit(_nrt=False)
+def compare(ts, p, q, t):
+    """:func:`cmp` of elements p and q at time t (-1: p first, 1: q first, 0: the same element); their
+    trajectories need only be set (:func:`set_trajectory`), not placed in the order."""
+    return _cmp_at(ts, p, q, t)
+
+
+@jit(_nrt=False)
+def pair_fail_time(ts, x, y):
+    """:func:`fail_time` of x before y from now: the earliest time >= now after which x must no longer
+    precede y (``inf``: never); trajectories set, not necessarily placed."""
+    return fail_time(ts.F, ts.I, ts.P, ts.fm[_TAU], ts.fm[_KIN] != 0.0, x, y, ts.fm[_NOW], False)

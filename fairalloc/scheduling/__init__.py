@@ -1,7 +1,8 @@
-"""Greedy online schedulers: pick what to start next given the cluster state.
+"""Greedy task schedulers: pick which user's task starts next, and where, given the cluster state.
 
-Job-queue policies (rigid parallel jobs on identical processors) live in :mod:`.queue`; multi-resource
-task schedulers (DRF / SDRF Algorithm 1, TSF, CDRF, TV-TSF Algorithms 1-5) in their own modules.
+The multi-resource task schedulers (DRF / SDRF Algorithm 1, TSF, CDRF, TV-TSF Algorithms 1-5). The
+simulator's job-queue policies (FCFS, EASY, SJF, WFP3, ...) are in :mod:`fairalloc.sim`; their old
+names here still resolve, with a :class:`DeprecationWarning`.
 Each task scheduler is a class holding an incremental state (``submit`` / ``finish`` / ``advance`` /
 ``schedule`` in continuous time, ``step`` per slot for TV-TSF), meant to be driven by a simulator, and
 a one-shot function over a :class:`~fairalloc.TaskInstance` (a :class:`~fairalloc.TimeVaryingInstance`
@@ -11,9 +12,8 @@ is :func:`drf_greedy` with its keywords checked first; likewise ``fa.sdrf``, ``f
 ``fa.tvtsf``).
 """
 
-from .policy import Policy
-from .queue import (BUC, F1, F2, FCFS, QUEUE_POLICIES, SJF, UNICEF, WFP3, PriorityPolicy, QueuePolicy,
-                    QueueView, ema_update, make_queue_policy, threshold_update)
+import importlib as _importlib
+import warnings as _warnings
 
 from ._base import STRUCTURES, TIES, Start, TaskScheduler
 from .cdrf import CDRFScheduler, cdrf_greedy
@@ -27,10 +27,6 @@ from .online_slots import OnlineSlotScheduler
 GREEDY = {"drf": drf_greedy, "sdrf": sdrf_greedy, "tsf": tsf_greedy, "cdrf": cdrf_greedy}
 
 __all__ = [
-    # job-queue policies (rigid jobs)
-    "Policy", "QueuePolicy", "FCFS", "SJF", "WFP3", "UNICEF", "F1", "F2", "BUC", "PriorityPolicy",
-    "QueueView", "ema_update", "threshold_update", "make_queue_policy", "QUEUE_POLICIES",
-    # task schedulers
     "Start",
     "TaskScheduler",
     "STRUCTURES",
@@ -52,3 +48,17 @@ __all__ = [
     "tvtsf_greedy",
     "GREEDY",
 ]
+
+#: Names that moved to :mod:`fairalloc.sim` (the simulator's job-queue policies): still resolved here,
+#: with a DeprecationWarning; resolved at first use (scheduling never imports the simulator).
+_MOVED = {name: "fairalloc.sim.policies" for name in (
+    "Policy", "QueuePolicy", "FCFS", "SJF", "WFP3", "UNICEF", "F1", "F2", "BUC", "PriorityPolicy", "QueueView",
+    "ema_update", "threshold_update", "make_queue_policy", "QUEUE_POLICIES")}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        _warnings.warn(f"fairalloc.scheduling.{name} moved to fairalloc.sim.{name}; the old name will be removed",
+                       DeprecationWarning, stacklevel=2)
+        return getattr(_importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module 'fairalloc.scheduling' has no attribute {name!r}")

@@ -82,12 +82,6 @@ class CDRFScheduler(TaskScheduler):
     """
 
     mechanism = "cdrf"
-    default_blocking = "skip"
-
-    def _trajectory(self, user: int) -> tuple:
-        key = shares.dominant_shares_after(self._usage[user], self._head_demand(user), self.totals,
-                                           self.weights[user])
-        return (float(key),), (0.0,), self._now
 
 
 def cdrf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: Any = "first_fit",

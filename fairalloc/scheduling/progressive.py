@@ -29,9 +29,9 @@ changes of a user's allocation its excess :math:`\bar o_i = \max(o_i - f_i, 0)` 
 :math:`c_{ir}(t) = \bar o_{ir} + (c_{ir}(t_0) - \bar o_{ir}) e^{-(t - t_0)/\tau}` with
 :math:`\tau = -\Delta t/\ln\delta` (:func:`fairalloc.commitments.tau_from_delta`). Every priority is
 therefore a maximum of functions affine in :math:`e^{-t/\tau}` with one :math:`\tau` for all users,
-which is what the live tree (:class:`fairalloc.kinetic.LiveTree`) keeps sorted exactly; this module
-builds those trajectories (``_trajectory``) and :meth:`SDRFScheduler.priorities` recomputes the same
-priorities from :mod:`fairalloc.shares` and :mod:`fairalloc.commitments` (the tests check they agree).
+which is what the live tree (:class:`fairalloc.kinetic.LiveTree`) keeps sorted exactly
+(:func:`fairalloc.scheduling.keys.trajectory_row` builds the lines; :meth:`SDRFScheduler.priorities`
+recomputes the priorities from :mod:`fairalloc.shares` and :mod:`fairalloc.commitments`).
 
 Errata and choices (``papers/sdrf.md``):
 
@@ -47,18 +47,11 @@ Errata and choices (``papers/sdrf.md``):
   :math:`(t_0, t]`, where it held the old excess. A decision taken at that instant (and in a full
   pool every start happens at a finish instant) sees the old excess, however small :math:`\tau`: as
   :math:`\delta \to 0` the commitment becomes the allocation held *just before*, not the current one,
-  and SDRF does not tend to DRF (the paper's Section 7 argues it does). Read the other way (the
-  commitment jumps to the new excess at once), the level would be
-  :math:`s + \max(s - f, 0)`, a monotone function of the dominant share *s*, and every schedule
-  would be DRF's. Measured (issue 16, ``benchmarks/bench_sdrf_gaps.py extremes``: 63 users, 10^5
-  tasks over 29 days, pool at 50% of R, seed 0): with :math:`\tau = 10^{-3}` s the schedule is
-  identical to DRF's in the second reading and not in ours; ours gives a mean task wait of 19.6 days
-  against DRF's 83.6 (``blocking="stop"``; 13.6 against 14.5 with ``"skip"``) and Fig. 4's metric
-  92.4% (28.2% with ``"skip"``), as much as :math:`\delta = 1-10^{-1}` per second (92.1%); at the
-  stored paper-scale cell (627 users, 10^6 tasks; ``extremes --users 627 --tasks 1000000 --deltas``)
-  62.0% against 64.1% at :math:`1-10^{-1}`, and the second reading gives DRF's schedule there too. The
-  first reading is kept: it is Eq. 6 as printed (the test
-  ``test_commitments_at_a_finish_instant_hold_the_excess_held_before`` checks it by hand).
+  so SDRF does not reduce to DRF in that limit (the paper's Section 7 argues it does). Read the other
+  way (the commitment jumps to the new excess at once), the level would be :math:`s + \max(s - f, 0)`,
+  a monotone function of the dominant share *s*, and every schedule would be DRF's.
+  ``benchmarks/bench_sdrf_gaps.py extremes`` measures both readings. The first is kept: it is Eq. 6 as
+  printed (``test_commitments_at_a_finish_instant_hold_the_excess_held_before`` checks it by hand).
 * Servers: the paper's setting is one pool (a :class:`~fairalloc.model.Cluster` with one server whose
   capacities are the totals); on several servers shares are fractions of the cluster totals and
   ``server=`` chooses where a task goes (:mod:`fairalloc.scheduling.servers`).
@@ -67,7 +60,7 @@ Errata and choices (``papers/sdrf.md``):
   (default) serves the user whose oldest pending task has waited longest, then the lower index;
   ``ties="index"`` the lower index only (:class:`~fairalloc.scheduling.TaskScheduler`). Commitments already
   break many ties by history; in DRF (no commitments) every user whose tasks have all ended sits at
-  share 0, and index order alone made waits grow with the index (issue 15).
+  share 0, and index order alone makes waits grow with the index.
 
 References
 ----------
@@ -79,23 +72,17 @@ References
 
 from __future__ import annotations
 
-import math
-from array import array
-from bisect import bisect_right
-from itertools import repeat
 from typing import Any
 
 import numpy as np
 
 from .. import commitments as _c
 from .. import shares
-from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from ..model import TaskInstance
 from ..result import AllocationResult
-from ._base import Start, TaskScheduler, check_task_instance, one_shot
-from .pool_core import PoolCore
-from .sdrf_core import SDRFCore, trajectory_row
+from ..validation import require_choice
+from ._base import TaskScheduler, check_task_instance, one_shot
 
 __all__ = ["SDRFScheduler", "DRFScheduler", "sdrf_greedy", "drf_greedy", "PRIORITIES"]
 
@@ -105,13 +92,8 @@ PRIORITIES = ("level", "printed")
 class SDRFScheduler(TaskScheduler):
     r"""Incremental SDRF Algorithm 1 (see the module docstring for the rule, readings and errata).
 
-    With the live tree's order (``structure="live_tree"``, the default) on one pool, or on several
-    servers with ``server="first_fit"``, the state (the live tree's included) lives in arrays and
-    every ``submit`` / ``finish`` / ``advance`` / ``schedule`` runs the compiled core
-    :mod:`fairalloc.scheduling.sdrf_core` (which the simulator's SDRF loop calls too; the free
-    capacity is then the core's, read it through :attr:`free`); the other server rules, the
-    baselines and subclasses that override ``_changed`` or ``_trajectory`` run the generic Python
-    path, with the same per-user definitions.
+    The users are kept in the live tree's order (``structure="live_tree"``, the default); the decision
+    core (:mod:`fairalloc.scheduling.core`) holds the state and takes every decision.
 
     Parameters
     ----------
@@ -141,6 +123,10 @@ class SDRFScheduler(TaskScheduler):
         Among equal priorities: the user whose oldest pending task has waited longest, then the
         lower index (``"wait"``), or the lower index only (``"index"``).
     time : float, default 0.0
+    jump : bool, default False
+        Diagnostic reading of Eq. 6 at an instant of change (module docstring): at every change of a
+        user's allocation its commitment is set to the new excess at once (the :math:`\tau \to 0`
+        limit read *after* the change; with a tiny :math:`\tau` the schedules are DRF's).
 
     Raises
     ------
@@ -163,7 +149,7 @@ class SDRFScheduler(TaskScheduler):
     >>> [sum(st.user == u for st in starts) for u in (0, 1)]
     [4, 6]
 
-    With :math:`\\tau = 1` and nothing running (excess 0), Eq. 6 decays the commitment to
+    With :math:`\tau = 1` and nothing running (excess 0), Eq. 6 decays the commitment to
     :math:`0.3 e^{-1} = 0.1104` after one time unit:
 
     >>> s = SDRFScheduler([[10, 10]], n_users=2, commitments=[[0, 0.3], [0, 0]], tau=1.0)
@@ -173,13 +159,12 @@ class SDRFScheduler(TaskScheduler):
     """
 
     mechanism = "sdrf"
-    default_blocking = "stop"
 
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
                  commitments: Any = None, delta: float | None = None, dt: float = 1.0,
                  tau: float | None = None, priority: str = "level", placement: Any = None,
                  server: Any = "first_fit", blocking: str | None = None, structure: str = "live_tree",
-                 ties: str = "wait", time: float = 0.0) -> None:
+                 ties: str = "wait", time: float = 0.0, jump: bool = False) -> None:
         if delta is not None and tau is not None:
             raise InvalidInstanceError("give delta or tau, not both", argument="tau", value=tau)
         if delta is not None:
@@ -191,46 +176,15 @@ class SDRFScheduler(TaskScheduler):
         self._tau = tau
         self.delta = delta
         self.priority = require_choice("priority", priority, PRIORITIES)
-        self._level = self.priority == "level"
+        self._commitments = commitments
+        self.jump = bool(jump)
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
                          blocking=blocking, structure=structure, ties=ties, time=time)
+
+    def _core_options(self) -> dict:
         n, k = self.n_users, self.cluster.n_resources
-        # per-user state as Python lists: a decision touches one user's K numbers, which NumPy handles
-        # ten times slower than plain floats; the arithmetic is that of shares / commitments (the
-        # *_row functions reproduce it bitwise), and priorities() recomputes it from them
-        self._c0 = _c.as_commitments(commitments, n, k).tolist()  # commitments at self._t0
-        self._t0 = [self._now] * n
-        self._fair = shares.fair_shares(self.weights).tolist()
-        self._excess = [[0.0] * k for _ in range(n)]              # nothing runs yet
-        self._w = self.weights.tolist()
-        self._tot = self.totals.tolist()
-        self._o = [[0.0] * k for _ in range(n)]                  # normalised usage, kept by _changed
-        #: The compiled core (:mod:`fairalloc.scheduling.sdrf_core`; DRF: ``pool_core``) that holds
-        #: the state and takes the decisions with the live tree's order on one pool, or on several
-        #: servers with ``server="first_fit"``; None: the generic path (the other server rules, and
-        #: the ``"resort"`` / ``"heap"`` baselines).
-        self._core: SDRFCore | PoolCore | None = None
-        hooks = type(self)._changed is SDRFScheduler._changed and type(self)._trajectory is SDRFScheduler._trajectory
-        if self._sdrf_core and hooks and self._on_core(server):   # (a subclass with its own rule: generic)
-            self._core = SDRFCore(self.cluster.capacities, self.totals, self.placement, self.weights,
-                                  np.array(self._c0, dtype=float).reshape(n, k), np.array(self._fair),
-                                  tau, self._level, self.ties, self.blocking, self._now)
-            self._core_tasks()
-
-    _sdrf_core = True
-
-    def _on_core(self, server: Any) -> bool:
-        """Whether the compiled core runs this scheduler: the live tree's order, on one pool or on
-        several servers with first fit."""
-        return self.structure == "live_tree" and (self.cluster.n_servers == 1
-                                                  or (isinstance(server, str) and server == "first_fit"))
-
-    def _core_tasks(self) -> None:
-        self._run_ids: list[int] = []              # first task id of every run (submit), ascending
-        self._task_server = array("q")             # per task id: its server once started, else -1
-        self._task_state = bytearray()             # per task id: 0 pending, 1 running, 2 ended
-        # self.servers (FreeCapacity) keeps the rule's name for the result's stats only; its free
-        # capacity stays at the start: the core's arrays hold the state (see `free`)
+        return {"commitments": _c.as_commitments(self._commitments, n, k), "fair": shares.fair_shares(self.weights),
+                "tau": self._tau, "level": self.priority == "level", "jump": self.jump}
 
     @property
     def tau(self) -> float | None:
@@ -239,13 +193,7 @@ class SDRFScheduler(TaskScheduler):
 
     def commitments(self, t: float | None = None) -> np.ndarray:
         """(N, K) commitments at ``t`` (default now, >= every user's last change), by Eq. 6."""
-        t = self._now if t is None else float(t)
-        if isinstance(self._core, SDRFCore):
-            return self._core.commitments_at(t)
-        c0 = np.array(self._c0, dtype=float)
-        if self._tau is None:
-            return c0
-        return _c.decay(c0, np.array(self._excess, dtype=float), (t - np.array(self._t0))[:, None], self._tau)
+        return self._core.commitments_at(self._now if t is None else float(t))
 
     def priorities(self) -> np.ndarray:
         """(N,) every user's priority now, from :mod:`fairalloc.shares` (the one definition)."""
@@ -255,175 +203,14 @@ class SDRFScheduler(TaskScheduler):
             return shares.sdrf_levels(shares.dominant_shares(o), c, self.weights)
         return shares.sdrf_printed_priorities(o, c, self.weights)
 
-    def _normalized(self, i: int) -> list:
-        """User i's usage as fractions of the totals: :func:`fairalloc.shares.normalized_demands`, in floats."""
-        return [u / t for u, t in zip(self._usage[i], self._tot)]
-
-    _changed_by_state = True      # _changed reads the user's usage and clock only (TaskScheduler.finish_all)
-
-    def _changed(self, user: int, demand: np.ndarray, extra: Any, *, started: bool) -> None:
-        # a second call at the same instant (dt = 0) recomputes o and the excess from the usage and
-        # leaves c0 as is: the state depends on the usage now, not on the calls (finish_all)
-        i = user
-        o = self._o[i] = [u / t for u, t in zip(self._usage[i], self._tot)]   # _normalized(i)
-        if self._tau is not None:
-            dt = self._now - self._t0[i]
-            if dt:                      # dt = 0 (another change at this instant): Eq. 6 keeps c0 as is
-                self._c0[i] = _c.decay_row(self._c0[i], self._excess[i], dt, self._tau)
-                self._t0[i] = self._now
-            self._excess[i] = _c.excess_row(o, self._fair[i])
-
-    def _trajectory(self, user: int) -> tuple:
-        i = user
-        k = len(self._tot)
-        a, b = [0.0] * k, [0.0] * k
-        trajectory_row(self._o[i], self._excess[i], self._c0[i], self._w[i], self._level, a, b)
-        return tuple(a), tuple(b), self._t0[i]
-
-    # --- on one pool: thin wrappers around the compiled core ---------------------------------------
-    @property
-    def free(self) -> np.ndarray:
-        core = self._core
-        if core is None:
-            return super().free
-        return core.free.copy()
-
-    @property
-    def usage(self) -> np.ndarray:
-        if self._core is None:
-            return super().usage
-        return self._core.usage.copy()
-
-    @property
-    def n_running(self) -> np.ndarray:
-        return super().n_running if self._core is None else self._core.n_running.copy()
-
-    @property
-    def n_pending(self) -> np.ndarray:
-        return super().n_pending if self._core is None else self._core.n_pending.copy()
-
-    @property
-    def swaps(self) -> int:
-        return super().swaps if self._core is None else self._core.swaps
-
-    @property
-    def next_change(self) -> float:
-        return super().next_change if self._core is None else self._core.next_change
-
-    @property
-    def next_min_change(self) -> float:
-        return super().next_min_change if self._core is None else self._core.next_min_change
-
-    @property
-    def first_user(self) -> int | None:
-        core = self._core
-        if core is None:
-            return super().first_user
-        u = core.first() if isinstance(core, SDRFCore) else (core.order() or [-1])[0]
-        return None if u < 0 else u
-
-    @property
-    def decisions(self) -> int:
-        return self._decisions if self._core is None else self._core.decisions
-
-    @property
-    def blocked_by(self) -> int | None:
-        return self._blocked if self._core is None else self._core.blocked
-
-    def order(self) -> list[int]:
-        return super().order() if self._core is None else self._core.order()
-
-    def queue_priority(self, user: int) -> float:
-        return super().queue_priority(user) if self._core is None else self._core.priority(user)
-
-    def advance(self, t: float) -> int:
-        if self._core is None:
-            return super().advance(t)
-        t = float(t)
-        if not math.isfinite(t) or t < self._now:
-            raise InvalidInstanceError(f"t={t!r} must be finite and >= the current time {self._now!r}",
-                                       argument="t", value=t)
-        n = self._core.advance(t)
-        self._now = t
-        return n
-
-    def submit_trusted(self, user: int, demand: np.ndarray, count: int) -> range:
-        core = self._core
-        if core is None:
-            return super().submit_trusted(user, demand, count)
-        ids = range(core.next_id, core.next_id + count)
-        core.submit(user, demand, count, self._now)
-        self._run_ids.append(ids.start)
-        self._task_state.extend(bytes(count))
-        self._task_server.extend(repeat(-1, count))
-        return ids
-
-    def _run_of(self, task: Any) -> int:
-        """The run of a running ``task`` (marked ended); raises as ``TaskScheduler._release``."""
-        state = self._task_state
-        if isinstance(task, (int, np.integer)) and 0 <= task < len(state) and state[task] == 1:
-            state[task] = 2
-            return bisect_right(self._run_ids, task) - 1
-        raise InvalidInstanceError(f"task={task!r} is not running", argument="task", value=task)
-
-    def finish(self, task: int) -> None:
-        if self._core is None:
-            return super().finish(task)
-        core = self._core
-        r = self._run_of(task)
-        u = core.run_user(r)
-        core.release(u, r, 1, self._task_server[task])
-        core.changed(u)
-
-    def finish_all(self, tasks: Any) -> None:
-        core = self._core
-        if core is None:
-            return super().finish_all(tasks)
-        users: dict[int, None] = {}
-        servers = self._task_server
-        last, last_m, k = -1, -1, 0
-        for task in tasks:                    # consecutive tasks of one run and server: one call
-            r = self._run_of(task)
-            m = servers[task]
-            if r != last or m != last_m:
-                if k:
-                    core.release(core.run_user(last), last, k, last_m)
-                last, last_m, k = r, m, 0
-                users[core.run_user(r)] = None
-            k += 1
-        if k:
-            core.release(core.run_user(last), last, k, last_m)
-        for u in users:                       # then each user's key once (TaskScheduler.finish_all)
-            core.changed(u)
-
-    def schedule(self, *, max_starts: int | None = None) -> list[Start]:
-        core = self._core
-        if core is None:
-            return super().schedule(max_starts=max_starts)
-        launches = core.schedule(max_starts).tolist()
-        now, state, servers, run_user = self._now, self._task_state, self._task_server, core.runs[0]
-        starts = []
-        for r, k, first, m in launches:
-            u = int(run_user[r])
-            for task in range(first, first + k):
-                state[task] = 1
-                servers[task] = m
-                starts.append(Start(task, u, m, now))
-        return starts
-
 
 class DRFScheduler(SDRFScheduler):
-    """Incremental DRF task filling: the active user with the lowest weighted dominant share next.
+    """Incremental DRF task filling: the user with pending tasks and the lowest weighted dominant share next.
 
-    SDRF with zero commitments (both priority readings coincide). With the live tree's order
-    (``structure="live_tree"``, the default) on one pool, or on several servers with
-    ``server="first_fit"``, the state lives in arrays and every ``submit`` / ``finish`` /
-    ``schedule`` runs the compiled core :mod:`fairalloc.scheduling.pool_core` (which the
-    simulator's DRF loop calls too; the free capacity is then the core's, read it through
-    :attr:`free`: the ``servers`` helper only names the server rule there); the other server rules
-    and the baselines run SDRF's generic path with zero commitments, the same schedule. Ties: ``ties="wait"`` (default)
-    serves, among users at the same weighted dominant share, the one whose oldest pending task has
-    waited longest, then the lower index; ``"index"`` the lower index only.
+    SDRF with zero commitments (both priority readings coincide); its key does not move with time, so
+    the decision core keeps the users in an indexed heap. Ties: ``ties="wait"`` (default) serves,
+    among users at the same weighted dominant share, the one whose oldest pending task has waited
+    longest, then the lower index; ``"index"`` the lower index only.
 
     Parameters
     ----------
@@ -451,7 +238,7 @@ class DRFScheduler(SDRFScheduler):
     Examples
     --------
     DRF paper, Section 4: 9 CPUs and 18 GB, A's tasks <1, 4>, B's <3, 1>; A and B alternate until
-    A holds 3 tasks and B 2 (both at dominant share 2/3), then B's next task does not fit:
+    A holds 3 tasks and B 2 (both at dominant share 2/3), then A's next task does not fit:
 
     >>> s = DRFScheduler([[9, 18]], n_users=2)                      # DRF paper, Section 4
     >>> _ = s.submit(0, [1, 4], count=10); _ = s.submit(1, [3, 1], count=10)
@@ -470,7 +257,6 @@ class DRFScheduler(SDRFScheduler):
     """
 
     mechanism = "drf"
-    _sdrf_core = False            # DRF runs on pool_core's heap (constant priorities), not SDRF's core
 
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
                  placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
@@ -478,15 +264,7 @@ class DRFScheduler(SDRFScheduler):
                  time: float = 0.0) -> None:
         super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
                          blocking=blocking, structure=structure, ties=ties, time=time)
-        #: The compiled core (:mod:`fairalloc.scheduling.pool_core`) that holds the state and takes
-        #: the decisions with the live tree's order on one pool, or on several servers with
-        #: ``server="first_fit"``; None: the generic path (the other server rules, and the
-        #: ``"resort"`` / ``"heap"`` baselines).
-        self._core: PoolCore | None = None
-        if self._on_core(server):
-            self._core = PoolCore(self.cluster.capacities, self.totals, self.placement, self.weights,
-                                  self.ties, self.blocking)
-            self._core_tasks()
+
 
 def sdrf_greedy(instance: TaskInstance, /, *, priority: str = "level", blocking: str = "stop",
                 server: Any = "first_fit", structure: str = "live_tree") -> AllocationResult:

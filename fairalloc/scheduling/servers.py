@@ -24,14 +24,12 @@ a callable
 Whether a task fits is :func:`fairalloc.shares.tasks_that_fit` ``>= 1`` on the free capacity (the one
 definition, with its tolerance for floating-point round-off).
 
-Both the fit test and Algorithm 4's :math:`H(i, m)` are pure functions of the task's demand and of
-one server's free row. A slotted scheduler asks them for every server at every task start, while a
-start changes one server's row: :class:`FreeCapacity` keeps, per distinct demand vector, the (M,)
-fit test and :math:`H` it last computed and recomputes only the rows of the servers changed since
-(a counter per server, bumped by :meth:`~FreeCapacity.take`, :meth:`~FreeCapacity.release` and
-:meth:`~FreeCapacity.find_take`), with the same functions on those rows: the values, and so every
-choice, are those of a fresh computation (the tests compare them exactly). The TV-TSF paper-scale
-large80 cell of sample 0 takes 1.55x less CPU with the same tables (``benchmarks/bench_tvtsf_cell.py``).
+The rules are written once, as plain loops over one server's free row
+(:func:`find_server`), compiled for the task schedulers' decision core
+(:mod:`fairalloc.scheduling.core`) and called by :class:`FreeCapacity` (the slotted schedulers and
+the simulator's cluster state). Sums over resources are NumPy's (:func:`row_sum`: left to right for
+fewer than 8 terms, pairwise beyond), so that :meth:`FreeCapacity.mismatch` over arrays and the
+compiled rule compute the same floats.
 
 References
 ----------
@@ -46,19 +44,123 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import shares
-from ..validation import require_choice
+from .._jit import jit
 from ..errors import InvalidInstanceError
+from ..tolerance import FLOOR_EPS
+from ..validation import require_choice
 
-__all__ = ["SERVER_RULES", "FreeCapacity"]
+__all__ = ["SERVER_RULES", "FreeCapacity", "find_server", "shape_mismatch", "row_sum"]
 
-#: Names accepted by ``server=`` (a callable is accepted too).
+#: Names accepted by ``server=`` (a callable is accepted too); a rule's id is its position.
 SERVER_RULES = ("first_fit", "best_fit", "tvtsf")
-#: Demand vectors whose fit test and H a :class:`FreeCapacity` keeps (cleared when full).
-_CACHE_SIZE = 4096
-#: Up to this many changed servers are recomputed on floats, not arrays (fewer NumPy calls) ...
-_FEW_ROWS = 8
-#: ... when there are at most this many resources (NumPy sums a row of fewer than 8 entries left to right).
-_FEW_RESOURCES = 4
+FIRST_FIT, BEST_FIT, TVTSF = 0, 1, 2
+
+_fits = jit(shares.task_fits_row)
+
+
+@jit(_nrt=False)
+def row_sum(x):
+    """``numpy.sum`` of a 1-d float array, bit for bit: left to right (from -0.0) below 8 terms,
+    else NumPy's pairwise summation (8 accumulators per block of at most 128 terms, halves above).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([1e16, 1.0, -1e16, 1.0, 3.0, 1e-3, 2.0, 5.0, 7.0])
+    >>> float(row_sum.py_func(x)) == float(x.sum())
+    True
+    """
+    n = x.shape[0]
+    if n < 8:
+        acc = -0.0
+        for i in range(n):
+            acc += x[i]
+        return acc
+    if n <= 128:
+        r0, r1, r2, r3, r4, r5, r6, r7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+        i = 8
+        stop = n - n % 8
+        while i < stop:
+            r0 += x[i]
+            r1 += x[i + 1]
+            r2 += x[i + 2]
+            r3 += x[i + 3]
+            r4 += x[i + 4]
+            r5 += x[i + 5]
+            r6 += x[i + 6]
+            r7 += x[i + 7]
+            i += 8
+        acc = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            acc += x[i]
+            i += 1
+        return acc
+    half = n // 2
+    half -= half % 8
+    return row_sum(x[:half]) + row_sum(x[half:])
+
+
+@jit(_nrt=False)
+def shape_mismatch(free_row, demand, totals, scratch):
+    r"""TV-TSF Algorithm 4's :math:`H = \sum_r |d_r/d_k - f_r/f_k|` of one server, with :math:`d` the
+    task's and :math:`f` the server's free capacity in units of the cluster totals and *k* the task's
+    first positive resource (``scratch``: a (K,) work array).
+
+    Examples
+    --------
+    :class:`FreeCapacity`'s example: task <2, 2> against free <4, 8> on totals <12, 16>: shapes
+    <1, 0.75> and <1, 1.5>, H = 0.75:
+
+    >>> import numpy as np
+    >>> shape_mismatch.py_func(np.array([4.0, 8.0]), np.array([2.0, 2.0]), np.array([12.0, 16.0]), np.zeros(2))
+    0.75
+    """
+    k = 0
+    for r in range(demand.shape[0]):
+        if demand[r] / totals[r] > 0:
+            k = r
+            break
+    dk = demand[k] / totals[k]
+    fk = free_row[k] / totals[k]
+    for r in range(demand.shape[0]):
+        scratch[r] = abs((demand[r] / totals[r]) / dk - (free_row[r] / totals[r]) / fk)
+    return row_sum(scratch)
+
+
+@jit(_nrt=False)
+def find_server(free, demand, eligible, rule, totals, eps, scratch):
+    """The server rule (module docstring): among the servers ``eligible`` and where one task of
+    ``demand`` fits now (:func:`fairalloc.shares.task_fits_row`), the first (``rule`` 0), the one left
+    with the least normalised capacity (1) or the smallest shape mismatch (2); ties to the lowest
+    index; -1 when none. ``scratch``: a (K,) work array.
+
+    Examples
+    --------
+    :class:`FreeCapacity`'s example: first fit picks server 0, TV-TSF's shape match server 1:
+
+    >>> import numpy as np
+    >>> free, tot = np.array([[4.0, 8.0], [8.0, 8.0]]), np.array([12.0, 16.0])
+    >>> [find_server.py_func(free, np.array([2.0, 2.0]), np.ones(2, bool), rule, tot, 1e-9, np.zeros(2))
+    ...  for rule in (0, 1, 2)]
+    [0, 0, 1]
+    """
+    best = -1
+    best_v = 0.0
+    for m in range(free.shape[0]):
+        if not (eligible[m] and _fits(free[m], demand, eps)):
+            continue
+        if rule == 0:
+            return m
+        if rule == 1:
+            for r in range(demand.shape[0]):
+                scratch[r] = (free[m, r] - demand[r]) / totals[r]
+            v = row_sum(scratch)
+        else:
+            v = shape_mismatch(free[m], demand, totals, scratch)
+        if best < 0 or v < best_v:
+            best = m
+            best_v = v
+    return best
 
 
 class FreeCapacity:
@@ -110,21 +212,17 @@ class FreeCapacity:
         #: Whether this is one pool (M = 1), held as a list: give :meth:`take` / :meth:`release` lists then.
         self.one_pool = self._row is not None
         self.totals = self.capacity.sum(axis=0)
-        self._totals_list = self.totals.tolist()
         self.placement = placement
-        # per demand (its bytes): [clock when last brought up to date, (M,) fit test, (M,) H or None];
-        # _stamp[m] is the clock of server m's last change (module docstring)
-        self._cache: dict[bytes, list] = {}
-        self._clock = 0
-        self._stamp = np.zeros(self._free.shape[0], dtype=np.int64)
-        self._all_rows = np.arange(self._free.shape[0])
-        self._all_eligible = bool(placement.all())
+        self._scratch = np.zeros(self.capacity.shape[1])
+        self._eps = float(FLOOR_EPS)
         if callable(rule):
             self._rule: Callable | str = rule
             self.rule_name = getattr(rule, "__name__", "callable")
+            self.rule_id = -1
         else:
             self._rule = require_choice("server", rule, SERVER_RULES)
             self.rule_name = self._rule
+            self.rule_id = SERVER_RULES.index(self._rule)
 
     @property
     def free(self) -> np.ndarray:
@@ -141,62 +239,7 @@ class FreeCapacity:
 
     def fits(self, user: int, demand: np.ndarray) -> np.ndarray:
         """(M,) bool: servers where one task of ``demand`` fits now and ``user`` may run."""
-        if self._row is not None:
-            ok = shares.task_fits_rows(self.free, np.asarray(demand, dtype=float))
-        else:
-            ok = self._kept(np.asarray(demand, dtype=float))[0].copy()
-        if not self._all_eligible:
-            ok &= self.placement[user]
-        return ok
-
-    def _kept(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """The (M,) fit test of ``demand`` on the free capacity now and, for the ``"tvtsf"`` rule, its
-        (M,) :meth:`mismatch` (meaningful where the task fits), kept per demand and recomputed on the
-        servers changed since it was last asked (module docstring). Several servers only; read, do not
-        modify."""
-        entry = self._cache.get(key := demand.tobytes())
-        if entry is None:
-            if len(self._cache) >= _CACHE_SIZE:
-                self._cache.clear()
-            m = self._free.shape[0]
-            entry = [self._clock, np.zeros(m, dtype=bool), np.zeros(m) if self._rule == "tvtsf" else None,
-                     demand.tolist(), None]
-            self._cache[key] = entry
-            rows = self._all_rows
-        elif entry[0] == self._clock:
-            return entry[1], entry[2]
-        else:
-            rows = (self._stamp > entry[0]).nonzero()[0]
-        entry[0] = self._clock
-        ok_all, h = entry[1], entry[2]
-        if rows.size > _FEW_ROWS or self._free.shape[1] > _FEW_RESOURCES:
-            ok = shares.task_fits_rows(self._free[rows], demand)
-            ok_all[rows] = ok
-            if h is not None and ok.any():
-                rows = rows[ok]
-                h[rows] = self.mismatch(demand, rows)
-            return ok_all, h
-        # a few servers changed: the same arithmetic row by row on floats (the tests compare it
-        # exactly with the arrays'): shares.task_fits, and H summed left to right as NumPy sums a
-        # row of fewer than 8 entries
-        d = entry[3]
-        if h is not None and entry[4] is None:
-            dn = [x / t for x, t in zip(d, self._totals_list)]
-            k = next((r for r, x in enumerate(dn) if x > 0), 0)
-            entry[4] = (k, [x / dn[k] for x in dn])
-        for m in rows.tolist():
-            row = self._free[m].tolist()
-            fit = shares.task_fits(row, d)
-            ok_all[m] = fit
-            if fit and h is not None:
-                k, dd = entry[4]
-                fn = [x / t for x, t in zip(row, self._totals_list)]
-                fk = fn[k]
-                acc = 0.0
-                for x, y in zip(dd, fn):
-                    acc += abs(x - y / fk)
-                h[m] = acc
-        return ok_all, h
+        return shares.task_fits_rows(self.free, np.asarray(demand, dtype=float)) & self.placement[user]
 
     def fits_capacity(self, user: int, demand: np.ndarray) -> bool:
         """Whether the task fits on some eligible server of an *empty* cluster."""
@@ -208,24 +251,15 @@ class FreeCapacity:
         if self._row is not None:                         # one pool: no NumPy on a short vector
             return 0 if shares.task_fits(self._row, demand.tolist()) else -1
         demand = np.asarray(demand, dtype=float)
-        ok, h = self._kept(demand)
-        if not self._all_eligible:
-            ok = ok & self.placement[user]
-        rule = self._rule
-        if rule == "tvtsf":
-            idx = ok.nonzero()[0]
-            return int(idx[h[idx].argmin()]) if idx.size else -1
+        if self.rule_id >= 0:
+            return int(find_server(self._free, demand, self.placement[user], self.rule_id, self.totals,
+                                   self._eps, self._scratch))
+        ok = self.fits(user, demand)
         if not ok.any():
             return -1
-        if rule == "first_fit":
-            return int(np.argmax(ok))
-        idx = np.flatnonzero(ok)
-        if rule == "best_fit":
-            left = shares.normalized_demands(self.free[idx] - demand, self.totals).sum(axis=1)
-            return int(idx[np.argmin(left)])
         view = self.free.view()
         view.setflags(write=False)
-        m = rule(view, demand, ok.copy())
+        m = self._rule(view, demand, ok.copy())
         m = -1 if m is None else int(m)
         if m >= 0 and not ok[m]:
             raise InvalidInstanceError(f"server rule {self.rule_name!r} returned server {m}, where the task "
@@ -233,11 +267,10 @@ class FreeCapacity:
         return m
 
     def mismatch(self, demand: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        r"""TV-TSF Algorithm 4's :math:`H(i, m)` for the servers ``idx`` (normalised units)."""
-        d = shares.normalized_demands(demand, self.totals)
-        f = shares.normalized_demands(self.free[idx], self.totals)
-        k = int(np.argmax(d > 0))                        # first resource the task uses (0 if d_1 > 0)
-        return np.abs(d / d[k] - f / f[:, k:k + 1]).sum(axis=1)
+        r"""TV-TSF Algorithm 4's :math:`H(i, m)` for the servers ``idx`` (normalised units; :func:`shape_mismatch`)."""
+        d = np.asarray(demand, dtype=float)
+        free = self.free
+        return np.array([shape_mismatch(free[m], d, self.totals, self._scratch) for m in np.asarray(idx).tolist()])
 
     def find_list(self, user: int, demand: np.ndarray, demand_list: list) -> int:
         """:meth:`find` with the demand also given as a list of floats (one pool: no conversion)."""
@@ -258,13 +291,7 @@ class FreeCapacity:
         m = self.find(user, demand)
         if m >= 0:
             self._free[m] -= demand
-            self._changed(m)
         return m
-
-    def _changed(self, server: int) -> None:
-        """Server ``server``'s free row changed: what :meth:`_kept` holds for it is stale."""
-        self._clock += 1
-        self._stamp[server] = self._clock
 
     def take(self, server: int, demand: Any, count: int = 1) -> None:
         """Subtract ``count`` tasks of ``demand`` (raw units, an array or a list) from ``server``'s free capacity."""
@@ -279,7 +306,6 @@ class FreeCapacity:
                 self._free[server] -= demand
             else:
                 self._free[server] -= np.asarray(demand, dtype=float) * count
-            self._changed(server)
 
     def release(self, server: int, demand: Any, count: int = 1) -> None:
         """Add ``count`` tasks of ``demand`` back to ``server``'s free capacity (as :meth:`take`)."""
@@ -294,7 +320,6 @@ class FreeCapacity:
                 self._free[server] += demand
             else:
                 self._free[server] += np.asarray(demand, dtype=float) * count
-            self._changed(server)
 
     def free_row(self, server: int) -> list:
         """Free capacity of one server as a list of floats (read it, do not modify it)."""

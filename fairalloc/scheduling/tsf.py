@@ -73,35 +73,13 @@ class TSFScheduler(TaskScheduler):
     """
 
     mechanism = "tsf"
-    default_blocking = "skip"
 
-    def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
-                 placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
-                 structure: str = "live_tree", ties: str = "wait",
-                 time: float = 0.0) -> None:
-        super().__init__(cluster, n_users=n_users, weights=weights, placement=placement, server=server,
-                         blocking=blocking, structure=structure, ties=ties, time=time)
-        self._held: list[dict[float, int]] = [{} for _ in range(self.n_users)]
-
-    def _pending_extra(self, user: int, demand: np.ndarray) -> float:
+    def _run_extra(self, demand: np.ndarray) -> float:
         return float(shares.monopoly_tasks(demand, self.cluster.capacities))
 
-    def _changed(self, user: int, demand: np.ndarray, extra: Any, *, started: bool) -> None:
-        held = self._held[user]
-        held[extra] = held.get(extra, 0) + (1 if started else -1)
-        if held[extra] == 0:
-            del held[extra]
-
-    def _share(self, user: int) -> float:
-        w = self.weights[user]
-        return float(sum(shares.task_shares(c, h, w) for h, c in self._held[user].items()))
-
     def task_shares(self) -> np.ndarray:
-        """(N,) every user's task share now."""
-        return np.array([self._share(i) for i in range(self.n_users)])
-
-    def _trajectory(self, user: int) -> tuple:
-        return (self._share(user),), (0.0,), self._now
+        """(N,) every user's task share now (:func:`fairalloc.scheduling.keys.tsf_key`)."""
+        return np.array([self._core.key(i) for i in range(self.n_users)])
 
 
 def tsf_greedy(instance: TaskInstance, /, *, blocking: str = "skip", server: Any = "first_fit",

@@ -85,8 +85,8 @@ from typing import Any, Iterable
 import numpy as np
 
 from .cluster_state import ClusterState, ProcessorPool, SimulationError
-from ..scheduling.policy import Policy
 from ..workloads import Workload
+from .policies.base import Policy
 
 __all__ = ["Simulation", "Policy", "SimulationError", "COMPLETION", "ARRIVAL", "WAKEUP"]
 
@@ -127,7 +127,7 @@ class Simulation:
     Two rigid jobs on 4 processors; job 1 needs 5 and is rejected before the run:
 
     >>> import fairalloc as fa
-    >>> from fairalloc.scheduling import FCFS
+    >>> from fairalloc.sim import FCFS
     >>> from fairalloc.sim import ProcessorPool
     >>> wl = fa.workloads.Workload(submit=[0, 0], run_time=[1, 1], processors=[3, 5])
     >>> r = Simulation(wl, ProcessorPool(4), FCFS()).run()

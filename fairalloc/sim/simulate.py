@@ -9,49 +9,17 @@ import numpy as np
 
 from ..errors import InvalidInstanceError
 from ..model import Cluster
-from ..scheduling.policy import Policy
-from ..scheduling.queue import FCFS, QUEUE_POLICIES, make_queue_policy
 from ..workloads import Workload
 from ..workloads.units import check_units
-from ._kernels import easy_rigid, fcfs_rigid
 from .cluster_state import ClusterState, ProcessorPool, ResourcePool, Servers
 from .engine import Simulation
+from .kernels import rigid_run
 from .metrics import SimulationResult
+from .policies import FCFS, Policy, make_policy
 
-__all__ = ["simulate", "register_policy", "POLICY_FACTORIES", "make_state"]
+__all__ = ["simulate", "make_state"]
 
 logger = logging.getLogger(__name__)
-
-#: Extra policy names (task schedulers register theirs here): name -> factory(**options) -> Policy.
-POLICY_FACTORIES: dict[str, Callable[..., Policy]] = {}
-
-
-def register_policy(name: str, factory: Callable[..., Policy]) -> None:
-    """Make ``simulate(..., policy=name, **options)`` build ``factory(**options)``.
-
-    Parameters
-    ----------
-    name : str
-        The policy's name (case-insensitive); an existing name is replaced.
-    factory : callable
-        Called with the keyword options given to :func:`simulate` (beyond its own arguments); returns a
-        fresh :class:`~fairalloc.sim.engine.Policy` for one run (the protocol is in
-        :mod:`fairalloc.sim.engine`; task schedulers: :class:`~fairalloc.sim.TaskPolicy`).
-
-    Examples
-    --------
-    DRF with the "skip" blocking rule under its own name:
-
-    >>> import fairalloc as fa
-    >>> from fairalloc.sim import TaskPolicy, register_policy
-    >>> register_policy("drf-skip-doc", lambda **kw: TaskPolicy("drf", blocking="skip", **kw))
-    >>> wl = fa.workloads.google_like(5, 50, rng=0)
-    >>> r = fa.simulate(wl, fa.sim.ResourcePool.from_workload(wl, 0.5), policy="drf-skip-doc")
-    >>> r.task_summary()["policy"]
-    'drf'
-    """
-    POLICY_FACTORIES[str(name).lower()] = factory
-
 
 def make_state(workload: Workload, capacity: Any, placement: Any = None) -> ClusterState:
     """The cluster state for ``capacity``: processors (int), a pool (vector) or servers (Cluster).
@@ -120,15 +88,7 @@ def _policy(policy: Any, options: dict[str, Any]) -> Policy:
             raise InvalidInstanceError(f"options {sorted(options)} apply only to a policy given by name",
                                        argument="options", value=sorted(options))
         return policy
-    key = policy.lower()
-    if key in POLICY_FACTORIES:
-        return POLICY_FACTORIES[key](**options)
-    base = key[:-5] if key.endswith("+easy") else key
-    if base in QUEUE_POLICIES or base == "easy":
-        return make_queue_policy(key, **options)
-    known = sorted(set(QUEUE_POLICIES) | set(POLICY_FACTORIES) | {"easy"})
-    raise InvalidInstanceError(f"policy={policy!r} is not one of {', '.join(known)} "
-                               "(or '<queue policy>+easy')", argument="policy", value=policy)
+    return make_policy(policy, **options)
 
 
 def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
@@ -144,8 +104,10 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         vector for a pool, or a :class:`~fairalloc.Cluster` of servers.
     policy : str or Policy
         ``"fcfs"``, ``"easy"`` (FCFS + EASY), ``"sjf"``, ``"wfp3"``, ``"unicef"``, ``"f1"``,
-        ``"f2"``, ``"buc"``, any of them with ``"+easy"``, a name registered with
-        :func:`register_policy`, or a policy object (see :mod:`fairalloc.sim.engine`).
+        ``"f2"``, ``"buc"``, any of them with ``"+easy"``, ``"drf"``, ``"sdrf"``, ``"tsf"``,
+        ``"cdrf"``, ``"tvtsf"``, ``"tsf-static"``, ``"cdrf-static"`` (the table
+        :data:`fairalloc.sim.policies.POLICIES`), a name registered with
+        :func:`~fairalloc.sim.register_policy`, or a policy object (see :mod:`fairalloc.sim.engine`).
     enforce_walltime : bool
         Kill jobs at their requested time (True) or let them run to completion (False, default).
     placement : array_like of bool (n_users, n_servers), optional
@@ -153,13 +115,11 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     progress : bool
         tqdm progress bar.
     engine : {"auto", "events", "kernel"}
-        ``"auto"`` uses a specialised loop when one gives the same schedule (FCFS with or without
-        EASY backfilling, ``"fcfs"``/``"easy"``, on processors with one-task jobs; for EASY not
-        with ``progress=True``; ``"drf"`` and ``"sdrf"`` with the live tree's order on one pool or on
-        first-fit servers, not with ``progress=True``: :func:`fairalloc.scheduling.pool_core.pool_run`,
-        :func:`fairalloc.scheduling.sdrf_core.sdrf_run`), the
-        event engine
-        otherwise; ``"events"`` forces the engine;
+        ``"auto"`` uses the compiled loop (:mod:`fairalloc.sim.kernels`, the same schedule) for
+        ``"fcfs"`` and ``"easy"`` on processors with one-task jobs (EASY: not with
+        ``progress=True``), and for ``"drf"``, ``"sdrf"``, ``"tsf"`` and ``"cdrf"`` named by string
+        with a built-in server rule, not with ``progress=True``; the event engine otherwise;
+        ``"events"`` forces the engine;
         ``"kernel"`` forces the loop and raises :class:`InvalidInstanceError` naming what it
         does not support.
     **options
@@ -194,14 +154,14 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     easy = fcfs and pol.backfill and rigid and not progress
     sim = Simulation(workload, state, pol, enforce_walltime=enforce_walltime, progress=progress)
     applies = getattr(pol, "kernel_applies", None)
-    # a policy's own compiled loop (DRF, SDRF on a pool), for a policy named by string (an object passed
-    # in may be inspected afterwards: its scheduler holds the event engine's state)
+    # the task schedulers on the compiled loop, for a policy named by string (an object passed in may be
+    # inspected afterwards: its scheduler holds the event engine's state)
     pool = isinstance(policy, str) and applies is not None and applies(sim)
     if engine == "kernel" and not (fast or easy or pool):
-        why = ("progress=True (the EASY kernel shows no progress bar)" if fcfs and rigid
-               else "this policy/capacity: kernels exist only for FCFS with or without EASY "
-                    "backfilling ('fcfs', 'easy') on processors with one-task jobs, and for 'drf' "
-                    "and 'sdrf' with the live tree's order on one pool or first-fit servers, without a progress bar")
+        why = ("progress=True (the compiled loop shows no progress bar)" if fcfs and rigid
+               else "this policy/capacity: the compiled loop runs FCFS with or without EASY "
+                    "backfilling ('fcfs', 'easy') on processors with one-task jobs, and 'drf', 'sdrf', "
+                    "'tsf', 'cdrf' named by string with a built-in server rule, without a progress bar")
         raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
                                    "or 'events'", argument="engine", value=engine)
     if engine != "events":
@@ -215,8 +175,8 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
 
 
 def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False) -> SimulationResult:
-    """FCFS (``easy=False``) or FCFS + EASY through :mod:`._kernels`; ``keep``: fill the policy's
-    ``reservations`` as the event engine would (a policy object the caller may inspect)."""
+    """FCFS (``easy=False``) or FCFS + EASY on the compiled loop (:func:`.kernels.rigid_run`); ``keep``:
+    fill the policy's ``reservations`` as the event engine would (a policy object the caller may inspect)."""
     wl, state = sim.workload, sim.state
     state.bind(wl)
     ok, rejected = sim.admissible()
@@ -227,18 +187,13 @@ def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False)
     idx = np.flatnonzero(ok)
     order = idx[np.argsort(wl.submit[idx], kind="stable")]
     start = np.full(n, np.nan)
-    if easy:
-        reservations = None
-        if keep:
-            sim.policy.reset(sim)
-            reservations = sim.policy.reservations
-        expected = np.where(np.isnan(req), run, req)   # what a reservation may assume
-        start[order] = easy_rigid(wl.submit[order], wl.processors[order], dur[order],
-                                  expected[order], state.capacity, ids=order,
-                                  reservations=reservations)
-    else:
-        start[order] = fcfs_rigid(wl.submit[order], wl.processors[order], dur[order],
-                                  state.capacity)
+    expected = np.where(np.isnan(req), run, req)   # what a reservation may assume
+    start[order], resv = rigid_run(wl.submit[order], wl.processors[order], dur[order], expected[order],
+                                   state.capacity, backfill=easy)
+    if easy and keep:
+        sim.policy.reset(sim)
+        for k in np.flatnonzero(~np.isnan(resv)).tolist():
+            sim.policy.reservations.setdefault(int(order[k]), float(resv[k]))
     end = start + dur
     return SimulationResult.from_run(wl, start=start, end=end, killed=kill, rejected=rejected,
                                      launches=None, policy=sim.policy.name, state=state,

@@ -3,7 +3,7 @@
 import numpy as np
 from hypothesis import given, strategies as st
 
-from fairalloc.scheduling import BUC, FCFS, ema_update
+from fairalloc.sim import BUC, FCFS, ema_update
 from fairalloc.sim import simulate
 from fairalloc.workloads import Workload
 

@@ -6,13 +6,17 @@
   slotted policies start tasks on slot boundaries only;
 * SDRF commitments never negative (checked at every scheduling instant of the run);
 * the live-tree SDRF and the re-sort SDRF produce identical schedules (start times equal up to the
-  rounding of computed crossing times).
+  rounding of computed crossing times);
+* every continuous-time schedule follows the rule decision by decision (the reference validator,
+  ``tests/reference``: lowest key recomputed from the definitions, stop vs skip, FIFO, server rule).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import validate_task_schedule
 
 import fairalloc as fa
 from fairalloc.sim import TaskPolicy, simulate
@@ -85,6 +89,8 @@ def test_capacity_placement_and_conservation(data, policy):
     slot = opts.get("slot", 1.0 if name == "tvtsf" else None)
     r = simulate(wl, cluster, policy=name, placement=placement, **opts)
     check_invariants(wl, cluster, placement, r, slot)
+    if name != "tvtsf" and slot is None:
+        validate_task_schedule(wl, cluster, r, mechanism=name, placement=placement, **opts)
 
 
 class CheckedSDRF(TaskPolicy):
@@ -111,6 +117,8 @@ def test_commitments_never_negative_and_live_tree_equals_resort(data, delta, pri
         r = simulate(wl, cluster, policy=pol, placement=placement)
         assert pol.checks >= 1
         check_invariants(wl, cluster, placement, r)
+        validate_task_schedule(wl, cluster, r, mechanism="sdrf", placement=placement, delta=delta,
+                               priority=priority, blocking=blocking, ties=ties)
         runs[structure] = r.launches[["job", "tasks", "server", "start"]]
     a, b = runs["live_tree"], runs["resort"]
     # same launches in the same order; a start at a wake-up (the first user overtaken) is a crossing

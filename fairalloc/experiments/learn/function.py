@@ -4,7 +4,7 @@ A :class:`LearnedFunction` is what the learning method produces and what a sched
 :math:`f(r, n, s)` of a waiting job's run-time estimate *r* (seconds), processors *n* and submit
 time *s* (seconds), **lowest first** (the learned-priorities paper's convention, Section 2).
 Inputs are taken as :math:`r \gets \max(r, 1)` and :math:`s \gets \max(s, 1)` before the formula
-sees them, as the shipped F1/F2 do (``fairalloc.scheduling.queue``), so that ``log(r)``, ``log(s)``
+sees them, as the shipped F1/F2 do (``fairalloc.sim.policies.queue``), so that ``log(r)``, ``log(s)``
 and ``1/r`` are finite for every job.
 
 File format (JSON, UTF-8)::
@@ -26,7 +26,7 @@ says where the function came from (for a learned one: the states, trials per sta
 backfilling, the fit and its held-out error, and the fairalloc version).
 
 The paper's two functions are :func:`paper_function` ``("F1")`` and ``("F2")``. Table 1 does not
-give the logarithm's base; like ``fairalloc.scheduling.queue`` they use the natural logarithm here.
+give the logarithm's base; like ``fairalloc.sim.policies.queue`` they use the natural logarithm here.
 The authors' published regression code (``hpcsched/gen-sched-policies``, SC'17) fits
 ``log10`` terms, so Table 1's :math:`c_3` may belong to :math:`\log_{10} s`; the two readings differ
 by the factor :math:`\ln 10` on :math:`c_3` (with ``log10``, write ``c3 * log10(s)``).

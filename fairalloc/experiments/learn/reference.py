@@ -14,7 +14,7 @@ baseline it is timed against. It is deliberately slim: lists, loops, no index st
   are free at *t*. (The authors' SimGrid run adds a message latency of a few milliseconds per job;
   it is not modelled.)
 * with EASY backfilling (``backfill=True``, the paper's stated future work), in the event-driven
-  form of ``fairalloc.scheduling.easy``: at each instant (a submit time or an end), the first
+  form of ``fairalloc.sim.policies.easy``: at each instant (a submit time or an end), the first
   unstarted job in list order (the *head*) starts if it has been submitted and fits, and so on;
   otherwise it gets a reservation at its *shadow time*, the earliest
   :math:`t \ge \max(now, \sigma_h)` at which it would fit if every running job ended at its

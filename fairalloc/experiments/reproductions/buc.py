@@ -7,7 +7,7 @@ injected with 100 jobs each, walltime 3600 s, precision P = 0, 0.5 and 1 (runs o
 at their walltime (the archive's convention) and then do not update S_u (as in the paper). FCFS
 without backfilling is the base policy of both. The paper gives no formula for BUC's S_u update, only
 its direction (Section 3: up when the job was precise, down otherwise); the rule used is ours
-(:func:`fairalloc.scheduling.threshold_update`: up when :math:`P \\ge 0.5`, down otherwise, by a step
+(:func:`fairalloc.sim.threshold_update`: up when :math:`P \\ge 0.5`, down otherwise, by a step
 that grows with the precision); ``update="ema"`` runs the moving average of 100 P beside it.
 
 ``load``: KTH-SP2 under strict FCFS is saturated (mean waits of days). ``load="native"`` keeps the
@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ... import workloads
-from ...scheduling.queue import BUC, ema_update, threshold_update
+from ...sim.policies import BUC, ema_update, threshold_update
 from ...sim import simulate
 from .tvtsf import data_dir
 
@@ -47,7 +47,7 @@ BUCKETS = [0, 25, 50, 75, 100.001]
 _LABELS = ["0-24", "25-49", "50-74", "75-100"]
 _INJECTED = {"P=0": 1.0, "P=0.5": 1800.0, "P=1": 3600.0}
 #: S_u update rules by name, both ours (the paper gives no formula): ``threshold`` follows its words
-#: (Section 3: up after a precise job, down otherwise; the default of :class:`~fairalloc.scheduling.BUC`),
+#: (Section 3: up after a precise job, down otherwise; the default of :class:`~fairalloc.sim.BUC`),
 #: ``ema`` the moving average the project used before.
 UPDATES = {"threshold": lambda: threshold_update(0.1), "ema": lambda: ema_update(0.1)}
 

@@ -47,7 +47,7 @@ def test_grid_rows_half_life_conversion_and_resume(tmp_path):
 
 def test_policy_object_and_weights_grid(tmp_path):
     wl = _wl()
-    from fairalloc.scheduling.queue import make_queue_policy
+    from fairalloc.sim import make_queue_policy
 
     pol = make_queue_policy("sjf")    # a policy object, as fa.simulate takes
     s = whatif(wl, {"mine": pol, "drf": {"policy": "drf", "blocking": "skip"}}, weights=["equal", "shares"],
@@ -109,8 +109,8 @@ def test_jobs_of_no_run_time_are_left_out_of_every_cell(tmp_path):
 
 def test_a_new_policy_with_half_life_joins_the_grid(tmp_path):
     # how Slurm's fair share will plug in: a factory taking half_life= (seconds) joins the half-life grid
-    from fairalloc.scheduling.queue import make_queue_policy
-    from fairalloc.sim.simulate import POLICY_FACTORIES
+    from fairalloc.sim import make_queue_policy
+    from fairalloc.sim.policies import _REGISTERED
 
     seen = []
 
@@ -122,7 +122,7 @@ def test_a_new_policy_with_half_life_joins_the_grid(tmp_path):
     try:
         s = whatif(_wl(), ["fcfs", "test-decay"], half_lives=["2h", "3d"], capacity=16, out=tmp_path, workers=0)
     finally:
-        POLICY_FACTORIES.pop("test-decay", None)
+        _REGISTERED.pop("test-decay", None)
     assert s["label"].tolist() == ["fcfs", "test-decay", "test-decay"]
     assert s["half_life"].tolist()[1:] == [7200.0, 259200.0]
     assert 7200.0 in seen and 259200.0 in seen          # the cells built it with the half-lives in seconds
@@ -130,8 +130,8 @@ def test_a_new_policy_with_half_life_joins_the_grid(tmp_path):
 
 def test_a_policy_taking_accounts_gets_the_runs_tree(tmp_path):
     # Slurm's classic fair share / Fair Tree rank by the account tree: a factory with accounts= receives it
-    from fairalloc.scheduling.queue import make_queue_policy
-    from fairalloc.sim.simulate import POLICY_FACTORIES
+    from fairalloc.sim import make_queue_policy
+    from fairalloc.sim.policies import _REGISTERED
 
     got = []
 
@@ -143,7 +143,7 @@ def test_a_policy_taking_accounts_gets_the_runs_tree(tmp_path):
     try:
         whatif(_wl(), ["test-tree"], capacity=16, accounts=("synthetic", 2), out=tmp_path, workers=0)
     finally:
-        POLICY_FACTORIES.pop("test-tree", None)
+        _REGISTERED.pop("test-tree", None)
     trees = [t for t in got if isinstance(t, AccountTree) and t.n_users == 4]
     assert trees and trees[-1].account_names == ("root", "acct1", "acct2")
 

@@ -255,3 +255,67 @@ def test_events_pushed_after_a_heap_compaction_in_one_advance_are_processed(stal
     assert list(tree) == ["b", "c", "e", "a", "f", "g"]
     assert tree.swaps == 4
     assert tree.next_event_time == pytest.approx(math.log(2000.0))
+
+
+def test_common_crossing_of_five_elements_reverses_the_order():
+    r"""Five trajectories :math:`p_i(t) = 1 + b_i (e^{-t} - 1/2)` (tau = 1) all meet at :math:`t = \ln 2`:
+    before, the order is by increasing :math:`b_i`; after, by decreasing :math:`b_i` (by hand). The
+    swap events of that instant are processed together (several at one time)."""
+    tree = LiveTree(tau=1.0)
+    slopes = [0.1, 0.2, 0.3, 0.4, 0.5]
+    for key, b in enumerate(slopes):
+        tree.insert(key, [1.0 - b / 2], [b])
+    assert list(tree) == [0, 1, 2, 3, 4]
+    assert tree.next_event_time == pytest.approx(math.log(2.0), rel=1e-12)
+    tree.advance(1.0)
+    assert list(tree) == [4, 3, 2, 1, 0]
+    assert tree.swaps >= 4                       # at least the adjacent exchanges that reverse 5 items
+
+
+def test_equal_intercepts_with_underflowed_slopes_keep_the_exact_order():
+    r"""Slope terms :math:`2 e^{-800}` and :math:`e^{-800}` are both 0.0 in floating point; by their exact
+    ratio (2) the first is larger, so its element comes second whatever the keys say."""
+    tree = LiveTree(tau=1.0)
+    tree.advance(800.0)
+    tree.insert(0, [0.25], [2.0], t0=0.0)
+    tree.insert(1, [0.25], [1.0], t0=0.0)
+    assert list(tree) == [1, 0]
+    tree.insert(2, [0.25], [-1.0], t0=0.0)       # a negative term: below both
+    assert list(tree) == [2, 1, 0]
+
+
+@pytest.mark.parametrize("lines", [3, 5])
+def test_order_of_many_line_trajectories_is_the_sorted_maxima(lines):
+    r"""Trajectories of 3 and 5 lines (envelopes of several pieces): at every time the tree's order is
+    the order of :math:`\max_k (a_k + b_k e^{-t/\tau})` evaluated directly with NumPy, and so is each
+    element's priority (random coefficients: no two maxima within rounding at the sampled times)."""
+    rng = np.random.default_rng(40 + lines)
+    n, tau = 40, 2.0
+    A, B = rng.uniform(0, 1, (n, lines)), rng.uniform(-1, 1, (n, lines))
+    tree = LiveTree(tau=tau)
+    for k in range(n):
+        tree.insert(k, A[k], B[k])
+    for t in np.linspace(0.05, 8.0, 40):
+        tree.advance(float(t))
+        p = (A + B * np.exp(-t / tau)).max(axis=1)
+        assert list(tree) == sorted(range(n), key=lambda k: (p[k], k))
+        for k in range(0, n, 7):
+            assert tree.priority(k) == pytest.approx(p[k], abs=1e-12)
+    assert tree.swaps > 0
+
+
+def test_lines_equal_at_their_start_take_the_smallest_slope():
+    r"""SDRF at a user's first start (no commitment yet, an excess :math:`x_r` per resource): lines
+    :math:`0.5 + x_r - x_r e^{-(t - t_0)/\tau}` all equal 0.5 at :math:`t_0`; after it the largest
+    excess leads: :math:`p(t) = 0.5 + 0.3 (1 - e^{-t})` for x = (0.1, 0.3, 0.2), tau = 1. It crosses a
+    constant 0.7 where :math:`e^{-t} = 1/3`, at :math:`t = \ln 3` (by hand)."""
+    x = np.array([0.1, 0.3, 0.2])
+    tree = LiveTree(tau=1.0)
+    tree.insert("user", 0.5 + x, -x)
+    tree.insert("constant", [0.7], [0.0])
+    for t in (0.5, 1.0):
+        assert tree.priority("user", t) == pytest.approx(0.5 + 0.3 * (1 - math.exp(-t)), abs=1e-12)
+    assert list(tree) == ["user", "constant"]
+    assert tree.next_event_time == pytest.approx(math.log(3.0), rel=1e-12)
+    tree.advance(1.2)
+    assert list(tree) == ["constant", "user"]

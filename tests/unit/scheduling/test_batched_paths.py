@@ -4,19 +4,15 @@
   user whose tasks end together is updated once; TSF (whose update depends on the task) goes task
   by task. Checked against :meth:`finish` called per task, on seeded random runs.
 * ``FreeCapacity.find_take``: the server :meth:`find_list` chooses, with :meth:`take` applied.
-* The live tree's certificates read the cached state of a piece (``_state``) when it is of the same
-  time: the same crossing time as computed from the lines.
+* ``TaskScheduler.finish_all`` brings each user's commitments to now once, in the order of its first
+  task ended (Eq. 6 by hand).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
-from fairalloc.kinetic import LiveTree
-from fairalloc.kinetic import tree_core
 from fairalloc.scheduling import DRFScheduler, SDRFScheduler, TSFScheduler
 from fairalloc.scheduling.servers import FreeCapacity
 
@@ -73,33 +69,19 @@ def test_finish_all_is_finish_task_by_task(kind, seed):
 
 def test_finish_all_updates_a_user_once_and_in_first_end_order():
     # SDRF, tau = 1, a pool of 4 x <1, 1> tasks: users 0 (task ids 0-2) and 1 (ids 3-5) alternate
-    # (equal levels, equal waits: index order), 0, 3, 1, 4 start. At t = 1, tasks 3, 0, 1 end: one
-    # update per user, marked in the order of the first end (user 1, then user 0).
-    # The generic Python path (the compiled core switched off), then the core (sdrf_core): its
-    # marked users in its arrays.
-    for generic in (True, False):
-        s = SDRFScheduler([[4.0, 4.0]], n_users=2, tau=1.0)
-        if generic:
-            s._core = None
+    # (equal levels, equal waits: index order), 0, 3, 1, 4 start. At t = 1, tasks 3, 0, 1 end.
+    for structure in ("live_tree", "resort", "heap"):
+        s = SDRFScheduler([[4.0, 4.0]], n_users=2, tau=1.0, structure=structure)
         s.submit(0, [1.0, 1.0], 3)
         s.submit(1, [1.0, 1.0], 3)
         assert [st.task for st in s.schedule()] == [0, 3, 1, 4]
         s.advance(1.0)
-        if generic:
-            calls = []
-            orig = s._changed
-            s._changed = lambda i, *a, **k: (calls.append(i), orig(i, *a, **k))
-            s.finish_all([3, 0, 1])
-            assert calls == [1, 0] and list(s._dirty) == [1, 0]
-        else:
-            s.finish_all([3, 0, 1])
-            sd = s._core.sd                    # (c0, t0, excess, o, fair, dirty, ...), sm = sd[9]
-            assert sd[5][:sd[9][0]].tolist() == [1, 0]
+        s.finish_all([3, 0, 1])
         # each user held 2 of 4 units (0.5 of each resource) over [0, 1]: at its fair share 1/2,
         # excess 0 (Eq. 6: the commitment stays 0); user 0 now runs nothing, user 1 one task
         assert s.commitments().tolist() == [[0.0, 0.0], [0.0, 0.0]]
-    assert s.usage.tolist() == [[0.0, 0.0], [1.0, 1.0]]
-    assert [st.task for st in s.schedule()] == [2, 5]     # both at level 0 / 0.25: user 0 first
+        assert s.usage.tolist() == [[0.0, 0.0], [1.0, 1.0]]
+        assert [st.task for st in s.schedule()] == [2, 5], structure   # levels 0 and 0.25: user 0 first
 
 
 @pytest.mark.parametrize("cluster", [[[5.0, 3.0]], [[2.0, 2.0], [5.0, 1.0], [4.0, 4.0]]])
@@ -119,30 +101,3 @@ def test_find_take_is_find_then_take(cluster, rule):
         assert b.free.tolist() == a.free.tolist()
         seen.add(m >= 0)
     assert seen == {True, False}                  # both branches ran
-
-
-def test_certificates_from_cached_state_equal_those_from_lines():
-    rng = np.random.default_rng(11)
-    tree = LiveTree(tau=2.0)
-    for k in range(30):
-        a = rng.uniform(0, 1, 3).round(2)
-        b = rng.uniform(-0.5, 0.5, 3).round(2)
-        b[rng.integers(3)] = 0.0
-        tree.insert(k, a.tolist(), b.tolist())
-    t = 0.0
-    checked = 0
-    for _ in range(20):
-        t += float(rng.exponential(0.5))
-        tree.advance(t)
-        F, I, P = tree._ts[0], tree._ts[1], tree._ts[2]
-        order = [tree._index[k] for k in tree]
-        for x, y in zip(order, order[1:]):
-            for e in (x, y):
-                F[e, tree_core._CT] = math.nan     # cold: from the lines
-            cold = tree_core.fail_time(F, I, P, tree.tau, True, x, y, t, False)
-            for e in (x, y):
-                tree_core.state(F, I, P, e, t, tree.tau, True)   # warm: the cached piece at t
-            assert F[x, tree_core._CT] == t and F[y, tree_core._CT] == t
-            assert tree_core.fail_time(F, I, P, tree.tau, True, x, y, t, False) == cold
-            checked += 1
-    assert checked == 20 * 29

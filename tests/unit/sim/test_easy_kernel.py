@@ -1,6 +1,6 @@
-"""The EASY kernel (``fairalloc.sim._kernels.easy_rigid``) against the event engine's EASY.
+"""The EASY kernel (``fairalloc.sim.kernels.rigid_run``) against the event engine's EASY.
 
-Both call the one EASY decision core (:mod:`fairalloc.scheduling.easy`, checked against a plain
+Both call the one EASY decision core (:mod:`fairalloc.sim.policies.easy`, checked against a plain
 reference EASY in ``tests/unit/scheduling/test_easy.py``); what differs is the event loop around
 it (the engine's generic loop and policy calls, the kernel's compiled loop) and how ``simulate``
 prepares the jobs (rejections, walltimes, unsorted rows). The kernel must reproduce the engine's
@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 
 import fairalloc as fa
 from fairalloc.errors import InvalidInstanceError
-from fairalloc.scheduling import FCFS
+from fairalloc.sim import FCFS
 from fairalloc.sim import simulate
 from fairalloc.workloads import Workload
 

@@ -8,7 +8,7 @@ import pytest
 import fairalloc as fa
 from fairalloc.errors import InvalidInstanceError
 from fairalloc.model import Cluster
-from fairalloc.scheduling import Policy
+from fairalloc.sim import Policy
 from fairalloc.sim import ResourcePool, Servers, Simulation, SimulationError, simulate
 from fairalloc.workloads import Workload
 

@@ -12,8 +12,9 @@ woken for that (``TaskPolicy(wake_on=...)``). These tests specify the wake-ups:
   form, numpy only, none of the scheduler's ordering code), finds every crossing time of every pair of
   priority lines between two consecutive instants of the schedule by brute force, and checks at each
   stretch between crossings that the user first in priority order has no pending task that fits. It
-  runs on seeded random small workloads for the compiled kernel, the event engine on the compiled
-  core, and the generic Python path (``wake_on="first"`` and ``"any"``), both priority readings.
+  runs on seeded random small workloads for the compiled loop and the event engine, with the live
+  tree and with the re-sort baseline (whose wake-ups are found by brute force), ``wake_on="first"``
+  and ``"any"``, both priority readings.
 """
 
 from __future__ import annotations
@@ -26,14 +27,6 @@ import pytest
 import fairalloc as fa
 from fairalloc.sim import TaskPolicy
 from fairalloc.workloads import Workload
-
-
-class _GenericSDRF(TaskPolicy):
-    """SDRF through the generic Python path with the live tree (the compiled core switched off)."""
-
-    def reset(self, sim):
-        super().reset(sim)
-        self.scheduler._core = None
 
 
 def _workload(rows, names=None):
@@ -49,7 +42,7 @@ def _runs(wl, capacity, **kw):
            "events": fa.simulate(wl, capacity, policy="sdrf", engine="events", **kw)}
     out["events-any"] = fa.simulate(wl, capacity, policy=TaskPolicy("sdrf", wake_on="any", **kw))
     for wake in ("first", "any"):
-        out["generic-" + wake] = fa.simulate(wl, capacity, policy=_GenericSDRF("sdrf", wake_on=wake, **kw))
+        out["resort-" + wake] = fa.simulate(wl, capacity, policy="sdrf", structure="resort", wake_on=wake, **kw)
     return out
 
 
@@ -90,8 +83,11 @@ def test_issue_case_user_two_passes_two_users_and_starts_at_one_plus_log2_6():
         assert start[:6].tolist() == [0, 0, 0, 1, 101, 101], name
         assert start[6] == pytest.approx(t_start, rel=1e-14), name
         # one wake-up runs Algorithm 1 (at 1 + log2 6); the one at the swap of users 1 and 2 (3.0995)
-        # leaves user 0 first: "first" skips that pass, "any" runs it (it starts nothing)
-        assert r.stats["wakeups"] == (2 if name.endswith("any") else 1), name
+        # leaves user 0 first: "first" skips that pass, "any" runs it (it starts nothing). The re-sort
+        # baseline's brute-force crossing time can land one ulp before the order it computes at that
+        # instant changes: one more wake-up one ulp later, the same schedule
+        want = 2 if name.endswith("any") else 1
+        assert r.stats["wakeups"] == want or (name.startswith("resort") and r.stats["wakeups"] in (want, want + 1)), name
         assert not _missed(wl, r, [1.0], tau=1 / math.log(2), level=True, ties="wait"), name
 
 
@@ -244,11 +240,11 @@ def _passing_workload(seed):
 
 @pytest.mark.parametrize("priority", ["level", "printed"])
 def test_oracle_finds_no_missed_wakeup_on_random_workloads(priority):
-    """24 seeded workloads (half of each generator) x (kernel, event engine on the core, generic path)
+    """24 seeded workloads (half of each generator) x (compiled loop, event engine, re-sort baseline)
     x ("first", "any"): the oracle finds no moment at which Algorithm 1 would have started a task and
-    the scheduler slept; and every path gives the kernel's schedule (one wake-up rule everywhere).
-    Before the fix the oracle found missed wake-ups in 8 of these 48 runs of the kernel (none with
-    ``"any"``)."""
+    the scheduler slept; and every run gives the compiled loop's schedule (one wake-up rule
+    everywhere; the re-sort baseline's starts at wake-ups are crossing times found by brute force,
+    equal to the live tree's up to rounding)."""
     checked = woken = 0
     for seed in range(24):
         wl = (_passing_workload if seed % 2 else _random_workload)(seed)
@@ -263,7 +259,11 @@ def test_oracle_finds_no_missed_wakeup_on_random_workloads(priority):
             checked += 1
         ref = runs["kernel"]
         for name, r in runs.items():
-            np.testing.assert_array_equal(r.jobs["start"].to_numpy(), ref.jobs["start"].to_numpy(),
-                                          err_msg=f"seed {seed} {name}")
+            if name.startswith("resort"):
+                np.testing.assert_allclose(r.jobs["start"].to_numpy(), ref.jobs["start"].to_numpy(),
+                                           rtol=1e-14, atol=0, err_msg=f"seed {seed} {name}")
+            else:
+                np.testing.assert_array_equal(r.jobs["start"].to_numpy(), ref.jobs["start"].to_numpy(),
+                                              err_msg=f"seed {seed} {name}")
         woken += ref.stats["wakeups"] > 0
     assert checked == 24 * 5 and woken >= 5        # the wake-ups are exercised, not only the events

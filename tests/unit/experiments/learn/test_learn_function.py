@@ -80,7 +80,7 @@ def test_paper_functions_are_table_1():
 def test_paper_functions_give_the_priorities_of_the_shipped_f1_f2():
     # Consistency check with fairalloc's F1/F2 queue policies (the spec is the paper's formula, above):
     # the same values, so the same start order, on sampled Lublin jobs (submit times up to 30 days).
-    from fairalloc.scheduling.queue import f1_score, f2_score
+    from fairalloc.sim.policies.queue import f1_score, f2_score
 
     wl = fa.workloads.lublin(days=30, nodes=256, rng=8)
     est, n, s = wl.requested_time, wl.processors, wl.submit

@@ -87,7 +87,7 @@ def _by_simulate(run, procs, order, capacity, backfill):
     key = np.empty(len(order))
     key[np.asarray(order)] = np.arange(len(order))          # the list position is the priority
     wl = fa.workloads.Workload(submit=np.zeros(len(run)), run_time=run, processors=procs, requested_time=run)
-    pol = fa.scheduling.PriorityPolicy(lambda q: key[q.jobs], backfill=backfill, name="list")
+    pol = fa.sim.PriorityPolicy(lambda q: key[q.jobs], backfill=backfill, name="list")
     res = fa.simulate(wl, capacity, policy=pol)
     return res.jobs.sort_values("row")["start"].to_numpy()
 

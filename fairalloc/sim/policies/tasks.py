@@ -1,6 +1,4 @@
-r"""The multi-resource task schedulers as simulator policies: ``drf``, ``sdrf``, ``tsf``, ``cdrf``, ``tvtsf``.
-
-Registered with :func:`~fairalloc.sim.register_policy`, so that
+r"""The continuous-time task schedulers as simulator policies: ``drf``, ``sdrf``, ``tsf``, ``cdrf``.
 
 .. code-block:: python
 
@@ -17,19 +15,14 @@ Vocabulary (:mod:`fairalloc.sim.engine`): a workload row is a *job* of ``tasks``
 tasks the scheduler starts one by one are returned to the engine as launches ``(job, tasks, server)``,
 consecutive starts of the same job on the same server merged into one launch.
 
-Continuous time (``drf``, ``sdrf``, ``tsf``, ``cdrf``)
-    :class:`TaskPolicy` drives an incremental scheduler of :mod:`fairalloc.scheduling` (advance to
-    the event time, finish, submit, then one :meth:`schedule` per instant). SDRF's commitments decay
-    by Eq. 6 between events (``delta`` per ``dt`` seconds, SDRF's :math:`\Delta t = 1` s by default).
-    With ``blocking="stop"`` (Algorithm 1 as printed) a scheduler can be stopped on its first user
-    while the order moves; it asks the engine to wake it at the live tree's next swap and runs
-    Algorithm 1 again when the first user has changed, the only change that can unblock it
-    (:class:`TaskPolicy`, ``wake_on``).
-Slotted time (``tvtsf``; ``tsf`` and ``cdrf`` with ``slot=``)
-    :class:`SlotPolicy` drives :class:`~fairalloc.scheduling.online_slots.OnlineSlotScheduler`: tasks
-    start only at slot boundaries ``k * slot`` (a task submitted inside a slot waits for the next
-    boundary), one Algorithm 2 round per slot; the policy asks for a wake-up at the next boundary
-    while tasks are pending. Workloads in slots use integer submit and run times (``alibaba_like``).
+:class:`TaskPolicy` drives an incremental scheduler of :mod:`fairalloc.scheduling` (advance to the
+event time, finish, submit, then one :meth:`schedule` per instant). SDRF's commitments decay by Eq. 6
+between events (``delta`` per ``dt`` seconds, SDRF's :math:`\Delta t = 1` s by default). With
+``blocking="stop"`` (Algorithm 1 as printed) a scheduler can be stopped on its first user while the
+order moves; it asks the engine to wake it at the live tree's next swap and runs Algorithm 1 again
+when the first user has changed, the only change that can unblock it (:class:`TaskPolicy`,
+``wake_on``). The slotted policies (``tvtsf``; ``tsf`` and ``cdrf`` with ``slot=``) are in
+:mod:`fairalloc.sim.policies.slots`.
 
 Options (keyword arguments of :func:`~fairalloc.simulate` after ``policy=``):
 
@@ -74,26 +67,22 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import require_choice
-from ..commitments import tau_from_delta
-from ..errors import InvalidInstanceError
-from ..scheduling import STRUCTURES, TIES
-from ..scheduling.cdrf import CDRFScheduler
-from ..scheduling.online_slots import OnlineSlotScheduler
-from ..scheduling.policy import Policy
-from ..scheduling.progressive import DRFScheduler, SDRFScheduler
-from ..scheduling.tsf import TSFScheduler
-from .cluster_state import Servers
-from .simulate import register_policy
+from ...commitments import tau_from_delta
+from ...errors import InvalidInstanceError
+from ...scheduling import STRUCTURES, TIES
+from ...scheduling.cdrf import CDRFScheduler
+from ...scheduling.progressive import DRFScheduler, SDRFScheduler
+from ...scheduling.tsf import TSFScheduler
+from ...validation import require_choice
+from ..cluster_state import Servers
+from .base import Policy
 
-__all__ = ["TaskPolicy", "SlotPolicy", "TASK_POLICIES", "TREES", "make_task_policy"]
+__all__ = ["TaskPolicy", "TREES"]
 
 _SCHEDULERS = {"drf": DRFScheduler, "sdrf": SDRFScheduler, "tsf": TSFScheduler, "cdrf": CDRFScheduler}
 #: The deprecated ``tree=`` names -> the scheduler's ``structure`` (the one spelling).
 TREES = {"live": "live_tree", "live_tree": "live_tree", "resort": "resort", "heap": "heap"}
-_SDRF_ONLY = ("delta", "dt", "tau", "priority", "commitments")
-#: Policy names registered by this module.
-TASK_POLICIES = ("drf", "sdrf", "tsf", "cdrf", "tvtsf")
+_SDRF_ONLY = ("delta", "dt", "tau", "priority", "commitments", "jump")
 
 
 def _check_workload(sim: Any, name: str) -> tuple[Any, Servers]:
@@ -345,27 +334,17 @@ class TaskPolicy(Policy):
         return None
 
     def kernel_applies(self, sim: Any) -> bool:
-        """Whether :meth:`run_kernel` runs this simulation: DRF and SDRF where their schedulers run on
-        their compiled cores (:mod:`fairalloc.scheduling.pool_core`, :mod:`~fairalloc.scheduling.sdrf_core`:
-        the live tree's order, on one pool or on servers with ``server="first_fit"``), without a
-        progress bar; SDRF with the default wake-ups (``wake_on="first"``, the rule of the Notes,
-        which the compiled loop implements) or none."""
-        st = sim.state
-        if not (isinstance(st, Servers) and self.structure == "live_tree" and not sim.progress
-                and (st.n_servers == 1 or (isinstance(self.server, str) and self.server == "first_fit"))):
-            return False
-        if self.mechanism == "drf":
-            return True
-        # SDRF on its compiled core (sdrf_core): the engine's wake-ups as TaskPolicy asks them
-        return self.mechanism == "sdrf" and (self.wake_on == "first" or not self.wakeups)
+        """Whether :meth:`run_kernel` runs this simulation: a built-in server rule (not a callable) and
+        no progress bar."""
+        return isinstance(sim.state, Servers) and not sim.progress and isinstance(self.server, str)
 
     def run_kernel(self, sim: Any) -> Any:
-        """Run ``sim`` with :func:`fairalloc.scheduling.pool_core.pool_run`: the event loop compiled
-        around the same core :class:`DRFScheduler` calls, so the same schedule, launches and counts
-        as :meth:`Simulation.run` (the tests compare them). Call only when :meth:`kernel_applies`."""
-        from ..scheduling.pool_core import pool_run
-        from ..scheduling.sdrf_core import sdrf_run
-        from .metrics import SimulationResult
+        """Run ``sim`` on the simulator's compiled loop (:func:`fairalloc.sim.kernels.task_run`) around the
+        decision core this policy's scheduler holds: the same schedule, launches and counts as
+        :meth:`Simulation.run` (the tests compare them). Call only when :meth:`kernel_applies`."""
+        from ... import shares
+        from ..kernels import task_run
+        from ..metrics import SimulationResult
 
         wl, state = sim.workload, sim.state
         state.bind(wl)
@@ -378,25 +357,19 @@ class TaskPolicy(Policy):
         idx = np.flatnonzero(ok)
         order = idx[np.argsort(wl.submit[idx], kind="stable")]
         s = self.scheduler
-        if self.mechanism == "sdrf":
-            r = sdrf_run(wl.submit[order], wl.user[order], wl.tasks[order], wl.resources[order],
-                         dur[order], kill[order], s.cluster.capacities, s.totals, s.placement, s.weights,
-                         np.array(s._c0, dtype=float), np.array(s._fair), s.tau, level=s._level, ties=self.ties,
-                         blocking=s.blocking, wakeups=self.wakeups)
-        else:
-            r = pool_run(wl.submit[order], wl.user[order], wl.tasks[order], wl.resources[order],
-                         dur[order], kill[order], s.cluster.capacities, s.totals, s.placement, s.weights,
-                         ties=self.ties, blocking=s.blocking)
+        demand = wl.resources[order]
+        h = shares.monopoly_tasks(demand, s.cluster.capacities) if self.mechanism == "tsf" else None
+        r = task_run(s._core, wl.submit[order], wl.user[order], wl.tasks[order], demand, dur[order], kill[order],
+                     h=h, wakeups=self.wakeups, wake_first=self.wake_on == "first")
         start, end, killed = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool)
         start[order], end[order], killed[order] = r["start"], r["end"], r["killed"]
         lp, lk, ls, lt0, lt1, lkill = r["launches"]
         launches = {"job": order[lp].astype(np.int64), "tasks": lk.astype(np.int64),
                     "server": ls.astype(np.int64), "start": lt0, "end": lt1,
                     "killed": lkill.astype(bool)}
-        stats = {"events": r["events"], "decisions": r["decisions"], "swaps": r.get("swaps", 0),
-                 "wakeups": r.get("wakeups", 0),
-                 "structure": s.structure, "blocking": s.blocking, "ties": s.ties,
-                 "server": s.servers.rule_name, "engine": "kernel"}
+        stats = {"events": r["events"], "decisions": r["decisions"], "swaps": r["swaps"], "wakeups": r["wakeups"],
+                 "structure": s.structure, "blocking": s.blocking, "ties": s.ties, "server": s.server,
+                 "engine": "kernel"}
         return SimulationResult.from_run(wl, start=start, end=end, killed=killed, rejected=rejected,
                                          launches=launches, policy=self.name, state=state,
                                          enforce_walltime=sim.enforce_walltime, stats=stats)
@@ -406,139 +379,4 @@ class TaskPolicy(Policy):
         s = self.scheduler
         return {"decisions": s.decisions, "swaps": s.swaps, "wakeups": self.n_wakeups,
                 "structure": s.structure, "blocking": s.blocking, "ties": s.ties,
-                "server": s.servers.rule_name}
-
-
-class SlotPolicy(Policy):
-    """A slotted task scheduler (``tvtsf``; ``tsf`` / ``cdrf`` baselines) as a simulator policy.
-
-    Parameters
-    ----------
-    mechanism : {"tvtsf", "tsf", "cdrf"}
-    slot : float, default 1.0
-        Slot length in the workload's time unit.
-    weights, server, ties
-        See the module docstring (server default ``"tvtsf"``, Algorithm 4).
-
-    Attributes
-    ----------
-    name : str
-        ``"tvtsf"``, ``"tsf-slotted"`` or ``"cdrf-slotted"``.
-    scheduler : OnlineSlotScheduler
-        The scheduler of the current run (after :meth:`reset`).
-
-    Raises
-    ------
-    InvalidInstanceError
-        An unknown mechanism or tie rule, or ``slot`` not finite and > 0.
-
-    Examples
-    --------
-    Slots of length 1 on a pool of 2 units: one 1-unit task submitted at 0.5 waits for the boundary
-    at 1, another submitted at 1 starts there too:
-
-    >>> import fairalloc as fa
-    >>> wl = fa.workloads.Workload(submit=[0.5, 1], run_time=[2, 2], user=[0, 1], resources=[[1.0], [1.0]])
-    >>> r = fa.simulate(wl, [2.0], policy=SlotPolicy("tvtsf"))
-    >>> r.policy, r.jobs["start"].tolist()
-    ('tvtsf', [1.0, 1.0])
-    """
-
-    def __init__(self, mechanism: str = "tvtsf", *, slot: float = 1.0, weights: Any = None,
-                 server: Any = None, ties: str = "wait") -> None:
-        self.mechanism = require_choice("policy", mechanism, ("tvtsf", "tsf", "cdrf"))
-        L = float(slot)
-        if not (np.isfinite(L) and L > 0):
-            raise InvalidInstanceError(f"slot={slot!r} must be finite and > 0", argument="slot", value=slot)
-        self.slot = L
-        self.ties = require_choice("ties", ties, TIES)
-        self.weights = weights
-        self.server = server
-        self.name = self.mechanism if self.mechanism == "tvtsf" else f"{self.mechanism}-slotted"
-        self.scheduler = None
-
-    def reset(self, sim: Any) -> None:
-        super().reset(sim)
-        wl, state = _check_workload(sim, self.name)
-        n = _n_users(wl, state, self.weights)
-        self.scheduler = OnlineSlotScheduler(state.capacities, n_users=n if self.weights is None else None,
-                                             weights=self.weights, placement=state.placement,
-                                             policy=self.mechanism, server=self.server, ties=self.ties)
-        self._user = wl.user.tolist()
-        self._tasks = wl.tasks.tolist()
-        self._demand = wl.resources
-        self._launches = _Launches()
-
-    def _boundary(self, now: float) -> int:
-        """Index of the first slot boundary at or after ``now``."""
-        k = math.floor(now / self.slot)
-        return k if k * self.slot >= now else k + 1
-
-    def on_submit(self, job: int, now: float) -> None:
-        ids = self.scheduler.submit(self._user[job], self._demand[job], self._tasks[job],
-                                    slot=self._boundary(now))
-        self._launches.add(job, ids)
-
-    def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
-        for task in self._launches.finished(job, tasks, server):
-            self.scheduler.finish(task)
-
-    def schedule(self, now: float) -> list[tuple[int, int, int]]:
-        k = self._boundary(now)
-        if k * self.slot != now or k <= self.scheduler.slot or not self.scheduler.has_pending:
-            return []
-        return self._launches.group(self.scheduler.step(k))
-
-    def next_wakeup(self, now: float) -> float | None:
-        if not self.scheduler.has_pending:
-            return None
-        k = self._boundary(now)
-        if k * self.slot <= now:
-            k += 1
-        return k * self.slot
-
-    def run_stats(self) -> dict[str, Any]:
-        s = self.scheduler
-        return {"decisions": s.decisions, "rounds": s.rounds, "slot": self.slot, "ties": s.ties,
-                "server": s.servers.rule_name}
-
-
-def make_task_policy(name: str, **options: Any) -> Policy:
-    """The policy ``name`` (one of :data:`TASK_POLICIES`) with ``options`` (module docstring).
-
-    Parameters
-    ----------
-    name : {"drf", "sdrf", "tsf", "cdrf", "tvtsf"}
-    **options
-        The policy's options; ``tsf`` / ``cdrf`` with ``slot=`` give the slotted baselines.
-
-    Returns
-    -------
-    TaskPolicy or SlotPolicy
-
-    Raises
-    ------
-    InvalidInstanceError
-        An unknown name or an option the policy does not take.
-
-    Examples
-    --------
-    >>> [type(make_task_policy(n, **kw)).__name__ for n, kw in [("sdrf", {"delta": 0.5}), ("tvtsf", {}),
-    ...                                                        ("tsf", {"slot": 1.0}), ("tsf", {})]]
-    ['TaskPolicy', 'SlotPolicy', 'SlotPolicy', 'TaskPolicy']
-    >>> make_task_policy("drf", delta=0.5)
-    Traceback (most recent call last):
-    ...
-    fairalloc.errors.InvalidInstanceError: option(s) ['delta'] do not apply to policy 'drf' (it takes weights, server, blocking, structure, ties, wakeups, wake_on)
-    """
-    name = require_choice("policy", name, TASK_POLICIES)
-    if name == "tvtsf":
-        return SlotPolicy("tvtsf", **options)
-    if name in ("tsf", "cdrf") and options.get("slot") is not None:
-        return SlotPolicy(name, **options)
-    options.pop("slot", None)
-    return TaskPolicy(name, **options)
-
-
-for _name in TASK_POLICIES:
-    register_policy(_name, lambda _n=_name, **kw: make_task_policy(_n, **kw))
+                "server": s.server}

@@ -1,7 +1,7 @@
-"""EASY backfilling (``fairalloc.scheduling.easy``) against a plain EASY written here.
+"""EASY backfilling (``fairalloc.sim.policies.easy``) against a plain EASY written here.
 
 ``reference_easy`` below is the obviously correct, quadratic version of the rule in the module
-docstring of :mod:`fairalloc.scheduling.easy`: at every instant it sorts the waiting jobs, starts
+docstring of :mod:`fairalloc.sim.policies.easy`: at every instant it sorts the waiting jobs, starts
 them in order, finds the head's shadow time by trying every candidate instant and counts every
 running job expected to end by then. The event engine (policy objects) and the EASY kernel must
 give its start times and reservations exactly, with ties, with and without walltime enforcement,
@@ -18,8 +18,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import fairalloc as fa
-from fairalloc.scheduling import FCFS, SJF, Policy
-from fairalloc.scheduling.easy import EasyCore, easy_run
+from fairalloc.sim import FCFS, SJF, Policy
+from fairalloc.sim.kernels import rigid_run as easy_run
+from fairalloc.sim.policies.easy import EasyCore
 from fairalloc.sim import simulate
 from fairalloc.workloads import Workload
 
@@ -160,7 +161,7 @@ class OldEasy(Policy):
 
 
 def kernel(wl, cap, *, enforce=False, scan):
-    """``easy_run`` on the admissible jobs in arrival order (as ``simulate`` calls it)."""
+    """``rigid_run`` (the compiled loop with EASY) on the admissible jobs in arrival order (as ``simulate`` calls it)."""
     run, req, procs = wl.run_time, wl.requested_time, wl.processors
     ok = (procs >= 1) & (procs <= cap) & ~np.isnan(run)
     est = np.where(np.isnan(req), run, req)
@@ -345,7 +346,7 @@ def test_plain_python_path_gives_the_compiled_schedule():
     import sys
 
     code = ("import json, numpy as np, fairalloc as fa\n"
-            "from fairalloc.scheduling.easy import easy_run\n"
+            "from fairalloc.sim.kernels import rigid_run as easy_run\n"
             "wl = fa.workloads.lublin(300, nodes=16, rng=7)\n"
             "s, r = easy_run(np.floor(wl.submit / 3), wl.processors, wl.run_time, wl.run_time, 16,"
             " scan=0)\n"

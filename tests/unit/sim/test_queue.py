@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from fairalloc.errors import InvalidInstanceError
-from fairalloc.scheduling import BUC, F1, PriorityPolicy, ema_update, make_queue_policy, threshold_update
-from fairalloc.scheduling.queue import f1_score, f2_score, precision, unicef_score, wfp3_score
+from fairalloc.sim import BUC, F1, PriorityPolicy, ema_update, make_queue_policy, threshold_update
+from fairalloc.sim.policies.queue import f1_score, f2_score, precision, unicef_score, wfp3_score
 from fairalloc.sim import simulate
 from fairalloc.workloads import Workload
 

@@ -40,9 +40,10 @@ Changes to the index are applied lazily, before a pass that uses it; a pass over
 run either on every input).
 Running jobs are kept sorted by expected end (at most ``capacity`` of them).
 
-The functions are compiled with numba when it is installed (``pip install numba``; it is a
-dependency of fairalloc) and run as plain Python otherwise (``NUMBA_DISABLE_JIT=1`` does the
-same): this source is the reference for what the compiled code does.
+The functions are plain loops over the arrays of an :class:`EasyState`, compiled with numba at
+first use (:mod:`fairalloc._jit`; plain Python under ``NUMBA_DISABLE_JIT=1``). The event engine's
+queue policies call them through :class:`EasyCore`; the simulator's compiled loop
+(:mod:`fairalloc.sim.kernels`) calls :func:`step` and its neighbours directly.
 
 References
 ----------
@@ -52,20 +53,14 @@ References
 
 from __future__ import annotations
 
-import heapq
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a dependency; plain Python is the fallback
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from ..._jit import jit
 
-__all__ = ["EasyCore", "easy_run", "BLOCK", "SCAN"]
+__all__ = ["EasyCore", "EasyState", "new_easy_state", "step", "push", "push_at", "run_remove", "BLOCK", "SCAN"]
 
 #: Ranks per leaf block of the index.
 BLOCK = 16
@@ -74,8 +69,24 @@ SCAN = 64
 _BIG = np.iinfo(np.int64).max
 
 
+class EasyState(NamedTuple):
+    """EASY's arrays: the waiting jobs by rank and their index, and the running jobs by expected end."""
+
+    ist: np.ndarray       #: int64: head rank, next rank, tree size, dirty blocks, running jobs
+    wproc: np.ndarray     #: (ranks,) width of the job waiting at each rank (0: none)
+    west: np.ndarray      #: (ranks,) its requested time
+    wjob: np.ndarray      #: (ranks,) its job
+    tminp: np.ndarray     #: (2 * size,) index: smallest width below each node
+    tmine: np.ndarray     #: (2 * size, classes) index: smallest requested time per width class
+    dirty: np.ndarray     #: (blocks,) blocks changed since the index was brought up to date
+    isdirty: np.ndarray   #: (blocks,) bool
+    rend: np.ndarray      #: (capacity + 1,) running jobs' expected ends, ascending
+    rproc: np.ndarray     #: (capacity + 1,) their widths
+    rjob: np.ndarray      #: (capacity + 1,) their jobs
+
+
 # ---- the index of waiting jobs ---------------------------------------------------------------------
-@njit(cache=True, inline='always')
+@jit(inline='always')
 def _cls(p):
     """Width class of ``p >= 1``: ``p - 1`` below 16, then four classes per power of two, each
     starting at ``2**k + i * 2**(k-2)`` (a power of two always starts a class). Non-decreasing
@@ -90,7 +101,7 @@ def _cls(p):
     return 15 + 4 * (k - 4) + (((p - (1 << k)) << 2) >> k)
 
 
-@njit(cache=True)
+@jit
 def _refresh(b, wproc, west, tminp, tmine, size):
     """Recompute the summary of block ``b`` and of its ancestors."""
     n_cls = tmine.shape[1]
@@ -130,7 +141,7 @@ def _refresh(b, wproc, west, tminp, tmine, size):
         node >>= 1
 
 
-@njit(cache=True)
+@jit
 def _flush(ist, dirty, isdirty, wproc, west, tminp, tmine, size):
     """Bring the tree up to date with every block changed since the last flush."""
     for k in range(ist[3]):
@@ -140,7 +151,7 @@ def _flush(ist, dirty, isdirty, wproc, west, tminp, tmine, size):
     ist[3] = 0
 
 
-@njit(cache=True, inline='always')
+@jit(inline='always')
 def _mark(r, ist, dirty, isdirty):
     b = r // BLOCK
     if not isdirty[b]:
@@ -149,13 +160,13 @@ def _mark(r, ist, dirty, isdirty):
         ist[3] += 1
 
 
-@njit(cache=True, inline='always')
+@jit(inline='always')
 def _passes(p, e, now, free, extra, shadow):
     """The backfill test of one waiting job (module docstring)."""
     return p <= free and (now + e <= shadow or p <= extra)
 
 
-@njit(cache=True, inline='always')
+@jit(inline='always')
 def _scan(lo, hi, wproc, west, now, free, extra, shadow):
     for r in range(lo, hi):
         p = wproc[r]
@@ -164,7 +175,7 @@ def _scan(lo, hi, wproc, west, now, free, extra, shadow):
     return -1
 
 
-@njit(cache=True)
+@jit
 def _first(k, wproc, west, tminp, tmine, size, now, free, extra, shadow):
     """The first rank >= k whose job passes the backfill test, or -1."""
     n = wproc.shape[0]
@@ -199,8 +210,9 @@ def _first(k, wproc, west, tminp, tmine, size, now, free, extra, shadow):
 
 
 # ---- running jobs by expected end ----------------------------------------------------------------
-@njit(cache=True, inline='always')
-def _run_add(job, end, p, ist, rend, rproc, rjob):
+@jit(inline='always')
+def _run_add(job, end, p, es):
+    ist, rend, rproc, rjob = es.ist, es.rend, es.rproc, es.rjob
     m = ist[4]
     k = np.searchsorted(rend[:m], end, side="right")
     for q in range(m, k, -1):
@@ -213,8 +225,10 @@ def _run_add(job, end, p, ist, rend, rproc, rjob):
     ist[4] = m + 1
 
 
-@njit(cache=True, inline='always')
-def _run_remove(job, end, ist, rend, rproc, rjob):
+@jit(inline='always')
+def run_remove(job, end, es):
+    """A running job (expected to end at ``end``) ended: out of the running jobs."""
+    ist, rend, rproc, rjob = es.ist, es.rend, es.rproc, es.rjob
     m = ist[4]
     k = np.searchsorted(rend[:m], end, side="left")
     while k < m and rjob[k] != job:
@@ -228,7 +242,7 @@ def _run_remove(job, end, ist, rend, rproc, rjob):
     ist[4] = m - 1
 
 
-@njit(cache=True, inline='always')
+@jit(inline='always')
 def _shadow(now, free, need, m, rend, rproc):
     """Shadow time and extra processors of a head ``need`` wide (module docstring)."""
     avail = free
@@ -247,15 +261,15 @@ def _shadow(now, free, need, m, rend, rproc):
 
 
 # ---- one decision ----------------------------------------------------------------------------------
-@njit(cache=True, inline='always')
-def _step(now, free, ist, wproc, west, wjob, tminp, tmine, dirty, isdirty,
-          rend, rproc, rjob, out, resv, backfill, scan):
+@jit(inline='always')
+def step(now, free, es, out, resv, backfill, scan):
     """Start what FCFS (+ EASY if ``backfill``) starts at ``now``.
 
     Writes the ranks started, in order, to ``out``; returns (how many, free processors left);
     ``resv[rank]`` gets the shadow time the first time the job at ``rank`` is the head of a pass;
     a pass over at most ``scan`` ranks after the head scans them instead of using the index.
     """
+    ist, wproc, west, wjob, tminp, tmine, dirty, isdirty, rend, rproc, rjob = es
     n_out = 0
     h = ist[0]
     top = ist[1]
@@ -267,7 +281,7 @@ def _step(now, free, ist, wproc, west, wjob, tminp, tmine, dirty, isdirty,
             break
         free -= p
         j = wjob[h]
-        _run_add(j, now + west[h], p, ist, rend, rproc, rjob)
+        _run_add(j, now + west[h], p, es)
         wproc[h] = 0
         _mark(h, ist, dirty, isdirty)
         out[n_out] = h
@@ -296,7 +310,7 @@ def _step(now, free, ist, wproc, west, wjob, tminp, tmine, dirty, isdirty,
         if not now + west[r] <= shadow:   # ends after the shadow time: on extra processors
             extra -= p
         free -= p
-        _run_add(wjob[r], now + west[r], p, ist, rend, rproc, rjob)
+        _run_add(wjob[r], now + west[r], p, es)
         wproc[r] = 0
         _mark(r, ist, dirty, isdirty)
         out[n_out] = r
@@ -305,9 +319,10 @@ def _step(now, free, ist, wproc, west, wjob, tminp, tmine, dirty, isdirty,
     return n_out, free
 
 
-@njit(cache=True, inline='always')
-def _push(job, p, e, ist, wproc, west, wjob, dirty, isdirty):
+@jit(inline='always')
+def push(job, p, e, es):
     """Append ``job`` (``p`` wide, requesting ``e``) at the next rank."""
+    ist, wproc, west, wjob, dirty, isdirty = es.ist, es.wproc, es.west, es.wjob, es.dirty, es.isdirty
     r = ist[1]
     wproc[r] = p
     west[r] = e
@@ -316,9 +331,25 @@ def _push(job, p, e, ist, wproc, west, wjob, dirty, isdirty):
     _mark(r, ist, dirty, isdirty)
 
 
-@njit(cache=True)
-def _requeue(jobs, procs, est, ist, wproc, west, wjob, dirty, isdirty, resv):
+@jit(inline='always')
+def push_at(job, p, e, r, es):
+    """Put ``job`` (``p`` wide, requesting ``e``) at rank ``r`` of a static order known in advance
+    (each job's place in the queue's order; FCFS: the arrival order, where this is :func:`push`)."""
+    ist = es.ist
+    es.wproc[r] = p
+    es.west[r] = e
+    es.wjob[r] = job
+    if r + 1 > ist[1]:
+        ist[1] = r + 1
+    if r < ist[0]:
+        ist[0] = r
+    _mark(r, ist, es.dirty, es.isdirty)
+
+
+@jit
+def _requeue(jobs, procs, est, es, resv):
     """Replace the waiting jobs by ``jobs``, in that order (ranks from 0)."""
+    ist, wproc, dirty, isdirty = es.ist, es.wproc, es.dirty, es.isdirty
     for r in range(ist[0], ist[1]):
         if wproc[r] != 0:
             wproc[r] = 0
@@ -328,40 +359,41 @@ def _requeue(jobs, procs, est, ist, wproc, west, wjob, dirty, isdirty, resv):
     ist[1] = 0
     for q in range(jobs.shape[0]):
         j = jobs[q]
-        _push(j, procs[j], est[j], ist, wproc, west, wjob, dirty, isdirty)
+        push(j, procs[j], est[j], es)
 
 
-def _arrays(n_ranks: int, capacity: int, max_width: int):
+def new_easy_state(n_ranks: int, capacity: int, max_width: int) -> EasyState:
+    """Empty arrays for ``n_ranks`` waiting ranks on ``capacity`` processors, jobs at most ``max_width`` wide."""
+    n_ranks = max(1, int(n_ranks))
     n_blocks = max(1, -(-n_ranks // BLOCK))
     size = 1 << (n_blocks - 1).bit_length()
-    n_cls = _cls(max(1, max_width)) + 1
+    n_cls = _cls.py_func(max(1, int(max_width))) + 1
     ist = np.zeros(5, dtype=np.int64)   # head rank, next rank, tree size, dirty blocks, running
     ist[2] = size
-    return (ist, np.zeros(n_ranks, np.int64), np.zeros(n_ranks), np.zeros(n_ranks, np.int64),
-            np.full(2 * size, _BIG, np.int64), np.full((2 * size, n_cls), np.inf),
-            np.zeros(n_blocks, np.int64), np.zeros(n_blocks, np.bool_),
-            np.zeros(capacity + 1), np.zeros(capacity + 1, np.int64),
-            np.zeros(capacity + 1, np.int64))
+    return EasyState(ist, np.zeros(n_ranks, np.int64), np.zeros(n_ranks), np.zeros(n_ranks, np.int64),
+                     np.full(2 * size, _BIG, np.int64), np.full((2 * size, n_cls), np.inf),
+                     np.zeros(n_blocks, np.int64), np.zeros(n_blocks, np.bool_),
+                     np.zeros(capacity + 1), np.zeros(capacity + 1, np.int64),
+                     np.zeros(capacity + 1, np.int64))
 
 
-@njit(cache=True)
-def _decide(now, free, jobs, replace, ended, ended_end, begun, begun_end, procs, est, ist, wproc,
-            west, wjob, tminp, tmine, dirty, isdirty, rend, rproc, rjob, out, resv, backfill, scan):
+@jit
+def _decide(now, free, jobs, replace, ended, ended_end, begun, begun_end, procs, est, es, out, resv, backfill,
+            scan):
     """:class:`EasyCore`'s one call per instant: the ends, the jobs started on an empty queue and
-    the arrivals since the last, then :func:`_step` (``replace``: ``jobs`` is the whole queue in
+    the arrivals since the last, then :func:`step` (``replace``: ``jobs`` is the whole queue in
     its new order)."""
     for q in range(ended.shape[0]):
-        _run_remove(ended[q], ended_end[q], ist, rend, rproc, rjob)
+        run_remove(ended[q], ended_end[q], es)
     for q in range(begun.shape[0]):
-        _run_add(begun[q], begun_end[q], procs[begun[q]], ist, rend, rproc, rjob)
+        _run_add(begun[q], begun_end[q], procs[begun[q]], es)
     if replace:
-        _requeue(jobs, procs, est, ist, wproc, west, wjob, dirty, isdirty, resv)
+        _requeue(jobs, procs, est, es, resv)
     else:
         for q in range(jobs.shape[0]):
             j = jobs[q]
-            _push(j, procs[j], est[j], ist, wproc, west, wjob, dirty, isdirty)
-    return _step(now, free, ist, wproc, west, wjob, tminp, tmine, dirty, isdirty, rend, rproc,
-                 rjob, out, resv, backfill, scan)
+            push(j, procs[j], est[j], es)
+    return step(now, free, es, out, resv, backfill, scan)
 
 
 class EasyCore:
@@ -414,7 +446,7 @@ class EasyCore:
         self.scan = int(scan)
         n_ranks = max(1, int(n_ranks))
         width = int(self.procs.max()) if len(self.procs) else 1
-        self._arrays = _arrays(n_ranks, int(capacity), width)
+        self._es = new_easy_state(n_ranks, int(capacity), width)
         self.out = np.zeros(n_ranks, np.int64)
         self.resv = np.full(n_ranks, np.nan)
         self.started_at = [0.0] * len(self.procs)
@@ -460,15 +492,13 @@ class EasyCore:
                     self.started_at[j] = now
                     self._begun[j] = now + e[j]
                 return pushed, free - need
-        (ist, wproc, west, wjob, tminp, tmine, dirty, isdirty, rend, rproc,
-         rjob) = self._arrays
+        es = self._es
         k, free = _decide(now, free, np.array(pushed, dtype=np.int64), self._replace,
                           np.array(self._ended, dtype=np.int64), np.array(self._ended_end),
                           np.fromiter(self._begun.keys(), np.int64, len(self._begun)),
                           np.fromiter(self._begun.values(), float, len(self._begun)),
-                          self.procs, self.est, ist, wproc, west, wjob, tminp, tmine, dirty,
-                          isdirty, rend, rproc, rjob, self.out, self.resv, self.backfill,
-                          self.scan)
+                          self.procs, self.est, es, self.out, self.resv, self.backfill, self.scan)
+        ist, wjob = es.ist, es.wjob
         self._waiting = (len(pushed) if self._replace else self._waiting + len(pushed)) - k
         self._pushed = []
         self._replace = False
@@ -482,94 +512,3 @@ class EasyCore:
         for j in started:
             self.started_at[j] = now
         return started, int(free)
-
-
-# ---- the EASY kernel: arrivals and completions around the same decision --------------------------
-@njit(cache=True)
-def _loop(submit, procs, dur, est, capacity, start, resv, scan):
-    n = submit.shape[0]
-    width = 1
-    for i in range(n):
-        if procs[i] > width:
-            width = procs[i]
-    n_blocks = max(1, -(-n // BLOCK))
-    size = 1
-    while size < n_blocks:
-        size <<= 1
-    n_cls = _cls(width) + 1
-    ist = np.zeros(5, np.int64)
-    ist[2] = size
-    wproc = np.zeros(n, np.int64)
-    west = np.zeros(n)
-    wjob = np.zeros(n, np.int64)
-    tminp = np.full(2 * size, _BIG, np.int64)
-    tmine = np.full((2 * size, n_cls), np.inf)
-    dirty = np.zeros(n_blocks, np.int64)
-    isdirty = np.zeros(n_blocks, np.bool_)
-    rend = np.zeros(capacity + 1)
-    rproc = np.zeros(capacity + 1, np.int64)
-    rjob = np.zeros(capacity + 1, np.int64)
-    out = np.zeros(max(n, 1), np.int64)
-    heap = [(0.0, 0)]
-    heap.pop()
-    free = capacity
-    i = 0
-    while True:
-        now = np.inf
-        if len(heap) > 0:
-            now = heap[0][0]
-        if i < n and submit[i] < now:
-            now = submit[i]
-        if now == np.inf:
-            break
-        while len(heap) > 0 and heap[0][0] == now:      # ends first, then arrivals
-            j = heapq.heappop(heap)[1]
-            free += procs[j]
-            _run_remove(j, start[j] + est[j], ist, rend, rproc, rjob)
-        while i < n and submit[i] == now:
-            _push(i, procs[i], est[i], ist, wproc, west, wjob, dirty, isdirty)
-            i += 1
-        k, free = _step(now, free, ist, wproc, west, wjob, tminp, tmine, dirty,
-                        isdirty, rend, rproc, rjob, out, resv, True, scan)
-        for q in range(k):
-            j = out[q]          # rank = job here
-            start[j] = now
-            heapq.heappush(heap, (now + dur[j], j))
-
-
-def easy_run(submit, processors, duration, requested, capacity: int, *,
-             scan: int = SCAN) -> tuple[np.ndarray, np.ndarray]:
-    """Start times of FCFS + EASY for rigid jobs in arrival order, and each head's shadow time.
-
-    Parameters
-    ----------
-    submit, processors, duration, requested : ndarray (n,)
-        Arrival order (``submit`` non-decreasing); ``1 <= processors <= capacity``; ``duration``
-        is how long each job really runs; ``requested`` what a reservation may assume.
-    capacity : int
-    scan : int
-        A pass over at most this many ranks after the head scans them without the index.
-
-    Returns
-    -------
-    start : ndarray (n,)
-    reservation : ndarray (n,)
-        The shadow time of the first pass where the job was the blocked head, NaN if never.
-
-    Examples
-    --------
-    >>> s, r = easy_run(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
-    ...                 np.array([10., 5., 20.]), 4)
-    >>> s.tolist(), r.tolist()
-    ([0.0, 10.0, 2.0], [nan, 10.0, nan])
-    """
-    n = len(submit)
-    start = np.zeros(n)
-    resv = np.full(n, np.nan)
-    if n:
-        _loop(np.ascontiguousarray(submit, dtype=float),
-              np.ascontiguousarray(processors, dtype=np.int64),
-              np.ascontiguousarray(duration, dtype=float),
-              np.ascontiguousarray(requested, dtype=float), int(capacity), start, resv, int(scan))
-    return start, resv
-

@@ -1,0 +1,105 @@
+"""Compile on first use: numba is imported, and fairalloc's compiled functions built, only when one is called.
+
+A function written as a plain loop over arrays is marked with :func:`jit` (the options of
+``numba.njit``; ``cache=True`` by default). Marking imports nothing: the module-level name is bound
+to a :class:`Pending` that remembers the function. The first call of any pending function runs
+:func:`ensure`: it imports numba, builds one dispatcher per marked function, and rebinds every module
+global of fairalloc that holds a pending function to its dispatcher, so that compiled code calling
+another marked function (numba reads such globals when it compiles the caller) calls compiled code.
+Functions marked after that are compiled at once.
+
+Nothing else of fairalloc is imported here (the kinetic structures use it too). Under
+``NUMBA_DISABLE_JIT=1`` numba's ``njit`` returns the plain function: the same source runs as Python.
+
+Examples
+--------
+>>> @jit(cache=False)          # (a function typed at a prompt has no file to cache in)
+... def twice(x):
+...     return 2 * x
+>>> twice.py_func(21), twice(21)
+(42, 42)
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Callable
+
+__all__ = ["jit", "ensure", "Pending"]
+
+_PENDING: list["Pending"] = []
+_READY = False
+
+
+class Pending:
+    """A function marked for compilation; calling it compiles every marked function first (:func:`ensure`).
+
+    Attributes
+    ----------
+    py_func : callable
+        The plain function (as a numba dispatcher's ``py_func``).
+    options : dict
+        The options given to ``numba.njit``.
+    """
+
+    def __init__(self, fn: Callable, options: dict) -> None:
+        self.py_func = fn
+        self.options = options
+        self.compiled: Any = None
+        functools.update_wrapper(self, fn)       # name, module, docstring, __wrapped__ (doctests)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.compiled is None:
+            ensure()
+        return self.compiled(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<pending compiled function {self.__module__}.{self.__qualname__}>"
+
+
+def jit(fn: Callable | None = None, /, **options: Any):
+    """Mark ``fn`` for ``numba.njit(**options)`` at first use (``cache=True`` unless given).
+
+    Use as ``@jit``, ``@jit(inline="always")`` or ``name = jit(other_module.plain_function)`` (a
+    separate compiled copy bound to ``name``; the plain function itself is left as it is).
+    """
+    options.setdefault("cache", True)
+    options.setdefault("_nrt", True)
+
+    def mark(f: Callable) -> Any:
+        p = Pending(f, options)
+        if _READY:
+            _compile(p)
+            return p.compiled
+        _PENDING.append(p)
+        return p
+
+    return mark if fn is None else mark(fn)
+
+
+def _compile(p: Pending) -> None:
+    import numba
+
+    p.compiled = numba.njit(**p.options)(p.py_func)
+    if p.compiled is p.py_func:                  # NUMBA_DISABLE_JIT=1: the plain function, as a dispatcher reads
+        p.py_func.py_func = p.py_func
+
+
+def ensure() -> None:
+    """Compile every marked function (numba builds the machine code at each one's first call) and
+    rebind the module globals of fairalloc that hold pending functions to their dispatchers."""
+    global _READY
+    if _READY:
+        return
+    for p in _PENDING:
+        if p.compiled is None:
+            _compile(p)
+    _READY = True
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == "fairalloc" or name.startswith("fairalloc.")):
+            continue
+        for attr, val in list(vars(mod).items()):
+            if type(val) is Pending:
+                setattr(mod, attr, val.compiled)
+    _PENDING.clear()

@@ -1,0 +1,303 @@
+"""The simulator's one compiled loop: the event engine's order of events around the built-in decisions.
+
+:func:`run` is :meth:`fairalloc.sim.engine.Simulation.run`'s loop (one heap of completions by end time
+and launch sequence, arrivals in submission order, one reschedule point), compiled, around one of two
+decision cores that the event engine's policies call too, so a built-in policy gives the same schedule
+either way (the tests run both):
+
+* rigid jobs on processors (``"fcfs"``, ``"easy"``): EASY's core, :func:`fairalloc.sim.policies.easy.step`
+  (strict order without backfilling);
+* tasks on a pool or on servers (``"drf"``, ``"sdrf"``, ``"tsf"``, ``"cdrf"``): the task schedulers'
+  core, :func:`fairalloc.scheduling.core.schedule`, with SDRF's wake-ups while blocked (the rule of
+  :class:`~fairalloc.sim.TaskPolicy`).
+
+At each instant: every completion (releasing its resources), then every arrival, then the pending
+wake-up; if any of them happened, one decision (skipped at a wake-up alone that leaves the user the
+pass stopped on first: it would start nothing), then the next wake-up while blocked.
+
+A static per-job key (``order``, a rank per job: a learned priority function evaluated once at
+submission) orders the rigid queue as FCFS's arrival order does: :func:`rigid_run` takes the ranks.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from .._jit import jit
+from ..scheduling import core as C
+from .policies import easy as E
+
+__all__ = ["run", "rigid_run", "task_run", "RIGID", "TASKS"]
+
+RIGID, TASKS = 0, 1
+
+
+@jit
+def _new_log(m):
+    """The launch log's columns (position, tasks, server, start, end, killed), room for m rows."""
+    return (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m), np.zeros(m),
+            np.zeros(m, np.bool_))
+
+
+@jit
+def _grow(a, m):
+    out = np.zeros(m, a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+@jit
+def _log(log, n_log, p, k, m, t0, t1, kill):
+    if n_log == log[0].shape[0]:
+        g = 2 * n_log
+        log = (_grow(log[0], g), _grow(log[1], g), _grow(log[2], g), _grow(log[3], g), _grow(log[4], g),
+               _grow(log[5], g))
+    log[0][n_log] = p
+    log[1][n_log] = k
+    log[2][n_log] = m
+    log[3][n_log] = t0
+    log[4][n_log] = t1
+    log[5][n_log] = kill
+    return log, n_log + 1
+
+
+@jit
+def run(kind, arr_t, dur, kill, start, end, killed, counts,
+        st, runs, ts, user, wakeups, wake_first,
+        es, procs, est, rank, capacity, resv, backfill, scan):
+    """The loop (module docstring). ``kind``: :data:`RIGID` or :data:`TASKS`; jobs are given in
+    arrival order (position = run index for tasks). Rigid jobs: ``es`` EASY's state, ``procs``,
+    ``est`` (what a reservation may assume), ``rank`` each job's rank in the queue's order,
+    ``resv`` each rank's first shadow time. Tasks: ``st``, ``runs``, ``ts`` the core's state,
+    ``user`` each job's user. ``counts`` gets [events, launches, wake-ups that ran a pass]; returns
+    the launch log (position, tasks, server, start, end, killed) of task runs."""
+    n = arr_t.shape[0]
+    tasks = kind == TASKS
+    rem = runs.left.copy()
+    log = _new_log(max(16, n) if tasks else 1)
+    n_log = 0
+    out = np.zeros((64, 4), np.int64)
+    started_r = np.zeros(max(n, 1), np.int64)
+    done = [(0.0, 0, 0, 0, 0)]                 # completions: (end, launch sequence, position, tasks, server)
+    done.pop()
+    clock = st.par[C._NOW] if tasks else 0.0
+    free = capacity
+    stop = st.meta[C._STOP] != 0
+    wake = np.nan                              # the last wake-up asked
+    wake_on = False                            # a wake-up pending
+    wake_time = -1.0
+    n_wakeups = 0
+    seq = 0
+    events = 0
+    limit = np.iinfo(np.int64).max
+    i = 0
+    while True:
+        now = np.inf
+        if len(done) > 0:
+            now = done[0][0]
+        if i < n and arr_t[i] < now:
+            now = arr_t[i]
+        if wake_on and wake_time < now:
+            now = wake_time
+        if now == np.inf:
+            break
+        seen = events
+        while len(done) > 0 and done[0][0] == now:          # 1. completions
+            _, _, p, k, m = heapq.heappop(done)
+            if kill[p]:
+                killed[p] = True
+            if tasks:
+                rem[p] -= k
+                if rem[p] == 0:
+                    end[p] = now
+                if now > clock:
+                    C.advance(st, runs, ts, now)
+                    clock = now
+                C.release(st, runs, user[p], p, k, m)
+                C.changed(st, runs, ts, user[p])
+            else:
+                end[p] = now
+                free += procs[p]
+                E.run_remove(p, start[p] + est[p], es)
+            events += 1
+        while i < n and arr_t[i] == now:                    # 2. arrivals
+            if tasks:
+                if now > clock:
+                    C.advance(st, runs, ts, now)
+                    clock = now
+                C.submit(st, runs, ts, user[i], i)
+            else:
+                E.push_at(i, procs[i], est[i], rank[i], es)
+            i += 1
+            events += 1
+        woke = False
+        if wake_on and wake_time == now:                    # 3. the wake-up
+            wake_on = False
+            wake_time = -1.0
+            events += 1
+            woke = True
+        if events == seen:
+            continue
+        if not tasks:                                       # one decision: rigid jobs
+            k, free = E.step(now, free, es, started_r, resv, backfill, scan)
+            for q in range(k):
+                j = es.wjob[started_r[q]]
+                start[j] = now
+                seq += 1
+                heapq.heappush(done, (now + dur[j], seq, j, 1, 0))
+            continue
+        if now > clock:                                     # one decision: tasks
+            C.advance(st, runs, ts, now)
+            clock = now
+        if not (woke and events == seen + 1 and wake_first and C.first(st, runs, ts) == st.meta[C._BLOCKED]):
+            if now == wake:
+                n_wakeups += 1
+            n_out, out = C.schedule(st, runs, ts, limit, out)
+            for q in range(n_out):
+                p = out[q, 0]
+                k = out[q, 1]
+                m = out[q, 3]
+                if start[p] != start[p]:
+                    start[p] = now
+                seq += 1
+                heapq.heappush(done, (now + dur[p], seq, p, k, m))
+                log, n_log = _log(log, n_log, p, k, m, now, now + dur[p], kill[p])
+        w = np.inf                                          # the next wake-up while blocked
+        if wakeups and stop and st.meta[C._BLOCKED] >= 0:
+            t = C.next_min_change(st, runs, ts)
+            if now < t < np.inf:
+                wake = t
+                w = t
+        if w < np.inf:
+            if not (wake_on and w == wake_time):
+                wake_on = True
+                wake_time = w
+        else:
+            wake_on = False
+            wake_time = -1.0
+    counts[0] = events
+    counts[1] = n_log
+    counts[2] = n_wakeups
+    return (log[0][:n_log], log[1][:n_log], log[2][:n_log], log[3][:n_log], log[4][:n_log], log[5][:n_log])
+
+
+def _dummy_task_state():
+    st, ts = C.new_state(np.ones((1, 1)), np.ones(1), np.ones((1, 1), bool), np.ones(1), key=0, order="heap",
+                         rule=0, blocking="stop", ties="wait")
+    return st, C.new_runs(1, 1), ts
+
+
+def task_run(core, submit, user, tasks, demand, duration, killed, *, h=None, wakeups: bool = True,
+             wake_first: bool = True) -> dict:
+    """Tasks through :func:`run` on ``core``'s state (a :class:`fairalloc.scheduling.core.Core` with no
+    run submitted yet), jobs in arrival order (``submit`` non-decreasing).
+
+    Parameters
+    ----------
+    core : Core
+    submit, duration : ndarray (n,)
+        Arrival times and how long each job's tasks run.
+    user, tasks : ndarray (n,) of int
+    demand : ndarray (n, K)
+    killed : ndarray (n,) of bool
+        Whether the job's tasks end killed (walltime enforcement; reported only).
+    h : ndarray (n,), optional
+        TSF's monopoly count of each job's demand.
+    wakeups, wake_first : bool
+        Wake-ups while blocked; at a wake-up, run the pass only if the first user changed.
+
+    Returns
+    -------
+    dict
+        ``start``, ``end``, ``killed`` (n,) by position; ``launches`` (position, tasks, server, start,
+        end, killed); ``decisions``, ``events``, ``swaps``, ``wakeups``.
+    """
+    n = len(submit)
+    runs = C.new_runs(max(n, 1), core.k)
+    runs.user[:n] = user
+    runs.left[:n] = tasks
+    runs.next_id[:n] = np.concatenate([[0], np.cumsum(tasks)[:-1]]) if n else 0
+    runs.d[:n] = demand
+    if h is not None:
+        runs.h[:n] = h
+        need = _max_distinct(user, h)
+        if need > core.st.held_h.shape[1]:
+            core._grow_held(need)
+    core.runs = runs
+    core.st.meta[C._RUNS] = n
+    start, end, kill_out = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, bool)
+    counts = np.zeros(3, np.int64)
+    es = E.new_easy_state(1, 1, 1)
+    z = np.zeros(1, np.int64)
+    log = run(TASKS, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(duration, dtype=float),
+              np.ascontiguousarray(killed, dtype=np.bool_), start, end, kill_out, counts,
+              core.st, runs, core.ts, np.ascontiguousarray(user, dtype=np.int64), bool(wakeups), bool(wake_first),
+              es, z, np.zeros(1), z, 0, np.zeros(1), False, 0)
+    return {"start": start, "end": end, "killed": kill_out, "launches": log, "decisions": core.decisions,
+            "events": int(counts[0]), "swaps": core.swaps, "wakeups": int(counts[2])}
+
+
+def _max_distinct(user, h) -> int:
+    """The largest number of distinct values of ``h`` among one user's jobs."""
+    if not len(user):
+        return 1
+    pairs = np.unique(np.stack([np.asarray(user, dtype=float), np.asarray(h, dtype=float)]), axis=1)
+    return int(np.bincount(pairs[0].astype(np.int64)).max())
+
+
+def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=None, rank=None,
+              backfill: bool = True, scan: int = E.SCAN) -> tuple[np.ndarray, np.ndarray]:
+    """Start times of rigid jobs in arrival order (``submit`` non-decreasing) on ``capacity``
+    processors, in strict order of ``rank`` (default: arrival order, FCFS), with EASY backfilling
+    when ``backfill``; and each rank's first shadow time as the blocked head (NaN if never).
+
+    Parameters
+    ----------
+    submit, processors, duration, requested : ndarray (n,)
+        ``1 <= processors <= capacity``; ``duration`` is how long each job really runs; ``requested``
+        what a reservation may assume.
+    capacity : int
+    killed : ndarray (n,) of bool, optional
+        Jobs that end killed (reported only).
+    rank : ndarray (n,) of int, optional
+        A permutation of ``range(n)``: each job's place in the queue's order (FCFS: arrival order).
+    backfill : bool, default True
+    scan : int
+        A pass over at most this many ranks after the head scans them without EASY's index.
+
+    Returns
+    -------
+    start : ndarray (n,)
+    reservation : ndarray (n,)
+        By rank.
+
+    Examples
+    --------
+    Four processors; job 1 (3 wide) waits for job 0's end at 10 with 1 extra processor then; job 2
+    (1 wide, ends by 10) backfills at 2; without backfilling it waits behind job 1:
+
+    >>> s, r = rigid_run(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
+    ...                  np.array([10., 5., 20.]), 4)
+    >>> s.tolist(), r.tolist()
+    ([0.0, 10.0, 2.0], [nan, 10.0, nan])
+    >>> rigid_run(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
+    ...           np.array([10., 5., 20.]), 4, backfill=False)[0].tolist()
+    [0.0, 10.0, 10.0]
+    """
+    n = len(submit)
+    procs = np.ascontiguousarray(processors, dtype=np.int64)
+    start, end = np.zeros(n), np.full(n, np.nan)
+    kill_in = np.zeros(n, bool) if killed is None else np.ascontiguousarray(killed, dtype=np.bool_)
+    resv = np.full(max(n, 1), np.nan)
+    if n:
+        width = int(procs.max())
+        es = E.new_easy_state(n, int(capacity), width)
+        rk = np.arange(n, dtype=np.int64) if rank is None else np.ascontiguousarray(rank, dtype=np.int64)
+        st, runs, ts = _dummy_task_state()
+        run(RIGID, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(duration, dtype=float),
+            kill_in, start, end, np.zeros(n, bool), np.zeros(3, np.int64), st, runs, ts, np.zeros(1, np.int64),
+            False, False, es, procs, np.ascontiguousarray(requested, dtype=float), rk, int(capacity), resv,
+            bool(backfill), int(scan))
+    return start, resv[:n]
