@@ -587,10 +587,18 @@ class HTCondorPolicy(Policy):
 
     Examples
     --------
-    Three users with 8 one-processor jobs each on 7 processors; user 0 already has RUP 20, users 1 and 2
-    the floor 0.5 (the manual's pie: shares 1/20 : 2 : 2, over 1/20 + 4 = 4.05): at the first cycle
-    (60 s) user 0's slice is 7 x 0.05/4.05 = 0.086 (one job by HTCondor's round-up), users 1 and 2 get
-    3.46 each (3 jobs, then the leftover spin)... see the tests.
+    Ten processors; users 0, 1, 2 with five 1-processor jobs each at 0; user 0's priority factor is 2000, so
+    the EUPs are 1000, 500, 500 and the pie 0.2 : 0.4 : 0.4 of 10: users 1 and 2 start 4 jobs each, user 0
+    2; the rest start at the first cycle after the jobs end at 100 (cycles every 60 s: at 120):
+
+    >>> import fairalloc as fa
+    >>> from fairalloc.accounts import AccountTree
+    >>> tree = AccountTree([{"user": "0", "prio_factor": 2000}, {"user": "1"}, {"user": "2"}])
+    >>> wl = fa.workloads.Workload(submit=[0] * 15, run_time=[100] * 15, processors=[1] * 15,
+    ...                            user=[0] * 5 + [1] * 5 + [2] * 5)
+    >>> r = fa.simulate(wl, 10, policy="htcondor", accounts=tree)
+    >>> r.jobs.groupby("user")["start"].apply(lambda s: (s == 0).sum()).tolist()
+    [2, 4, 4]
     """
 
     name = "htcondor"
@@ -762,20 +770,20 @@ class HTCondorPolicy(Policy):
                                                          "eup": float(eup[u]), "factor": float(self.factor[u])},
                "users": users, "ahead_same_user": ahead_same, "matched_same_user": got, "started": started,
                "group": last.get("group")}
+        # its pie slice: the share of the last spin of the pie W (the pool, at most the group's limit)
+        pie = min(float(self.state.capacity), float(last.get("limit", math.inf)))
+        slice_ = float(last["shares"][u]) * pie
+        mine_after = float(self.in_use[u]) + float(self.size[got].sum() if got else 0.0)
+        left = free - float(self.size[idle[matched]].sum())
+        rec["slice"] = slice_
         if started:
             rec["reason"] = "started"
-        elif last["limits"][u] <= 0 and last["shares"][u] > 0:
+        elif mine_after + float(self.size[j]) > slice_:
             rec["reason"] = "lower priority"
-            rec["detail"] = (f"user {t.user_names[u]}'s pie slice is used up: share {last['shares'][u]:.4g} of the pool "
-                             f"with {self.in_use[u]:g} in use (EUP {eup[u]:.4g})")
-        elif self.procs[j] > free - float(self.size[idle[matched]].sum()):
-            rec["reason"] = "no room"
-            rec["detail"] = (f"needs {self.procs[j]} processors; {free - float(self.size[idle[matched]].sum()):g} free "
-                             "after this cycle's matches")
+            rec["detail"] = (f"user {t.user_names[u]}'s pie slice is used up: share {last['shares'][u]:.4g} of {pie:g} "
+                             f"= {slice_:.4g} processors (EUP {eup[u]:.4g}); it runs {mine_after:g} after this cycle "
+                             f"(matched now: jobs {got}), this job needs {self.procs[j]} more")
         else:
-            rec["reason"] = "lower priority"
-            rec["detail"] = (f"user {t.user_names[u]}'s slice this cycle (limit {last['limits'][u]:.4g}) went to its "
-                             f"earlier jobs {got}" if got else
-                             f"user {t.user_names[u]}'s limit {last['limits'][u]:.4g} was below the job's "
-                             f"{self.procs[j]} processors after the spins")
+            rec["reason"] = "no room"
+            rec["detail"] = f"needs {self.procs[j]} processors; {left:g} free after this cycle's matches"
         return rec
