@@ -72,6 +72,7 @@ user 0 the most, so user 2's job starts at 110 and user 0's at 120:
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import fields
 from typing import Any
@@ -331,7 +332,7 @@ class SlurmPolicy(QueuePolicy):
             if p.size_relative_to_time else (1.0 - c / cap if p.favor_small else c / cap)
         self.js = np.clip(self.js, 0.0, 1.0)
         self.usage = np.zeros(n_users)
-        self.fairshare_factor = np.zeros(n_users)
+        self._fs = np.zeros(n_users)
         self.continuous = p.decay == "continuous"
         self.per_second = 1.0 if self.continuous else p.per_second
         self.tau = commitments.tau_from_half_life(p.half_life) if self.continuous else math.inf
@@ -357,14 +358,27 @@ class SlurmPolicy(QueuePolicy):
         self._tree_args = (t.parent, t.user_nodes, t.fs_parent, t.use_parent, t.raw_shares, t.level_shares,
                            t.normalized_shares, t.preorder, t.is_user, t.sibling_shares, t.fs_child_ptr, t.fs_children)
         self.log: list[dict[str, Any]] = []
-        self._factors()
+        self._stale: np.ndarray | None = None        # the usage of a pass whose factors are not computed yet
+        self._order: list[int] | None = None         # the waiting jobs in order, and their keys
+        self._keys: list[tuple[float, float, int]] = []
+        self._minw: int | None = None                # the narrowest waiting job's width
+        self._factors(self.usage)
 
-    def _factors(self) -> None:
+    @property
+    def fairshare_factor(self) -> np.ndarray:
+        """Each user's fair-share factor as of the last pass."""
+        if self._stale is not None:
+            self._factors(self._stale)
+        return self._fs
+
+    def _factors(self, usage: np.ndarray) -> None:
+        """Every user's fair-share factor from ``usage`` (the usage at a pass)."""
+        self._stale = None
         t = self._tree_args
         node_usage, efctv, node_f, lf, sn, st = self._ws
-        _slurm_factors(self.usage, t[0], t[1], node_usage, self.prio.fairshare == "classic", t[2], t[3], t[4], t[5],
+        _slurm_factors(usage, t[0], t[1], node_usage, self.prio.fairshare == "classic", t[2], t[3], t[4], t[5],
                        t[6], t[7], self.prio.dampening, efctv, node_f, t[8], t[9], lf, t[10], t[11], sn, st,
-                       self.fairshare_factor)
+                       self._fs)
 
     # -- usage ---------------------------------------------------------------------------------------
     def _catch_up(self, now: float) -> None:
@@ -393,9 +407,12 @@ class SlurmPolicy(QueuePolicy):
                 self.reset_at = _sl.next_usage_reset(p.usage_reset, last, epoch=self.epoch)
         if done:
             self.n_passes += done
-            self._factors()
             if self.queue:
+                self._factors(self.usage)
                 self._priorities(np.fromiter(self.queue, np.int64, len(self.queue)), self.last_pass)
+                self._order = None
+            else:                 # nothing waits: the factors of this pass are computed when a job arrives
+                self._stale = self.usage.copy()
 
     def _advance(self, t: float) -> None:
         """Continuous decay: the usage at ``t`` (SDRF's Eq. 6 with the billing rate, in units of tau)."""
@@ -407,15 +424,24 @@ class SlurmPolicy(QueuePolicy):
 
     def _priorities(self, jobs: np.ndarray, at: float) -> None:
         p = self.prio
-        _slurm_priorities(jobs, self.submit_f, self.uidx, self.js, self.fairshare_factor, at, p.max_age, p.weight_age,
+        _slurm_priorities(jobs, self.submit_f, self.uidx, self.js, self._fs, at, p.max_age, p.weight_age,
                           p.weight_fairshare, p.weight_job_size, p.weight_partition, p.weight_qos, self.partition,
                           self.qos, p.integer, self.prio_arr, self.age_arr)
 
     # -- events --------------------------------------------------------------------------------------
     def on_submit(self, job: int, now: float) -> None:
         self._catch_up(now)
+        if self._stale is not None:
+            self._factors(self._stale)
         super().on_submit(job, now)
         self._priorities(np.array([job], np.int64), now)
+        if self._order is not None:          # into the kept order
+            key = (-float(self.prio_arr[job]), float(self.submit_f[job]), job)
+            k = bisect.bisect(self._keys, key)
+            self._keys.insert(k, key)
+            self._order.insert(k, job)
+        if self._minw is not None and self.procs[job] < self._minw:
+            self._minw = self.procs[job]
 
     def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
         self._catch_up(now)
@@ -438,11 +464,16 @@ class SlurmPolicy(QueuePolicy):
         self.n_run = last
 
     def order(self, now: float) -> list[int]:
-        q = self.queue
-        if len(q) <= 1:
-            return q
-        jobs = np.fromiter(q, np.int64, len(q))
-        return jobs[np.lexsort((jobs, self.submit_f[jobs], -self.prio_arr[jobs]))].tolist()
+        """The waiting jobs by priority (highest first), then submission, then row; kept between calls (the
+        priorities change only at passes and a job's at its arrival)."""
+        if self._order is None:
+            q = self.queue
+            jobs = np.fromiter(q, np.int64, len(q))
+            srt = np.lexsort((jobs, self.submit_f[jobs], -self.prio_arr[jobs]))
+            self._order = jobs[srt].tolist()
+            self._keys = list(zip((-self.prio_arr[jobs][srt]).tolist(), self.submit_f[jobs][srt].tolist(),
+                                  self._order))
+        return self._order
 
     def schedule(self, now: float) -> list[tuple[int, int, int]]:
         self._catch_up(now)
@@ -453,9 +484,18 @@ class SlurmPolicy(QueuePolicy):
             running = [(j, s, e) for (j, _k, _s, s, e) in self.sim.running.values()]
         out = super().schedule(now)
         self.n_decisions += 1
+        if not self.queue:
+            self._minw = None
         if self.continuous and out:
             self._advance(now)
+        if out and self._order is not None:
+            gone = {j for j, _, _ in out}
+            keep = [i for i, j in enumerate(self._order) if j not in gone]
+            self._order = [self._order[i] for i in keep]
+            self._keys = [self._keys[i] for i in keep]
         for j, _, _ in out:
+            if self.procs[j] == self._minw:
+                self._minw = None
             k = self.n_run
             self.slot[j] = k
             self.run_user[k] = self.uidx[j]
@@ -472,9 +512,10 @@ class SlurmPolicy(QueuePolicy):
     def next_wakeup(self, now: float) -> float | None:
         if not self.queue:
             return None
-        free = self.state.free
-        procs = self.procs
-        if not any(procs[j] <= free for j in self.queue):
+        if self._minw is None:
+            procs = self.procs
+            self._minw = min(procs[j] for j in self.queue)
+        if self._minw > self.state.free:
             return None           # no waiting job fits: a pass cannot start anything (module docstring)
         return self.last_pass + self.prio.calc_period     # the next pass (the passes up to now are done)
 
@@ -487,11 +528,11 @@ class SlurmPolicy(QueuePolicy):
         p = self.prio
         u = int(self.uidx[j])
         return {"job": int(j), "user": self.tree.user_names[u], "priority": float(self.prio_arr[j]),
-                "age": float(self.age_arr[j]), "fairshare": float(self.fairshare_factor[u]),
+                "age": float(self.age_arr[j]), "fairshare": float(self._fs[u]),
                 "job_size": float(self.js[j]), "partition": self.partition, "qos": self.qos,
                 "usage": float(self.usage[u]), "processors": int(self.procs[j]),
                 "weighted": {"age": p.weight_age * float(self.age_arr[j]),
-                             "fairshare": p.weight_fairshare * float(self.fairshare_factor[u]),
+                             "fairshare": p.weight_fairshare * float(self._fs[u]),
                              "job_size": p.weight_job_size * float(self.js[j]),
                              "partition": p.weight_partition * self.partition, "qos": p.weight_qos * self.qos}}
 
