@@ -32,7 +32,9 @@ def _run(wl, capacity, policy, opts):
 
 
 def bench(name: str, wl, capacity: int) -> None:
-    print(f"\n{name}: {len(wl)} jobs, {capacity} processors; load average {open('/proc/loadavg').read().split()[:3]}")
+    with open("/proc/loadavg") as fh:
+        load = fh.read().split()[:3]
+    print(f"\n{name}: {len(wl)} jobs, {capacity} processors; load average {load}")
     base: dict[str, float] = {}
     print(f"{'policy':<22}{'wall s':>9}{'CPU s':>9}{'jobs/CPU s':>12}{'decisions':>11}{'dec/CPU s':>11}"
           f"{'x EASY':>9}{'x EASY ev':>10}{'mean wait s':>13}")

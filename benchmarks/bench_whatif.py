@@ -36,8 +36,10 @@ def main() -> None:
                     help="also the pool setting: google_like with 40 users and this many tasks under DRF, TSF, "
                          "CDRF and SDRF at the 4 half-lives (0: skip)")
     ap.add_argument("--data", default=os.environ.get("FAIRALLOC_DATA", str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data")))
+    ap.add_argument("--traces", default="KTH,SDSC", help="which traces, comma-separated (default KTH,SDSC)")
     a = ap.parse_args()
-    traces = ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz"]
+    traces = [t for t in ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz"]
+              if t.split("-")[0] in a.traces.split(",")]
     print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
     total_w = total_c = 0.0
     cells = 0

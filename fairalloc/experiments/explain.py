@@ -47,7 +47,7 @@ import numpy as np
 
 from ..errors import InvalidInstanceError
 
-__all__ = ["explain", "Explanation", "REASONS"]
+__all__ = ["REASONS", "Explanation", "explain"]
 
 #: The reasons a decision can give (module docstring).
 REASONS = ("lower priority", "no room", "backfill reservation", "started")
@@ -81,6 +81,19 @@ class Explanation:
         ``ahead`` (the same for each job before it in priority order), ``position``, ``free``,
         ``head``, EASY's ``shadow`` and ``extra``; HTCondor: ``job`` (its user's ``rup``, ``eup``,
         ``factor``), ``users`` (each idle user's RUP, EUP, share and limit in this cycle), ``group``.
+
+    Examples
+    --------
+    An explanation holds plain values; :meth:`text` is the report, :meth:`to_json` everything:
+
+    >>> e = Explanation(job={"row": 0, "job_id": 1, "user": "7", "submit": 0.0, "start": 5.0, "wait": 5.0,
+    ...                      "processors": 2}, policy="slurm",
+    ...                 decisions=[{"time": 0.0, "reason": "no room", "detail": "needs 2 processors, 0 free"},
+    ...                            {"time": 5.0, "reason": "started"}])
+    >>> e.counts()
+    {'no room': 1, 'started': 1}
+    >>> print(e.text().splitlines()[0])
+    Job 1 (row 0, user 7, 2 processors) under slurm: submitted at 0 s, started at 5 s after waiting 5 s.
     """
 
     job: dict[str, Any]
@@ -205,6 +218,20 @@ def explain(workload: Any, job: int | None = None, *, capacity: Any = None, poli
     InvalidInstanceError
         No such row or job id, a job rejected before the run, a policy that cannot explain, a re-run that
         differs from ``result``.
+
+    Examples
+    --------
+    EASY's reservation (the explain guide): job 2 fits in the 2 free processors at 2 but would run past the
+    reservation of job 1 (4 wide, at 100, when job 0 ends) and no processor is spare; at 100 job 1 takes
+    the machine; job 2 starts at 110:
+
+    >>> import fairalloc as fa
+    >>> wl = fa.workloads.Workload(submit=[0, 1, 2], run_time=[100, 10, 200], processors=[2, 4, 2], user=[0, 1, 2])
+    >>> e = explain(wl, 2, capacity=4, policy="slurm+easy", calc_period=1e6)
+    >>> [(d["time"], d["reason"]) for d in e.decisions]
+    [(2.0, 'backfill reservation'), (100.0, 'no room'), (110.0, 'started')]
+    >>> e.decisions[0]["shadow"], e.decisions[0]["extra"]
+    (100.0, 0)
     """
     from ..sim import simulate
     from ..sim.policies import make_policy

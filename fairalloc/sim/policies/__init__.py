@@ -14,7 +14,8 @@ builds a fresh policy from the call's options; nothing registers itself when a m
 ``tsf-static``,          TV-TSF's static baselines (:class:`~.slots.StaticSlotPolicy`)
 ``cdrf-static``
 ``slurm``,               Slurm's multifactor priority (fair share over an account tree) on rigid jobs, in
-``slurm+easy``           priority order or with EASY backfilling (:class:`~.fairshare.SlurmPolicy`)
+``slurm+easy``           priority order or with EASY backfilling, or (``slurm``) on a task pool
+                         (:class:`~.fairshare.SlurmPolicy`)
 ``htcondor``             HTCondor's user priorities and pie-slice negotiation on rigid jobs
                          (:class:`~.fairshare.HTCondorPolicy`)
 =======================  ==============================================================================

@@ -1,4 +1,4 @@
-r"""Slurm's multifactor priority and HTCondor's user priorities as simulator policies (rigid jobs).
+r"""Slurm's multifactor priority and HTCondor's user priorities as simulator policies (rigid jobs; Slurm also tasks).
 
 The rules are :mod:`fairalloc.fairshare`'s, one place each: the decay of the usage, the charge of a
 running job, classic fair share and Fair Tree, the age and job-size factors and the weighted sum
@@ -11,7 +11,12 @@ with numba from those same functions (:mod:`fairalloc._jit`; plain Python under 
 Both run **rigid jobs on processors** (a :class:`~fairalloc.sim.ProcessorPool`: SWF traces, Lublin):
 one task per job, ``processors`` wide. A job's billing rate is its processors (Slurm's default
 ``TRESBillingWeights=CPU=1``; HTCondor's slot weight = cores), or ``billing=``'s rate over the
-resource ``"cpu"``.
+resource ``"cpu"``. Slurm also runs **tasks on one pool** (a :class:`~fairalloc.sim.ResourcePool`:
+``google_like``, the Google and Alibaba traces), each job a group of identical tasks like a Slurm job
+array: a task's billing rate is ``billing=``'s over the trace's resources (default ``CPU=1`` when the
+trace has a ``cpu`` resource, else its dominant share), its job-size factor its dominant share, and at
+each decision every job in priority order starts as many tasks as fit, until a job that cannot start all
+the tasks it wants (nothing overtakes it; no backfilling on a pool).
 
 **Slurm** (``policy="slurm"``, ``"slurm+easy"`` or ``backfill=True``). Passes at :math:`k\,T` (``T`` =
 ``calc_period``, ``PriorityCalcPeriod``, from the trace's time 0). At each pass: the usage reset if a
@@ -91,7 +96,7 @@ from ...fairshare.slurm import SlurmPriority
 from .base import Policy
 from .queue import QueuePolicy
 
-__all__ = ["SlurmPolicy", "HTCondorPolicy", "SLURM_OPTIONS", "HTCONDOR_OPTIONS"]
+__all__ = ["HTCONDOR_OPTIONS", "SLURM_OPTIONS", "HTCondorPolicy", "SlurmPolicy"]
 
 #: Options of :class:`SlurmPolicy` that are :class:`~fairalloc.fairshare.SlurmPriority` knobs.
 SLURM_OPTIONS = tuple(f.name for f in fields(SlurmPriority))
@@ -214,13 +219,28 @@ def _tree_for(accounts: Any, wl: Any) -> tuple[AccountTree, np.ndarray]:
     return tree, tree.user_index(wl.user.tolist())
 
 
-def _rigid_only(policy: str, sim: Any) -> None:
-    from ..cluster_state import ProcessorPool
+def _mode(policy: str, sim: Any, pool: bool = False) -> str:
+    """``"rigid"`` (one-task jobs on processors) or, if ``pool``, ``"pool"`` (a :class:`ResourcePool`); else an error."""
+    from ..cluster_state import ProcessorPool, ResourcePool
 
-    if not isinstance(sim.state, ProcessorPool) or not bool(np.all(sim.workload.tasks == 1)):
-        raise InvalidInstanceError(f"policy {policy!r} runs rigid jobs on processors (an int capacity, one task per "
-                                   "job); task pools and servers are not supported by it", argument="capacity",
-                                   value=type(sim.state).__name__)
+    if isinstance(sim.state, ProcessorPool) and bool(np.all(sim.workload.tasks == 1)):
+        return "rigid"
+    if pool and isinstance(sim.state, ResourcePool):
+        return "pool"
+    what = "rigid jobs on processors (an int capacity, one task per job)" + (" or tasks on one pool (a resource "
+                                                                             "vector)" if pool else "")
+    raise InvalidInstanceError(f"policy {policy!r} runs {what}; this capacity ({type(sim.state).__name__}) is not "
+                               "supported by it", argument="capacity", value=type(sim.state).__name__)
+
+
+def _pool_rates(billing: Any, wl: Any, totals: np.ndarray) -> np.ndarray:
+    """Billing rate of one task of each job on a pool: ``billing``'s; default CPU=1 (Slurm's default) when the
+    trace has a ``cpu`` resource, else the dominant share (:func:`fairalloc.shares.dominant_shares`)."""
+    if billing is None:
+        names = [str(r).strip().lower() for r in wl.resource_names]
+        billing = Billing() if "cpu" in names else Billing(rule="dominant_share")
+    b = billing if isinstance(billing, Billing) else Billing(billing)
+    return b.rates(wl.resources, list(wl.resource_names), capacities=totals)
 
 
 def _rates(billing: Any, wl: Any) -> np.ndarray:
@@ -241,7 +261,7 @@ def _check_watch(watch: Any) -> int | None:
 
 
 class SlurmPolicy(QueuePolicy):
-    r"""Slurm's multifactor priority on rigid jobs (module docstring): fair share over an account tree.
+    r"""Slurm's multifactor priority on rigid jobs or a task pool (module docstring): fair share over an account tree.
 
     Parameters
     ----------
@@ -255,13 +275,16 @@ class SlurmPolicy(QueuePolicy):
     partition, qos : float, default 1.0 and 0.0
         The constant partition and QOS factors (every job the same).
     priority : SlurmPriority, optional
-        All the knobs at once (else give them one by one below).
-    half_life, calc_period, usage_reset, max_age, decay, fairshare, dampening, weight_age, weight_fairshare, weight_job_size, weight_partition, weight_qos, favor_small, size_relative_to_time, integer
-        :class:`~fairalloc.fairshare.SlurmPriority`'s knobs and defaults (half-life 7 days,
+        All the knobs at once (else give them one by one as ``**knobs``).
+    watch : int, optional
+        Record each decision about this workload row (:mod:`fairalloc.experiments.explain`); rigid jobs only.
+    **knobs
+        :class:`~fairalloc.fairshare.SlurmPriority`'s knobs (``half_life``, ``calc_period``, ``usage_reset``,
+        ``max_age``, ``decay``, ``fairshare``, ``dampening``, ``weight_age``, ``weight_fairshare``,
+        ``weight_job_size``, ``weight_partition``, ``weight_qos``, ``favor_small``, ``size_relative_to_time``,
+        ``integer``) and their defaults (half-life 7 days,
         ``decay="slurm"``: the code's :math:`1 - 0.693/t_{1/2}` per second; pass every 300 s; max age
         7 days; Fair Tree; weights 1000, 10000, 1000, 1000, 0). A half-life of 0 or below is refused.
-    watch : int, optional
-        Record each decision about this workload row (:mod:`fairalloc.experiments.explain`).
 
     Attributes
     ----------
@@ -277,7 +300,8 @@ class SlurmPolicy(QueuePolicy):
     ------
     InvalidInstanceError
         A knob out of range (``half_life=0``), an unknown option, a user of the trace without an
-        association, a capacity that is not processors, billing weights for a resource other than cpu.
+        association, a capacity that is neither processors nor one pool (servers), ``backfill`` or ``watch``
+        on a pool, billing weights for a resource the trace lacks (rigid jobs: other than cpu).
 
     Examples
     --------
@@ -316,20 +340,44 @@ class SlurmPolicy(QueuePolicy):
 
     # -- set-up ------------------------------------------------------------------------------------
     def reset(self, sim: Any) -> None:
-        super().reset(sim)
-        _rigid_only(self.name, sim)
+        from ...shares import dominant_shares
+
+        self.mode = _mode(self.name, sim, pool=True)
+        if self.mode == "pool" and self.backfill:
+            raise InvalidInstanceError("slurm+easy (EASY backfilling) needs rigid jobs on processors; on a pool of "
+                                       "tasks use 'slurm'", argument="backfill", value=True)
+        if self.mode == "pool" and self.watch is not None:
+            raise InvalidInstanceError("watch (explain) supports rigid jobs on processors", argument="watch",
+                                       value=self.watch)
+        if self.mode == "rigid":
+            super().reset(sim)
+        else:
+            Policy.reset(self, sim)
         _register()
         wl = sim.workload
         p = self.prio
         self.tree, self.uidx = _tree_for(self.accounts, wl)
         t = self.tree
         n_users = t.n_users
-        self.rate = _rates(self.billing, wl)
-        cap = float(sim.state.capacity)
-        c = wl.processors.astype(float)
-        self.js = np.array([_sl.job_size_factor(x, x, cap, cap, p.favor_small, p.size_relative_to_time,
-                                                max(self.estimate[j], 60.0) / 60.0) for j, x in enumerate(c.tolist())]) \
-            if p.size_relative_to_time else (1.0 - c / cap if p.favor_small else c / cap)
+        if self.mode == "rigid":
+            self.rate = _rates(self.billing, wl)
+            cap = float(sim.state.capacity)
+            c = wl.processors.astype(float)
+            self.js = np.array([_sl.job_size_factor(x, x, cap, cap, p.favor_small, p.size_relative_to_time,
+                                                    max(self.estimate[j], 60.0) / 60.0)
+                                for j, x in enumerate(c.tolist())]) \
+                if p.size_relative_to_time else (1.0 - c / cap if p.favor_small else c / cap)
+            m = int(sim.state.capacity) + 1
+        else:                # one pool: per-task billing; the job-size factor of a task is its dominant share
+            self.state = sim.state
+            self.queue = []
+            self.rate = _pool_rates(self.billing, wl, sim.state.totals)
+            d = np.asarray(dominant_shares(wl.resources, sim.state.totals), dtype=float)
+            self.js = 1.0 - d if p.favor_small else d
+            self.res = wl.resources
+            self.left = wl.tasks.tolist()
+            self.procs = [0] * len(wl)
+            m = 1024
         self.js = np.clip(self.js, 0.0, 1.0)
         self.usage = np.zeros(n_users)
         self._fs = np.zeros(n_users)
@@ -338,13 +386,12 @@ class SlurmPolicy(QueuePolicy):
         self.tau = commitments.tau_from_half_life(p.half_life) if self.continuous else math.inf
         self.user_rate = np.zeros(n_users)             # continuous: billing rate of the running jobs per user
         self.t_usage = 0.0                             # continuous: time the usage is at
-        m = int(sim.state.capacity) + 1
         self.run_user = np.zeros(m, np.int64)
         self.run_rate = np.zeros(m)
         self.run_last = np.zeros(m)
         self.run_job = np.zeros(m, np.int64)
         self.n_run = 0
-        self.slot: dict[int, int] = {}
+        self.slot: dict[int, list[int]] = {}          # job -> its running launches' slots, oldest first
         self.last_pass = 0.0
         self.n_passes = 0
         self.n_decisions = 0
@@ -394,7 +441,7 @@ class SlurmPolicy(QueuePolicy):
                     self.usage[:] = 0.0
                     self.reset_at = _sl.next_usage_reset(p.usage_reset, tr, epoch=self.epoch)
                 self._advance(last)
-                done = int(round((last - self.last_pass) / p.calc_period))
+                done = round((last - self.last_pass) / p.calc_period)
                 self.last_pass = last
         else:
             while True:
@@ -440,13 +487,17 @@ class SlurmPolicy(QueuePolicy):
             k = bisect.bisect(self._keys, key)
             self._keys.insert(k, key)
             self._order.insert(k, job)
-        if self._minw is not None and self.procs[job] < self._minw:
+        if self._minw is not None and self.mode == "rigid" and self.procs[job] < self._minw:
             self._minw = self.procs[job]
 
     def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
         self._catch_up(now)
-        super().on_finish(job, tasks, server, now, killed)
-        k = self.slot.pop(job)
+        if self.mode == "rigid":
+            super().on_finish(job, tasks, server, now, killed)
+        slots = self.slot[job]
+        k = slots.pop(0)            # a job's launches all run its run time: they end in the order they started
+        if not slots:
+            del self.slot[job]
         u = int(self.run_user[k])
         if self.continuous:
             self._advance(now)
@@ -460,7 +511,8 @@ class SlurmPolicy(QueuePolicy):
             j2 = int(self.run_job[last])
             self.run_user[k], self.run_rate[k], self.run_last[k], self.run_job[k] = (
                 self.run_user[last], self.run_rate[last], self.run_last[last], j2)
-            self.slot[j2] = k
+            moved = self.slot[j2]
+            moved[moved.index(last)] = k
         self.n_run = last
 
     def order(self, now: float) -> list[int]:
@@ -482,36 +534,71 @@ class SlurmPolicy(QueuePolicy):
             free0 = int(self.state.free)
             order = self.order(now)
             running = [(j, s, e) for (j, _k, _s, s, e) in self.sim.running.values()]
-        out = super().schedule(now)
+        if self.mode == "rigid":
+            out = super().schedule(now)
+            gone = {j for j, _, _ in out}
+        else:
+            out, gone = self._pool_schedule(now)
         self.n_decisions += 1
         if not self.queue:
             self._minw = None
         if self.continuous and out:
             self._advance(now)
-        if out and self._order is not None:
-            gone = {j for j, _, _ in out}
+        if gone and self._order is not None:
             keep = [i for i, j in enumerate(self._order) if j not in gone]
             self._order = [self._order[i] for i in keep]
             self._keys = [self._keys[i] for i in keep]
-        for j, _, _ in out:
+        for j, n, _ in out:
             if self.procs[j] == self._minw:
                 self._minw = None
             k = self.n_run
-            self.slot[j] = k
+            if k == len(self.run_user):          # a pool: more launches than slots so far
+                self.run_user, self.run_rate, self.run_last, self.run_job = (
+                    np.concatenate([a, np.zeros_like(a)]) for a in (self.run_user, self.run_rate, self.run_last,
+                                                                     self.run_job))
+            self.slot.setdefault(j, []).append(k)
             self.run_user[k] = self.uidx[j]
-            self.run_rate[k] = self.rate[j]
+            self.run_rate[k] = self.rate[j] * n
             self.run_last[k] = now
             self.run_job[k] = j
             self.n_run = k + 1
             if self.continuous:
-                self.user_rate[self.uidx[j]] += self.rate[j]
+                self.user_rate[self.uidx[j]] += self.rate[j] * n
         if watching:
             self.log.append(self._record(now, free0, order, [j for j, _, _ in out], running))
         return out
 
+    def _pool_schedule(self, now: float) -> tuple[list[tuple[int, int, int]], set[int]]:
+        """Tasks on one pool, in priority order: each job as many tasks as fit, until a job that cannot start all
+        it wants (Slurm's main scheduler: nothing overtakes a blocked job). Returns (launches, jobs done)."""
+        from ...shares import tasks_that_fit
+
+        if not self.queue:
+            return [], set()
+        free = np.array(self.state.free[0], dtype=float)
+        out: list[tuple[int, int, int]] = []
+        done: set[int] = set()
+        for j in self.order(now):
+            k = self.left[j]
+            f = float(tasks_that_fit(free, self.res[j]))
+            n = k if f >= k else int(f)
+            if n > 0:
+                out.append((j, n, 0))
+                free -= n * self.res[j]
+                self.left[j] = k - n
+                if n == k:
+                    done.add(j)
+            if n < k:
+                break
+        if done:
+            self.queue = [j for j in self.queue if j not in done]
+        return out, done
+
     def next_wakeup(self, now: float) -> float | None:
         if not self.queue:
             return None
+        if self.mode == "pool":
+            return self.last_pass + self.prio.calc_period
         if self._minw is None:
             procs = self.procs
             self._minw = min(procs[j] for j in self.queue)
@@ -607,12 +694,14 @@ class HTCondorPolicy(Policy):
     billing : Billing or mapping, optional
         Slot weight of a job (resource ``"cpu"``); default its processors.
     priority : HTCondorPriority, optional
-        All the knobs at once (else give them below).
-    half_life, default_prio_factor, interval, accept_surplus, oversubscription, min_slot_weight
-        :class:`~fairalloc.fairshare.HTCondorPriority`'s knobs and defaults (``PRIORITY_HALFLIFE`` 1 day,
-        factor 1000, ``NEGOTIATOR_INTERVAL`` 60 s, ``GROUP_ACCEPT_SURPLUS`` False, oversubscription True).
+        All the knobs at once (else give them one by one as ``**knobs``).
     watch : int, optional
         Record each cycle while this workload row is idle (:mod:`fairalloc.experiments.explain`).
+    **knobs
+        :class:`~fairalloc.fairshare.HTCondorPriority`'s knobs (``half_life``, ``default_prio_factor``,
+        ``interval``, ``accept_surplus``, ``oversubscription``, ``min_slot_weight``) and their defaults
+        (``PRIORITY_HALFLIFE`` 1 day, factor 1000, ``NEGOTIATOR_INTERVAL`` 60 s, ``GROUP_ACCEPT_SURPLUS`` False,
+        oversubscription True).
 
     Attributes
     ----------
@@ -659,7 +748,7 @@ class HTCondorPolicy(Policy):
 
     def reset(self, sim: Any) -> None:
         super().reset(sim)
-        _rigid_only(self.name, sim)
+        _mode(self.name, sim)
         _register()
         wl = sim.workload
         self.state = sim.state

@@ -123,7 +123,7 @@ def test_slurm_age_only_is_fcfs_and_easy():
     # With only the age weight, priority never decreases with the wait and ties go to the earlier submission:
     # the order is arrival order, so the schedule is FCFS's (and, with no pass inside the trace, EASY's).
     wl = fa.workloads.lublin(400, nodes=32, rng=3, n_users=6)
-    kw = dict(weight_fairshare=0, weight_job_size=0, weight_partition=0, weight_age=1000)
+    kw = {"weight_fairshare": 0, "weight_job_size": 0, "weight_partition": 0, "weight_age": 1000}
     a = simulate(wl, 32, policy="slurm", **kw).jobs["start"].to_numpy()
     b = simulate(wl, 32, policy="fcfs").jobs["start"].to_numpy()
     np.testing.assert_array_equal(a, b)
@@ -222,7 +222,7 @@ def test_bad_options_named():
         simulate(HAND, 4, policy="slurm", billing={"cpu": 1, "mem": 0.25})
     with pytest.raises(InvalidInstanceError, match="rigid jobs on processors"):
         wl = fa.workloads.google_like(3, 20, rng=0)
-        simulate(wl, fa.sim.ResourcePool.from_workload(wl, 0.5), policy="slurm")
+        simulate(wl, fa.sim.ResourcePool.from_workload(wl, 0.5), policy="htcondor")
     with pytest.raises(InvalidInstanceError, match="partition"):
         SlurmPolicy(partition=2)
 
@@ -231,3 +231,35 @@ def test_registered_names():
     names = fa.sim.policy_names()
     assert {"slurm", "slurm+easy", "htcondor"} <= set(names)
     assert fa.sim.make_policy("slurm+easy").backfill and fa.sim.make_policy("slurm", backfill=True).name == "slurm+easy"
+
+
+# ---- Slurm on a pool of tasks ----------------------------------------------------------------------
+def test_slurm_on_a_task_pool_hand_computed():
+    # A pool <4 cpu, 4 memory>; every task <1, 1>. Job 0 (user 0): 4 tasks, 0..100. At 50 job 1 (user 0) and
+    # job 2 (user 1), 4 tasks of 10 s each. Pass at 50: u0 has all the usage: Fair Tree over 2 users gives u1
+    # 2/2, u0 1/2; a task's job-size factor is its dominant share 1/4. Priorities 10000 + 250 + 1000 = 11250
+    # (job 2) and 5000 + 250 + 1000 = 6250 (job 1): at 100 job 2's 4 tasks start and job 1 waits (nothing
+    # overtakes a blocked job); at 110 job 1's. Billing CPU=1 per task: u0 is charged 4 x 100 + 4 x 10.
+    wl = Workload(submit=[0, 50, 50], run_time=[100, 10, 10], tasks=[4, 4, 4], user=[0, 0, 1],
+                  resources=[[1.0, 1.0]] * 3, resource_names=("cpu", "memory"))
+    p = SlurmPolicy(calc_period=10, half_life=math.inf)
+    r = simulate(wl, [4.0, 4.0], policy=p)
+    assert r.jobs["start"].tolist() == [0, 110, 100]
+    assert p.usage.tolist() == [440.0, 40.0]
+
+
+def test_slurm_on_google_like_pool_invariants():
+    wl = fa.workloads.google_like(6, 400, rng=2)
+    pool = fa.sim.ResourcePool.from_workload(wl, 0.6)
+    r = simulate(wl, pool, policy="slurm", calc_period=60, half_life=3600)
+    j = r.jobs
+    assert j["finished"].all() and (j["start"] >= j["submit"]).all()
+    lf = r.launches
+    names = [c for c in lf.columns if c.startswith("amount:")]
+    t = np.concatenate([lf["start"].to_numpy(), lf["end"].to_numpy()])
+    for c, cap in zip(names, pool.totals):
+        d = np.concatenate([lf[c].to_numpy(), -lf[c].to_numpy()])
+        order = np.lexsort((d, t))
+        assert np.cumsum(d[order]).max() <= cap * (1 + 1e-9)
+    with pytest.raises(InvalidInstanceError, match="EASY backfilling.*needs rigid jobs"):
+        simulate(wl, pool, policy="slurm+easy")
