@@ -170,3 +170,14 @@ def test_slurm_and_htcondor_in_the_half_life_grid(tmp_path):
         for hl, mean_wait in zip(rows["half_life"], rows["mean_wait"]):
             r = fa.simulate(wl, 16, policy=pol, half_life=hl, accounts=tree)
             assert mean_wait == pytest.approx(r.jobs["wait"].mean())
+
+
+def test_slurm_on_a_task_pool_in_the_grid(tmp_path):
+    # google_like tasks on a pool: slurm runs there too (each job a group of tasks, like a job array)
+    wl = fa.workloads.google_like(5, 300, rng=4)
+    tree = synthetic_tree(sorted(set(wl.user.tolist())), 2, rng=0)
+    s = whatif(wl, ["slurm"], half_lives=[3600], capacity={"pool": 0.8}, accounts=tree, out=tmp_path, workers=0)
+    assert s["setting"].tolist() == ["pool"]
+    from fairalloc.experiments.inputs import build_capacity
+    r = fa.simulate(wl, build_capacity({"pool": 0.8}, wl), policy="slurm", half_life=3600.0, accounts=tree)
+    assert s["mean_wait"].iloc[0] == pytest.approx(r.jobs["wait"].mean())
