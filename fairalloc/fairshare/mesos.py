@@ -49,8 +49,9 @@ import numpy as np
 from ..accounts import AccountTree, subtree_sum_into
 from ..errors import InvalidInstanceError
 from ._checks import no_parent_shares, node_scalar, user_matrix
+from ._jit import callee
 
-__all__ = ["MesosSorter", "shares_into", "sort_clients_into"]
+__all__ = ["MesosSorter", "shares_into", "node_share", "sort_clients_into"]
 
 
 def shares_into(node_alloc, totals, excluded, weight, out) -> None:
@@ -75,14 +76,27 @@ def shares_into(node_alloc, totals, excluded, weight, out) -> None:
     [0.05, 0.02]
     """
     for v in range(len(out)):
-        s = 0.0
-        for r in range(len(totals)):
-            if excluded[r] or totals[r] <= 0.0:
-                continue
-            x = node_alloc[v, r] / totals[r]
-            if x > s:
-                s = x
-        out[v] = s / weight[v]
+        out[v] = node_share(v, node_alloc, totals, excluded, weight)
+
+
+@callee
+def node_share(v: int, node_alloc, totals, excluded, weight) -> float:
+    r"""Node ``v``'s share :math:`\max_r A_{v,r}/T_r / w_v` (``calculateShare``; :func:`shares_into` of one node).
+
+    Examples
+    --------
+    >>> float(node_share(1, np.array([[5.0, 5.0], [10.0, 20.0]]), np.array([100.0, 100.0]), np.zeros(2, bool),
+    ...                  np.array([1.0, 10.0])))
+    0.02
+    """
+    s = 0.0
+    for r in range(len(totals)):
+        if excluded[r] or totals[r] <= 0.0:
+            continue
+        x = node_alloc[v, r] / totals[r]
+        if x > s:
+            s = x
+    return s / weight[v]
 
 
 def sort_clients_into(child_ptr, children, is_leaf, active, share, count, path_rank, out) -> int:
