@@ -13,6 +13,8 @@ builds a fresh policy from the call's options; nothing registers itself when a m
 ``tvtsf``                TV-TSF Algorithms 1-5 per slot (:class:`~.slots.SlotPolicy`)
 ``tsf-static``,          TV-TSF's static baselines (:class:`~.slots.StaticSlotPolicy`)
 ``cdrf-static``
+``kueue``, ``yarn``,     container clusters' fair sharing on queues of users (:class:`~.container.ContainerPolicy`)
+``mesos``
 =======================  ==============================================================================
 """
 
@@ -134,3 +136,10 @@ def make_policy(name: str, **options: Any) -> Policy:
         raise InvalidInstanceError(f"policy={name!r} is not one of {', '.join(policy_names())} "
                                    "(or '<queue policy>+easy')", argument="policy", value=name)
     return factory(**options)
+
+
+# ---- issue 28: the container clusters' fair sharing (Kueue, YARN, Mesos), keys on the decision core ----------
+from .container import QUEUE_POLICIES as _CONTAINER, ContainerPolicy  # noqa: E402
+
+POLICIES.update({name: (lambda _n=name, **options: ContainerPolicy(_n, **options)) for name in _CONTAINER})
+__all__ += ["ContainerPolicy"]
