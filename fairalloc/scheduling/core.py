@@ -69,7 +69,8 @@ Plugging in more (what the core is shaped for)
   :data:`~fairalloc.scheduling.keys.QUEUE_KEYS` on read a ``QueueState`` (the ``qs`` field); a start or
   an end updates the queue usage (``queue_take``/``queue_release``) and re-keys the queue's other members
   (:func:`regroup`), and ``queue_admits`` may refuse a start (a quota), which the pass treats as a task
-  that fits on no server. Every other key reads none of it (the default ``qs`` is a one-node placeholder).
+  that fits on no server; Volcano's deserved resources are recomputed at the start of a pass when a
+  submission or an end changed the requests (``volcano_session``, then :func:`rekey_all`). Every other key reads none of it (the default ``qs`` is a one-node placeholder).
 * *Preemption*: :func:`release` of the victim's tasks, then a run pushed at the *front* of its user's
   queue (``_enqueue`` with ``front``) for requeueing, or dropped for a kill.
 
@@ -93,8 +94,8 @@ from .._jit import jit
 from ..kinetic import tree_core as tc
 from ..tolerance import FLOOR_EPS
 from .keys import CDRF, DRF, SDRF, TSF, _trajectory, cdrf_key, drf_key, tsf_key
-from .keys import QUEUE_KEYS, queue_key
-from .queues import empty_queues, queue_admits, queue_release, queue_take
+from .keys import QUEUE_KEYS, VOLCANO, queue_key
+from .queues import empty_queues, queue_admits, queue_release, queue_submit, queue_take, volcano_session
 from .servers import find_server
 
 __all__ = ["Core", "CoreState", "RunTable", "ORDERS", "schedule", "submit", "release", "changed", "advance",
@@ -578,6 +579,8 @@ def _enqueue(st, runs, u, r, now):
 @jit(_nrt=False)
 def submit(st, runs, ts, u, r):
     """Run r joins user u's queue now; a user with no pending task before enters the order."""
+    if st.meta[_KEY] >= QUEUE_KEYS:
+        queue_submit(st.qs, st.meta[_KEY], u, runs.d[r], runs.left[r])
     if _enqueue(st, runs, u, r, st.par[_NOW]):
         _activate(st, runs, ts, u)
 
@@ -703,6 +706,8 @@ def _pass(st, runs, ts, limit, out, fresh):
     eps = st.par[_EPS]
     meta = st.meta
     if fresh:
+        if st.meta[_KEY] == VOLCANO and volcano_session(st.qs, st.totals):
+            rekey_all(st, runs, ts)            # the session's deserved resources: every queue's share anew
         lead = _lead(st, runs, ts) if order == TREE else -1
         n_skip = 0
         started = 0

@@ -179,20 +179,23 @@ _trajectory = jit(trajectory_row)
 # fairalloc.fairshare, which stays the one definition. A rule that compares a tier first and then a value is
 # one float: the tier most keys sit in keeps the value itself (so ties and near-ties are the value's), the
 # tiers before it map the value into [-2, -1) and [-1, 0) by v / (1 + v), the tier after it into [1e200, 2e200).
-KUEUE, YARN, MESOS = 4, 5, 6
+KUEUE, YARN, MESOS, VOLCANO = 4, 5, 6, 7
 KEYS["kueue"] = Key(KUEUE, False, "skip")
 KEYS["yarn"] = Key(YARN, False, "skip")
 KEYS["mesos"] = Key(MESOS, False, "skip")
+KEYS["volcano"] = Key(VOLCANO, False, "skip")
 #: The keys that read a QueueState (ids at least this).
 QUEUE_KEYS = KUEUE
 #: Where the tier after the main one starts (above any share a weight >= 1e-9 gives).
 LAST_TIER = 1e200
-__all__ += ["KUEUE", "YARN", "MESOS", "QUEUE_KEYS", "kueue_key", "yarn_key", "mesos_key", "queue_key", "squash"]
+__all__ += ["KUEUE", "YARN", "MESOS", "VOLCANO", "QUEUE_KEYS", "kueue_key", "yarn_key", "mesos_key", "volcano_key",
+            "queue_key", "squash"]
 
 import math  # noqa: E402
 
 from ..fairshare.kueue import _key_with as _kueue_key_with  # noqa: E402  (fairshare never imports scheduling)
 from ..fairshare.mesos import node_share as _mesos_share  # noqa: E402
+from ..fairshare.volcano import _dominant_share as _volcano_share  # noqa: E402
 from ..fairshare.yarn import _compared_ratios_into as _yarn_ratios  # noqa: E402
 from ..fairshare.yarn import _dominant as _yarn_dominant  # noqa: E402
 
@@ -259,10 +262,22 @@ def mesos_key(qs, u, totals):
 
 
 @jit(_nrt=False)
+def volcano_key(qs, u):
+    r"""Volcano's proportion plugin (``QueueOrderFn``) on u's queue: its share :math:`\max_r a_r/d_r` of its
+    deserved resources at the last session (:func:`fairalloc.fairshare.volcano.queue_shares_into` of one queue; queue
+    priorities are not modelled)."""
+    q = qs.queue[u]
+    return _volcano_share(qs.usage[q], qs.deserved[qs.qpos[q]], qs.eps[0])
+
+
+@jit(_nrt=False)
 def queue_key(kind, qs, u, d, totals):
-    """The key of user u (head request d) for a queue key ``kind`` (:data:`KUEUE`, :data:`YARN`, :data:`MESOS`)."""
+    """The key of user u (head request d) for a queue key ``kind`` (:data:`KUEUE`, :data:`YARN`, :data:`MESOS`,
+    :data:`VOLCANO`)."""
     if kind == KUEUE:
         return kueue_key(qs, u, d)
     if kind == YARN:
         return yarn_key(qs, u, totals)
+    if kind == VOLCANO:
+        return volcano_key(qs, u)
     return mesos_key(qs, u, totals)

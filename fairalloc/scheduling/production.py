@@ -7,18 +7,23 @@ applications, Mesos clients) and each belongs to one *queue* (a ClusterQueue, a 
 whose state decides the user's place. The rules are those of :mod:`fairalloc.fairshare`, called by the
 compiled keys; this module only builds the tree and checks the arguments.
 
-==========  =====================================================  ===================================  ========
-policy      the next task goes to the user whose queue has ...     a task may start only if ...         blocking
-==========  =====================================================  ===================================  ========
-``kueue``   not borrowing on the task's resources with the task    it fits the ClusterQueue's           skip
-            added, then the lowest :math:`DRS/w` with the task     available quota (nominal quota,
-            added (Kueue's ``entryComparer``, KEP 1714)            borrowing and lending limits)
-``yarn``    needy (below its min share) first, then the lowest     the queue and its ancestors stay
-            dominant share over its weight (``DominantResource     within their max shares
-            FairnessComparator``)                                  (``fitsInMaxShare``)
-``mesos``   the lowest dominant share over its weight              (always)
-            (``DRFSorter``)
-==========  =====================================================  ===================================  ========
+===========  =====================================================  ===================================  ========
+policy       the next task goes to the user whose queue has ...     a task may start only if ...         blocking
+===========  =====================================================  ===================================  ========
+``kueue``    not borrowing on the task's resources with the task    it fits the ClusterQueue's           skip
+             added, then the lowest :math:`DRS/w` with the task     available quota (nominal quota,
+             added (Kueue's ``entryComparer``, KEP 1714)            borrowing and lending limits)
+``yarn``     needy (below its min share) first, then the lowest     the queue and its ancestors stay
+             dominant share over its weight (``DominantResource     within their max shares
+             FairnessComparator``)                                  (``fitsInMaxShare``)
+``mesos``    the lowest dominant share over its weight              (always)
+             (``DRFSorter``)
+``volcano``  the lowest share of its deserved resources,            the queue's holdings with the task
+             :math:`\max_r a_r/d_r`, the deserved resources of     stay within its deserved resources
+             the proportion plugin recomputed from the queues'      (``queueAllocatable``)
+             requests (held + pending) at each pass after a
+             change (``OnSessionOpen``, ``QueueOrderFn``)
+===========  =====================================================  ===================================  ========
 
 Within a queue its users are served in submission order (the core's tie: the oldest pending task first),
 which is Kueue's BestEffortFIFO order of a ClusterQueue's workloads and the queue timestamp of its
@@ -34,6 +39,11 @@ capacity (here the cluster): :math:`1000 \max_r (u_{ir} + d_r)/T_r / w_i`, the o
 (:func:`~fairalloc.scheduling.keys.cdrf_key`), not DRF's; both give DRF's allocation on divisible
 demands (:func:`fairalloc.fairshare.pooled`), and the same schedule when every task has the same demand.
 ``tests/unit/sim/test_production_policies.py`` checks both reductions.
+
+Volcano's proportion plugin divides each resource separately (weighted max-min of the requests): with
+one queue per user on one resource it is weighted max-min of the demands; it is not DRF, and not Pareto
+efficient on two resources (:mod:`fairalloc.fairshare.volcano`). Its ``eps`` (``minResource``) defaults
+to :math:`10^{-9}` of the smallest total (Volcano's 0.1 is in milli-CPU and bytes).
 
 Not modelled (each said where it matters): Kueue's Admission Fair Sharing (usage with a half-life; a
 ``half_life`` is refused), workload priorities, preemption (Kueue's fair-sharing strategies, YARN's
@@ -57,7 +67,7 @@ from .queues import build_queues, normalize_tree
 __all__ = ["QueueScheduler", "QUEUE_POLICIES"]
 
 #: The production policies that are keys on the core.
-QUEUE_POLICIES = ("kueue", "yarn", "mesos")
+QUEUE_POLICIES = ("kueue", "yarn", "mesos", "volcano")
 
 
 def as_tree(accounts: Any) -> AccountTree | None:
@@ -76,7 +86,7 @@ class QueueScheduler(TaskScheduler):
     Parameters
     ----------
     cluster : Cluster or array_like (M, K)
-    policy : {"kueue", "yarn", "mesos"}
+    policy : {"kueue", "yarn", "mesos", "volcano"}
     accounts : AccountTree or path, optional
         The queues: users ``"0", "1", ...`` (the scheduler's user indices) under accounts, with the
         fields the policy reads (:data:`fairalloc.scheduling.queues.POLICY_TREES`); default one queue per
@@ -92,6 +102,8 @@ class QueueScheduler(TaskScheduler):
         ``r0, r1, ...``.
     excluded : sequence of str, optional
         Mesos: resources left out of the shares.
+    eps : float, optional
+        Volcano's ``minResource`` in the cluster's units (:func:`fairalloc.scheduling.queues.build_queues`).
     server, blocking, structure, ties, placement, time
         As :class:`~fairalloc.scheduling.TaskScheduler` (``server`` a named rule).
 
@@ -108,7 +120,7 @@ class QueueScheduler(TaskScheduler):
 
     def __init__(self, cluster: Any, /, *, policy: str, accounts: Any = None, n_users: int | None = None,
                  weights: Any = None, resources: Sequence[str] | None = None, excluded: Sequence[str] = (),
-                 placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
+                 eps: float | None = None, placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
                  structure: str = "live_tree", ties: str = "wait", time: float = 0.0) -> None:
         self.mechanism = require_choice("policy", policy, QUEUE_POLICIES)
         if callable(server):
@@ -134,7 +146,7 @@ class QueueScheduler(TaskScheduler):
             raise InvalidInstanceError(f"weights has {len(np.atleast_1d(weights))} entries but n_users={n}",
                                        argument="weights", value=len(np.atleast_1d(weights)))
         self.tree = normalize_tree(self.mechanism, tree, n, resources, cl.totals, weights)
-        self.queues = build_queues(self.mechanism, self.tree, n, cl.totals, excluded=excluded)
+        self.queues = build_queues(self.mechanism, self.tree, n, cl.totals, excluded=excluded, eps=eps)
         super().__init__(cl, n_users=n, placement=placement, server=server, blocking=blocking,
                          structure=structure, ties=ties, time=time)
 

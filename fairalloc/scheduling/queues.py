@@ -1,13 +1,14 @@
-r"""Queues above the users, for the production fair-share keys of the decision core (Kueue, YARN, Mesos).
+r"""Queues above the users, for the production fair-share keys of the decision core (Kueue, YARN, Mesos, Volcano).
 
 Container clusters rank *queues*, not users: Kueue's ClusterQueues in cohorts, YARN's leaf queues,
-Mesos' roles. :class:`QueueState` holds, beside the decision core's per-user state
+Mesos' roles, Volcano's queues. :class:`QueueState` holds, beside the decision core's per-user state
 (:class:`~fairalloc.scheduling.core.CoreState`), the account tree those rules read as arrays: every
-user's own node (a Kueue LocalQueue, a YARN application, a Mesos client) and the *queue* whose key it
-takes (its parent account: a ClusterQueue, a leaf queue, a role), the usage of every node (the raw
+user's own node (a Kueue LocalQueue, a YARN application, a Mesos client, a Volcano job) and the *queue*
+whose key it takes (its parent account: a ClusterQueue, a leaf queue, a role, a queue), the usage of every node (the raw
 resources its subtree's running tasks hold), and the rule's static parameters per node. The keys
 themselves are :mod:`fairalloc.scheduling.keys`' (one function each, calling the rules of
-:mod:`fairalloc.fairshare`); the core calls the three operations below at each start and end of a task:
+:mod:`fairalloc.fairshare`); the core calls the operations below at each submission, start and end of a
+task:
 
 * :func:`queue_take` / :func:`queue_release`: one task's demand added to (taken from) the user's node
   and up its path (Kueue: :func:`fairalloc.fairshare.kueue.add_usage_into`, which stops at local quotas;
@@ -15,8 +16,14 @@ themselves are :mod:`fairalloc.scheduling.keys`' (one function each, calling the
   residue decides a tie);
 * :func:`queue_admits`: whether the rule lets the user's head task start now (Kueue: it fits the
   ClusterQueue's available quota, :func:`fairalloc.fairshare.kueue.available`; YARN: the queue and its
-  ancestors stay within their max shares, :func:`fairalloc.fairshare.yarn.fits_in_max_share`; Mesos:
-  always). A task refused here is treated as one that fits on no server (the core's ``blocking`` rule).
+  ancestors stay within their max shares, :func:`fairalloc.fairshare.yarn.fits_in_max_share`; Volcano:
+  the queue stays within its deserved resources, :func:`fairalloc.fairshare.volcano.queue_allocatable`;
+  Mesos: always). A task refused here is treated as one that fits on no server (the core's ``blocking``
+  rule);
+* Volcano: :func:`queue_submit` adds a submission to its queue's pending demand, and
+  :func:`volcano_session`, at the start of a pass after a submission or an end, computes the proportion
+  plugin's deserved resources from every queue's request (held + pending;
+  :func:`fairalloc.fairshare.volcano.deserved_into`), as Volcano does when a scheduling session opens.
 
 The key of a user depends on its queue's usage, so when one member of a queue starts or ends a task
 every member with pending tasks is placed again (:func:`fairalloc.scheduling.core.regroup`).
@@ -28,7 +35,6 @@ key carries.
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -39,14 +45,16 @@ from ..fairshare import _jit as _fsjit
 from ..fairshare.kueue import add_usage_into as _add_kueue
 from ..fairshare.kueue import available as _available
 from ..fairshare.kueue import remove_usage_into as _remove_kueue
+from ..fairshare.volcano import deserved_into as _deserved
+from ..fairshare.volcano import queue_allocatable as _allocatable
 from ..fairshare.yarn import fits_in_max_share as _fits_max
 from .._jit import jit
 
 __all__ = ["QueueState", "empty_queues", "build_queues", "normalize_tree", "queue_take", "queue_release",
-           "queue_admits", "POLICY_TREES"]
+           "queue_admits", "queue_submit", "volcano_session", "POLICY_TREES"]
 
 #: Key kinds that read a :class:`QueueState` (the ids of :mod:`fairalloc.scheduling.keys`).
-_KUEUE, _YARN, _MESOS = 4, 5, 6
+_KUEUE, _YARN, _MESOS, _VOLCANO = 4, 5, 6, 7
 
 
 class QueueState(NamedTuple):
@@ -69,6 +77,16 @@ class QueueState(NamedTuple):
     work: np.ndarray        #: (K,) scratch
     save: np.ndarray        #: (D, K) scratch (Kueue: the usage of a path while a request is tried)
     iwork: np.ndarray       #: (K,) int scratch
+    qlist: np.ndarray       #: (Q,) Volcano: the queue nodes, in tree order
+    qpos: np.ndarray        #: (G,) Volcano: each node's place in qlist (-1: not a queue)
+    qw: np.ndarray          #: (Q,) Volcano: queue weights
+    guar: np.ndarray        #: (Q, K) Volcano: guarantees
+    rcap: np.ndarray        #: (Q, K) Volcano: real capabilities
+    pend: np.ndarray        #: (Q, K) Volcano: pending demand of each queue
+    req: np.ndarray         #: (Q, K) Volcano: scratch, each queue's request (held + pending)
+    deserved: np.ndarray    #: (Q, K) Volcano: deserved resources at the last session
+    flags: np.ndarray       #: (1,) int64 Volcano: 1 when the requests changed since the last session
+    eps: np.ndarray         #: (1,) Volcano: ``minResource``
 
 
 def empty_queues(k: int) -> QueueState:
@@ -81,7 +99,9 @@ def empty_queues(k: int) -> QueueState:
     i1 = np.zeros(1, np.int64)
     return QueueState(i1, i1.copy(), np.zeros(2, np.int64), i1.copy(), np.full(1, -1, np.int64), z, i1.copy(),
                       z.copy(), z.copy(), z.copy(), z.copy(), np.arange(k, dtype=np.int64), np.ones(1),
-                      np.zeros(k, np.bool_), np.zeros(k), np.zeros((1, k)), np.zeros(k, np.int64))
+                      np.zeros(k, np.bool_), np.zeros(k), np.zeros((1, k)), np.zeros(k, np.int64),
+                      i1.copy(), np.full(1, -1, np.int64), np.ones(1), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(),
+                      np.zeros(1, np.int64), np.zeros(1))
 
 
 # ---- the compiled operations ---------------------------------------------------------------------------
@@ -123,6 +143,36 @@ def queue_take(qs, kind, u, d):
             node = qs.parent[node]
     else:
         _path_add(qs, v, d, 1)
+        if kind == _VOLCANO:                   # pending -> allocated: the request is unchanged
+            p = qs.qpos[qs.queue[u]]
+            for r in range(d.shape[0]):
+                qs.pend[p, r] = qs.pend[p, r] - d[r]
+
+
+@jit(_nrt=False)
+def queue_submit(qs, kind, u, d, count):
+    """User u submits ``count`` tasks of demand d (Volcano: its queue's request grows)."""
+    if kind == _VOLCANO:
+        p = qs.qpos[qs.queue[u]]
+        for r in range(d.shape[0]):
+            qs.pend[p, r] = qs.pend[p, r] + count * d[r]
+        qs.flags[0] = 1
+
+
+@jit
+def volcano_session(qs, totals):
+    """Volcano: the proportion plugin's deserved resources from the queues' requests now (held + pending,
+    :func:`fairalloc.fairshare.volcano.deserved_into`), as at the opening of a scheduling session; clears the
+    stale flag. Returns whether it recomputed."""
+    if qs.flags[0] == 0:
+        return False
+    for p in range(qs.qlist.shape[0]):
+        v = qs.qlist[p]
+        for r in range(totals.shape[0]):
+            qs.req[p, r] = qs.usage[v, r] + qs.pend[p, r]
+    _deserved(qs.qw, qs.req, qs.guar, qs.rcap, totals, qs.eps[0], qs.deserved)
+    qs.flags[0] = 0
+    return True
 
 
 @jit(_nrt=False)
@@ -139,6 +189,8 @@ def queue_release(qs, kind, u, d, k):
         _snap(qs, v)
     else:
         _path_add(qs, v, d, -k)
+        if kind == _VOLCANO:
+            qs.flags[0] = 1                    # the request shrank: deserved again at the next pass
 
 
 @jit(_nrt=False)
@@ -152,6 +204,9 @@ def queue_admits(qs, kind, u, d):
         return True
     if kind == _YARN:
         return _fits_max(qs.queue[u], d, qs.parent, qs.usage, qs.limit)
+    if kind == _VOLCANO:
+        q = qs.queue[u]
+        return _allocatable(qs.usage[q], d, qs.deserved[qs.qpos[q]], qs.eps[0])
     return True
 
 
@@ -159,7 +214,8 @@ def queue_admits(qs, kind, u, d):
 #: How each policy reads an account tree: the fields it uses (``weight`` everywhere).
 POLICY_TREES = {"kueue": ("nominal_quota", "borrowing_limit", "lending_limit", "weight"),
                 "yarn": ("min_share", "max_share", "weight"),
-                "mesos": ("weight",)}
+                "mesos": ("weight",),
+                "volcano": ("weight", "guarantee", "capability")}
 
 
 def _records(tree: AccountTree) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -205,7 +261,7 @@ def normalize_tree(policy: str, tree: AccountTree | None, n_users: int, resource
 
     Parameters
     ----------
-    policy : {"kueue", "yarn", "mesos"}
+    policy : {"kueue", "yarn", "mesos", "volcano"}
     tree : AccountTree or None
     n_users : int
     resources : sequence of str
@@ -217,7 +273,7 @@ def normalize_tree(policy: str, tree: AccountTree | None, n_users: int, resource
     ------
     InvalidInstanceError
         A user of the workload missing from the tree, per-resource fields on other resources, nested
-        queues the simulator does not model (YARN and Mesos: a queue with child queues; Kueue: a
+        queues the simulator does not model (YARN, Mesos, Volcano: a queue with child queues; Kueue: a
         cohort inside a cohort), a weight that is not positive where the system refuses it.
     """
     w = np.ones(n_users) if weights is None else np.asarray(weights, dtype=float)
@@ -245,6 +301,12 @@ def normalize_tree(policy: str, tree: AccountTree | None, n_users: int, resource
                                        f"({len(missing)} missing); its users are named by the workload's user ids",
                                        argument="accounts", index=(missing[0],), value=str(missing[0]))
     names = {r["account"] for r in accounts}
+    quotas = any("nominal_quota" in r for r in accounts)
+    loose = [r["user"] for r in users if r["account"] == "root"]
+    if policy == "kueue" and quotas and loose:
+        raise InvalidInstanceError(f"accounts: LocalQueue (user) {loose[0]!r} is directly under root in a tree with "
+                                   "quotas; put it under a ClusterQueue account (a ClusterQueue of its own would have "
+                                   "no quota and admit nothing)", argument="accounts", value=loose[0])
     for r in accounts:
         if "weight" not in r and r["shares"] != "parent":
             r["weight"] = r["shares"]
@@ -259,14 +321,14 @@ def normalize_tree(policy: str, tree: AccountTree | None, n_users: int, resource
             r["account"] = q
     parent = {r["account"]: r["parent"] for r in accounts}
     has_child = {p for p in parent.values()}
-    if policy in ("yarn", "mesos"):
+    if policy in ("yarn", "mesos", "volcano"):
         nested = [a for a, p in parent.items() if p != "root"]
         if nested:
             raise InvalidInstanceError(f"accounts: {policy} queue {nested[0]!r} is inside queue {parent[nested[0]]!r}; "
                                        "the simulator ranks one level of queues (flatten the tree)",
                                        argument="accounts", value=nested[0])
     if policy == "kueue":
-        if not any("nominal_quota" in r for r in accounts):
+        if not quotas:
             c = "cluster"
             while c in names:
                 c = "_" + c
@@ -285,12 +347,12 @@ def normalize_tree(policy: str, tree: AccountTree | None, n_users: int, resource
 
 
 def build_queues(policy: str, tree: AccountTree, n_users: int, totals: np.ndarray, *,
-                 excluded: Sequence[str] = ()) -> QueueState:
+                 excluded: Sequence[str] = (), eps: float | None = None) -> QueueState:
     """The :class:`QueueState` of ``policy`` on a tree from :func:`normalize_tree`.
 
     Parameters
     ----------
-    policy : {"kueue", "yarn", "mesos"}
+    policy : {"kueue", "yarn", "mesos", "volcano"}
     tree : AccountTree
         Users ``"0" .. str(n_users - 1)`` each under an account (their queue).
     n_users : int
@@ -298,7 +360,11 @@ def build_queues(policy: str, tree: AccountTree, n_users: int, totals: np.ndarra
         The cluster's totals (Kueue: quotas above them are refused unless the tree says so).
     excluded : sequence of str
         Mesos: resource names left out of the shares (``--fair_sharing_excluded_resource_names``).
+    eps : float, optional
+        Volcano's ``minResource`` in the cluster's units (default :math:`10^{-9}` of the smallest total).
     """
+    if eps is None:
+        eps = 1e-9 * float(np.min(totals))
     _fsjit.register()                              # the fairshare rules the compiled keys call
     k = len(totals)
     g = tree.n_nodes
@@ -313,6 +379,7 @@ def build_queues(policy: str, tree: AccountTree, n_users: int, totals: np.ndarra
     quota, limit, borrow, lam = (np.zeros((g, k)) for _ in range(4))
     w = np.ones(g)
     excl = np.zeros(k, np.bool_)
+    vol = None
     depth = 1
     for v in range(g):
         d, x = 0, v
@@ -333,6 +400,11 @@ def build_queues(policy: str, tree: AccountTree, n_users: int, totals: np.ndarra
 
             yq = YarnQueues(tree)
             quota, limit, w = yq.min_share, yq.max_share, yq.weight
+        elif policy == "volcano":
+            from ..fairshare.volcano import VolcanoQueues
+
+            vq = VolcanoQueues(tree, totals, resources=tree.resources, eps=eps)
+            vol = vq
         else:
             from ..fairshare.mesos import MesosSorter
 
@@ -344,4 +416,19 @@ def build_queues(policy: str, tree: AccountTree, n_users: int, totals: np.ndarra
                       limit=np.array(limit, dtype=float), borrow=np.array(borrow, dtype=float),
                       lam=np.array(lam, dtype=float), group_of=np.asarray(group_of, dtype=np.int64),
                       w=np.array(w, dtype=float), excluded=excl, work=np.zeros(k), save=np.zeros((depth + 1, k)),
-                      iwork=np.zeros(k, np.int64))
+                      iwork=np.zeros(k, np.int64), **_volcano_arrays(vol, g, k, eps))
+
+
+def _volcano_arrays(vol: Any, g: int, k: int, eps: float) -> dict:
+    """The Volcano fields of :class:`QueueState` (placeholders for the other policies)."""
+    if vol is None:
+        z = np.zeros((1, k))
+        return dict(qlist=np.zeros(1, np.int64), qpos=np.full(g, -1, np.int64), qw=np.ones(1), guar=z, rcap=z.copy(),
+                    pend=z.copy(), req=z.copy(), deserved=z.copy(), flags=np.zeros(1, np.int64), eps=np.zeros(1))
+    q = len(vol.queues)
+    qpos = np.full(g, -1, np.int64)
+    qpos[vol.queues] = np.arange(q)
+    return dict(qlist=np.array(vol.queues, dtype=np.int64), qpos=qpos, qw=np.array(vol.weight, dtype=float),
+                guar=np.array(vol.guarantee, dtype=float), rcap=np.array(vol.real_capability, dtype=float),
+                pend=np.zeros((q, k)), req=np.zeros((q, k)), deserved=np.zeros((q, k)), flags=np.ones(1, np.int64),
+                eps=np.array([float(eps)]))

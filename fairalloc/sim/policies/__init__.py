@@ -14,7 +14,7 @@ builds a fresh policy from the call's options; nothing registers itself when a m
 ``tsf-static``,          TV-TSF's static baselines (:class:`~.slots.StaticSlotPolicy`)
 ``cdrf-static``
 ``kueue``, ``yarn``,     container clusters' fair sharing on queues of users (:class:`~.container.ContainerPolicy`)
-``mesos``
+``mesos``, ``volcano``
 =======================  ==============================================================================
 """
 
@@ -138,7 +138,7 @@ def make_policy(name: str, **options: Any) -> Policy:
     return factory(**options)
 
 
-# ---- issue 28: the container clusters' fair sharing (Kueue, YARN, Mesos), keys on the decision core ----------
+# ---- issue 28: the container clusters' fair sharing (Kueue, YARN, Mesos, Volcano), keys on the decision core ----------
 from .container import QUEUE_POLICIES as _CONTAINER, ContainerPolicy  # noqa: E402
 
 POLICIES.update({name: (lambda _n=name, **options: ContainerPolicy(_n, **options)) for name in _CONTAINER})

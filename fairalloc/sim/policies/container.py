@@ -1,4 +1,4 @@
-r"""The container clusters' fair sharing as simulator policies: ``kueue``, ``yarn``, ``mesos``.
+r"""The container clusters' fair sharing as simulator policies: ``kueue``, ``yarn``, ``mesos``, ``volcano``.
 
 .. code-block:: python
 
@@ -6,7 +6,7 @@ r"""The container clusters' fair sharing as simulator policies: ``kueue``, ``yar
 
 runs the rule of :class:`fairalloc.scheduling.production.QueueScheduler` (a key on the one decision
 core) on a task workload, through the simulator's compiled loop like ``drf``/``sdrf``. The workload's
-users are the system's leaf entities (Kueue LocalQueues, YARN applications, Mesos clients); the account
+users are the system's leaf entities (Kueue LocalQueues, YARN applications, Mesos clients, Volcano jobs); the account
 tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPolicy`: ``server``,
 ``blocking``, ``structure``, ``ties``, ``wakeups``, ``wake_on``):
 
@@ -16,13 +16,14 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
                reads (per-resource fields by the workload's resource names, or in column order when
                the workload's are r0, r1, ...): Kueue ``nominal_quota``, ``borrowing_limit``, ``lending_limit``, ``weight`` (an
                account with child accounts is a cohort); YARN ``min_share``, ``max_share``, ``weight``;
-               Mesos ``weight``. An account without ``weight`` takes its ``shares`` as weight. Default: one
+               Mesos ``weight``; Volcano ``weight``, ``guarantee``, ``capability``. An account without ``weight`` takes its ``shares`` as weight. Default: one
                queue per user (:func:`fairalloc.scheduling.queues.normalize_tree`; Kueue adds a cohort
                holding the cluster as its nominal quota when the tree has no quota)
 ``weights``    (n_users,) the weight of each user's own queue (no ``accounts``, or a user directly under
                ``root``): Kueue ``fairSharing.weight`` (0 allowed: a borrowing queue of weight 0 goes last),
                YARN ``weight`` (0: after every weighted queue, YARN-6754), Mesos (> 0)
 ``excluded``   Mesos: resource names left out of the shares
+``eps``        Volcano: ``minResource`` in the workload's units (default 1e-9 of the smallest total)
 =============  ===========================================================================================
 
 Refused with an :class:`~fairalloc.InvalidInstanceError` naming the field and value: quotas larger than
@@ -46,7 +47,7 @@ __all__ = ["ContainerPolicy", "QUEUE_POLICIES"]
 
 
 class ContainerPolicy(TaskPolicy):
-    """A production fair-share rule (``kueue``, ``yarn``, ``mesos``) as a simulator policy (module docstring).
+    """A production fair-share rule (``kueue``, ``yarn``, ``mesos``, ``volcano``) as a simulator policy (module docstring).
 
     Examples
     --------
@@ -65,7 +66,8 @@ class ContainerPolicy(TaskPolicy):
     """
 
     def __init__(self, policy: str = "kueue", *, accounts: Any = None, weights: Any = None,
-                 excluded: Sequence[str] = (), half_life: Any = None, preemption: Any = None,
+                 excluded: Sequence[str] = (), eps: float | None = None, half_life: Any = None,
+                 preemption: Any = None,
                  server: Any = "first_fit", blocking: str | None = None, structure: str = "live_tree",
                  ties: str = "wait", wakeups: bool = True, wake_on: str = "first") -> None:
         name = require_choice("policy", policy, QUEUE_POLICIES)
@@ -76,6 +78,10 @@ class ContainerPolicy(TaskPolicy):
         if preemption is not None:
             raise InvalidInstanceError(f"preemption={preemption!r}: policy {name!r} does not preempt in the "
                                        "simulator yet", argument="preemption", value=preemption)
+        if eps is not None and name != "volcano":
+            raise InvalidInstanceError(f"eps={eps!r} applies to policy 'volcano' only", argument="eps", value=eps)
+        if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):
+            raise InvalidInstanceError(f"eps={eps!r} must be a number > 0", argument="eps", value=eps)
         if excluded and name != "mesos":
             raise InvalidInstanceError(f"excluded={list(excluded)!r} applies to policy 'mesos' only",
                                        argument="excluded", value=list(excluded))
@@ -88,6 +94,7 @@ class ContainerPolicy(TaskPolicy):
         self.mechanism = self.name = name
         self.accounts = as_tree(accounts)
         self.excluded = tuple(str(x) for x in excluded)
+        self.eps = eps
 
     def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
         k = state.capacities.shape[1]
@@ -97,6 +104,6 @@ class ContainerPolicy(TaskPolicy):
                                and all(re.fullmatch(r"r\d+", x) for x in names)):
             names = None                              # an unnamed workload: the tree's names, in order
         return QueueScheduler(state.capacities, policy=self.mechanism, accounts=self.accounts, n_users=n,
-                              weights=self.weights, resources=names, excluded=self.excluded,
+                              weights=self.weights, resources=names, excluded=self.excluded, eps=self.eps,
                               placement=state.placement, server=self.server, blocking=self.blocking,
                               structure=self.structure, ties=self.ties, time=0.0)

@@ -1,4 +1,4 @@
-"""The what-if accepts the container clusters' policies (Kueue, YARN, Mesos) beside DRF, SDRF and TV-TSF."""
+"""The what-if accepts the container clusters' policies (Kueue, YARN, Mesos, Volcano) beside DRF, SDRF and TV-TSF."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from fairalloc.experiments.whatif import synthetic_tree, whatif, whatif_tables
 
 def test_container_policies_side_by_side(tmp_path):
     wl = fa.workloads.google_like(8, 600, horizon=3600.0, rng=0)
-    s = whatif(wl, ["drf", "sdrf", "tvtsf", "kueue", "yarn", "mesos"], half_lives=["1h"], capacity={"pool": 0.5},
-               accounts=("synthetic", 3), out=tmp_path, workers=0)
-    assert s["label"].tolist() == ["drf", "sdrf", "tvtsf", "kueue", "yarn", "mesos"]
+    names = ["drf", "sdrf", "tvtsf", "kueue", "yarn", "mesos", "volcano"]
+    s = whatif(wl, names, half_lives=["1h"], capacity={"pool": 0.5}, accounts=("synthetic", 3), out=tmp_path,
+               workers=0)
+    assert s["label"].tolist() == names
     # only SDRF has a usage half-life here (Kueue's Admission Fair Sharing is not simulated: it refuses one)
     assert s.loc[s.label == "sdrf", "half_life"].item() == 3600.0
     assert s.loc[s.label != "sdrf", "half_life"].isna().all()

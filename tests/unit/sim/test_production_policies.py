@@ -123,6 +123,27 @@ def test_fifo_within_a_queue():
     assert _users_in_order(r, wl) == [1, 2, 1, 2, 0, 0]
 
 
+def test_volcano_proportion_by_hand():
+    # Volcano's proportion plugin (fairshare.volcano's finding: not Pareto efficient). Capacity <16, 16>; user 0
+    # wants 64 tasks <1/4, 1/16> (request <16, 4>), user 1 64 tasks <1/16, 1/4> (<4, 16>), one queue each.
+    # Deserved: round 1 gives each half, capped by the request: <8, 4> and <4, 8>; the remaining <4, 4> is
+    # halved between the queues at every round and each takes only the resource it still wants, so the
+    # rounds tend to <12, 4> and <4, 12>. 48 tasks of 1/4 CPU reach 12: 48 each start at 0 (<15, 15> in use)
+    # and the other 16 each wait although <1, 1> is idle, until tasks end.
+    wl = Workload(submit=[0, 0], run_time=[10, 10], tasks=[64, 64], user=[0, 1],
+                  resources=[[0.25, 0.0625], [0.0625, 0.25]])
+    r = fa.simulate(wl, [16.0, 16.0], policy="volcano")
+    at0 = r.launches[r.launches["start"] == 0.0]
+    assert at0.groupby("job")["tasks"].sum().tolist() == [48, 48]
+    d = fa.simulate(wl, [16.0, 16.0], policy="drf", blocking="skip")
+    assert int(d.launches[d.launches["start"] == 0.0]["tasks"].sum()) > 96          # DRF leaves no such gap
+    # one resource, weights 1 and 3, requests 2 and 10 of 8: deserved 2 and 6 (round 1: 8/4 = 2 for the
+    # first, met; 6 for the second), so 2 and 6 tasks start at 0
+    wl = Workload(submit=[0, 0], run_time=[10, 10], tasks=[2, 10], user=[0, 1], resources=[[1.0], [1.0]])
+    r = fa.simulate(wl, [8.0], policy="volcano", weights=[1.0, 3.0])
+    assert r.launches[r.launches["start"] == 0.0].groupby("job")["tasks"].sum().tolist() == [2, 6]
+
+
 # ---- reductions to DRF and CDRF ---------------------------------------------------------------------------
 @pytest.mark.parametrize("policy", ["yarn", "mesos"])
 @pytest.mark.parametrize("blocking", ["skip", "stop"])
@@ -262,10 +283,12 @@ def _raises(argument, fn):
 
 def test_bad_input():
     wl = _one_cpu_tasks()
-    sim = lambda **kw: fa.simulate(wl, [4.0], **kw)    # noqa: E731
+    sim = lambda **kw: fa.simulate(wl, [4.0], **kw)
     assert "Admission Fair Sharing" in _raises("half_life", lambda: sim(policy="kueue", half_life=0))
     _raises("preemption", lambda: sim(policy="kueue", preemption="LessThanInitialShare"))
     _raises("excluded", lambda: sim(policy="yarn", excluded=["gpu"]))
+    _raises("eps", lambda: sim(policy="kueue", eps=0.1))
+    _raises("eps", lambda: sim(policy="volcano", eps=0.0))
     _raises("weights", lambda: sim(policy="kueue", weights=[1.0, -1.0]))
     _raises("weight", lambda: sim(policy="mesos", weights=[1.0, 0.0]))          # Mesos: weights must be positive
     big = AccountTree([{"account": "c"}, {"account": "a", "parent": "c", "nominal_quota": {"cpu": 8}},
@@ -280,6 +303,9 @@ def test_bad_input():
                         "nominal_quota": {"cpu": 1}}, {"user": "0", "account": "a"}, {"user": "1", "account": "a"}],
                        resources=["cpu"])
     assert "cohort" in _raises("accounts", lambda: sim(policy="kueue", accounts=deep))
+    loose = AccountTree([{"account": "c"}, {"account": "a", "parent": "c", "nominal_quota": {"cpu": 1}},
+                         {"user": "0", "account": "a"}, {"user": "1"}], resources=["cpu"])
+    assert "directly under root" in _raises("accounts", lambda: sim(policy="kueue", accounts=loose))
     missing = AccountTree([{"account": "a"}, {"user": "0", "account": "a"}])
     assert "not in the account tree" in _raises("accounts", lambda: sim(policy="mesos", accounts=missing))
     _raises("policy", lambda: fa.sim.policies.ContainerPolicy("slurm"))
