@@ -120,12 +120,13 @@ class QueueScheduler(TaskScheduler):
 
     def __init__(self, cluster: Any, /, *, policy: str, accounts: Any = None, n_users: int | None = None,
                  weights: Any = None, resources: Sequence[str] | None = None, excluded: Sequence[str] = (),
-                 eps: float | None = None, placement: Any = None, server: Any = "first_fit", blocking: str | None = None,
+                 eps: float | None = None, placement: Any = None, server: Any = "first_fit",
+                 blocking: str | None = None,
                  structure: str = "live_tree", ties: str = "wait", time: float = 0.0) -> None:
         self.mechanism = require_choice("policy", policy, QUEUE_POLICIES)
         if callable(server):
-            raise InvalidInstanceError(f"server={getattr(server, '__name__', server)!r}: policy {policy!r} takes a named "
-                                       "server rule (first_fit, best_fit, tvtsf)", argument="server",
+            raise InvalidInstanceError(f"server={getattr(server, '__name__', server)!r}: policy {policy!r} takes "
+                                       "a named server rule (first_fit, best_fit, tvtsf)", argument="server",
                                        value=getattr(server, "__name__", repr(server)))
         cl = cluster if isinstance(cluster, Cluster) else Cluster(cluster)
         tree = as_tree(accounts)
@@ -138,7 +139,8 @@ class QueueScheduler(TaskScheduler):
                 raise InvalidInstanceError("give n_users, weights or accounts", argument="n_users", value=None)
         n = int(n_users)
         if resources is None:
-            resources = list(tree.resources) if tree is not None and tree.resources else [f"r{k}" for k in range(cl.n_resources)]
+            named = tree is not None and tree.resources
+            resources = list(tree.resources) if named else [f"r{k}" for k in range(cl.n_resources)]
         if len(resources) != cl.n_resources:
             raise InvalidInstanceError(f"resources has {len(resources)} names for {cl.n_resources} resources",
                                        argument="resources", value=list(resources))

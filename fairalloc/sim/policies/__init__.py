@@ -138,7 +138,7 @@ def make_policy(name: str, **options: Any) -> Policy:
     return factory(**options)
 
 
-# ---- issue 28: the container clusters' fair sharing (Kueue, YARN, Mesos, Volcano), keys on the decision core ----------
+# ---- issue 28: the container clusters' fair sharing (Kueue, YARN, Mesos, Volcano), keys on the core ----
 from .container import QUEUE_POLICIES as _CONTAINER, ContainerPolicy  # noqa: E402
 
 POLICIES.update({name: (lambda _n=name, **options: ContainerPolicy(_n, **options)) for name in _CONTAINER})

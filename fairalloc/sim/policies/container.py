@@ -14,11 +14,12 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
 ``accounts``   an :class:`~fairalloc.accounts.AccountTree` (or a YAML/CSV file) whose users are the
                workload's user ids (``"0"``, ``"1"``, ...) under queue accounts, with the fields the policy
                reads (per-resource fields by the workload's resource names, or in column order when
-               the workload's are r0, r1, ...): Kueue ``nominal_quota``, ``borrowing_limit``, ``lending_limit``, ``weight`` (an
-               account with child accounts is a cohort); YARN ``min_share``, ``max_share``, ``weight``;
-               Mesos ``weight``; Volcano ``weight``, ``guarantee``, ``capability``. An account without ``weight`` takes its ``shares`` as weight. Default: one
-               queue per user (:func:`fairalloc.scheduling.queues.normalize_tree`; Kueue adds a cohort
-               holding the cluster as its nominal quota when the tree has no quota)
+               the workload's are r0, r1, ...): Kueue ``nominal_quota``, ``borrowing_limit``,
+               ``lending_limit``, ``weight`` (an account with child accounts is a cohort); YARN
+               ``min_share``, ``max_share``, ``weight``; Mesos ``weight``; Volcano ``weight``,
+               ``guarantee``, ``capability``. An account without ``weight`` takes its ``shares`` as
+               weight. Default: one queue per user (:func:`fairalloc.scheduling.queues.normalize_tree`;
+               Kueue adds a cohort holding the cluster as its nominal quota when the tree has no quota)
 ``weights``    (n_users,) the weight of each user's own queue (no ``accounts``, or a user directly under
                ``root``): Kueue ``fairSharing.weight`` (0 allowed: a borrowing queue of weight 0 goes last),
                YARN ``weight`` (0: after every weighted queue, YARN-6754), Mesos (> 0)
@@ -47,7 +48,8 @@ __all__ = ["ContainerPolicy", "QUEUE_POLICIES"]
 
 
 class ContainerPolicy(TaskPolicy):
-    """A production fair-share rule (``kueue``, ``yarn``, ``mesos``, ``volcano``) as a simulator policy (module docstring).
+    """A production fair-share rule (``kueue``, ``yarn``, ``mesos``, ``volcano``) as a simulator policy (module
+    docstring).
 
     Examples
     --------

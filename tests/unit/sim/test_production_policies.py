@@ -259,7 +259,8 @@ def test_schedules_follow_the_rule(policy):
 
 def test_validator_catches_a_quota_violation():
     # The limited tree of test_kueue_borrowing_limit_by_hand, checked against the unlimited schedule.
-    recs = [{"account": "c"}, {"account": "a", "parent": "c", "nominal_quota": {"cpu": 2}, "borrowing_limit": {"cpu": 0}},
+    recs = [{"account": "c"},
+            {"account": "a", "parent": "c", "nominal_quota": {"cpu": 2}, "borrowing_limit": {"cpu": 0}},
             {"account": "b", "parent": "c", "nominal_quota": {"cpu": 2}},
             {"user": "0", "account": "a"}, {"user": "1", "account": "b"}]
     free = [dict(x) for x in recs]
