@@ -18,6 +18,8 @@ builds a fresh policy from the call's options; nothing registers itself when a m
                          (:class:`~.fairshare.SlurmPolicy`)
 ``htcondor``             HTCondor's user priorities and pie-slice negotiation on rigid jobs
                          (:class:`~.fairshare.HTCondorPolicy`)
+``kueue``, ``yarn``,     container clusters' fair sharing on queues of users (:class:`~.container.ContainerPolicy`)
+``mesos``, ``volcano``
 =======================  ==============================================================================
 """
 
@@ -147,3 +149,10 @@ def make_policy(name: str, **options: Any) -> Policy:
         raise InvalidInstanceError(f"policy={name!r} is not one of {', '.join(policy_names())} "
                                    "(or '<queue policy>+easy')", argument="policy", value=name)
     return factory(**options)
+
+
+# ---- issue 28: the container clusters' fair sharing (Kueue, YARN, Mesos, Volcano), keys on the core ----
+from .container import QUEUE_POLICIES as _CONTAINER, ContainerPolicy  # noqa: E402
+
+POLICIES.update({name: (lambda _n=name, **options: ContainerPolicy(_n, **options)) for name in _CONTAINER})
+__all__ += ["ContainerPolicy"]
