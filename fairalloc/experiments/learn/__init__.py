@@ -15,9 +15,9 @@ keep the best as a file (:mod:`.function`, in the formula grammar of :mod:`.form
 (True, True)
 """
 
-from .formula import Formula
+from ...sim.policies.formula import Formula
 from .forms import PAPER_FORMS, enumerate_forms, table1_coefficients
-from .function import LearnedFunction, paper_function, prepare_inputs
+from ...sim.policies.learned import LearnedFunction, paper_function, prepare_inputs
 from .reference import reference_schedule, reference_trials
 from .regression import STATUSES, Fit, Ranking, fit_form, fit_forms, split_states
 from .scores import SCORE_COLUMNS, job_scores, random_permutations, read_scores, score_states

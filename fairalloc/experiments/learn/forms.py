@@ -47,8 +47,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ...errors import InvalidInstanceError
-from .formula import Formula
-from .function import TABLE1
+from ...sim.policies.formula import Formula
+from ...sim.policies.learned import TABLE1
 
 __all__ = ["PAPER_FORMS", "enumerate_forms", "table1_coefficients", "R_TERMS", "N_TERMS", "S_TERMS", "OPERATORS"]
 

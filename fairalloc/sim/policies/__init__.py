@@ -13,6 +13,8 @@ builds a fresh policy from the call's options; nothing registers itself when a m
 ``tvtsf``                TV-TSF Algorithms 1-5 per slot (:class:`~.slots.SlotPolicy`)
 ``tsf-static``,          TV-TSF's static baselines (:class:`~.slots.StaticSlotPolicy`)
 ``cdrf-static``
+``learned:FILE``         a learned priority function's JSON file (:class:`~.learned.LearnedPolicy`);
+                         ``learned:FILE+easy`` with EASY
 =======================  ==============================================================================
 """
 
@@ -27,11 +29,15 @@ from .queue import (BUC, F1, F2, FCFS, QUEUE_POLICIES, SJF, UNICEF, WFP3, Priori
                     threshold_update, unicef_score, wfp3_score)
 from .slots import SlotPolicy, StaticSlotPolicy
 from .tasks import TaskPolicy
+# learned priority functions: "learned:FILE" (issue 29)
+from .learned import PREFIX as LEARNED_PREFIX
+from .learned import LearnedFunction, LearnedPolicy, learned_policy
 
 __all__ = ["Policy", "POLICIES", "make_policy", "register_policy", "policy_names", "TaskPolicy", "SlotPolicy",
            "StaticSlotPolicy", "QueuePolicy", "FCFS", "SJF", "WFP3", "UNICEF", "F1", "F2", "BUC",
            "PriorityPolicy", "QueueView", "ema_update", "threshold_update", "precision", "wfp3_score",
            "unicef_score", "f1_score", "f2_score", "buc_score", "make_queue_policy", "QUEUE_POLICIES"]
+__all__ += ["LearnedFunction", "LearnedPolicy", "learned_policy"]      # learned priority functions (issue 29)
 
 
 def _queue(name: str) -> Callable[..., Policy]:
@@ -104,7 +110,9 @@ def make_policy(name: str, **options: Any) -> Policy:
     Parameters
     ----------
     name : str
-        A name of :data:`POLICIES`, one added by :func:`register_policy`, or ``"<queue policy>+easy"``.
+        A name of :data:`POLICIES`, one added by :func:`register_policy`, ``"<queue policy>+easy"``, or
+        ``"learned:FILE"`` / ``"learned:FILE+easy"``: the learned priority function in the JSON file
+        ``FILE`` (:func:`~.learned.learned_policy`).
     **options
         The policy's keyword options (e.g. ``delta=`` for SDRF, ``k_p=`` for BUC).
 
@@ -115,7 +123,8 @@ def make_policy(name: str, **options: Any) -> Policy:
     Raises
     ------
     InvalidInstanceError
-        An unknown name (the message lists the known ones) or an option the policy does not take.
+        An unknown name (the message lists the known ones), an option the policy does not take, or
+        a ``learned:`` file that is missing or not a learned function (naming the path and what is wrong).
 
     Examples
     --------
@@ -127,10 +136,12 @@ def make_policy(name: str, **options: Any) -> Policy:
     fairalloc.errors.InvalidInstanceError: option(s) ['delta'] do not apply to policy 'drf' (it takes weights, server, blocking, structure, ties, wakeups, wake_on)
     """
     key = str(name).lower()
+    if key.startswith(LEARNED_PREFIX) and key not in _REGISTERED:     # "learned:FILE[+easy]" (a path: case kept)
+        return learned_policy(str(name), **options)
     factory = _REGISTERED.get(key) or POLICIES.get(key)
     if factory is None and key.endswith("+easy") and key[:-len("+easy")] in QUEUE_POLICIES:
         factory = _queue(key)
     if factory is None:
         raise InvalidInstanceError(f"policy={name!r} is not one of {', '.join(policy_names())} "
-                                   "(or '<queue policy>+easy')", argument="policy", value=name)
+                                   "(or '<queue policy>+easy', 'learned:FILE')", argument="policy", value=name)
     return factory(**options)
