@@ -1,7 +1,8 @@
 """``policy="learned:FILE"`` and :class:`LearnedPolicy` (fairalloc.sim.policies.learned).
 
 The check against F1: a learned-function file written by hand (below, as JSON text) with Table 1's
-F1 (learned-priorities paper, Table 1: c1 = 0.0001352, c2 = 0.2765352, c3 = 0.0071470) must give the
+F1 (learned-priorities paper, Table 1: c1 = 0.0001352, c2 = 0.2765352, c3 = 0.0071470, decimal log as
+fairalloc.sim.policies.queue's docstring argues) must give the
 schedule of policy ``"f1"``, which is an independent implementation of the same function
 (:func:`fairalloc.sim.policies.queue.f1_score`, run on the event engine), with and without EASY. The
 learned policy by name runs on the compiled loop (a static rank per job), as an object on the event
@@ -21,7 +22,7 @@ F1_JSON = """{
   "format": "fairalloc.learned-priority",
   "version": 1,
   "name": "F1-by-hand",
-  "formula": "c1 * sqrt(r) * c2 * n + c3 * log(s)",
+  "formula": "c1 * sqrt(r) * c2 * n + c3 * log10(s)",
   "coefficients": {"c1": 0.0001352, "c2": 0.2765352, "c3": 0.0071470}
 }
 """
