@@ -16,6 +16,10 @@ reports its wall time, CPU time and peak memory (``tracemalloc``: numpy blocks a
 
     python benchmarks/bench_learn.py
     python benchmarks/bench_learn.py --states 3 --trials 50000 --ref-trials 300 --backfill --paper-state
+    python benchmarks/bench_learn.py --states 1 --trials 1000 --spread 5 --spread-states 32 --spread-trials 20000
+
+``--spread N`` re-fits the paper's forms on N independent state sets (the issue's "spread over 5
+seeds"), each through the training pipeline in this process.
 """
 
 from __future__ import annotations
@@ -42,6 +46,11 @@ def main() -> None:
     ap.add_argument("--backfill", action="store_true", help="also time trials with EASY backfilling")
     ap.add_argument("--paper-state", action="store_true", help="one state with 250,000 trials")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--spread", type=int, default=0, metavar="SEEDS",
+                    help="also train SEEDS state sets (fairalloc learn train's pipeline, in this process) and print "
+                         "the re-fitted F1/F2 coefficients' mean and spread")
+    ap.add_argument("--spread-states", type=int, default=32)
+    ap.add_argument("--spread-trials", type=int, default=20000)
     args = ap.parse_args()
 
     from fairalloc.experiments.learn import random_permutations, reference_trials, training_states
@@ -84,7 +93,37 @@ def main() -> None:
         tracemalloc.stop()
         print(f"one state, 250,000 trials: {w:.2f} s wall, {c:.2f} CPU s, peak {peak / 2**20:.1f} MiB traced "
               f"(the permutations themselves: {perms.nbytes / 2**20:.1f} MiB)")
+    if args.spread:
+        _spread(args)
     print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
+
+
+def _spread(args) -> None:
+    """The paper's forms re-fitted on ``args.spread`` independent state sets (seeds 0..N-1)."""
+    import tempfile
+
+    import pandas as pd
+
+    from fairalloc.experiments.learn import table1_coefficients
+    from fairalloc.experiments.learn.pipeline import train
+
+    rows = []
+    for seed in range(args.spread):
+        with tempfile.TemporaryDirectory() as d:
+            res, c, w = _timed(lambda: train(d, states=args.spread_states, per_cell=args.spread_states,
+                                             trials=args.spread_trials, seed=seed, workers=0))
+        rk = res["ranking"]
+        for name in ("F1", "F2"):
+            for k, v in rk[name].coefficients.items():
+                rows.append({"seed": seed, "form": name, "coefficient": k, "value": v})
+        print(f"seed {seed}: {c:.1f} CPU s, {w:.1f} s wall; best form {rk.best.name} (held-out MAE "
+              f"{rk.best.test_mae:.4g}, constant {rk.baseline_mae:.4g})")
+    t = pd.DataFrame(rows).groupby(["form", "coefficient"])["value"].agg(["mean", "std", "min", "max"])
+    t["table1"] = [table1_coefficients(f)[k] for f, k in t.index]
+    t["cv"] = t["std"] / t["mean"].abs()
+    print(f"re-fitted over {args.spread} state sets of {args.spread_states} states x {args.spread_trials} trials "
+          "(decimal log; F1's c1 is Table 1's c1*c2):")
+    print(t.to_string(float_format=lambda x: f"{x:.4g}"))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ pass stopped on first: it would start nothing), then the next wake-up while bloc
 
 A static per-job key (``order``, a rank per job: a learned priority function evaluated once at
 submission) orders the rigid queue as FCFS's arrival order does: :func:`rigid_run` takes the ranks.
+With ``listed=True`` every job is queued at its rank from the start and startable from its submit
+time (a list schedule: a trial of the learned-priorities method); :func:`rigid_batch` runs the loop
+once per list order in one compiled call.
 """
 
 from __future__ import annotations
@@ -73,8 +76,8 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     arrival order (position = run index for tasks). Rigid jobs: ``es`` EASY's state, ``procs``,
     ``est`` (what a reservation may assume), ``rank`` each job's rank in the queue's order,
     ``resv`` each rank's first shadow time; ``listed``: every rigid job is queued at its rank from the
-    first instant and may start from its arrival time (:func:`rigid_run`). Tasks: ``st``, ``runs``, ``ts`` the core's state,
-    ``user`` each job's user. ``counts`` gets [events, launches, wake-ups that ran a pass]; returns
+    first instant and may start from its arrival time (:func:`rigid_run`). Tasks: ``st``, ``runs``,
+    ``ts`` the core's state, ``user`` each job's user. ``counts`` gets [events, launches, wake-ups that ran a pass]; returns
     the launch log (position, tasks, server, start, end, killed) of task runs."""
     n = arr_t.shape[0]
     tasks = kind == TASKS

@@ -2,10 +2,14 @@
 
 The method (Carastan-Santos and de Camargo; ``shared/papers/learned_priorities.md``): draw training
 states (S, Q) from a workload (:mod:`.states`), simulate many random permutations of each queue after
-S (:mod:`.reference`), score each queued job by how good the trials that started with it were
-(Eqs. 2-3, :mod:`.scores`), fit forms f(r, n, s) to the scores by least squares and rank them on
-held-out states (:mod:`.forms`, :mod:`.regression`, and a symbolic search, :mod:`.symbolic`), and
-keep the best as a file (:mod:`.function`, in the formula grammar of :mod:`.formula`).
+S (:mod:`.trials` on the simulator's compiled loop; :mod:`.reference`, plain Python, is the oracle),
+score each queued job by how good the trials that started with it were (Eqs. 2-3, :mod:`.scores`),
+fit forms f(r, n, s) to the scores by least squares and rank them on held-out states (:mod:`.forms`,
+:mod:`.regression`, and a symbolic search, :mod:`.symbolic`), and keep the best as a file
+(:class:`~fairalloc.sim.policies.learned.LearnedFunction`, in the formula grammar of
+:mod:`fairalloc.sim.policies.formula`), which schedules as ``policy="learned:FILE"``. The whole
+method runs as a resumable Dask sweep, and its evaluation against the classic policies with and
+without EASY, in :mod:`.pipeline` (``fairalloc learn train``, ``fairalloc learn evaluate``).
 
 >>> from fairalloc.experiments import learn
 >>> st = learn.training_states(6, started=4, queued=6, processors=64, rng=0)

@@ -215,7 +215,7 @@ def evaluate(out: str | Path, functions: Sequence[str | Path] = (), *, workloads
     easy : bool, default True
         Also each policy with EASY backfilling (``"+easy"``).
     seeds : int, default 1
-        Seeds of each workload (its ``${seed}``).
+        Seeds of each generated workload (its ``${seed}``); a trace read from a file runs once.
     workers, scheduler, progress
         As :func:`fairalloc.experiments.run_sweep`.
 
@@ -238,7 +238,8 @@ def evaluate(out: str | Path, functions: Sequence[str | Path] = (), *, workloads
         entry = dict(entry)
         processors = int(entry.pop("processors"))
         spec = {"name": f"learn-evaluate-{label}", "workload": entry, "capacity": {"processors": processors},
-                "policies": {_policy_label(p): {"policy": p} for p in names}, "seeds": int(seeds),
+                "policies": {_policy_label(p): {"policy": p} for p in names},
+                "seeds": int(seeds) if "generator" in entry else 1,      # a trace read from a file is one trace
                 "tables": ["summary"]}
         _run(spec, out / label, workers, scheduler, progress)
         df = load(out / label, "summary").df()
