@@ -215,7 +215,7 @@ PAPER_GAIN = 7.25
 #: :mod:`fairalloc.experiments.learn`) writes its report, relative to this report's folder; None
 #: until it has stored results (the report then says they do not exist yet). The training work
 #: fills this in when its results are stored.
-TRAINING_REPORT: str | None = None
+TRAINING_REPORT: str | None = "../../learned-training/report.md"
 
 #: What each claim's test checks, as the report states it.
 CRITERIA = (
