@@ -237,8 +237,16 @@ def evaluate(out: str | Path, functions: Sequence[str | Path] = (), *, workloads
     for label, entry in workloads.items():
         entry = dict(entry)
         processors = int(entry.pop("processors"))
+        policies_entry: dict[str, dict[str, str]] = {}
+        for p in names:                               # two files of one name: "learned-best", "learned-best-2"
+            lab, k = _policy_label(p), 2
+            base = lab
+            while lab in policies_entry:
+                lab = base.replace("+easy", f"-{k}+easy") if base.endswith("+easy") else f"{base}-{k}"
+                k += 1
+            policies_entry[lab] = {"policy": p}
         spec = {"name": f"learn-evaluate-{label}", "workload": entry, "capacity": {"processors": processors},
-                "policies": {_policy_label(p): {"policy": p} for p in names},
+                "policies": policies_entry,
                 "seeds": int(seeds) if "generator" in entry else 1,      # a trace read from a file is one trace
                 "tables": ["summary"]}
         _run(spec, out / label, workers, scheduler, progress)

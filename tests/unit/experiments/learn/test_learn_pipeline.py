@@ -74,6 +74,16 @@ def test_evaluate_a_learned_file_beside_f1(tmp_path):
     assert set(t["policy"]) == {"fcfs", "f1", "learned-f1"} and (tmp_path / "e" / "evaluation.csv").exists()
 
 
+def test_evaluate_keeps_two_files_of_one_name_apart(tmp_path):
+    # train/best.json and other/best.json: two policies, not one label overwriting the other
+    a = LearnedFunction("c1 * r", {"c1": 1.0}).save(tmp_path / "best.json")
+    (tmp_path / "other").mkdir()
+    b = LearnedFunction("c1 * n", {"c1": 1.0}).save(tmp_path / "other" / "best.json")
+    wl = {"lub": {"generator": "lublin", "n_jobs": 200, "nodes": 64, "rng": "${seed}", "processors": 64}}
+    t = evaluate(tmp_path / "e", [a, b], workloads=wl, policies=("fcfs",), easy=False, workers=0)
+    assert t["policy"].tolist() == ["fcfs", "learned-best", "learned-best-2"]
+
+
 def test_cli_train_then_evaluate(tmp_path, capsys):
     assert main(["learn", "train", "--states", "2", "--per-cell", "1", "--trials", "100", "--processors", "64",
                  "--started", "2", "--queued", "5", "--workers", "0", "--out", str(tmp_path / "t")]) == 0
