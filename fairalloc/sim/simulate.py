@@ -107,7 +107,9 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         ``"f2"``, ``"buc"``, any of them with ``"+easy"``, ``"drf"``, ``"sdrf"``, ``"tsf"``,
         ``"cdrf"``, ``"tvtsf"``, ``"tsf-static"``, ``"cdrf-static"`` (the table
         :data:`fairalloc.sim.policies.POLICIES`), a name registered with
-        :func:`~fairalloc.sim.register_policy`, or a policy object (see :mod:`fairalloc.sim.engine`).
+        :func:`~fairalloc.sim.register_policy`, ``"learned:FILE"`` (a learned priority function's
+        JSON file; ``"learned:FILE+easy"`` with EASY; on the compiled loop), or a policy object (see
+        :mod:`fairalloc.sim.engine`).
     enforce_walltime : bool
         Kill jobs at their requested time (True) or let them run to completion (False, default).
     placement : array_like of bool (n_users, n_servers), optional
