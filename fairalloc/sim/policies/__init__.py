@@ -13,6 +13,11 @@ builds a fresh policy from the call's options; nothing registers itself when a m
 ``tvtsf``                TV-TSF Algorithms 1-5 per slot (:class:`~.slots.SlotPolicy`)
 ``tsf-static``,          TV-TSF's static baselines (:class:`~.slots.StaticSlotPolicy`)
 ``cdrf-static``
+``slurm``,               Slurm's multifactor priority (fair share over an account tree) on rigid jobs, in
+``slurm+easy``           priority order or with EASY backfilling, or (``slurm``) on a task pool
+                         (:class:`~.fairshare.SlurmPolicy`)
+``htcondor``             HTCondor's user priorities and pie-slice negotiation on rigid jobs
+                         (:class:`~.fairshare.HTCondorPolicy`)
 ``learned:FILE``         a learned priority function's JSON file (:class:`~.learned.LearnedPolicy`);
                          ``learned:FILE+easy`` with EASY
 =======================  ==============================================================================
@@ -28,6 +33,8 @@ from .queue import (BUC, F1, F2, FCFS, QUEUE_POLICIES, SJF, UNICEF, WFP3, Priori
                     QueueView, buc_score, ema_update, f1_score, f2_score, make_queue_policy, precision,
                     threshold_update, unicef_score, wfp3_score)
 from .slots import SlotPolicy, StaticSlotPolicy
+# production fair-share policies (issue 27)
+from .fairshare import HTCondorPolicy, SlurmPolicy
 from .tasks import TaskPolicy
 # learned priority functions: "learned:FILE" (issue 29)
 from .learned import PREFIX as LEARNED_PREFIX
@@ -36,7 +43,9 @@ from .learned import LearnedFunction, LearnedPolicy, learned_policy
 __all__ = ["Policy", "POLICIES", "make_policy", "register_policy", "policy_names", "TaskPolicy", "SlotPolicy",
            "StaticSlotPolicy", "QueuePolicy", "FCFS", "SJF", "WFP3", "UNICEF", "F1", "F2", "BUC",
            "PriorityPolicy", "QueueView", "ema_update", "threshold_update", "precision", "wfp3_score",
-           "unicef_score", "f1_score", "f2_score", "buc_score", "make_queue_policy", "QUEUE_POLICIES"]
+           "unicef_score", "f1_score", "f2_score", "buc_score", "make_queue_policy", "QUEUE_POLICIES",
+           # production fair-share policies (issue 27)
+           "SlurmPolicy", "HTCondorPolicy"]
 __all__ += ["LearnedFunction", "LearnedPolicy", "learned_policy"]      # learned priority functions (issue 29)
 
 
@@ -59,6 +68,10 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     **{name: _task(name) for name in ("drf", "sdrf", "tsf", "cdrf")},
     "tvtsf": lambda **options: SlotPolicy("tvtsf", **options),
     **{name: (lambda _n=name, **options: StaticSlotPolicy(_n, **options)) for name in ("tsf-static", "cdrf-static")},
+    # production fair-share policies (issue 27): Slurm multifactor (+ EASY), HTCondor user priority
+    "slurm": lambda **options: SlurmPolicy(**options),
+    "slurm+easy": lambda **options: SlurmPolicy(**{"backfill": True, **options}),
+    "htcondor": lambda **options: HTCondorPolicy(**options),
 }
 
 #: Names added with :func:`register_policy` (looked up first).
