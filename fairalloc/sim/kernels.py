@@ -17,6 +17,9 @@ pass stopped on first: it would start nothing), then the next wake-up while bloc
 
 A static per-job key (``order``, a rank per job: a learned priority function evaluated once at
 submission) orders the rigid queue as FCFS's arrival order does: :func:`rigid_run` takes the ranks.
+With ``listed=True`` every job is queued at its rank from the start and startable from its submit
+time (a list schedule: a trial of the learned-priorities method); :func:`rigid_batch` runs the loop
+once per list order in one compiled call.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ import heapq
 import numpy as np
 
 from .._jit import jit
+from ..errors import InvalidInstanceError
 from ..scheduling import core as C
 from .policies import easy as E
 
 __all__ = ["run", "rigid_run", "task_run", "RIGID", "TASKS"]
+__all__ += ["rigid_batch"]      # the learned-priorities method's trials (issue 29)
 
 RIGID, TASKS = 0, 1
 
@@ -66,12 +71,13 @@ def _log(log, n_log, p, k, m, t0, t1, kill):
 @jit
 def run(kind, arr_t, dur, kill, start, end, killed, counts,
         st, runs, ts, user, wakeups, wake_first,
-        es, procs, est, rank, capacity, resv, backfill, scan):
+        es, procs, est, rank, capacity, resv, backfill, scan, listed=False):
     """The loop (module docstring). ``kind``: :data:`RIGID` or :data:`TASKS`; jobs are given in
     arrival order (position = run index for tasks). Rigid jobs: ``es`` EASY's state, ``procs``,
     ``est`` (what a reservation may assume), ``rank`` each job's rank in the queue's order,
-    ``resv`` each rank's first shadow time. Tasks: ``st``, ``runs``, ``ts`` the core's state,
-    ``user`` each job's user. ``counts`` gets [events, launches, wake-ups that ran a pass]; returns
+    ``resv`` each rank's first shadow time; ``listed``: every rigid job is queued at its rank from the
+    first instant and may start from its arrival time (:func:`rigid_run`). Tasks: ``st``, ``runs``,
+    ``ts`` the core's state, ``user`` each job's user. ``counts`` gets [events, launches, wake-ups that ran a pass]; returns
     the launch log (position, tasks, server, start, end, killed) of task runs."""
     n = arr_t.shape[0]
     tasks = kind == TASKS
@@ -92,6 +98,12 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     seq = 0
     events = 0
     limit = np.iinfo(np.int64).max
+    ready = np.empty(0)                        # listed rigid jobs: each rank's ready time
+    if listed and not tasks:
+        ready = np.empty(n)
+        for q in range(n):
+            E.push_at(q, procs[q], est[q], rank[q], es)
+            ready[rank[q]] = arr_t[q]
     i = 0
     while True:
         now = np.inf
@@ -128,7 +140,7 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
                     C.advance(st, runs, ts, now)
                     clock = now
                 C.submit(st, runs, ts, user[i], i)
-            else:
+            elif not listed:
                 E.push_at(i, procs[i], est[i], rank[i], es)
             i += 1
             events += 1
@@ -141,7 +153,7 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
         if events == seen:
             continue
         if not tasks:                                       # one decision: rigid jobs
-            k, free = E.step(now, free, es, started_r, resv, backfill, scan)
+            k, free = E.step(now, free, es, started_r, resv, backfill, scan, ready)
             for q in range(k):
                 j = es.wjob[started_r[q]]
                 start[j] = now
@@ -248,7 +260,7 @@ def _max_distinct(user, h) -> int:
 
 
 def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=None, rank=None,
-              backfill: bool = True, scan: int = E.SCAN) -> tuple[np.ndarray, np.ndarray]:
+              backfill: bool = True, scan: int = E.SCAN, listed: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Start times of rigid jobs in arrival order (``submit`` non-decreasing) on ``capacity``
     processors, in strict order of ``rank`` (default: arrival order, FCFS), with EASY backfilling
     when ``backfill``; and each rank's first shadow time as the blocked head (NaN if never).
@@ -266,6 +278,12 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
     backfill : bool, default True
     scan : int
         A pass over at most this many ranks after the head scans them without EASY's index.
+    listed : bool, default False
+        A *list schedule* (a trial of the learned-priorities method): every job is queued at its
+        rank from the first instant and may start from its submit time, so a job not yet submitted
+        blocks the jobs ranked after it as a job that does not fit does (strict order), and with
+        EASY it is the head with a reservation at the shadow time, at least its submit time, while
+        later submitted jobs may backfill. Default: a job joins the queue when it is submitted.
 
     Returns
     -------
@@ -285,6 +303,13 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
     >>> rigid_run(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
     ...           np.array([10., 5., 20.]), 4, backfill=False)[0].tolist()
     [0.0, 10.0, 10.0]
+
+    Listed, job 2 ranked first: nothing starts before it is submitted at 2 (job 0 fits at 0 but
+    is ranked after it); then jobs 2 and 0 (1 + 3 wide) run, and job 1 waits for job 0's end at 12:
+
+    >>> rigid_run(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
+    ...           np.array([10., 5., 20.]), 4, rank=np.array([1, 2, 0]), backfill=False, listed=True)[0].tolist()
+    [2.0, 12.0, 2.0]
     """
     n = len(submit)
     procs = np.ascontiguousarray(processors, dtype=np.int64)
@@ -299,5 +324,69 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
         run(RIGID, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(duration, dtype=float),
             kill_in, start, end, np.zeros(n, bool), np.zeros(3, np.int64), st, runs, ts, np.zeros(1, np.int64),
             False, False, es, procs, np.ascontiguousarray(requested, dtype=float), rk, int(capacity), resv,
-            bool(backfill), int(scan))
+            bool(backfill), int(scan), bool(listed))
     return start, resv[:n]
+
+
+# ---- a batch of list schedules (the learned-priorities method's trials, issue 29) --------------------
+@jit
+def _rigid_batch(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out):
+    """:func:`run` once per row of ``ranks`` (listed rigid jobs), on one EASY state cleared between
+    rows; ``out[p]`` gets row *p*'s start times."""
+    n = arr_t.shape[0]
+    kill = np.zeros(n, np.bool_)
+    killed = np.zeros(n, np.bool_)
+    end = np.empty(n)
+    counts = np.zeros(3, np.int64)
+    resv = np.empty(n)
+    user = np.zeros(1, np.int64)
+    for p in range(ranks.shape[0]):
+        E.clear(es)
+        resv[:] = np.nan
+        run(RIGID, arr_t, dur, kill, out[p], end, killed, counts, st, runs, ts, user, False, False,
+            es, procs, est, ranks[p], capacity, resv, backfill, scan, True)
+
+
+def rigid_batch(submit, processors, duration, requested, capacity: int, ranks, *, backfill: bool = False,
+                scan: int = E.SCAN) -> np.ndarray:
+    """Start times of one set of rigid jobs under many list orders: :func:`rigid_run` with
+    ``listed=True`` once per row of ``ranks``, in one compiled call (the same loop).
+
+    Parameters
+    ----------
+    submit, processors, duration, requested : ndarray (n,)
+        As :func:`rigid_run` (arrival order: ``submit`` non-decreasing).
+    capacity : int
+    ranks : ndarray of int (P, n)
+        Row *p*: each job's place in the *p*-th list order (a permutation of ``range(n)``).
+    backfill : bool, default False
+        EASY backfilling over each list order.
+    scan : int
+
+    Returns
+    -------
+    ndarray (P, n)
+        Row *p*: the start times under the *p*-th order.
+
+    Examples
+    --------
+    The three jobs of :func:`rigid_run`'s examples in arrival order and with job 2 ranked first:
+
+    >>> rigid_batch(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
+    ...             np.array([10., 5., 20.]), 4, np.array([[0, 1, 2], [1, 2, 0]])).tolist()
+    [[0.0, 10.0, 10.0], [2.0, 12.0, 2.0]]
+    """
+    n = len(submit)
+    rk = np.ascontiguousarray(ranks, dtype=np.int64)
+    if rk.ndim != 2 or rk.shape[1] != n:
+        raise InvalidInstanceError(f"ranks has shape {rk.shape}; expected (P, {n})", argument="ranks", value=rk.shape)
+    out = np.zeros(rk.shape)
+    if n == 0 or rk.shape[0] == 0:
+        return out
+    procs = np.ascontiguousarray(processors, dtype=np.int64)
+    es = E.new_easy_state(n, int(capacity), int(procs.max()))
+    st, runs, ts = _dummy_task_state()
+    _rigid_batch(np.ascontiguousarray(submit, dtype=float), procs, np.ascontiguousarray(duration, dtype=float),
+                 np.ascontiguousarray(requested, dtype=float), rk, int(capacity), bool(backfill), int(scan), es,
+                 st, runs, ts, out)
+    return out

@@ -20,6 +20,8 @@ builds a fresh policy from the call's options; nothing registers itself when a m
                          (:class:`~.fairshare.HTCondorPolicy`)
 ``kueue``, ``yarn``,     container clusters' fair sharing on queues of users (:class:`~.container.ContainerPolicy`)
 ``mesos``, ``volcano``
+``learned:FILE``         a learned priority function's JSON file (:class:`~.learned.LearnedPolicy`);
+                         ``learned:FILE+easy`` with EASY
 =======================  ==============================================================================
 """
 
@@ -36,6 +38,9 @@ from .slots import SlotPolicy, StaticSlotPolicy
 # production fair-share policies (issue 27)
 from .fairshare import HTCondorPolicy, SlurmPolicy
 from .tasks import TaskPolicy
+# learned priority functions: "learned:FILE" (issue 29)
+from .learned import PREFIX as LEARNED_PREFIX
+from .learned import LearnedFunction, LearnedPolicy, learned_policy
 
 __all__ = ["Policy", "POLICIES", "make_policy", "register_policy", "policy_names", "TaskPolicy", "SlotPolicy",
            "StaticSlotPolicy", "QueuePolicy", "FCFS", "SJF", "WFP3", "UNICEF", "F1", "F2", "BUC",
@@ -43,6 +48,7 @@ __all__ = ["Policy", "POLICIES", "make_policy", "register_policy", "policy_names
            "unicef_score", "f1_score", "f2_score", "buc_score", "make_queue_policy", "QUEUE_POLICIES",
            # production fair-share policies (issue 27)
            "SlurmPolicy", "HTCondorPolicy"]
+__all__ += ["LearnedFunction", "LearnedPolicy", "learned_policy"]      # learned priority functions (issue 29)
 
 
 def _queue(name: str) -> Callable[..., Policy]:
@@ -119,7 +125,9 @@ def make_policy(name: str, **options: Any) -> Policy:
     Parameters
     ----------
     name : str
-        A name of :data:`POLICIES`, one added by :func:`register_policy`, or ``"<queue policy>+easy"``.
+        A name of :data:`POLICIES`, one added by :func:`register_policy`, ``"<queue policy>+easy"``, or
+        ``"learned:FILE"`` / ``"learned:FILE+easy"``: the learned priority function in the JSON file
+        ``FILE`` (:func:`~.learned.learned_policy`).
     **options
         The policy's keyword options (e.g. ``delta=`` for SDRF, ``k_p=`` for BUC).
 
@@ -130,7 +138,8 @@ def make_policy(name: str, **options: Any) -> Policy:
     Raises
     ------
     InvalidInstanceError
-        An unknown name (the message lists the known ones) or an option the policy does not take.
+        An unknown name (the message lists the known ones), an option the policy does not take, or
+        a ``learned:`` file that is missing or not a learned function (naming the path and what is wrong).
 
     Examples
     --------
@@ -142,12 +151,14 @@ def make_policy(name: str, **options: Any) -> Policy:
     fairalloc.errors.InvalidInstanceError: option(s) ['delta'] do not apply to policy 'drf' (it takes weights, server, blocking, structure, ties, wakeups, wake_on)
     """
     key = str(name).lower()
+    if key.startswith(LEARNED_PREFIX) and key not in _REGISTERED:     # "learned:FILE[+easy]" (a path: case kept)
+        return learned_policy(str(name), **options)
     factory = _REGISTERED.get(key) or POLICIES.get(key)
     if factory is None and key.endswith("+easy") and key[:-len("+easy")] in QUEUE_POLICIES:
         factory = _queue(key)
     if factory is None:
         raise InvalidInstanceError(f"policy={name!r} is not one of {', '.join(policy_names())} "
-                                   "(or '<queue policy>+easy')", argument="policy", value=name)
+                                   "(or '<queue policy>+easy', 'learned:FILE')", argument="policy", value=name)
     return factory(**options)
 
 
