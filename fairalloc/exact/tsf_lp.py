@@ -103,6 +103,8 @@ _SKIP_DECIDED = True
 #: Freeze without LP 2 the free users whose row :math:`s_i \ge t` has a positive dual in LP 1's
 #: optimum (module docstring; only where the LP route gives duals: ``solver="scipy"``).
 _DUAL_STUCK = True
+#: LP 2's bound on each rise epsilon_i, in rise tolerances (None: 1, as the level's units)
+_RISE_CAP = 1000.0
 #: A dual above this (the duals of the rows :math:`s_i \ge t` sum to 1) counts as positive.
 _DUAL_MARGIN = 1e-6
 #: A free user cannot rise when its ceiling is at most this many rise tolerances above the level.
@@ -349,7 +351,8 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
                             np.concatenate([np.full(others.size, t), levels[fixed]]), cand.size)
             c2 = np.concatenate([np.zeros(nv), -np.ones(cand.size)])
             status, sol, msg = solve(c2, [with_columns(cand, np.arange(cand.size))] + fa,
-                                     [np.full(cand.size, -t * (1 - _LEVEL_SLACK))] + fb, cand.size, 1.0)
+                                     [np.full(cand.size, -t * (1 - _LEVEL_SLACK))] + fb, cand.size,
+                                     1.0 if _RISE_CAP is None else _RISE_CAP * tol)
             if status not in SOLUTION_PRESENT:
                 return done(status, f"LP {n_solves}: {msg}", n_solves, first)
             up = sol[nv:] > tol
