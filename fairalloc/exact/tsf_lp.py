@@ -49,6 +49,17 @@ and the next round's LP 1 depends only on which users were frozen and at which l
   dual, not the one the solver returns (Goldman-Tucker), so a zero dual decides nothing: LP 2 is
   asked as before (figures: ``benchmarks/RESULTS.md``, TV-TSF).
 
+**LP 2's rises bounded by a small cap.** LP 2 maximises :math:`\sum_{i \in C} \epsilon_i` with
+:math:`\epsilon_i \le u`; a user counts as able to rise when :math:`\epsilon_i >` the rise
+tolerance, and LP 2 is repeated on the rest until no one rises. With :math:`u = 1` an optimal vertex
+tends to give one user all the room (the users compete for the same capacity), so LP 2 finds the
+risers one or two at a time. With :math:`u` = :data:`_RISE_CAP` rise tolerances (1000, so still far
+above the tolerance and the LP's accuracy), every user that can rise by :math:`u` does so at the
+optimum when the room allows it for all together (the feasible set is convex), and most rounds need
+one LP 2. What is decided is the same: a user rises by more than the tolerance at some point of the
+round's feasible set exactly when it can rise by :math:`\min(u, \cdot)` more than the tolerance,
+which does not depend on :math:`u > ` the tolerance; only the number of LP 2s changes.
+
 The users that can rise are a property of the round's feasible set, not of the order in which LP 2
 finds them, so the frozen users, the levels and every LP 1 (hence the allocation) are those of
 asking LP 2 about every user; the margins keep both shortcuts clear of the rise tolerance's

@@ -97,7 +97,6 @@ class OnlineSlotScheduler:
         self.ties = require_choice("ties", ties, TIES)
         self.servers = FreeCapacity(cl.capacities, self.placement, "tvtsf" if server is None else server)
         self.totals = self.servers.totals
-        self._totals_list = self.totals.tolist()
         self.slot = -1                                     # last slot stepped
         self.usage = np.zeros((n, cl.n_resources))
         self._pending: list[deque] = [deque() for _ in range(n)]

@@ -59,7 +59,7 @@ from __future__ import annotations
 import logging
 import time as _time
 from collections import deque
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 

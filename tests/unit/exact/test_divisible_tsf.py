@@ -88,10 +88,16 @@ def test_bad_arrays_name_the_argument():
 
 
 def _skip(on):
+    """The shortcuts on (the defaults) or off: every free user asked by LP 2, its rises bounded by 1."""
+    import contextlib
     import importlib
     from unittest import mock
 
-    return mock.patch.object(importlib.import_module("fairalloc.exact.tsf_lp"), "_SKIP_DECIDED", on)
+    mod = importlib.import_module("fairalloc.exact.tsf_lp")
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(mod, "_SKIP_DECIDED", on))
+    stack.enter_context(mock.patch.object(mod, "_RISE_CAP", mod._RISE_CAP if on else None))
+    return stack
 
 
 def test_lp2_left_out_where_decided_by_hand():
@@ -133,7 +139,8 @@ def test_lp2_left_out_where_lp1_duals_decide_by_hand():
 def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
     # Random slots (3 servers, 2 resources, 3-7 users, some asking for few tasks so that ceilings
     # bind): the same x, levels and status bit for bit, in no more LPs (_skip(False) also turns off
-    # the shortcut by LP 1's duals: every free user is asked).
+    # the shortcut by LP 1's duals and LP 2's small rise bound: every free user is asked, its rise
+    # bounded by 1 as in the plain progressive filling).
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 8))
     caps = rng.integers(2, 12, (3, 2)).astype(float)

@@ -97,7 +97,7 @@ def test_fill_slot_is_algorithm_2_by_definition(kind, rule):
         got = []
         num0, usage0 = num.copy(), usage.copy()
         rounds = fill_slot(servers, jobs, kind=kind, num=num, den=den, usage=usage, weights=weights,
-                           start=lambda i, m: got.append((i, m)))
+                           start=lambda i, m, got=got: got.append((i, m)))
         want, want_rounds, want_free = reference(start_free, pl, servers.totals, jobs, kind, num, den, usage,
                                                  weights, rule)
         assert got == want and rounds == want_rounds, seed
