@@ -657,7 +657,7 @@ class SlurmPolicy(QueuePolicy):
                      + [(now + self.estimate[a], procs[a]) for a in order[:h]])
         rend = np.array([max(e, now) for e, _ in run] + [0.0])
         rproc = np.array([q for _, q in run] + [0], np.int64)
-        shadow, extra = easy._shadow.py_func(now, free, procs[head], len(run), rend, rproc)
+        shadow, extra = easy._shadow.py_func(now, free, procs[head], len(run), rend, rproc, now)
         rec["shadow"] = float(shadow)
         rec["extra"] = int(extra)
         for a in order[h + 1:]:                   # the backfill pass in order, up to j
