@@ -1,6 +1,6 @@
 """The one figure set-up of :mod:`fairalloc.plots`: a new Figure and its axes, and saving it.
 
-Every figure of the package (and of :mod:`proofs_check.plots`) is made by :func:`subplots` and written by
+Every figure of this package, and the axiom checks' figures, is made by :func:`subplots` and written by
 :func:`save`; no module builds a :class:`~matplotlib.figure.Figure`, picks a layout engine or calls
 ``savefig`` itself. Figures are made without pyplot (no backend is selected, nothing is registered in
 pyplot's figure manager, so nothing needs closing: a figure is freed with its last reference) and are
