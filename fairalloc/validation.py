@@ -19,6 +19,7 @@ __all__ = [
     "require_finite",
     "require_nonnegative",
     "require_positive",
+    "require_fits",
     "require_integral",
     "require_shape",
     "require_choice",
@@ -273,6 +274,38 @@ def require_positive(argument: str, arr: np.ndarray) -> None:
     """
     require_finite(argument, arr)
     _raise(argument, arr, arr <= 0, "must be > 0")
+
+
+def require_fits(argument: str, widths: Any, capacity: float) -> None:
+    """Check that no job is wider than the cluster: every entry of ``widths`` is at most ``capacity``.
+
+    The one check of a rigid job's width (processors) against a machine of ``capacity`` identical
+    processors, for every function that schedules such jobs and would otherwise wait forever for a job
+    that can never start.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, for the error message.
+    widths : array_like
+        Each job's width (processors), any shape.
+    capacity : float
+        The cluster's processors.
+
+    Raises
+    ------
+    InvalidInstanceError
+        At the first entry above ``capacity`` (C order); the message counts the entries that fail.
+
+    Examples
+    --------
+    >>> require_fits("processors", [2, 5, 3, 8], 4)
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: processors[1]=5 is wider than the cluster (capacity=4) (2 entries violate this)
+    """
+    arr = np.asarray(widths)
+    _raise(argument, arr, arr > capacity, f"is wider than the cluster (capacity={capacity})")
 
 
 def require_integral(argument: str, arr: np.ndarray) -> np.ndarray:

@@ -934,13 +934,12 @@ def write_report(reports: list[CellReport], out_dir: str | Path, *,
         if r.verdict is not None and r.verdict.violated:
             name = r.claim.key.replace("/", "__").replace(":", "_") + ".json"
             _write_atomic(out / "witnesses" / name, json.dumps(jsonable(r.verdict.witness), indent=1))
+    from fairalloc.plots import save
+
     from .plots import claims_heatmap
 
     fig = claims_heatmap(records, labels={k: m.label for k, m in all_mechanisms().items()})
-    for fmt in figures:
-        tmp = out / f".heatmap.tmp.{fmt}"
-        fig.savefig(tmp, dpi=120 if fmt == "png" else None, bbox_inches="tight", format=fmt)
-        os.replace(tmp, out / f"heatmap.{fmt}")
+    save(fig, out / "heatmap", figures, dpi=120, tight=True)
     if tables:
         import pandas as pd
 

@@ -54,8 +54,9 @@ def claims_heatmap(records: Iterable[Mapping[str, Any]], *, labels: Mapping[str,
     1
     """
     from matplotlib.colors import to_rgb
-    from matplotlib.figure import Figure
     from matplotlib.patches import Patch
+
+    from fairalloc.plots import subplots
 
     recs = [dict(r) for r in records]
     if not include_skipped:
@@ -68,11 +69,7 @@ def claims_heatmap(records: Iterable[Mapping[str, Any]], *, labels: Mapping[str,
             rows.append(r["mechanism"])
         if r.get("status") != "skipped" and (r["axiom"], r["variant"]) not in cols:
             cols.append((r["axiom"], r["variant"]))
-    if ax is None:
-        fig = Figure(figsize=(max(6.0, 0.75 * len(cols) + 3), max(2.0, 0.45 * len(rows) + 1.5)))
-        ax = fig.subplots()
-    else:
-        fig = ax.figure
+    fig, ax = subplots((max(6.0, 0.75 * len(cols) + 3), max(2.0, 0.45 * len(rows) + 1.5)), ax=ax, layout=None)
     img = np.ones((max(len(rows), 1), max(len(cols), 1), 3))
     for r in recs:
         if r.get("status") == "skipped" or (r["axiom"], r["variant"]) not in cols:
@@ -128,7 +125,7 @@ def schedule_chart(instance, starts, *, title: str = "", highlight_slot: int | N
     >>> len(fig.axes)
     1
     """
-    from matplotlib.figure import Figure
+    from fairalloc.plots import subplots
 
     x = np.asarray(starts, dtype=float)
     n, m, T = x.shape
@@ -142,8 +139,8 @@ def schedule_chart(instance, starts, *, title: str = "", highlight_slot: int | N
                 held[i, :, t + lag] += x[i, :, t][:, None] * d[i, t][None, :]
     pending = np.cumsum(instance.arrivals, axis=1) - np.cumsum(x.sum(axis=1), axis=1)
     if axes is None:
-        fig = Figure(figsize=(max(4.0, 1.1 * T + 2), 2.2 * m))
-        axes = fig.subplots(m, 1, squeeze=False)[:, 0]
+        fig, grid = subplots((max(4.0, 1.1 * T + 2), 2.2 * m), m, 1, layout=None, squeeze=False)
+        axes = grid[:, 0]
     else:
         fig = axes[0].figure
     colors = [f"C{i % 10}" for i in range(n)]

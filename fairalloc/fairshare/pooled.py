@@ -324,8 +324,10 @@ def slurm_fairshare(instance: Instance, /, usage: Any = None, *, algorithm: str 
     billing : Billing, optional
         Default CPUs (the first resource).
     method : {"waterfill", "increments"}
-    step : float
-        Increment of ``method="increments"``.
+        The limit computed exactly, or the decisions of :func:`~fairalloc.fairshare.slurm.fairshare_factors`
+        one increment at a time (module docstring).
+    step : float, default :data:`DEFAULT_STEP`
+        Increment of ``method="increments"`` (:func:`increments`).
 
     Returns
     -------
@@ -436,7 +438,8 @@ def htcondor_priority(instance: Instance, /, rup: Any = None, *, slot_weight: Bi
         ``SLOT_WEIGHT``; default the first resource.
     method : {"waterfill", "increments"}
         ``"increments"`` serves the eligible user with the smallest slot weight per pie share.
-    step : float
+    step : float, default :data:`DEFAULT_STEP`
+        Increment of ``method="increments"`` (:func:`increments`).
 
     Returns
     -------
@@ -548,7 +551,8 @@ def kueue_drs(instance: Instance, /, *, method: str = "waterfill", step: float =
     instance : Instance
     method : {"waterfill", "increments"}
         ``"increments"`` admits by :meth:`~fairalloc.fairshare.KueueQueues.shares` and ``drs_key``.
-    step : float
+    step : float, default :data:`DEFAULT_STEP`
+        Increment of ``method="increments"`` (:func:`increments`).
 
     Returns
     -------
@@ -598,7 +602,8 @@ def yarn_drf(instance: Instance, /, *, method: str = "waterfill", step: float = 
     instance : Instance
     method : {"waterfill", "increments"}
         ``"increments"`` offers by :meth:`~fairalloc.fairshare.YarnQueues.order`.
-    step : float
+    step : float, default :data:`DEFAULT_STEP`
+        Increment of ``method="increments"`` (:func:`increments`).
 
     Returns
     -------
@@ -606,10 +611,14 @@ def yarn_drf(instance: Instance, /, *, method: str = "waterfill", step: float = 
 
     Examples
     --------
+    Ghodsi et al.'s example with weights 1 and 2: weighted dominant shares :math:`(4x/18)/1 = (y/3)/2`
+    for *x* and *y* tasks, so :math:`y = 4x/3`, and the CPUs run out first, :math:`x + 3y = 9`:
+    :math:`x = 1.8`, :math:`y = 2.4` (by hand):
+
     >>> import fairalloc as fa
-    >>> r = yarn_drf(fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18]))
-    >>> r.allocation.round(9).tolist()
-    [[3.0, 12.0], [6.0, 2.0]]
+    >>> inst = fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18], weights=[1, 2])
+    >>> yarn_drf(inst).allocation.round(9).tolist()
+    [[1.8, 7.2], [7.2, 2.4]]
     """
     def factory(inst):
         n = inst.n_agents
@@ -642,7 +651,8 @@ def mesos_drf(instance: Instance, /, *, method: str = "waterfill", step: float =
     instance : Instance
     method : {"waterfill", "increments"}
         ``"increments"`` offers by :meth:`~fairalloc.fairshare.MesosSorter.sort`.
-    step : float
+    step : float, default :data:`DEFAULT_STEP`
+        Increment of ``method="increments"`` (:func:`increments`).
 
     Returns
     -------
@@ -650,10 +660,12 @@ def mesos_drf(instance: Instance, /, *, method: str = "waterfill", step: float =
 
     Examples
     --------
+    Three roles of weight 1 on 10 CPUs wanting 2, 10 and 10: the first is satisfied at 2, the other two
+    share the remaining 8 (by hand):
+
     >>> import fairalloc as fa
-    >>> r = mesos_drf(fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18]))
-    >>> r.allocation.round(9).tolist()
-    [[3.0, 12.0], [6.0, 2.0]]
+    >>> mesos_drf(fa.Instance([[2.0], [10.0], [10.0]], capacities=[10])).allocation.ravel().round(9).tolist()
+    [2.0, 4.0, 4.0]
     """
     def factory(inst):
         s = MesosSorter(_queue_tree(inst), inst.capacities)
@@ -699,7 +711,8 @@ def volcano_proportion(instance: Instance, /, *, method: str = "waterfill",
         ``"waterfill"``: the closed form above; ``"increments"``: queues in ``QueueOrderFn`` order
         (:meth:`~fairalloc.fairshare.VolcanoQueues.order`), each increment admitted only if
         ``queue_allocatable``.
-    step : float
+    step : float, default :data:`DEFAULT_STEP`
+        Increment of ``method="increments"`` (:func:`increments`).
 
     Returns
     -------
@@ -768,7 +781,8 @@ def volcano_drf(instance: Instance, /, *, method: str = "waterfill", step: float
     method : {"waterfill", "increments"}
         ``"increments"`` orders jobs by the plugin's share (:func:`~fairalloc.fairshare.volcano.share_of`
         per resource, the largest).
-    step : float
+    step : float, default :data:`DEFAULT_STEP`
+        Increment of ``method="increments"`` (:func:`increments`).
 
     Returns
     -------
@@ -776,10 +790,12 @@ def volcano_drf(instance: Instance, /, *, method: str = "waterfill", step: float
 
     Examples
     --------
+    The instance's weights 1 and 3 are ignored: one resource is split equally (:func:`volcano_hdrf`
+    splits it 1 : 3):
+
     >>> import fairalloc as fa
-    >>> r = volcano_drf(fa.Instance.from_tasks([[1, 4], [3, 1]], tasks=[100, 100], capacities=[9, 18]))
-    >>> r.allocation.round(9).tolist()
-    [[3.0, 12.0], [6.0, 2.0]]
+    >>> volcano_drf(fa.Instance([[1.0], [1.0]], weights=[1, 3])).allocation.ravel().round(9).tolist()
+    [0.5, 0.5]
     """
     from .volcano import share_of
 
@@ -818,7 +834,8 @@ def volcano_hdrf(instance: Instance, /, *, method: str = "waterfill", step: floa
     instance : Instance
     method : {"waterfill", "increments"}
         ``"increments"`` orders queues by :meth:`~fairalloc.fairshare.VolcanoHDRF.order`.
-    step : float
+    step : float, default :data:`DEFAULT_STEP`
+        Increment of ``method="increments"`` (:func:`increments`).
 
     Returns
     -------
@@ -886,7 +903,10 @@ def kueue_afs(instance: Instance, /, consumed: Any = None, *, afs: Any = None, m
     afs : AdmissionFairSharing, optional
         Half-life, sampling interval and resource weights (default Kueue's example: 168 h, 300 s).
     method : {"waterfill", "increments"}
-    step : float
+        ``"increments"`` admits by :meth:`~fairalloc.fairshare.AdmissionFairSharing.order` on the usages
+        with the entry penalties of the allocation so far.
+    step : float, default :data:`DEFAULT_STEP`
+        Increment of ``method="increments"`` (:func:`increments`).
 
     Returns
     -------

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from matplotlib.figure import Figure
+
+from ._figure import Figure, subplots
 
 __all__ = ["gaps"]
 
@@ -51,8 +52,7 @@ def gaps(table: Any, *, title: str | None = None) -> Figure:
     >>> [ax.get_title() for ax in fig.axes], fig.get_suptitle()
     (['min-share gap', 'leximin distance', 'time'], 'Greedy schedulers vs the exact optimum (2 instances)')
     """
-    fig = Figure(figsize=(13, 4.2), layout="constrained")
-    axes = fig.subplots(1, 3)
+    fig, axes = subplots((13, 4.2), 1, 3)
     variants = list(dict.fromkeys(table["variant"]))
     rng = np.random.default_rng(0)                 # jitter only
     _strip(axes[0], table, "min_gap", variants, rng)

@@ -10,14 +10,9 @@ from typing import Any
 import numpy as np
 
 from .. import shares
+from ._figure import subplots
 
 __all__ = ["task_allocation", "tvtsf_schedule"]
-
-
-def _figure(figsize: tuple[float, float]):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, layout="constrained")
 
 
 def task_allocation(result: Any, instance: Any, *, resource: int | None = None):
@@ -57,8 +52,7 @@ def task_allocation(result: Any, instance: Any, *, resource: int | None = None):
     d = instance.task_demands
     use = tasks[:, :, None] * d[:, None, :] / np.where(caps > 0, caps, np.inf)[None, :, :]   # (N, M, K)
     frac = use.max(axis=2) if resource is None else use[:, :, resource]
-    fig = _figure((max(6.0, 0.5 * instance.n_servers + 3), 4.5))
-    ax, ax2 = fig.subplots(1, 2, width_ratios=[3, 1])
+    fig, (ax, ax2) = subplots((max(6.0, 0.5 * instance.n_servers + 3), 4.5), 1, 2, width_ratios=[3, 1])
     bottom = np.zeros(instance.n_servers)
     names = getattr(instance, "agent_names", [f"user{i}" for i in range(instance.n_agents)])
     for i in range(instance.n_agents):
@@ -108,8 +102,7 @@ def tvtsf_schedule(result: Any, instance: Any):
     usage = np.asarray(det["usage"])                                   # (M, K, T)
     caps = instance.cluster.capacities
     load = (usage / np.where(caps > 0, caps, np.inf)[:, :, None]).max(axis=1)
-    fig = _figure((11.0, 4.5))
-    ax, ax2 = fig.subplots(1, 2)
+    fig, (ax, ax2) = subplots((11.0, 4.5), 1, 2)
     slots = np.arange(instance.n_slots)
     for i, name in enumerate(instance.agent_names):
         ax.plot(slots, cum[i], marker="o", label=name)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from matplotlib.figure import Figure
+
+from ._figure import Figure, subplots
 
 __all__ = ["states_histograms", "fit_scatter", "ranking_bars"]
 
@@ -27,8 +28,7 @@ def states_histograms(states: Any) -> Figure:
     >>> len(states_histograms(training_states(3, rng=0)).axes)
     4
     """
-    fig = Figure(figsize=(11, 3.2), layout="constrained")
-    axes = fig.subplots(1, 4)
+    fig, axes = subplots((11, 3.2), 1, 4)
     q = slice(states.started, None)
     r = np.maximum(states.run_time[:, q].ravel(), 1.0)
     axes[0].hist(np.log10(r), bins=30, color="C0")
@@ -79,8 +79,8 @@ def fit_scatter(table: Any, fits: Sequence[Any], *, states: Any = None, max_poin
     if len(t) > max_points:
         t = t.sample(max_points, random_state=np.random.default_rng(rng).integers(2**31 - 1))
     fits = [f for f in fits if f.success]
-    fig = Figure(figsize=(4.2 * max(len(fits), 1), 4.0), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, max(len(fits), 1)))
+    fig, axes = subplots((4.2 * max(len(fits), 1), 4.0), 1, max(len(fits), 1), squeeze=False)
+    axes = axes[0]
     y = t["score"].to_numpy(float)
     for ax, f in zip(axes, fits):
         pred = f.predict(t["r"], t["n"], t["s"])
@@ -117,8 +117,7 @@ def ranking_bars(ranking: Any, *, top: int = 15) -> Figure:
     """
     shown = [f for f in ranking.fits[:top] if np.isfinite(f.test_mae)]
     shown += [f for f in ranking.fits[top:] if f.name in ("F1", "F2") and np.isfinite(f.test_mae)]
-    fig = Figure(figsize=(7.5, 0.3 * len(shown) + 1.2), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = subplots((7.5, 0.3 * len(shown) + 1.2))
     names = [f.name for f in shown][::-1]
     vals = [f.test_mae for f in shown][::-1]
     colors = ["C3" if n in ("F1", "F2") else "C0" for n in names]

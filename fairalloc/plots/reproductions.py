@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
+
+from ._figure import Figure, subplots
 
 __all__ = ["sdrf_fig4", "sdrf_fig5", "sdrf_fig6", "tvtsf_cdfs", "tvtsf_load_axis", "buc_fig1", "buc_fig2", "learned_bars"]
 
@@ -47,8 +48,7 @@ def sdrf_fig4(reduction: pd.DataFrame) -> Figure:
     >>> [l.get_label() for l in ax.get_lines()][:2], [x.get_text() for x in ax.get_xticklabels()]
     (['50% of R', '100% of R'], ['$1-10^{-4}$', '$1-10^{-6}$'])
     """
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
+    fig, ax = subplots((6, 4), layout="tight")
     for pf, g in reduction.groupby("pool_fraction"):
         g = g.sort_values("delta")
         ax.plot(_k(g["delta"]), g["reduction"], marker="o", label=f"{100 * pf:.0f}% of R")
@@ -56,7 +56,6 @@ def sdrf_fig4(reduction: pd.DataFrame) -> Figure:
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_ylabel("mean waiting time reduction vs DRF (%)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
     return fig
 
 
@@ -81,14 +80,12 @@ def sdrf_fig5(ratio: pd.DataFrame) -> Figure:
     >>> ax.get_xlabel(), len(ax.collections[0].get_offsets())
     ('completed-task ratio, DRF', 2)
     """
-    fig = Figure(figsize=(5, 5))
-    ax = fig.subplots()
+    fig, ax = subplots((5, 5), layout="tight")
     size = 10 * np.log10(ratio["submitted"].clip(lower=1)) + 5
     ax.scatter(ratio["completed_ratio_drf"], ratio["completed_ratio_sdrf"], s=size, alpha=0.5)
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8)
     ax.set_xlabel("completed-task ratio, DRF")
     ax.set_ylabel("completed-task ratio, SDRF")
-    fig.tight_layout()
     return fig
 
 
@@ -113,8 +110,7 @@ def sdrf_fig6(events: pd.DataFrame) -> Figure:
     >>> ax.get_yscale(), ax.get_lines()[0].get_ydata().tolist()
     ('log', [3.0, 0.001])
     """
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
+    fig, ax = subplots((6, 4), layout="tight")
     for pf, g in events.groupby("pool_fraction"):
         g = g.sort_values("delta")
         ax.plot(_k(g["delta"]), g["events_per_1000"].clip(lower=1e-3), marker="o",
@@ -123,7 +119,6 @@ def sdrf_fig6(events: pd.DataFrame) -> Figure:
     ax.set_yscale("log")
     ax.set_ylabel("live-tree events per 1000 tasks")
     ax.legend(fontsize=8)
-    fig.tight_layout()
     return fig
 
 
@@ -156,8 +151,8 @@ def tvtsf_cdfs(users: pd.DataFrame, metric: str, label: str) -> Figure:
     ('s1', 'tvtsf (μ=2.0, σ=1.0)')
     """
     scen = list(dict.fromkeys(users["scenario"]))
-    fig = Figure(figsize=(4 * len(scen), 3.6))
-    axes = np.atleast_1d(fig.subplots(1, len(scen)))
+    fig, axes = subplots((4 * len(scen), 3.6), 1, len(scen), layout="tight", squeeze=False)
+    axes = axes[0]
     for ax, sc in zip(axes, scen):
         for pol, g in users[users["scenario"] == sc].groupby("policy", sort=False):
             v = np.sort(g[metric].dropna().to_numpy())
@@ -169,7 +164,6 @@ def tvtsf_cdfs(users: pd.DataFrame, metric: str, label: str) -> Figure:
         ax.set_xlabel(f"{label} (slots)")
         ax.set_ylabel("CDF")
         ax.legend(fontsize=7)
-    fig.tight_layout()
     return fig
 
 
@@ -201,8 +195,8 @@ def tvtsf_load_axis(table: pd.DataFrame, labels: dict) -> Figure:
     ['large80 (100/150)', "large80: paper's margin"]
     """
     mets = [m for m in labels if m in set(table["metric"])]
-    fig = Figure(figsize=(4.6 * len(mets), 3.8))
-    axes = np.atleast_1d(fig.subplots(1, len(mets)))
+    fig, axes = subplots((4.6 * len(mets), 3.8), 1, len(mets), layout="tight", squeeze=False)
+    axes = axes[0]
     for ax, m in zip(axes, mets):
         t = table[table["metric"] == m]
         for k, ((sc, nj, sl), g) in enumerate(t.groupby(["scenario", "n_jobs", "slots"], sort=False)):
@@ -216,7 +210,6 @@ def tvtsf_load_axis(table: pd.DataFrame, labels: dict) -> Figure:
         ax.set_ylabel("margin (slots)")
         ax.set_title(labels[m])
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
     return fig
 
 
@@ -247,8 +240,7 @@ def buc_fig1(changes: pd.DataFrame) -> Figure:
     """
     inj = changes[changes["injected"] != ""]
     t = inj.groupby(["load", "injected"])["change"].median().unstack("injected")
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
+    fig, ax = subplots((6, 4), layout="tight")
     t.plot.bar(ax=ax)
     ax.axhline(0, color="grey", lw=0.8)
     for y, text in ((-93.0, "paper: -93% (P = 1)"), (20.0, "paper: +20% (P = 0)")):
@@ -256,7 +248,6 @@ def buc_fig1(changes: pd.DataFrame) -> Figure:
         ax.annotate(text, (0, y), xycoords=("axes fraction", "data"), fontsize=7, va="bottom")
     ax.set_ylabel("mean wait vs FCFS (%), seed median")
     ax.set_xlabel("offered load")
-    fig.tight_layout()
     return fig
 
 
@@ -282,8 +273,7 @@ def buc_fig2(gains: pd.DataFrame, paper: dict | None = None) -> Figure:
     [-5.0, 12.0]
     """
     t = gains.pivot(index="bucket", columns="load", values="median_gain")
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
+    fig, ax = subplots((6, 4), layout="tight")
     t.plot.bar(ax=ax)
     if paper:
         xs = [i for i, b in enumerate(t.index.astype(str)) if b in paper]
@@ -292,7 +282,6 @@ def buc_fig2(gains: pd.DataFrame, paper: dict | None = None) -> Figure:
         ax.legend(fontsize=8)
     ax.set_xlabel("S_u")
     ax.set_ylabel("median queue-position gain (%)")
-    fig.tight_layout()
     return fig
 
 
@@ -319,9 +308,7 @@ def learned_bars(runs: pd.DataFrame) -> Figure:
     ([20.0], 'log')
     """
     t = runs.groupby(["kind", "policy"])["avebsld"].median().unstack("policy")
-    fig = Figure(figsize=(7, 4))
-    ax = fig.subplots()
+    fig, ax = subplots((7, 4), layout="tight")
     t.plot.bar(ax=ax, logy=True)
     ax.set_ylabel("AVEbsld (τ = 10 s)")
-    fig.tight_layout()
     return fig

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._figure import subplots
+
 __all__ = ["convergence"]
 
 
@@ -44,13 +46,8 @@ def convergence(table: Any, *, ax: Any = None, value: str = "distance", title: s
     (['level', 'printed', '1/k'], 'log')
     """
     import numpy as np
-    from matplotlib.figure import Figure
 
-    if ax is None:
-        fig = Figure(figsize=(5.5, 3.8), layout="constrained")
-        ax = fig.add_subplot()
-    else:
-        fig = ax.figure
+    fig, ax = subplots((5.5, 3.8), ax=ax)
     groups = ["instance", "priority"] if "instance" in table.columns else ["priority"]
     for key, part in table.dropna(subset=[value]).groupby(groups, sort=True):
         label = " / ".join(str(k) for k in (key if isinstance(key, tuple) else (key,)))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from matplotlib.figure import Figure
+
+from ._figure import Figure, subplots
 
 __all__ = ["wait_cdf", "avebsld_bars", "utilization_over_time"]
 
@@ -16,13 +17,6 @@ def _results(results: Any) -> list[tuple[str, Any]]:
     if isinstance(results, Sequence):
         return [(r.policy, r) for r in results]
     return [(results.policy, results)]
-
-
-def _axes(ax: Any, size: tuple[float, float]) -> tuple[Figure, Any]:
-    if ax is not None:
-        return ax.figure, ax
-    fig = Figure(figsize=size, layout="constrained")
-    return fig, fig.add_subplot()
 
 
 def wait_cdf(results: Any, *, ax: Any = None, log: bool = True) -> Figure:
@@ -52,7 +46,7 @@ def wait_cdf(results: Any, *, ax: Any = None, log: bool = True) -> Figure:
     >>> [line.get_label() for line in wait_cdf(runs).axes[0].get_lines()]
     ['fcfs (mean 6 s)', 'easy (mean 3 s)']
     """
-    fig, ax = _axes(ax, (6.4, 4.2))
+    fig, ax = subplots((6.4, 4.2), ax=ax)
     for label, r in _results(results):
         w = np.sort(r.finished["wait"].to_numpy())
         if w.size == 0:
@@ -97,7 +91,7 @@ def avebsld_bars(results: Any, *, ax: Any = None, log: bool = True) -> Figure:
     >>> [t.get_text() for t in ax.texts]
     ['1.3', '1.2']
     """
-    fig, ax = _axes(ax, (6.4, 3.8))
+    fig, ax = subplots((6.4, 3.8), ax=ax)
     items = _results(results)
     labels = [lab for lab, _ in items]
     vals = [r.avebsld for _, r in items]
@@ -139,7 +133,7 @@ def utilization_over_time(result: Any, *, ax: Any = None, unit: float = 86400.0)
     >>> utilization_over_time(runs["fcfs"], unit=1.0).axes[0].get_title()
     'Utilisation over time: fcfs (mean 0.75)'
     """
-    fig, ax = _axes(ax, (7.0, 3.2))
+    fig, ax = subplots((7.0, 3.2), ax=ax)
     u = result.utilization()
     ax.step(u["time"] / unit, u["utilization"], where="post", lw=0.8)
     ax.set_xlabel("time (days)" if unit == 86400.0 else f"time (x {unit:g} s)")

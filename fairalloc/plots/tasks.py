@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from matplotlib.figure import Figure
 
+from ._figure import Figure, subplots
 from .sim import _results
 
 __all__ = ["time_cdfs", "completed_ratio", "resource_utilization"]
@@ -48,8 +48,7 @@ def time_cdfs(results: Any, *, unit: str = "s") -> Figure:
     """
     from ..sim import task_metrics as tm
 
-    fig = Figure(figsize=(13, 3.8), layout="constrained")
-    axes = fig.subplots(1, 3)
+    fig, axes = subplots((13, 3.8), 1, 3)
     getters = [("user waiting time", lambda r: tm.user_waiting_times(r).to_numpy()),
                ("task queuing time", tm.task_queuing_times),
                ("job completion time", lambda r: tm.job_completion_times(r).to_numpy())]
@@ -104,8 +103,7 @@ def completed_ratio(result: Any, baseline: Any, *, horizon: float | None = None)
     both = a.add_suffix("_r").join(b.add_suffix("_b"), how="inner")
     both = both[both["completed_b"] > 0]
     ratio = both["completed_r"] / both["completed_b"]
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = subplots((6.4, 4.2))
     size = 10 + 20 * np.log10(1 + both["submitted_r"].to_numpy())
     ax.scatter(both.index, ratio, s=size, alpha=0.5)
     ax.axhline(1.0, color="grey", lw=0.8, ls=":")
@@ -140,8 +138,7 @@ def resource_utilization(result: Any) -> Figure:
     (['r0'], 'utilisation under drf')
     """
     u = result.resource_utilization()
-    fig = Figure(figsize=(6.4, 3.6), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = subplots((6.4, 3.6))
     for name in result.resource_names:
         ax.step(u["time"], u[name], where="post", label=name)
     ax.set_xlabel("time")

@@ -12,7 +12,8 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
+
+from ._figure import Figure, subplots
 
 __all__ = ["cell_names", "shares_over_time", "wait_cdfs", "summary_table"]
 
@@ -105,8 +106,8 @@ def shares_over_time(windows: pd.DataFrame, *, level: str = "account", top: int 
     names = names[:9]
     ncol = min(3, len(names))
     nrow = math.ceil(len(names) / ncol)
-    fig = Figure(figsize=(4.2 * ncol, 3.0 * nrow + 0.4), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(nrow, ncol, sharex=True, sharey=True, squeeze=False)).ravel()
+    fig, axes = subplots((4.2 * ncol, 3.0 * nrow + 0.4), nrow, ncol, sharex=True, sharey=True, squeeze=False)
+    axes = axes.ravel()
     colors = {e: f"C{k % 10}" for k, e in enumerate(keep)}
     t0 = float(part["start"].min()) if len(part) else 0.0
     scale, unit = (86400.0, "days") if float(part["start"].max() - t0 if len(part) else 0) > 3 * 86400 else (3600.0, "hours")
@@ -160,8 +161,7 @@ def wait_cdfs(jobs: pd.DataFrame, *, title: str | None = None, log: bool = True)
     """
     j = jobs.copy()
     j["cell"] = cell_names(j)
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = subplots((6.4, 4.2))
     floor = 1.0
     for k, (name, g) in enumerate(j.groupby("cell", sort=False)):
         w = np.sort(g["wait"].to_numpy(float))
@@ -203,8 +203,7 @@ def summary_table(summary: pd.DataFrame, *, title: str | None = None) -> Figure:
     cols = [c for c in SUMMARY_COLUMNS if c in s.columns]
     body = [[_fmt(v) for v in row] for row in s[cols].to_numpy()]
     names = cell_names(s).tolist()
-    fig = Figure(figsize=(1.3 * len(cols) + 2.2, 0.32 * len(s) + 0.9), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = subplots((1.3 * len(cols) + 2.2, 0.32 * len(s) + 0.9))
     ax.axis("off")
     tab = ax.table(cellText=body, rowLabels=names, colLabels=cols, loc="center")
     tab.auto_set_font_size(False)

@@ -102,6 +102,33 @@ class Start(NamedTuple):
     time: float
 
 
+def check_submission(user: int, demand: Any, count: Any, n_resources: int) -> tuple[np.ndarray, int]:
+    """The checks of one submission of ``count`` tasks of ``demand`` by user ``user`` (an index already
+    checked), shared by every online scheduler: ``count`` a positive integer, ``demand`` a finite (K,)
+    vector >= 0 that is not all zero. Returns the demand (a read-only copy) and the count.
+
+    Whether the task fits on one of the user's servers is the scheduler's check (its servers).
+
+    Examples
+    --------
+    >>> check_submission(1, [0, 0], 2, 2)
+    Traceback (most recent call last):
+        ...
+    fairalloc.errors.InvalidInstanceError: demand=[0.0, 0.0] of user 1 is all zero
+    """
+    if int(count) != count or count < 1:
+        raise InvalidInstanceError(f"count={count!r} must be a positive integer", argument="count",
+                                   value=count)
+    d = as_array("demand", demand, ndim=1)
+    require_shape("demand", d, (n_resources,), names=["n_resources"])
+    require_nonnegative("demand", d)
+    if not (d > 0).any():
+        raise InvalidInstanceError(f"demand={d.tolist()!r} of user {user} is all zero",
+                                   argument="demand", index=(user,), value=d.tolist())
+    d.setflags(write=False)
+    return d, int(count)
+
+
 def _order_name(structure: str, moves: bool) -> str:
     if structure == "live_tree":
         return "live_tree" if moves else "heap"
@@ -299,16 +326,7 @@ class TaskScheduler:
             even when the cluster is empty (it could never run).
         """
         i = self._check_user(user)
-        if int(count) != count or count < 1:
-            raise InvalidInstanceError(f"count={count!r} must be a positive integer", argument="count",
-                                       value=count)
-        count = int(count)
-        d = as_array("demand", demand, ndim=1)
-        require_shape("demand", d, (self.cluster.n_resources,), names=["n_resources"])
-        require_nonnegative("demand", d)
-        if not (d > 0).any():
-            raise InvalidInstanceError(f"demand={d.tolist()!r} of user {i} is all zero",
-                                       argument="demand", index=(i,), value=d.tolist())
+        d, count = check_submission(i, demand, count, self.cluster.n_resources)
         fits = shares.tasks_that_fit(self.cluster.capacities, d) >= 1
         if not (fits & self.placement[i]).any():
             servers = np.flatnonzero(self.placement[i]).tolist()
@@ -316,7 +334,6 @@ class TaskScheduler:
                 f"demand={d.tolist()!r} of user {i} fits on none of its eligible servers {servers} "
                 f"(capacities {self.cluster.capacities[servers].tolist()})",
                 argument="demand", index=(i,), value=d.tolist())
-        d.setflags(write=False)
         return self.submit_trusted(i, d, count)
 
     def _run_extra(self, demand: np.ndarray) -> float:

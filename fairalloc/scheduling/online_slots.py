@@ -43,10 +43,10 @@ from typing import Any
 import numpy as np
 
 from .. import shares
-from ..validation import as_array, require_choice, require_nonnegative, require_shape
+from ..validation import require_choice
 from ..errors import InvalidInstanceError
 from ..model import Cluster, _placement, _weights
-from ._base import Start
+from ._base import Start, check_submission
 from .servers import FreeCapacity
 from .tvtsf import DOMINANT_AFTER, POLICIES, RATIO, TIES, fill_slot
 
@@ -150,23 +150,14 @@ class OnlineSlotScheduler:
         if not 0 <= i < self.n_users or i != user:
             raise InvalidInstanceError(f"user={user!r} must be an index in [0, {self.n_users})",
                                        argument="user", value=user)
-        if int(count) != count or count < 1:
-            raise InvalidInstanceError(f"count={count!r} must be a positive integer", argument="count",
-                                       value=count)
+        d, count = check_submission(i, demand, count, self.cluster.n_resources)
         slot = int(slot)
         if slot <= self.slot:
             raise InvalidInstanceError(f"slot={slot} has already been stepped (last: {self.slot})",
                                        argument="slot", value=slot)
-        d = as_array("demand", demand, ndim=1)
-        require_shape("demand", d, (self.cluster.n_resources,), names=["n_resources"])
-        require_nonnegative("demand", d)
-        if not (d > 0).any():
-            raise InvalidInstanceError(f"demand={d.tolist()!r} of user {i} is all zero",
-                                       argument="demand", index=(i,), value=d.tolist())
         if not self.servers.fits_capacity(i, d):
             raise InvalidInstanceError(f"demand={d.tolist()!r} of user {i} fits on none of its eligible "
                                        f"servers", argument="demand", index=(i,), value=d.tolist())
-        d.setflags(write=False)
         h = float(shares.monopoly_tasks(d, self.cluster.capacities))
         if np.isnan(self._h[i]):                            # first job: it stands for every earlier slot
             self._h[i] = h

@@ -47,6 +47,7 @@ import numpy as np
 
 from ...errors import InvalidInstanceError
 from ...sim.metrics import TAU, bounded_slowdown
+from ...validation import require_fits
 
 __all__ = ["reference_schedule", "reference_trials", "check_permutations", "trial_avebsld"]
 
@@ -98,10 +99,7 @@ def reference_schedule(run_time: Sequence[float], processors: Sequence[int], sub
     if sorted(order) != list(range(m)):
         raise InvalidInstanceError(f"order={order!r} is not a permutation of range({m})", argument="order",
                                    value=order)
-    for j in range(m):
-        if procs[j] > capacity:
-            raise InvalidInstanceError(f"processors[{j}]={procs[j]} is wider than the cluster (capacity={capacity})",
-                                       argument="processors", index=(j,), value=procs[j])
+    require_fits("processors", procs, capacity)
     start = [float("nan")] * m
     pending = list(order)              # unstarted jobs, in list order
     running: list[tuple[float, float, int]] = []   # (end, expected end from start + estimate, processors)

@@ -24,6 +24,7 @@ import numpy as np
 from ...errors import InvalidInstanceError
 from ...sim.kernels import rigid_batch
 from ...sim.metrics import TAU
+from ...validation import require_fits
 from .reference import check_permutations, trial_avebsld
 
 __all__ = ["compiled_trials", "CHUNK"]
@@ -68,10 +69,7 @@ def compiled_trials(run_time: Any, processors: Any, submit: Any, estimate: Any =
     est = run if estimate is None else np.asarray(estimate, dtype=float)
     m = run.shape[0]
     perms = check_permutations(permutations, m - started)
-    if procs.max() > capacity:
-        j = int(np.argmax(procs))
-        raise InvalidInstanceError(f"processors[{j}]={int(procs[j])} is wider than the cluster (capacity={capacity})",
-                                   argument="processors", index=(j,), value=int(procs[j]))
+    require_fits("processors", procs, capacity)
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise InvalidInstanceError(f"chunk={chunk!r} must be an integer >= 1", argument="chunk", value=chunk)
     arrival = np.argsort(sub, kind="stable")            # the loop takes jobs in arrival order

@@ -45,12 +45,8 @@ mean and variance (:func:`cdfs`, :func:`summary`). Every run also records how lo
 report checks the setup against the paper's Section 3.1 item by item (:data:`SETUP_CHECK`).
 
 Scales: ``small`` (the tests; the paper's experiment on 40 jobs over 20 slots with small axes),
-``paper`` (100 samples per scenario; one sample of the paper's experiment, 20 cells, took 520 to 780 CPU seconds at 9416ad8, about half of it in one cell, the divisible TSF's
-LPs at ``large80``: about 18 CPU hours in all, see ``benchmarks/bench_tvtsf_cell.py``. Since
-tvtsf16d the tables are identical and the CPU is lower: 1.44x over 60 reduced cells (the static TSF
-1.2x, the slotted policies 1.7-1.8x); at the paper scale, 1.24x on the large80 row of sample 0 (the
-static TSF cell 339 -> 280 CPU s). That is an estimated 1.3x per sample, or about
-14 CPU hours for 100), and
+``paper`` (100 samples per scenario; the time a paper-scale sample takes, measured with
+``benchmarks/bench_tvtsf_cell.py``, is in ``benchmarks/RESULTS.md``), and
 :func:`reproduce_samples` for the paper scale with fewer samples (what is stored in
 ``docs/reproductions/results/tvtsf``). The paper scale takes longer than a working session on two
 cores, so its cells are kept: :func:`store_cells` adds a sweep's complete samples to a folder of
@@ -714,9 +710,9 @@ def reproduce_samples(samples: int, *, out: Any, workers: int | None = 0, progre
 
     Examples
     --------
-    The whole paper scale, the axes included, resuming from the repository's stored cells (days
-    on two cores): ``python -m fairalloc.experiments.reproductions.tvtsf --samples 100
-    --axes-samples 100 --workers 2 --out out/tvtsf-paper``.
+    The whole paper scale, the axes included, resuming from the repository's stored cells (the time a
+    sample takes is in ``benchmarks/RESULTS.md``): ``python -m fairalloc.experiments.reproductions.tvtsf
+    --samples 100 --axes-samples 100 --workers 2 --out out/tvtsf-paper``.
     """
     from . import load_spec
 
@@ -938,7 +934,8 @@ def axes_per_sample(window: tuple[int, int] | None = None, *, skip: Any = ()) ->
 def main(argv: Any = None) -> Path:
     """``python -m fairalloc.experiments.reproductions.tvtsf``: the paper scale with its axes, resuming
     from the stored cells (:func:`reproduce_samples`), and, with ``--store``, adding the complete
-    samples it ran to them. The whole paper scale, axes included (days on two cores)::
+    samples it ran to them. The whole paper scale, axes included (the time a sample takes is in
+    ``benchmarks/RESULTS.md``)::
 
         python -m fairalloc.experiments.reproductions.tvtsf --samples 100 --axes-samples 100 --workers 2 --store
 

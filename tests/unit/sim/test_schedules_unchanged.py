@@ -2,9 +2,10 @@
 
 The digests below were recorded from the simulator at commit 83cc3da (main after the fair tie-break
 of issue 15, the reference issue 11 names: "compare against the engine as it is then") with
-``python benchmarks/check_schedules.py``'s ``digest`` (the same code as ``_digest`` here) on
-``google_like(627, 1500, rng=seed)`` at 50% of R; the tied variant rounds submit and run times to whole
-seconds and demands to eighths of each resource's largest demand, so that many priorities tie. A digest
+``python benchmarks/check_schedules.py``'s ``digest`` on its ``workload`` (both used here, so the
+test and the wider comparison hash the same runs the same way): ``google_like(627, 1500, rng=seed)``
+at 50% of R; the tied variant rounds submit and run times to whole seconds and demands to eighths of
+each resource's largest demand, so that many priorities tie. A digest
 covers every launch (job, tasks, server, start, end, killed), every job's start and end, and the
 decision, swap and wake-up counts. ``benchmarks/check_schedules.py --ref 83cc3da`` runs the wider
 comparison (more seeds, more tasks) against that commit directly. Issue 25 changed the four
@@ -13,13 +14,18 @@ comparison (more seeds, more tasks) against that commit directly. Issue 25 chang
 
 from __future__ import annotations
 
-import hashlib
+import importlib.util
+from pathlib import Path
 
-import numpy as np
 import pytest
 
 import fairalloc as fa
 from fairalloc.sim import ResourcePool
+
+_SPEC = importlib.util.spec_from_file_location(
+    "check_schedules", Path(__file__).resolve().parents[3] / "benchmarks" / "check_schedules.py")
+check_schedules = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(check_schedules)
 
 CONFIGS = {
     "drf": ("drf", {}),
@@ -70,30 +76,14 @@ EXPECTED = {
 }
 
 
-def _workload(seed: int, tied: bool):
-    wl = fa.workloads.google_like(627, 1500, rng=seed)
-    if tied:
-        res = np.asarray(wl.resources, dtype=float)
-        grid = res.max(axis=0) / 8.0
-        res = np.maximum(np.round(res / grid), 1.0) * grid
-        wl = wl.replace(submit=np.floor(wl.submit), run_time=np.maximum(np.ceil(wl.run_time), 1.0),
-                        resources=res)
-    return wl
-
-
 def _digest(result) -> tuple:
-    h = hashlib.sha256()
-    for key in ("job", "tasks", "server", "start", "end", "killed"):
-        h.update(np.ascontiguousarray(result.launches[key].to_numpy()).tobytes())
-    for key in ("start", "end"):
-        h.update(np.ascontiguousarray(result.jobs[key].to_numpy()).tobytes())
-    s = result.stats
-    return (h.hexdigest()[:16], s["decisions"], s["swaps"], s["wakeups"])
+    d = check_schedules.digest(result)
+    return (d["sha"], d["decisions"], d["swaps"], d["wakeups"])
 
 
 def _run(name: str, tied: bool, ties: str) -> tuple:
     mech, kw = CONFIGS[name]
-    wl = _workload(0, tied)
+    wl = check_schedules.workload(627, 1500, 0, tied)
     return _digest(fa.simulate(wl, ResourcePool.from_workload(wl, 0.5), policy=mech, ties=ties, **kw))
 
 
