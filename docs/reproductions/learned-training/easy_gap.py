@@ -37,7 +37,11 @@ import pandas as pd
 
 import fairalloc as fa
 from fairalloc.sim import make_policy
-from fairalloc.sim.policies.learned import LearnedFunction, LearnedPolicy, paper_function
+from fairalloc.sim.policies.learned import (
+    LearnedFunction,
+    LearnedPolicy,
+    paper_function,
+)
 
 HERE = Path(__file__).resolve().parent
 DAY = 86400.0
@@ -148,7 +152,7 @@ def main(argv=None) -> int:
 
     jw = ref[ref["processors"] > 256]
     js = ref[ref["processors"] <= 64]
-    est = lambda x: x["requested_time"].fillna(x["run"]).median()       # noqa: E731
+    est = lambda x: x["requested_time"].fillna(x["run"]).median()
     rows = []
     for k, f in (("f1", paper_function("F1")), ("f2", paper_function("F2")),
                  *((k, LearnedFunction.load(names[k][len("learned:"):])) for k in names if k.startswith(("learned", "easy")))):
