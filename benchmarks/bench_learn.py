@@ -11,8 +11,9 @@ compilation excluded and reported on its own):
   the reference's permutations;
 
 and prints trials per CPU second (and per wall second), the per-trial cost, and the same-run ratio.
-With ``--paper-state`` it also runs one state with 250,000 permutations (the paper's |P|) and
-reports its wall time, CPU time and peak memory (``tracemalloc``: numpy blocks allocated by the run).
+With ``--paper-state`` it also runs one state with 250,000 permutations (the paper's |P|) end to
+end (permutations, trials, scores; with ``--backfill`` also with EASY) and reports its wall time,
+CPU time and peak memory (``tracemalloc``: blocks allocated by the run; the process's peak RSS).
 
     python benchmarks/bench_learn.py
     python benchmarks/bench_learn.py --states 3 --trials 50000 --ref-trials 300 --backfill --paper-state
@@ -85,17 +86,33 @@ def main() -> None:
         print(f"[{label}] same run: compiled / reference = {(nc / cc) / (nr / rc):,.0f}x trials per CPU s; "
               f"identical AVEbsld on all {nr} reference trials")
     if args.paper_state:
-        perms = random_permutations(st.queued, 250_000, rng=gen)
-        tracemalloc.start()
-        _, c, w = _timed(lambda: compiled_trials(st.run_time[0], st.processors[0], st.submit[0], started=st.started,
-                                                 capacity=st.capacity, permutations=perms))
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        print(f"one state, 250,000 trials: {w:.2f} s wall, {c:.2f} CPU s, peak {peak / 2**20:.1f} MiB traced "
-              f"(the permutations themselves: {perms.nbytes / 2**20:.1f} MiB)")
+        _paper_state(args, gen)
     if args.spread:
         _spread(args)
     print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
+
+
+def _paper_state(args, gen) -> None:
+    """One state with the paper's 250,000 permutations, the method's unit of work: the permutations,
+    the trials and the scores (Eqs. 2-3), i.e. ``score_states`` on one state, without and with EASY;
+    its wall and CPU time, the peak of numpy/Python blocks it allocated (``tracemalloc``) and the
+    process's peak resident set (``ru_maxrss``, before and after)."""
+    import resource
+
+    from fairalloc.experiments.learn import score_states, training_states
+
+    one = training_states(1, rng=args.seed)           # one Lublin state of the paper's shape
+    for backfill in ([False, True] if args.backfill else [False]):
+        rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        tracemalloc.start()
+        table, c, w = _timed(lambda: score_states(one, 250_000, rng=gen, backfill=backfill))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        n = int(table["state"].nunique())
+        print(f"[{'EASY' if backfill else 'no backfilling'}] {n} state x 250,000 trials (permutations, trials, "
+              f"scores): {w:.2f} s wall, {c:.2f} CPU s; peak {peak / 2**20:.1f} MiB traced by tracemalloc; "
+              f"process peak RSS {rss1:.0f} MiB ({rss0:.0f} MiB before)")
 
 
 def _spread(args) -> None:

@@ -27,6 +27,7 @@ Examples::
     fairalloc learn show out/learn/fit/best.json --at 3600,64,7200
     fairalloc learn show F1 --save f1.json
     fairalloc learn train --states 200 --trials 250000 --workers 2 --out out/learn/train
+    fairalloc learn train --easy --states 64 --trials 50000 --out out/learn/train-easy      # EASY in the trials
     fairalloc learn evaluate out/learn/train/best.json out/learn/train/F1.json \
         --swf KTH-SP2=../shared/data/swf/KTH-SP2-1996-2.1-cln.swf.gz:100 --out out/learn/evaluate
 
@@ -364,7 +365,9 @@ def _register_train_evaluate(sub: Any) -> tuple[argparse.ArgumentParser, argpars
     t.add_argument("--processors", type=positive_int, default=256, help="processors (default 256)")
     t.add_argument("--started", type=nonnegative_int, default=16, help="|S| (default 16)")
     t.add_argument("--queued", type=positive_int, default=32, help="|Q| (default 32)")
-    t.add_argument("--easy", action="store_true", help="EASY backfilling in the trials (the paper: none)")
+    t.add_argument("--easy", action="store_true",
+                   help="schedule every trial with EASY backfilling over the permutation (the paper: none, "
+                        "strict list order; the default); the functions' provenance says which")
     t.add_argument("--seed", type=nonnegative_int, default=0, help="seed (default 0)")
     t.add_argument("--workers", type=nonnegative_int, default=None,
                    help="Dask worker processes (default: one per core; 0: in this process)")

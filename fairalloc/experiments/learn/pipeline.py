@@ -84,6 +84,31 @@ def score_cell(workload: Any, params: Mapping[str, Any]) -> dict[str, pd.DataFra
     return {"scores": table}
 
 
+def _check_states(entry: Mapping[str, Any] | None, **args: Any) -> None:
+    """Draw one cell's states here, as :func:`score_cell` will (the same :func:`~.states.training_states`
+    on the same workload), so that a bad ``processors``, ``started`` or ``queued`` (an empty or
+    one-job queue), a trace without run times or with jobs wider than the cluster, or one too short
+    for a cell's states raises its :class:`InvalidInstanceError` before any worker starts, not as
+    failed cells of the sweep."""
+    from ..inputs import build_workload
+    from .states import training_states
+
+    wl = "lublin" if entry is None else build_workload(entry)
+    training_states(args.pop("per_cell"), workload=wl, rng=0, **args)
+
+
+def _check_runs(label: str, entry: Mapping[str, Any]) -> None:
+    """Refuse a trace none of whose jobs has a run time (every policy would reject every job: a table
+    of NaN); jobs of unknown run time among known ones are rejected and counted by the simulator."""
+    from ..inputs import build_workload
+
+    wl = build_workload({k: v for k, v in entry.items() if k != "processors"})
+    if len(wl) and np.isnan(wl.run_time).all():
+        raise InvalidInstanceError(f"workloads[{label!r}] ({entry.get('path')}) has no run times (run_time is unknown "
+                                   f"for all {len(wl)} jobs): nothing to simulate", argument="workloads",
+                                   index=(label,), value=entry.get("path"))
+
+
 def _run(spec: Mapping[str, Any], out: Path, workers: Any, scheduler: Any, progress: bool) -> Any:
     from ..runner import run_sweep
     from ..spec import Spec
@@ -137,7 +162,10 @@ def train(out: str | Path, *, states: int = 200, per_cell: int = 10, trials: int
     Raises
     ------
     InvalidInstanceError
-        ``states`` not a positive multiple of ``per_cell``, ``trials`` < 1, a missing trace.
+        ``states`` not a positive multiple of ``per_cell``, ``trials`` < 1 (P = 0), a missing trace,
+        and, before any trial runs, what :func:`~.states.training_states` refuses: ``queued`` < 2
+        (an empty or one-job queue), ``started`` < 0, ``processors`` < 1, a trace without run times
+        or with a job wider than the cluster, one too short for ``per_cell`` states.
     """
     from ..store import load
     from .regression import fit_forms
@@ -148,13 +176,14 @@ def train(out: str | Path, *, states: int = 200, per_cell: int = 10, trials: int
     if states % per_cell:
         raise InvalidInstanceError(f"states={states} is not a multiple of per_cell={per_cell}", argument="states",
                                    value=states)
+    entry = _workload_entry(workload)
+    _check_states(entry, per_cell=int(per_cell), processors=processors, started=started, queued=queued)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     grid = {"per_cell": int(per_cell), "trials": int(trials), "processors": int(processors), "started": int(started),
             "queued": int(queued), "backfill": bool(backfill), "tau": float(tau), "base_seed": int(seed)}
     spec: dict[str, Any] = {"name": "learn-train", "seeds": {"start": 0, "count": states // per_cell},
                             "grid": {k: [v] for k, v in grid.items()}, "tables": ["scores"], "run": SCORE_CELL}
-    entry = _workload_entry(workload)
     if entry is not None:
         spec["workload"] = entry
     summary = _run(spec, out / "sweep", workers, scheduler, progress)
@@ -223,6 +252,11 @@ def evaluate(out: str | Path, functions: Sequence[str | Path] = (), *, workloads
     -------
     pandas.DataFrame
         :func:`evaluation_table`: one row per (workload, policy, backfilling).
+
+    Raises
+    ------
+    InvalidInstanceError
+        A trace read from a file in which no job has a run time (before any simulation).
     """
     from ..store import load
 
@@ -233,6 +267,9 @@ def evaluate(out: str | Path, functions: Sequence[str | Path] = (), *, workloads
     names = [*policies, *(f"learned:{Path(f).resolve()}" for f in functions)]
     if easy:
         names += [f"{p}+easy" for p in names]
+    for label, entry in workloads.items():       # a trace read from a file: refused now if no job has a run time
+        if "reader" in entry:
+            _check_runs(label, entry)
     rows = []
     for label, entry in workloads.items():
         entry = dict(entry)

@@ -88,10 +88,16 @@ def test_show(tmp_path, capsys):
     (["learn", "fit", "x.csv", "--form", "bad=open(r)"], "only the functions"),
     (["learn", "show", "no-such.json"], "not found"),
     (["learn", "show", "F2", "--at", "1,2"], "three numbers"),
+    (["learn", "train", "--trials", "0"], "--trials: '0' must be an integer >= 1"),                  # P = 0
+    (["learn", "train", "--queued", "1", "--workers", "0", "--states", "1", "--per-cell", "1", "--trials", "5"],
+     "queued=1 must be an integer >= 2"),                                                    # a one-job queue
+    (["learn", "evaluate", "--swf", "X=norun.swf:8", "--workers", "0"], "has no run times"),
 ])
 def test_errors_are_one_line(tmp_path, capsys, argv, words):
-    argv = [a if a != "x.csv" else str(tmp_path / "x.csv") for a in argv]
+    argv = [a.replace("x.csv", str(tmp_path / "x.csv")).replace("norun.swf", str(tmp_path / "norun.swf")) for a in argv]
     (tmp_path / "x.csv").write_text("state,r,n,s,score\n0,1,1,1,0.5\n")
+    # an SWF log whose run times (field 4) are all unknown (-1)
+    (tmp_path / "norun.swf").write_text("".join(f"{i} {i} 0 -1 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n" for i in range(1, 6)))
     assert main(argv + (["--out", str(tmp_path / "o")] if argv[1] != "show" else [])) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -42,6 +42,26 @@ def test_train_writes_usable_functions_and_resumes(tmp_path):
     pd.testing.assert_frame_equal(again["scores"], table)
 
 
+def test_train_easy_runs_every_trial_with_easy(tmp_path):
+    # `fairalloc learn train --easy` (the issue: "EASY as an option"): each cell's scores are
+    # score_states(..., backfill=True) on the cell's own draws, and the files say backfill
+    argv = ["learn", "train", "--easy", "-q", "--workers", "0", "--states", "4", "--per-cell", "2", "--trials", "200",
+            "--processors", "64", "--started", "3", "--queued", "6", "--seed", "5", "--out", str(tmp_path / "t")]
+    assert main(argv) == 0
+    got = pd.read_parquet(tmp_path / "t" / "scores.parquet")["score"].to_numpy()
+    by_hand = {True: [], False: []}
+    for cell in (0, 1):
+        for backfill in (True, False):
+            s_states, s_trials = np.random.SeedSequence([5, cell]).spawn(2)
+            st = training_states(2, processors=64, started=3, queued=6, rng=np.random.default_rng(s_states))
+            by_hand[backfill].append(score_states(st, 200, rng=np.random.default_rng(s_trials),
+                                                  backfill=backfill)["score"].to_numpy())
+    np.testing.assert_array_equal(got, np.concatenate(by_hand[True]))
+    assert not np.array_equal(got, np.concatenate(by_hand[False]))     # EASY changes these states' scores
+    assert LearnedFunction.load(tmp_path / "t" / "best.json").provenance["backfill"] is True
+    assert json.loads((tmp_path / "t" / "train.json").read_text())["backfill"] is True
+
+
 def test_train_refuses_bad_counts(tmp_path):
     with pytest.raises(InvalidInstanceError, match="states=5 is not a multiple of per_cell=2"):
         train(tmp_path, states=5, per_cell=2, workers=0)
@@ -49,6 +69,43 @@ def test_train_refuses_bad_counts(tmp_path):
         train(tmp_path, trials=0, workers=0)
     with pytest.raises(InvalidInstanceError, match="no such file"):
         train(tmp_path, workload="swf:/no/such.swf", workers=0)
+
+
+def _trace(tmp_path, run_time=10.0, processors=4, n=60):
+    """A trace file of n jobs, one a second, all of one run time (NaN: unknown) and width."""
+    from fairalloc.workloads import Workload
+
+    wl = Workload(submit=np.arange(n, dtype=float), run_time=np.full(n, run_time), processors=np.full(n, processors))
+    return wl.to_parquet(tmp_path / "trace.parquet")
+
+
+@pytest.mark.parametrize("bad, words", [
+    (dict(queued=1), r"queued=1 must be an integer >= 2 \(a queue of one job"),      # a one-job queue
+    (dict(queued=0), "queued=0 must be an integer >= 2"),                           # an empty queue
+    (dict(started=-1), "started=-1 must be an integer >= 0"),
+    (dict(processors=0), "processors=0 must be an integer >= 1"),
+    (dict(run_time=np.nan), r"workload has no run times \(run_time is unknown for all 60 jobs\)"),
+    (dict(processors_of_jobs=400), r"workload job 0 \(processors=400\) is wider than the cluster \(processors=256\)"),
+])
+def test_train_refuses_bad_states_before_any_trial(tmp_path, bad, words):
+    # the issue's bad input: an empty or one-job queue, a trace without run times, jobs wider than the
+    # cluster: an InvalidInstanceError naming the argument and value, raised before the sweep starts
+    # (no cell, no store), not failed cells of a sweep
+    kw = dict(states=2, per_cell=2, trials=10, workers=0)
+    if "run_time" in bad or "processors_of_jobs" in bad:
+        kw["workload"] = "parquet:" + str(_trace(tmp_path, run_time=bad.get("run_time", 10.0),
+                                                 processors=bad.get("processors_of_jobs", 4)))
+    else:
+        kw.update(bad)
+    with pytest.raises(InvalidInstanceError, match=words):
+        train(tmp_path / "t", **kw)
+    assert not (tmp_path / "t" / "sweep").exists()
+
+
+def test_evaluate_refuses_a_trace_without_run_times(tmp_path):
+    path = _trace(tmp_path, run_time=np.nan)
+    with pytest.raises(InvalidInstanceError, match=r"workloads\['x'\] .*trace.parquet.* has no run times"):
+        evaluate(tmp_path / "e", workloads={"x": {"reader": "parquet", "path": str(path), "processors": 8}}, workers=0)
 
 
 def test_evaluation_table_gain_by_hand():
