@@ -206,8 +206,12 @@ def run_all(users, tasks, seeds, wide) -> dict:
 def time_one(users, tasks, mech, delta=1 - 1e-6) -> tuple[float, int]:
     """Decisions per CPU second of one ``fa.simulate`` run (``time.process_time``: on a machine shared
     with other jobs, less sensitive to the load than wall time; workload generation not timed), and
-    its wake-ups."""
+    its wake-ups. numba is imported before the clock starts (6a78e97 imports it with
+    ``fairalloc.sim``, later versions at the first compiled call; import times are measured apart),
+    so the run's time includes loading its compiled code from the cache but not the import."""
     import time
+
+    import numba  # noqa: F401
 
     import fairalloc as fa
     from fairalloc.sim import ResourcePool
