@@ -90,8 +90,8 @@ from ..tolerance import FLOOR_EPS
 from .keys import CDRF, DRF, SDRF, TSF, _trajectory, cdrf_key, drf_key, tsf_key
 from .servers import find_server
 
-__all__ = ["Core", "CoreState", "RunTable", "ORDERS", "schedule", "schedule_into", "grow_rows", "submit", "release", "changed", "advance",
-           "first", "next_min_change", "key_value", "key_lines", "rekey_all"]
+__all__ = ["Core", "CoreState", "RunTable", "ORDERS", "schedule", "schedule_into", "grow_rows", "submit", "release",
+           "changed", "advance", "first", "next_min_change", "key_value", "key_lines", "rekey_all"]
 
 #: ``order=`` names -> ids.
 ORDERS = {"heap": 0, "live_tree": 1, "resort": 2, "lazy": 3}

@@ -176,7 +176,8 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
             if now > clock:                                     # one decision: tasks
                 C.advance(st, runs, ts, now)
                 clock = now
-            if not (woke and events == seen + 1 and wake_first and C.first(st, runs, ts) == st.meta[C._BLOCKED]):
+            if not (woke and events == seen + 1 and wake_first
+                    and C.first(st, runs, ts) == st.meta[C._BLOCKED]):
                 if now == wake:
                     n_wakeups += 1
                 phase = 1

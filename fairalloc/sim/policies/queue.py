@@ -518,7 +518,7 @@ class QueuePolicy(Policy):
         if self._whole is None:
             return self.state.free
         f = float(self.state.free[0, 0])
-        return int(f) if self.backfill else f
+        return int(round(f)) if self.backfill else f
 
     def _easy(self, now: float) -> list[tuple[int, int, int]]:
         """Strict order, then EASY: the waiting jobs in the current order handed to the core."""
