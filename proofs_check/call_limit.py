@@ -9,7 +9,8 @@ least 5 s), saying so on stderr, with exit status :data:`HARD_STOP_STATUS`, inst
 loop in C that also holds the GIL stops every Python thread, the watchdog's too: for that case
 :func:`faulthandler.dump_traceback_later` (a C thread) ends the process 2 s later still, printing
 "Timeout" and the stack of the call (exit status 1). Without ``SIGALRM`` (Windows) or off the main
-thread, only the hard stops apply.
+thread, only the hard stops apply. Compilation is never interrupted: an alarm that finds the call in
+numba's compiler waits for it to finish, then gives the whole limit again (:func:`_compiling`).
 """
 
 from __future__ import annotations
@@ -95,6 +96,11 @@ class _Watchdog:
     def clear(self) -> None:
         self.current = None
 
+    def postpone(self, deadline: float) -> None:
+        cur = self.current
+        if cur is not None:
+            self.current = (deadline, cur[1])
+
     def _run(self) -> None:  # pragma: no cover - ends the process
         while True:
             time.sleep(0.25)
@@ -157,7 +163,21 @@ def call_limit(seconds: float | None, name: str, instance: Any, hard_stop: bool)
             _stop_watching(hard_stop)
         return
 
+    compiled = [False]        # did the last ring find the call compiling?
+
     def ring(signum, frame):
+        # never interrupt numba's compiler (see _compiling): look again every _POLL seconds while it
+        # compiles, and give the whole limit again from the first ring after it finished
+        compiling = _compiling(frame)
+        if compiling or compiled[0]:
+            compiled[0] = compiling
+            again = _POLL if compiling else seconds
+            signal.setitimer(signal.ITIMER_REAL, again)
+            if hard_stop:
+                _watchdog.postpone(time.monotonic() + again + grace)
+                with contextlib.suppress(Exception):
+                    faulthandler.dump_traceback_later(again + grace + 2.0, exit=True, file=sys.stderr)
+            return
         raise _Interrupted()
 
     before = signal.signal(signal.SIGALRM, ring)
@@ -170,6 +190,38 @@ def call_limit(seconds: float | None, name: str, instance: Any, hard_stop: bool)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, before)
         _stop_watching(hard_stop)
+
+
+#: Seconds between two looks at a call that was compiling when its alarm rang.
+_POLL = 0.05
+
+#: Modules whose frames mean "the call is compiling": numba's compiler and LLVM's bindings.
+_COMPILERS = ("numba.core.", "llvmlite.")
+
+
+def _compiling(frame: Any) -> bool:
+    """True when ``frame`` (where the alarm rang) or a caller runs numba's compiler or llvmlite.
+
+    An exception raised by the alarm inside the compiler leaves LLVM's objects half-built, and the
+    process may crash later when they are freed (a segmentation fault was seen in ``llvmlite``'s
+    ``_dispose``). So the alarm does not interrupt compilation: it looks again every :data:`_POLL`
+    seconds, and at the first look that finds the call out of the compiler it gives the whole limit
+    again (the hard stops are postponed alike). A first call that compiles (a fairalloc scheduler on
+    a cold numba cache, or the user's own ``@numba.njit`` code) thus gets its compilation time plus
+    at least the limit. Compiled code *running* has no Python frames of these modules, so a call
+    stuck there is still stopped.
+
+    Examples
+    --------
+    >>> import inspect
+    >>> _compiling(inspect.currentframe())
+    False
+    """
+    while frame is not None:
+        if str(frame.f_globals.get("__name__", "")).startswith(_COMPILERS):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _stop_watching(hard_stop: bool) -> None:

@@ -47,6 +47,9 @@ def main() -> None:
         fh.write("* [Overview](index.md)\n")
         fh.writelines(f"* [{name}]({name}.md)\n" for name in [*(n for n in specs if n in stored),
                                                               *(n for n in stored if n not in specs)])
+        # the learned-priorities method's own run (fairalloc learn train / evaluate; issue 29)
+        if (docs / "reproductions" / "learned-training" / "report.md").exists():
+            fh.write("* [learned priorities: the method](learned-training/report.md)\n")
     log.info("reproductions: %d stored of %d shipped specs", sum(n in stored for n in specs), len(specs))
 
 

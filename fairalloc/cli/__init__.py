@@ -47,6 +47,8 @@ COMMAND_HELP: dict[str, str] = {
     "reproduce": "reproduce a seed paper's headline experiment and report against it",
     "learn": "learn priority functions by simulation (learned-priorities method)",
     "whatif": "one trace under several policies and settings: per-user and per-account waits and shares",
+    # issue 27
+    "explain": "why did one job wait: each decision while it was pending (priority, factors, what blocked it)",
 }
 #: Subcommand modules of fairalloc (``fairalloc.cli.<name>``), in the order ``fairalloc --help`` lists them.
 SUBCOMMANDS: tuple[str, ...] = tuple(COMMAND_HELP)

@@ -11,6 +11,12 @@ Subcommands:
     the ranking, the best functions as learned-function JSON files, and figures.
 ``show``
     Print a learned-function file (or the paper's F1/F2), evaluate it at given jobs, save it.
+``train``
+    The whole method on the sweep layer (Dask; resumable): states, trials on the compiled loop,
+    scores (Eqs. 2-3), fits; writes best.json, F1.json, F2.json (re-fitted), ranking.csv.
+``evaluate``
+    AVEbsld of FCFS, SJF, WFP3, UNICEF, F1, F2 and learned files, without and with EASY, on a
+    30-day Lublin trace and the real logs given (sweep layer; resumable).
 
 Examples::
 
@@ -20,6 +26,9 @@ Examples::
     fairalloc learn fit score-distribution.csv --queue 32 --weights rn      # the authors' SC'17 scores
     fairalloc learn show out/learn/fit/best.json --at 3600,64,7200
     fairalloc learn show F1 --save f1.json
+    fairalloc learn train --states 200 --trials 250000 --workers 2 --out out/learn/train
+    fairalloc learn evaluate out/learn/train/best.json out/learn/train/F1.json \
+        --swf KTH-SP2=../shared/data/swf/KTH-SP2-1996-2.1-cln.swf.gz:100 --out out/learn/evaluate
 
 The library is :mod:`fairalloc.experiments.learn`; this module parses arguments and prints tables.
 """
@@ -52,7 +61,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "learn",
         description="Learn job priority functions f(r, n, s) as the learned-priorities paper does: training "
                     "states (S, Q), scores of the queued jobs by Eqs. 2-3, least-squares fits of nonlinear "
-                    "forms ranked on held-out states. Subcommands: states, fit, show.",
+                    "forms ranked on held-out states. Subcommands: states, fit, show, train, evaluate.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("Examples::")[1])
     sub = p.add_subparsers(dest="learn_command", metavar="SUBCOMMAND", parser_class=OneLineParser)
 
@@ -112,7 +121,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     w.add_argument("--save", default=None, metavar="PATH", help="write the function as a JSON file")
     w.set_defaults(func=run_show)
 
-    for sp in (s, f, w):
+    trn, ev = _register_train_evaluate(sub)    # train and evaluate on the sweep layer (issue 29)
+
+    for sp in (s, f, w, trn, ev):
         add_common_options(sp)
     p.set_defaults(func=run, _learn_parser=p)
     return p
@@ -267,7 +278,7 @@ def run_fit(args: argparse.Namespace) -> int:
     paper = pd.DataFrame(paper_rows)
     if len(paper):
         with pd.option_context("display.float_format", "{:.6g}".format):
-            say(args, "the paper's forms against Table 1 (natural log; Table 1's F1 c1 and c2 enter as one product):",
+            say(args, "the paper's forms against Table 1 (decimal log; Table 1's F1 c1 and c2 enter as one product):",
                 paper.to_string(index=False))
     failed = [f.name for f in ranking.fits if not f.success]
     if failed:
@@ -334,4 +345,121 @@ def run_show(args: argparse.Namespace) -> int:
     if args.save:
         path = fn.save(args.save)
         say(args, f"wrote {path}")
+    return 0
+
+
+# ---- train and evaluate on the sweep layer ------------------------------------------------------------
+def _register_train_evaluate(sub: Any) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    t = sub.add_parser("train", help="states, trials, scores and fits on the sweep layer (Dask, resumable)",
+                       description="Run the learned-priorities method end to end as a resumable sweep: draw training "
+                                   "states, simulate --trials permutations of each queue on the compiled loop, score "
+                                   "the jobs (Eqs. 2-3), fit the paper's forms and the enumerated family, and write "
+                                   "best.json, F1.json and F2.json (re-fitted; usable as --policy learned:FILE), "
+                                   "ranking.csv and scores.parquet. Rerun into the same --out to finish or reuse.")
+    t.add_argument("--states", type=positive_int, default=200, help="training states (default 200)")
+    t.add_argument("--per-cell", type=positive_int, default=10, help="states per sweep cell (default 10)")
+    t.add_argument("--trials", type=positive_int, default=250_000,
+                   help="permutations per state (default 250000, the paper's)")
+    t.add_argument("--workload", default="lublin", help="lublin (default) or swf:PATH / parquet:PATH")
+    t.add_argument("--processors", type=positive_int, default=256, help="processors (default 256)")
+    t.add_argument("--started", type=nonnegative_int, default=16, help="|S| (default 16)")
+    t.add_argument("--queued", type=positive_int, default=32, help="|Q| (default 32)")
+    t.add_argument("--easy", action="store_true", help="EASY backfilling in the trials (the paper: none)")
+    t.add_argument("--seed", type=nonnegative_int, default=0, help="seed (default 0)")
+    t.add_argument("--workers", type=nonnegative_int, default=None,
+                   help="Dask worker processes (default: one per core; 0: in this process)")
+    t.add_argument("--scheduler", default=None, help="address of an existing Dask scheduler")
+    t.add_argument("--out", default="out/learn/train", help="training folder (default out/learn/train)")
+    t.set_defaults(func=run_train)
+
+    e = sub.add_parser("evaluate", help="AVEbsld of baselines, F1/F2 and learned files, with and without EASY",
+                       description="Simulate FCFS, SJF, WFP3, UNICEF, F1, F2 (Table 1) and each learned-function FILE, "
+                                   "each without and with EASY backfilling, on 30-day Lublin traces (256 "
+                                   "processors) and the SWF logs given; print AVEbsld and each policy's gain over "
+                                   "the best classic baseline; write evaluation.csv. Resumable.")
+    e.add_argument("functions", nargs="*", metavar="FILE", help="learned-function JSON files")
+    e.add_argument("--seeds", type=positive_int, default=1, help="Lublin traces (seeds 0..N-1; default 1)")
+    e.add_argument("--days", type=positive_int, default=30, help="days of each Lublin trace (default 30)")
+    e.add_argument("--swf", action="append", default=[], metavar="LABEL=PATH:PROCESSORS[:HEAD]",
+                   help="also a real log (repeatable); HEAD keeps its first jobs; a missing file is skipped, saying so")
+    e.add_argument("--no-easy", action="store_true", help="only without backfilling")
+    e.add_argument("--workers", type=nonnegative_int, default=None,
+                   help="Dask worker processes (default: one per core; 0: in this process)")
+    e.add_argument("--scheduler", default=None, help="address of an existing Dask scheduler")
+    e.add_argument("--out", default="out/learn/evaluate", help="evaluation folder (default out/learn/evaluate)")
+    e.set_defaults(func=run_evaluate)
+    return t, e
+
+
+def _resumable_folder(path: str, marker: str) -> Path:
+    """A folder a resumable learn run may write: absent, empty, or one of its own earlier runs."""
+    out = Path(path)
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / marker).exists())):
+        raise InvalidInstanceError(f"--out {path}: not empty and not an earlier run of this command (no {marker}); "
+                                   "give a new or empty folder", argument="out", value=path)
+    return out
+
+
+def run_train(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from ..experiments.learn import table1_coefficients
+    from ..experiments.learn.pipeline import train
+
+    out = _resumable_folder(args.out, "sweep")
+    res = train(out, states=args.states, per_cell=args.per_cell, trials=args.trials, workload=args.workload,
+                processors=args.processors, started=args.started, queued=args.queued, backfill=args.easy,
+                seed=args.seed, workers=args.workers, scheduler=args.scheduler, progress=show_progress(args))
+    ranking = res["ranking"]
+    say(args, f"{args.states} states x {args.trials} trials ({args.workload}, {args.processors} processors, |S| = "
+              f"{args.started}, |Q| = {args.queued}, {'EASY' if args.easy else 'no backfilling'}); {res['sweep']}",
+        f"held-out MAE of the constant predictor: {ranking.baseline_mae:.4g}")
+    rt = ranking.table().head(10)
+    rt["coefficients"] = [", ".join(f"{k}={v:.4g}" for k, v in c.items()) for c in rt["coefficients"]]
+    with pd.option_context("display.width", 200, "display.max_colwidth", 60, "display.float_format", "{:.4g}".format):
+        say(args, rt[["rank", "name", "status", "test_mae", "coefficients"]].to_string(index=False))
+    for name in ("F1", "F2"):
+        try:
+            fit = ranking[name]
+        except KeyError:
+            continue
+        t1 = table1_coefficients(name)
+        say(args, f"{name} re-fitted: " + ", ".join(f"{c}={fit.coefficients[c]:.4g} (Table 1: {v:.4g})"
+                                                   for c, v in t1.items()))
+    say(args, "wrote " + ", ".join(str(p) for p in res["files"].values()))
+    return 0
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from ..experiments.learn.pipeline import evaluate
+
+    out = _resumable_folder(args.out, "evaluation.csv") if not Path(args.out, "lublin").exists() else Path(args.out)
+    for f in args.functions:
+        if not Path(f).is_file():
+            raise InvalidInstanceError(f"learned function file not found: {f}", argument="functions", value=f)
+    workloads: dict[str, Any] = {"lublin": {"generator": "lublin", "days": args.days, "nodes": 256,
+                                            "rng": "${seed}", "processors": 256}}
+    for item in args.swf:
+        label, eq, rest = item.partition("=")
+        tokens = rest.split(":")
+        numbers = 2 if len(tokens) >= 3 and tokens[-1].isdigit() and tokens[-2].isdigit() else 1
+        parts = [":".join(tokens[:-numbers]), *tokens[-numbers:]]
+        if not eq or not label or len(tokens) < 2 or not parts[1].isdigit() or not parts[0]:
+            raise InvalidInstanceError(f"--swf {item!r}: expected LABEL=PATH:PROCESSORS[:HEAD]", argument="swf",
+                                       value=item)
+        path = Path(parts[0])
+        if not path.is_file():
+            say(args, f"--swf {label}: {path} is absent here: skipped")
+            continue
+        entry = {"reader": "swf", "path": str(path.resolve()), "processors": int(parts[1])}
+        if len(parts) == 3:
+            entry["head"] = int(parts[2])
+        workloads[label] = entry
+    table = evaluate(out, args.functions, workloads=workloads, easy=not args.no_easy, seeds=args.seeds,
+                     workers=args.workers, scheduler=args.scheduler, progress=show_progress(args))
+    with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
+        say(args, table.to_string(index=False))
+    say(args, f"wrote {out / 'evaluation.csv'}")
     return 0

@@ -289,7 +289,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="workload spec (default: %(default)s)")
     p.add_argument("--policy", default=None,
                    help="comma-separated policies (default: fcfs,easy,wfp3,unicef,f1,f2 for rigid "
-                        "jobs; drf,sdrf for tasks)")
+                        "jobs; drf,sdrf for tasks); learned:FILE[+easy] orders rigid jobs by a learned "
+                        "priority function (a JSON file of `fairalloc learn fit`)")
     p.add_argument("--processors", type=positive_int, default=None,
                    help="processors (default: the workload's MaxProcs / MaxNodes)")
     add_output_options(p, what="output folder (Parquet per policy, the summary table, figures), written whole at "
@@ -473,10 +474,13 @@ def _run_jobs(wl, args: argparse.Namespace, policies: list[str]) -> int:
         what = "--pool and --cluster apply" if task_only[0] in ("--pool", "--cluster") else f"{task_only[0]} applies"
         raise InvalidInstanceError(f"{what} to task workloads; this workload has rigid jobs on --processors",
                                    argument=task_only[0])
-    from ..sim.policies import make_queue_policy
+    from ..sim.policies import make_policy, make_queue_policy
 
     for name in policies:                               # unknown names are refused before any simulation
-        make_queue_policy(name.lower())
+        if name.lower().startswith("learned:"):         # a learned function's file (its path keeps its case)
+            make_policy(name)
+        else:
+            make_queue_policy(name.lower())
     capacity = args.processors
     results = {}
     show = show_progress(args)

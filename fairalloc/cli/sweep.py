@@ -60,10 +60,12 @@ def run(args: argparse.Namespace) -> int:
     from ..experiments import Spec, run_sweep
     from ..experiments.runner import SweepInterrupted
     from ..experiments.spec import MAX_CELLS
+    from ..experiments.store import Store
     from .conventions import EXIT_INTERRUPTED, emit_json, say, show_progress
 
     max_cells = args.max_cells or MAX_CELLS
     spec = Spec.from_yaml(args.spec, max_cells=max_cells)
+    Store(args.out).accepts(spec.name)      # a folder it may not use is refused before the header
     if not args.quiet:
         print(f"sweep {spec.name!r}: {spec.n_cells:,} cells -> {args.out}", file=sys.stderr)
     try:

@@ -40,7 +40,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                     "slowdown, delivered against entitled share over time windows, Jain's index and the "
                     "promised-vs-delivered gap.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="policies: any name fa.simulate accepts (fcfs, easy, fcfs+easy, sjf, wfp3, f1, f2, buc, drf, sdrf, "
+        epilog="policies: any name fa.simulate accepts (fcfs, easy, fcfs+easy, sjf, wfp3, f1, f2, buc, drf, sdrf, slurm, "
+               "slurm+easy, htcondor, "
                "tsf, cdrf, ...); on a rigid trace the task policies run each job as one task of its processors "
                "on a pool of the machine's size. Definitions: docs 'Compare policies on your trace (what-if)'.")
     p.add_argument("trace", nargs="?", default=None, metavar="TRACE",

@@ -37,6 +37,28 @@ and the next round's LP 1 depends only on which users were frozen and at which l
 * *can rise*: LP 1's own solution satisfies LP 2's constraints with
   :math:`\epsilon_i = s_i - t^\ast(1 - 10^{-9})`; when that is more than 10 rise tolerances the user
   can rise, which the repeated LP 2 would find.
+* *cannot rise, by LP 1's duals* (``solver="scipy"``, whose :func:`~scipy.optimize.linprog` returns
+  the row marginals): LP 1 is :math:`\max t` over the rows :math:`t - s_i \le 0` (free users) and
+  the rest; let :math:`y_i \ge 0` be the optimal duals of those rows. By complementary slackness,
+  :math:`y_i (t^\ast - s_i) = 0` at *every* primal optimum for this (any) optimal dual, so
+  :math:`y_i > 0` forces :math:`s_i = t^\ast` at every point where all free users keep
+  :math:`s \ge t^\ast` and the frozen ones their levels, which is LP 2's feasible set (up to the
+  relative :math:`10^{-9}` relaxation, far below the rise tolerance): LP 2 would give
+  :math:`\epsilon_i = 0`. A dual above :data:`_DUAL_MARGIN` (the duals of those rows sum to 1, the
+  objective's coefficient of *t*) freezes the user without LP 2. The converse needs some optimal
+  dual, not the one the solver returns (Goldman-Tucker), so a zero dual decides nothing: LP 2 is
+  asked as before (figures: ``benchmarks/RESULTS.md``, TV-TSF).
+
+**LP 2's rises bounded by a small cap.** LP 2 maximises :math:`\sum_{i \in C} \epsilon_i` with
+:math:`\epsilon_i \le u`; a user counts as able to rise when :math:`\epsilon_i >` the rise
+tolerance, and LP 2 is repeated on the rest until no one rises. With :math:`u = 1` an optimal vertex
+tends to give one user all the room (the users compete for the same capacity), so LP 2 finds the
+risers one or two at a time. With :math:`u` = :data:`_RISE_CAP` rise tolerances (1000, so still far
+above the tolerance and the LP's accuracy), every user that can rise by :math:`u` does so at the
+optimum when the room allows it for all together (the feasible set is convex), and most rounds need
+one LP 2. What is decided is the same: a user rises by more than the tolerance at some point of the
+round's feasible set exactly when it can rise by :math:`\min(u, \cdot)` more than the tolerance,
+which does not depend on :math:`u > ` the tolerance; only the number of LP 2s changes.
 
 The users that can rise are a property of the round's feasible set, not of the order in which LP 2
 finds them, so the frozen users, the levels and every LP 1 (hence the allocation) are those of
@@ -89,6 +111,13 @@ _LEVEL_SLACK = 1e-9
 #: Leave out of LP 2 the users whose answer is known without it (module docstring); False: ask LP 2
 #: about every free user (the tests compare the two).
 _SKIP_DECIDED = True
+#: Freeze without LP 2 the free users whose row :math:`s_i \ge t` has a positive dual in LP 1's
+#: optimum (module docstring; only where the LP route gives duals: ``solver="scipy"``).
+_DUAL_STUCK = True
+#: LP 2's bound on each rise epsilon_i, in rise tolerances (None: 1, as the level's units)
+_RISE_CAP = 1000.0
+#: A dual above this (the duals of the rows :math:`s_i \ge t` sum to 1) counts as positive.
+_DUAL_MARGIN = 1e-6
 #: A free user cannot rise when its ceiling is at most this many rise tolerances above the level.
 _CEILING_MARGIN = 0.5
 #: A free user can rise when LP 1's own solution puts it this many rise tolerances above the level.
@@ -140,7 +169,9 @@ class _LpBackend:
         self.name = "scipy" if self.direct else self.backend.name
         self.options = options
 
-    def solve(self, c: np.ndarray, a: Any, b: np.ndarray, hi: np.ndarray) -> tuple[Status, Any, str]:
+    def solve(self, c: np.ndarray, a: Any, b: np.ndarray, hi: np.ndarray) -> tuple[Status, Any, str, Any]:
+        """Status, solution (None without one), message and the row duals :math:`y \\ge 0` of
+        ``A x <= b`` (``-`` linprog's marginals; None where the route gives none: the highs route)."""
         if self.direct:
             from scipy.optimize import OptimizeWarning, linprog
 
@@ -154,14 +185,17 @@ class _LpBackend:
                     raise ValueError(f"scipy.optimize.linprog: {w.message}")
             status = _LINPROG_STATUS.get(res.status, Status.ERROR)
             msg = "proven optimal" if status is Status.OPTIMAL else f"linprog: {res.message}"
-            return status, res.x if status is Status.OPTIMAL else None, msg
+            if status is not Status.OPTIMAL:
+                return status, None, msg, None
+            duals = getattr(getattr(res, "ineqlin", None), "marginals", None)
+            return status, res.x, msg, None if duals is None else -np.asarray(duals, dtype=float)
         A = sp.csr_matrix(a)
         prog = LinearProgram(tuple(f"x{j}" for j in range(c.size)), np.zeros(c.size), np.asarray(hi, dtype=float),
                              np.zeros(c.size, dtype=bool), A, np.full(A.shape[0], -np.inf),
                              np.asarray(b, dtype=float), tuple(f"r{j}" for j in range(A.shape[0])),
                              np.asarray(c, dtype=float), 0.0, False)
         out, x = solve_lp(prog, options=self.options)
-        return out.status, x if out.status in SOLUTION_PRESENT else None, out.message
+        return out.status, x if out.status in SOLUTION_PRESENT else None, out.message, None
 
 
 def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, eligible: Any,
@@ -247,6 +281,7 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
     frozen = np.zeros(n, dtype=bool)
     frozen[np.setdiff1d(np.arange(n), free)] = True
     n_solves, worst, notes, first, xs = 0, Status.OPTIMAL, [], None, None
+    last_duals: list = [None]             # row duals of the last LP solved (None: not given, or not optimal)
 
     # the LPs' matrices are assembled from (row, column, value) triplets: the same entries as stacking
     # the blocks with scipy.sparse, without its per-block overhead (many LPs per call)
@@ -271,11 +306,12 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
             r0 += n_rows
         a = sp.csr_matrix((np.concatenate(vs), (np.concatenate(rs), np.concatenate(cs))), shape=(r0, nv + n_extra))
         hi = np.concatenate([np.full(nv, np.inf), np.full(n_extra, hi_extra)])
-        status, sol, msg = lp.solve(c, a, np.concatenate([base_b] + extra_b), hi)
+        status, sol, msg, duals = lp.solve(c, a, np.concatenate([base_b] + extra_b), hi)
         n_solves += 1
         if status is Status.FEASIBLE:
             worst = Status.FEASIBLE
             notes.append(f"LP {n_solves}: {msg}")
+        last_duals[0] = duals if status is Status.OPTIMAL else None
         return status, sol, msg
 
     def with_columns(users: np.ndarray, extra: Any) -> tuple:
@@ -315,6 +351,9 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
             if free.size == 1:
                 stays[:] = True
             rises = np.bincount(ui, weights=inv * xs, minlength=n)[free] - low > _WITNESS_MARGIN * tol
+            y = last_duals[0]
+            if _DUAL_STUCK and y is not None:      # LP 1's rows s_i >= t (free users) follow the top rows
+                stays |= (y[n_top:n_top + free.size] > _DUAL_MARGIN) & ~rises
             if stays.any() or not rises.all():
                 cand, known = free[~stays & ~rises], free[stays]
         while cand.size:
@@ -323,7 +362,8 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
                             np.concatenate([np.full(others.size, t), levels[fixed]]), cand.size)
             c2 = np.concatenate([np.zeros(nv), -np.ones(cand.size)])
             status, sol, msg = solve(c2, [with_columns(cand, np.arange(cand.size))] + fa,
-                                     [np.full(cand.size, -t * (1 - _LEVEL_SLACK))] + fb, cand.size, 1.0)
+                                     [np.full(cand.size, -t * (1 - _LEVEL_SLACK))] + fb, cand.size,
+                                     1.0 if _RISE_CAP is None else _RISE_CAP * tol)
             if status not in SOLUTION_PRESENT:
                 return done(status, f"LP {n_solves}: {msg}", n_solves, first)
             up = sol[nv:] > tol

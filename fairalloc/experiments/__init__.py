@@ -7,7 +7,8 @@
   the command line: :func:`sdrf_convergence`, :mod:`.compare`.
 * Priority functions learned by simulation, the learned-priorities method: :mod:`.learn`.
 * One trace under several policies and settings, per-user and per-account outcomes (``fairalloc
-  whatif``): :mod:`.whatif`, with the share metrics of :mod:`.share_metrics`.
+  whatif``): :mod:`.whatif`, with the share metrics of :mod:`.share_metrics`; why one job waited
+  (``fairalloc explain``): :mod:`.explain`.
 """
 
 from .convergence import CONVERGENCE_EXAMPLES, sdrf_convergence
@@ -16,12 +17,12 @@ from .spec import Cell, Spec, SpecError
 from .store import connect, load
 
 __all__ = ["Spec", "Cell", "SpecError", "run_sweep", "SweepSummary", "load", "connect",
-           "sdrf_convergence", "CONVERGENCE_EXAMPLES", "compare", "learn", "whatif", "share_metrics"]
+           "sdrf_convergence", "CONVERGENCE_EXAMPLES", "compare", "learn", "whatif", "share_metrics", "explain"]
 
 
 def __getattr__(name: str):
     # the comparison needs the exact programs (PuLP, HiGHS): load it on first use
-    if name in ("compare", "learn", "whatif", "share_metrics"):   # learn: priority functions learned by simulation (issue 29)
+    if name in ("compare", "learn", "whatif", "share_metrics", "explain"):   # learn: priority functions learned by simulation (issue 29)
         import importlib
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -812,7 +812,7 @@ class Spec:
                         continue
                     seen.add(sig)
                     try:
-                        make_policy(key, **pol_opts)
+                        make_policy(policy, **pol_opts)      # (make_policy ignores case; a learned: path keeps it)
                     except TypeError as exc:
                         m = re.search(r"keyword argument '(\w+)'", str(exc))
                         bad = m.group(1) if m else "?"

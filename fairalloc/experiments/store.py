@@ -164,6 +164,56 @@ class Store:
         return self.out / "tables"
 
     # -- opening a folder for a run -------------------------------------------------------------
+    def accepts(self, name: str) -> dict[str, Any] | None:
+        """Check, without writing anything, that a sweep named ``name`` may use this folder.
+
+        The folder may be missing, empty, or hold a sweep of the same name (resumed). :meth:`open`
+        applies this check; the command line calls it before it prints anything.
+
+        Parameters
+        ----------
+        name : str
+            The spec's name.
+
+        Returns
+        -------
+        dict or None
+            The folder's ``sweep.json`` when it holds the same sweep; None when the folder is new or
+            empty, or its ``sweep.json`` is not valid JSON (:meth:`open` then writes it again).
+
+        Raises
+        ------
+        InvalidInstanceError
+            (``argument="out"``) when ``out`` holds the sweep of a spec with another name, or files
+            that are not a sweep's.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     _ = (pathlib.Path(d) / "notes.txt").write_text("mine")
+        ...     Store(d).accepts("lublin")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        fairalloc.errors.InvalidInstanceError: out='...' exists and is not a sweep folder (no sweep.json); use a new or empty folder
+        """
+        info = self.out / "sweep.json"
+        if info.exists():
+            try:
+                old = json.loads(info.read_text())
+            except ValueError:
+                return None
+            if old.get("name") != name:
+                raise InvalidInstanceError(
+                    f"out={str(self.out)!r} holds the sweep {old.get('name')!r}, not {name!r}; use "
+                    "another folder", argument="out", value=str(self.out))
+            return old
+        if self.out.exists() and any(p.name != ".lock" for p in self.out.iterdir()):
+            raise InvalidInstanceError(f"out={str(self.out)!r} exists and is not a sweep folder (no "
+                                       "sweep.json); use a new or empty folder", argument="out",
+                                       value=str(self.out))
+        return None
+
     def open(self, spec: Spec, cells: Iterable[Cell]) -> OpenReport:
         """Create the folder for ``spec``, or take it over from an earlier run of a spec of the same
         name, and hold its lock until :meth:`close`.
@@ -194,25 +244,16 @@ class Store:
 
         info = self.out / "sweep.json"
         report = OpenReport()
-        old: dict[str, Any] = {}
+        old = self.accepts(spec.name)
         if info.exists():
-            try:
-                old = json.loads(info.read_text())
-            except ValueError:
+            if old is None:
                 old = {"name": spec.name, "damaged": True}    # rewritten below; the cells say the rest
                 warnings.warn(f"{info} was damaged (not valid JSON); it is written again",
                               DamagedCellsWarning, stacklevel=3)
-            if old.get("name") != spec.name:
-                raise InvalidInstanceError(
-                    f"out={str(self.out)!r} holds the sweep {old.get('name')!r}, not {spec.name!r}; use "
-                    "another folder", argument="out", value=str(self.out))
             new = json.loads(json.dumps(spec.to_dict(), default=str))
             prev = old.get("spec", {})
             report.spec_changed = sorted(k for k in set(prev) | set(new) if prev.get(k) != new.get(k))
-        elif self.out.exists() and any(p.name != ".lock" for p in self.out.iterdir()):
-            raise InvalidInstanceError(f"out={str(self.out)!r} exists and is not a sweep folder (no "
-                                       "sweep.json); use a new or empty folder", argument="out",
-                                       value=str(self.out))
+        old = old or {}
         self.cells_dir.mkdir(parents=True, exist_ok=True)
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         self._lock()

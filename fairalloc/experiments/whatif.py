@@ -17,8 +17,9 @@ cluster (or an existing one), each finished cell is written at once, and a secon
 * ``half_lives`` (seconds): every policy that has a usage decay runs once per half-life. A policy
   has one when it is in :data:`HALF_LIFE_OPTIONS` (``sdrf``: :math:`\tau = t_{1/2}/\ln 2`,
   :func:`fairalloc.commitments.tau_from_half_life`; SDRF's Eq. 6 then halves a commitment in
-  :math:`t_{1/2}`), or when its factory takes a ``half_life=`` keyword (a production fair-share key on the
-  policy core: Slurm's ``PriorityDecayHalfLife``, HTCondor's ``PRIORITY_HALFLIFE``). Other policies run
+  :math:`t_{1/2}`), or when its factory takes a ``half_life=`` keyword (the production fair-share policies of the
+  simulator: ``"slurm"`` and ``"slurm+easy"``, Slurm's ``PriorityDecayHalfLife``; ``"htcondor"``, HTCondor's
+  ``PRIORITY_HALFLIFE``; :mod:`fairalloc.sim.policies.fairshare`). Other policies run
   once. The summary gives ``half_life``, ``tau`` and the per-second ``delta`` of every cell, so SDRF and a
   Slurm decay at the same half-life sit on one row of a table.
 * ``weights``: ``"equal"`` (default) and/or ``"shares"`` (each user's weight is its normalised share in

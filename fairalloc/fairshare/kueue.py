@@ -373,6 +373,14 @@ def _path_from_top(v: int, parent):
 
 
 @callee
+def _ancestor(v: int, parent, steps: int) -> int:
+    """The node ``steps`` levels above ``v``."""
+    for _ in range(steps):
+        v = parent[v]
+    return v
+
+
+@callee
 def available(v: int, r: int, parent, subtree_quota, lending, borrowing, usage) -> float:
     r"""How much of column ``r`` a workload at node ``v`` can still take (``available``; may be negative).
 
@@ -403,11 +411,11 @@ def available(v: int, r: int, parent, subtree_quota, lending, borrowing, usage) 
     >>> float(available(1, 0, parent, sq, lend, bl, np.array([[0.], [6.], [8.]])))
     1.0
     """
-    path = _path_from_top(v, parent)
-    top = path[0]
+    d = _depth(v, parent)                         # the path from the top down, walked without allocating
+    top = _ancestor(v, parent, d)
     a = subtree_quota[top, r] - usage[top, r]
-    for k in range(1, len(path)):
-        x = path[k]
+    for k in range(d - 1, -1, -1):
+        x = _ancestor(v, parent, k)
         lq = local_quota(subtree_quota[x, r], lending[x, r])
         pa = a
         b = borrowing[x, r]

@@ -49,8 +49,9 @@ import numpy as np
 from ..accounts import AccountTree, subtree_sum_into
 from ..errors import InvalidInstanceError
 from ._checks import no_parent_shares, node_scalar, user_matrix
+from ._jit import callee
 
-__all__ = ["MesosSorter", "shares_into", "sort_clients_into"]
+__all__ = ["MesosSorter", "shares_into", "node_share", "sort_clients_into"]
 
 
 def shares_into(node_alloc, totals, excluded, weight, out) -> None:
@@ -75,14 +76,44 @@ def shares_into(node_alloc, totals, excluded, weight, out) -> None:
     [0.05, 0.02]
     """
     for v in range(len(out)):
-        s = 0.0
-        for r in range(len(totals)):
-            if excluded[r] or totals[r] <= 0.0:
-                continue
-            x = node_alloc[v, r] / totals[r]
-            if x > s:
-                s = x
-        out[v] = s / weight[v]
+        out[v] = node_share(v, node_alloc, totals, excluded, weight)
+
+
+@callee
+def node_share(v: int, node_alloc, totals, excluded, weight) -> float:
+    r"""Node ``v``'s share :math:`\max_r A_{v,r}/T_r / w_v` (``calculateShare``; :func:`shares_into` of one node).
+
+    Parameters
+    ----------
+    v : int
+        The node.
+    node_alloc : ndarray of float, shape (n_nodes, m)
+        :math:`A`: what each node's clients hold.
+    totals : ndarray of float, shape (m,)
+        :math:`T`: the cluster's totals (a resource of total 0 is left out).
+    excluded : ndarray of bool, shape (m,)
+        Resources left out of the share (the master's ``--fair_sharing_excluded_resource_names``).
+    weight : ndarray of float, shape (n_nodes,)
+        :math:`w`: the nodes' weights.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> float(node_share(1, np.array([[5.0, 5.0], [10.0, 20.0]]), np.array([100.0, 100.0]), np.zeros(2, bool),
+    ...                  np.array([1.0, 10.0])))
+    0.02
+    """
+    s = 0.0
+    for r in range(len(totals)):
+        if excluded[r] or totals[r] <= 0.0:
+            continue
+        x = node_alloc[v, r] / totals[r]
+        if x > s:
+            s = x
+    return s / weight[v]
 
 
 def sort_clients_into(child_ptr, children, is_leaf, active, share, count, path_rank, out) -> int:

@@ -176,6 +176,7 @@ def real_capability_into(total, guarantee, capability, out) -> None:
             out[q, r] = x if x < capability[q, r] else capability[q, r]
 
 
+@callee
 def deserved_into(weight, request, guarantee, real_capability, total, eps: float, out) -> int:
     """The proportion plugin's deserved resources (module docstring); returns the number of rounds.
 
@@ -278,16 +279,9 @@ def queue_shares_into(allocated, deserved, eps: float, out) -> None:
     >>> queue_shares_into(np.array([[3.0, 1.0]]), np.array([[6.0, 4.0]]), 0.1, out); out.tolist()
     [0.5]
     """
-    k, m = allocated.shape
-    for q in range(k):
-        s = 0.0
-        for r in range(m):
-            if deserved[q, r] < eps:
-                continue
-            x = share_of(allocated[q, r], deserved[q, r])
-            if x > s:
-                s = x
-        out[q] = s
+    for q in range(allocated.shape[0]):          # calculateShare's formula against the deserved resources
+        out[q] = _dominant_share(allocated[q], deserved[q], eps)
+
 
 
 @callee

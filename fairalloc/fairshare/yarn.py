@@ -101,6 +101,7 @@ __all__ = [
     "fairshare_starvation_into",
     "minshare_starvation_into",
     "can_preempt",
+    "fits_in_max_share",
     "should_attempt_preemption",
 ]
 
@@ -351,6 +352,37 @@ def drf_key_into(usage, min_share, weight: float, cluster, out) -> None:
     order = np.empty(len(cluster), dtype=np.int64)
     needy = _compared_ratios_into(usage, min_share, weight, cluster, order, out[1:])
     out[0] = 0.0 if needy else 1.0
+
+
+@callee
+def fits_in_max_share(v: int, request, parent, usage, max_share) -> bool:
+    """``FSQueue.fitsInMaxShare``: the queue's usage plus ``request`` fits in its max share, and so at every
+    ancestor (the root, ``parent`` -1, included).
+
+    Parameters
+    ----------
+    v : int
+        The leaf queue.
+    request : ndarray of float, shape (m,)
+    parent : ndarray of int64
+    usage, max_share : ndarray of float, shape (n_nodes, m)
+        Each queue's usage (its subtree's) and max share (``inf`` unset).
+
+    Examples
+    --------
+    Queue 1 (max 10) using 9 cannot take 2 more; 1 more fits:
+
+    >>> p, u, mx = np.array([-1, 0]), np.array([[9.0], [9.0]]), np.array([[np.inf], [10.0]])
+    >>> fits_in_max_share(1, np.array([2.0]), p, u, mx), fits_in_max_share(1, np.array([1.0]), p, u, mx)
+    (False, True)
+    """
+    node = v
+    while node >= 0:
+        for r in range(len(request)):
+            if usage[node, r] + request[r] > max_share[node, r]:
+                return False
+        node = parent[node]
+    return True
 
 
 @callee

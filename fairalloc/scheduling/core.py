@@ -65,6 +65,12 @@ Plugging in more (what the core is shaped for)
 * *A decision trace*: :func:`schedule` writes one row per launch; a trace array of the same shape
   with the key, the tie and the reason of every user examined (started, no room, set aside) is
   written at the same places.
+* *Queues above the users* (Kueue, YARN, Mesos; :mod:`~fairalloc.scheduling.queues`): the key ids from
+  :data:`~fairalloc.scheduling.keys.QUEUE_KEYS` on read a ``QueueState`` (the ``qs`` field); a start or
+  an end updates the queue usage (``queue_take``/``queue_release``) and re-keys the queue's other members
+  (:func:`regroup`), and ``queue_admits`` may refuse a start (a quota), which the pass treats as a task
+  that fits on no server; Volcano's deserved resources are recomputed at the start of a pass when a
+  submission or an end changed the requests (``volcano_session``, then :func:`rekey_all`). Every other key reads none of it (the default ``qs`` is a one-node placeholder).
 * *Preemption*: :func:`release` of the victim's tasks, then a run pushed at the *front* of its user's
   queue (``_enqueue`` with ``front``) for requeueing, or dropped for a kill.
 
@@ -88,10 +94,12 @@ from .._jit import jit
 from ..kinetic import tree_core as tc
 from ..tolerance import FLOOR_EPS
 from .keys import CDRF, DRF, SDRF, TSF, _trajectory, cdrf_key, drf_key, tsf_key
+from .keys import QUEUE_KEYS, VOLCANO, queue_key
+from .queues import empty_queues, queue_admits, queue_release, queue_submit, queue_take, volcano_session
 from .servers import find_server
 
 __all__ = ["Core", "CoreState", "RunTable", "ORDERS", "schedule", "schedule_into", "grow_rows", "submit", "release",
-           "changed", "advance", "first", "next_min_change", "key_value", "key_lines", "rekey_all"]
+           "changed", "advance", "first", "next_min_change", "key_value", "key_lines", "rekey_all", "regroup"]
 
 #: ``order=`` names -> ids.
 ORDERS = {"heap": 0, "live_tree": 1, "resort": 2, "lazy": 3}
@@ -145,6 +153,7 @@ class CoreState(NamedTuple):
     ltoken: np.ndarray      #: (N,) lazy heap: each user's current token
     meta: np.ndarray        #: int64 counters and choices
     par: np.ndarray         #: float parameters: now, tau, tau finite, level reading, eps, jump reading
+    qs: tuple               #: the queue tree of the production keys (:class:`~fairalloc.scheduling.queues.QueueState`)
 
 
 class RunTable(NamedTuple):
@@ -350,6 +359,8 @@ def key_value(st, runs, u):
         return drf_key(st.usage[u], st.totals, st.w[u])
     if kind == TSF:
         return tsf_key(st.held_h[u], st.held_n[u], st.held_len[u], st.w[u])
+    if kind >= QUEUE_KEYS:
+        return queue_key(kind, st.qs, u, runs.d[st.qhead[u]], st.totals)
     return cdrf_key(st.usage[u], runs.d[st.qhead[u]], st.totals, st.w[u])
 
 
@@ -568,6 +579,8 @@ def _enqueue(st, runs, u, r, now):
 @jit(_nrt=False)
 def submit(st, runs, ts, u, r):
     """Run r joins user u's queue now; a user with no pending task before enters the order."""
+    if st.meta[_KEY] >= QUEUE_KEYS:
+        queue_submit(st.qs, st.meta[_KEY], u, runs.d[r], runs.left[r])
     if _enqueue(st, runs, u, r, st.par[_NOW]):
         _activate(st, runs, ts, u)
 
@@ -590,6 +603,8 @@ def _take(st, runs, u, r, d, m):
     st.n_running[u] += 1
     if st.meta[_KEY] == TSF:
         _held_add(st, u, runs.h[r], 1)
+    elif st.meta[_KEY] >= QUEUE_KEYS:
+        queue_take(st.qs, st.meta[_KEY], u, d)
     return task
 
 
@@ -611,6 +626,8 @@ def release(st, runs, u, r, k, m):
                 st.usage[u, x] = st.usage[u, x] - d[x]
         if tsf:
             _held_add(st, u, runs.h[r], -1)
+    if st.meta[_KEY] >= QUEUE_KEYS:
+        queue_release(st.qs, st.meta[_KEY], u, d, k)
 
 
 @jit(_nrt=False)
@@ -619,6 +636,8 @@ def changed(st, runs, ts, u):
     live tree: marked, brought up to date before the order is next read)."""
     if st.meta[_KEY] == SDRF:
         _sdrf_changed(st, u)
+    elif st.meta[_KEY] >= QUEUE_KEYS:
+        regroup(st, runs, ts, u)
     if st.n_pending[u] > 0:
         if st.meta[_ORDER] == TREE:
             if not st.isdirty[u]:
@@ -627,6 +646,22 @@ def changed(st, runs, ts, u):
                 st.meta[_NDIRTY] += 1
         else:
             _reposition(st, runs, ts, u)
+
+
+@jit(_nrt=False)
+def regroup(st, runs, ts, u):
+    """Queue keys: u's queue usage changed, so every *other* member of u's queue with pending tasks takes
+    its new key (a member set aside in this pass only gets its key, for its return to the heap)."""
+    qs = st.qs
+    q = qs.queue[u]
+    for j in range(qs.mptr[q], qs.mptr[q + 1]):
+        v = qs.members[j]
+        if v == u or st.n_pending[v] == 0:
+            continue
+        if st.meta[_ORDER] == HEAP and st.pos[v] < 0:
+            st.prio[v] = key_value(st, runs, v) + 0.0
+        else:
+            _reposition(st, runs, ts, v)
 
 
 @jit(_nrt=False)
@@ -678,6 +713,8 @@ def schedule_into(st, runs, ts, limit, out, fresh):
     eps = st.par[_EPS]
     meta = st.meta
     if fresh:
+        if st.meta[_KEY] == VOLCANO and volcano_session(st.qs, st.totals):
+            rekey_all(st, runs, ts)            # the session's deserved resources: every queue's share anew
         lead = _lead(st, runs, ts) if order == TREE else -1
         n_skip = 0
         started = 0
@@ -701,7 +738,10 @@ def schedule_into(st, runs, ts, limit, out, fresh):
                 break
         r = st.qhead[u]
         d = runs.d[r]
-        m = find_server(st.free, d, st.place[u], rule, st.totals, eps, st.scratch)
+        if st.meta[_KEY] >= QUEUE_KEYS and not queue_admits(st.qs, st.meta[_KEY], u, d):
+            m = -1                             # the rule refuses it now (a quota): as if it fit nowhere
+        else:
+            m = find_server(st.free, d, st.place[u], rule, st.totals, eps, st.scratch)
         if m < 0:
             if lead >= 0:
                 _flush(st, runs, ts)
@@ -721,6 +761,8 @@ def schedule_into(st, runs, ts, limit, out, fresh):
         task = _take(st, runs, u, r, d, m)
         if st.meta[_KEY] == SDRF:
             _sdrf_changed(st, u)
+        elif st.meta[_KEY] >= QUEUE_KEYS:
+            regroup(st, runs, ts, u)
         if st.n_pending[u] > 0:
             _reposition(st, runs, ts, u)
         else:
@@ -825,9 +867,10 @@ def _order_of(st, runs, ts, out):
 # ---- the Python side ---------------------------------------------------------------------------------------
 def new_state(capacities, totals, placement, weights, *, key: int, order: str, rule: int, blocking: str,
               ties: str, time: float = 0.0, commitments=None, fair=None, tau=None, level: bool = True,
-              jump: bool = False, held: int = 1, load: int = 64):
+              jump: bool = False, held: int = 1, load: int = 64, queues=None):
     """A :class:`CoreState` and its :class:`~fairalloc.kinetic.tree_core.TreeState` for N users
-    (``len(weights)``) on ``capacities`` (M, K); ``held``: TSF's distinct counts per user to make room for."""
+    (``len(weights)``) on ``capacities`` (M, K); ``held``: TSF's distinct counts per user to make room for;
+    ``queues``: the :class:`~fairalloc.scheduling.queues.QueueState` of a queue key."""
     capacities = np.array(capacities, dtype=float)
     n, k = len(weights), capacities.shape[1]
     o = ORDERS[order]
@@ -852,7 +895,7 @@ def new_state(capacities, totals, placement, weights, *, key: int, order: str, r
         dirty=np.zeros(n, np.int64), isdirty=np.zeros(n, np.bool_), ab=np.zeros((2, k)), ab1=np.zeros((2, 1)),
         scratch=np.zeros(k), held_h=np.zeros((n, max(held, 1))), held_n=np.zeros((n, max(held, 1)), np.int64),
         held_len=np.zeros(n, np.int64), lazy=np.zeros((4 * n + 128 if o == LAZY else 1, 4)),
-        ltoken=np.zeros(n, np.int64), meta=meta, par=par)
+        ltoken=np.zeros(n, np.int64), meta=meta, par=par, qs=empty_queues(k) if queues is None else queues)
     kin_tau = None if tau is None else float(tau)
     ts = tc.new_state(kin_tau, float(time), max(4, int(load)), n if o != HEAP else 1, k if o != HEAP else 1)
     return st, ts
@@ -891,6 +934,10 @@ class Core:
         SDRF's initial commitments (N, K) as fractions of the totals, fair shares (N,), time constant
         (None: constant commitments), reading (level or printed) and the diagnostic ``jump`` (at every
         change of a user's holdings its commitment is set to the new excess at once).
+    queues : QueueState, optional
+        The queue tree of a production key (:mod:`fairalloc.scheduling.queues`): the user's key is its
+        queue's, :func:`~fairalloc.scheduling.queues.queue_admits` may refuse a start, and a start or an
+        end re-keys the queue's members (:func:`regroup`).
 
     Examples
     --------
@@ -908,10 +955,10 @@ class Core:
 
     def __init__(self, capacities, totals, placement, weights, *, key: int, order: str, rule: int,
                  blocking: str, ties: str, time: float = 0.0, commitments=None, fair=None, tau=None,
-                 level: bool = True, jump: bool = False, load: int = 64) -> None:
+                 level: bool = True, jump: bool = False, load: int = 64, queues=None) -> None:
         self.st, self.ts = new_state(capacities, totals, placement, weights, key=key, order=order, rule=rule,
                                      blocking=blocking, ties=ties, time=time, commitments=commitments, fair=fair,
-                                     tau=tau, level=level, jump=jump, load=load)
+                                     tau=tau, level=level, jump=jump, load=load, queues=queues)
         self.k = len(totals)
         self.runs = new_runs(16, self.k)
         self.next_id = 0

@@ -19,6 +19,10 @@ name        key of user *i*                                               moves 
 ``cdrf``    :math:`\max_r (u_{ir} + d_{ir}) / T_r / w_i`                  no       CDRF [4]_
 ==========  ============================================================  =======  ==================
 
+The production fair-share rules of container clusters (``kueue``, ``yarn``, ``mesos``; the end of this
+module) are keys of the same kind, read from the queue above the user
+(:mod:`fairalloc.scheduling.queues`, :mod:`fairalloc.scheduling.production`).
+
 *Constant keys* change only when the user's own state does (a start, a finish, a new head task):
 the core keeps them in an indexed heap. *SDRF's key moves with time*: the commitments decay by Eq. 6,
 :math:`c_{ir}(t) = \bar o_{ir} + (c_{ir}(t_0) - \bar o_{ir}) e^{-(t - t_0)/\tau}` with the excess
@@ -168,3 +172,112 @@ def trajectory_row(o, excess_, c0, w, level, a, b) -> None:
 
 
 _trajectory = jit(trajectory_row)
+
+
+# ---- production fair-share keys (issue 28): a user takes its queue's key --------------------------------------
+# The queue tree and its usage are a QueueState (fairalloc.scheduling.queues); each key below calls the rule of
+# fairalloc.fairshare, which stays the one definition. A rule that compares a tier first and then a value is
+# one float: the tier most keys sit in keeps the value itself (so ties and near-ties are the value's), the
+# tiers before it map the value into [-2, -1) and [-1, 0) by v / (1 + v), the tier after it into [1e200, 2e200).
+KUEUE, YARN, MESOS, VOLCANO = 4, 5, 6, 7
+KEYS["kueue"] = Key(KUEUE, False, "skip")
+KEYS["yarn"] = Key(YARN, False, "skip")
+KEYS["mesos"] = Key(MESOS, False, "skip")
+KEYS["volcano"] = Key(VOLCANO, False, "skip")
+#: The keys that read a QueueState (ids at least this).
+QUEUE_KEYS = KUEUE
+#: Where the tier after the main one starts (above any share a weight >= 1e-9 gives).
+LAST_TIER = 1e200
+__all__ += ["KUEUE", "YARN", "MESOS", "VOLCANO", "QUEUE_KEYS", "kueue_key", "yarn_key", "mesos_key", "volcano_key",
+            "queue_key", "squash"]
+
+import math  # noqa: E402
+
+from ..fairshare.kueue import _key_with as _kueue_key_with  # noqa: E402  (fairshare never imports scheduling)
+from ..fairshare.mesos import node_share as _mesos_share  # noqa: E402
+from ..fairshare.volcano import _dominant_share as _volcano_share  # noqa: E402
+from ..fairshare.yarn import _compared_ratios_into as _yarn_ratios  # noqa: E402
+from ..fairshare.yarn import _dominant as _yarn_dominant  # noqa: E402
+
+
+@jit(_nrt=False)
+def squash(value):
+    r""":math:`v / (1 + v)` for :math:`v \ge 0` (1 for ``inf``): an increasing map of [0, inf] into [0, 1].
+
+    Examples
+    --------
+    >>> squash.py_func(0.0), squash.py_func(1.0), squash.py_func(float("inf"))
+    (0.0, 0.5, 1.0)
+    """
+    if value == math.inf:
+        return 1.0
+    return value / (1.0 + value)
+
+
+@jit(_nrt=False)
+def kueue_key(qs, u, d):
+    r"""Kueue's admission order (``entryComparer.less``) for user (LocalQueue) u with head request d.
+
+    With the request added at u's LocalQueue (:func:`fairalloc.fairshare.kueue._key_with`), u's ClusterQueue
+    has (borrowing on the request's resources, :func:`~fairalloc.fairshare.kueue.drs_key`'s tier, value):
+    not borrowing first (:math:`-2 + v/(1+v)`, or :math:`-1 + v/(1+v)` in the weight-0 tier), then the
+    borrowing ones by :math:`v = DRS/w` (per mille of the lendable capacity), weight-0 borrowers last
+    by their unweighted share (:math:`10^{200}(1 + v/(1+v))`). Priority is not modelled; the core's tie
+    (the oldest pending submission) is Kueue's next criterion, the queue timestamp.
+    """
+    bor, tier, value = _kueue_key_with(qs.queue[u], qs.node[u], d, qs.parent, qs.quota, qs.limit, qs.usage,
+                                       qs.lam, qs.group_of, qs.w, qs.work, qs.save)
+    if not bor:
+        return (-2.0 if tier == 0 else -1.0) + squash(value)
+    if tier == 0:
+        return value
+    return LAST_TIER * (1.0 + squash(value))
+
+
+@jit(_nrt=False)
+def yarn_key(qs, u, totals):
+    r"""YARN's DRF comparator (``DominantResourceFairnessComparatorN``) on u's leaf queue, as one float.
+
+    Needy queues (dominant usage below the min share) first, by usage/min share of the dominant resource
+    (:math:`-1 + v/(1+v)`); then the others by their dominant share over the weight
+    (:func:`fairalloc.fairshare.yarn._compared_ratios_into`'s first ratio: equal first ratios tie here,
+    where YARN compares the next ratio); a queue of weight 0 after every weighted queue, by its
+    dominant share (FairScheduler.md on weight 0, YARN-6754; :math:`10^{200}(1 + v/(1+v))`).
+    """
+    q = qs.queue[u]
+    if qs.w[q] == 0.0:
+        dm = _yarn_dominant(qs.usage[q], totals)
+        return LAST_TIER * (1.0 + squash(qs.usage[q, dm] / totals[dm]))
+    needy = _yarn_ratios(qs.usage[q], qs.quota[q], qs.w[q], totals, qs.iwork, qs.work)
+    if needy:
+        return -1.0 + squash(qs.work[0])
+    return qs.work[0]
+
+
+@jit(_nrt=False)
+def mesos_key(qs, u, totals):
+    r"""Mesos' DRF sorter share of u's role: :math:`\max_r A_r/T_r / w` (:func:`fairalloc.fairshare.mesos.node_share`;
+    the allocation-count tie-break is not modelled: equal shares go to the core's tie)."""
+    return _mesos_share(qs.queue[u], qs.usage, totals, qs.excluded, qs.w)
+
+
+@jit(_nrt=False)
+def volcano_key(qs, u):
+    r"""Volcano's proportion plugin (``QueueOrderFn``) on u's queue: its share :math:`\max_r a_r/d_r` of its
+    deserved resources at the last session (:func:`fairalloc.fairshare.volcano.queue_shares_into` of one queue; queue
+    priorities are not modelled)."""
+    q = qs.queue[u]
+    return _volcano_share(qs.usage[q], qs.deserved[qs.qpos[q]], qs.eps[0])
+
+
+@jit(_nrt=False)
+def queue_key(kind, qs, u, d, totals):
+    """The key of user u (head request d) for a queue key ``kind`` (:data:`KUEUE`, :data:`YARN`, :data:`MESOS`,
+    :data:`VOLCANO`)."""
+    if kind == KUEUE:
+        return kueue_key(qs, u, d)
+    if kind == YARN:
+        return yarn_key(qs, u, totals)
+    if kind == VOLCANO:
+        return volcano_key(qs, u)
+    return mesos_key(qs, u, totals)

@@ -48,7 +48,7 @@ from ..errors import InvalidInstanceError
 from ..model import Cluster, _placement, _weights
 from ._base import Start
 from .servers import FreeCapacity
-from .tvtsf import POLICIES, TIES, fill_slot
+from .tvtsf import DOMINANT_AFTER, POLICIES, RATIO, TIES, fill_slot
 
 __all__ = ["OnlineSlotScheduler"]
 
@@ -97,7 +97,6 @@ class OnlineSlotScheduler:
         self.ties = require_choice("ties", ties, TIES)
         self.servers = FreeCapacity(cl.capacities, self.placement, "tvtsf" if server is None else server)
         self.totals = self.servers.totals
-        self._totals_list = self.totals.tolist()
         self.slot = -1                                     # last slot stepped
         self.usage = np.zeros((n, cl.n_resources))
         self._pending: list[deque] = [deque() for _ in range(n)]
@@ -194,14 +193,6 @@ class OnlineSlotScheduler:
             self.usage[i] = 0.0
             self._inv_h_running[i] = 0.0
 
-    def _key(self, i: int) -> float:
-        if self.policy == "tvtsf":
-            return self._started[i] / self._den[i]
-        if self.policy == "tsf":
-            return float(self._inv_h_running[i]) / self.weights[i]
-        return float(shares.dominant_share_after_one(self.usage[i].tolist(), self._pending[i][0][0].tolist(),
-                                                     self._totals_list, self.weights[i]))
-
     def _begin_slot(self, slot: int) -> tuple[int, list[int]]:
         """Enter ``slot`` (> the last stepped slot): the slot as an int and the users with pending tasks,
         their denominators brought up to it."""
@@ -222,7 +213,7 @@ class OnlineSlotScheduler:
         pending = self._pending
         by_wait = self.ties == "wait"
 
-        def start(i: int, m: int) -> bool:
+        def start(i: int, m: int) -> None:
             head = pending[i][0]
             d = head[0]
             task = head[2]
@@ -237,10 +228,16 @@ class OnlineSlotScheduler:
             self._n_running[i] += 1
             self._running[task] = (i, m, d, head[3])
             out.append(Start(task, i, m, float(slot)))
-            return bool(self._n_pending[i])
 
-        self.rounds += fill_slot(active, self.servers, key=self._key,
-                                 tie=lambda i: pending[i][0][4] if by_wait else 0,
-                                 demand=lambda i: pending[i][0][0], start=start)
+        # each active user's pending jobs: demand, tasks left, the key's increment per start, tie
+        tsf = self.policy == "tsf"
+        jobs = {i: [(job[0], job[1], 1.0 / job[3] if tsf else 1.0, job[4] if by_wait else 0.0) for job in pending[i]]
+                for i in active}
+        if self.policy == "cdrf":
+            self.rounds += fill_slot(self.servers, jobs, kind=DOMINANT_AFTER, usage=self.usage,
+                                     weights=self.weights, start=start)
+        else:      # tvtsf: X_i / den_i, + 1 per start; tsf: sum of 1/h over running tasks / w_i
+            num, den = (self._inv_h_running, self.weights) if tsf else (self._started, self._den)
+            self.rounds += fill_slot(self.servers, jobs, kind=RATIO, num=num, den=den, start=start)
         self._decisions += len(out)
         return out

@@ -56,11 +56,10 @@ References
 
 from __future__ import annotations
 
-import heapq
 import logging
 import time as _time
 from collections import deque
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -69,37 +68,176 @@ from ..validation import as_array, require_choice, require_nonnegative, require_
 from ..errors import InvalidInstanceError
 from ..model import TimeVaryingInstance
 from ..result import AllocationResult, Status
-from .servers import FreeCapacity
+from .._jit import jit
+from ..tolerance import FLOOR_EPS
+from .servers import FreeCapacity, find_server
 
 __all__ = ["SlotStart", "SlotScheduler", "slotted_greedy", "tvtsf_greedy", "fill_slot", "POLICIES", "TIES"]
 
 logger = logging.getLogger(__name__)
 
 POLICIES = ("tvtsf", "tsf", "cdrf")
+_EPS = float(FLOOR_EPS)         # the fit test's slack, as FreeCapacity's
+_dominant = jit(shares.dominant_share_row)
 #: Tie rules among equal keys (module docstring), as :data:`fairalloc.scheduling.TIES`.
 TIES = ("wait", "index")
 
 
-def fill_slot(active: Iterable[int], servers: FreeCapacity, *, key: Callable[[int], float],
-              tie: Callable[[int], float], demand: Callable[[int], np.ndarray],
-              start: Callable[[int, int], bool]) -> int:
-    """TV-TSF Algorithm 2 for one slot, with ALLOC (Algorithm 3) and a lazy FREEZE (Algorithm 5).
+#: ``kind=`` of :func:`fill_slot`: the key :math:`\mathrm{num}_i / \mathrm{den}_i` whose numerator grows by
+#: the job's increment at each start (TV-TSF's cumulative share, TSF's task share), or CDRF's weighted
+#: dominant share after the next task, :math:`\max_r (o_{ir} + d_r) / C_r / \omega_i`.
+RATIO, DOMINANT_AFTER = 0, 1
 
-    Repeatedly the active user with the smallest ``(key(i), tie(i), i)`` gets one task of
-    ``demand(i)`` on ``servers.find(i, demand(i))`` (the server rule; Algorithm 4 by default); the
-    capacity is taken here and ``start(i, m)`` records the start and returns whether ``i`` still has
-    pending tasks (then it competes again under its new key and tie). A user whose task fits on no
-    eligible server is frozen for the rest of the slot (capacities only decrease within a slot).
+
+@jit(_nrt=False)
+def _less(hk, ht, hu, a, b):
+    """Heap order: (key, tie, user) lexicographically (users are distinct: a total order)."""
+    if hk[a] != hk[b]:
+        return hk[a] < hk[b]
+    if ht[a] != ht[b]:
+        return ht[a] < ht[b]
+    return hu[a] < hu[b]
+
+
+@jit(_nrt=False)
+def _swap(hk, ht, hu, a, b):
+    hk[a], hk[b] = hk[b], hk[a]
+    ht[a], ht[b] = ht[b], ht[a]
+    hu[a], hu[b] = hu[b], hu[a]
+
+
+@jit(_nrt=False)
+def _push(hk, ht, hu, size, key, tie, user):
+    """Add (key, tie, user) to the binary heap of ``size`` entries; return the new size."""
+    j = size
+    hk[j], ht[j], hu[j] = key, tie, user
+    while j > 0:
+        p = (j - 1) // 2
+        if not _less(hk, ht, hu, j, p):
+            break
+        _swap(hk, ht, hu, j, p)
+        j = p
+    return size + 1
+
+
+@jit(_nrt=False)
+def _pop(hk, ht, hu, size):
+    """Remove the smallest entry (moved to position ``size - 1``); return the new size."""
+    size -= 1
+    _swap(hk, ht, hu, 0, size)
+    j = 0
+    while True:
+        c = 2 * j + 1
+        if c >= size:
+            break
+        if c + 1 < size and _less(hk, ht, hu, c + 1, c):
+            c += 1
+        if not _less(hk, ht, hu, c, j):
+            break
+        _swap(hk, ht, hu, c, j)
+        j = c
+    return size
+
+
+@jit(_nrt=False)
+def _key(kind, i, job, num, den, usage, weights, jd, totals, row):
+    """The key of user ``i`` whose next task is one of job ``job`` (``kind``: :data:`RATIO` or
+    :data:`DOMINANT_AFTER`, :func:`fairalloc.shares.dominant_share_row` of usage plus the task); ``row``
+    a (K,) work array."""
+    if kind == RATIO:
+        return num[i] / den[i]
+    for r in range(totals.shape[0]):
+        row[r] = usage[i, r] + jd[job, r]
+    return _dominant(row, totals) / weights[i]
+
+
+@jit(_nrt=False)
+def _fill_slot(free, placement, rule, totals, eps, scratch, row, kind, num, den, usage, weights,
+               users, head, last, jd, jn, jinc, jtie, hk, ht, hu, state, out_user, out_server, out_job):
+    """TV-TSF Algorithm 2 on arrays (:func:`fill_slot`), resumable: with a server rule given by the
+    caller (``rule < 0``) it stops at each choice with the user in ``state[3]``; the caller puts the
+    server in ``state[4]`` and calls again. ``state``: heap size, rounds, starts, waiting user, answer."""
+    size = state[0]
+    if state[3] < -1:                                   # first call: every active user in the heap
+        size = 0
+        for a in range(users.shape[0]):
+            i = users[a]
+            size = _push(hk, ht, hu, size, _key(kind, i, head[i], num, den, usage, weights, jd, totals, row),
+                         jtie[head[i]], i)
+        state[3] = -1
+    n = state[2]
+    while True:
+        if state[3] >= 0:                               # resumed with the caller's server
+            i = state[3]
+            m = state[4]
+            state[3] = -1
+        else:
+            if size == 0:
+                break
+            size = _pop(hk, ht, hu, size)
+            i = hu[size]
+            state[1] += 1
+            if rule < 0:
+                state[0] = size
+                state[2] = n
+                state[3] = i
+                return
+            m = find_server(free, jd[head[i]], placement[i], rule, totals, eps, scratch)
+        if m < 0:
+            continue                                    # FREEZE: no eligible server with room
+        job = head[i]
+        for r in range(free.shape[1]):
+            free[m, r] -= jd[job, r]
+        out_user[n] = i
+        out_server[n] = m
+        out_job[n] = job
+        n += 1
+        if kind == RATIO:
+            num[i] += jinc[job]
+        else:
+            for r in range(free.shape[1]):
+                usage[i, r] += jd[job, r]
+        jn[job] -= 1
+        if jn[job] == 0:
+            head[i] = job + 1
+        if head[i] < last[i]:
+            size = _push(hk, ht, hu, size, _key(kind, i, head[i], num, den, usage, weights, jd, totals, row),
+                         jtie[head[i]], i)
+    state[0] = size
+    state[2] = n
+
+
+def fill_slot(servers: FreeCapacity, jobs: dict, *, kind: int, start: Callable[[int, int], Any],
+              num: Any = None, den: Any = None, usage: Any = None, weights: Any = None) -> int:
+    r"""TV-TSF Algorithm 2 for one slot, with ALLOC (Algorithm 3) and a lazy FREEZE (Algorithm 5).
+
+    Repeatedly the active user with the smallest ``(key, tie, user)`` gets one task of its head job
+    on the server the rule chooses (``servers``' rule; Algorithm 4 by default); the capacity is taken
+    and ``start(i, m)`` records the start. A user whose head task fits on no eligible server is
+    frozen for the rest of the slot (capacities only decrease within a slot); a user whose jobs are
+    all started leaves. The loop is compiled (:func:`_fill_slot`, the one implementation); a server
+    rule given as a Python callable is asked between compiled steps (the loop resumes with its answer).
 
     Parameters
     ----------
-    active : iterable of int
-        Users with pending tasks.
     servers : FreeCapacity
-        Free capacity and the server rule (changed in place).
-    key, tie, demand, start : callables of the user index
-        The policy's key (smaller first), the tie value (smaller first, then the index), the next
-        task's demand (raw units) and the bookkeeping of a start.
+        Free capacity and the server rule (changed in place: one :meth:`~FreeCapacity.take` per start,
+        in the order of the starts).
+    jobs : dict
+        Active user -> its pending jobs in queue order, each ``(demand, tasks, increment, tie)``:
+        the task's demand (K,), raw units; tasks left; the key's increment per start (:data:`RATIO`);
+        the tie value while it is the head job (smaller first, then the user index).
+    kind : {RATIO, DOMINANT_AFTER}
+        :data:`RATIO`: key :math:`\mathrm{num}_i / \mathrm{den}_i`, ``num[i]`` grown by the head job's
+        increment at each start; :data:`DOMINANT_AFTER`: :math:`\max_r (o_{ir} + d_r)/C_r/\omega_i`
+        with ``usage`` :math:`o` grown by the demand at each start and ``weights`` :math:`\omega`.
+    start : callable
+        ``start(i, m)``: the caller's bookkeeping of one start of ``i``'s head task on server ``m``.
+    num, den : array_like (N,), optional
+        :data:`RATIO` state (not changed: the loop works on a copy).
+    usage : array_like (N, K), optional
+    weights : array_like (N,), optional
+        :data:`DOMINANT_AFTER` state (``usage`` not changed: a copy).
 
     Returns
     -------
@@ -108,10 +246,10 @@ def fill_slot(active: Iterable[int], servers: FreeCapacity, *, key: Callable[[in
 
     Examples
     --------
-    One pool <3, 3>, two users with unit tasks <1, 1>, key = tasks started so far. By hand: user 0
-    (key 0), user 1 (key 0), user 0 (key 1, tie 1 = 1 broken by index) fill the pool; then user 1
-    (key 1) and user 0 (key 2) are popped once more, fit nowhere and are frozen: 5 rounds, 2 tasks
-    and 1:
+    One pool <3, 3>, two users with unit tasks <1, 1>, key = tasks started so far (``num``; ``den``
+    1). By hand: user 0 (key 0), user 1 (key 0), user 0 (key 1, tie 0 = 0 broken by index) fill the
+    pool; then user 1 (key 1) and user 0 (key 2) are popped once more, fit nowhere and are frozen:
+    5 rounds, 2 tasks and 1:
 
     >>> import numpy as np
     >>> from fairalloc.scheduling import FreeCapacity
@@ -119,25 +257,57 @@ def fill_slot(active: Iterable[int], servers: FreeCapacity, *, key: Callable[[in
     >>> started = [0, 0]
     >>> def start(i, m):
     ...     started[i] += 1
-    ...     return True                      # both users always have more pending tasks
-    >>> fill_slot([0, 1], servers, key=lambda i: started[i], tie=lambda i: 0.0,
-    ...           demand=lambda i: np.array([1.0, 1.0]), start=start), started
+    >>> jobs = {i: [(np.array([1.0, 1.0]), 10, 1.0, 0.0)] for i in (0, 1)}
+    >>> fill_slot(servers, jobs, kind=RATIO, num=[0.0, 0.0], den=[1.0, 1.0], start=start), started
     (5, [2, 1])
     """
-    heap = [(key(i), tie(i), i) for i in active]
-    heapq.heapify(heap)
-    rounds = 0
-    while heap:
-        _, _, i = heapq.heappop(heap)
-        rounds += 1
-        d = demand(i)
-        m = servers.find(i, d)
-        if m < 0:
-            continue                                   # FREEZE: no eligible server with room
-        servers.take(m, d)
-        if start(i, m):
-            heapq.heappush(heap, (key(i), tie(i), i))
-    return rounds
+    users = np.fromiter(jobs, dtype=np.int64, count=len(jobs))
+    n_users = servers.placement.shape[0]
+    k = servers.capacity.shape[1]
+    n_jobs = sum(len(v) for v in jobs.values())
+    jd = np.empty((n_jobs, k))
+    jn = np.empty(n_jobs, dtype=np.int64)
+    jinc = np.zeros(n_jobs)
+    jtie = np.empty(n_jobs)
+    head = np.zeros(n_users, dtype=np.int64)
+    last = np.zeros(n_users, dtype=np.int64)
+    j = 0
+    for i, queue in jobs.items():
+        head[i] = j
+        for d, c, inc, tie in queue:
+            jd[j] = d
+            jn[j] = c
+            jinc[j] = inc
+            jtie[j] = tie
+            j += 1
+        last[i] = j
+    total = int(jn.sum())
+    num = np.zeros(n_users) if num is None else np.array(num, dtype=float)
+    den = np.ones(n_users) if den is None else np.asarray(den, dtype=float)
+    usage = np.zeros((n_users, k)) if usage is None else np.array(usage, dtype=float)
+    weights = np.ones(n_users) if weights is None else np.asarray(weights, dtype=float)
+    free = np.array(servers.free, dtype=float)
+    hk, ht, hu = np.empty(users.size + 1), np.empty(users.size + 1), np.empty(users.size + 1, dtype=np.int64)
+    out_user = np.empty(total, dtype=np.int64)
+    out_server = np.empty(total, dtype=np.int64)
+    out_job = np.empty(total, dtype=np.int64)
+    state = np.array([0, 0, 0, -2, -1], dtype=np.int64)
+    rule = servers.rule_id
+    scratch = np.zeros(k)
+    placement = np.asarray(servers.placement, dtype=bool)
+    done = 0
+    while True:
+        _fill_slot(free, placement, rule, servers.totals, _EPS, scratch, np.zeros(k), kind, num, den, usage, weights,
+                   users, head, last, jd, jn, jinc, jtie, hk, ht, hu, state, out_user, out_server, out_job)
+        for i, m, job in zip(out_user[done:state[2]].tolist(), out_server[done:state[2]].tolist(),
+                             out_job[done:state[2]].tolist()):
+            servers.take(m, jd[job])
+            start(i, m)
+        done = int(state[2])
+        if state[3] < 0:
+            return int(state[1])
+        i = int(state[3])
+        state[4] = servers.find(i, jd[head[i]])
 
 
 class SlotStart(NamedTuple):
@@ -235,15 +405,6 @@ class SlotScheduler:
     def done(self) -> bool:
         return self.slot >= self.instance.n_slots
 
-    def _key(self, i: int, t: int, x: int) -> float:
-        tv = self.instance
-        if self.policy == "tvtsf":
-            return (self._cum[i] + x) / self._cum_wh[i, t]
-        if self.policy == "tsf":
-            return float(shares.task_shares(self.n_running[i], self._monopoly[i, t], tv.weights[i, t]))
-        return float(shares.dominant_shares_after(self.usage[i], tv.task_demands[i, t], self.totals,
-                                                  tv.weights[i, t]))
-
     def step(self, arrivals: Any = None) -> list[SlotStart]:
         """Run one slot: release ended tasks, add arrivals (default: the instance's), allocate.
 
@@ -272,7 +433,7 @@ class SlotScheduler:
         x = np.zeros(tv.n_agents, dtype=np.int64)
         by_wait = self.ties == "wait"
 
-        def start(i: int, m: int) -> bool:
+        def start(i: int, m: int) -> None:
             self.usage[i] += tv.task_demands[i, t]
             self.n_running[i] += 1
             self.pending[i] -= 1
@@ -282,12 +443,19 @@ class SlotScheduler:
             head[1] -= 1
             if head[1] == 0:
                 self._arrived[i].popleft()
-            return self.pending[i] > 0
 
-        self._rounds += fill_slot(np.flatnonzero(self.pending > 0).tolist(), self.servers,
-                                  key=lambda i: self._key(i, t, int(x[i])),
-                                  tie=lambda i: self._arrived[i][0][0] if by_wait else 0,
-                                  demand=lambda i: tv.task_demands[i, t], start=start)
+        # each active user's arrival batches (this slot's demand), tasks left, key increment 1, tie
+        jobs = {i: [(tv.task_demands[i, t], c, 1.0, a if by_wait else 0.0) for a, c in self._arrived[i]]
+                for i in np.flatnonzero(self.pending > 0).tolist()}
+        if self.policy == "cdrf":
+            rounds = fill_slot(self.servers, jobs, kind=DOMINANT_AFTER, usage=self.usage,
+                               weights=tv.weights[:, t], start=start)
+        elif self.policy == "tsf":     # n_i / (w_i h_i) of the running tasks (shares.task_shares)
+            rounds = fill_slot(self.servers, jobs, kind=RATIO, num=self.n_running,
+                               den=self._monopoly[:, t] * tv.weights[:, t], start=start)
+        else:                          # Eq. 3: (X_i + x_i) / sum_tau w h
+            rounds = fill_slot(self.servers, jobs, kind=RATIO, num=self._cum, den=self._cum_wh[:, t], start=start)
+        self._rounds += rounds
         out = []
         for i, m in zip(*np.nonzero(self.started[:, :, t])):
             c = int(self.started[i, m, t])

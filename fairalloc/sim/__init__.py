@@ -13,6 +13,8 @@ from .policies import (BUC, F1, F2, FCFS, POLICIES, QUEUE_POLICIES, SJF, UNICEF,
                        QueuePolicy, QueueView, SlotPolicy, StaticSlotPolicy, TaskPolicy, ema_update,
                        make_policy, make_queue_policy, policy_names, register_policy, threshold_update)
 from .simulate import make_state, simulate
+# production fair-share policies (issue 27)
+from .policies.fairshare import HTCondorPolicy, SlurmPolicy
 
 __all__ = ["simulate", "Simulation", "SimulationResult", "Policy", "POLICIES", "make_policy", "register_policy",
            "policy_names", "make_state", "ClusterState", "ProcessorPool", "ResourcePool", "Servers",
@@ -20,4 +22,6 @@ __all__ = ["simulate", "Simulation", "SimulationResult", "Policy", "POLICIES", "
            "WAKEUP", "TaskPolicy", "SlotPolicy", "StaticSlotPolicy",
            # job-queue policies (rigid jobs)
            "QueuePolicy", "FCFS", "SJF", "WFP3", "UNICEF", "F1", "F2", "BUC", "PriorityPolicy", "QueueView",
-           "ema_update", "threshold_update", "make_queue_policy", "QUEUE_POLICIES"]
+           "ema_update", "threshold_update", "make_queue_policy", "QUEUE_POLICIES",
+           # production fair-share policies (issue 27)
+           "SlurmPolicy", "HTCondorPolicy"]

@@ -17,6 +17,9 @@ pass stopped on first: it would start nothing), then the next wake-up while bloc
 
 A static per-job key (``order``, a rank per job: a learned priority function evaluated once at
 submission) orders the rigid queue as FCFS's arrival order does: :func:`rigid_run` takes the ranks.
+With ``listed=True`` every job is queued at its rank from the start and startable from its submit
+time (a list schedule: a trial of the learned-priorities method); :func:`rigid_batch` runs the loop
+once per list order in one compiled call.
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit
+from ..errors import InvalidInstanceError
 from ..scheduling import core as C
 from .policies import easy as E
 
 __all__ = ["run", "rigid_run", "task_run", "RIGID", "TASKS"]
+__all__ += ["rigid_batch"]      # the learned-priorities method's trials (issue 29)
 
 RIGID, TASKS = 0, 1
 
@@ -102,12 +107,15 @@ _DONE, _ROWS, _ROOM = 0, 1, 2
 
 @jit(_nrt=False)
 def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
-          es, procs, est, rank, resv, backfill, scan, rem, started_r, out, hend, hint,
+          es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
           lp, lk, lm, lt0, lt1, lkill, li, lf):
     """The loop of :func:`run`, compiled without reference counting (it takes every array borrowed and
     allocates nothing): returns :data:`_DONE`; :data:`_ROWS` when a pass needs more launch rows
     (``li[_PHASE]`` 2: the pass resumes at the next call); :data:`_ROOM` when the log and the heap
-    might not hold a pass's rows (the pass runs at the next call); its variables are kept in ``li`` and ``lf`` for the next call."""
+    might not hold a pass's rows (the pass runs at the next call); its variables are kept in ``li`` and
+    ``lf`` for the next call. Rigid jobs ask for nothing (the heap holds ``n`` completions): one call.
+    ``listed``: the rigid jobs were all queued before (:func:`_list_all`), an arrival only wakes
+    the loop; ``ready`` each rank's ready time (empty unless listed)."""
     n = arr_t.shape[0]
     tasks = kind == TASKS
     stop = st.meta[C._STOP] != 0
@@ -153,7 +161,7 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                         C.advance(st, runs, ts, now)
                         clock = now
                     C.submit(st, runs, ts, user[i], i)
-                else:
+                elif not listed:
                     E.push_at(i, procs[i], est[i], rank[i], es)
                 i += 1
                 events += 1
@@ -166,7 +174,7 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
             if events == seen:
                 continue
             if not tasks:                                       # one decision: rigid jobs (heap room: n)
-                k, free = E.step(now, free, es, started_r, resv, backfill, scan)
+                k, free = E.step(now, free, es, started_r, resv, backfill, scan, ready)
                 for q in range(k):
                     j = es.wjob[started_r[q]]
                     start[j] = now
@@ -227,16 +235,25 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
     return code
 
 
+@jit(_nrt=False)
+def _list_all(arr_t, procs, est, rank, es, ready):
+    """A listed run's start: every rigid job queued at its rank, ``ready[rank]`` its submit time."""
+    for q in range(arr_t.shape[0]):
+        E.push_at(q, procs[q], est[q], rank[q], es)
+        ready[rank[q]] = arr_t[q]
+
+
 @jit
 def run(kind, arr_t, dur, kill, start, end, killed, counts,
         st, runs, ts, user, wakeups, wake_first,
-        es, procs, est, rank, capacity, resv, backfill, scan):
+        es, procs, est, rank, capacity, resv, backfill, scan, listed=False):
     """The loop (module docstring). ``kind``: :data:`RIGID` or :data:`TASKS`; jobs are given in
     arrival order (position = run index for tasks). Rigid jobs: ``es`` EASY's state, ``procs``,
     ``est`` (what a reservation may assume), ``rank`` each job's rank in the queue's order,
-    ``resv`` each rank's first shadow time. Tasks: ``st``, ``runs``, ``ts`` the core's state,
-    ``user`` each job's user. ``counts`` gets [events, launches, wake-ups that ran a pass]; returns
-    the launch log (position, tasks, server, start, end, killed) of task runs.
+    ``resv`` each rank's first shadow time; ``listed``: every rigid job is queued at its rank from the
+    first instant and may start from its arrival time (:func:`rigid_run`). Tasks: ``st``, ``runs``,
+    ``ts`` the core's state, ``user`` each job's user. ``counts`` gets [events, launches, wake-ups
+    that ran a pass]; returns the launch log (position, tasks, server, start, end, killed) of task runs.
 
     (The events are processed by ``_loop``, which allocates nothing; this function gives it the
     arrays and more room when it asks.)"""
@@ -253,9 +270,13 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     li = np.zeros(9, np.int64)
     li[_FREE] = capacity
     lf = np.array([st.par[C._NOW] if tasks else 0.0, np.nan, -1.0, 0.0])
+    listed = listed and not tasks
+    ready = np.empty(n if listed else 0)       # listed rigid jobs: each rank's ready time
+    if listed:
+        _list_all(arr_t, procs, est, rank, es, ready)
     while True:
         code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
-                     es, procs, est, rank, resv, backfill, scan, rem, started_r, out, hend, hint,
+                     es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
                      lp, lk, lm, lt0, lt1, lkill, li, lf)
         if code == _DONE:
             break
@@ -340,7 +361,7 @@ def _max_distinct(user, h) -> int:
 
 
 def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=None, rank=None,
-              backfill: bool = True, scan: int = E.SCAN) -> tuple[np.ndarray, np.ndarray]:
+              backfill: bool = True, scan: int = E.SCAN, listed: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Start times of rigid jobs in arrival order (``submit`` non-decreasing) on ``capacity``
     processors, in strict order of ``rank`` (default: arrival order, FCFS), with EASY backfilling
     when ``backfill``; and each rank's first shadow time as the blocked head (NaN if never).
@@ -358,6 +379,12 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
     backfill : bool, default True
     scan : int
         A pass over at most this many ranks after the head scans them without EASY's index.
+    listed : bool, default False
+        A *list schedule* (a trial of the learned-priorities method): every job is queued at its
+        rank from the first instant and may start from its submit time, so a job not yet submitted
+        blocks the jobs ranked after it as a job that does not fit does (strict order), and with
+        EASY it is the head with a reservation at the shadow time, at least its submit time, while
+        later submitted jobs may backfill. Default: a job joins the queue when it is submitted.
 
     Returns
     -------
@@ -377,6 +404,13 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
     >>> rigid_run(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
     ...           np.array([10., 5., 20.]), 4, backfill=False)[0].tolist()
     [0.0, 10.0, 10.0]
+
+    Listed, job 2 ranked first: nothing starts before it is submitted at 2 (job 0 fits at 0 but
+    is ranked after it); then jobs 2 and 0 (1 + 3 wide) run, and job 1 waits for job 0's end at 12:
+
+    >>> rigid_run(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
+    ...           np.array([10., 5., 20.]), 4, rank=np.array([1, 2, 0]), backfill=False, listed=True)[0].tolist()
+    [2.0, 12.0, 2.0]
     """
     n = len(submit)
     procs = np.ascontiguousarray(processors, dtype=np.int64)
@@ -391,5 +425,83 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
         run(RIGID, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(duration, dtype=float),
             kill_in, start, end, np.zeros(n, bool), np.zeros(3, np.int64), st, runs, ts, np.zeros(1, np.int64),
             False, False, es, procs, np.ascontiguousarray(requested, dtype=float), rk, int(capacity), resv,
-            bool(backfill), int(scan))
+            bool(backfill), int(scan), bool(listed))
     return start, resv[:n]
+
+
+# ---- a batch of list schedules (the learned-priorities method's trials, issue 29) --------------------
+@jit(_nrt=False)
+def _batch_loop(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out,
+                kill, end, killed, resv, user, ready, rem, started_r, rows, hend, hint,
+                lp, lk, lm, lt0, lt1, lkill, li, lf):
+    """:func:`_loop` once per row of ``ranks`` (listed rigid jobs) on arrays made once (compiled without
+    reference counting: the arrays borrowed, none rebound), EASY's state cleared between rows;
+    ``out[p]`` gets row *p*'s start times."""
+    for p in range(ranks.shape[0]):
+        E.clear(es)
+        resv[:] = np.nan
+        li[:] = 0
+        li[_FREE] = capacity
+        lf[_CLOCK], lf[_WAKE], lf[_WAKET], lf[_NOWF] = 0.0, np.nan, -1.0, 0.0
+        _list_all(arr_t, procs, est, ranks[p], es, ready)
+        _loop(RIGID, arr_t, dur, kill, out[p], end, killed, st, runs, ts, user, False, False,
+              es, procs, est, ranks[p], resv, backfill, scan, True, ready, rem, started_r, rows, hend, hint,
+              lp, lk, lm, lt0, lt1, lkill, li, lf)   # rigid jobs: one call, _DONE (heap room n)
+
+
+@jit
+def _rigid_batch(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out):
+    """The arrays of :func:`_batch_loop`, made once for every row."""
+    n = arr_t.shape[0]
+    z = np.zeros(1, np.int64)
+    m_heap = max(64, n)
+    _batch_loop(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out,
+                np.zeros(n, np.bool_), np.empty(n), np.zeros(n, np.bool_), np.empty(n), z, np.empty(n),
+                runs.left.copy(), np.zeros(max(n, 1), np.int64), np.zeros((64, 4), np.int64), np.zeros(m_heap),
+                np.zeros((m_heap, 4), np.int64), z, z, z, np.zeros(1), np.zeros(1), np.zeros(1, np.bool_),
+                np.zeros(9, np.int64), np.zeros(4))
+
+
+def rigid_batch(submit, processors, duration, requested, capacity: int, ranks, *, backfill: bool = False,
+                scan: int = E.SCAN) -> np.ndarray:
+    """Start times of one set of rigid jobs under many list orders: :func:`rigid_run` with
+    ``listed=True`` once per row of ``ranks``, in one compiled call (the same loop).
+
+    Parameters
+    ----------
+    submit, processors, duration, requested : ndarray (n,)
+        As :func:`rigid_run` (arrival order: ``submit`` non-decreasing).
+    capacity : int
+    ranks : ndarray of int (P, n)
+        Row *p*: each job's place in the *p*-th list order (a permutation of ``range(n)``).
+    backfill : bool, default False
+        EASY backfilling over each list order.
+    scan : int
+
+    Returns
+    -------
+    ndarray (P, n)
+        Row *p*: the start times under the *p*-th order.
+
+    Examples
+    --------
+    The three jobs of :func:`rigid_run`'s examples in arrival order and with job 2 ranked first:
+
+    >>> rigid_batch(np.array([0., 1., 2.]), np.array([3, 3, 1]), np.array([10., 5., 20.]),
+    ...             np.array([10., 5., 20.]), 4, np.array([[0, 1, 2], [1, 2, 0]])).tolist()
+    [[0.0, 10.0, 10.0], [2.0, 12.0, 2.0]]
+    """
+    n = len(submit)
+    rk = np.ascontiguousarray(ranks, dtype=np.int64)
+    if rk.ndim != 2 or rk.shape[1] != n:
+        raise InvalidInstanceError(f"ranks has shape {rk.shape}; expected (P, {n})", argument="ranks", value=rk.shape)
+    out = np.zeros(rk.shape)
+    if n == 0 or rk.shape[0] == 0:
+        return out
+    procs = np.ascontiguousarray(processors, dtype=np.int64)
+    es = E.new_easy_state(n, int(capacity), int(procs.max()))
+    st, runs, ts = _dummy_task_state()
+    _rigid_batch(np.ascontiguousarray(submit, dtype=float), procs, np.ascontiguousarray(duration, dtype=float),
+                 np.ascontiguousarray(requested, dtype=float), rk, int(capacity), bool(backfill), int(scan), es,
+                 st, runs, ts, out)
+    return out

@@ -107,7 +107,9 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         ``"f2"``, ``"buc"``, any of them with ``"+easy"``, ``"drf"``, ``"sdrf"``, ``"tsf"``,
         ``"cdrf"``, ``"tvtsf"``, ``"tsf-static"``, ``"cdrf-static"`` (the table
         :data:`fairalloc.sim.policies.POLICIES`), a name registered with
-        :func:`~fairalloc.sim.register_policy`, or a policy object (see :mod:`fairalloc.sim.engine`).
+        :func:`~fairalloc.sim.register_policy`, ``"learned:FILE"`` (a learned priority function's
+        JSON file; ``"learned:FILE+easy"`` with EASY; on the compiled loop), or a policy object (see
+        :mod:`fairalloc.sim.engine`).
     enforce_walltime : bool
         Kill jobs at their requested time (True) or let them run to completion (False, default).
     placement : array_like of bool (n_users, n_servers), optional
@@ -174,9 +176,11 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     return sim.run()
 
 
-def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False) -> SimulationResult:
+def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False, key: Any = None) -> SimulationResult:
     """FCFS (``easy=False``) or FCFS + EASY on the compiled loop (:func:`.kernels.rigid_run`); ``keep``:
-    fill the policy's ``reservations`` as the event engine would (a policy object the caller may inspect)."""
+    fill the policy's ``reservations`` as the event engine would (a policy object the caller may inspect);
+    ``key`` (n,): a static priority per job, lowest first, ties in arrival order, instead of arrival
+    order (a learned function, :class:`~.policies.learned.LearnedPolicy`)."""
     wl, state = sim.workload, sim.state
     state.bind(wl)
     ok, rejected = sim.admissible()
@@ -188,8 +192,12 @@ def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False)
     order = idx[np.argsort(wl.submit[idx], kind="stable")]
     start = np.full(n, np.nan)
     expected = np.where(np.isnan(req), run, req)   # what a reservation may assume
+    rank = None
+    if key is not None:                            # each position's place in the key's order (stable: arrival)
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[np.argsort(np.asarray(key, dtype=float)[order], kind="stable")] = np.arange(len(order))
     start[order], resv = rigid_run(wl.submit[order], wl.processors[order], dur[order], expected[order],
-                                   state.capacity, backfill=easy)
+                                   state.capacity, rank=rank, backfill=easy)
     if easy and keep:
         sim.policy.reset(sim)
         for k in np.flatnonzero(~np.isnan(resv)).tolist():

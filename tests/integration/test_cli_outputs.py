@@ -342,3 +342,7 @@ def test_a_sweep_folder_takes_only_a_sweep_of_the_same_spec(tmp_path, capsys):
     (mine / "notes.txt").write_text("mine")
     assert main(["sweep", str(tmp_path / "one.yaml"), "--workers", "0", "-q", "--out", str(mine)]) == 2
     assert "not a sweep folder" in capsys.readouterr().err and [p.name for p in mine.iterdir()] == ["notes.txt"]
+    # without -q: the refusal comes before the header, which would announce a run that never starts
+    assert main(["sweep", str(tmp_path / "one.yaml"), "--workers", "0", "--out", str(mine)]) == 2
+    err = capsys.readouterr().err
+    assert "not a sweep folder" in err and "cells ->" not in err

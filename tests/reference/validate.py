@@ -23,6 +23,8 @@ task ends (in the simulator's order: completions, then arrivals, then one pass):
    * TSF: the sum of :func:`~fairalloc.shares.task_shares` of its running tasks (monopoly counts by
      :func:`~fairalloc.shares.monopoly_tasks` on the servers);
    * CDRF: :func:`~fairalloc.shares.dominant_shares_after` with its head task;
+   * another rule (Kueue, YARN, Mesos on queues): the caller's ``key`` callable, with its ``admits``
+     (a quota) deciding whether a head task may start at all;
 
    keys within ``atol`` are equal; among equal keys that do not move with time (all but SDRF with a
    time constant), ``ties="wait"`` serves the user whose head task was submitted first, then the lower
@@ -46,7 +48,8 @@ from fairalloc import shares
 
 __all__ = ["ScheduleViolation", "validate_task_schedule"]
 
-BLOCKING = {"drf": "stop", "sdrf": "stop", "tsf": "skip", "cdrf": "skip"}
+BLOCKING = {"drf": "stop", "sdrf": "stop", "tsf": "skip", "cdrf": "skip", "kueue": "skip", "yarn": "skip",
+            "mesos": "skip"}
 
 
 class ScheduleViolation(AssertionError):
@@ -59,7 +62,8 @@ def _fits(free, d):
 
 def validate_task_schedule(workload, cluster, result, *, mechanism, placement=None, blocking=None,
                            weights=None, commitments=None, tau=None, delta=None, priority="level",
-                           ties="wait", server="first_fit", atol=1e-9, check_ties=True) -> int:
+                           ties="wait", server="first_fit", atol=1e-9, check_ties=True, key=None,
+                           admits=None) -> int:
     """Check ``result`` (a :class:`fairalloc.sim.SimulationResult` of a task scheduler) against the rule.
 
     Parameters
@@ -76,6 +80,12 @@ def validate_task_schedule(workload, cluster, result, *, mechanism, placement=No
     check_ties : bool
         Check the tie rule among equal keys (exact when demands and capacities are dyadic, so that the
         simulator's sums and these agree to the last bit).
+    key : callable, optional
+        ``key(user, usage, demand) -> float`` for another mechanism (a production rule on queues):
+        ``usage`` (n_users, K) the raw holdings of every user, ``demand`` the user's head task; lower first.
+    admits : callable, optional
+        ``admits(user, usage, demand) -> bool``: whether the rule lets the head task start now (a quota);
+        a refused task counts as one that fits nowhere.
 
     Returns
     -------
@@ -142,7 +152,11 @@ def validate_task_schedule(workload, cluster, result, *, mechanism, placement=No
         t0[u] = t
         ex[u] = C.excess_over(usage[u] / totals, fair[u])
 
+    key_of = key
+
     def key(u, t):
+        if key_of is not None:
+            return float(key_of(u, usage, res[queue[u][0][0]]))
         if mechanism == "drf":
             return float(shares.dominant_shares(usage[u][None, :], totals, w[u:u + 1])[0])
         if mechanism == "cdrf":
@@ -161,6 +175,8 @@ def validate_task_schedule(workload, cluster, result, *, mechanism, placement=No
 
     def fits_somewhere(u):
         d = res[queue[u][0][0]]
+        if admits is not None and not admits(u, usage, d):
+            return False
         return bool((_fits(free, d) & place[u]).any())
 
     def fail(t, msg):
@@ -199,6 +215,8 @@ def validate_task_schedule(workload, cluster, result, *, mechanism, placement=No
                 if not queue[u] or queue[u][0][0] != j:
                     fail(t, f"job {j} of user {u} started but the oldest pending task of user {u} is "
                             f"{'none' if not queue[u] else 'of job ' + str(queue[u][0][0])} (FIFO / submission)")
+                if admits is not None and not admits(u, usage, res[j]):
+                    fail(t, f"job {j} of user {u} started though the rule refuses it (admits is False)")
                 cands = [v for v in range(n) if queue[v] and (stop or fits_somewhere(v))]
                 keys = {v: key(v, t) for v in cands}
                 first = first_of(cands, keys)

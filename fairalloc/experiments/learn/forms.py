@@ -4,7 +4,10 @@ r"""The forms a priority function is fitted in: the paper's F1 and F2 and an enu
 
 .. math::
 
-    F_1 = c_1\sqrt{r} \cdot c_2 n + c_3 \log s, \qquad F_2 = c_1 r + c_2\sqrt{n} + c_3 \log s.
+    F_1 = c_1\sqrt{r} \cdot c_2 n + c_3 \log_{10} s, \qquad F_2 = c_1 r + c_2\sqrt{n} + c_3 \log_{10} s.
+
+The logarithm is decimal: Table 1's :math:`c_3` belongs to :math:`\log_{10} s` (the evidence is in
+:mod:`fairalloc.sim.policies.learned`).
 
 In :math:`F_1`, :math:`c_1` and :math:`c_2` enter only as their product: any pair with the same
 :math:`c_1 c_2` gives the same function, so least squares can determine :math:`c_1 c_2` and
@@ -14,7 +17,7 @@ writes F1 with one coefficient for the product,
 
 .. math::
 
-    F_1 = c_1 \sqrt{r}\, n + c_2 \log s \quad (c_1 \equiv c_1^{T1} c_2^{T1},\ c_2 \equiv c_3^{T1}),
+    F_1 = c_1 \sqrt{r}\, n + c_2 \log_{10} s \quad (c_1 \equiv c_1^{T1} c_2^{T1},\ c_2 \equiv c_3^{T1}),
 
 and :func:`table1_coefficients` maps Table 1 onto it. (Fitting the printed form is possible too:
 its fit reports ``identifiable=False``.)
@@ -31,10 +34,11 @@ term and no more (products merge their coefficients):
 :math:`\times, \times`  :math:`c_1 g h k`
 =================  ===========================================
 
-with, by default, :math:`g \in \{r, \sqrt r, \log r\}`, :math:`h \in \{n, \sqrt n, \log n\}`,
-:math:`k \in \{s, \log s\}`: 72 forms, F1 and F2 among them. Every one of them is linear in its
+with, by default, :math:`g \in \{r, \sqrt r, \log_{10} r\}`, :math:`h \in \{n, \sqrt n, \log_{10} n\}`,
+:math:`k \in \{s, \log_{10} s\}`: 72 forms, F1 and F2 among them. Every one of them is linear in its
 coefficients. The authors also tried ``1/x`` and division; pass your own term lists and operators
-(``"/"``) to widen the family. Logarithms are natural (a base only rescales a coefficient).
+(``"/"``) to widen the family. Logarithms are decimal, as the authors' (a base only rescales a
+coefficient; decimal keeps the fitted :math:`c_3` comparable with Table 1's).
 
 References
 ----------
@@ -47,16 +51,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from ...errors import InvalidInstanceError
-from .formula import Formula
-from .function import TABLE1
+from ...sim.policies.formula import Formula
+from ...sim.policies.learned import TABLE1
 
 __all__ = ["PAPER_FORMS", "enumerate_forms", "table1_coefficients", "R_TERMS", "N_TERMS", "S_TERMS", "OPERATORS"]
 
 #: The paper's forms with identifiable coefficients (module docstring).
-PAPER_FORMS = {"F1": "c1 * sqrt(r) * n + c2 * log(s)", "F2": "c1 * r + c2 * sqrt(n) + c3 * log(s)"}
-R_TERMS = ("r", "sqrt(r)", "log(r)")
-N_TERMS = ("n", "sqrt(n)", "log(n)")
-S_TERMS = ("s", "log(s)")
+PAPER_FORMS = {"F1": "c1 * sqrt(r) * n + c2 * log10(s)", "F2": "c1 * r + c2 * sqrt(n) + c3 * log10(s)"}
+R_TERMS = ("r", "sqrt(r)", "log10(r)")
+N_TERMS = ("n", "sqrt(n)", "log10(n)")
+S_TERMS = ("s", "log10(s)")
 OPERATORS = ("+", "*")
 
 
@@ -101,13 +105,13 @@ def enumerate_forms(r_terms: Sequence[str] = R_TERMS, n_terms: Sequence[str] = N
     Returns
     -------
     dict of str to str
-        Name (the structure without coefficients, e.g. ``"sqrt(r) * n + log(s)"``) to formula.
+        Name (the structure without coefficients, e.g. ``"sqrt(r) * n + log10(s)"``) to formula.
 
     Examples
     --------
     >>> forms = enumerate_forms()
-    >>> len(forms), forms["sqrt(r) * n + log(s)"], forms["r + sqrt(n) + log(s)"]
-    (72, 'c1 * sqrt(r) * n + c2 * log(s)', 'c1 * r + c2 * sqrt(n) + c3 * log(s)')
+    >>> len(forms), forms["sqrt(r) * n + log10(s)"], forms["r + sqrt(n) + log10(s)"]
+    (72, 'c1 * sqrt(r) * n + c2 * log10(s)', 'c1 * r + c2 * sqrt(n) + c3 * log10(s)')
     >>> enumerate_forms(["r"], ["n"], ["s"], ["*", "/"])["r / n / s"]
     'c1 * r / n / s'
     """

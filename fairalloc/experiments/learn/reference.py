@@ -1,7 +1,7 @@
 r"""The reference trial: one permutation of a state's queue scheduled in plain Python.
 
-This is the oracle for the compiled batch kernel (issue 29's later stage) and the pure-Python
-baseline it is timed against. It is deliberately slim: lists, loops, no index structures.
+This is the oracle for the compiled batch kernel (:mod:`.trials`, the simulator's one loop) and
+the pure-Python baseline it is timed against (``benchmarks/bench_learn.py``). It is deliberately slim: lists, loops, no index structures.
 
 **The schedule** of a list of rigid jobs on ``capacity`` identical processors, given a list order
 (S in trace order, then Q in the trial's permutation; :mod:`.states`):
@@ -48,7 +48,7 @@ import numpy as np
 from ...errors import InvalidInstanceError
 from ...sim.metrics import TAU, bounded_slowdown
 
-__all__ = ["reference_schedule", "reference_trials"]
+__all__ = ["reference_schedule", "reference_trials", "check_permutations", "trial_avebsld"]
 
 
 def reference_schedule(run_time: Sequence[float], processors: Sequence[int], submit: Sequence[float],
@@ -149,6 +149,27 @@ def reference_schedule(run_time: Sequence[float], processors: Sequence[int], sub
     return np.array(start, dtype=float)
 
 
+def check_permutations(permutations: Any, q: int) -> np.ndarray:
+    """``permutations`` as an array of shape (P, q), P >= 1, each row a permutation of ``range(q)``
+    (the batch contract's check, shared by every implementation of it).
+
+    Raises
+    ------
+    InvalidInstanceError
+        Another shape, no rows (P = 0), a row that is not a permutation (naming it).
+    """
+    perms = np.asarray(permutations)
+    if perms.ndim != 2 or perms.shape[0] == 0 or perms.shape[1] != q:
+        raise InvalidInstanceError(f"permutations has shape {perms.shape}; expected (P, {q}) with P >= 1 (one row "
+                                   "per trial)", argument="permutations", value=perms.shape)
+    ok = (np.sort(perms, axis=1) == np.arange(q)).all(axis=1)
+    if not ok.all():
+        bad = int(np.flatnonzero(~ok)[0])
+        raise InvalidInstanceError(f"permutations[{bad}]={perms[bad].tolist()} is not a permutation of range({q})",
+                                   argument="permutations", index=(bad,), value=perms[bad].tolist())
+    return perms
+
+
 def reference_trials(run_time: Any, processors: Any, submit: Any, estimate: Any = None, *, started: int,
                      capacity: int, permutations: Any, backfill: bool = False, tau: float = TAU) -> np.ndarray:
     """AVEbsld over Q of each permutation of one state's queue (the batch contract, module docstring).
@@ -191,15 +212,7 @@ def reference_trials(run_time: Any, processors: Any, submit: Any, estimate: Any 
     [6.0, 1.05]
     """
     run = np.asarray(run_time, dtype=float)
-    perms = np.asarray(permutations)
-    q = run.shape[0] - started
-    if perms.ndim != 2 or perms.shape[0] == 0 or perms.shape[1] != q:
-        raise InvalidInstanceError(f"permutations has shape {perms.shape}; expected (P, {q}) with P >= 1 (one row "
-                                   "per trial)", argument="permutations", value=perms.shape)
-    if not (np.sort(perms, axis=1) == np.arange(q)).all():
-        bad = int(np.flatnonzero(~(np.sort(perms, axis=1) == np.arange(q)).all(axis=1))[0])
-        raise InvalidInstanceError(f"permutations[{bad}]={perms[bad].tolist()} is not a permutation of range({q})",
-                                   argument="permutations", index=(bad,), value=perms[bad].tolist())
+    perms = check_permutations(permutations, run.shape[0] - started)
     sub = np.asarray(submit, dtype=float)
     head = list(range(started))
     out = np.empty(perms.shape[0])
@@ -207,5 +220,24 @@ def reference_trials(run_time: Any, processors: Any, submit: Any, estimate: Any 
         order = head + [started + k for k in perm]
         start = reference_schedule(run, processors, sub, order, capacity=capacity, estimate=estimate,
                                    backfill=backfill)
-        out[p] = bounded_slowdown(start[started:] - sub[started:], run[started:], tau).mean()
+        out[p] = trial_avebsld(start[None, started:], sub[started:], run[started:], tau)[0]
     return out
+
+
+def trial_avebsld(start: np.ndarray, submit: np.ndarray, run: np.ndarray, tau: float = TAU) -> np.ndarray:
+    """AVEbsld (Eq. 1) of each row of queued jobs' start times ``start`` (trials, q), with waits
+    ``start - submit``: the mean of :func:`fairalloc.sim.metrics.bounded_slowdown` over the row, summed
+    job after job in a fixed order so that every implementation of the batch contract gives the
+    same floating-point value whatever the number of rows (numpy's own mean sums differently over
+    a row of a block and over a 1-d array).
+
+    Examples
+    --------
+    >>> trial_avebsld(np.array([[0., 100.], [10., 0.]]), np.zeros(2), np.array([100., 10.])).tolist()
+    [6.0, 1.05]
+    """
+    b = bounded_slowdown(start - submit, run, tau)
+    total = b[:, 0].copy()
+    for k in range(1, b.shape[1]):
+        total += b[:, k]
+    return total / b.shape[1]

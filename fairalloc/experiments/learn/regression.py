@@ -43,8 +43,8 @@ import pandas as pd
 
 from ...errors import InvalidInstanceError
 from ...rng import as_generator
-from .formula import Formula
-from .function import LearnedFunction, prepare_inputs
+from ...sim.policies.formula import Formula
+from ...sim.policies.learned import LearnedFunction, prepare_inputs
 
 __all__ = ["Fit", "Ranking", "fit_form", "fit_forms", "split_states", "STATUSES"]
 

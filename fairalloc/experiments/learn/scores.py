@@ -174,9 +174,9 @@ def score_states(states: States, n_trials: int, *, rng: Any = None, backfill: bo
     tau : float, default 10
         Bounded-slowdown threshold (seconds).
     trials : callable, optional
-        The batch of trials, with the signature and meaning of
-        :func:`~.reference.reference_trials` (the default: plain Python, about a millisecond per
-        48-job trial; the compiled kernel of the later stage plugs in here).
+        The batch of trials, with the signature and meaning of :func:`~.reference.reference_trials`
+        (the plain-Python oracle); default :func:`~.trials.compiled_trials`, the same trials on the
+        simulator's compiled loop.
     progress : bool, default False
         A progress bar over the states.
 
@@ -199,13 +199,13 @@ def score_states(states: States, n_trials: int, *, rng: Any = None, backfill: bo
     """
     from tqdm.auto import tqdm
 
-    from .reference import reference_trials
+    from .trials import compiled_trials
 
     if not isinstance(states, States):
         raise InvalidInstanceError(f"states={type(states).__name__} must be a States (training_states(...))",
                                    argument="states", value=type(states).__name__)
     gen = as_generator(rng)
-    run = trials or reference_trials
+    run = trials or compiled_trials
     q, s0 = states.queued, states.started
     frames = []
     for i in tqdm(range(len(states)), desc="states", unit="state", disable=not progress):

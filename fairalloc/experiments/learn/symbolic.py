@@ -35,8 +35,8 @@ import pandas as pd
 
 from ...errors import InvalidInstanceError, SolverUnavailableError
 from ...rng import as_generator
-from .formula import Formula
-from .function import prepare_inputs
+from ...sim.policies.formula import Formula
+from ...sim.policies.learned import prepare_inputs
 from .regression import Fit
 
 __all__ = ["symbolic_search", "program_formula", "available", "FUNCTION_SET"]

@@ -215,7 +215,7 @@ PAPER_GAIN = 7.25
 #: :mod:`fairalloc.experiments.learn`) writes its report, relative to this report's folder; None
 #: until it has stored results (the report then says they do not exist yet). The training work
 #: fills this in when its results are stored.
-TRAINING_REPORT: str | None = None
+TRAINING_REPORT: str | None = "../../learned-training/report.md"
 
 #: What each claim's test checks, as the report states it.
 CRITERIA = (
@@ -314,7 +314,7 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
              "'Jobs per day'; benchmarks/bench_sdrf_gaps.py lublin --seeds 300)"]
     setup = [f"scale `{scale}`: Lublin-Feitelson traces of 30 days on 256 processors, typed (batch + "
              "interactive) and typeless parameters, and the shipped model-program output lublin_256.swf "
-             "(89.2 days) cut into 30-day windows; no backfilling; AVEbsld with tau = 10 s; natural log in "
+             "(89.2 days) cut into 30-day windows; no backfilling; AVEbsld with tau = 10 s; decimal log in "
              "F1/F2; run times known exactly",
              "the paper's traces and its Lublin parameters for 256 processors are not published"]
     if "model-program" not in set(g["kind"]):

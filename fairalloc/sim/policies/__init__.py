@@ -13,6 +13,15 @@ builds a fresh policy from the call's options; nothing registers itself when a m
 ``tvtsf``                TV-TSF Algorithms 1-5 per slot (:class:`~.slots.SlotPolicy`)
 ``tsf-static``,          TV-TSF's static baselines (:class:`~.slots.StaticSlotPolicy`)
 ``cdrf-static``
+``slurm``,               Slurm's multifactor priority (fair share over an account tree) on rigid jobs, in
+``slurm+easy``           priority order or with EASY backfilling, or (``slurm``) on a task pool
+                         (:class:`~.fairshare.SlurmPolicy`)
+``htcondor``             HTCondor's user priorities and pie-slice negotiation on rigid jobs
+                         (:class:`~.fairshare.HTCondorPolicy`)
+``kueue``, ``yarn``,     container clusters' fair sharing on queues of users (:class:`~.container.ContainerPolicy`)
+``mesos``, ``volcano``
+``learned:FILE``         a learned priority function's JSON file (:class:`~.learned.LearnedPolicy`);
+                         ``learned:FILE+easy`` with EASY
 =======================  ==============================================================================
 """
 
@@ -26,12 +35,20 @@ from .queue import (BUC, F1, F2, FCFS, QUEUE_POLICIES, SJF, UNICEF, WFP3, Priori
                     QueueView, buc_score, ema_update, f1_score, f2_score, make_queue_policy, precision,
                     threshold_update, unicef_score, wfp3_score)
 from .slots import SlotPolicy, StaticSlotPolicy
+# production fair-share policies (issue 27)
+from .fairshare import HTCondorPolicy, SlurmPolicy
 from .tasks import TaskPolicy
+# learned priority functions: "learned:FILE" (issue 29)
+from .learned import PREFIX as LEARNED_PREFIX
+from .learned import LearnedFunction, LearnedPolicy, learned_policy
 
 __all__ = ["Policy", "POLICIES", "make_policy", "register_policy", "policy_names", "TaskPolicy", "SlotPolicy",
            "StaticSlotPolicy", "QueuePolicy", "FCFS", "SJF", "WFP3", "UNICEF", "F1", "F2", "BUC",
            "PriorityPolicy", "QueueView", "ema_update", "threshold_update", "precision", "wfp3_score",
-           "unicef_score", "f1_score", "f2_score", "buc_score", "make_queue_policy", "QUEUE_POLICIES"]
+           "unicef_score", "f1_score", "f2_score", "buc_score", "make_queue_policy", "QUEUE_POLICIES",
+           # production fair-share policies (issue 27)
+           "SlurmPolicy", "HTCondorPolicy"]
+__all__ += ["LearnedFunction", "LearnedPolicy", "learned_policy"]      # learned priority functions (issue 29)
 
 
 def _queue(name: str) -> Callable[..., Policy]:
@@ -53,6 +70,10 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     **{name: _task(name) for name in ("drf", "sdrf", "tsf", "cdrf")},
     "tvtsf": lambda **options: SlotPolicy("tvtsf", **options),
     **{name: (lambda _n=name, **options: StaticSlotPolicy(_n, **options)) for name in ("tsf-static", "cdrf-static")},
+    # production fair-share policies (issue 27): Slurm multifactor (+ EASY), HTCondor user priority
+    "slurm": lambda **options: SlurmPolicy(**options),
+    "slurm+easy": lambda **options: SlurmPolicy(**{"backfill": True, **options}),
+    "htcondor": lambda **options: HTCondorPolicy(**options),
 }
 
 #: Names added with :func:`register_policy` (looked up first).
@@ -104,7 +125,9 @@ def make_policy(name: str, **options: Any) -> Policy:
     Parameters
     ----------
     name : str
-        A name of :data:`POLICIES`, one added by :func:`register_policy`, or ``"<queue policy>+easy"``.
+        A name of :data:`POLICIES`, one added by :func:`register_policy`, ``"<queue policy>+easy"``, or
+        ``"learned:FILE"`` / ``"learned:FILE+easy"``: the learned priority function in the JSON file
+        ``FILE`` (:func:`~.learned.learned_policy`).
     **options
         The policy's keyword options (e.g. ``delta=`` for SDRF, ``k_p=`` for BUC).
 
@@ -115,7 +138,8 @@ def make_policy(name: str, **options: Any) -> Policy:
     Raises
     ------
     InvalidInstanceError
-        An unknown name (the message lists the known ones) or an option the policy does not take.
+        An unknown name (the message lists the known ones), an option the policy does not take, or
+        a ``learned:`` file that is missing or not a learned function (naming the path and what is wrong).
 
     Examples
     --------
@@ -127,10 +151,19 @@ def make_policy(name: str, **options: Any) -> Policy:
     fairalloc.errors.InvalidInstanceError: option(s) ['delta'] do not apply to policy 'drf' (it takes weights, server, blocking, structure, ties, wakeups, wake_on)
     """
     key = str(name).lower()
+    if key.startswith(LEARNED_PREFIX) and key not in _REGISTERED:     # "learned:FILE[+easy]" (a path: case kept)
+        return learned_policy(str(name), **options)
     factory = _REGISTERED.get(key) or POLICIES.get(key)
     if factory is None and key.endswith("+easy") and key[:-len("+easy")] in QUEUE_POLICIES:
         factory = _queue(key)
     if factory is None:
         raise InvalidInstanceError(f"policy={name!r} is not one of {', '.join(policy_names())} "
-                                   "(or '<queue policy>+easy')", argument="policy", value=name)
+                                   "(or '<queue policy>+easy', 'learned:FILE')", argument="policy", value=name)
     return factory(**options)
+
+
+# ---- issue 28: the container clusters' fair sharing (Kueue, YARN, Mesos, Volcano), keys on the core ----
+from .container import QUEUE_POLICIES as _CONTAINER, ContainerPolicy  # noqa: E402
+
+POLICIES.update({name: (lambda _n=name, **options: ContainerPolicy(_n, **options)) for name in _CONTAINER})
+__all__ += ["ContainerPolicy"]

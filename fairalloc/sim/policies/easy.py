@@ -60,7 +60,7 @@ import numpy as np
 
 from ..._jit import jit
 
-__all__ = ["EasyCore", "EasyState", "new_easy_state", "step", "push", "push_at", "run_remove", "BLOCK", "SCAN"]
+__all__ = ["EasyCore", "EasyState", "new_easy_state", "clear", "step", "push", "push_at", "run_remove", "BLOCK", "SCAN"]
 
 #: Ranks per leaf block of the index.
 BLOCK = 16
@@ -167,22 +167,30 @@ def _passes(p, e, now, free, extra, shadow):
 
 
 @jit(inline='always')
-def _scan(lo, hi, wproc, west, now, free, extra, shadow):
+def _ready(r, ready, now):
+    """Whether the job at rank ``r`` may start at ``now``: always, unless ``ready`` (per rank) is given
+    (a listed run, :func:`fairalloc.sim.kernels.rigid_run`'s ``listed``: every job queued from the
+    start, each startable from its submit time)."""
+    return ready.shape[0] == 0 or ready[r] <= now
+
+
+@jit(inline='always')
+def _scan(lo, hi, wproc, west, now, free, extra, shadow, ready):
     for r in range(lo, hi):
         p = wproc[r]
-        if p > 0 and _passes(p, west[r], now, free, extra, shadow):
+        if p > 0 and _passes(p, west[r], now, free, extra, shadow) and _ready(r, ready, now):
             return r
     return -1
 
 
 @jit
-def _first(k, wproc, west, tminp, tmine, size, now, free, extra, shadow):
-    """The first rank >= k whose job passes the backfill test, or -1."""
+def _first(k, wproc, west, tminp, tmine, size, now, free, extra, shadow, ready):
+    """The first rank >= k whose job passes the backfill test (and is ready), or -1."""
     n = wproc.shape[0]
     if k >= n:
         return -1
     b = k // BLOCK
-    r = _scan(k, min((b + 1) * BLOCK, n), wproc, west, now, free, extra, shadow)
+    r = _scan(k, min((b + 1) * BLOCK, n), wproc, west, now, free, extra, shadow, ready)
     if r >= 0 or b + 1 >= size:
         return r
     wx = min(free, extra)
@@ -199,7 +207,7 @@ def _first(k, wproc, west, tminp, tmine, size, now, free, extra, shadow):
                 else:
                     i = a + 1
             lo = (i - size) * BLOCK
-            r = _scan(lo, min(lo + BLOCK, n), wproc, west, now, free, extra, shadow)
+            r = _scan(lo, min(lo + BLOCK, n), wproc, west, now, free, extra, shadow, ready)
             if r >= 0:
                 return r
         while i & 1:          # next subtree to the right
@@ -243,17 +251,17 @@ def run_remove(job, end, es):
 
 
 @jit(inline='always')
-def _shadow(now, free, need, m, rend, rproc):
-    """Shadow time and extra processors of a head ``need`` wide (module docstring)."""
+def _shadow(now, free, need, m, rend, rproc, lo):
+    """Shadow time and extra processors of a head ``need`` wide (module docstring), at least ``lo``
+    (``now``; a listed run's head that is not ready: its submit time, when it may fit already)."""
     avail = free
     k = 0
-    shadow = np.inf
-    while k < m:
+    shadow = lo if avail >= need else np.inf
+    while shadow == np.inf and k < m:
         avail += rproc[k]
         k += 1
         if avail >= need:
-            shadow = max(rend[k - 1], now)
-            break
+            shadow = max(rend[k - 1], lo)
     while k < m and rend[k] <= shadow:   # every job expected to end by the shadow time
         avail += rproc[k]
         k += 1
@@ -262,12 +270,15 @@ def _shadow(now, free, need, m, rend, rproc):
 
 # ---- one decision ----------------------------------------------------------------------------------
 @jit(inline='always')
-def step(now, free, es, out, resv, backfill, scan):
+def step(now, free, es, out, resv, backfill, scan, ready):
     """Start what FCFS (+ EASY if ``backfill``) starts at ``now``.
 
     Writes the ranks started, in order, to ``out``; returns (how many, free processors left);
     ``resv[rank]`` gets the shadow time the first time the job at ``rank`` is the head of a pass;
     a pass over at most ``scan`` ranks after the head scans them instead of using the index.
+    ``ready``: empty (every queued job may start), or per rank the time from which its job may start
+    (a listed run: a head not yet ready blocks the order as one that does not fit, and its shadow
+    time is at least its ready time; a later job backfills only once ready).
     """
     ist, wproc, west, wjob, tminp, tmine, dirty, isdirty, rend, rproc, rjob = es
     n_out = 0
@@ -277,7 +288,7 @@ def step(now, free, es, out, resv, backfill, scan):
         h += 1
     while h < top:                      # in order, until the first job that does not fit
         p = wproc[h]
-        if p > free:
+        if p > free or not _ready(h, ready, now):
             break
         free -= p
         j = wjob[h]
@@ -292,7 +303,8 @@ def step(now, free, es, out, resv, backfill, scan):
     ist[0] = h
     if not backfill or h >= top or free == 0:
         return n_out, free
-    shadow, extra = _shadow(now, free, wproc[h], ist[4], rend, rproc)
+    lo = now if ready.shape[0] == 0 else max(now, ready[h])
+    shadow, extra = _shadow(now, free, wproc[h], ist[4], rend, rproc, lo)
     if np.isnan(resv[h]):
         resv[h] = shadow
     short = top - h <= scan
@@ -301,9 +313,9 @@ def step(now, free, es, out, resv, backfill, scan):
     r = h + 1
     while free > 0:
         if short:      # a few ranks: scan them (same test, no index)
-            r = _scan(r, top, wproc, west, now, free, extra, shadow)
+            r = _scan(r, top, wproc, west, now, free, extra, shadow, ready)
         else:
-            r = _first(r, wproc, west, tminp, tmine, ist[2], now, free, extra, shadow)
+            r = _first(r, wproc, west, tminp, tmine, ist[2], now, free, extra, shadow, ready)
         if r < 0:
             break
         p = wproc[r]
@@ -362,6 +374,26 @@ def _requeue(jobs, procs, est, es, resv):
         push(j, procs[j], est[j], es)
 
 
+@jit(_nrt=False)
+def clear(es):
+    """Empty ``es`` (no job waiting or running) for a new run of the same sizes, as
+    :func:`new_easy_state` made it (a batch of runs reuses one state; it allocates nothing)."""
+    ist = es.ist
+    size = ist[2]
+    ist[:] = 0
+    ist[2] = size
+    es.wproc[:] = 0
+    es.west[:] = 0.0
+    es.wjob[:] = 0
+    es.tminp[:] = _BIG
+    es.tmine[:] = np.inf
+    es.dirty[:] = 0
+    es.isdirty[:] = False
+    es.rend[:] = 0.0
+    es.rproc[:] = 0
+    es.rjob[:] = 0
+
+
 def new_easy_state(n_ranks: int, capacity: int, max_width: int) -> EasyState:
     """Empty arrays for ``n_ranks`` waiting ranks on ``capacity`` processors, jobs at most ``max_width`` wide."""
     n_ranks = max(1, int(n_ranks))
@@ -393,7 +425,7 @@ def _decide(now, free, jobs, replace, ended, ended_end, begun, begun_end, procs,
         for q in range(jobs.shape[0]):
             j = jobs[q]
             push(j, procs[j], est[j], es)
-    return step(now, free, es, out, resv, backfill, scan)
+    return step(now, free, es, out, resv, backfill, scan, np.empty(0))
 
 
 class EasyCore:

@@ -282,11 +282,7 @@ class TaskPolicy(Policy):
         super().reset(sim)
         wl, state = _check_workload(sim, self.mechanism)
         n = _n_users(wl, state, self.weights)
-        cls = _SCHEDULERS[self.mechanism]
-        self.scheduler = cls(state.capacities, n_users=n if self.weights is None else None,
-                             weights=self.weights, placement=state.placement, server=self.server,
-                             blocking=self.blocking, structure=self.structure, ties=self.ties, time=0.0,
-                             **self.options)
+        self.scheduler = self._new_scheduler(state, n, wl)
         self._user = wl.user.tolist()
         self._tasks = wl.tasks.tolist()
         self._demand = wl.resources
@@ -296,6 +292,13 @@ class TaskPolicy(Policy):
         self.n_wakeups = 0
         self._wake = math.nan
         self._moved = False                       # an arrival or completion since the last pass
+
+    def _new_scheduler(self, state: Servers, n: int, wl: Any) -> Any:
+        """The scheduler of one run for ``n`` users on ``state``'s servers."""
+        cls = _SCHEDULERS[self.mechanism]
+        return cls(state.capacities, n_users=n if self.weights is None else None, weights=self.weights,
+                   placement=state.placement, server=self.server, blocking=self.blocking,
+                   structure=self.structure, ties=self.ties, time=0.0, **self.options)
 
     def _advance(self, now: float) -> None:
         if now > self._t:

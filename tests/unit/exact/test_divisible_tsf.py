@@ -88,10 +88,16 @@ def test_bad_arrays_name_the_argument():
 
 
 def _skip(on):
+    """The shortcuts on (the defaults) or off: every free user asked by LP 2, its rises bounded by 1."""
+    import contextlib
     import importlib
     from unittest import mock
 
-    return mock.patch.object(importlib.import_module("fairalloc.exact.tsf_lp"), "_SKIP_DECIDED", on)
+    mod = importlib.import_module("fairalloc.exact.tsf_lp")
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(mod, "_SKIP_DECIDED", on))
+    stack.enter_context(mock.patch.object(mod, "_RISE_CAP", mod._RISE_CAP if on else None))
+    return stack
 
 
 def test_lp2_left_out_where_decided_by_hand():
@@ -108,11 +114,33 @@ def test_lp2_left_out_where_decided_by_hand():
     assert short.status is full.status is Status.OPTIMAL
 
 
+def test_lp2_left_out_where_lp1_duals_decide_by_hand():
+    # The docstring example: one server <4, 4>, A = <1, 1> (h 4) and B = <2, 1> (h 2), 10 tasks each.
+    # LP 1: max t, t <= X_A / 4, t <= X_B / 2, X_A + 2 X_B <= 4 (CPU): t* = 1/2 at X = (2, 1). Its dual:
+    # y_A / 4 = mu, y_B / 2 = 2 mu (the CPU row's multiplier mu), y_A + y_B = 1: y = (1/2, 1/2), both
+    # positive, so neither can rise (complementary slackness) and no LP 2 is needed; A is not at its
+    # ceiling 10/4 and LP 1's point puts neither above t*, so only the duals decide it.
+    import importlib
+    from unittest import mock
+
+    args = ([[4, 4]], [[1, 1], [2, 1]], [10, 10], [4, 2], [[1], [1]])
+    mod = importlib.import_module("fairalloc.exact.tsf_lp")
+    with mock.patch.object(mod, "_DUAL_STUCK", False):
+        without = divisible_tsf(*args, solver="scipy")
+    with mock.patch.object(mod, "_DUAL_STUCK", True):
+        dual = divisible_tsf(*args, solver="scipy")
+    assert without.n_solves == 2 and dual.n_solves == 1
+    assert dual.tasks.round(9).tolist() == [[2.0], [1.0]] and dual.levels.round(9).tolist() == [0.5, 0.5]
+    assert dual.tasks.tolist() == without.tasks.tolist() and dual.levels.tolist() == without.levels.tolist()
+
+
 @settings(max_examples=25)
 @given(st.integers(0, 2**32 - 1))
 def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
     # Random slots (3 servers, 2 resources, 3-7 users, some asking for few tasks so that ceilings
-    # bind): the same x, levels and status bit for bit, in no more LPs.
+    # bind): the same x, levels and status bit for bit, in no more LPs (_skip(False) also turns off
+    # the shortcut by LP 1's duals and LP 2's small rise bound: every free user is asked, its rise
+    # bounded by 1 as in the plain progressive filling).
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 8))
     caps = rng.integers(2, 12, (3, 2)).astype(float)

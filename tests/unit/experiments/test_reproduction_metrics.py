@@ -171,7 +171,7 @@ def test_learned_claims_test_what_they_say(tmp_path, gains_f1, f2_better, verdic
                    spec=load_spec("learned-priorities"))
     assert read_claims(tmp_path)["reproduced"].tolist() == verdicts
     text = (tmp_path / "report.md").read_text()
-    assert "### What each test checks" in text and "not stored yet" in text
+    assert "### What each test checks" in text and "](../../learned-training/report.md)" in text   # the method's stored run
 
 
 def test_tvtsf_load_axis_margins_by_hand():

@@ -153,3 +153,31 @@ def test_half_lives_no_policy_uses_are_said(tmp_path):
 
     with pytest.warns(FairallocWarning, match="none of the policies"):
         whatif(_wl(), ["fcfs", "easy"], half_lives=["1d"], capacity=16, out=tmp_path, workers=0)
+
+
+def test_slurm_and_htcondor_in_the_half_life_grid(tmp_path):
+    # the production policies of the simulator (sim/policies/fairshare.py) join the half-life grid by name and
+    # rank by the run's account tree: each cell is fa.simulate(..., half_life=h, accounts=tree) on processors
+    wl = _wl()
+    tree = synthetic_tree(sorted(set(wl.user.tolist())), 2, rng=0)
+    s = whatif(wl, ["slurm", "slurm+easy", "htcondor", "sdrf"], half_lives=[600, 86400], capacity=16, accounts=tree,
+               out=tmp_path, workers=0)
+    assert s["label"].tolist() == ["slurm"] * 2 + ["slurm+easy"] * 2 + ["htcondor"] * 2 + ["sdrf"] * 2
+    assert s["half_life"].tolist() == [600.0, 86400.0] * 4
+    for label, pol in (("slurm", "slurm"), ("slurm+easy", "slurm+easy"), ("htcondor", "htcondor")):
+        rows = s[s["label"] == label]
+        assert (rows["setting"] == "processors").all()
+        for hl, mean_wait in zip(rows["half_life"], rows["mean_wait"]):
+            r = fa.simulate(wl, 16, policy=pol, half_life=hl, accounts=tree)
+            assert mean_wait == pytest.approx(r.jobs["wait"].mean())
+
+
+def test_slurm_on_a_task_pool_in_the_grid(tmp_path):
+    # google_like tasks on a pool: slurm runs there too (each job a group of tasks, like a job array)
+    wl = fa.workloads.google_like(5, 300, rng=4)
+    tree = synthetic_tree(sorted(set(wl.user.tolist())), 2, rng=0)
+    s = whatif(wl, ["slurm"], half_lives=[3600], capacity={"pool": 0.8}, accounts=tree, out=tmp_path, workers=0)
+    assert s["setting"].tolist() == ["pool"]
+    from fairalloc.experiments.inputs import build_capacity
+    r = fa.simulate(wl, build_capacity({"pool": 0.8}, wl), policy="slurm", half_life=3600.0, accounts=tree)
+    assert s["mean_wait"].iloc[0] == pytest.approx(r.jobs["wait"].mean())

@@ -97,22 +97,22 @@ def test_f1_f2_unicef_sjf_orders_hand_computed():
     # 4 procs; a blocker (4 procs, 0..100) then three jobs waiting at t=100:
     # X: t=1, r=400, n=1;  Y: t=2, r=100, n=2;  Z: t=3, r=25, n=4.
     wl = Workload(submit=[0, 1, 2, 3], run_time=[100, 400, 100, 25], processors=[4, 1, 2, 4])
-    # F1 = c1 sqrt(r) c2 n + c3 ln s (c1 c2 = 0.0001352*0.2765352 = 3.7388e-5):
-    #   X 3.7388e-5*20*1 + c3 ln1 ... (s = 1, 2, 3): X 7.478e-4 + 0, Y 7.478e-4 + 0.007147*0.693 = 0.00570,
-    #   Z 3.7388e-5*5*4 + 0.007147*1.0986 = 7.478e-4 + 0.007852 = 0.00860 -> X, Y, Z.
+    # F1 = c1 sqrt(r) c2 n + c3 log10 s (c1 c2 = 0.0001352*0.2765352 = 3.7388e-5):
+    #   X 3.7388e-5*20*1 + c3 log10 1 ... (s = 1, 2, 3): X 7.478e-4 + 0, Y 7.478e-4 + 0.007147*0.30103
+    #   = 0.00290, Z 3.7388e-5*5*4 + 0.007147*0.47712 = 7.478e-4 + 0.003410 = 0.00416 -> X, Y, Z.
     assert simulate(wl, 4, policy="f1").jobs["start"].tolist() == [0, 100, 100, 500]
     # SJF: Z (25) first at 100 (ends 125), then Y (100) and X (400) at 125.
     assert simulate(wl, 4, policy="sjf").jobs["start"].tolist() == [0, 125, 125, 100]
     # UNICEF at t=100, w/(log2(max(n,2)) r): X 99/(1*400) = 0.2475, Y 98/(1*100) = 0.98,
     #   Z 97/(2*25) = 1.94 -> Z first (100..125); at 125: X 124/400 = 0.31, Y 123/100 = 1.23 -> Y, X.
     assert simulate(wl, 4, policy="unicef").jobs["start"].tolist() == [0, 125, 125, 100]
-    # F2 = c1 r + c2 sqrt(n) + c3 ln s: X 8e-5 + 3.207e-4 + 0 = 4.007e-4; Y 2e-5 + 4.535e-4 + 0.004821
-    #   = 0.005295; Z 5e-6 + 6.414e-4 + 0.007641 = 0.008288 -> X, Y, Z like F1.
+    # F2 = c1 r + c2 sqrt(n) + c3 log10 s: X 8e-5 + 3.207e-4 + 0 = 4.007e-4; Y 2e-5 + 4.535e-4 + 0.002094
+    #   = 0.002567; Z 5e-6 + 6.414e-4 + 0.003319 = 0.003965 -> X, Y, Z like F1.
     assert simulate(wl, 4, policy="f2").jobs["start"].tolist() == [0, 100, 100, 500]
 
 
 def test_score_edge_cases():
-    # s = 0: ln(max(0, 1)) = 0, finite
+    # s = 0: log10(max(0, 1)) = 0, finite
     assert np.isfinite(f1_score([10], [1], [0])).all() and np.isfinite(f2_score([10], [1], [0])).all()
     # n = 1 scored as n = 2 (log2 2 = 1) instead of dividing by log2 1 = 0
     assert unicef_score([10], [5], [1]).tolist() == [2.0]

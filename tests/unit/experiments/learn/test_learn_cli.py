@@ -74,7 +74,7 @@ def test_fit_reads_the_authors_layout(tmp_path):
 def test_show(tmp_path, capsys):
     assert main(["learn", "show", "F1", "--at", "100,2,1", "--save", str(tmp_path / "f1.json")]) == 0
     out = capsys.readouterr().out
-    assert "c1 * sqrt(r) * c2 * n + c3 * log(s)" in out and "f(r=100, n=2, s=1) = 0.000747751" in out
+    assert "c1 * sqrt(r) * c2 * n + c3 * log10(s)" in out and "f(r=100, n=2, s=1) = 0.000747751" in out
     assert LearnedFunction.load(tmp_path / "f1.json").coefficients == paper_function("F1").coefficients
     assert main(["learn", "show", str(tmp_path / "f1.json"), "--json", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["name"] == "F1"

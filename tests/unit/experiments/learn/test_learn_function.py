@@ -60,14 +60,15 @@ def test_coefficients_must_match_and_evaluation_broadcasts():
     assert np.isnan(Formula("log(r - 5)")(1, 1, 1)).all() and np.isinf(Formula("r / (n - 1)")(1, 1, 1)).all()
 
 
-# Table 1 of the paper, typed from the paper (not imported): F1 = c1 sqrt(r) c2 n + c3 ln s,
-# F2 = c1 r + c2 sqrt(n) + c3 ln s, r and s at least 1 as fairalloc's queue policies take them.
+# Table 1 of the paper, typed from the paper (not imported): F1 = c1 sqrt(r) c2 n + c3 log10 s,
+# F2 = c1 r + c2 sqrt(n) + c3 log10 s (the base: fairalloc.sim.policies.queue's docstring), r and s at
+# least 1 as fairalloc's queue policies take them.
 def _f1_by_hand(r, n, s):
-    return 0.0001352 * np.sqrt(np.maximum(r, 1)) * 0.2765352 * n + 0.0071470 * np.log(np.maximum(s, 1))
+    return 0.0001352 * np.sqrt(np.maximum(r, 1)) * 0.2765352 * n + 0.0071470 * np.log10(np.maximum(s, 1))
 
 
 def _f2_by_hand(r, n, s):
-    return 0.0000002 * np.maximum(r, 1) + 0.0003207 * np.sqrt(n) + 0.0069554 * np.log(np.maximum(s, 1))
+    return 0.0000002 * np.maximum(r, 1) + 0.0003207 * np.sqrt(n) + 0.0069554 * np.log10(np.maximum(s, 1))
 
 
 def test_paper_functions_are_table_1():

@@ -25,11 +25,11 @@ def jobs():
 
 def _design(jobs, columns):
     r, n, s = np.maximum(jobs["r"], 1), jobs["n"], np.maximum(jobs["s"], 1)
-    env = {"sqrt(r)*n": np.sqrt(r) * n, "log(s)": np.log(s), "r": r, "sqrt(n)": np.sqrt(n)}
+    env = {"sqrt(r)*n": np.sqrt(r) * n, "log10(s)": np.log10(s), "r": r, "sqrt(n)": np.sqrt(n)}
     return np.column_stack([env[c] for c in columns])
 
 
-@pytest.mark.parametrize("name, columns", [("F1", ["sqrt(r)*n", "log(s)"]), ("F2", ["r", "sqrt(n)", "log(s)"])])
+@pytest.mark.parametrize("name, columns", [("F1", ["sqrt(r)*n", "log10(s)"]), ("F2", ["r", "sqrt(n)", "log10(s)"])])
 def test_recovers_the_generating_coefficients_of_the_paper_forms(jobs, name, columns):
     true = table1_coefficients(name)                           # Table 1's values as the truth
     X = _design(jobs, columns)
@@ -45,9 +45,9 @@ def test_recovers_the_generating_coefficients_of_the_paper_forms(jobs, name, col
 
 def test_the_printed_f1_is_not_identifiable_but_its_product_is_recovered(jobs):
     true = table1_coefficients("F1")
-    X = _design(jobs, ["sqrt(r)*n", "log(s)"])
+    X = _design(jobs, ["sqrt(r)*n", "log10(s)"])
     y = X @ np.array([true["c1"], true["c2"]]) + np.random.default_rng(5).normal(0, SIGMA, len(jobs))
-    fit = fit_form("c1 * sqrt(r) * c2 * n + c3 * log(s)", jobs["r"], jobs["n"], jobs["s"], y,
+    fit = fit_form("c1 * sqrt(r) * c2 * n + c3 * log10(s)", jobs["r"], jobs["n"], jobs["s"], y,
                    x0=[1e-3, 1e-2, 1e-2])
     assert fit.status == "converged" and not fit.identifiable
     se = SIGMA * np.sqrt(np.diag(np.linalg.inv(X.T @ X)))
@@ -78,7 +78,7 @@ def test_limit_and_failure_are_statuses_not_crashes(jobs):
 
 def test_ranking_on_held_out_states(jobs):
     true = table1_coefficients("F2")
-    y = _design(jobs, ["r", "sqrt(n)", "log(s)"]) @ np.array(list(true.values()))
+    y = _design(jobs, ["r", "sqrt(n)", "log10(s)"]) @ np.array(list(true.values()))
     t = jobs.assign(score=y + np.random.default_rng(6).normal(0, SIGMA, len(jobs)))
     forms = {**PAPER_FORMS, "bad": "c1 * log(n - 1000)", "r + n + s": "c1 * r + c2 * n + c3 * s"}
     ranking = fit_forms(t, forms, rng=7)
@@ -99,10 +99,10 @@ def test_ranking_on_held_out_states(jobs):
 
 def test_default_family_and_weights(jobs):
     fam = enumerate_forms()
-    assert len(fam) == 72 and "sqrt(r) * n + log(s)" in fam and "r + sqrt(n) + log(s)" in fam
-    assert fam["log(r) + log(n) * s"] == "(c1 * log(r) + c2 * log(n)) * s"
-    assert fam["r * n * log(s)"] == "c1 * r * n * log(s)"
-    y = _design(jobs, ["sqrt(r)*n", "log(s)"]) @ np.array(list(table1_coefficients("F1").values()))
+    assert len(fam) == 72 and "sqrt(r) * n + log10(s)" in fam and "r + sqrt(n) + log10(s)" in fam
+    assert fam["log10(r) + log10(n) * s"] == "(c1 * log10(r) + c2 * log10(n)) * s"
+    assert fam["r * n * log10(s)"] == "c1 * r * n * log10(s)"
+    y = _design(jobs, ["sqrt(r)*n", "log10(s)"]) @ np.array(list(table1_coefficients("F1").values()))
     ranking = fit_forms(jobs.assign(score=y), rng=1, weights="rn")
     assert len(ranking.fits) == 72 and ranking.best.name == "F1" and ranking.best.test_mae < 1e-12
 

@@ -10,7 +10,7 @@ coefficients      ``c0``, ``c1``, ``c2``, ... (their values come with the formul
 numbers           integer and decimal literals (``2``, ``0.5``, ``1e-3``)
 operators         ``+ - * / **`` and unary ``-`` / ``+``; parentheses
 functions         ``sqrt``, ``log`` (natural), ``log2``, ``log10``, ``exp``, ``abs``; and gplearn's
-                  protected operators (symbolic regression, :mod:`.symbolic`): ``psqrt(x)`` =
+                  protected operators (symbolic regression, :mod:`fairalloc.experiments.learn.symbolic`): ``psqrt(x)`` =
                   :math:`\sqrt{|x|}`, ``plog(x)`` = :math:`\ln|x|` where :math:`|x| > 0.001`, else 0,
                   ``pdiv(a, b)`` = :math:`a / b` where :math:`|b| > 0.001`, else 1
 ================  ===================================================================================

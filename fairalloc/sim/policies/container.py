@@ -1,0 +1,111 @@
+r"""The container clusters' fair sharing as simulator policies: ``kueue``, ``yarn``, ``mesos``, ``volcano``.
+
+.. code-block:: python
+
+    fa.simulate(workload, capacity, policy="kueue", accounts=tree)
+
+runs the rule of :class:`fairalloc.scheduling.production.QueueScheduler` (a key on the one decision
+core) on a task workload, through the simulator's compiled loop like ``drf``/``sdrf``. The workload's
+users are the system's leaf entities (Kueue LocalQueues, YARN applications, Mesos clients, Volcano jobs); the account
+tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPolicy`: ``server``,
+``blocking``, ``structure``, ``ties``, ``wakeups``, ``wake_on``):
+
+=============  ===========================================================================================
+``accounts``   an :class:`~fairalloc.accounts.AccountTree` (or a YAML/CSV file) whose users are the
+               workload's user ids (``"0"``, ``"1"``, ...) under queue accounts, with the fields the policy
+               reads (per-resource fields by the workload's resource names, or in column order when
+               the workload's are r0, r1, ...): Kueue ``nominal_quota``, ``borrowing_limit``,
+               ``lending_limit``, ``weight`` (an account with child accounts is a cohort); YARN
+               ``min_share``, ``max_share``, ``weight``; Mesos ``weight``; Volcano ``weight``,
+               ``guarantee``, ``capability``. An account without ``weight`` takes its ``shares`` as
+               weight. Default: one queue per user (:func:`fairalloc.scheduling.queues.normalize_tree`;
+               Kueue adds a cohort holding the cluster as its nominal quota when the tree has no quota)
+``weights``    (n_users,) the weight of each user's own queue (no ``accounts``, or a user directly under
+               ``root``): Kueue ``fairSharing.weight`` (0 allowed: a borrowing queue of weight 0 goes last),
+               YARN ``weight`` (0: after every weighted queue, YARN-6754), Mesos (> 0)
+``excluded``   Mesos: resource names left out of the shares
+``eps``        Volcano: ``minResource`` in the workload's units (default 1e-9 of the smallest total)
+=============  ===========================================================================================
+
+Refused with an :class:`~fairalloc.InvalidInstanceError` naming the field and value: quotas larger than
+the cluster, borrowing or lending limits without a cohort, negative weights (and 0 for Mesos), weights
+in (0, 1e-9) for Kueue, nested cohorts or queues, a workload user missing from the tree, and what is not
+simulated: ``half_life`` (Kueue's Admission Fair Sharing) and ``preemption``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from ...errors import InvalidInstanceError
+from ...scheduling.production import QUEUE_POLICIES, QueueScheduler, as_tree
+from ...validation import require_choice
+from ..cluster_state import Servers
+from .tasks import TaskPolicy
+
+__all__ = ["ContainerPolicy", "QUEUE_POLICIES"]
+
+
+class ContainerPolicy(TaskPolicy):
+    """A production fair-share rule (``kueue``, ``yarn``, ``mesos``, ``volcano``) as a simulator policy (module
+    docstring).
+
+    Examples
+    --------
+    Two users in one YARN queue ``a`` and one in ``b`` on a pool of 4: ``a``'s first task goes first
+    (both queues at share 0, the oldest task first), then ``b``'s (``a`` now holds 1/4):
+
+    >>> import fairalloc as fa
+    >>> from fairalloc.accounts import AccountTree
+    >>> t = AccountTree([{"account": "a"}, {"account": "b"}, {"user": "0", "account": "a"},
+    ...                  {"user": "1", "account": "a"}, {"user": "2", "account": "b"}])
+    >>> wl = fa.workloads.Workload(submit=[0, 0, 0], run_time=[10, 10, 10], tasks=[4, 4, 4], user=[0, 1, 2],
+    ...                            resources=[[1.0], [1.0], [1.0]])
+    >>> r = fa.simulate(wl, [4.0], policy="yarn", accounts=t)
+    >>> r.launches["job"].tolist()[:4], r.launches["tasks"].tolist()[:4]
+    ([0, 2, 0, 2], [1, 1, 1, 1])
+    """
+
+    def __init__(self, policy: str = "kueue", *, accounts: Any = None, weights: Any = None,
+                 excluded: Sequence[str] = (), eps: float | None = None, half_life: Any = None,
+                 preemption: Any = None,
+                 server: Any = "first_fit", blocking: str | None = None, structure: str = "live_tree",
+                 ties: str = "wait", wakeups: bool = True, wake_on: str = "first") -> None:
+        name = require_choice("policy", policy, QUEUE_POLICIES)
+        if half_life is not None:
+            raise InvalidInstanceError(f"half_life={half_life!r}: policy {name!r} has no usage half-life in the "
+                                       "simulator (Kueue's Admission Fair Sharing is not simulated yet)",
+                                       argument="half_life", value=half_life)
+        if preemption is not None:
+            raise InvalidInstanceError(f"preemption={preemption!r}: policy {name!r} does not preempt in the "
+                                       "simulator yet", argument="preemption", value=preemption)
+        if eps is not None and name != "volcano":
+            raise InvalidInstanceError(f"eps={eps!r} applies to policy 'volcano' only", argument="eps", value=eps)
+        if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):
+            raise InvalidInstanceError(f"eps={eps!r} must be a number > 0", argument="eps", value=eps)
+        if excluded and name != "mesos":
+            raise InvalidInstanceError(f"excluded={list(excluded)!r} applies to policy 'mesos' only",
+                                       argument="excluded", value=list(excluded))
+        if callable(server):
+            raise InvalidInstanceError(f"server={getattr(server, '__name__', server)!r}: policy {name!r} takes a "
+                                       "named server rule (first_fit, best_fit, tvtsf)", argument="server",
+                                       value=getattr(server, "__name__", repr(server)))
+        super().__init__("drf", weights=weights, server=server, blocking=blocking, structure=structure, ties=ties,
+                         wakeups=wakeups, wake_on=wake_on)
+        self.mechanism = self.name = name
+        self.accounts = as_tree(accounts)
+        self.excluded = tuple(str(x) for x in excluded)
+        self.eps = eps
+
+    def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
+        k = state.capacities.shape[1]
+        names = [str(x) for x in (getattr(wl, "resource_names", ()) or ())]
+        given = tuple(self.accounts.resources) if self.accounts is not None else ()
+        if len(names) != k or (given and len(given) == k and not set(given) <= set(names)
+                               and all(re.fullmatch(r"r\d+", x) for x in names)):
+            names = None                              # an unnamed workload: the tree's names, in order
+        return QueueScheduler(state.capacities, policy=self.mechanism, accounts=self.accounts, n_users=n,
+                              weights=self.weights, resources=names, excluded=self.excluded, eps=self.eps,
+                              placement=state.placement, server=self.server, blocking=self.blocking,
+                              structure=self.structure, ties=self.ties, time=0.0)
