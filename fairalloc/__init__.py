@@ -28,7 +28,7 @@ except Exception:  # noqa: BLE001 - housekeeping of a cache must never stop an i
     pass
 
 if TYPE_CHECKING:                       # what the names are, for type checkers and documentation tools
-    from . import accounts, clusters, commitments, exact, experiments, fairshare, scheduling, shares, workloads
+    from . import accounts, clusters, commitments, exact, experiments, fairshare, scheduling, shares, sim, workloads
     from .exact.solvers import available_solvers
     from .mechanisms import asset_fairness, cdrf, ceei, drf, max_min, sdrf, tsf, tvtsf
     from .model import Cluster, Instance, TaskInstance, TimeVaryingInstance
@@ -39,7 +39,7 @@ if TYPE_CHECKING:                       # what the names are, for type checkers 
 #: Public name -> (module, attribute, or None for the module itself); imported on first access.
 _LAZY: dict[str, tuple[str, str | None]] = {
     **{name: (f"fairalloc.{name}", None) for name in
-       ("clusters", "commitments", "exact", "experiments", "scheduling", "shares", "workloads")},
+       ("clusters", "commitments", "exact", "experiments", "scheduling", "shares", "sim", "workloads")},
     "available_solvers": ("fairalloc.exact.solvers", "available_solvers"),
     **{name: ("fairalloc.mechanisms", name) for name in
        ("asset_fairness", "cdrf", "ceei", "drf", "max_min", "sdrf", "tsf", "tvtsf")},
@@ -99,6 +99,7 @@ __all__ = [
     "available_solvers",
     # simulation
     "workloads",
+    "sim",
     "simulate",
     "SimulationResult",
     # experiment sweeps (specs, Dask runner, Parquet/DuckDB store)

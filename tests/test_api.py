@@ -9,7 +9,7 @@ PUBLIC = {
     "tsf", "cdrf", "tvtsf", "exact",
     "shares", "commitments",
     "available_solvers",
-    "workloads", "simulate", "SimulationResult", "scheduling", "clusters",
+    "workloads", "sim", "simulate", "SimulationResult", "scheduling", "clusters",
     "experiments", "accounts", "fairshare",
     "FairallocError", "InvalidInstanceError", "SolverError", "SolverUnavailableError", "InfeasibleError",
     "FairallocWarning",
