@@ -576,7 +576,9 @@ def _enqueue(st, runs, u, r, now):
     return idle
 
 
-@jit(_nrt=False)
+# submit, release, changed and regroup are inlined into their callers (the simulator's loop, the pass): a call
+# passes every array of the state (the queue tree's too) as an argument.
+@jit(inline="always", _nrt=False)
 def submit(st, runs, ts, u, r):
     """Run r joins user u's queue now; a user with no pending task before enters the order."""
     if st.meta[_KEY] >= QUEUE_KEYS:
@@ -608,7 +610,7 @@ def _take(st, runs, u, r, d, m):
     return task
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def release(st, runs, u, r, k, m):
     """k running tasks of run r (user u) on server m end now (then :func:`changed` of u)."""
     d = runs.d[r]
@@ -630,7 +632,7 @@ def release(st, runs, u, r, k, m):
         queue_release(st.qs, st.meta[_KEY], u, d, k)
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def changed(st, runs, ts, u):
     """After :func:`release` of u's tasks ending now: u's key state, and its place in the order (the
     live tree: marked, brought up to date before the order is next read)."""
@@ -648,7 +650,7 @@ def changed(st, runs, ts, u):
             _reposition(st, runs, ts, u)
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def regroup(st, runs, ts, u):
     """Queue keys: u's queue usage changed, so every *other* member of u's queue with pending tasks takes
     its new key (a member set aside in this pass only gets its key, for its return to the heap)."""
