@@ -28,6 +28,12 @@ each and their ratio (same run, so comparable on a loaded machine):
 
 ``--time-delta`` times SDRF at another delta (e.g. 0.9, where the live tree swaps most and a blocked
 scheduler is woken most; issue 25).
+
+``--cold`` times, for the reference and this checkout, the first ``fa.simulate`` of DRF and then of
+SDRF (2,000 tasks) in a fresh process with an empty numba cache (``NUMBA_CACHE_DIR`` a new temporary
+directory): the compilation a first run pays, in CPU seconds:
+
+    python benchmarks/check_schedules.py --ref 6a78e97 --tasks 0 --cold
 """
 
 from __future__ import annotations
@@ -200,8 +206,12 @@ def run_all(users, tasks, seeds, wide) -> dict:
 def time_one(users, tasks, mech, delta=1 - 1e-6) -> tuple[float, int]:
     """Decisions per CPU second of one ``fa.simulate`` run (``time.process_time``: on a machine shared
     with other jobs, less sensitive to the load than wall time; workload generation not timed), and
-    its wake-ups."""
+    its wake-ups. numba is imported before the clock starts (6a78e97 imports it with
+    ``fairalloc.sim``, later versions at the first compiled call; import times are measured apart),
+    so the run's time includes loading its compiled code from the cache but not the import."""
     import time
+
+    import numba  # noqa: F401
 
     import fairalloc as fa
     from fairalloc.sim import ResourcePool
@@ -211,6 +221,25 @@ def time_one(users, tasks, mech, delta=1 - 1e-6) -> tuple[float, int]:
     t = time.process_time()
     r = fa.simulate(wl, pool, policy=mech, **kw)
     return r.stats["decisions"] / (time.process_time() - t), r.stats["wakeups"]
+
+
+def cold_one(users) -> list[str]:
+    """CPU seconds of the first ``fa.simulate`` of DRF, then of SDRF, in this process (its numba cache
+    empty: the caller's ``NUMBA_CACHE_DIR``)."""
+    import time
+
+    t0 = time.process_time()
+    import fairalloc as fa
+    from fairalloc.sim import ResourcePool
+    wl = fa.workloads.google_like(users, 2000, rng=0)
+    pool = ResourcePool.from_workload(wl, 0.5)
+    out = []
+    for mech in ("drf", "sdrf"):
+        t = time.process_time()
+        fa.simulate(wl, pool, policy=mech, **({"delta": 1 - 1e-6} if mech == "sdrf" else {}))
+        out.append(f"{mech} {time.process_time() - t:.1f}")
+    out.append(f"process {time.process_time() - t0:.1f}")
+    return out
 
 
 def main(argv=None) -> None:
@@ -226,7 +255,12 @@ def main(argv=None) -> None:
     p.add_argument("--_child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--time-delta", type=float, default=1 - 1e-6, help="SDRF's delta when timing")
     p.add_argument("--_time", default="", help=argparse.SUPPRESS)
+    p.add_argument("--cold", action="store_true", help="also time the first call with an empty numba cache")
+    p.add_argument("--_cold", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a._cold:
+        print(", ".join(cold_one(a.users)))
+        return
     if a._time:
         print(*time_one(a.users, a.time_tasks, a._time, a.time_delta))
         return
@@ -266,6 +300,12 @@ def main(argv=None) -> None:
                     out = subprocess.run(targs, check=True, capture_output=True, text=True, env=env)
                     rate, wakes[mech, which] = out.stdout.split()
                     rates.setdefault((mech, which), []).append(float(rate))
+        for which, env in (("ref", ref_env), ("new", dict(os.environ))) if a.cold else ():
+            with tempfile.TemporaryDirectory() as cache:
+                out = subprocess.run([sys.executable, os.path.abspath(__file__), "--users", str(a.users), "--_cold"],
+                                     check=True, capture_output=True, text=True,
+                                     env={**env, "NUMBA_CACHE_DIR": cache}).stdout.strip()
+            print(f"first call, empty numba cache, CPU s: {a.ref if which == 'ref' else 'this checkout'}: {out}")
     for mech in ("drf", "sdrf") if rates else ():
         r0, r1 = max(rates[mech, "ref"]), max(rates[mech, "new"])
         what = f"sdrf delta={a.time_delta!r}" if mech == "sdrf" else mech

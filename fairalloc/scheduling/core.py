@@ -98,8 +98,8 @@ from .keys import QUEUE_KEYS, VOLCANO, queue_key
 from .queues import empty_queues, queue_admits, queue_release, queue_submit, queue_take, volcano_session
 from .servers import find_server
 
-__all__ = ["Core", "CoreState", "RunTable", "ORDERS", "schedule", "submit", "release", "changed", "advance",
-           "first", "next_min_change", "key_value", "key_lines", "rekey_all", "regroup"]
+__all__ = ["Core", "CoreState", "RunTable", "ORDERS", "schedule", "schedule_into", "grow_rows", "submit", "release",
+           "changed", "advance", "first", "next_min_change", "key_value", "key_lines", "rekey_all", "regroup"]
 
 #: ``order=`` names -> ids.
 ORDERS = {"heap": 0, "live_tree": 1, "resort": 2, "lazy": 3}
@@ -213,7 +213,7 @@ def _down(k, heap, pos, n, prio, tie):
     pos[u] = k
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def _hpush(st, u):
     n = st.meta[_SIZE]
     st.heap[n] = u
@@ -222,7 +222,7 @@ def _hpush(st, u):
     st.meta[_SIZE] = n + 1
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def _hremove(st, u):
     heap, pos = st.heap, st.pos
     k = pos[u]
@@ -325,7 +325,7 @@ def _lazy_min(st, ts):
 
 
 # ---- keys --------------------------------------------------------------------------------------------------
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def _tie_of(st, runs, u):
     """The tie value of u: its oldest pending task's submission time (``ties="wait"``) or 0."""
     return runs.sub[st.qhead[u]] if st.meta[_BYWAIT] != 0 else 0.0
@@ -351,7 +351,7 @@ def _held_add(st, u, h, delta):
     st.held_len[u] = n + 1
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def key_value(st, runs, u):
     """u's key now, for keys constant between its own changes (DRF, TSF, CDRF; :mod:`.keys`)."""
     kind = st.meta[_KEY]
@@ -427,7 +427,7 @@ def _set_lines(st, runs, ts, u):
         tc.set_trajectory(ts, u, st.ab1, t0, _tie_of(st, runs, u), u)
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def _activate(st, runs, ts, u):
     """u has pending tasks again (it had none): its place in the order."""
     order = st.meta[_ORDER]
@@ -443,7 +443,7 @@ def _activate(st, runs, ts, u):
             _lpush(st, ts, u)
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def _reposition(st, runs, ts, u):
     """u's key or tie changed (u still has pending tasks): its place in the order, now."""
     order = st.meta[_ORDER]
@@ -460,7 +460,7 @@ def _reposition(st, runs, ts, u):
             _lpush(st, ts, u)
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def _deactivate(st, ts, u):
     """u has no pending task left: out of the order."""
     order = st.meta[_ORDER]
@@ -526,7 +526,7 @@ def _scan_min(st, ts, skipping):
     return best
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def _next_user(st, ts, stop):
     """The user the pass serves next (-1: none)."""
     order = st.meta[_ORDER]
@@ -576,7 +576,9 @@ def _enqueue(st, runs, u, r, now):
     return idle
 
 
-@jit(_nrt=False)
+# submit, release, changed and regroup are inlined into their callers (the simulator's loop, the pass): a call
+# passes every array of the state (the queue tree's too) as an argument.
+@jit(inline="always", _nrt=False)
 def submit(st, runs, ts, u, r):
     """Run r joins user u's queue now; a user with no pending task before enters the order."""
     if st.meta[_KEY] >= QUEUE_KEYS:
@@ -608,7 +610,7 @@ def _take(st, runs, u, r, d, m):
     return task
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def release(st, runs, u, r, k, m):
     """k running tasks of run r (user u) on server m end now (then :func:`changed` of u)."""
     d = runs.d[r]
@@ -630,7 +632,7 @@ def release(st, runs, u, r, k, m):
         queue_release(st.qs, st.meta[_KEY], u, d, k)
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def changed(st, runs, ts, u):
     """After :func:`release` of u's tasks ending now: u's key state, and its place in the order (the
     live tree: marked, brought up to date before the order is next read)."""
@@ -648,7 +650,7 @@ def changed(st, runs, ts, u):
             _reposition(st, runs, ts, u)
 
 
-@jit(_nrt=False)
+@jit(inline="always", _nrt=False)
 def regroup(st, runs, ts, u):
     """Queue keys: u's queue usage changed, so every *other* member of u's queue with pending tasks takes
     its new key (a member set aside in this pass only gets its key, for its return to the heap)."""
@@ -689,17 +691,24 @@ def _record(out, n_out, r, task, m, last, last_m):
 
 
 @jit
-def _room(out, n_out):
+def grow_rows(out):
+    """``out`` (launch rows) with room for about twice as many rows, its rows kept."""
+    n_out = out.shape[0]
     bigger = np.zeros((2 * n_out + 16, 4), np.int64)
-    bigger[:n_out] = out[:n_out]
+    bigger[:n_out] = out
     return bigger
 
 
 @jit(_nrt=False)
-def _pass(st, runs, ts, limit, out, fresh):
+def schedule_into(st, runs, ts, limit, out, fresh):
     """The pass of :func:`schedule` into ``out``, from its start (``fresh``) or from where it stood when
     ``out`` was full (its variables kept in ``meta``); returns the number of launch rows, or -1 when
-    ``out`` is full with the pass unfinished."""
+    ``out`` is full with the pass unfinished: then call again with ``fresh=False`` on
+    :func:`grow_rows` of ``out``.
+
+    A compiled loop calls this directly (it takes the state's arrays borrowed: compiled without
+    reference counting), not :func:`schedule`: a call of a reference-counted function, or an inlined
+    one, with the state as argument counts a reference to each of its arrays in and out."""
     stop = st.meta[_STOP] != 0
     order = st.meta[_ORDER]
     rule = st.meta[_RULE]
@@ -774,19 +783,18 @@ def _pass(st, runs, ts, limit, out, fresh):
     return n_out
 
 
-@jit(inline="always")
+@jit
 def schedule(st, runs, ts, limit, out):
     """One pass (module docstring): start tasks until the rule stops or ``limit`` tasks started.
 
     Writes the launches into ``out`` rows (run, tasks, first task id, server), growing it when full;
     returns (number of launches, out). ``meta[_BLOCKED]`` is the user the pass stopped on, or -1.
-    (The pass itself is :func:`_pass`, compiled without reference counting: it takes the state's
-    arrays as borrowed; this wrapper, inlined into its callers, only makes room.)
+    (:func:`schedule_into` is the pass; this wrapper only makes room.)
     """
-    n_out = _pass(st, runs, ts, limit, out, True)
+    n_out = schedule_into(st, runs, ts, limit, out, True)
     while n_out < 0:
-        out = _room(out, out.shape[0])
-        n_out = _pass(st, runs, ts, limit, out, False)
+        out = grow_rows(out)
+        n_out = schedule_into(st, runs, ts, limit, out, False)
     return n_out, out
 
 

@@ -24,8 +24,6 @@ once per list order in one compiled call.
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 
 from .._jit import jit
@@ -40,133 +38,168 @@ RIGID, TASKS = 0, 1
 
 
 @jit
-def _new_log(m):
-    """The launch log's columns (position, tasks, server, start, end, killed), room for m rows."""
-    return (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m), np.zeros(m),
-            np.zeros(m, np.bool_))
-
-
-@jit
 def _grow(a, m):
-    out = np.zeros(m, a.dtype)
+    """``a`` with room for ``m`` rows (not fewer than it has), its rows kept."""
+    out = np.zeros((max(m, a.shape[0]),) + a.shape[1:], a.dtype)
     out[:a.shape[0]] = a
     return out
 
 
-@jit
-def _log(log, n_log, p, k, m, t0, t1, kill):
-    if n_log == log[0].shape[0]:
-        g = 2 * n_log
-        log = (_grow(log[0], g), _grow(log[1], g), _grow(log[2], g), _grow(log[3], g), _grow(log[4], g),
-               _grow(log[5], g))
-    log[0][n_log] = p
-    log[1][n_log] = k
-    log[2][n_log] = m
-    log[3][n_log] = t0
-    log[4][n_log] = t1
-    log[5][n_log] = kill
-    return log, n_log + 1
+# ---- the completions: a binary heap of (end, launch sequence) with (position, tasks, server) ----------
+@jit(_nrt=False)
+def _before(hend, hint, i, j):
+    if hend[i] != hend[j]:
+        return hend[i] < hend[j]
+    return hint[i, 0] < hint[j, 0]
 
 
-@jit
-def run(kind, arr_t, dur, kill, start, end, killed, counts,
-        st, runs, ts, user, wakeups, wake_first,
-        es, procs, est, rank, capacity, resv, backfill, scan, listed=False):
-    """The loop (module docstring). ``kind``: :data:`RIGID` or :data:`TASKS`; jobs are given in
-    arrival order (position = run index for tasks). Rigid jobs: ``es`` EASY's state, ``procs``,
-    ``est`` (what a reservation may assume), ``rank`` each job's rank in the queue's order,
-    ``resv`` each rank's first shadow time; ``listed``: every rigid job is queued at its rank from the
-    first instant and may start from its arrival time (:func:`rigid_run`). Tasks: ``st``, ``runs``,
-    ``ts`` the core's state, ``user`` each job's user. ``counts`` gets [events, launches, wake-ups that ran a pass]; returns
-    the launch log (position, tasks, server, start, end, killed) of task runs."""
+@jit(_nrt=False)
+def _hswap(hend, hint, i, j):
+    hend[i], hend[j] = hend[j], hend[i]
+    for c in range(4):
+        hint[i, c], hint[j, c] = hint[j, c], hint[i, c]
+
+
+@jit(_nrt=False)
+def _push(hend, hint, n, end, seq, p, k, m):
+    """One completion into the heap of n entries (room checked by the caller); returns n + 1."""
+    hend[n] = end
+    hint[n, 0] = seq
+    hint[n, 1] = p
+    hint[n, 2] = k
+    hint[n, 3] = m
+    c = n
+    while c > 0:
+        parent = (c - 1) >> 1
+        if not _before(hend, hint, c, parent):
+            break
+        _hswap(hend, hint, c, parent)
+        c = parent
+    return n + 1
+
+
+@jit(_nrt=False)
+def _pop(hend, hint, n):
+    """Remove the first completion (read it at row 0 before) from the heap of n; returns n - 1."""
+    n -= 1
+    if n > 0:
+        _hswap(hend, hint, 0, n)
+        c = 0
+        while True:
+            x = 2 * c + 1
+            if x >= n:
+                break
+            if x + 1 < n and _before(hend, hint, x + 1, x):
+                x += 1
+            if not _before(hend, hint, x, c):
+                break
+            _hswap(hend, hint, c, x)
+            c = x
+    return n
+
+
+# the loop's variables kept between calls of _loop (li: ints, lf: floats)
+_I, _NWAKE, _SEQ, _EVENTS, _NLOG, _HSIZE, _PHASE, _WAKEON, _FREE = range(9)
+_CLOCK, _WAKE, _WAKET, _NOWF = range(4)
+# _loop's answers: all events done, more launch rows wanted (``out``), room wanted in the log and heap
+_DONE, _ROWS, _ROOM = 0, 1, 2
+
+
+@jit(_nrt=False)
+def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
+          es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
+          lp, lk, lm, lt0, lt1, lkill, li, lf):
+    """The loop of :func:`run`, compiled without reference counting (it takes every array borrowed and
+    allocates nothing): returns :data:`_DONE`; :data:`_ROWS` when a pass needs more launch rows
+    (``li[_PHASE]`` 2: the pass resumes at the next call); :data:`_ROOM` when the log and the heap
+    might not hold a pass's rows (the pass runs at the next call); its variables are kept in ``li`` and
+    ``lf`` for the next call. Rigid jobs ask for nothing (the heap holds ``n`` completions): one call.
+    ``listed``: the rigid jobs were all queued before (:func:`_list_all`), an arrival only wakes
+    the loop; ``ready`` each rank's ready time (empty unless listed)."""
     n = arr_t.shape[0]
     tasks = kind == TASKS
-    rem = runs.left.copy()
-    log = _new_log(max(16, n) if tasks else 1)
-    n_log = 0
-    out = np.zeros((64, 4), np.int64)
-    started_r = np.zeros(max(n, 1), np.int64)
-    done = [(0.0, 0, 0, 0, 0)]                 # completions: (end, launch sequence, position, tasks, server)
-    done.pop()
-    clock = st.par[C._NOW] if tasks else 0.0
-    free = capacity
     stop = st.meta[C._STOP] != 0
-    wake = np.nan                              # the last wake-up asked
-    wake_on = False                            # a wake-up pending
-    wake_time = -1.0
-    n_wakeups = 0
-    seq = 0
-    events = 0
     limit = np.iinfo(np.int64).max
-    ready = np.empty(0)                        # listed rigid jobs: each rank's ready time
-    if listed and not tasks:
-        ready = np.empty(n)
-        for q in range(n):
-            E.push_at(q, procs[q], est[q], rank[q], es)
-            ready[rank[q]] = arr_t[q]
-    i = 0
+    i, n_wakeups, seq, events = li[_I], li[_NWAKE], li[_SEQ], li[_EVENTS]
+    n_log, hs, phase, wake_on, free = li[_NLOG], li[_HSIZE], li[_PHASE], li[_WAKEON] != 0, li[_FREE]
+    clock, wake, wake_time, now = lf[_CLOCK], lf[_WAKE], lf[_WAKET], lf[_NOWF]
+    code = _DONE
     while True:
-        now = np.inf
-        if len(done) > 0:
-            now = done[0][0]
-        if i < n and arr_t[i] < now:
-            now = arr_t[i]
-        if wake_on and wake_time < now:
-            now = wake_time
-        if now == np.inf:
-            break
-        seen = events
-        while len(done) > 0 and done[0][0] == now:          # 1. completions
-            _, _, p, k, m = heapq.heappop(done)
-            if kill[p]:
-                killed[p] = True
-            if tasks:
-                rem[p] -= k
-                if rem[p] == 0:
+        if phase == 0:
+            now = np.inf
+            if hs > 0:
+                now = hend[0]
+            if i < n and arr_t[i] < now:
+                now = arr_t[i]
+            if wake_on and wake_time < now:
+                now = wake_time
+            if now == np.inf:
+                break
+            seen = events
+            while hs > 0 and hend[0] == now:                     # 1. completions
+                p, k, m = hint[0, 1], hint[0, 2], hint[0, 3]
+                hs = _pop(hend, hint, hs)
+                if kill[p]:
+                    killed[p] = True
+                if tasks:
+                    rem[p] -= k
+                    if rem[p] == 0:
+                        end[p] = now
+                    if now > clock:
+                        C.advance(st, runs, ts, now)
+                        clock = now
+                    C.release(st, runs, user[p], p, k, m)
+                    C.changed(st, runs, ts, user[p])
+                else:
                     end[p] = now
-                if now > clock:
-                    C.advance(st, runs, ts, now)
-                    clock = now
-                C.release(st, runs, user[p], p, k, m)
-                C.changed(st, runs, ts, user[p])
+                    free += procs[p]
+                    E.run_remove(p, start[p] + est[p], es)
+                events += 1
+            while i < n and arr_t[i] == now:                    # 2. arrivals
+                if tasks:
+                    if now > clock:
+                        C.advance(st, runs, ts, now)
+                        clock = now
+                    C.submit(st, runs, ts, user[i], i)
+                elif not listed:
+                    E.push_at(i, procs[i], est[i], rank[i], es)
+                i += 1
+                events += 1
+            woke = False
+            if wake_on and wake_time == now:                    # 3. the wake-up
+                wake_on = False
+                wake_time = -1.0
+                events += 1
+                woke = True
+            if events == seen:
+                continue
+            if not tasks:                                       # one decision: rigid jobs (heap room: n)
+                k, free = E.step(now, free, es, started_r, resv, backfill, scan, ready)
+                for q in range(k):
+                    j = es.wjob[started_r[q]]
+                    start[j] = now
+                    seq += 1
+                    hs = _push(hend, hint, hs, now + dur[j], seq, j, 1, 0)
+                continue
+            if now > clock:                                     # one decision: tasks
+                C.advance(st, runs, ts, now)
+                clock = now
+            if not (woke and events == seen + 1 and wake_first
+                    and C.first(st, runs, ts) == st.meta[C._BLOCKED]):
+                if now == wake:
+                    n_wakeups += 1
+                phase = 1
             else:
-                end[p] = now
-                free += procs[p]
-                E.run_remove(p, start[p] + est[p], es)
-            events += 1
-        while i < n and arr_t[i] == now:                    # 2. arrivals
-            if tasks:
-                if now > clock:
-                    C.advance(st, runs, ts, now)
-                    clock = now
-                C.submit(st, runs, ts, user[i], i)
-            elif not listed:
-                E.push_at(i, procs[i], est[i], rank[i], es)
-            i += 1
-            events += 1
-        woke = False
-        if wake_on and wake_time == now:                    # 3. the wake-up
-            wake_on = False
-            wake_time = -1.0
-            events += 1
-            woke = True
-        if events == seen:
-            continue
-        if not tasks:                                       # one decision: rigid jobs
-            k, free = E.step(now, free, es, started_r, resv, backfill, scan, ready)
-            for q in range(k):
-                j = es.wjob[started_r[q]]
-                start[j] = now
-                seq += 1
-                heapq.heappush(done, (now + dur[j], seq, j, 1, 0))
-            continue
-        if now > clock:                                     # one decision: tasks
-            C.advance(st, runs, ts, now)
-            clock = now
-        if not (woke and events == seen + 1 and wake_first and C.first(st, runs, ts) == st.meta[C._BLOCKED]):
-            if now == wake:
-                n_wakeups += 1
-            n_out, out = C.schedule(st, runs, ts, limit, out)
+                phase = 3
+        if phase == 1 or phase == 2:
+            if hs + out.shape[0] > hend.shape[0] or n_log + out.shape[0] > lp.shape[0]:
+                code = _ROOM                                    # (at most one row per launch row)
+                break
+            n_out = C.schedule_into(st, runs, ts, limit, out, phase == 1)  # (not C.schedule: no refcounts)
+            if n_out < 0:
+                phase = 2
+                code = _ROWS
+                break
             for q in range(n_out):
                 p = out[q, 0]
                 k = out[q, 1]
@@ -174,8 +207,15 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
                 if start[p] != start[p]:
                     start[p] = now
                 seq += 1
-                heapq.heappush(done, (now + dur[p], seq, p, k, m))
-                log, n_log = _log(log, n_log, p, k, m, now, now + dur[p], kill[p])
+                hs = _push(hend, hint, hs, now + dur[p], seq, p, k, m)
+                lp[n_log] = p
+                lk[n_log] = k
+                lm[n_log] = m
+                lt0[n_log] = now
+                lt1[n_log] = now + dur[p]
+                lkill[n_log] = kill[p]
+                n_log += 1
+        phase = 0
         w = np.inf                                          # the next wake-up while blocked
         if wakeups and stop and st.meta[C._BLOCKED] >= 0:
             t = C.next_min_change(st, runs, ts)
@@ -189,10 +229,71 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
         else:
             wake_on = False
             wake_time = -1.0
-    counts[0] = events
+    li[_I], li[_NWAKE], li[_SEQ], li[_EVENTS] = i, n_wakeups, seq, events
+    li[_NLOG], li[_HSIZE], li[_PHASE], li[_WAKEON], li[_FREE] = n_log, hs, phase, wake_on, free
+    lf[_CLOCK], lf[_WAKE], lf[_WAKET], lf[_NOWF] = clock, wake, wake_time, now
+    return code
+
+
+@jit(_nrt=False)
+def _list_all(arr_t, procs, est, rank, es, ready):
+    """A listed run's start: every rigid job queued at its rank, ``ready[rank]`` its submit time."""
+    for q in range(arr_t.shape[0]):
+        E.push_at(q, procs[q], est[q], rank[q], es)
+        ready[rank[q]] = arr_t[q]
+
+
+@jit
+def run(kind, arr_t, dur, kill, start, end, killed, counts,
+        st, runs, ts, user, wakeups, wake_first,
+        es, procs, est, rank, capacity, resv, backfill, scan, listed=False):
+    """The loop (module docstring). ``kind``: :data:`RIGID` or :data:`TASKS`; jobs are given in
+    arrival order (position = run index for tasks). Rigid jobs: ``es`` EASY's state, ``procs``,
+    ``est`` (what a reservation may assume), ``rank`` each job's rank in the queue's order,
+    ``resv`` each rank's first shadow time; ``listed``: every rigid job is queued at its rank from the
+    first instant and may start from its arrival time (:func:`rigid_run`). Tasks: ``st``, ``runs``,
+    ``ts`` the core's state, ``user`` each job's user. ``counts`` gets [events, launches, wake-ups
+    that ran a pass]; returns the launch log (position, tasks, server, start, end, killed) of task runs.
+
+    (The events are processed by ``_loop``, which allocates nothing; this function gives it the
+    arrays and more room when it asks.)"""
+    n = arr_t.shape[0]
+    tasks = kind == TASKS
+    rem = runs.left.copy()
+    m_log = max(64, n) if tasks else 1        # the launch log's columns
+    lp, lk, lm = np.zeros(m_log, np.int64), np.zeros(m_log, np.int64), np.zeros(m_log, np.int64)
+    lt0, lt1, lkill = np.zeros(m_log), np.zeros(m_log), np.zeros(m_log, np.bool_)
+    out = np.zeros((64, 4), np.int64)
+    started_r = np.zeros(max(n, 1), np.int64)
+    m_heap = max(64, n) if not tasks else 256   # completions (rigid jobs: at most n)
+    hend, hint = np.zeros(m_heap), np.zeros((m_heap, 4), np.int64)
+    li = np.zeros(9, np.int64)
+    li[_FREE] = capacity
+    lf = np.array([st.par[C._NOW] if tasks else 0.0, np.nan, -1.0, 0.0])
+    listed = listed and not tasks
+    ready = np.empty(n if listed else 0)       # listed rigid jobs: each rank's ready time
+    if listed:
+        _list_all(arr_t, procs, est, rank, es, ready)
+    while True:
+        code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
+                     es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
+                     lp, lk, lm, lt0, lt1, lkill, li, lf)
+        if code == _DONE:
+            break
+        if code == _ROWS:
+            out = C.grow_rows(out)
+        if li[_HSIZE] + out.shape[0] > hend.shape[0]:
+            m = 2 * (li[_HSIZE] + out.shape[0])
+            hend, hint = _grow(hend, m), _grow(hint, m)
+        if li[_NLOG] + out.shape[0] > lp.shape[0]:
+            m = 2 * (li[_NLOG] + out.shape[0])
+            lp, lk, lm, lt0, lt1, lkill = _grow(lp, m), _grow(lk, m), _grow(lm, m), _grow(lt0, m), _grow(lt1, m), \
+                _grow(lkill, m)
+    n_log = li[_NLOG]
+    counts[0] = li[_EVENTS]
     counts[1] = n_log
-    counts[2] = n_wakeups
-    return (log[0][:n_log], log[1][:n_log], log[2][:n_log], log[3][:n_log], log[4][:n_log], log[5][:n_log])
+    counts[2] = li[_NWAKE]
+    return lp[:n_log], lk[:n_log], lm[:n_log], lt0[:n_log], lt1[:n_log], lkill[:n_log]
 
 
 def _dummy_task_state():
@@ -329,22 +430,36 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
 
 
 # ---- a batch of list schedules (the learned-priorities method's trials, issue 29) --------------------
-@jit
-def _rigid_batch(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out):
-    """:func:`run` once per row of ``ranks`` (listed rigid jobs), on one EASY state cleared between
-    rows; ``out[p]`` gets row *p*'s start times."""
-    n = arr_t.shape[0]
-    kill = np.zeros(n, np.bool_)
-    killed = np.zeros(n, np.bool_)
-    end = np.empty(n)
-    counts = np.zeros(3, np.int64)
-    resv = np.empty(n)
-    user = np.zeros(1, np.int64)
+@jit(_nrt=False)
+def _batch_loop(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out,
+                kill, end, killed, resv, user, ready, rem, started_r, rows, hend, hint,
+                lp, lk, lm, lt0, lt1, lkill, li, lf):
+    """:func:`_loop` once per row of ``ranks`` (listed rigid jobs) on arrays made once (compiled without
+    reference counting: the arrays borrowed, none rebound), EASY's state cleared between rows;
+    ``out[p]`` gets row *p*'s start times."""
     for p in range(ranks.shape[0]):
         E.clear(es)
         resv[:] = np.nan
-        run(RIGID, arr_t, dur, kill, out[p], end, killed, counts, st, runs, ts, user, False, False,
-            es, procs, est, ranks[p], capacity, resv, backfill, scan, True)
+        li[:] = 0
+        li[_FREE] = capacity
+        lf[_CLOCK], lf[_WAKE], lf[_WAKET], lf[_NOWF] = 0.0, np.nan, -1.0, 0.0
+        _list_all(arr_t, procs, est, ranks[p], es, ready)
+        _loop(RIGID, arr_t, dur, kill, out[p], end, killed, st, runs, ts, user, False, False,
+              es, procs, est, ranks[p], resv, backfill, scan, True, ready, rem, started_r, rows, hend, hint,
+              lp, lk, lm, lt0, lt1, lkill, li, lf)   # rigid jobs: one call, _DONE (heap room n)
+
+
+@jit
+def _rigid_batch(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out):
+    """The arrays of :func:`_batch_loop`, made once for every row."""
+    n = arr_t.shape[0]
+    z = np.zeros(1, np.int64)
+    m_heap = max(64, n)
+    _batch_loop(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out,
+                np.zeros(n, np.bool_), np.empty(n), np.zeros(n, np.bool_), np.empty(n), z, np.empty(n),
+                runs.left.copy(), np.zeros(max(n, 1), np.int64), np.zeros((64, 4), np.int64), np.zeros(m_heap),
+                np.zeros((m_heap, 4), np.int64), z, z, z, np.zeros(1), np.zeros(1), np.zeros(1, np.bool_),
+                np.zeros(9, np.int64), np.zeros(4))
 
 
 def rigid_batch(submit, processors, duration, requested, capacity: int, ranks, *, backfill: bool = False,

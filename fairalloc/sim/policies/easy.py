@@ -374,10 +374,10 @@ def _requeue(jobs, procs, est, es, resv):
         push(j, procs[j], est[j], es)
 
 
-@jit
+@jit(_nrt=False)
 def clear(es):
     """Empty ``es`` (no job waiting or running) for a new run of the same sizes, as
-    :func:`new_easy_state` made it (a batch of runs reuses one state)."""
+    :func:`new_easy_state` made it (a batch of runs reuses one state; it allocates nothing)."""
     ist = es.ist
     size = ist[2]
     ist[:] = 0

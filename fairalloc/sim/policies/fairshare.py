@@ -531,7 +531,7 @@ class SlurmPolicy(QueuePolicy):
         self._catch_up(now)
         watching = self.watch is not None and self.watch in self.queue
         if watching:
-            free0 = int(self.state.free)
+            free0 = int(self._free())
             order = self.order(now)
             running = [(j, s, e) for (j, _k, _s, s, e) in self.sim.running.values()]
         if self.mode == "rigid":
@@ -602,7 +602,7 @@ class SlurmPolicy(QueuePolicy):
         if self._minw is None:
             procs = self.procs
             self._minw = min(procs[j] for j in self.queue)
-        if self._minw > self.state.free:
+        if self._minw > self._free():
             return None           # no waiting job fits: a pass cannot start anything (module docstring)
         return self.last_pass + self.prio.calc_period     # the next pass (the passes up to now are done)
 

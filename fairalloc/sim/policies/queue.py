@@ -416,6 +416,19 @@ def threshold_update(alpha: float = 0.1, threshold: float = 0.5) -> Callable[[fl
 
 
 # ---- the policies --------------------------------------------------------------------------------
+def _rigid_units(state: Any, wl: Any) -> Any:
+    """None for processors (a job needs ``processors`` of them); ``"pool"`` for one pool of one
+    resource (a job needs its demand of it); else a clear error."""
+    if hasattr(state, "capacity"):
+        return None
+    if getattr(state, "n_servers", 0) == 1 and getattr(state, "n_resources", 0) == 1:
+        return "pool"
+    raise InvalidInstanceError("the job-queue policies start rigid jobs on processors or on one pool of one "
+                               f"resource, not on {type(state).__name__} with capacities of shape "
+                               f"{getattr(state, 'capacities', np.zeros(0)).shape}", argument="capacity",
+                               value=getattr(state, "capacities", None))
+
+
 class QueuePolicy(Policy):
     """Base class: a queue ordered by :meth:`order`, strict order, optional EASY on top.
 
@@ -465,7 +478,8 @@ class QueuePolicy(Policy):
         super().reset(sim)
         self.state = sim.state
         wl = sim.workload
-        self.procs = wl.processors.tolist()
+        self._whole = _rigid_units(sim.state, wl)
+        self.procs = (wl.processors if self._whole is None else wl.resources[:, 0]).tolist()
         est = np.where(np.isnan(wl.requested_time), wl.run_time, wl.requested_time)
         self.estimate_arr = est
         self.estimate = est.tolist()
@@ -494,7 +508,7 @@ class QueuePolicy(Policy):
             return []
         if self.backfill:
             return self._easy(now)
-        free = self.state.free
+        free = self._free()
         procs = self.procs
         order = self.order(now)
         started: list[int] = []
@@ -512,12 +526,28 @@ class QueuePolicy(Policy):
     def _core(self) -> EasyCore:
         """The EASY decision core (:mod:`.easy`), holding the running jobs between instants."""
         wl = self.sim.workload
-        return EasyCore(wl.processors, self.estimate_arr, self.state.capacity, max(len(wl), 1))
+        if self._whole is None:
+            return EasyCore(wl.processors, self.estimate_arr, self.state.capacity, max(len(wl), 1))
+        procs = wl.resources[:, 0]
+        cap = float(self.state.capacities[0, 0])
+        if not (np.all(procs == np.round(procs)) and cap == round(cap)):
+            raise InvalidInstanceError("EASY backfilling on a pool of one resource needs whole-number demands "
+                                       f"and capacity (capacity {cap!r}); give the capacity as a processor "
+                                       "count instead", argument="capacity", value=cap)
+        return EasyCore(procs.astype(np.int64), self.estimate_arr, int(cap), max(len(wl), 1))
+
+    def _free(self) -> Any:
+        """The free processors (an int), or the free amount of the one pooled resource (a copy: the
+        pool's own array is read-only)."""
+        if self._whole is None:
+            return self.state.free
+        f = float(self.state.free[0, 0])
+        return int(round(f)) if self.backfill else f
 
     def _easy(self, now: float) -> list[tuple[int, int, int]]:
         """Strict order, then EASY: the waiting jobs in the current order handed to the core."""
         self.core.requeue(self.order(now))
-        started, _ = self.core.step(now, self.state.free)
+        started, _ = self.core.step(now, self._free())
         if started:
             gone = set(started)
             self.queue = [j for j in self.queue if j not in gone]
@@ -564,13 +594,13 @@ class FCFS(QueuePolicy):
         if self.backfill:
             if not self.waiting:
                 return []
-            started, _ = self.core.step(now, self.state.free)
+            started, _ = self.core.step(now, self._free())
             self.waiting -= len(started)
             return [(j, 1, 0) for j in started]
         queue = self.queue
         if not queue:
             return []
-        free = self.state.free
+        free = self._free()
         procs = self.procs
         out = []
         while queue and procs[queue[0]] <= free:

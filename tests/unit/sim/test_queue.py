@@ -130,3 +130,32 @@ def test_user_priority_policy_and_names():
     assert isinstance(make_queue_policy("f1"), F1)
     with pytest.raises(InvalidInstanceError, match="score returned shape"):
         simulate(wl, 4, policy=PriorityPolicy(lambda q: [1.0], name="bad"))
+
+
+# ---- rigid jobs on one pool of one resource (the job's demand of it plays its processor count) -----
+def _four_jobs(resources):
+    # the FCFS docstring's instance: 4 processors; jobs (width, run time) (4, 10), (2, 8), (2, 2), (1, 4)
+    return Workload(submit=[0, 1, 2, 3], run_time=[10, 8, 2, 4], processors=[4, 2, 2, 1], resources=resources)
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy"])
+def test_queue_policies_on_a_one_resource_pool(policy):
+    """By hand: job 0 holds all 4 units until 10; jobs 1 and 2 (2 each) start at 10; job 3 (1 unit) when
+    job 2 ends at 12 (with EASY too: nothing is free before 10). The pool's free capacity is read,
+    never written by the policy (it was read-only: "output array is read-only")."""
+    from fairalloc.sim import ResourcePool
+
+    wl = _four_jobs([[4.0], [2.0], [2.0], [1.0]])
+    for engine in ("auto", "events"):
+        r = simulate(wl, ResourcePool([4.0]), policy=policy, engine=engine)
+        assert r.jobs["start"].tolist() == [0.0, 10.0, 10.0, 12.0]
+
+
+def test_queue_policies_need_one_resource_or_processors():
+    from fairalloc.sim import ResourcePool
+
+    wl = _four_jobs([[4.0, 1.0], [2.0, 1.0], [2.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(InvalidInstanceError, match="one pool of one resource"):
+        simulate(wl, ResourcePool([4.0, 4.0]), policy="fcfs")
+    with pytest.raises(InvalidInstanceError, match="whole-number"):
+        simulate(_four_jobs([[1.5], [2.0], [2.0], [1.0]]), ResourcePool([4.0]), policy="easy")
