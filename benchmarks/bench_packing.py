@@ -1,10 +1,11 @@
 """The packing question of issue 30: can every user of a dense TV-TSF instance reach a share threshold?
 
 On the dense 10 x 10 x 20 instance of seed 0 (``dense_time_varying_instance(10, 10, 20, rng=0)``) the
-max-min of Eq. 10 is 17/280 or 76/1240: "every user >= 77/1240" is infeasible (CP-SAT on the MILP in
-about 3 s), "every user >= 76/1240" was undecided after 60 s by HiGHS, CP-SAT and SCIP. With shares
-X_i / D_i (D_i = 20 h_i), the question is a threshold vector: X_i >= ceil(num D_i / den) for every user.
-Two models other than the time-indexed MILP are tried, each printing its verdict, wall and CPU seconds:
+max-min of Eq. 10 was known to be 17/280 or 76/1240: "every user >= 77/1240" is infeasible (CP-SAT on
+the MILP in seconds), "every user >= 76/1240" was undecided after 60 s by HiGHS, CP-SAT and SCIP. With
+shares X_i / D_i (D_i = 20 h_i), the question is a threshold vector: X_i >= ceil(num D_i / den) for every
+user. Three models are tried, each printing its verdict, wall and CPU seconds; ``--model milp`` decided
+it (a schedule with every user >= 76/1240: the max-min is 76/1240; ``benchmarks/RESULTS.md``):
 
 ``--model cpsat``: CP-SAT's scheduling model. One interval per task needed (the k-th task of user i
 released at the slot its k-th task is submitted, tasks of a user ordered by start), placement as
@@ -27,12 +28,16 @@ nothing). Duals are smoothed towards the best bound's (Wentges, ``--alpha``).
 
 ``--model milp``: the time-indexed MILP of :func:`fairalloc.exact.tvtsf_model` (Eq. 10's rows as
 fairalloc builds them), its level *z* fixed at 0, with a deficit column per user:
-:math:`\min \sum_i \delta_i` subject to :math:`X_i + \delta_i \ge \ell_i`, :math:`0 \le \delta_i \le \ell_i`
+:math:`\\min \\sum_i \\delta_i` subject to :math:`X_i + \\delta_i \\ge \\ell_i`, :math:`0 \\le \\delta_i \\le \\ell_i`
 (an *elastic* feasibility query: every schedule is feasible for it, deficit 0 answers "yes", a proven
-bound of at least 1 answers "no"; ``--plain`` fixes the deficits at 0, the plain feasibility question). With ``--start-threshold`` the same program is first solved at a
-lower threshold and its schedule (deficit 0 there, a positive deficit at ``--threshold``) is the MIP
+bound of at least 1 answers "no"; ``--plain`` fixes the deficits at 0: the plain feasibility question).
+With ``--start-threshold`` the same program is first solved at a lower threshold and its schedule (deficit 0 there, a positive deficit at ``--threshold``) is the MIP
 start: the solver then holds an incumbent from the first node and its improvement heuristics
 (HiGHS's sub-MIPs) work from it, where the plain feasibility question gives them nothing to start from.
+``--lns-rounds N`` replaces the one solve by a large-neighbourhood search: N rounds, each freeing the
+start columns of a few random servers or of a window of slots (the others fixed at the incumbent's
+values) and re-solving from the incumbent, which it replaces when the deficit is not larger; it starts
+from the ``--start-threshold`` schedule, else from :func:`fairalloc.scheduling.tvtsf.tvtsf_greedy`'s.
 A schedule of deficit 0 is re-checked with :func:`fairalloc.exact.tvtsf.schedule_details` (capacity in
 every slot, nothing started before it is submitted, placement, the shares against the thresholds) and
 ``--store`` writes it as JSON (``tests/data/tvtsf_dense_seed0_maxmin.json``, which
@@ -43,7 +48,7 @@ Figures and commands: ``benchmarks/RESULTS.md``.
     python benchmarks/bench_packing.py --model cpsat --threshold 76/1240 --time-limit 600
     python benchmarks/bench_packing.py --model colgen --threshold 77/1240 --time-limit 600
     python benchmarks/bench_packing.py --model milp --threshold 76/1240 --start-threshold 17/280 --threads 1
-    python benchmarks/bench_packing.py --model milp --solver cpsat --threshold 77/1240 --threads 1
+    python benchmarks/bench_packing.py --model milp --solver cpsat --threshold 77/1240 --plain --threads 1
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ import math
 import os
 import sys
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -65,6 +71,7 @@ from fairalloc.exact.random_instances import dense_time_varying_instance
 from fairalloc.exact.solvers import get_backend, quiet_highs
 from fairalloc.exact.tvtsf import _fits, _upper_offline, schedule_details, tvtsf_model, tvtsf_valuation
 from fairalloc.result import Status
+from fairalloc.scheduling.tvtsf import tvtsf_greedy
 
 
 def instance(seed: int, num: int, den: int):
@@ -285,13 +292,50 @@ class ThresholdMilp:
         tv = self.tv
         out = np.zeros((tv.n_agents, tv.n_servers, tv.n_slots), dtype=np.int64)
         for (i, m, t), c in self.x.items():
-            out[i, m, t] = int(round(v[c]))
+            out[i, m, t] = round(v[c])
         return out
 
-    def solve(self, solver: str, time_limit: float, threads: int, start: np.ndarray | None = None):
-        out, v = solve_program(self.prog, get_backend(solver, "milp"), time_limit=time_limit, threads=threads,
+    def solve(self, solver: str, time_limit: float, threads: int, start: np.ndarray | None = None,
+              free=None):
+        """Solve (from ``start``); with ``free`` ((i, m, t) -> bool), every other start column is fixed at
+        ``start``'s value (a neighbourhood of the large-neighbourhood search)."""
+        prog = self.prog
+        if free is not None:
+            lb, ub = prog.lb.copy(), prog.ub.copy()
+            for key, c in self.x.items():
+                if not free(*key):
+                    lb[c] = ub[c] = float(start[key])
+            prog = dataclasses.replace(prog, lb=lb, ub=ub)
+        out, v = solve_program(prog, get_backend(solver, "milp"), time_limit=time_limit, threads=threads,
                                start=None if start is None else self.start(start))
         return out, (None if v is None else self.starts(v))
+
+    def deficit(self, starts: np.ndarray) -> int:
+        got = starts.sum(axis=(1, 2))
+        return int(sum(max(0, self.lo[i] - int(got[i])) for i in range(self.tv.n_agents)))
+
+    def lns(self, start: np.ndarray, rounds: int, args, rng) -> np.ndarray:
+        """Large-neighbourhood search: free the columns of ``--lns-servers`` random servers, or of a window
+        of ``--lns-window`` slots on every server, alternately; re-solve from the incumbent (every other
+        column fixed), keep the result when its deficit is not larger; stop at deficit 0."""
+        best, T, M = start, self.tv.n_slots, self.tv.n_servers
+        for it in range(rounds):
+            if self.deficit(best) == 0:
+                break
+            if it % 2 == 0:
+                chosen = set(rng.choice(M, size=min(args.lns_servers, M), replace=False).tolist())
+                free, what = (lambda i, m, t, c=frozenset(chosen): m in c), f"servers {sorted(chosen)}"
+            else:
+                a = int(rng.integers(0, max(1, T - args.lns_window + 1)))
+                b = a + args.lns_window
+                free, what = (lambda i, m, t, a=a, b=b: a <= t < b), f"slots {a}..{b - 1}"
+            c0 = time.process_time()
+            out, got = self.solve(args.solver, args.time_limit, args.threads, start=best, free=free)
+            if got is not None and self.deficit(got) <= self.deficit(best):
+                best = got
+            print(f"    LNS round {it + 1} ({what}): {out.status.value}, deficit {self.deficit(best)}; "
+                  f"{time.process_time() - c0:.1f}s CPU", flush=True)
+        return best
 
 
 def check_schedule(tv, starts: np.ndarray, lo) -> list[str]:
@@ -333,7 +377,6 @@ def store(path: str, tv, starts: np.ndarray, seed: int, threshold: str, how: str
 
 
 def milp(tv, lo, args) -> str:
-    num, den = (int(v) for v in args.threshold.split("/"))
     start = None
     if args.start_threshold:
         snum, sden = (int(v) for v in args.start_threshold.split("/"))
@@ -347,7 +390,14 @@ def milp(tv, lo, args) -> str:
             return f"UNDECIDED (no start schedule at {args.start_threshold})"
     t0, c0 = time.perf_counter(), time.process_time()
     tm = ThresholdMilp(tv, lo, plain=args.plain)
-    out, sched = tm.solve(args.solver, args.time_limit, args.threads, start=start)
+    if args.lns_rounds:
+        if start is None:
+            start = np.asarray(tvtsf_greedy(tv).tasks, dtype=np.int64)       # the paper's best-fit heuristic
+            print(f"  start: tvtsf_greedy, deficit {tm.deficit(start)}", flush=True)
+        sched = tm.lns(start, args.lns_rounds, args, np.random.default_rng(args.lns_seed))
+        out = SimpleNamespace(status=Status.FEASIBLE, objective=float(tm.deficit(sched)), stats={})
+    else:
+        out, sched = tm.solve(args.solver, args.time_limit, args.threads, start=start)
     bound = out.stats.get("bound")
     print(f"  every user >= {args.threshold}: {out.status.value}, least deficit {out.objective}, bound {bound}, "
           f"{out.stats.get('nodes')} nodes; {time.perf_counter() - t0:.1f}s wall, {time.process_time() - c0:.1f}s CPU",
@@ -362,7 +412,8 @@ def milp(tv, lo, args) -> str:
         if args.store:
             how = (f"benchmarks/bench_packing.py --model milp --solver {args.solver} --threshold {args.threshold}"
                    + (f" --start-threshold {args.start_threshold}" if args.start_threshold else "")
-                   + f" --threads {args.threads}")
+                   + (f" --lns-rounds {args.lns_rounds} --lns-seed {args.lns_seed}" if args.lns_rounds else "")
+                   + f" --threads {args.threads} --time-limit {args.time_limit:g}")
             store(args.store, tv, sched, args.seed, args.threshold, how)
             print(f"  stored {args.store}")
         return "FEASIBLE (a schedule of deficit 0, re-checked with schedule_details)"
@@ -389,6 +440,12 @@ def main(argv=None) -> int:
                     help="milp: first solve at this lower threshold, num/den, and start from its schedule")
     ap.add_argument("--plain", action="store_true",
                     help="milp: deficits fixed at 0 (the plain feasibility question, no start)")
+    ap.add_argument("--lns-rounds", type=int, default=0,
+                    help="milp: large-neighbourhood search rounds (--time-limit each) instead of one solve; "
+                         "from the --start-threshold schedule, else from tvtsf_greedy's")
+    ap.add_argument("--lns-servers", type=int, default=3, help="milp: servers freed per LNS round")
+    ap.add_argument("--lns-window", type=int, default=6, help="milp: slots freed per LNS round")
+    ap.add_argument("--lns-seed", type=int, default=0, help="milp: the LNS's random choices")
     ap.add_argument("--store", default=None, help="milp: write a schedule of deficit 0 to this JSON file")
     args = ap.parse_args(argv)
     num, den = (int(v) for v in args.threshold.split("/"))
