@@ -314,14 +314,15 @@ class ThresholdMilp:
         got = starts.sum(axis=(1, 2))
         return int(sum(max(0, self.lo[i] - int(got[i])) for i in range(self.tv.n_agents)))
 
-    def lns(self, start: np.ndarray, rounds: int, args, rng) -> np.ndarray:
+    def lns(self, start: np.ndarray, rounds: int, args, rng) -> tuple[np.ndarray, int]:
         """Large-neighbourhood search: free the columns of ``--lns-servers`` random servers, or of a window
         of ``--lns-window`` slots on every server, alternately; re-solve from the incumbent (every other
-        column fixed), keep the result when its deficit is not larger; stop at deficit 0."""
-        best, T, M = start, self.tv.n_slots, self.tv.n_servers
+        column fixed), keep the result when its deficit is not larger; stop at deficit 0. Returns the best
+        schedule and the rounds run."""
+        best, T, M, it = start, self.tv.n_slots, self.tv.n_servers, 0
         for it in range(rounds):
             if self.deficit(best) == 0:
-                break
+                return best, it
             if it % 2 == 0:
                 chosen = set(rng.choice(M, size=min(args.lns_servers, M), replace=False).tolist())
                 free, what = (lambda i, m, t, c=frozenset(chosen): m in c), f"servers {sorted(chosen)}"
@@ -335,7 +336,7 @@ class ThresholdMilp:
                 best = got
             print(f"    LNS round {it + 1} ({what}): {out.status.value}, deficit {self.deficit(best)}; "
                   f"{time.process_time() - c0:.1f}s CPU", flush=True)
-        return best
+        return best, rounds
 
 
 def check_schedule(tv, starts: np.ndarray, lo) -> list[str]:
@@ -394,14 +395,15 @@ def milp(tv, lo, args) -> str:
         if start is None:
             start = np.asarray(tvtsf_greedy(tv).tasks, dtype=np.int64)       # the paper's best-fit heuristic
             print(f"  start: tvtsf_greedy, deficit {tm.deficit(start)}", flush=True)
-        sched = tm.lns(start, args.lns_rounds, args, np.random.default_rng(args.lns_seed))
-        out = SimpleNamespace(status=Status.FEASIBLE, objective=float(tm.deficit(sched)), stats={})
+        sched, used = tm.lns(start, args.lns_rounds, args, np.random.default_rng(args.lns_seed))
+        out = SimpleNamespace(status=Status.FEASIBLE, objective=float(tm.deficit(sched)),
+                              stats={"rounds": used})
     else:
         out, sched = tm.solve(args.solver, args.time_limit, args.threads, start=start)
     bound = out.stats.get("bound")
+    work = f"{out.stats['rounds']} LNS rounds" if "rounds" in out.stats else f"{out.stats.get('nodes')} nodes"
     print(f"  every user >= {args.threshold}: {out.status.value}, least deficit {out.objective}, bound {bound}, "
-          f"{out.stats.get('nodes')} nodes; {time.perf_counter() - t0:.1f}s wall, {time.process_time() - c0:.1f}s CPU",
-          flush=True)
+          f"{work}; {time.perf_counter() - t0:.1f}s wall, {time.process_time() - c0:.1f}s CPU", flush=True)
     if out.status.value == "infeasible" or (bound is not None and bound > 0.5):
         return (f"INFEASIBLE (proven by {args.solver}" + ("" if out.status.value == "infeasible" else
                                                           f": least deficit >= {bound:g}") + ")")
