@@ -31,9 +31,10 @@ fairalloc builds them), its level *z* fixed at 0, with a deficit column per user
 :math:`\\min \\sum_i \\delta_i` subject to :math:`X_i + \\delta_i \\ge \\ell_i`, :math:`0 \\le \\delta_i \\le \\ell_i`
 (an *elastic* feasibility query: every schedule is feasible for it, deficit 0 answers "yes", a proven
 bound of at least 1 answers "no"; ``--plain`` fixes the deficits at 0: the plain feasibility question).
-With ``--start-threshold`` the same program is first solved at a lower threshold and its schedule (deficit 0 there, a positive deficit at ``--threshold``) is the MIP
-start: the solver then holds an incumbent from the first node and its improvement heuristics
-(HiGHS's sub-MIPs) work from it, where the plain feasibility question gives them nothing to start from.
+With ``--start-threshold`` the same program is first solved at a lower threshold and its schedule
+(deficit 0 there, a positive deficit at ``--threshold``) is the MIP start: the solver then holds an
+incumbent from the first node and its improvement heuristics (HiGHS's sub-MIPs) work from it (whether
+that is faster than the plain question was not shown: ``benchmarks/RESULTS.md``).
 ``--lns-rounds N`` replaces the one solve by a large-neighbourhood search: N rounds, each freeing the
 start columns of a few random servers or of a window of slots (the others fixed at the incumbent's
 values) and re-solving from the incumbent, which it replaces when the deficit is not larger; it starts
