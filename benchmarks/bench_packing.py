@@ -1,10 +1,11 @@
 """The packing question of issue 30: can every user of a dense TV-TSF instance reach a share threshold?
 
 On the dense 10 x 10 x 20 instance of seed 0 (``dense_time_varying_instance(10, 10, 20, rng=0)``) the
-max-min of Eq. 10 is 17/280 or 76/1240: "every user >= 77/1240" is infeasible (CP-SAT on the MILP in
-about 3 s), "every user >= 76/1240" was undecided after 60 s by HiGHS, CP-SAT and SCIP. With shares
-X_i / D_i (D_i = 20 h_i), the question is a threshold vector: X_i >= ceil(num D_i / den) for every user.
-Two models other than the time-indexed MILP are tried, each printing its verdict, wall and CPU seconds:
+max-min of Eq. 10 was known to be 17/280 or 76/1240: "every user >= 77/1240" is infeasible (CP-SAT on
+the MILP in seconds), "every user >= 76/1240" was undecided after 60 s by HiGHS, CP-SAT and SCIP. With
+shares X_i / D_i (D_i = 20 h_i), the question is a threshold vector: X_i >= ceil(num D_i / den) for every
+user. Three models are tried, each printing its verdict, wall and CPU seconds; ``--model milp`` decided
+it (a schedule with every user >= 76/1240: the max-min is 76/1240; ``benchmarks/RESULTS.md``):
 
 ``--model cpsat``: CP-SAT's scheduling model. One interval per task needed (the k-th task of user i
 released at the slot its k-th task is submitted, tasks of a user ordered by start), placement as
@@ -25,37 +26,59 @@ optimum is 0 the LP does not decide; the master is then solved once as an intege
 columns generated (price-and-branch: a deficit of 0 is a feasible schedule; a positive one decides
 nothing). Duals are smoothed towards the best bound's (Wentges, ``--alpha``).
 
+``--model milp``: the time-indexed MILP of :func:`fairalloc.exact.tvtsf_model` (Eq. 10's rows as
+fairalloc builds them), its level *z* fixed at 0, with a deficit column per user:
+:math:`\\min \\sum_i \\delta_i` subject to :math:`X_i + \\delta_i \\ge \\ell_i`, :math:`0 \\le \\delta_i \\le \\ell_i`
+(an *elastic* feasibility query: every schedule is feasible for it, deficit 0 answers "yes", a proven
+bound of at least 1 answers "no"; ``--plain`` fixes the deficits at 0: the plain feasibility question).
+With ``--start-threshold`` the same program is first solved at a lower threshold and its schedule
+(deficit 0 there, a positive deficit at ``--threshold``) is the MIP start: the solver then holds an
+incumbent from the first node and its improvement heuristics (HiGHS's sub-MIPs) work from it (whether
+that is faster than the plain question was not shown: ``benchmarks/RESULTS.md``).
+``--lns-rounds N`` replaces the one solve by a large-neighbourhood search: N rounds, each freeing the
+start columns of a few random servers or of a window of slots (the others fixed at the incumbent's
+values) and re-solving from the incumbent, which it replaces when the deficit is not larger; it starts
+from the ``--start-threshold`` schedule, else from :func:`fairalloc.scheduling.tvtsf.tvtsf_greedy`'s.
+A schedule of deficit 0 is re-checked with :func:`fairalloc.exact.tvtsf.schedule_details` (capacity in
+every slot, nothing started before it is submitted, placement, the shares against the thresholds) and
+``--store`` writes it as JSON (``tests/data/tvtsf_dense_seed0_maxmin.json``, which
+``tests/unit/exact/test_dense_seed0_maxmin.py`` checks without a solver).
+
 Figures and commands: ``benchmarks/RESULTS.md``.
 
     python benchmarks/bench_packing.py --model cpsat --threshold 76/1240 --time-limit 600
     python benchmarks/bench_packing.py --model colgen --threshold 77/1240 --time-limit 600
+    python benchmarks/bench_packing.py --model milp --threshold 76/1240 --start-threshold 17/280 --threads 1
+    python benchmarks/bench_packing.py --model milp --solver cpsat --threshold 77/1240 --plain --threads 1
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import math
 import os
 import sys
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
 
 from fairalloc.exact.backends import solve_program
-from fairalloc.exact.program import LinearProgram
+from fairalloc.exact.program import LinearProgram, from_pulp
 from fairalloc.exact.random_instances import dense_time_varying_instance
 from fairalloc.exact.solvers import get_backend, quiet_highs
-from fairalloc.exact.tvtsf import _fits, _upper_offline, tvtsf_valuation
+from fairalloc.exact.tvtsf import _fits, _upper_offline, schedule_details, tvtsf_model, tvtsf_valuation
 from fairalloc.result import Status
+from fairalloc.scheduling.tvtsf import tvtsf_greedy
 
 
 def instance(seed: int, num: int, den: int):
     tv = dense_time_varying_instance(10, 10, 20, rng=seed)
-    upper = _upper_offline(tv, _fits(tv))
-    D = np.rint(1 / tvtsf_valuation(tv, upper=upper).slope).astype(int)
-    lo = np.array([-(-num * int(D[i]) // den) for i in range(tv.n_agents)])
-    return tv, lo, upper
+    lo = np.array([-(-num * int(d) // den) for d in _D(tv)])
+    return tv, lo, _upper_offline(tv, _fits(tv))
 
 
 def cpsat(tv, lo, time_limit: float, workers: int) -> str:
@@ -233,15 +256,200 @@ class ColumnGeneration:
                 f"{nc} columns: {out.status.value}, least deficit {deficit})")
 
 
+class ThresholdMilp:
+    """``--model milp``: tvtsf_model's rows, z fixed at 0, one deficit column per user (module docstring)."""
+
+    def __init__(self, tv, lo, plain: bool = False) -> None:
+        self.tv, self.lo = tv, [int(v) for v in lo]
+        model = tvtsf_model(tv)
+        base = from_pulp(model.problem)
+        z = base.index[model.variables["z"].name]
+        lb, ub = base.lb.copy(), base.ub.copy()
+        lb[z] = ub[z] = 0.0                 # the level rows become V_i >= 0: always true
+        integer = base.integer.copy()
+        integer[z] = True                   # fixed anyway; CP-SAT takes integer columns only
+        self.base = dataclasses.replace(base, lb=lb, ub=ub, integer=integer)
+        self.x = {key: base.index[v.name] for key, v in model.variables["x"].items()}   # (i, m, t) -> column
+        n = tv.n_agents
+        rows = []
+        for i in range(n):
+            terms = {c: 1.0 for (u, _, _), c in self.x.items() if u == i}
+            terms[f"deficit_{i}"] = 1.0
+            rows.append((terms, float(self.lo[i]), math.inf, f"threshold_{i}"))
+        top = [0.0 if plain else float(v) for v in self.lo]         # plain: the feasibility question itself
+        self.prog = self.base.extended(cols=[(f"deficit_{i}", 0.0, top[i], True) for i in range(n)],
+                                       rows=rows, cost={f"deficit_{i}": 1.0 for i in range(n)}, maximize=False)
+
+    def start(self, starts: np.ndarray) -> np.ndarray:
+        v = np.zeros(self.prog.n_cols)
+        for (i, m, t), c in self.x.items():
+            v[c] = starts[i, m, t]
+        got = starts.sum(axis=(1, 2))
+        for i in range(self.tv.n_agents):
+            v[self.prog.index[f"deficit_{i}"]] = max(0, self.lo[i] - int(got[i]))
+        return v
+
+    def starts(self, v: np.ndarray) -> np.ndarray:
+        tv = self.tv
+        out = np.zeros((tv.n_agents, tv.n_servers, tv.n_slots), dtype=np.int64)
+        for (i, m, t), c in self.x.items():
+            out[i, m, t] = round(v[c])
+        return out
+
+    def solve(self, solver: str, time_limit: float, threads: int, start: np.ndarray | None = None,
+              free=None):
+        """Solve (from ``start``); with ``free`` ((i, m, t) -> bool), every other start column is fixed at
+        ``start``'s value (a neighbourhood of the large-neighbourhood search)."""
+        prog = self.prog
+        if free is not None:
+            lb, ub = prog.lb.copy(), prog.ub.copy()
+            for key, c in self.x.items():
+                if not free(*key):
+                    lb[c] = ub[c] = float(start[key])
+            prog = dataclasses.replace(prog, lb=lb, ub=ub)
+        out, v = solve_program(prog, get_backend(solver, "milp"), time_limit=time_limit, threads=threads,
+                               start=None if start is None else self.start(start))
+        return out, (None if v is None else self.starts(v))
+
+    def deficit(self, starts: np.ndarray) -> int:
+        got = starts.sum(axis=(1, 2))
+        return int(sum(max(0, self.lo[i] - int(got[i])) for i in range(self.tv.n_agents)))
+
+    def lns(self, start: np.ndarray, rounds: int, args, rng) -> tuple[np.ndarray, int]:
+        """Large-neighbourhood search: free the columns of ``--lns-servers`` random servers, or of a window
+        of ``--lns-window`` slots on every server, alternately; re-solve from the incumbent (every other
+        column fixed), keep the result when its deficit is not larger; stop at deficit 0. Returns the best
+        schedule and the rounds run."""
+        best, T, M, it = start, self.tv.n_slots, self.tv.n_servers, 0
+        for it in range(rounds):
+            if self.deficit(best) == 0:
+                return best, it
+            if it % 2 == 0:
+                chosen = set(rng.choice(M, size=min(args.lns_servers, M), replace=False).tolist())
+                free, what = (lambda i, m, t, c=frozenset(chosen): m in c), f"servers {sorted(chosen)}"
+            else:
+                a = int(rng.integers(0, max(1, T - args.lns_window + 1)))
+                b = a + args.lns_window
+                free, what = (lambda i, m, t, a=a, b=b: a <= t < b), f"slots {a}..{b - 1}"
+            c0 = time.process_time()
+            out, got = self.solve(args.solver, args.time_limit, args.threads, start=best, free=free)
+            if got is not None and self.deficit(got) <= self.deficit(best):
+                best = got
+            print(f"    LNS round {it + 1} ({what}): {out.status.value}, deficit {self.deficit(best)}; "
+                  f"{time.process_time() - c0:.1f}s CPU", flush=True)
+        return best, rounds
+
+
+def check_schedule(tv, starts: np.ndarray, lo) -> list[str]:
+    """What a schedule breaks (capacity, submissions, placement, thresholds), via schedule_details."""
+    det = schedule_details(tv, starts)
+    bad = []
+    over = det["usage"] - tv.cluster.capacities[:, :, None]
+    if (over > 1e-9).any():
+        m, r, t = np.argwhere(over > 1e-9)[0]
+        bad.append(f"server {m} resource {r} over capacity in slot {t}")
+    if (det["pending"] < 0).any():
+        i, t = np.argwhere(det["pending"] < 0)[0]
+        bad.append(f"user {i} started more than submitted by slot {t}")
+    if starts[~np.broadcast_to(tv.placement[:, :, None], starts.shape)].any():
+        bad.append("a task on a server its placement forbids")
+    got = starts.sum(axis=(1, 2))
+    short = [i for i in range(tv.n_agents) if got[i] < lo[i]]
+    if short:
+        bad.append(f"users {short} below their thresholds")
+    return bad
+
+
+def store(path: str, tv, starts: np.ndarray, seed: int, threshold: str, how: str) -> None:
+    """The schedule and the instance it is for (to re-check without a solver)."""
+    doc = {
+        "instance": f"fairalloc.exact.random_instances.dense_time_varying_instance(10, 10, 20, rng={seed})",
+        "claim": f"every user's TV-TSF share (Eq. 3 after the last slot) >= {threshold}",
+        "found_by": how,
+        "capacities": tv.cluster.capacities.tolist(),
+        "task_demands": tv.task_demands[:, 0, :].tolist(),
+        "durations": tv.durations.tolist(),
+        "arrivals": tv.arrivals.tolist(),
+        "placement": tv.placement.astype(int).tolist(),
+        "starts": [[int(i), int(m), int(t), int(starts[i, m, t])] for i, m, t in np.argwhere(starts > 0)],
+    }
+    with open(path, "w") as fh:
+        json.dump(doc, fh, indent=None, separators=(",", ":"))
+        fh.write("\n")
+
+
+def milp(tv, lo, args) -> str:
+    start = None
+    if args.start_threshold:
+        snum, sden = (int(v) for v in args.start_threshold.split("/"))
+        slo = np.array([-(-snum * int(d) // sden) for d in _D(tv)])
+        t0, c0 = time.perf_counter(), time.process_time()
+        out, start = ThresholdMilp(tv, slo).solve(args.solver, args.time_limit, args.threads)
+        print(f"  start: every user >= {args.start_threshold} (tasks >= {slo.tolist()}): {out.status.value}, "
+              f"deficit {out.objective}; {time.perf_counter() - t0:.1f}s wall, {time.process_time() - c0:.1f}s CPU",
+              flush=True)
+        if start is None or out.objective is None or out.objective > 0.5:
+            return f"UNDECIDED (no start schedule at {args.start_threshold})"
+    t0, c0 = time.perf_counter(), time.process_time()
+    tm = ThresholdMilp(tv, lo, plain=args.plain)
+    if args.lns_rounds:
+        if start is None:
+            start = np.asarray(tvtsf_greedy(tv).tasks, dtype=np.int64)       # the paper's best-fit heuristic
+            print(f"  start: tvtsf_greedy, deficit {tm.deficit(start)}", flush=True)
+        sched, used = tm.lns(start, args.lns_rounds, args, np.random.default_rng(args.lns_seed))
+        out = SimpleNamespace(status=Status.FEASIBLE, objective=float(tm.deficit(sched)),
+                              stats={"rounds": used})
+    else:
+        out, sched = tm.solve(args.solver, args.time_limit, args.threads, start=start)
+    bound = out.stats.get("bound")
+    work = f"{out.stats['rounds']} LNS rounds" if "rounds" in out.stats else f"{out.stats.get('nodes')} nodes"
+    print(f"  every user >= {args.threshold}: {out.status.value}, least deficit {out.objective}, bound {bound}, "
+          f"{work}; {time.perf_counter() - t0:.1f}s wall, {time.process_time() - c0:.1f}s CPU", flush=True)
+    if out.status.value == "infeasible" or (bound is not None and bound > 0.5):
+        return (f"INFEASIBLE (proven by {args.solver}" + ("" if out.status.value == "infeasible" else
+                                                          f": least deficit >= {bound:g}") + ")")
+    if sched is not None and out.objective is not None and out.objective < 0.5:
+        bad = check_schedule(tv, sched, lo)
+        if bad:
+            return f"ERROR: the schedule found breaks: {'; '.join(bad)}"
+        if args.store:
+            how = (f"benchmarks/bench_packing.py --model milp --solver {args.solver} --threshold {args.threshold}"
+                   + (f" --start-threshold {args.start_threshold}" if args.start_threshold else "")
+                   + (f" --lns-rounds {args.lns_rounds} --lns-seed {args.lns_seed}" if args.lns_rounds else "")
+                   + f" --threads {args.threads} --time-limit {args.time_limit:g}")
+            store(args.store, tv, sched, args.seed, args.threshold, how)
+            print(f"  stored {args.store}")
+        return "FEASIBLE (a schedule of deficit 0, re-checked with schedule_details)"
+    return f"UNDECIDED (least deficit {out.objective}, bound {bound})"
+
+
+def _D(tv) -> np.ndarray:
+    """D_i = sum_t w_i h_i(t): the denominators of Eq. 3 after the last slot (shares X_i / D_i)."""
+    upper = _upper_offline(tv, _fits(tv))
+    return np.rint(1 / tvtsf_valuation(tv, upper=upper).slope).astype(int)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", choices=["cpsat", "colgen"], required=True)
+    ap.add_argument("--model", choices=["cpsat", "colgen", "milp"], required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threshold", default="76/1240", help="share every user must reach, num/den")
     ap.add_argument("--time-limit", type=float, default=600.0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--alpha", type=float, default=0.5, help="colgen: dual smoothing (0: off)")
     ap.add_argument("--pricing-limit", type=float, default=20.0, help="colgen: seconds per pricing MILP")
+    ap.add_argument("--solver", choices=["highs", "cpsat"], default="highs", help="milp: the backend")
+    ap.add_argument("--start-threshold", default=None,
+                    help="milp: first solve at this lower threshold, num/den, and start from its schedule")
+    ap.add_argument("--plain", action="store_true",
+                    help="milp: deficits fixed at 0 (the plain feasibility question, no start)")
+    ap.add_argument("--lns-rounds", type=int, default=0,
+                    help="milp: large-neighbourhood search rounds (--time-limit each) instead of one solve; "
+                         "from the --start-threshold schedule, else from tvtsf_greedy's")
+    ap.add_argument("--lns-servers", type=int, default=3, help="milp: servers freed per LNS round")
+    ap.add_argument("--lns-window", type=int, default=6, help="milp: slots freed per LNS round")
+    ap.add_argument("--lns-seed", type=int, default=0, help="milp: the LNS's random choices")
+    ap.add_argument("--store", default=None, help="milp: write a schedule of deficit 0 to this JSON file")
     args = ap.parse_args(argv)
     num, den = (int(v) for v in args.threshold.split("/"))
     tv, lo, hi = instance(args.seed, num, den)
@@ -250,6 +458,8 @@ def main(argv=None) -> int:
     t0, c0 = time.perf_counter(), time.process_time()
     if args.model == "cpsat":
         verdict = cpsat(tv, lo, args.time_limit, args.threads)
+    elif args.model == "milp":
+        verdict = milp(tv, lo, args)
     else:
         verdict = ColumnGeneration(tv, lo, hi, args.pricing_limit).run(args.time_limit, args.alpha)
     print(f"verdict: {verdict}; {time.perf_counter() - t0:.1f}s wall, {time.process_time() - c0:.1f}s CPU; "
