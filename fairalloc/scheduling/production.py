@@ -52,6 +52,7 @@ fair-share preemption), nested cohorts and nested queues (refused with a clear e
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -64,10 +65,60 @@ from ..validation import require_choice
 from ._base import TaskScheduler
 from .queues import build_queues, normalize_tree
 
-__all__ = ["QueueScheduler", "QUEUE_POLICIES"]
+__all__ = ["QueueScheduler", "QUEUE_POLICIES", "admission_fair_sharing"]
 
 #: The production policies that are keys on the core.
-QUEUE_POLICIES = ("kueue", "yarn", "mesos", "volcano")
+QUEUE_POLICIES = ("kueue", "yarn", "mesos", "volcano", "volcano-drf", "volcano-hdrf")
+
+
+def admission_fair_sharing(policy: str, half_life: Any = None, sampling_interval: Any = None,
+                           resource_weights: Any = None, resources: Sequence[str] | None = None) -> Any:
+    """Kueue's Admission Fair Sharing from the scheduler's options, checked (None when ``half_life`` is None).
+
+    Raises
+    ------
+    InvalidInstanceError
+        An AFS option on a policy other than ``kueue``, ``sampling_interval`` or ``resource_weights``
+        without ``half_life``, a half-life or interval that is not a finite number > 0 (a half-life of 0:
+        Kueue's ``usageHalfLifeTime=0`` makes :math:`\alpha = 0` and silently turns AFS off, kueue#11134),
+        a resource weight below 0 or not a number, a resource weight on a resource the cluster does not have.
+    """
+    from ..fairshare.kueue import AdmissionFairSharing
+
+    given = {k: v for k, v in (("half_life", half_life), ("sampling_interval", sampling_interval),
+                               ("resource_weights", resource_weights)) if v is not None}
+    if not given:
+        return None
+    if policy != "kueue":
+        name = next(iter(given))
+        raise InvalidInstanceError(f"{name}={given[name]!r}: Admission Fair Sharing is Kueue's; policy {policy!r} "
+                                   "has no usage half-life", argument=name, value=given[name])
+    if half_life is None:
+        name = next(iter(given))
+        raise InvalidInstanceError(f"{name}={given[name]!r} needs half_life (Kueue's usageHalfLifeTime, seconds), "
+                                   "which turns Admission Fair Sharing on", argument=name, value=given[name])
+    for name, v in (("half_life", half_life), ("sampling_interval", sampling_interval)):
+        if v is None:
+            continue
+        ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        if not ok or not (0 < float(v) < math.inf):
+            why = ("; Kueue's usageHalfLifeTime=0 makes alpha = 0 and silently turns Admission Fair Sharing "
+                   "off (kueue#11134)") if name == "half_life" and ok and float(v) == 0 else ""
+            raise InvalidInstanceError(f"{name}={v!r} must be a finite number of seconds > 0{why}", argument=name,
+                                       value=v)
+    rw = {} if resource_weights is None else dict(resource_weights)
+    for r, x in rw.items():
+        if resources is not None and str(r) not in [str(y) for y in resources]:
+            raise InvalidInstanceError(f"resource_weights[{r!r}]: no resource {r!r} in the cluster's "
+                                       f"{list(resources)}", argument="resource_weights", index=(r,), value=r)
+        ok = isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+        if not ok or not (0 <= float(x) < math.inf):
+            raise InvalidInstanceError(f"resource_weights[{r!r}]={x!r} must be a finite number >= 0 (0: the "
+                                       "resource does not count in the LocalQueue usage)",
+                                       argument="resource_weights", index=(r,), value=x)
+    return AdmissionFairSharing(usage_half_life=float(half_life),
+                                sampling_interval=300.0 if sampling_interval is None else float(sampling_interval),
+                                resource_weights={str(r): float(x) for r, x in rw.items()})
 
 
 def as_tree(accounts: Any) -> AccountTree | None:
@@ -104,6 +155,10 @@ class QueueScheduler(TaskScheduler):
         Mesos: resources left out of the shares.
     eps : float, optional
         Volcano's ``minResource`` in the cluster's units (:func:`fairalloc.scheduling.queues.build_queues`).
+    half_life, sampling_interval, resource_weights : optional
+        Kueue's Admission Fair Sharing (``usageHalfLifeTime``, ``usageSamplingInterval`` default 300 s,
+        ``resourceWeights`` by resource name, default 1): ``half_life`` in seconds turns it on
+        (:func:`admission_fair_sharing`).
     server, blocking, structure, ties, placement, time
         As :class:`~fairalloc.scheduling.TaskScheduler` (``server`` a named rule).
 
@@ -120,7 +175,8 @@ class QueueScheduler(TaskScheduler):
 
     def __init__(self, cluster: Any, /, *, policy: str, accounts: Any = None, n_users: int | None = None,
                  weights: Any = None, resources: Sequence[str] | None = None, excluded: Sequence[str] = (),
-                 eps: float | None = None, placement: Any = None, server: Any = "first_fit",
+                 eps: float | None = None, half_life: Any = None, sampling_interval: Any = None,
+                 resource_weights: Any = None, placement: Any = None, server: Any = "first_fit",
                  blocking: str | None = None,
                  structure: str = "live_tree", ties: str = "wait", time: float = 0.0) -> None:
         self.mechanism = require_choice("policy", policy, QUEUE_POLICIES)
@@ -147,8 +203,13 @@ class QueueScheduler(TaskScheduler):
         if weights is not None and len(np.atleast_1d(weights)) != n:
             raise InvalidInstanceError(f"weights has {len(np.atleast_1d(weights))} entries but n_users={n}",
                                        argument="weights", value=len(np.atleast_1d(weights)))
+        self.admission = admission_fair_sharing(self.mechanism, half_life, sampling_interval, resource_weights,
+                                                resources)
+        if self.admission is not None:
+            self.mechanism = "kueue-afs"
         self.tree = normalize_tree(self.mechanism, tree, n, resources, cl.totals, weights)
-        self.queues = build_queues(self.mechanism, self.tree, n, cl.totals, excluded=excluded, eps=eps)
+        self.queues = build_queues(self.mechanism, self.tree, n, cl.totals, excluded=excluded, eps=eps,
+                                   admission=self.admission)
         super().__init__(cl, n_users=n, placement=placement, server=server, blocking=blocking,
                          structure=structure, ties=ties, time=time)
 

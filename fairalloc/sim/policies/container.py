@@ -39,7 +39,7 @@ import re
 from typing import Any, Sequence
 
 from ...errors import InvalidInstanceError
-from ...scheduling.production import QUEUE_POLICIES, QueueScheduler, as_tree
+from ...scheduling.production import QUEUE_POLICIES, QueueScheduler, admission_fair_sharing, as_tree
 from ...validation import require_choice
 from ..cluster_state import Servers
 from .tasks import TaskPolicy
@@ -69,19 +69,16 @@ class ContainerPolicy(TaskPolicy):
 
     def __init__(self, policy: str = "kueue", *, accounts: Any = None, weights: Any = None,
                  excluded: Sequence[str] = (), eps: float | None = None, half_life: Any = None,
-                 preemption: Any = None,
+                 sampling_interval: Any = None, resource_weights: Any = None, preemption: Any = None,
                  server: Any = "first_fit", blocking: str | None = None, structure: str = "live_tree",
                  ties: str = "wait", wakeups: bool = True, wake_on: str = "first") -> None:
         name = require_choice("policy", policy, QUEUE_POLICIES)
-        if half_life is not None:
-            raise InvalidInstanceError(f"half_life={half_life!r}: policy {name!r} has no usage half-life in the "
-                                       "simulator (Kueue's Admission Fair Sharing is not simulated yet)",
-                                       argument="half_life", value=half_life)
+        admission_fair_sharing(name, half_life, sampling_interval, resource_weights)    # checked here, early
         if preemption is not None:
             raise InvalidInstanceError(f"preemption={preemption!r}: policy {name!r} does not preempt in the "
                                        "simulator yet", argument="preemption", value=preemption)
-        if eps is not None and name != "volcano":
-            raise InvalidInstanceError(f"eps={eps!r} applies to policy 'volcano' only", argument="eps", value=eps)
+        if eps is not None and not name.startswith("volcano"):
+            raise InvalidInstanceError(f"eps={eps!r} applies to the volcano policies only", argument="eps", value=eps)
         if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):
             raise InvalidInstanceError(f"eps={eps!r} must be a number > 0", argument="eps", value=eps)
         if excluded and name != "mesos":
@@ -97,6 +94,7 @@ class ContainerPolicy(TaskPolicy):
         self.accounts = as_tree(accounts)
         self.excluded = tuple(str(x) for x in excluded)
         self.eps = eps
+        self.half_life, self.sampling_interval, self.resource_weights = half_life, sampling_interval, resource_weights
 
     def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
         k = state.capacities.shape[1]
@@ -107,5 +105,7 @@ class ContainerPolicy(TaskPolicy):
             names = None                              # an unnamed workload: the tree's names, in order
         return QueueScheduler(state.capacities, policy=self.mechanism, accounts=self.accounts, n_users=n,
                               weights=self.weights, resources=names, excluded=self.excluded, eps=self.eps,
+                              half_life=self.half_life, sampling_interval=self.sampling_interval,
+                              resource_weights=self.resource_weights,
                               placement=state.placement, server=self.server, blocking=self.blocking,
                               structure=self.structure, ties=self.ties, time=0.0)
