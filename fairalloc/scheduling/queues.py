@@ -317,7 +317,7 @@ def _merge_sort(qs, kind, n):
 
 @jit
 def rank_queues(qs, kind):
-    """The dense rank of every queue of ``qlist`` in the queue order, into ``qs.rank`` (equal queues, equal
+    r"""The dense rank of every queue of ``qlist`` in the queue order, into ``qs.rank`` (equal queues, equal
     ranks): Volcano's proportion share :math:`\max_r a_{qr}/d_{qr}` of the deserved resources
     (``volcano-drf``), or HDRF's ``compareQueues`` after :func:`~fairalloc.fairshare.volcano.hdrf_update_into`
     on the jobs' holdings and requests (held + pending) (``volcano-hdrf``)."""
@@ -370,7 +370,7 @@ def afs_heads(qs, q):
 
 @jit(_nrt=False)
 def _afs_admit(qs, u, d):
-    """A workload of LocalQueue u admitted now (``updateAfsConsumedUsage`` on admission): its consumed
+    r"""A workload of LocalQueue u admitted now (``updateAfsConsumedUsage`` on admission): its consumed
     resources decay to the admitted usage over the time since its last update, plus the entry penalty
     :math:`\alpha(\text{interval}, h)\,d`; then its ClusterQueue's head again."""
     v = qs.node[u]
