@@ -19,8 +19,9 @@ name        key of user *i*                                               moves 
 ``cdrf``    :math:`\max_r (u_{ir} + d_{ir}) / T_r / w_i`                  no       CDRF [4]_
 ==========  ============================================================  =======  ==================
 
-The production fair-share rules of container clusters (``kueue``, ``yarn``, ``mesos``; the end of this
-module) are keys of the same kind, read from the queue above the user
+The production fair-share rules of container clusters (``kueue``, ``kueue-afs``, ``yarn``, ``mesos``,
+``volcano``, ``volcano-drf``, ``volcano-hdrf``; the end of this module) are keys of the same kind, read
+from the queue above the user
 (:mod:`fairalloc.scheduling.queues`, :mod:`fairalloc.scheduling.production`).
 
 *Constant keys* change only when the user's own state does (a start, a finish, a new head task):

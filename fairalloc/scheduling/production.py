@@ -1,4 +1,5 @@
-r"""The container clusters' fair sharing as task schedulers: Kueue, YARN's Fair Scheduler (DRF), Mesos' DRF sorter.
+r"""The container clusters' fair sharing as task schedulers: Kueue (and its Admission Fair Sharing), YARN's Fair
+Scheduler (DRF), Mesos' DRF sorter, Volcano (proportion; with the DRF plugin; hierarchical DRF).
 
 Each is a *key* on the one decision core (:mod:`fairalloc.scheduling.keys`: :func:`~.keys.kueue_key`,
 :func:`~.keys.yarn_key`, :func:`~.keys.mesos_key`) read from a queue tree
@@ -45,9 +46,26 @@ one queue per user on one resource it is weighted max-min of the demands; it is 
 efficient on two resources (:mod:`fairalloc.fairshare.volcano`). Its ``eps`` (``minResource``) defaults
 to :math:`10^{-9}` of the smallest total (Volcano's 0.1 is in milli-CPU and bytes).
 
-Not modelled (each said where it matters): Kueue's Admission Fair Sharing (usage with a half-life; a
-``half_life`` is refused), workload priorities, preemption (Kueue's fair-sharing strategies, YARN's
-fair-share preemption), nested cohorts and nested queues (refused with a clear error).
+**Volcano's DRF plugin and HDRF** (``volcano-drf``, ``volcano-hdrf``; :func:`~fairalloc.scheduling.keys.ranked_key`).
+The queue order is lexicographic (HDRF: along the queues' paths in the account tree, any depth), so the
+queues are sorted after every change and a user's key is :math:`2\rho_q + s_u`: the dense rank of its queue,
+then its job's DRF share :math:`\max_r a_{ur}/T_r` (``JobOrderFn``). ``volcano-drf`` ranks queues by the
+proportion share and keeps proportion's cap; ``volcano-hdrf`` ranks them by ``compareQueues`` after
+``updateHierarchicalShare`` (:func:`fairalloc.fairshare.volcano.hdrf_update_into`, weights ``hdrf_weight``)
+and has no cap. Flat HDRF with one job per queue and equal weights orders as DRF (saturated jobs last; they
+fit nowhere on a pool), so its schedule is ``drf``'s with ``blocking="skip"``
+(``tests/unit/sim/test_volcano_drf_kueue_afs.py``).
+
+**Kueue's Admission Fair Sharing** (``policy="kueue"`` with ``half_life``; KEP 4136,
+:func:`~fairalloc.scheduling.keys.kueue_afs_key`): each LocalQueue's consumed resources decay to its admitted
+usage with the half-life (SDRF's Eq. 6, :func:`fairalloc.commitments.decay_row_into`) at every sampling
+instant and at each admission, which adds the entry penalty; a ClusterQueue's head is its pending LocalQueue
+of lowest :math:`\sum_r \omega_r c_r / w` and takes the Kueue key above; the other pending LocalQueues come
+after every head, by that usage.
+
+Not modelled (each said where it matters): workload priorities, preemption (Kueue's fair-sharing
+strategies, YARN's fair-share preemption), nested cohorts and nested queues other than HDRF's (refused
+with a clear error).
 """
 
 from __future__ import annotations
@@ -132,12 +150,12 @@ def as_tree(accounts: Any) -> AccountTree | None:
 
 
 class QueueScheduler(TaskScheduler):
-    """A production fair-share rule (``kueue``, ``yarn``, ``mesos``) as a continuous-time task scheduler.
+    """A production fair-share rule (:data:`QUEUE_POLICIES`) as a continuous-time task scheduler.
 
     Parameters
     ----------
     cluster : Cluster or array_like (M, K)
-    policy : {"kueue", "yarn", "mesos", "volcano"}
+    policy : {"kueue", "yarn", "mesos", "volcano", "volcano-drf", "volcano-hdrf"}
     accounts : AccountTree or path, optional
         The queues: users ``"0", "1", ...`` (the scheduler's user indices) under accounts, with the
         fields the policy reads (:data:`fairalloc.scheduling.queues.POLICY_TREES`); default one queue per

@@ -40,21 +40,21 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from .._jit import jit
 from ..accounts import NODE_ATTRIBUTES, AccountTree
+from ..commitments import decay_row_into as _decay
 from ..errors import InvalidInstanceError
 from ..fairshare import _jit as _fsjit
 from ..fairshare.kueue import add_usage_into as _add_kueue
+from ..fairshare.kueue import afs_usage as _afs_usage
 from ..fairshare.kueue import available as _available
 from ..fairshare.kueue import remove_usage_into as _remove_kueue
-from ..commitments import decay_row_into as _decay
-from ..fairshare.kueue import afs_usage as _afs_usage
 from ..fairshare.volcano import _dominant_share as _vshare
 from ..fairshare.volcano import deserved_into as _deserved
 from ..fairshare.volcano import hdrf_compare as _hdrf_compare
 from ..fairshare.volcano import hdrf_update_into as _hdrf_update
 from ..fairshare.volcano import queue_allocatable as _allocatable
 from ..fairshare.yarn import fits_in_max_share as _fits_max
-from .._jit import jit
 
 __all__ = ["QueueState", "empty_queues", "build_queues", "normalize_tree", "queue_take", "queue_release",
            "queue_admits", "queue_submit", "volcano_session", "queue_session", "rank_queues", "afs_heads",
@@ -62,9 +62,6 @@ __all__ = ["QueueState", "empty_queues", "build_queues", "normalize_tree", "queu
 
 #: Key kinds that read a :class:`QueueState` (the ids of :mod:`fairalloc.scheduling.keys`).
 _KUEUE, _YARN, _MESOS, _VOLCANO, _VOLCANO_DRF, _HDRF, _AFS = 4, 5, 6, 7, 8, 9, 10
-#: Policy name -> key kind.
-KINDS = {"kueue": _KUEUE, "yarn": _YARN, "mesos": _MESOS, "volcano": _VOLCANO, "volcano-drf": _VOLCANO_DRF,
-         "volcano-hdrf": _HDRF, "kueue-afs": _AFS}
 
 
 class QueueState(NamedTuple):
@@ -193,7 +190,7 @@ def queue_take(qs, kind, u, d):
             for r in range(d.shape[0]):
                 qs.hpend[v, r] = qs.hpend[v, r] - d[r]
         if kind == _VOLCANO_DRF or kind == _HDRF:      # the shares moved: every queue's place anew
-            rank_queues(qs, kind)
+            rank_queues(qs, kind, qs.qpos[qs.home[u]])
 
 
 @jit(_nrt=False)
@@ -315,12 +312,31 @@ def _merge_sort(qs, kind, n):
         width *= 2
 
 
+@jit(_nrt=False)
+def _insertion_sort(qs, kind, n):
+    """qs.order[:n] sorted by :func:`_qcmp` from its previous order: :math:`O(n)` plus the number of pairs out
+    of order, i.e. linear after a change that moves a few queues (a start)."""
+    a = qs.order
+    for x in range(1, n):
+        y = a[x]
+        j = x - 1
+        while j >= 0 and _qcmp(qs, kind, y, a[j]) < 0:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = y
+
+
 @jit
-def rank_queues(qs, kind):
+def rank_queues(qs, kind, moved=-1):
     r"""The dense rank of every queue of ``qlist`` in the queue order, into ``qs.rank`` (equal queues, equal
     ranks): Volcano's proportion share :math:`\max_r a_{qr}/d_{qr}` of the deserved resources
     (``volcano-drf``), or HDRF's ``compareQueues`` after :func:`~fairalloc.fairshare.volcano.hdrf_update_into`
-    on the jobs' holdings and requests (held + pending) (``volcano-hdrf``)."""
+    on the jobs' holdings and requests (held + pending) (``volcano-hdrf``).
+
+    ``moved``: after a start, the qlist position of the queue that started it: ``volcano-drf`` recomputes
+    that queue's share only (the others' holdings and deserved resources did not change) and both re-sort
+    from the previous order by insertion (linear when few queues move); -1 (a session): every value, and a
+    merge sort from the tree order. The ranks do not depend on the order among equal queues."""
     n = qs.qlist.shape[0]
     if kind == _HDRF:
         for v in range(qs.hleaf.shape[0]):
@@ -329,12 +345,17 @@ def rank_queues(qs, kind):
                     qs.hreq[v, r] = qs.usage[v, r] + qs.hpend[v, r]
         _hdrf_update(qs.hptr, qs.hch, qs.hpre, qs.hleaf, qs.usage, qs.hreq, qs.tot, qs.eps[0], qs.halloc,
                      qs.hshare, qs.hsat)
+    elif moved >= 0:
+        qs.qval[moved] = _vshare(qs.usage[qs.qlist[moved]], qs.deserved[moved], qs.eps[0])
     else:
         for p in range(n):
             qs.qval[p] = _vshare(qs.usage[qs.qlist[p]], qs.deserved[p], qs.eps[0])
-    for p in range(n):
-        qs.order[p] = p
-    _merge_sort(qs, kind, n)
+    if moved >= 0:
+        _insertion_sort(qs, kind, n)
+    else:
+        for p in range(n):
+            qs.order[p] = p
+        _merge_sort(qs, kind, n)
     rank = 0.0
     qs.rank[qs.order[0]] = 0.0
     for x in range(1, n):

@@ -1,4 +1,5 @@
-r"""The container clusters' fair sharing as simulator policies: ``kueue``, ``yarn``, ``mesos``, ``volcano``.
+r"""The container clusters' fair sharing as simulator policies: ``kueue``, ``yarn``, ``mesos``, ``volcano``,
+``volcano-drf``, ``volcano-hdrf``.
 
 .. code-block:: python
 
@@ -16,8 +17,8 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
                reads (per-resource fields by the workload's resource names, or in column order when
                the workload's are r0, r1, ...): Kueue ``nominal_quota``, ``borrowing_limit``,
                ``lending_limit``, ``weight`` (an account with child accounts is a cohort); YARN
-               ``min_share``, ``max_share``, ``weight``; Mesos ``weight``; Volcano ``weight``,
-               ``guarantee``, ``capability``. An account without ``weight`` takes its ``shares`` as
+               ``min_share``, ``max_share``, ``weight``; Mesos ``weight``; Volcano (and ``volcano-drf``)
+               ``weight``, ``guarantee``, ``capability``; ``volcano-hdrf`` ``hdrf_weight`` at any depth. An account without ``weight`` takes its ``shares`` as
                weight. Default: one queue per user (:func:`fairalloc.scheduling.queues.normalize_tree`;
                Kueue adds a cohort holding the cluster as its nominal quota when the tree has no quota)
 ``weights``    (n_users,) the weight of each user's own queue (no ``accounts``, or a user directly under
@@ -25,12 +26,17 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
                YARN ``weight`` (0: after every weighted queue, YARN-6754), Mesos (> 0)
 ``excluded``   Mesos: resource names left out of the shares
 ``eps``        Volcano: ``minResource`` in the workload's units (default 1e-9 of the smallest total)
+``half_life``  Kueue: Admission Fair Sharing with this usage half-life in seconds (``usageHalfLifeTime``);
+               with ``sampling_interval`` (default 300 s) and ``resource_weights`` (by resource name,
+               default 1)
 =============  ===========================================================================================
 
 Refused with an :class:`~fairalloc.InvalidInstanceError` naming the field and value: quotas larger than
 the cluster, borrowing or lending limits without a cohort, negative weights (and 0 for Mesos), weights
-in (0, 1e-9) for Kueue, nested cohorts or queues, a workload user missing from the tree, and what is not
-simulated: ``half_life`` (Kueue's Admission Fair Sharing) and ``preemption``.
+in (0, 1e-9) for Kueue, nested cohorts or queues (but for ``volcano-hdrf``), a workload user missing from
+the tree, a ``half_life`` or ``sampling_interval`` of 0 or below (Kueue's ``usageHalfLifeTime=0`` silently turns
+Admission Fair Sharing off), AFS options on another policy, a negative resource weight, and what is not
+simulated: ``preemption``.
 """
 
 from __future__ import annotations
@@ -39,7 +45,12 @@ import re
 from typing import Any, Sequence
 
 from ...errors import InvalidInstanceError
-from ...scheduling.production import QUEUE_POLICIES, QueueScheduler, admission_fair_sharing, as_tree
+from ...scheduling.production import (
+    QUEUE_POLICIES,
+    QueueScheduler,
+    admission_fair_sharing,
+    as_tree,
+)
 from ...validation import require_choice
 from ..cluster_state import Servers
 from .tasks import TaskPolicy
@@ -48,8 +59,7 @@ __all__ = ["ContainerPolicy", "QUEUE_POLICIES"]
 
 
 class ContainerPolicy(TaskPolicy):
-    """A production fair-share rule (``kueue``, ``yarn``, ``mesos``, ``volcano``) as a simulator policy (module
-    docstring).
+    """A production fair-share rule (:data:`QUEUE_POLICIES`) as a simulator policy (module docstring).
 
     Examples
     --------
