@@ -18,8 +18,8 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
                the workload's are r0, r1, ...): Kueue ``nominal_quota``, ``borrowing_limit``,
                ``lending_limit``, ``weight`` (an account with child accounts is a cohort); YARN
                ``min_share``, ``max_share``, ``weight``; Mesos ``weight``; Volcano (and ``volcano-drf``)
-               ``weight``, ``guarantee``, ``capability``; ``volcano-hdrf`` ``hdrf_weight`` at any depth. An account without ``weight`` takes its ``shares`` as
-               weight. Default: one queue per user (:func:`fairalloc.scheduling.queues.normalize_tree`;
+               ``weight``, ``guarantee``, ``capability``; ``volcano-hdrf`` ``hdrf_weight`` at any depth.
+               An account without ``weight`` takes its ``shares`` as weight. Default: one queue per user (:func:`fairalloc.scheduling.queues.normalize_tree`;
                Kueue adds a cohort holding the cluster as its nominal quota when the tree has no quota)
 ``weights``    (n_users,) the weight of each user's own queue (no ``accounts``, or a user directly under
                ``root``): Kueue ``fairSharing.weight`` (0 allowed: a borrowing queue of weight 0 goes last),
