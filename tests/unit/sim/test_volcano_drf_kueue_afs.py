@@ -241,3 +241,19 @@ def test_hdrf_weight_below_one_warns_and_is_one():
         r = fa.simulate(wl, [4.0], policy="volcano-hdrf", accounts=t)
     assert any(issubclass(x.category, FairallocWarning) and "hdrf_weight" in str(x.message) for x in w)
     assert _at_zero(r, 2) == [2, 2]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_afs_changes_nothing_with_one_local_queue_per_cluster_queue(seed):
+    # AFS orders LocalQueues *inside* a ClusterQueue (KEP 4136): with one LocalQueue per ClusterQueue (the
+    # default tree) each is its ClusterQueue's head and takes Kueue's key, so the schedule is plain Kueue's.
+    rng = np.random.default_rng(seed)
+    n_jobs = 30
+    wl = Workload(submit=np.sort(rng.integers(0, 20, n_jobs)).astype(float),
+                  run_time=rng.integers(1, 8, n_jobs).astype(float), tasks=rng.integers(1, 6, n_jobs),
+                  user=rng.integers(0, 5, n_jobs), resources=rng.integers(1, 5, (n_jobs, 2)) / 4.0)
+    cols = ["job", "tasks", "start"]
+
+    def run(**kw):
+        return fa.simulate(wl, [3.0, 3.0], policy="kueue", **kw).launches[cols].values.tolist()
+    assert run(half_life=600.0) == run()
