@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 import pytest
+from test_production_policies import _raises  # the argument-naming check of the first container policies
 
 import fairalloc as fa
 from fairalloc.accounts import AccountTree
@@ -197,13 +198,6 @@ def test_afs_resource_weights(weights, first):
 
 
 # ---- bad input ----------------------------------------------------------------------------------------
-def _raises(argument, fn):
-    with pytest.raises(InvalidInstanceError) as e:
-        fn()
-    assert e.value.argument == argument, (e.value.argument, str(e.value))
-    return str(e.value)
-
-
 def test_bad_input():
     wl = Workload(submit=[0], run_time=[1], tasks=[1], user=[0], resources=[[1.0]])
 
