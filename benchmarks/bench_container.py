@@ -1,6 +1,10 @@
 """Kueue, YARN, Mesos and Volcano as task-simulator policies (issue 28): decisions per CPU second beside DRF and SDRF,
 and a Kueue-scale scenario (1,000 ClusterQueues in 100 cohorts).
 
+The policies: DRF (``stop`` and ``skip``), SDRF, Kueue (one ClusterQueue per user; ``-1cq``: one ClusterQueue
+holding every user; ``-afs``: Admission Fair Sharing with a 1 h half-life), YARN, Mesos, Volcano (proportion;
+``-drf``: with the DRF plugin's job order; ``-hdrf``: hierarchical DRF, flat here).
+
 1. ``google_like(--users, --tasks)`` on a pool of ``--fraction`` of the mean use R: every policy in one
    process on the same workload, each after a warm-up on a small workload (compilation outside the
    timing); decisions (tasks started) per CPU second and the ratio to DRF's in the same run. The
@@ -43,8 +47,20 @@ def _load() -> str:
 
 #: label -> (policy, options). The production policies pass over a queue whose task fits nowhere
 #: (blocking "skip"); DRF stops there by default, so DRF with "skip" is the like-for-like baseline.
+#: ``accounts: "one-cq"`` puts every user (LocalQueue) in one ClusterQueue (Admission Fair Sharing orders them).
 POLICIES = {"drf": ("drf", {}), "drf-skip": ("drf", {"blocking": "skip"}), "sdrf": ("sdrf", {"delta": 1 - 1e-6}),
-            "kueue": ("kueue", {}), "yarn": ("yarn", {}), "mesos": ("mesos", {}), "volcano": ("volcano", {})}
+            "kueue": ("kueue", {}), "yarn": ("yarn", {}), "mesos": ("mesos", {}), "volcano": ("volcano", {}),
+            "volcano-drf": ("volcano-drf", {}), "volcano-hdrf": ("volcano-hdrf", {}),
+            "kueue-afs": ("kueue", {"half_life": 3600.0}), "kueue-1cq": ("kueue", {"accounts": "one-cq"}),
+            "kueue-afs-1cq": ("kueue", {"half_life": 3600.0, "accounts": "one-cq"})}
+
+
+def _options(kw: dict, n_users: int) -> dict:
+    """``kw`` with the ``"one-cq"`` sentinel replaced by the tree it names."""
+    if kw.get("accounts") != "one-cq":
+        return kw
+    tree = AccountTree([{"account": "cq"}] + [{"user": str(u), "account": "cq"} for u in range(n_users)])
+    return {**kw, "accounts": tree}
 
 
 def rates(a) -> None:
@@ -57,6 +73,7 @@ def rates(a) -> None:
     skip = None
     for name in a.policies:
         pol, kw = POLICIES[name]
+        kw = _options(kw, a.users)
         fa.simulate(small, ResourcePool.from_workload(small, a.fraction), policy=pol, **kw)   # compile / load cache
         t, w = time.process_time(), time.perf_counter()
         r = fa.simulate(wl, pool, policy=pol, **kw)
@@ -68,7 +85,7 @@ def rates(a) -> None:
         ratio = f"; {base / rate:.2f}x DRF's time per decision" if base and name != "drf" else ""
         if skip and name not in ("drf", "drf-skip", "sdrf"):
             ratio += f", {skip / rate:.2f}x DRF-skip's"
-        print(f"  {name:<6} {d:,} decisions in {cpu:,.1f} CPU s ({wall:,.1f} s wall) = {rate:,.0f}/CPU s"
+        print(f"  {name:<13} {d:,} decisions in {cpu:,.1f} CPU s ({wall:,.1f} s wall) = {rate:,.0f}/CPU s"
               f"{ratio}; mean wait {np.nanmean(r.jobs['wait']):,.0f} s")
     print(f"  {_load()}")
 

@@ -44,7 +44,9 @@ _LUBLIN_KEYS = {"days": float, "n": int, "n_jobs": int, "nodes": int, "typed": i
 _GOOGLE_LIKE_KEYS = {"users": int, "tasks": int, "horizon": float, "seed": int}
 _ALIBABA_LIKE_KEYS = {"jobs": int, "large": str, "users": int, "slots": int, "seed": int}
 #: Task policies (multi-resource schedulers) accepted for task workloads.
-TASK_POLICY_NAMES = ("drf", "sdrf", "tsf", "cdrf", "tvtsf")
+#: The container clusters' fair sharing (:mod:`fairalloc.sim.policies.container`; kept in step by a test).
+CONTAINER_POLICY_NAMES = ("kueue", "yarn", "mesos", "volcano", "volcano-drf", "volcano-hdrf")
+TASK_POLICY_NAMES = ("drf", "sdrf", "tsf", "cdrf", "tvtsf", "tsf-static", "cdrf-static", *CONTAINER_POLICY_NAMES)
 CLUSTERS = ("tvtsf-table3",)
 
 
@@ -289,8 +291,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="workload spec (default: %(default)s)")
     p.add_argument("--policy", default=None,
                    help="comma-separated policies (default: fcfs,easy,wfp3,unicef,f1,f2 for rigid "
-                        "jobs; drf,sdrf for tasks); learned:FILE[+easy] orders rigid jobs by a learned "
-                        "priority function (a JSON file of `fairalloc learn fit`)")
+                        "jobs; drf,sdrf for tasks); task policies: " + ", ".join(TASK_POLICY_NAMES) + "; "
+                        "learned:FILE[+easy] orders rigid jobs by a learned priority function (a JSON file "
+                        "of `fairalloc learn fit`); --list-policies lists every name")
+    p.add_argument("--list-policies", action="store_true",
+                   help="print every policy name, for task workloads and for rigid jobs, and exit")
     p.add_argument("--processors", type=positive_int, default=None,
                    help="processors (default: the workload's MaxProcs / MaxNodes)")
     add_output_options(p, what="output folder (Parquet per policy, the summary table, figures), written whole at "
@@ -321,6 +326,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "task has waited longest, then the lower index) or index (index order only)")
     t.add_argument("--slot", type=positive_float, default=None,
                    help="slot length for tvtsf (default 1) and slotted tsf/cdrf baselines")
+    t.add_argument("--accounts", default=None, metavar="FILE",
+                   help="queues of the container policies (" + ", ".join(CONTAINER_POLICY_NAMES) + "): an "
+                        "account tree (YAML/CSV) whose users are the workload's user ids (default: one queue "
+                        "per user)")
+    t.add_argument("--half-life", type=positive_float, default=None, metavar="SECONDS",
+                   help="kueue: Admission Fair Sharing with this usage half-life (usageHalfLifeTime; "
+                        "sampled every 300 s)")
     p.set_defaults(func=run)
     return p
 
@@ -335,10 +347,14 @@ def _task_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
     if name == "sdrf":
         opts.update(delta=1 - 1e-6 if args.delta is None else args.delta, priority=args.priority or "level",
                     structure=args.structure or "live_tree")
-    if args.ties is not None and name in ("drf", "sdrf", "tsf", "cdrf", "tvtsf"):
+    if args.ties is not None and name in ("drf", "sdrf", "tsf", "cdrf", "tvtsf", *CONTAINER_POLICY_NAMES):
         opts["ties"] = args.ties
-    if args.blocking and name in ("drf", "sdrf", "tsf", "cdrf"):
+    if args.blocking and name in ("drf", "sdrf", "tsf", "cdrf", *CONTAINER_POLICY_NAMES):
         opts["blocking"] = args.blocking
+    if args.accounts is not None and name in CONTAINER_POLICY_NAMES:
+        opts["accounts"] = args.accounts
+    if args.half_life is not None and name == "kueue":
+        opts["half_life"] = args.half_life
     if args.slot is not None and name in ("tvtsf", "tsf", "cdrf"):
         opts["slot"] = args.slot
     if args.cluster == "tvtsf-table3" and name != "tvtsf" and "server" not in opts:
@@ -417,9 +433,11 @@ def _options_apply(args: argparse.Namespace, policies: list[str], *, tasks: bool
     """Refuse options that none of the chosen policies reads (they would be silently ignored)."""
     rules = [("--delta", args.delta is not None, {"sdrf"}), ("--priority", args.priority is not None, {"sdrf"}),
              ("--structure", args.structure is not None, {"sdrf"}),
-             ("--ties", args.ties is not None, {"drf", "sdrf", "tsf", "cdrf", "tvtsf"}),
-             ("--blocking", args.blocking is not None, {"drf", "sdrf", "tsf", "cdrf"}),
-             ("--slot", args.slot is not None, {"tvtsf", "tsf", "cdrf"})]
+             ("--ties", args.ties is not None, {"drf", "sdrf", "tsf", "cdrf", "tvtsf", *CONTAINER_POLICY_NAMES}),
+             ("--blocking", args.blocking is not None, {"drf", "sdrf", "tsf", "cdrf", *CONTAINER_POLICY_NAMES}),
+             ("--slot", args.slot is not None, {"tvtsf", "tsf", "cdrf"}),
+             ("--accounts", args.accounts is not None, set(CONTAINER_POLICY_NAMES)),
+             ("--half-life", args.half_life is not None, {"kueue"})]
     if tasks:
         rules += [("--enforce-walltime", args.enforce_walltime, set()), ("--k-p", args.k_p is not None, set()),
                   ("--processors", args.processors is not None, set())]
@@ -434,7 +452,22 @@ def _options_apply(args: argparse.Namespace, policies: list[str], *, tasks: bool
                                        argument=option)
 
 
+def list_policies() -> str:
+    """The policy names :func:`fairalloc.sim.policy_names` knows, split into task and rigid-job policies."""
+    from ..sim.policies import policy_names
+
+    names = policy_names()
+    tasks = [n for n in TASK_POLICY_NAMES if n in names] + [n for n in TASK_POLICY_NAMES if n not in names]
+    rigid = [n for n in names if n not in TASK_POLICY_NAMES]
+    return ("task policies (workloads with resource vectors): " + ", ".join(tasks) + "\n"
+            "rigid-job policies (SWF, Lublin; any queue policy also as NAME+easy): " + ", ".join(rigid)
+            + ", learned:FILE")
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.list_policies:
+        print(list_policies())
+        return 0
     if args.policy is not None and not [s for s in args.policy.split(",") if s.strip()]:
         raise InvalidInstanceError("--policy is empty; name one or more policies (or leave --policy out for the "
                                    "defaults)", argument="policy", value=args.policy)
@@ -469,7 +502,8 @@ def _run_jobs(wl, args: argparse.Namespace, policies: list[str]) -> int:
     task_only = [o for o, v in (("--pool", args.pool), ("--cluster", args.cluster), ("--delta", args.delta),
                                 ("--priority", args.priority), ("--structure", args.structure), ("--ties", args.ties),
                                 ("--blocking", args.blocking),
-                                ("--slot", args.slot)) if v is not None]
+                                ("--slot", args.slot), ("--accounts", args.accounts),
+                                ("--half-life", args.half_life)) if v is not None]
     if task_only:
         what = "--pool and --cluster apply" if task_only[0] in ("--pool", "--cluster") else f"{task_only[0]} applies"
         raise InvalidInstanceError(f"{what} to task workloads; this workload has rigid jobs on --processors",

@@ -342,6 +342,7 @@ def drf_preemptable(preemptor_share_after: float, preemptee_share_after: float) 
     return preemptor_share_after < preemptee_share_after or abs(preemptor_share_after - preemptee_share_after) <= SHARE_DELTA
 
 
+@callee
 def hdrf_update_into(child_ptr, children, preorder, is_leaf, leaf_alloc, leaf_request, total, eps: float, alloc,
                      share, saturated) -> None:
     r"""HDRF's bottom-up pass (``UpdateHierarchicalShare``): every node's rescaled allocation, share, saturation.
@@ -419,6 +420,7 @@ def hdrf_update_into(child_ptr, children, preorder, is_leaf, leaf_alloc, leaf_re
         share[v] = _dominant_share(alloc[v], total, eps)
 
 
+@callee
 def hdrf_compare(path_a, path_b, share, weight, saturated) -> float:
     """``compareQueues``: negative when the queue at the end of ``path_a`` goes first.
 

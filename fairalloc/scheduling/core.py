@@ -95,7 +95,7 @@ from ..kinetic import tree_core as tc
 from ..tolerance import FLOOR_EPS
 from .keys import CDRF, DRF, SDRF, TSF, _trajectory, cdrf_key, drf_key, tsf_key
 from .keys import QUEUE_KEYS, VOLCANO, queue_key
-from .queues import empty_queues, queue_admits, queue_release, queue_submit, queue_take, volcano_session
+from .queues import empty_queues, queue_admits, queue_release, queue_session, queue_submit, queue_take
 from .servers import find_server
 
 __all__ = ["Core", "CoreState", "RunTable", "ORDERS", "schedule", "schedule_into", "grow_rows", "submit", "release",
@@ -715,7 +715,7 @@ def schedule_into(st, runs, ts, limit, out, fresh):
     eps = st.par[_EPS]
     meta = st.meta
     if fresh:
-        if st.meta[_KEY] == VOLCANO and volcano_session(st.qs, st.totals):
+        if st.meta[_KEY] >= VOLCANO and queue_session(st.qs, st.meta[_KEY], st.totals, st.par[_NOW]):
             rekey_all(st, runs, ts)            # the session's deserved resources: every queue's share anew
         lead = _lead(st, runs, ts) if order == TREE else -1
         n_skip = 0

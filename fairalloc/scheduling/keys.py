@@ -19,8 +19,9 @@ name        key of user *i*                                               moves 
 ``cdrf``    :math:`\max_r (u_{ir} + d_{ir}) / T_r / w_i`                  no       CDRF [4]_
 ==========  ============================================================  =======  ==================
 
-The production fair-share rules of container clusters (``kueue``, ``yarn``, ``mesos``; the end of this
-module) are keys of the same kind, read from the queue above the user
+The production fair-share rules of container clusters (``kueue``, ``kueue-afs``, ``yarn``, ``mesos``,
+``volcano``, ``volcano-drf``, ``volcano-hdrf``; the end of this module) are keys of the same kind, read
+from the queue above the user
 (:mod:`fairalloc.scheduling.queues`, :mod:`fairalloc.scheduling.production`).
 
 *Constant keys* change only when the user's own state does (a start, a finish, a new head task):
@@ -184,16 +185,21 @@ KEYS["kueue"] = Key(KUEUE, False, "skip")
 KEYS["yarn"] = Key(YARN, False, "skip")
 KEYS["mesos"] = Key(MESOS, False, "skip")
 KEYS["volcano"] = Key(VOLCANO, False, "skip")
+VOLCANO_DRF, VOLCANO_HDRF, KUEUE_AFS = 8, 9, 10
+KEYS["volcano-drf"] = Key(VOLCANO_DRF, False, "skip")
+KEYS["volcano-hdrf"] = Key(VOLCANO_HDRF, False, "skip")
+KEYS["kueue-afs"] = Key(KUEUE_AFS, False, "skip")
 #: The keys that read a QueueState (ids at least this).
 QUEUE_KEYS = KUEUE
 #: Where the tier after the main one starts (above any share a weight >= 1e-9 gives).
 LAST_TIER = 1e200
-__all__ += ["KUEUE", "YARN", "MESOS", "VOLCANO", "QUEUE_KEYS", "kueue_key", "yarn_key", "mesos_key", "volcano_key",
-            "queue_key", "squash"]
+__all__ += ["KUEUE", "YARN", "MESOS", "VOLCANO", "VOLCANO_DRF", "VOLCANO_HDRF", "KUEUE_AFS", "QUEUE_KEYS", "kueue_key",
+            "yarn_key", "mesos_key", "volcano_key", "ranked_key", "kueue_afs_key", "queue_key", "squash"]
 
 import math  # noqa: E402
 
 from ..fairshare.kueue import _key_with as _kueue_key_with  # noqa: E402  (fairshare never imports scheduling)
+from ..fairshare.kueue import afs_usage as _afs_usage  # noqa: E402
 from ..fairshare.mesos import node_share as _mesos_share  # noqa: E402
 from ..fairshare.volcano import _dominant_share as _volcano_share  # noqa: E402
 from ..fairshare.yarn import _compared_ratios_into as _yarn_ratios  # noqa: E402
@@ -271,11 +277,52 @@ def volcano_key(qs, u):
 
 
 @jit(_nrt=False)
+def ranked_key(qs, u, totals):
+    r"""Volcano with the DRF plugin (``volcano-drf``, ``volcano-hdrf``): :math:`2\rho_q + s_u`, with
+    :math:`\rho_q` the dense rank of u's queue in the queue order (proportion's ``QueueOrderFn``, or HDRF's
+    ``compareQueues``; :func:`fairalloc.scheduling.queues.rank_queues`, recomputed at each change) and
+    :math:`s_u = \max_r a_{ur}/T_r \in [0, 1]` the job's DRF share (``JobOrderFn``): queues first, then
+    jobs by share inside a queue, as one float (ranks are integers, so no share crosses a rank).
+
+    Examples
+    --------
+    Rank 1 and a job holding 3 of 9 CPUs and 2 of 18 GB: 2 + 1/3:
+
+    >>> import numpy as np
+    >>> from fairalloc.scheduling.queues import empty_queues
+    >>> qs = empty_queues(2); qs.usage[0] = [3.0, 2.0]; qs.rank[0] = 1.0
+    >>> round(float(ranked_key.py_func(qs, 0, np.array([9.0, 18.0]))), 4)
+    2.3333
+    """
+    v = qs.node[u]
+    return 2.0 * qs.rank[qs.qpos[qs.home[u]]] + _volcano_share(qs.usage[v], totals, qs.eps[0])
+
+
+@jit(_nrt=False)
+def kueue_afs_key(qs, u, d):
+    r"""Kueue with Admission Fair Sharing: the ClusterQueue's head is its pending LocalQueue of lowest AFS
+    usage (:func:`fairalloc.fairshare.kueue.afs_usage`; ties: pending longest, then index; kept in
+    ``qs.head`` by :func:`fairalloc.scheduling.queues.afs_heads`); the head takes :func:`kueue_key` (the
+    cohort's tournament), every other pending LocalQueue comes after every head, by its AFS usage
+    (:math:`10^{200}(2 + a/(1+a))`)."""
+    q = qs.queue[u]
+    if qs.head[q] == u:
+        return kueue_key(qs, u, d)
+    v = qs.node[u]
+    a = _afs_usage(qs.afs_c[v], qs.afs_zero, qs.w[v], qs.omega)
+    return LAST_TIER * (2.0 + squash(a))
+
+
+@jit(_nrt=False)
 def queue_key(kind, qs, u, d, totals):
     """The key of user u (head request d) for a queue key ``kind`` (:data:`KUEUE`, :data:`YARN`, :data:`MESOS`,
-    :data:`VOLCANO`)."""
+    :data:`VOLCANO`, :data:`VOLCANO_DRF`, :data:`VOLCANO_HDRF`, :data:`KUEUE_AFS`)."""
     if kind == KUEUE:
         return kueue_key(qs, u, d)
+    if kind == VOLCANO_DRF or kind == VOLCANO_HDRF:
+        return ranked_key(qs, u, totals)
+    if kind == KUEUE_AFS:
+        return kueue_afs_key(qs, u, d)
     if kind == YARN:
         return yarn_key(qs, u, totals)
     if kind == VOLCANO:

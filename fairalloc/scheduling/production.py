@@ -1,4 +1,5 @@
-r"""The container clusters' fair sharing as task schedulers: Kueue, YARN's Fair Scheduler (DRF), Mesos' DRF sorter.
+r"""The container clusters' fair sharing as task schedulers: Kueue (and its Admission Fair Sharing), YARN's Fair
+Scheduler (DRF), Mesos' DRF sorter, Volcano (proportion; with the DRF plugin; hierarchical DRF).
 
 Each is a *key* on the one decision core (:mod:`fairalloc.scheduling.keys`: :func:`~.keys.kueue_key`,
 :func:`~.keys.yarn_key`, :func:`~.keys.mesos_key`) read from a queue tree
@@ -45,13 +46,31 @@ one queue per user on one resource it is weighted max-min of the demands; it is 
 efficient on two resources (:mod:`fairalloc.fairshare.volcano`). Its ``eps`` (``minResource``) defaults
 to :math:`10^{-9}` of the smallest total (Volcano's 0.1 is in milli-CPU and bytes).
 
-Not modelled (each said where it matters): Kueue's Admission Fair Sharing (usage with a half-life; a
-``half_life`` is refused), workload priorities, preemption (Kueue's fair-sharing strategies, YARN's
-fair-share preemption), nested cohorts and nested queues (refused with a clear error).
+**Volcano's DRF plugin and HDRF** (``volcano-drf``, ``volcano-hdrf``; :func:`~fairalloc.scheduling.keys.ranked_key`).
+The queue order is lexicographic (HDRF: along the queues' paths in the account tree, any depth), so the
+queues are sorted after every change and a user's key is :math:`2\rho_q + s_u`: the dense rank of its queue,
+then its job's DRF share :math:`\max_r a_{ur}/T_r` (``JobOrderFn``). ``volcano-drf`` ranks queues by the
+proportion share and keeps proportion's cap; ``volcano-hdrf`` ranks them by ``compareQueues`` after
+``updateHierarchicalShare`` (:func:`fairalloc.fairshare.volcano.hdrf_update_into`, weights ``hdrf_weight``)
+and has no cap. Flat HDRF with one job per queue and equal weights orders as DRF (saturated jobs last; they
+fit nowhere on a pool), so its schedule is ``drf``'s with ``blocking="skip"``
+(``tests/unit/sim/test_volcano_drf_kueue_afs.py``).
+
+**Kueue's Admission Fair Sharing** (``policy="kueue"`` with ``half_life``; KEP 4136,
+:func:`~fairalloc.scheduling.keys.kueue_afs_key`): each LocalQueue's consumed resources decay to its admitted
+usage with the half-life (SDRF's Eq. 6, :func:`fairalloc.commitments.decay_row_into`) at every sampling
+instant and at each admission, which adds the entry penalty; a ClusterQueue's head is its pending LocalQueue
+of lowest :math:`\sum_r \omega_r c_r / w` and takes the Kueue key above; the other pending LocalQueues come
+after every head, by that usage.
+
+Not modelled (each said where it matters): workload priorities, preemption (Kueue's fair-sharing
+strategies, YARN's fair-share preemption), nested cohorts and nested queues other than HDRF's (refused
+with a clear error).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -64,10 +83,60 @@ from ..validation import require_choice
 from ._base import TaskScheduler
 from .queues import build_queues, normalize_tree
 
-__all__ = ["QueueScheduler", "QUEUE_POLICIES"]
+__all__ = ["QueueScheduler", "QUEUE_POLICIES", "admission_fair_sharing"]
 
 #: The production policies that are keys on the core.
-QUEUE_POLICIES = ("kueue", "yarn", "mesos", "volcano")
+QUEUE_POLICIES = ("kueue", "yarn", "mesos", "volcano", "volcano-drf", "volcano-hdrf")
+
+
+def admission_fair_sharing(policy: str, half_life: Any = None, sampling_interval: Any = None,
+                           resource_weights: Any = None, resources: Sequence[str] | None = None) -> Any:
+    """Kueue's Admission Fair Sharing from the scheduler's options, checked (None when ``half_life`` is None).
+
+    Raises
+    ------
+    InvalidInstanceError
+        An AFS option on a policy other than ``kueue``, ``sampling_interval`` or ``resource_weights``
+        without ``half_life``, a half-life or interval that is not a finite number > 0 (a half-life of 0:
+        Kueue's ``usageHalfLifeTime=0`` makes :math:`\alpha = 0` and silently turns AFS off, kueue#11134),
+        a resource weight below 0 or not a number, a resource weight on a resource the cluster does not have.
+    """
+    from ..fairshare.kueue import AdmissionFairSharing
+
+    given = {k: v for k, v in (("half_life", half_life), ("sampling_interval", sampling_interval),
+                               ("resource_weights", resource_weights)) if v is not None}
+    if not given:
+        return None
+    if policy != "kueue":
+        name = next(iter(given))
+        raise InvalidInstanceError(f"{name}={given[name]!r}: Admission Fair Sharing is Kueue's; policy {policy!r} "
+                                   "has no usage half-life", argument=name, value=given[name])
+    if half_life is None:
+        name = next(iter(given))
+        raise InvalidInstanceError(f"{name}={given[name]!r} needs half_life (Kueue's usageHalfLifeTime, seconds), "
+                                   "which turns Admission Fair Sharing on", argument=name, value=given[name])
+    for name, v in (("half_life", half_life), ("sampling_interval", sampling_interval)):
+        if v is None:
+            continue
+        ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        if not ok or not (0 < float(v) < math.inf):
+            why = ("; Kueue's usageHalfLifeTime=0 makes alpha = 0 and silently turns Admission Fair Sharing "
+                   "off (kueue#11134)") if name == "half_life" and ok and float(v) == 0 else ""
+            raise InvalidInstanceError(f"{name}={v!r} must be a finite number of seconds > 0{why}", argument=name,
+                                       value=v)
+    rw = {} if resource_weights is None else dict(resource_weights)
+    for r, x in rw.items():
+        if resources is not None and str(r) not in [str(y) for y in resources]:
+            raise InvalidInstanceError(f"resource_weights[{r!r}]: no resource {r!r} in the cluster's "
+                                       f"{list(resources)}", argument="resource_weights", index=(r,), value=r)
+        ok = isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+        if not ok or not (0 <= float(x) < math.inf):
+            raise InvalidInstanceError(f"resource_weights[{r!r}]={x!r} must be a finite number >= 0 (0: the "
+                                       "resource does not count in the LocalQueue usage)",
+                                       argument="resource_weights", index=(r,), value=x)
+    return AdmissionFairSharing(usage_half_life=float(half_life),
+                                sampling_interval=300.0 if sampling_interval is None else float(sampling_interval),
+                                resource_weights={str(r): float(x) for r, x in rw.items()})
 
 
 def as_tree(accounts: Any) -> AccountTree | None:
@@ -81,12 +150,12 @@ def as_tree(accounts: Any) -> AccountTree | None:
 
 
 class QueueScheduler(TaskScheduler):
-    """A production fair-share rule (``kueue``, ``yarn``, ``mesos``) as a continuous-time task scheduler.
+    """A production fair-share rule (:data:`QUEUE_POLICIES`) as a continuous-time task scheduler.
 
     Parameters
     ----------
     cluster : Cluster or array_like (M, K)
-    policy : {"kueue", "yarn", "mesos", "volcano"}
+    policy : {"kueue", "yarn", "mesos", "volcano", "volcano-drf", "volcano-hdrf"}
     accounts : AccountTree or path, optional
         The queues: users ``"0", "1", ...`` (the scheduler's user indices) under accounts, with the
         fields the policy reads (:data:`fairalloc.scheduling.queues.POLICY_TREES`); default one queue per
@@ -104,6 +173,10 @@ class QueueScheduler(TaskScheduler):
         Mesos: resources left out of the shares.
     eps : float, optional
         Volcano's ``minResource`` in the cluster's units (:func:`fairalloc.scheduling.queues.build_queues`).
+    half_life, sampling_interval, resource_weights : optional
+        Kueue's Admission Fair Sharing (``usageHalfLifeTime``, ``usageSamplingInterval`` default 300 s,
+        ``resourceWeights`` by resource name, default 1): ``half_life`` in seconds turns it on
+        (:func:`admission_fair_sharing`).
     server, blocking, structure, ties, placement, time
         As :class:`~fairalloc.scheduling.TaskScheduler` (``server`` a named rule).
 
@@ -120,7 +193,8 @@ class QueueScheduler(TaskScheduler):
 
     def __init__(self, cluster: Any, /, *, policy: str, accounts: Any = None, n_users: int | None = None,
                  weights: Any = None, resources: Sequence[str] | None = None, excluded: Sequence[str] = (),
-                 eps: float | None = None, placement: Any = None, server: Any = "first_fit",
+                 eps: float | None = None, half_life: Any = None, sampling_interval: Any = None,
+                 resource_weights: Any = None, placement: Any = None, server: Any = "first_fit",
                  blocking: str | None = None,
                  structure: str = "live_tree", ties: str = "wait", time: float = 0.0) -> None:
         self.mechanism = require_choice("policy", policy, QUEUE_POLICIES)
@@ -147,8 +221,13 @@ class QueueScheduler(TaskScheduler):
         if weights is not None and len(np.atleast_1d(weights)) != n:
             raise InvalidInstanceError(f"weights has {len(np.atleast_1d(weights))} entries but n_users={n}",
                                        argument="weights", value=len(np.atleast_1d(weights)))
+        self.admission = admission_fair_sharing(self.mechanism, half_life, sampling_interval, resource_weights,
+                                                resources)
+        if self.admission is not None:
+            self.mechanism = "kueue-afs"
         self.tree = normalize_tree(self.mechanism, tree, n, resources, cl.totals, weights)
-        self.queues = build_queues(self.mechanism, self.tree, n, cl.totals, excluded=excluded, eps=eps)
+        self.queues = build_queues(self.mechanism, self.tree, n, cl.totals, excluded=excluded, eps=eps,
+                                   admission=self.admission)
         super().__init__(cl, n_users=n, placement=placement, server=server, blocking=blocking,
                          structure=structure, ties=ties, time=time)
 

@@ -65,3 +65,30 @@ def test_reader_options_and_unit_conversions_in_the_workload_spec(capsys, tmp_pa
                          "--cluster", "tvtsf-table3", "--policy", "drf", "--no-progress")
     assert code == 0, err
     assert "resources ['cpu', 'memory']" in out
+
+
+def test_container_policies_on_the_command_line(capsys, tmp_path):
+    # issue 28: `simulate --policy` takes the container clusters' policies (with --accounts and, for Kueue,
+    # --half-life) and --list-policies lists every name policy_names() knows
+    from fairalloc.cli.simulate import CONTAINER_POLICY_NAMES
+    from fairalloc.sim import policy_names
+    from fairalloc.sim.policies.container import QUEUE_POLICIES
+
+    assert set(CONTAINER_POLICY_NAMES) == set(QUEUE_POLICIES)
+    code, out, _ = run(capsys, "simulate", "--list-policies")
+    assert code == 0
+    listed = {n.strip() for line in out.splitlines() for n in line.split(":", 1)[1].split(",")}
+    assert set(policy_names()) <= listed and {"volcano-hdrf", "kueue", "learned:FILE"} <= listed
+    tree = tmp_path / "tree.yaml"
+    tree.write_text("accounts:\n  - {name: cq, hdrf_weight: 2}\n  - {name: other}\nusers:\n"
+                    + "".join(f"  - {{name: '{u}', account: {'cq' if u < 3 else 'other'}}}\n" for u in range(6)))
+    code, out, err = run(capsys, "simulate", "--workload", "google_like:users=6,tasks=300,seed=1", "--policy",
+                         "drf,kueue,volcano-hdrf", "--accounts", str(tree), "--no-progress")
+    assert code == 0, err
+    assert "volcano-hdrf" in out and "kueue" in out
+    code, out, err = run(capsys, "simulate", "--workload", "google_like:users=6,tasks=300,seed=1", "--policy",
+                         "kueue", "--half-life", "3600", "--no-progress")
+    assert code == 0, err
+    code, _, err = run(capsys, "simulate", "--workload", "google_like:users=6,tasks=300,seed=1", "--policy",
+                       "drf", "--half-life", "3600", "--no-progress")
+    assert code == 2 and "--half-life applies to policies kueue" in err

@@ -1,4 +1,5 @@
-r"""The container clusters' fair sharing as simulator policies: ``kueue``, ``yarn``, ``mesos``, ``volcano``.
+r"""The container clusters' fair sharing as simulator policies: ``kueue``, ``yarn``, ``mesos``, ``volcano``,
+``volcano-drf``, ``volcano-hdrf``.
 
 .. code-block:: python
 
@@ -16,21 +17,26 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
                reads (per-resource fields by the workload's resource names, or in column order when
                the workload's are r0, r1, ...): Kueue ``nominal_quota``, ``borrowing_limit``,
                ``lending_limit``, ``weight`` (an account with child accounts is a cohort); YARN
-               ``min_share``, ``max_share``, ``weight``; Mesos ``weight``; Volcano ``weight``,
-               ``guarantee``, ``capability``. An account without ``weight`` takes its ``shares`` as
-               weight. Default: one queue per user (:func:`fairalloc.scheduling.queues.normalize_tree`;
+               ``min_share``, ``max_share``, ``weight``; Mesos ``weight``; Volcano (and ``volcano-drf``)
+               ``weight``, ``guarantee``, ``capability``; ``volcano-hdrf`` ``hdrf_weight`` at any depth.
+               An account without ``weight`` takes its ``shares`` as weight. Default: one queue per user (:func:`fairalloc.scheduling.queues.normalize_tree`;
                Kueue adds a cohort holding the cluster as its nominal quota when the tree has no quota)
 ``weights``    (n_users,) the weight of each user's own queue (no ``accounts``, or a user directly under
                ``root``): Kueue ``fairSharing.weight`` (0 allowed: a borrowing queue of weight 0 goes last),
                YARN ``weight`` (0: after every weighted queue, YARN-6754), Mesos (> 0)
 ``excluded``   Mesos: resource names left out of the shares
 ``eps``        Volcano: ``minResource`` in the workload's units (default 1e-9 of the smallest total)
+``half_life``  Kueue: Admission Fair Sharing with this usage half-life in seconds (``usageHalfLifeTime``);
+               with ``sampling_interval`` (default 300 s) and ``resource_weights`` (by resource name,
+               default 1)
 =============  ===========================================================================================
 
 Refused with an :class:`~fairalloc.InvalidInstanceError` naming the field and value: quotas larger than
 the cluster, borrowing or lending limits without a cohort, negative weights (and 0 for Mesos), weights
-in (0, 1e-9) for Kueue, nested cohorts or queues, a workload user missing from the tree, and what is not
-simulated: ``half_life`` (Kueue's Admission Fair Sharing) and ``preemption``.
+in (0, 1e-9) for Kueue, nested cohorts or queues (but for ``volcano-hdrf``), a workload user missing from
+the tree, a ``half_life`` or ``sampling_interval`` of 0 or below (Kueue's ``usageHalfLifeTime=0`` silently turns
+Admission Fair Sharing off), AFS options on another policy, a negative resource weight, and what is not
+simulated: ``preemption``.
 """
 
 from __future__ import annotations
@@ -39,7 +45,12 @@ import re
 from typing import Any, Sequence
 
 from ...errors import InvalidInstanceError
-from ...scheduling.production import QUEUE_POLICIES, QueueScheduler, as_tree
+from ...scheduling.production import (
+    QUEUE_POLICIES,
+    QueueScheduler,
+    admission_fair_sharing,
+    as_tree,
+)
 from ...validation import require_choice
 from ..cluster_state import Servers
 from .tasks import TaskPolicy
@@ -48,8 +59,7 @@ __all__ = ["ContainerPolicy", "QUEUE_POLICIES"]
 
 
 class ContainerPolicy(TaskPolicy):
-    """A production fair-share rule (``kueue``, ``yarn``, ``mesos``, ``volcano``) as a simulator policy (module
-    docstring).
+    """A production fair-share rule (:data:`QUEUE_POLICIES`) as a simulator policy (module docstring).
 
     Examples
     --------
@@ -69,19 +79,16 @@ class ContainerPolicy(TaskPolicy):
 
     def __init__(self, policy: str = "kueue", *, accounts: Any = None, weights: Any = None,
                  excluded: Sequence[str] = (), eps: float | None = None, half_life: Any = None,
-                 preemption: Any = None,
+                 sampling_interval: Any = None, resource_weights: Any = None, preemption: Any = None,
                  server: Any = "first_fit", blocking: str | None = None, structure: str = "live_tree",
                  ties: str = "wait", wakeups: bool = True, wake_on: str = "first") -> None:
         name = require_choice("policy", policy, QUEUE_POLICIES)
-        if half_life is not None:
-            raise InvalidInstanceError(f"half_life={half_life!r}: policy {name!r} has no usage half-life in the "
-                                       "simulator (Kueue's Admission Fair Sharing is not simulated yet)",
-                                       argument="half_life", value=half_life)
+        admission_fair_sharing(name, half_life, sampling_interval, resource_weights)    # checked here, early
         if preemption is not None:
             raise InvalidInstanceError(f"preemption={preemption!r}: policy {name!r} does not preempt in the "
                                        "simulator yet", argument="preemption", value=preemption)
-        if eps is not None and name != "volcano":
-            raise InvalidInstanceError(f"eps={eps!r} applies to policy 'volcano' only", argument="eps", value=eps)
+        if eps is not None and not name.startswith("volcano"):
+            raise InvalidInstanceError(f"eps={eps!r} applies to the volcano policies only", argument="eps", value=eps)
         if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):
             raise InvalidInstanceError(f"eps={eps!r} must be a number > 0", argument="eps", value=eps)
         if excluded and name != "mesos":
@@ -97,6 +104,7 @@ class ContainerPolicy(TaskPolicy):
         self.accounts = as_tree(accounts)
         self.excluded = tuple(str(x) for x in excluded)
         self.eps = eps
+        self.half_life, self.sampling_interval, self.resource_weights = half_life, sampling_interval, resource_weights
 
     def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
         k = state.capacities.shape[1]
@@ -107,5 +115,7 @@ class ContainerPolicy(TaskPolicy):
             names = None                              # an unnamed workload: the tree's names, in order
         return QueueScheduler(state.capacities, policy=self.mechanism, accounts=self.accounts, n_users=n,
                               weights=self.weights, resources=names, excluded=self.excluded, eps=self.eps,
+                              half_life=self.half_life, sampling_interval=self.sampling_interval,
+                              resource_weights=self.resource_weights,
                               placement=state.placement, server=self.server, blocking=self.blocking,
                               structure=self.structure, ties=self.ties, time=0.0)
