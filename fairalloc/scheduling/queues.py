@@ -142,7 +142,7 @@ def queue_take(qs, kind, u, d):
             qs.nrun[node] += 1
             node = qs.parent[node]
     else:
-        _path_add(qs, v, d, 1)
+        _path_add(qs, v, d, np.int64(1))
         if kind == _VOLCANO:                   # pending -> allocated: the request is unchanged
             p = qs.qpos[qs.queue[u]]
             for r in range(d.shape[0]):

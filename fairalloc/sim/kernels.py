@@ -83,8 +83,8 @@ def _pop(hend, hint, n):
     """Remove the first completion (read it at row 0 before) from the heap of n; returns n - 1."""
     n -= 1
     if n > 0:
-        _hswap(hend, hint, 0, n)
-        c = 0
+        _hswap(hend, hint, np.int64(0), n)
+        c = np.int64(0)
         while True:
             x = 2 * c + 1
             if x >= n:
@@ -179,7 +179,7 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                     j = es.wjob[started_r[q]]
                     start[j] = now
                     seq += 1
-                    hs = _push(hend, hint, hs, now + dur[j], seq, j, 1, 0)
+                    hs = _push(hend, hint, hs, now + dur[j], seq, j, np.int64(1), np.int64(0))
                 continue
             if now > clock:                                     # one decision: tasks
                 C.advance(st, runs, ts, now)
