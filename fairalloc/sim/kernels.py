@@ -37,7 +37,6 @@ __all__ += ["rigid_batch"]      # the learned-priorities method's trials (issue 
 RIGID, TASKS = 0, 1
 
 
-@jit
 def _grow(a, m):
     """``a`` with room for ``m`` rows (not fewer than it has), its rows kept."""
     out = np.zeros((max(m, a.shape[0]),) + a.shape[1:], a.dtype)
@@ -243,7 +242,6 @@ def _list_all(arr_t, procs, est, rank, es, ready):
         ready[rank[q]] = arr_t[q]
 
 
-@jit
 def run(kind, arr_t, dur, kill, start, end, killed, counts,
         st, runs, ts, user, wakeups, wake_first,
         es, procs, est, rank, capacity, resv, backfill, scan, listed=False):
@@ -256,7 +254,8 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     that ran a pass]; returns the launch log (position, tasks, server, start, end, killed) of task runs.
 
     (The events are processed by ``_loop``, which allocates nothing; this function gives it the
-    arrays and more room when it asks.)"""
+    arrays and more room when it asks, a few times a run. It is plain Python: a compiled caller of
+    ``_loop`` would link and optimise again all the code ``_loop`` calls, at its first call.)"""
     n = arr_t.shape[0]
     tasks = kind == TASKS
     rem = runs.left.copy()
