@@ -623,9 +623,9 @@ def _place(ts, e):
         b = _new_block(BO, meta)
         B[b, 0] = e
         BO[_LEN, b] = 1
-        _insert_block(BO, meta, 0, b)
+        _insert_block(BO, meta, np.int64(0), b)
         I[e, _BLK] = b
-        _cert(ts, e, False)
+        _cert(ts, e, np.bool_(False))
         return
     # binary searches by cmp(x, e) < 0: over the blocks' first elements, then in the block
     lo, hi = 0, meta[_NB]
@@ -750,8 +750,8 @@ def _hpop(H, meta):
     n = meta[_HS] - 1
     meta[_HS] = n
     if n > 0:
-        _hswap(H, 0, n)
-        _sift_down(H, 0, n)
+        _hswap(H, np.int64(0), n)
+        _sift_down(H, np.int64(0), n)
 
 
 @jit(_nrt=False)
@@ -773,7 +773,7 @@ def _cert_next(ts, x, y):
     if fm[_KIN] == 0.0:
         F[x, _CERT] = _INF
         return
-    _cert_to(ts, x, y, False)
+    _cert_to(ts, x, y, np.bool_(False))
 
 
 @jit(_nrt=False)
@@ -797,7 +797,7 @@ def _cert_to(ts, x, y, after_swap):
         _sift_up(H, k)
         if meta[_HS] > 8 * meta[_N] + 64:     # drop the stale entries (the pop order is unchanged),
             # in place in H, so that a running process() also sees the entries pushed after this
-            m = 0
+            m = np.int64(0)
             for k in range(meta[_HS]):
                 if H[k, 2] == I[int(H[k, 3]), _TOKEN]:
                     for c in range(4):
@@ -838,9 +838,9 @@ def process(ts, t):
         _swap(ts, x, y)
         meta[_SWAPS] += 1
         if p >= 0:
-            _cert(ts, p, False)
-        _cert(ts, y, True)
-        _cert(ts, x, False)
+            _cert(ts, p, np.bool_(False))
+        _cert(ts, y, np.bool_(True))
+        _cert(ts, x, np.bool_(False))
 
 
 @jit(_nrt=False)
@@ -896,9 +896,9 @@ def _reposition(ts, e, in_place):
         else:
             if p >= 0:
                 I[p, _TOKEN] += 1
-                _cert_to(ts, p, e, False)
+                _cert_to(ts, p, e, np.bool_(False))
             I[e, _TOKEN] += 1
-            _cert_to(ts, e, q, False)
+            _cert_to(ts, e, q, np.bool_(False))
     else:
         _unplace(ts, e)
         _place(ts, e)
@@ -1043,4 +1043,4 @@ def compare(ts, p, q, t):
 def pair_fail_time(ts, x, y):
     """:func:`fail_time` of x before y from now: the earliest time >= now after which x must no longer
     precede y (``inf``: never); trajectories set, not necessarily placed."""
-    return fail_time(ts.F, ts.I, ts.P, ts.fm[_TAU], ts.fm[_KIN] != 0.0, x, y, ts.fm[_NOW], False)
+    return fail_time(ts.F, ts.I, ts.P, ts.fm[_TAU], ts.fm[_KIN] != 0.0, x, y, ts.fm[_NOW], np.bool_(False))

@@ -272,8 +272,8 @@ def _lpop(st):
     n = st.meta[_LSIZE] - 1
     st.meta[_LSIZE] = n
     if n > 0:
-        _lswap(L, 0, n)
-        _lsift_down(L, 0, n)
+        _lswap(L, np.int64(0), n)
+        _lsift_down(L, np.int64(0), n)
 
 
 @jit(_nrt=False)
@@ -282,7 +282,7 @@ def _lpush(st, ts, u):
     L = st.lazy
     n = st.meta[_LSIZE]
     if n == L.shape[0]:                        # full: keep the current entries only (same pops)
-        m = 0
+        m = np.int64(0)
         for k in range(n):
             if L[k, 3] == st.ltoken[int(L[k, 2])]:
                 for c in range(4):
@@ -516,7 +516,7 @@ def _lead(st, runs, ts):
 def _scan_min(st, ts, skipping):
     """The minimum over the users with pending tasks (not set aside when ``skipping``), compared by the
     live tree's comparison at now, scanned in index order."""
-    best = -1
+    best = np.int64(-1)
     now = st.par[_NOW]
     for u in range(st.w.shape[0]):
         if st.n_pending[u] == 0 or (skipping and st.skipped[u]):
@@ -604,7 +604,7 @@ def _take(st, runs, u, r, d, m):
         st.usage[u, x] = st.usage[u, x] + d[x]
     st.n_running[u] += 1
     if st.meta[_KEY] == TSF:
-        _held_add(st, u, runs.h[r], 1)
+        _held_add(st, u, runs.h[r], np.int64(1))
     elif st.meta[_KEY] >= QUEUE_KEYS:
         queue_take(st.qs, st.meta[_KEY], u, d)
     return task
@@ -627,7 +627,7 @@ def release(st, runs, u, r, k, m):
             for x in range(n_res):
                 st.usage[u, x] = st.usage[u, x] - d[x]
         if tsf:
-            _held_add(st, u, runs.h[r], -1)
+            _held_add(st, u, runs.h[r], np.int64(-1))
     if st.meta[_KEY] >= QUEUE_KEYS:
         queue_release(st.qs, st.meta[_KEY], u, d, k)
 
@@ -888,7 +888,7 @@ def new_state(capacities, totals, placement, weights, *, key: int, order: str, r
                     1.0 if level else 0.0, float(FLOOR_EPS), 1.0 if jump else 0.0])
     c0 = np.zeros((n, k)) if commitments is None else np.array(commitments, dtype=float).reshape(n, k).copy()
     st = CoreState(
-        free=capacities.copy(), totals=np.array(totals, dtype=float), place=np.ascontiguousarray(placement, dtype=np.bool_),
+        free=capacities.copy(), totals=np.array(totals, dtype=float), place=np.array(placement, dtype=np.bool_),
         w=np.array(weights, dtype=float), usage=np.zeros((n, k)), n_running=np.zeros(n, np.int64),
         n_pending=np.zeros(n, np.int64), qhead=np.full(n, -1, np.int64), qtail=np.full(n, -1, np.int64),
         tie=np.zeros(n), prio=np.zeros(n), heap=np.full(n, -1, np.int64), pos=np.full(n, -1, np.int64),

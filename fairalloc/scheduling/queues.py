@@ -181,7 +181,7 @@ def queue_take(qs, kind, u, d):
         if kind == _AFS:
             _afs_admit(qs, u, d)
     else:
-        _path_add(qs, v, d, 1)
+        _path_add(qs, v, d, np.int64(1))
         if kind == _VOLCANO or kind == _VOLCANO_DRF:   # pending -> allocated: the request is unchanged
             p = qs.qpos[qs.home[u]]
             for r in range(d.shape[0]):

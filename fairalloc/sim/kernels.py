@@ -37,7 +37,6 @@ __all__ += ["rigid_batch"]      # the learned-priorities method's trials (issue 
 RIGID, TASKS = 0, 1
 
 
-@jit
 def _grow(a, m):
     """``a`` with room for ``m`` rows (not fewer than it has), its rows kept."""
     out = np.zeros((max(m, a.shape[0]),) + a.shape[1:], a.dtype)
@@ -83,8 +82,8 @@ def _pop(hend, hint, n):
     """Remove the first completion (read it at row 0 before) from the heap of n; returns n - 1."""
     n -= 1
     if n > 0:
-        _hswap(hend, hint, 0, n)
-        c = 0
+        _hswap(hend, hint, np.int64(0), n)
+        c = np.int64(0)
         while True:
             x = 2 * c + 1
             if x >= n:
@@ -179,7 +178,7 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                     j = es.wjob[started_r[q]]
                     start[j] = now
                     seq += 1
-                    hs = _push(hend, hint, hs, now + dur[j], seq, j, 1, 0)
+                    hs = _push(hend, hint, hs, now + dur[j], seq, j, np.int64(1), np.int64(0))
                 continue
             if now > clock:                                     # one decision: tasks
                 C.advance(st, runs, ts, now)
@@ -243,7 +242,6 @@ def _list_all(arr_t, procs, est, rank, es, ready):
         ready[rank[q]] = arr_t[q]
 
 
-@jit
 def run(kind, arr_t, dur, kill, start, end, killed, counts,
         st, runs, ts, user, wakeups, wake_first,
         es, procs, est, rank, capacity, resv, backfill, scan, listed=False):
@@ -256,7 +254,8 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     that ran a pass]; returns the launch log (position, tasks, server, start, end, killed) of task runs.
 
     (The events are processed by ``_loop``, which allocates nothing; this function gives it the
-    arrays and more room when it asks.)"""
+    arrays and more room when it asks, a few times a run. It is plain Python: a compiled caller of
+    ``_loop`` would link and optimise again all the code ``_loop`` calls, at its first call.)"""
     n = arr_t.shape[0]
     tasks = kind == TASKS
     rem = runs.left.copy()
