@@ -100,18 +100,20 @@ def _pop(hend, hint, n):
 # the loop's variables kept between calls of _loop (li: ints, lf: floats)
 _I, _NWAKE, _SEQ, _EVENTS, _NLOG, _HSIZE, _PHASE, _WAKEON, _FREE = range(9)
 _CLOCK, _WAKE, _WAKET, _NOWF = range(4)
-# _loop's answers: all events done, more launch rows wanted (``out``), room wanted in the log and heap
-_DONE, _ROWS, _ROOM = 0, 1, 2
+# _loop's answers: all events done, more launch rows wanted (``out``), room wanted in the log and heap,
+# stopped at ``until``
+_DONE, _ROWS, _ROOM, _UNTIL = 0, 1, 2, 3
 
 
 @jit(_nrt=False)
 def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
           es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
-          lp, lk, lm, lt0, lt1, lkill, li, lf):
+          lp, lk, lm, lt0, lt1, lkill, li, lf, until=np.inf):
     """The loop of :func:`run`, compiled without reference counting (it takes every array borrowed and
     allocates nothing): returns :data:`_DONE`; :data:`_ROWS` when a pass needs more launch rows
     (``li[_PHASE]`` 2: the pass resumes at the next call); :data:`_ROOM` when the log and the heap
-    might not hold a pass's rows (the pass runs at the next call); its variables are kept in ``li`` and
+    might not hold a pass's rows (the pass runs at the next call); :data:`_UNTIL` before the first
+    instant at or after ``until`` (the instants before it done); its variables are kept in ``li`` and
     ``lf`` for the next call. Rigid jobs ask for nothing (the heap holds ``n`` completions): one call.
     ``listed``: the rigid jobs were all queued before (:func:`_list_all`), an arrival only wakes
     the loop; ``ready`` each rank's ready time (empty unless listed)."""
@@ -133,6 +135,9 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
             if wake_on and wake_time < now:
                 now = wake_time
             if now == np.inf:
+                break
+            if now >= until:
+                code = _UNTIL
                 break
             seen = events
             while hs > 0 and hend[0] == now:                     # 1. completions
@@ -235,11 +240,13 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
 
 
 @jit(_nrt=False)
-def _list_all(arr_t, procs, est, rank, es, ready):
-    """A listed run's start: every rigid job queued at its rank, ``ready[rank]`` its submit time."""
+def _list_all(arr_t, procs, est, rank, es, ready, lo=0):
+    """A listed run's start: every rigid job (of rank at least ``lo``) queued at its rank, ``ready[rank]``
+    its submit time."""
     for q in range(arr_t.shape[0]):
-        E.push_at(q, procs[q], est[q], rank[q], es)
-        ready[rank[q]] = arr_t[q]
+        if rank[q] >= lo:
+            E.push_at(q, procs[q], est[q], rank[q], es)
+            ready[rank[q]] = arr_t[q]
 
 
 def run(kind, arr_t, dur, kill, start, end, killed, counts,
@@ -429,36 +436,94 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
 
 
 # ---- a batch of list schedules (the learned-priorities method's trials, issue 29) --------------------
+@jit(inline='always')
+def _put(a, b, m):
+    """``b[:m] = a[:m]`` (1-d; without the copy numba makes for overlapping slices)."""
+    for i in range(m):
+        b[i] = a[i]
+
+
 @jit(_nrt=False)
-def _batch_loop(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out,
-                kill, end, killed, resv, user, ready, rem, started_r, rows, hend, hint,
-                lp, lk, lm, lt0, lt1, lkill, li, lf):
+def _batch_loop(arr_t, procs, dur, est, ranks, lo, capacity, backfill, scan, es, es0, st, runs, ts, out,
+                kill, end, killed, resv, resv0, user, ready, rem, started_r, rows, hend, hint, hend0, hint0,
+                lp, lk, lm, lt0, lt1, lkill, li, lf, li0, lf0):
     """:func:`_loop` once per row of ``ranks`` (listed rigid jobs) on arrays made once (compiled without
-    reference counting: the arrays borrowed, none rebound), EASY's state cleared between rows;
-    ``out[p]`` gets row *p*'s start times."""
+    reference counting: the arrays borrowed, none rebound); ``out[p]`` gets row *p*'s start times.
+
+    The ranks below ``lo`` hold the same jobs in every row, so every instant before the first submit
+    time ``t0`` of a job ranked at ``lo`` or later is the same in every row (no such job may start
+    before it is ready, and the order after the first of them only matters to them): the loop runs
+    those instants once, on row 0's order, and its state (EASY's state ``es0``, the completions
+    ``hend0``, ``hint0``, the loop's variables ``li0``, ``lf0``, ``resv0`` and the start times in
+    ``out[0]``) is restored for every row, whose own jobs then take the ranks from ``lo`` on."""
+    n = arr_t.shape[0]
+    t0 = np.inf
+    for q in range(n):
+        if ranks[0, q] >= lo and arr_t[q] < t0:
+            t0 = arr_t[q]
+    E.clear(es)
+    resv[:] = np.nan
+    li[:] = 0
+    li[_FREE] = capacity
+    lf[_CLOCK], lf[_WAKE], lf[_WAKET], lf[_NOWF] = 0.0, np.nan, -1.0, 0.0
+    _list_all(arr_t, procs, est, ranks[0], es, ready)
+    _loop(RIGID, arr_t, dur, kill, out[0], end, killed, st, runs, ts, user, False, False,
+          es, procs, est, ranks[0], resv, backfill, scan, True, ready, rem, started_r, rows, hend, hint,
+          lp, lk, lm, lt0, lt1, lkill, li, lf, t0)             # the shared instants, before t0
+    hs = li[_HSIZE]
+    E.copy(es, es0)
+    _put(resv, resv0, n)
+    _put(li, li0, li.shape[0])
+    _put(lf, lf0, lf.shape[0])
+    _put(hend, hend0, hs)
+    for i in range(hs):
+        _put(hint[i], hint0[i], 4)
     for p in range(ranks.shape[0]):
-        E.clear(es)
-        resv[:] = np.nan
-        li[:] = 0
-        li[_FREE] = capacity
-        lf[_CLOCK], lf[_WAKE], lf[_WAKET], lf[_NOWF] = 0.0, np.nan, -1.0, 0.0
-        _list_all(arr_t, procs, est, ranks[p], es, ready)
+        if p > 0:
+            E.copy(es0, es)
+            _put(resv0, resv, n)
+            _put(li0, li, li.shape[0])
+            _put(lf0, lf, lf.shape[0])
+            _put(hend0, hend, hs)
+            for i in range(hs):
+                _put(hint0[i], hint[i], 4)
+            _put(out[0], out[p], n)
+            _list_all(arr_t, procs, est, ranks[p], es, ready, lo)
         _loop(RIGID, arr_t, dur, kill, out[p], end, killed, st, runs, ts, user, False, False,
               es, procs, est, ranks[p], resv, backfill, scan, True, ready, rem, started_r, rows, hend, hint,
               lp, lk, lm, lt0, lt1, lkill, li, lf)   # rigid jobs: one call, _DONE (heap room n)
 
 
 @jit
-def _rigid_batch(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out):
+def _rigid_batch(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, es0, st, runs, ts, out):
     """The arrays of :func:`_batch_loop`, made once for every row."""
     n = arr_t.shape[0]
     z = np.zeros(1, np.int64)
     m_heap = max(64, n)
-    _batch_loop(arr_t, procs, dur, est, ranks, capacity, backfill, scan, es, st, runs, ts, out,
-                np.zeros(n, np.bool_), np.empty(n), np.zeros(n, np.bool_), np.empty(n), z, np.empty(n),
-                runs.left.copy(), np.zeros(max(n, 1), np.int64), np.zeros((64, 4), np.int64), np.zeros(m_heap),
-                np.zeros((m_heap, 4), np.int64), z, z, z, np.zeros(1), np.zeros(1), np.zeros(1, np.bool_),
-                np.zeros(9, np.int64), np.zeros(4))
+    _batch_loop(arr_t, procs, dur, est, ranks, _shared(ranks), capacity, backfill, scan, es, es0, st, runs, ts,
+                out, np.zeros(n, np.bool_), np.empty(n), np.zeros(n, np.bool_), np.empty(n), np.empty(n), z,
+                np.empty(n), runs.left.copy(), np.zeros(max(n, 1), np.int64), np.zeros((64, 4), np.int64),
+                np.zeros(m_heap), np.zeros((m_heap, 4), np.int64), np.zeros(m_heap), np.zeros((m_heap, 4), np.int64),
+                z, z, z, np.zeros(1), np.zeros(1), np.zeros(1, np.bool_),
+                np.zeros(9, np.int64), np.zeros(4), np.zeros(9, np.int64), np.zeros(4))
+
+
+@jit
+def _shared(ranks):
+    """How many leading ranks hold the same job in every row of ``ranks`` (row: job -> rank)."""
+    n = ranks.shape[1]
+    job = np.empty(n, np.int64)          # row 0's job at each rank
+    for q in range(n):
+        job[ranks[0, q]] = q
+    k = n
+    for p in range(1, ranks.shape[0]):
+        r = 0
+        while r < k and ranks[p, job[r]] == r:
+            r += 1
+        k = r
+        if k == 0:
+            break
+    return k
 
 
 def rigid_batch(submit, processors, duration, requested, capacity: int, ranks, *, backfill: bool = False,
@@ -498,9 +563,9 @@ def rigid_batch(submit, processors, duration, requested, capacity: int, ranks, *
     if n == 0 or rk.shape[0] == 0:
         return out
     procs = np.ascontiguousarray(processors, dtype=np.int64)
-    es = E.new_easy_state(n, int(capacity), int(procs.max()))
+    es, es0 = (E.new_easy_state(n, int(capacity), int(procs.max())) for _ in range(2))
     st, runs, ts = _dummy_task_state()
     _rigid_batch(np.ascontiguousarray(submit, dtype=float), procs, np.ascontiguousarray(duration, dtype=float),
                  np.ascontiguousarray(requested, dtype=float), rk, int(capacity), bool(backfill), int(scan), es,
-                 st, runs, ts, out)
+                 es0, st, runs, ts, out)
     return out

@@ -38,7 +38,8 @@ jobs of class at most *c*. A node may hold a candidate when its smallest width f
 Changes to the index are applied lazily, before a pass that uses it; a pass over at most
 :data:`SCAN` ranks after the head scans them directly (both give the same decisions; tests
 run either on every input).
-Running jobs are kept sorted by expected end (at most ``capacity`` of them).
+Running jobs are kept sorted by expected end (at most ``capacity`` of them), only with backfilling
+(only the shadow time reads them).
 
 The functions are plain loops over the arrays of an :class:`EasyState`, compiled with numba at
 first use (:mod:`fairalloc._jit`; plain Python under ``NUMBA_DISABLE_JIT=1``). The event engine's
@@ -60,7 +61,7 @@ import numpy as np
 
 from ..._jit import jit
 
-__all__ = ["EasyCore", "EasyState", "new_easy_state", "clear", "step", "push", "push_at", "run_remove", "BLOCK", "SCAN"]
+__all__ = ["EasyCore", "EasyState", "new_easy_state", "clear", "copy", "step", "push", "push_at", "run_remove", "BLOCK", "SCAN"]
 
 #: Ranks per leaf block of the index.
 BLOCK = 16
@@ -80,7 +81,7 @@ class EasyState(NamedTuple):
     tmine: np.ndarray     #: (2 * size, classes) index: smallest requested time per width class
     dirty: np.ndarray     #: (blocks,) blocks changed since the index was brought up to date
     isdirty: np.ndarray   #: (blocks,) bool
-    rend: np.ndarray      #: (capacity + 1,) running jobs' expected ends, ascending
+    rend: np.ndarray      #: (capacity + 1,) running jobs' expected ends, ascending (kept with backfilling only)
     rproc: np.ndarray     #: (capacity + 1,) their widths
     rjob: np.ndarray      #: (capacity + 1,) their jobs
 
@@ -162,8 +163,9 @@ def _mark(r, ist, dirty, isdirty):
 
 @jit(inline='always')
 def _passes(p, e, now, free, extra, shadow):
-    """The backfill test of one waiting job (module docstring)."""
-    return p <= free and (now + e <= shadow or p <= extra)
+    """The backfill test of one waiting job (module docstring), without branches (``&``, ``|``: a scan over
+    many ranks then takes one predictable branch per rank)."""
+    return (p <= free) & ((now + e <= shadow) | (p <= extra))
 
 
 @jit(inline='always')
@@ -178,7 +180,7 @@ def _ready(r, ready, now):
 def _scan(lo, hi, wproc, west, now, free, extra, shadow, ready):
     for r in range(lo, hi):
         p = wproc[r]
-        if p > 0 and _passes(p, west[r], now, free, extra, shadow) and _ready(r, ready, now):
+        if (p > 0) & _passes(p, west[r], now, free, extra, shadow) & _ready(r, ready, now):
             return r
     return -1
 
@@ -221,16 +223,16 @@ def _first(k, wproc, west, tminp, tmine, size, now, free, extra, shadow, ready):
 @jit(inline='always')
 def _run_add(job, end, p, es):
     ist, rend, rproc, rjob = es.ist, es.rend, es.rproc, es.rjob
-    m = ist[4]
-    k = np.searchsorted(rend[:m], end, side="right")
-    for q in range(m, k, -1):
+    q = ist[4]
+    while q > 0 and rend[q - 1] > end:      # after every job expected to end by ``end``
         rend[q] = rend[q - 1]
         rproc[q] = rproc[q - 1]
         rjob[q] = rjob[q - 1]
-    rend[k] = end
-    rproc[k] = p
-    rjob[k] = job
-    ist[4] = m + 1
+        q -= 1
+    rend[q] = end
+    rproc[q] = p
+    rjob[q] = job
+    ist[4] += 1
 
 
 @jit(inline='always')
@@ -238,10 +240,10 @@ def run_remove(job, end, es):
     """A running job (expected to end at ``end``) ended: out of the running jobs."""
     ist, rend, rproc, rjob = es.ist, es.rend, es.rproc, es.rjob
     m = ist[4]
-    k = np.searchsorted(rend[:m], end, side="left")
-    while k < m and rjob[k] != job:
+    k = 0
+    while k < m and (rend[k] < end or rjob[k] != job):
         k += 1
-    if k == m:          # not running (cannot happen through EasyCore / the kernel)
+    if k == m:          # not kept (without backfilling the running jobs are not kept)
         return
     for q in range(k, m - 1):
         rend[q] = rend[q + 1]
@@ -291,8 +293,8 @@ def step(now, free, es, out, resv, backfill, scan, ready):
         if p > free or not _ready(h, ready, now):
             break
         free -= p
-        j = wjob[h]
-        _run_add(j, now + west[h], p, es)
+        if backfill:                    # (only the shadow time reads the running jobs)
+            _run_add(wjob[h], now + west[h], p, es)
         wproc[h] = 0
         _mark(h, ist, dirty, isdirty)
         out[n_out] = h
@@ -394,6 +396,29 @@ def clear(es):
     es.rjob[:] = 0
 
 
+@jit(inline='always')
+def _put(a, b):
+    for i in range(a.shape[0]):
+        b[i] = a[i]
+
+
+@jit(_nrt=False)
+def copy(es, to):
+    """Make ``to`` (a state of the same sizes) equal to ``es``, array by array (it allocates nothing)."""
+    _put(es.ist, to.ist)
+    _put(es.wproc, to.wproc)
+    _put(es.west, to.west)
+    _put(es.wjob, to.wjob)
+    _put(es.tminp, to.tminp)
+    for i in range(es.tmine.shape[0]):
+        _put(es.tmine[i], to.tmine[i])
+    _put(es.dirty, to.dirty)
+    _put(es.isdirty, to.isdirty)
+    _put(es.rend, to.rend)
+    _put(es.rproc, to.rproc)
+    _put(es.rjob, to.rjob)
+
+
 def new_easy_state(n_ranks: int, capacity: int, max_width: int) -> EasyState:
     """Empty arrays for ``n_ranks`` waiting ranks on ``capacity`` processors, jobs at most ``max_width`` wide."""
     n_ranks = max(1, int(n_ranks))
@@ -417,7 +442,7 @@ def _decide(now, free, jobs, replace, ended, ended_end, begun, begun_end, procs,
     its new order)."""
     for q in range(ended.shape[0]):
         run_remove(ended[q], ended_end[q], es)
-    for q in range(begun.shape[0]):
+    for q in range(begun.shape[0] if backfill else 0):
         _run_add(begun[q], begun_end[q], procs[begun[q]], es)
     if replace:
         _requeue(jobs, procs, est, es, resv)
