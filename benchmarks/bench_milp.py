@@ -10,10 +10,10 @@ does not inflate), solves, the load average; then the same-run ratios of the two
 issue's goals (seeds 1 and 2 of 10 x 10 x 20 leximin proven within 10 s and 30 s, every 20 x 20 x 30
 max-min proven; the moonshot: every dense 10 x 10 x 20 leximin within 10 s).
 
-Switches of the level driver, all ``leximin_options``: ``--lp-bounds`` adds each leximin solve with the
-LP-relaxation bounds off (``--no-lp-bounds``: off everywhere); ``--flow`` with the max-flow check off;
-``--counting`` with every level by the level MILP (``--level-by-count MODE`` sets the mode everywhere);
-``--secondary MODE``. ``--warm`` adds each solve with the MIP start flipped (the measurement behind
+Switches, all ``leximin_options``: ``--lp-bounds`` adds each driver's leximin solve with the
+LP-relaxation bounds off (both drivers use them; ``--no-lp-bounds``: off everywhere); of the level
+driver: ``--flow`` with the max-flow check off; ``--counting`` with every level by the level MILP
+(``--level-by-count MODE`` sets the mode everywhere); ``--secondary MODE``. ``--warm`` adds each solve with the MIP start flipped (the measurement behind
 ``WARM_START_DEFAULT``); ``--cuts`` each solve with the Chvatal-Gomory capacity rows
 (``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the position driver's slice.
 
@@ -262,7 +262,9 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                     if args.warm and obj == "leximin" and solver in ("highs", "cpsat"):
                         confs["warm flipped"] = {"warm_start": not WARM_START_DEFAULT.get(solver, False)}
                     if args.lp_bounds and obj == "leximin":
-                        confs["LP bounds off"] = {"leximin_options": {**levels, "lp_bounds": False}}
+                        for d in args.driver_list:
+                            confs[f"{d}, LP bounds off"] = {"leximin_options": {**args.base_opts, "driver": d,
+                                                                                "lp_bounds": False}}
                     if args.flow and obj == "leximin":
                         confs["max-flow off"] = {"leximin_options": {**levels, "flow_bounds": False}}
                     if args.counting and obj == "leximin":

@@ -40,7 +40,8 @@ option                  default         meaning
 ``strengthen``          True            positions: feasibility queries on the formulation's strengthened
                                         copy (extra valid rows), when it provides one
 ``count_fallback``      True            positions: a stalled tie query is settled by a count MILP
-``lp_bounds``           True            levels: LP-relaxation bounds skip MILPs
+``lp_bounds``           True            both: LP-relaxation bounds skip MILPs (positions: the position
+                                        program's relaxation, its big-M's from its own bound)
 ``flow_bounds``         True            levels: the max-flow check skips MILPs (with ``lp_bounds``)
 ``level_by_count``      ``"ties"``      levels: which levels are found by count MILPs
                                         (``"ties"``, ``"always"``, ``"never"``)
@@ -485,7 +486,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             strong_prog = _same_columns(_as_program(strong, [])[0], base)
         out = PositionDriver(rounds, valuation, scale, objective=objective, time_slice=opts["time_slice"],
                              strong=strong_prog, count_fallback=opts["count_fallback"],
-                             disposable=disposable).run()
+                             disposable=disposable, lp_bounds=opts["lp_bounds"]).run()
     else:
         out = LevelDriver(rounds, valuation, objective=objective, lp_bounds=opts["lp_bounds"],
                           flow_bounds=opts["flow_bounds"], flow=flow, level_by_count=opts["level_by_count"],

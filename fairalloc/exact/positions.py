@@ -69,6 +69,20 @@ achievable value lies in :math:`(N, b]`; the backend is told to stop there (abso
 distance to the next achievable value, less 1/2), whatever its own status says, and the driver
 decides from the final incumbent and bound.
 
+LP bounds
+---------
+Before each MILP of a position with open values (``lp_bounds``, on by default), the position
+program's LP relaxation (integrality dropped; :func:`~fairalloc.exact.lp_bounds.lp_max`, with its float
+slack) is solved with the big-M's and *z*'s column bound taken
+from the least upper bound *K* known (first :math:`\bar z`): :math:`z \le V_i + \sum_v (K - v)
+u_{iv}`, :math:`z \le K`. The rows are valid for every :math:`x \in P` with :math:`N(x) \le K`,
+which is all of *P* (*K* is an upper bound of :math:`\max N`), so the LP optimum *b* is an upper bound
+of :math:`\mu_{p+1}`, and so is the largest achievable value of a free user not above *b*; that
+value becomes *K* and the relaxation is solved again, with smaller big-M's, while *K* falls (at most
+``max_lp_rounds`` times). When *K* reaches the incumbent's :math:`N` the position is proven without
+a MILP (``positions_by_lp``). The MILP itself keeps :math:`\bar z` as its big-M (the tight *K* measured
+slower on the hard positions of the dense 10 x 10 x 20 instances: ``benchmarks/RESULTS.md``).
+
 Value search
 ------------
 The first position, the max-min program, runs to the end: its slices and value search measured two
@@ -131,7 +145,8 @@ kept solution attains it: by (I3) it lies in *P*, whose free values are then exa
 solve adds at least one entry, so there are at most *q* position solves plus the searches' queries.
 ``stats``: ``positions_proven``, ``users_fixed`` (``fixed_by_count``, ``fixed_by_cap``),
 ``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
-``counts``, ``slices_doubled``; the rounds (kind ``position``, ``query``, ``count``) in
+``counts``, ``slices_doubled``, ``lp_rounds``, ``bigm_tightened``, ``positions_by_lp``, ``lp_cpu_s``;
+the rounds (kind ``position``, ``query``, ``count``; the LP relaxations are not rounds) in
 ``stats["rounds"]``.
 
 References
@@ -143,6 +158,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections import Counter
 from typing import Any
 
@@ -151,6 +167,7 @@ import numpy as np
 from ..result import Status
 from .program import LinearProgram
 from .leximin import LeximinOutcome, Valuation
+from .lp_bounds import lp_max
 from .rounds import Rounds
 
 logger = logging.getLogger(__name__)
@@ -163,7 +180,8 @@ class PositionDriver:
 
     def __init__(self, rounds: Rounds, valuation: Valuation, scale: int, *, objective: str,
                  time_slice: float | None = 2.0, strong: LinearProgram | None = None,
-                 count_fallback: bool = True, disposable: bool = False) -> None:
+                 count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
+                 max_lp_rounds: int = 8) -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -184,6 +202,9 @@ class PositionDriver:
         self.strong = strong
         self.count_fallback = count_fallback
         self.disposable = disposable
+        self.lp_bounds = lp_bounds
+        self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
+        self.max_lp_rounds = int(max_lp_rounds)
         self.integer_z = rounds.backend.name == "cpsat"
         self.failed: Any = None
         self.known: float | None = None         # max-min: the best upper bound known when stopped
@@ -424,10 +445,14 @@ class PositionDriver:
             inc = min(self.V(i, self.lo[i]) for i in self.free_users())
         # the first position is the max-min program, solved without a slice (module docstring)
         slice_ = self.time_slice if self.found else None
-        known = zub          # the least upper bound known (the column bound stays zub: module docstring)
+        known = zub          # the least upper bound known: z's column bound and the big-M's
         while True:
+            if self.lp_bounds and self.open and self.r.x is not None:
+                known = self.tighten(inc, known)
             cand = self.candidates(inc, known)
             if not cand and self.r.x is not None:
+                if self.lp_bounds and self.open:
+                    self.stats["positions_by_lp"] += 1
                 return [inc]
             # the backend may stop once its bound is below the next achievable value above the
             # incumbent; whether that proves the position is decided below, from the final incumbent
@@ -467,6 +492,28 @@ class PositionDriver:
             self.known = known
             slice_ = None if slice_ is None else 2 * slice_
             self.stats["slices_doubled"] += 1
+
+    def tighten(self, inc: int, known: int) -> int:
+        """The largest achievable value not above the bound of the position program's LP relaxation
+        (:func:`~fairalloc.exact.lp_bounds.lp_max`, its float slack included), the big-M's taken from
+        ``known``; solved again while that lowers ``known`` (module docstring, "LP bounds")."""
+        for _ in range(self.max_lp_rounds):
+            left = self.r.remaining()
+            if known <= inc or (left is not None and left <= 0):
+                break
+            prog, _ = self.program("position", level=inc, zub=known)
+            c0 = time.process_time()
+            b = lp_max(prog, time_limit=left, threads=self.r.kw["threads"])
+            self.stats["lp_rounds"] += 1
+            self.lp_cpu += time.process_time() - c0
+            if b is None:
+                break
+            new = max([inc] + self.candidates(inc, math.floor(b)))
+            if new >= known:
+                break
+            self.stats["bigm_tightened"] += 1
+            known = new
+        return known
 
     def search(self, inc: int, zub: int, slice_: float | None) -> tuple[str, Any] | None:
         """Bisection over the achievable values in (inc, zub] by feasibility queries (module docstring).
@@ -614,6 +661,8 @@ class PositionDriver:
     def finish(self, status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
         stats = {**{k: int(v) for k, v in self.stats.items()}, "integer_scale": self.S,
                  "levels_proven": len(self.leximin()), "positions_proven": len(self.found)}
+        if self.stats["lp_rounds"]:
+            stats["lp_cpu_s"] = round(self.lp_cpu, 3)
         lex = self.leximin() if self.objective == "leximin" else []
         return self.r.outcome(status, message, self.valuation, self.movable, lex, bound, stats)
 

@@ -120,6 +120,22 @@ def test_count_and_query_rounds_by_hand():
     assert d.query(1, None) is True
 
 
+def test_lp_bounds_prove_a_position_by_hand():
+    # the instance above, state open {1}, floor 1, kept (1, 1, 2): incumbent N = 1 (the second smallest),
+    # combinatorial bound 3. The position LP with big-M K - 1: z <= X_i + (K - 1) u_i, sum u = 1,
+    # sum X <= 4, so 3 z <= 4 + (K - 1). K = 3: z <= 2 (reached at X_i = 4/3, u_i = 1/3), so K = 2
+    # (achievable); K = 2: z <= 5/3, and no achievable value lies in (1, 5/3]: K = 1 = the incumbent,
+    # the position (1) is proven by two LPs and no MILP
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    state(d, [1], 1)
+    prog, _ = d.program("position", level=1, zub=3)
+    d.r.keep(np.array([1.0, 1.0, 2.0] + [0.0] * (prog.n_cols - 3))[:d.r.base.n_cols])
+    assert d.upper_bound() == 3
+    assert d.tighten(1, 3) == 1
+    assert (d.stats["lp_rounds"], d.stats["bigm_tightened"]) == (2, 2)
+    assert d.solve_position() == [1] and d.stats["positions_by_lp"] == 1 and not d.r.rounds
+
+
 def test_search_after_a_stalled_query_keeps_the_values_above_it_open():
     # the value search with scripted answers (no solver): two users, V = X, the next entry's true value
     # is 14 (a query "both >= c" is feasible exactly for c <= 14). The first query (c = 10, the median of
