@@ -40,6 +40,8 @@ option                  default         meaning
 ``strengthen``          True            positions: feasibility queries on the formulation's strengthened
                                         copy (extra valid rows), when it provides one
 ``count_fallback``      True            positions: a stalled tie query is settled by a count MILP
+``after_stall``         ``"unsliced"``  positions: after a stalled query the position MILP runs without a
+                                        slice (``"unsliced"``) or with twice the slice (``"double"``)
 ``lp_bounds``           True            both: LP-relaxation bounds skip MILPs (positions: the position
                                         program's relaxation, its big-M's from its own bound)
 ``flow_bounds``         True            levels: the max-flow check skips MILPs (with ``lp_bounds``)
@@ -91,6 +93,7 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "time_slice": 2.0,
     "strengthen": True,
     "count_fallback": True,
+    "after_stall": "unsliced",
     "lp_bounds": True,
     "flow_bounds": True,
     "level_by_count": "ties",
@@ -98,7 +101,7 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "integer_first_level": False,
 }
 
-_CHOICES = {"driver": ("positions", "levels"), "level_by_count": ("ties", "always", "never"),
+_CHOICES = {"driver": ("positions", "levels"), "after_stall": ("unsliced", "double"), "level_by_count": ("ties", "always", "never"),
             "secondary": ("after-first", "always", "never")}
 _BOOLS = ("strengthen", "count_fallback", "lp_bounds", "flow_bounds", "integer_first_level")
 
@@ -384,7 +387,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   export_dir: Any = None, label: str = "", warm_start: bool | None = None,
                   started: float | None = None, flow: Callable | None = None, strong: Any = None,
                   disposable: bool = False, driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
-                  count_fallback: bool = True, lp_bounds: bool = True, flow_bounds: bool = True,
+                  count_fallback: bool = True, after_stall: str = "unsliced", lp_bounds: bool = True,
+                  flow_bounds: bool = True,
                   level_by_count: str = "ties", secondary: str = "after-first",
                   integer_first_level: bool = False) -> LeximinOutcome:
     """Maximise ``valuation`` over ``problem`` lexicographically (or just its minimum).
@@ -427,7 +431,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         feasible (every row holding them is a "<=" row with nonnegative coefficients, or a lower bound
         on the user's total). The position driver then asks for "at least" a fixed user's count and
         trims its solutions back (:mod:`fairalloc.exact.positions`, "Free disposal"). Default False.
-    driver, time_slice, strengthen, count_fallback, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
+    driver, time_slice, strengthen, count_fallback, after_stall, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
 
     Returns
@@ -463,7 +467,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     1.0
     """
     opts = check_leximin_options(dict(driver=driver, time_slice=time_slice, strengthen=strengthen,
-                                      count_fallback=count_fallback, lp_bounds=lp_bounds, flow_bounds=flow_bounds,
+                                      count_fallback=count_fallback, after_stall=after_stall, lp_bounds=lp_bounds,
+                                      flow_bounds=flow_bounds,
                                       level_by_count=level_by_count, secondary=secondary,
                                       integer_first_level=integer_first_level), "solve_leximin option")
     from .levels import LevelDriver
@@ -486,7 +491,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             strong_prog = _same_columns(_as_program(strong, [])[0], base)
         out = PositionDriver(rounds, valuation, scale, objective=objective, time_slice=opts["time_slice"],
                              strong=strong_prog, count_fallback=opts["count_fallback"],
-                             disposable=disposable, lp_bounds=opts["lp_bounds"]).run()
+                             disposable=disposable, lp_bounds=opts["lp_bounds"],
+                             after_stall=opts["after_stall"]).run()
     else:
         out = LevelDriver(rounds, valuation, objective=objective, lp_bounds=opts["lp_bounds"],
                           flow_bounds=opts["flow_bounds"], flow=flow, level_by_count=opts["level_by_count"],

@@ -100,7 +100,11 @@ is one (``strong``: the same columns with extra valid rows; for TV-TSF, identica
 ordered, valid because every row the driver adds depends on user totals only, and Chvátal-Gomory
 roundings of the capacity rows, :func:`fairalloc.exact.tvtsf.rounded_rows`). A query that stalls in
 its slice leaves its value open and the bisection goes on below it; the position program is then
-solved again with twice the slice, started from the best solution. A stalled query with the
+solved again, started from the best solution, without a slice (``after_stall="unsliced"``, the
+default) or with twice the slice (``"double"``). On the dense 10 x 10 x 20 instances the positions
+whose queries stalled were the ones whose queries stalled at every value tried, while one longer
+position solve proved them: each doubling repeated the work of the slice before it (a backend does
+not resume a search) and its queries (``benchmarks/RESULTS.md``). A stalled query with the
 incumbent still at the floor (a *tie query*: can one more user rise above the floor?) goes to
 **today's count MILP** instead (``count_fallback``): maximise the number *K* of free users with
 :math:`V_i > f` over *P*. The leximin vector then has exactly :math:`|F| - K - |O|` more entries equal
@@ -145,8 +149,8 @@ kept solution attains it: by (I3) it lies in *P*, whose free values are then exa
 solve adds at least one entry, so there are at most *q* position solves plus the searches' queries.
 ``stats``: ``positions_proven``, ``users_fixed`` (``fixed_by_count``, ``fixed_by_cap``),
 ``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
-``counts``, ``slices_doubled``, ``lp_rounds``, ``bigm_tightened``, ``positions_by_lp``, ``lp_cpu_s``;
-the rounds (kind ``position``, ``query``, ``count``; the LP relaxations are not rounds) in
+``counts``, ``slices_doubled``, ``unsliced_after_stall``, ``lp_rounds``, ``bigm_tightened``,
+``positions_by_lp``, ``lp_cpu_s``; the rounds (kind ``position``, ``query``, ``count``; the LP relaxations are not rounds) in
 ``stats["rounds"]``.
 
 References
@@ -181,7 +185,7 @@ class PositionDriver:
     def __init__(self, rounds: Rounds, valuation: Valuation, scale: int, *, objective: str,
                  time_slice: float | None = 2.0, strong: LinearProgram | None = None,
                  count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
-                 max_lp_rounds: int = 8) -> None:
+                 max_lp_rounds: int = 8, after_stall: str = "unsliced") -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -203,6 +207,9 @@ class PositionDriver:
         self.count_fallback = count_fallback
         self.disposable = disposable
         self.lp_bounds = lp_bounds
+        if after_stall not in ("unsliced", "double"):
+            raise ValueError(f"after_stall={after_stall!r} must be 'unsliced' or 'double'")
+        self.after_stall = after_stall
         self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
         self.max_lp_rounds = int(max_lp_rounds)
         self.integer_z = rounds.backend.name == "cpsat"
@@ -490,8 +497,12 @@ class PositionDriver:
                 return value
             inc, known = value
             self.known = known
-            slice_ = None if slice_ is None else 2 * slice_
-            self.stats["slices_doubled"] += 1
+            if self.after_stall == "unsliced":
+                slice_ = None
+                self.stats["unsliced_after_stall"] += 1
+            else:
+                slice_ = None if slice_ is None else 2 * slice_
+                self.stats["slices_doubled"] += 1
 
     def tighten(self, inc: int, known: int) -> int:
         """The largest achievable value not above the bound of the position program's LP relaxation
