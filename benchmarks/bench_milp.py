@@ -16,7 +16,8 @@ driver: ``--flow`` with the max-flow check off; ``--counting`` with every level 
 (``--level-by-count MODE`` sets the mode everywhere); ``--secondary MODE``. ``--warm`` adds each solve with the MIP start flipped (the measurement behind
 ``WARM_START_DEFAULT``); ``--cuts`` each solve with the Chvatal-Gomory capacity rows
 (``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the position driver's slice; ``--stall-double``
-adds each position-driver solve with ``after_stall="double"``.
+adds each position-driver solve with ``after_stall="double"``; ``--first-slice S`` and
+``--query-solver NAME`` set those options of the position driver.
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
 x servers x slots sizes, each solved twice in the same process:
@@ -35,6 +36,8 @@ Examples
     python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 3 --solvers highs --threads 2
     python benchmarks/bench_milp.py --sizes 20x20x30 --seeds 2 --solvers highs --objectives maxmin
     python benchmarks/bench_milp.py --sizes 10x10x20 --seed-list 1 --drivers positions --time-slice 4
+    python benchmarks/bench_milp.py --sizes 10x10x20 --seed-list 0 --objectives maxmin --drivers positions \
+        --first-slice 20 --query-solver cpsat --time-limit 900
     python benchmarks/bench_milp.py --random --quick
     python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 3 --ablation --solvers highs --random
 """
@@ -146,6 +149,10 @@ def main(argv=None) -> int:
     ap.add_argument("--drivers", default="positions,levels",
                     help="leximin drivers run back to back on every instance (default: the new one, then today's)")
     ap.add_argument("--time-slice", type=float, default=None, help="the position driver's time slice (seconds)")
+    ap.add_argument("--first-slice", type=float, default=None,
+                    help="the position driver's slice for the first position (default: none, no search)")
+    ap.add_argument("--query-solver", default=None, choices=["highs", "cpsat", "cbc"],
+                    help="the position driver's second backend for queries the first left open")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
     ap.add_argument("--threads", type=int, default=2, help="solver threads / CP-SAT workers (default 2)")
     ap.add_argument("--random", action="store_true", help="the sparse random instances, baseline vs improved")
@@ -190,6 +197,10 @@ def main(argv=None) -> int:
         args.base_opts["lp_bounds"] = False
     if args.time_slice is not None:
         args.base_opts["time_slice"] = args.time_slice
+    if args.first_slice is not None:
+        args.base_opts["first_slice"] = args.first_slice
+    if args.query_solver is not None:
+        args.base_opts["query_solver"] = args.query_solver
     args.driver_list = [d.strip() for d in args.drivers.split(",") if d.strip()]
     args.seed_values = ([int(v) for v in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds)))
     if args.base_opts:

@@ -85,17 +85,21 @@ slower on the hard positions of the dense 10 x 10 x 20 instances: ``benchmarks/R
 
 Value search
 ------------
-The first position, the max-min program, runs to the end: its slices and value search measured two
-to three times slower than one solve on the dense 20 x 20 x 30 instances, and where it stalls (the
-dense 10 x 10 x 20 instance of seed 0) the search's queries stall too (figures in
-``benchmarks/RESULTS.md``). For the later positions, if the slice ends first (``time_slice`` seconds
+The first position, the max-min program, runs to the end by default (``first_slice=None``): its
+slices and value search measured two to three times slower than one solve on the dense 20 x 20 x 30
+instances (figures in ``benchmarks/RESULTS.md``); ``first_slice`` gives it a slice and a search like
+the later positions. For the later positions, if the slice ends first (``time_slice`` seconds
 of this process's CPU: the wall limit given to the backend is the slice divided by the CPU / wall
 ratio of the sequence's calls so far, so that a loaded machine does not shorten the work a slice
 buys; :meth:`~fairalloc.exact.rounds.Rounds.wall_for`), the finitely many achievable values in
 :math:`(N, b]` are searched by bisection with *feasibility queries*: "is there :math:`x \in P`
 whose unmatched free users all have :math:`V_i \ge c`?" (the same rows with the thresholds
 :math:`t_i` of *c* and no *z*): yes raises the incumbent to the :math:`N` of the solution found,
-no proves :math:`\mu_{p+1} < c`. Queries run on the formulation's *strengthened copy* when there
+no proves :math:`\mu_{p+1} < c`. A query the backend leaves open in its slice is asked again, for
+the same slice, of a second backend when one is given (``query_solver``, e.g. CP-SAT, which refuted
+"every user >= 77/1240" on the dense 10 x 10 x 20 instance of seed 0 in about a second of CPU:
+``benchmarks/RESULTS.md``).
+Queries run on the formulation's *strengthened copy* when there
 is one (``strong``: the same columns with extra valid rows; for TV-TSF, identical servers' loads
 ordered, valid because every row the driver adds depends on user totals only, and Chvátal-Gomory
 roundings of the capacity rows, :func:`fairalloc.exact.tvtsf.rounded_rows`). A query that stalls in
@@ -185,7 +189,8 @@ class PositionDriver:
     def __init__(self, rounds: Rounds, valuation: Valuation, scale: int, *, objective: str,
                  time_slice: float | None = 2.0, strong: LinearProgram | None = None,
                  count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
-                 max_lp_rounds: int = 8, after_stall: str = "unsliced") -> None:
+                 max_lp_rounds: int = 8, after_stall: str = "unsliced", query_backend: Any = None,
+                 first_slice: float | None = None) -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -210,6 +215,8 @@ class PositionDriver:
         if after_stall not in ("unsliced", "double"):
             raise ValueError(f"after_stall={after_stall!r} must be 'unsliced' or 'double'")
         self.after_stall = after_stall
+        self.query_backend = query_backend     # a Backend asked again when a query stalls, or None
+        self.first_slice = first_slice
         self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
         self.max_lp_rounds = int(max_lp_rounds)
         self.integer_z = rounds.backend.name == "cpsat"
@@ -451,7 +458,7 @@ class PositionDriver:
         else:
             inc = min(self.V(i, self.lo[i]) for i in self.free_users())
         # the first position is the max-min program, solved without a slice (module docstring)
-        slice_ = self.time_slice if self.found else None
+        slice_ = self.time_slice if self.found else self.first_slice
         known = zub          # the least upper bound known: z's column bound and the big-M's
         while True:
             if self.lp_bounds and self.open and self.r.x is not None:
@@ -569,6 +576,12 @@ class PositionDriver:
         prog, _ = self.program("query", level=c, strong=True)
         out, x = self.r.solve("query", prog, proven=None, time_slice=self.r.wall_for(time_slice))
         self.stats["queries"] += 1
+        if (out is not None and out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE)
+                and self.query_backend is not None and self.query_backend.name != self.r.backend.name):
+            # the same question to the second backend, for the same slice (module docstring)
+            out, x = self.r.solve("query", prog, proven=None, time_slice=self.r.wall_for(time_slice),
+                                  backend=self.query_backend)
+            self.stats[f"queries_{self.query_backend.name}"] += 1
         logger.debug("query %s: %s", c, None if out is None else out.status.value)
         if out is None:
             return None

@@ -164,6 +164,44 @@ def test_after_a_stalled_search_the_position_is_solved_again_unsliced_or_with_tw
     assert slices[1] is None if after_stall == "unsliced" else slices[1] == d.r.wall_for(2.0)
 
 
+def test_a_query_left_open_is_asked_of_the_second_backend():
+    # the hand instance (open {1}, floor 1, kept (1, 1, 2)); HiGHS is made to leave every query open
+    # (NOT_SOLVED, scripted), so CP-SAT (query_solver) answers: "both unmatched users >= 2" needs
+    # 1 + 2 + 2 = 5 > 4 tasks, infeasible; ">= 1" is feasible (by hand, as above)
+    from dataclasses import replace
+
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    d.query_backend = get_backend("cpsat", "milp")
+    state(d, [1], 1)
+    prog, _ = d.program("position", level=1, zub=3)
+    d.r.keep(np.array([1.0, 1.0, 2.0] + [0.0] * (prog.n_cols - 3))[:d.r.base.n_cols])
+    solve = d.r.solve
+
+    def highs_stalls(kind, prog, **kw):
+        out, x = solve(kind, prog, **kw)
+        if kw.get("backend") is None:
+            return replace(out, status=Status.NOT_SOLVED), None
+        return out, x
+
+    d.r.solve = highs_stalls
+    assert d.query(2, None) is False and d.query(1, None) is True
+    assert d.stats["queries_cpsat"] == 2
+    assert [r.get("backend") for r in d.r.rounds] == [None, "cpsat", None, "cpsat"]
+
+
+def test_sliced_first_position_and_second_backend_equal_brute_force():
+    # first_slice and query_solver="cpsat" with one-microsecond slices: every position, the max-min
+    # one too, goes through the value search, its queries to both backends (which answers depends on
+    # the machine; the vector may not)
+    opts = {"time_slice": 1e-6, "first_slice": 1e-6, "query_solver": "cpsat"}
+    for seed in range(3):
+        tv = tiny_tv_instance(620 + seed, identical=seed % 2 == 0)
+        f = tv_values(tv)
+        r = fa.exact.tvtsf_milp(tv, solver="highs", leximin_options=opts)
+        assert r.status is Status.OPTIMAL, r.message
+        assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible_tv_totals(tv))
+
+
 def test_search_after_a_stalled_query_keeps_the_values_above_it_open():
     # the value search with scripted answers (no solver): two users, V = X, the next entry's true value
     # is 14 (a query "both >= c" is feasible exactly for c <= 14). The first query (c = 10, the median of
@@ -310,6 +348,10 @@ def test_driver_options_are_checked_and_named():
         check_leximin_options({"lp_bounds": "yes"})
     with pytest.raises(InvalidInstanceError, match=r"after_stall'\]='twice' must be one of 'unsliced', 'double'"):
         check_leximin_options({"after_stall": "twice"})
+    with pytest.raises(InvalidInstanceError, match=r"query_solver'\]='gurobi' must be one of None, 'highs'"):
+        check_leximin_options({"query_solver": "gurobi"})
+    with pytest.raises(InvalidInstanceError, match=r"first_slice'\]=-1 must be a positive number"):
+        check_leximin_options({"first_slice": -1})
 
 
 def test_values_that_do_not_scale_to_integers_run_the_level_driver():
