@@ -15,8 +15,8 @@ LP-relaxation bounds off (both drivers use them; ``--no-lp-bounds``: off everywh
 driver: ``--flow`` with the max-flow check off; ``--counting`` with every level by the level MILP
 (``--level-by-count MODE`` sets the mode everywhere); ``--secondary MODE``. ``--warm`` adds each solve with the MIP start flipped (the measurement behind
 ``WARM_START_DEFAULT``); ``--cuts`` each solve with the Chvatal-Gomory capacity rows
-(``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the position driver's slice; ``--stall-double``
-adds each position-driver solve with ``after_stall="double"``; ``--first-slice S`` and
+(``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the position driver's slice; ``--stall-unsliced``
+adds each position-driver solve with ``after_stall="unsliced"``; ``--first-slice S`` and
 ``--query-solver NAME`` set those options of the position driver.
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
@@ -158,9 +158,9 @@ def main(argv=None) -> int:
     ap.add_argument("--random", action="store_true", help="the sparse random instances, baseline vs improved")
     ap.add_argument("--warm", action="store_true", help="also each solve with the warm start flipped")
     ap.add_argument("--lp-bounds", action="store_true", help="also each leximin solve with the LP bounds off")
-    ap.add_argument("--stall-double", action="store_true",
-                    help="also each position-driver leximin with after_stall='double' (the slice doubled after "
-                         "a stalled query, instead of the unsliced re-solve)")
+    ap.add_argument("--stall-unsliced", action="store_true",
+                    help="also each position-driver leximin with after_stall='unsliced' (no slice after a "
+                         "stalled query, instead of twice the slice)")
     ap.add_argument("--no-lp-bounds", action="store_true", help="LP-relaxation bounds off everywhere")
     ap.add_argument("--level-by-count", choices=["never", "ties", "always"], default=None,
                     help="how leximin levels after the first are found (default: the library's, 'ties')")
@@ -280,9 +280,9 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                         for d in args.driver_list:
                             confs[f"{d}, LP bounds off"] = {"leximin_options": {**args.base_opts, "driver": d,
                                                                                 "lp_bounds": False}}
-                    if args.stall_double and obj == "leximin" and "positions" in args.driver_list:
-                        confs["positions, slices doubled"] = {"leximin_options": {
-                            **args.base_opts, "driver": "positions", "after_stall": "double"}}
+                    if args.stall_unsliced and obj == "leximin" and "positions" in args.driver_list:
+                        confs["positions, unsliced after a stall"] = {"leximin_options": {
+                            **args.base_opts, "driver": "positions", "after_stall": "unsliced"}}
                     if args.flow and obj == "leximin":
                         confs["max-flow off"] = {"leximin_options": {**levels, "flow_bounds": False}}
                     if args.counting and obj == "leximin":

@@ -40,8 +40,8 @@ option                  default         meaning
 ``strengthen``          True            positions: feasibility queries on the formulation's strengthened
                                         copy (extra valid rows), when it provides one
 ``count_fallback``      True            positions: a stalled tie query is settled by a count MILP
-``after_stall``         ``"unsliced"``  positions: after a stalled query the position MILP runs without a
-                                        slice (``"unsliced"``) or with twice the slice (``"double"``)
+``after_stall``         ``"double"``    positions: after a stalled query the position MILP runs with twice
+                                        the slice (``"double"``) or without a slice (``"unsliced"``)
 ``first_slice``         None            positions: CPU seconds of the first position (the max-min
                                         program) before its value search; None: no slice, no search
 ``query_solver``        None            positions: a second MILP backend (``"cpsat"``, ``"highs"``,
@@ -97,7 +97,7 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "time_slice": 2.0,
     "strengthen": True,
     "count_fallback": True,
-    "after_stall": "unsliced",
+    "after_stall": "double",
     "first_slice": None,
     "query_solver": None,
     "lp_bounds": True,
@@ -394,7 +394,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   export_dir: Any = None, label: str = "", warm_start: bool | None = None,
                   started: float | None = None, flow: Callable | None = None, strong: Any = None,
                   disposable: bool = False, driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
-                  count_fallback: bool = True, after_stall: str = "unsliced", first_slice: float | None = None,
+                  count_fallback: bool = True, after_stall: str = "double", first_slice: float | None = None,
                   query_solver: str | None = None, lp_bounds: bool = True, flow_bounds: bool = True,
                   level_by_count: str = "ties", secondary: str = "after-first",
                   integer_first_level: bool = False) -> LeximinOutcome:

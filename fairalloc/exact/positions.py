@@ -104,11 +104,10 @@ is one (``strong``: the same columns with extra valid rows; for TV-TSF, identica
 ordered, valid because every row the driver adds depends on user totals only, and Chvátal-Gomory
 roundings of the capacity rows, :func:`fairalloc.exact.tvtsf.rounded_rows`). A query that stalls in
 its slice leaves its value open and the bisection goes on below it; the position program is then
-solved again, started from the best solution, without a slice (``after_stall="unsliced"``, the
-default) or with twice the slice (``"double"``). On the dense 10 x 10 x 20 instances the positions
-whose queries stalled were the ones whose queries stalled at every value tried, while one longer
-position solve proved them: each doubling repeated the work of the slice before it (a backend does
-not resume a search) and its queries (``benchmarks/RESULTS.md``). A stalled query with the
+solved again, started from the best solution, with twice the slice (``after_stall="double"``, the
+default) or without a slice (``"unsliced"``: each doubling repeats the work of the slice before it,
+since a backend does not resume a search, but on seed 1 of the dense 10 x 10 x 20 instances the two
+measured alike; ``benchmarks/RESULTS.md``). A stalled query with the
 incumbent still at the floor (a *tie query*: can one more user rise above the floor?) goes to
 **today's count MILP** instead (``count_fallback``): maximise the number *K* of free users with
 :math:`V_i > f` over *P*. The leximin vector then has exactly :math:`|F| - K - |O|` more entries equal
@@ -189,7 +188,7 @@ class PositionDriver:
     def __init__(self, rounds: Rounds, valuation: Valuation, scale: int, *, objective: str,
                  time_slice: float | None = 2.0, strong: LinearProgram | None = None,
                  count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
-                 max_lp_rounds: int = 8, after_stall: str = "unsliced", query_backend: Any = None,
+                 max_lp_rounds: int = 8, after_stall: str = "double", query_backend: Any = None,
                  first_slice: float | None = None) -> None:
         self.r = rounds
         self.valuation = valuation
