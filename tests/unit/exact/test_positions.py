@@ -48,6 +48,15 @@ def driver(slopes, upper, *, cap=None, lower=None):
     return PositionDriver(r, val, 1, objective="leximin", time_slice=None)
 
 
+def tv_equals_brute_force(tv, opts):
+    """Solve ``tv`` with these driver options; the proven leximin vector must be the enumerated one."""
+    f = tv_values(tv)
+    r = fa.exact.tvtsf_milp(tv, solver="highs", leximin_options=opts)
+    assert r.status is Status.OPTIMAL, r.message
+    assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible_tv_totals(tv))
+    return r
+
+
 def state(d, open_values, floor, lo=None, hi=None):
     d.open = Counter(open_values)
     d.floor = floor
@@ -195,11 +204,7 @@ def test_sliced_first_position_and_second_backend_equal_brute_force():
     # the machine; the vector may not)
     opts = {"time_slice": 1e-6, "first_slice": 1e-6, "query_solver": "cpsat"}
     for seed in range(3):
-        tv = tiny_tv_instance(620 + seed, identical=seed % 2 == 0)
-        f = tv_values(tv)
-        r = fa.exact.tvtsf_milp(tv, solver="highs", leximin_options=opts)
-        assert r.status is Status.OPTIMAL, r.message
-        assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible_tv_totals(tv))
+        tv_equals_brute_force(tiny_tv_instance(620 + seed, identical=seed % 2 == 0), opts)
 
 
 def test_search_after_a_stalled_query_keeps_the_values_above_it_open():
@@ -252,11 +257,7 @@ def test_positions_equal_brute_force(time_slice):
             got = tuple(sorted(f(tuple(r.tasks.sum(axis=1)))))
             assert got == best_leximin(f(x) for x in feasible), (seed, mech)
     for seed in range(6):
-        tv = tiny_tv_instance(600 + seed, identical=seed % 2 == 0)
-        f = tv_values(tv)
-        r = fa.exact.tvtsf_milp(tv, solver="highs", leximin_options=opts)
-        assert r.status is Status.OPTIMAL, r.message
-        assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible_tv_totals(tv))
+        r = tv_equals_brute_force(tiny_tv_instance(600 + seed, identical=seed % 2 == 0), opts)
         by_lp += sum(c.get("positions_by_lp", 0) for c in r.stats.get("components", []))
     assert by_lp > 0          # the LP-bound path ran and its vectors are the enumerated ones
 
