@@ -13,11 +13,12 @@ max-min proven; the moonshot: every dense 10 x 10 x 20 leximin within 10 s).
 Switches, all ``leximin_options``: ``--lp-bounds`` adds each driver's leximin solve with the
 LP-relaxation bounds off (both drivers use them; ``--no-lp-bounds``: off everywhere); of the level
 driver: ``--flow`` with the max-flow check off; ``--counting`` with every level by the level MILP
-(``--level-by-count MODE`` sets the mode everywhere); ``--secondary MODE``. ``--warm`` adds each solve with the MIP start flipped (the measurement behind
-``WARM_START_DEFAULT``); ``--cuts`` each solve with the Chvatal-Gomory capacity rows
-(``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the position driver's slice; ``--stall-unsliced``
-adds each position-driver solve with ``after_stall="unsliced"``; ``--first-slice S`` and
-``--query-solver NAME`` set those options of the position driver.
+(``--level-by-count MODE`` sets the mode everywhere); ``--secondary MODE``. ``--warm`` adds each
+solve with the MIP start flipped (the measurement behind ``WARM_START_DEFAULT``); ``--cuts`` each
+solve with the Chvatal-Gomory capacity rows (``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the
+position driver's slice; ``--stall-unsliced`` adds each position-driver solve with
+``after_stall="unsliced"``; ``--first-slice S`` and ``--query-solver NAME`` set those options of the
+position driver.
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
 x servers x slots sizes, each solved twice in the same process:

@@ -438,7 +438,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         feasible (every row holding them is a "<=" row with nonnegative coefficients, or a lower bound
         on the user's total). The position driver then asks for "at least" a fixed user's count and
         trims its solutions back (:mod:`fairalloc.exact.positions`, "Free disposal"). Default False.
-    driver, time_slice, strengthen, count_fallback, after_stall, first_slice, query_solver, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
+    driver, time_slice, strengthen, count_fallback, after_stall, first_slice, query_solver, lp_bounds
+        The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
+    flow_bounds, level_by_count, secondary, integer_first_level
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
 
     Returns

@@ -72,16 +72,17 @@ decides from the final incumbent and bound.
 LP bounds
 ---------
 Before each MILP of a position with open values (``lp_bounds``, on by default), the position
-program's LP relaxation (integrality dropped; :func:`~fairalloc.exact.lp_bounds.lp_max`, with its float
-slack) is solved with the big-M's and *z*'s column bound taken
-from the least upper bound *K* known (first :math:`\bar z`): :math:`z \le V_i + \sum_v (K - v)
+program's LP relaxation (integrality dropped; :func:`~fairalloc.exact.lp_bounds.lp_max`, with its
+float slack) is solved with the big-M's and *z*'s column bound taken from the least upper bound *K*
+known (first :math:`\bar z`): :math:`z \le V_i + \sum_v (K - v)
 u_{iv}`, :math:`z \le K`. The rows are valid for every :math:`x \in P` with :math:`N(x) \le K`,
 which is all of *P* (*K* is an upper bound of :math:`\max N`), so the LP optimum *b* is an upper bound
 of :math:`\mu_{p+1}`, and so is the largest achievable value of a free user not above *b*; that
 value becomes *K* and the relaxation is solved again, with smaller big-M's, while *K* falls (at most
 ``max_lp_rounds`` times). When *K* reaches the incumbent's :math:`N` the position is proven without
-a MILP (``positions_by_lp``). The MILP itself keeps :math:`\bar z` as its big-M (the tight *K* measured
-slower on the hard positions of the dense 10 x 10 x 20 instances: ``benchmarks/RESULTS.md``).
+a MILP (``positions_by_lp``). The MILP itself keeps :math:`\bar z` as its big-M (with the tight *K*
+one hard position of the dense 10 x 10 x 20 instance of seed 1 took four times the CPU in the one run
+tried: ``benchmarks/RESULTS.md``).
 
 Value search
 ------------
@@ -98,17 +99,15 @@ whose unmatched free users all have :math:`V_i \ge c`?" (the same rows with the 
 no proves :math:`\mu_{p+1} < c`. A query the backend leaves open in its slice is asked again, for
 the same slice, of a second backend when one is given (``query_solver``, e.g. CP-SAT, which refuted
 "every user >= 77/1240" on the dense 10 x 10 x 20 instance of seed 0 in about a second of CPU:
-``benchmarks/RESULTS.md``).
-Queries run on the formulation's *strengthened copy* when there
-is one (``strong``: the same columns with extra valid rows; for TV-TSF, identical servers' loads
+``benchmarks/RESULTS.md``). Queries run on the formulation's *strengthened copy* when there is one
+(``strong``: the same columns with extra valid rows; for TV-TSF, identical servers' loads
 ordered, valid because every row the driver adds depends on user totals only, and Chvátal-Gomory
 roundings of the capacity rows, :func:`fairalloc.exact.tvtsf.rounded_rows`). A query that stalls in
 its slice leaves its value open and the bisection goes on below it; the position program is then
 solved again, started from the best solution, with twice the slice (``after_stall="double"``, the
 default) or without a slice (``"unsliced"``: each doubling repeats the work of the slice before it,
 since a backend does not resume a search, but on seed 1 of the dense 10 x 10 x 20 instances the two
-measured alike; ``benchmarks/RESULTS.md``). A stalled query with the
-incumbent still at the floor (a *tie query*: can one more user rise above the floor?) goes to
+measured alike; ``benchmarks/RESULTS.md``). A stalled query with the incumbent still at the floor (a *tie query*: can one more user rise above the floor?) goes to
 **today's count MILP** instead (``count_fallback``): maximise the number *K* of free users with
 :math:`V_i > f` over *P*. The leximin vector then has exactly :math:`|F| - K - |O|` more entries equal
 to *f* (an allocation of *P* with more free users above *f* would be lexicographically better than
@@ -153,8 +152,8 @@ solve adds at least one entry, so there are at most *q* position solves plus the
 ``stats``: ``positions_proven``, ``users_fixed`` (``fixed_by_count``, ``fixed_by_cap``),
 ``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
 ``counts``, ``slices_doubled``, ``unsliced_after_stall``, ``lp_rounds``, ``bigm_tightened``,
-``positions_by_lp``, ``lp_cpu_s``; the rounds (kind ``position``, ``query``, ``count``; the LP relaxations are not rounds) in
-``stats["rounds"]``.
+``positions_by_lp``, ``lp_cpu_s``, ``queries_<backend>`` (``query_solver``); the rounds (kind
+``position``, ``query``, ``count``; the LP relaxations are not rounds) in ``stats["rounds"]``.
 
 References
 ----------
@@ -581,6 +580,9 @@ class PositionDriver:
             out, x = self.r.solve("query", prog, proven=None, time_slice=self.r.wall_for(time_slice),
                                   backend=self.query_backend)
             self.stats[f"queries_{self.query_backend.name}"] += 1
+            if out is not None and out.status is Status.ERROR:     # a failure, not an open answer: say so
+                self.stats["query_solver_errors"] += 1
+                logger.warning("position driver: query_solver %s failed: %s", self.query_backend.name, out.message)
         logger.debug("query %s: %s", c, None if out is None else out.status.value)
         if out is None:
             return None

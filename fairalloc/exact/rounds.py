@@ -158,8 +158,8 @@ class Rounds:
         gap = None if proven is None else proven * 0.999
         c0 = time.process_time()
         w0 = time.perf_counter()
-        out, x = solve_program(prog, self.backend if backend is None else backend, time_limit=limit, mip_gap=self.user_gap or 0.0,
-                               abs_gap=None if self.user_gap else gap, proven_gap=proven, start=start, **self.kw)
+        out, x = solve_program(prog, self.backend if backend is None else backend, time_limit=limit,
+                               mip_gap=self.user_gap or 0.0, abs_gap=None if self.user_gap else gap, proven_gap=proven, start=start, **self.kw)
         self.cpu_s += time.process_time() - c0
         self.wall_s += time.perf_counter() - w0
         rec = {"round": k, "kind": kind, "status": out.status.value, "objective": out.objective,
