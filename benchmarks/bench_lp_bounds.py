@@ -17,12 +17,14 @@ library's defaults):
   ``placement.tv_flow_check``), LP bounds on in both;
 * ``counting``: the level driver's tie levels found by count MILPs (``level_by_count="ties"``) against
   every level by the level MILP ("never").
+* ``positions-lp``: the position driver's LP bounds (``lp_bounds`` with ``driver="positions"``);
 * ``integer-first``: the level driver's first level MILP with the level as an integer
   (``integer_first_level``) against the continuous level (CP-SAT is integer either way).
 
     python benchmarks/bench_lp_bounds.py --switch driver --solvers highs,cpsat --repeats 1
     python benchmarks/bench_lp_bounds.py --solvers highs,cpsat --repeats 2
     python benchmarks/bench_lp_bounds.py --switch flow --solvers highs --repeats 1
+    python benchmarks/bench_lp_bounds.py --switch positions-lp --solvers highs --repeats 1
 
 The dense instances are measured by ``bench_milp.py --lp-bounds`` / ``--counting``.
 """
@@ -46,11 +48,13 @@ SWITCHES = {"driver": ("driver", {"driver": "levels"}, {"driver": "positions"}),
             "flow": ("flow_bounds", {**_LEVELS, "flow_bounds": False}, {**_LEVELS, "flow_bounds": True}),
             "counting": ("level_by_count", {**_LEVELS, "level_by_count": "never"},
                          {**_LEVELS, "level_by_count": "ties"}),
+            "positions-lp": ("lp_bounds", {"driver": "positions", "lp_bounds": False},
+                             {"driver": "positions", "lp_bounds": True}),
             "integer-first": ("integer_first_level", {**_LEVELS, "integer_first_level": False},
                               {**_LEVELS, "integer_first_level": True})}
 KEYS = ("lp_users_dropped", "levels_skipped", "lp_solves", "lp_s", "flow_checks", "flow_users_dropped",
         "flow_levels_skipped", "flow_s", "levels_by_count", "count_rises", "users_fixed", "searches", "queries",
-        "counts", "positions_by_bound", "proven_by_bound")
+        "counts", "positions_by_bound", "proven_by_bound", "positions_by_lp", "lp_rounds", "lp_cpu_s")
 
 
 def run(insts, solver: str, opts: dict) -> dict:
@@ -82,7 +86,8 @@ def describe(r: dict) -> str:
             f"{r['flow_levels_skipped']} levels proven; {r['levels_by_count']} levels by counting "
             f"({r['count_rises']} rises); positions: {r['users_fixed']} users fixed by deduction, "
             f"{r['positions_by_bound']} positions by the matching bound, {r['searches']} value searches "
-            f"({r['queries']} queries), {r['counts']} count fallbacks")
+            f"({r['queries']} queries), {r['counts']} count fallbacks, {r['positions_by_lp']} positions by LP "
+            f"bounds ({r['lp_rounds']} LPs, {r['lp_cpu_s']:.1f}s CPU)")
 
 
 def main(argv=None) -> int:

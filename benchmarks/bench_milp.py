@@ -10,12 +10,15 @@ does not inflate), solves, the load average; then the same-run ratios of the two
 issue's goals (seeds 1 and 2 of 10 x 10 x 20 leximin proven within 10 s and 30 s, every 20 x 20 x 30
 max-min proven; the moonshot: every dense 10 x 10 x 20 leximin within 10 s).
 
-Switches of the level driver, all ``leximin_options``: ``--lp-bounds`` adds each leximin solve with the
-LP-relaxation bounds off (``--no-lp-bounds``: off everywhere); ``--flow`` with the max-flow check off;
-``--counting`` with every level by the level MILP (``--level-by-count MODE`` sets the mode everywhere);
-``--secondary MODE``. ``--warm`` adds each solve with the MIP start flipped (the measurement behind
-``WARM_START_DEFAULT``); ``--cuts`` each solve with the Chvatal-Gomory capacity rows
-(``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the position driver's slice.
+Switches, all ``leximin_options``: ``--lp-bounds`` adds each driver's leximin solve with the
+LP-relaxation bounds off (both drivers use them; ``--no-lp-bounds``: off everywhere); of the level
+driver: ``--flow`` with the max-flow check off; ``--counting`` with every level by the level MILP
+(``--level-by-count MODE`` sets the mode everywhere); ``--secondary MODE``. ``--warm`` adds each
+solve with the MIP start flipped (the measurement behind ``WARM_START_DEFAULT``); ``--cuts`` each
+solve with the Chvatal-Gomory capacity rows (``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the
+position driver's slice; ``--stall-unsliced`` adds each position-driver solve with
+``after_stall="unsliced"``; ``--first-slice S`` and ``--query-solver NAME`` set those options of the
+position driver.
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
 x servers x slots sizes, each solved twice in the same process:
@@ -34,6 +37,8 @@ Examples
     python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 3 --solvers highs --threads 2
     python benchmarks/bench_milp.py --sizes 20x20x30 --seeds 2 --solvers highs --objectives maxmin
     python benchmarks/bench_milp.py --sizes 10x10x20 --seed-list 1 --drivers positions --time-slice 4
+    python benchmarks/bench_milp.py --sizes 10x10x20 --seed-list 0 --objectives maxmin --drivers positions \
+        --first-slice 20 --query-solver cpsat --time-limit 900
     python benchmarks/bench_milp.py --random --quick
     python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 3 --ablation --solvers highs --random
 """
@@ -145,11 +150,18 @@ def main(argv=None) -> int:
     ap.add_argument("--drivers", default="positions,levels",
                     help="leximin drivers run back to back on every instance (default: the new one, then today's)")
     ap.add_argument("--time-slice", type=float, default=None, help="the position driver's time slice (seconds)")
+    ap.add_argument("--first-slice", type=float, default=None,
+                    help="the position driver's slice for the first position (default: none, no search)")
+    ap.add_argument("--query-solver", default=None, choices=["highs", "cpsat", "cbc"],
+                    help="the position driver's second backend for queries the first left open")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
     ap.add_argument("--threads", type=int, default=2, help="solver threads / CP-SAT workers (default 2)")
     ap.add_argument("--random", action="store_true", help="the sparse random instances, baseline vs improved")
     ap.add_argument("--warm", action="store_true", help="also each solve with the warm start flipped")
     ap.add_argument("--lp-bounds", action="store_true", help="also each leximin solve with the LP bounds off")
+    ap.add_argument("--stall-unsliced", action="store_true",
+                    help="also each position-driver leximin with after_stall='unsliced' (no slice after a "
+                         "stalled query, instead of twice the slice)")
     ap.add_argument("--no-lp-bounds", action="store_true", help="LP-relaxation bounds off everywhere")
     ap.add_argument("--level-by-count", choices=["never", "ties", "always"], default=None,
                     help="how leximin levels after the first are found (default: the library's, 'ties')")
@@ -186,6 +198,10 @@ def main(argv=None) -> int:
         args.base_opts["lp_bounds"] = False
     if args.time_slice is not None:
         args.base_opts["time_slice"] = args.time_slice
+    if args.first_slice is not None:
+        args.base_opts["first_slice"] = args.first_slice
+    if args.query_solver is not None:
+        args.base_opts["query_solver"] = args.query_solver
     args.driver_list = [d.strip() for d in args.drivers.split(",") if d.strip()]
     args.seed_values = ([int(v) for v in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds)))
     if args.base_opts:
@@ -262,7 +278,12 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                     if args.warm and obj == "leximin" and solver in ("highs", "cpsat"):
                         confs["warm flipped"] = {"warm_start": not WARM_START_DEFAULT.get(solver, False)}
                     if args.lp_bounds and obj == "leximin":
-                        confs["LP bounds off"] = {"leximin_options": {**levels, "lp_bounds": False}}
+                        for d in args.driver_list:
+                            confs[f"{d}, LP bounds off"] = {"leximin_options": {**args.base_opts, "driver": d,
+                                                                                "lp_bounds": False}}
+                    if args.stall_unsliced and obj == "leximin" and "positions" in args.driver_list:
+                        confs["positions, unsliced after a stall"] = {"leximin_options": {
+                            **args.base_opts, "driver": "positions", "after_stall": "unsliced"}}
                     if args.flow and obj == "leximin":
                         confs["max-flow off"] = {"leximin_options": {**levels, "flow_bounds": False}}
                     if args.counting and obj == "leximin":

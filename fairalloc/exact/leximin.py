@@ -40,7 +40,14 @@ option                  default         meaning
 ``strengthen``          True            positions: feasibility queries on the formulation's strengthened
                                         copy (extra valid rows), when it provides one
 ``count_fallback``      True            positions: a stalled tie query is settled by a count MILP
-``lp_bounds``           True            levels: LP-relaxation bounds skip MILPs
+``after_stall``         ``"double"``    positions: after a stalled query the position MILP runs with twice
+                                        the slice (``"double"``) or without a slice (``"unsliced"``)
+``first_slice``         None            positions: CPU seconds of the first position (the max-min
+                                        program) before its value search; None: no slice, no search
+``query_solver``        None            positions: a second MILP backend (``"cpsat"``, ``"highs"``,
+                                        ``"cbc"``) asked a feasibility query the first one left open
+``lp_bounds``           True            both: LP-relaxation bounds skip MILPs (positions: the position
+                                        program's relaxation, its big-M's from its own bound)
 ``flow_bounds``         True            levels: the max-flow check skips MILPs (with ``lp_bounds``)
 ``level_by_count``      ``"ties"``      levels: which levels are found by count MILPs
                                         (``"ties"``, ``"always"``, ``"never"``)
@@ -90,6 +97,9 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "time_slice": 2.0,
     "strengthen": True,
     "count_fallback": True,
+    "after_stall": "double",
+    "first_slice": None,
+    "query_solver": None,
     "lp_bounds": True,
     "flow_bounds": True,
     "level_by_count": "ties",
@@ -97,7 +107,8 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "integer_first_level": False,
 }
 
-_CHOICES = {"driver": ("positions", "levels"), "level_by_count": ("ties", "always", "never"),
+_CHOICES = {"driver": ("positions", "levels"), "after_stall": ("unsliced", "double"),
+            "query_solver": (None, "highs", "cpsat", "cbc"), "level_by_count": ("ties", "always", "never"),
             "secondary": ("after-first", "always", "never")}
 _BOOLS = ("strengthen", "count_fallback", "lp_bounds", "flow_bounds", "integer_first_level")
 
@@ -148,7 +159,7 @@ def check_leximin_options(options: Mapping[str, Any] | None, argument: str = "le
                                        argument=argument, value=value)
         if key in _BOOLS and not isinstance(value, (bool, np.bool_)):
             raise InvalidInstanceError(f"{name}={value!r} must be True or False", argument=argument, value=value)
-        if key == "time_slice" and value is not None and not (
+        if key in ("time_slice", "first_slice") and value is not None and not (
                 isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0):
             raise InvalidInstanceError(f"{name}={value!r} must be a positive number of seconds or None",
                                        argument=argument, value=value)
@@ -383,7 +394,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   export_dir: Any = None, label: str = "", warm_start: bool | None = None,
                   started: float | None = None, flow: Callable | None = None, strong: Any = None,
                   disposable: bool = False, driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
-                  count_fallback: bool = True, lp_bounds: bool = True, flow_bounds: bool = True,
+                  count_fallback: bool = True, after_stall: str = "double", first_slice: float | None = None,
+                  query_solver: str | None = None, lp_bounds: bool = True, flow_bounds: bool = True,
                   level_by_count: str = "ties", secondary: str = "after-first",
                   integer_first_level: bool = False) -> LeximinOutcome:
     """Maximise ``valuation`` over ``problem`` lexicographically (or just its minimum).
@@ -426,7 +438,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         feasible (every row holding them is a "<=" row with nonnegative coefficients, or a lower bound
         on the user's total). The position driver then asks for "at least" a fixed user's count and
         trims its solutions back (:mod:`fairalloc.exact.positions`, "Free disposal"). Default False.
-    driver, time_slice, strengthen, count_fallback, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
+    driver, time_slice, strengthen, count_fallback, after_stall, first_slice, query_solver, lp_bounds
+        The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
+    flow_bounds, level_by_count, secondary, integer_first_level
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
 
     Returns
@@ -462,11 +476,14 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     1.0
     """
     opts = check_leximin_options(dict(driver=driver, time_slice=time_slice, strengthen=strengthen,
-                                      count_fallback=count_fallback, lp_bounds=lp_bounds, flow_bounds=flow_bounds,
+                                      count_fallback=count_fallback, after_stall=after_stall,
+                                      first_slice=first_slice, query_solver=query_solver, lp_bounds=lp_bounds,
+                                      flow_bounds=flow_bounds,
                                       level_by_count=level_by_count, secondary=secondary,
                                       integer_first_level=integer_first_level), "solve_leximin option")
     from .levels import LevelDriver
     from .positions import PositionDriver
+    from .solvers import get_backend
     from .rounds import Rounds
 
     t0 = time.perf_counter() if started is None else float(started)
@@ -485,7 +502,10 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             strong_prog = _same_columns(_as_program(strong, [])[0], base)
         out = PositionDriver(rounds, valuation, scale, objective=objective, time_slice=opts["time_slice"],
                              strong=strong_prog, count_fallback=opts["count_fallback"],
-                             disposable=disposable).run()
+                             disposable=disposable, lp_bounds=opts["lp_bounds"],
+                             after_stall=opts["after_stall"], first_slice=opts["first_slice"],
+                             query_backend=None if opts["query_solver"] is None
+                             else get_backend(opts["query_solver"], "milp")).run()
     else:
         out = LevelDriver(rounds, valuation, objective=objective, lp_bounds=opts["lp_bounds"],
                           flow_bounds=opts["flow_bounds"], flow=flow, level_by_count=opts["level_by_count"],

@@ -69,25 +69,45 @@ achievable value lies in :math:`(N, b]`; the backend is told to stop there (abso
 distance to the next achievable value, less 1/2), whatever its own status says, and the driver
 decides from the final incumbent and bound.
 
+LP bounds
+---------
+Before each MILP of a position with open values (``lp_bounds``, on by default), the position
+program's LP relaxation (integrality dropped; :func:`~fairalloc.exact.lp_bounds.lp_max`, with its
+float slack) is solved with the big-M's and *z*'s column bound taken from the least upper bound *K*
+known (first :math:`\bar z`): :math:`z \le V_i + \sum_v (K - v)
+u_{iv}`, :math:`z \le K`. The rows are valid for every :math:`x \in P` with :math:`N(x) \le K`,
+which is all of *P* (*K* is an upper bound of :math:`\max N`), so the LP optimum *b* is an upper bound
+of :math:`\mu_{p+1}`, and so is the largest achievable value of a free user not above *b*; that
+value becomes *K* and the relaxation is solved again, with smaller big-M's, while *K* falls (at most
+``max_lp_rounds`` times). When *K* reaches the incumbent's :math:`N` the position is proven without
+a MILP (``positions_by_lp``). The MILP itself keeps :math:`\bar z` as its big-M (with the tight *K*
+one hard position of the dense 10 x 10 x 20 instance of seed 1 took four times the CPU in the one run
+tried: ``benchmarks/RESULTS.md``).
+
 Value search
 ------------
-The first position, the max-min program, runs to the end: its slices and value search measured two
-to three times slower than one solve on the dense 20 x 20 x 30 instances, and where it stalls (the
-dense 10 x 10 x 20 instance of seed 0) the search's queries stall too (figures in
-``benchmarks/RESULTS.md``). For the later positions, if the slice ends first (``time_slice`` seconds
+The first position, the max-min program, runs to the end by default (``first_slice=None``): its
+slices and value search measured two to three times slower than one solve on the dense 20 x 20 x 30
+instances (figures in ``benchmarks/RESULTS.md``); ``first_slice`` gives it a slice and a search like
+the later positions. For the later positions, if the slice ends first (``time_slice`` seconds
 of this process's CPU: the wall limit given to the backend is the slice divided by the CPU / wall
 ratio of the sequence's calls so far, so that a loaded machine does not shorten the work a slice
 buys; :meth:`~fairalloc.exact.rounds.Rounds.wall_for`), the finitely many achievable values in
 :math:`(N, b]` are searched by bisection with *feasibility queries*: "is there :math:`x \in P`
 whose unmatched free users all have :math:`V_i \ge c`?" (the same rows with the thresholds
 :math:`t_i` of *c* and no *z*): yes raises the incumbent to the :math:`N` of the solution found,
-no proves :math:`\mu_{p+1} < c`. Queries run on the formulation's *strengthened copy* when there
-is one (``strong``: the same columns with extra valid rows; for TV-TSF, identical servers' loads
+no proves :math:`\mu_{p+1} < c`. A query the backend leaves open in its slice is asked again, for
+the same slice, of a second backend when one is given (``query_solver``, e.g. CP-SAT, which refuted
+"every user >= 77/1240" on the dense 10 x 10 x 20 instance of seed 0 in about a second of CPU:
+``benchmarks/RESULTS.md``). Queries run on the formulation's *strengthened copy* when there is one
+(``strong``: the same columns with extra valid rows; for TV-TSF, identical servers' loads
 ordered, valid because every row the driver adds depends on user totals only, and Chvátal-Gomory
 roundings of the capacity rows, :func:`fairalloc.exact.tvtsf.rounded_rows`). A query that stalls in
 its slice leaves its value open and the bisection goes on below it; the position program is then
-solved again with twice the slice, started from the best solution. A stalled query with the
-incumbent still at the floor (a *tie query*: can one more user rise above the floor?) goes to
+solved again, started from the best solution, with twice the slice (``after_stall="double"``, the
+default) or without a slice (``"unsliced"``: each doubling repeats the work of the slice before it,
+since a backend does not resume a search, but on seed 1 of the dense 10 x 10 x 20 instances the two
+measured alike; ``benchmarks/RESULTS.md``). A stalled query with the incumbent still at the floor (a *tie query*: can one more user rise above the floor?) goes to
 **today's count MILP** instead (``count_fallback``): maximise the number *K* of free users with
 :math:`V_i > f` over *P*. The leximin vector then has exactly :math:`|F| - K - |O|` more entries equal
 to *f* (an allocation of *P* with more free users above *f* would be lexicographically better than
@@ -131,8 +151,9 @@ kept solution attains it: by (I3) it lies in *P*, whose free values are then exa
 solve adds at least one entry, so there are at most *q* position solves plus the searches' queries.
 ``stats``: ``positions_proven``, ``users_fixed`` (``fixed_by_count``, ``fixed_by_cap``),
 ``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
-``counts``, ``slices_doubled``; the rounds (kind ``position``, ``query``, ``count``) in
-``stats["rounds"]``.
+``counts``, ``slices_doubled``, ``unsliced_after_stall``, ``lp_rounds``, ``bigm_tightened``,
+``positions_by_lp``, ``lp_cpu_s``, ``queries_<backend>`` (``query_solver``); the rounds (kind
+``position``, ``query``, ``count``; the LP relaxations are not rounds) in ``stats["rounds"]``.
 
 References
 ----------
@@ -143,6 +164,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections import Counter
 from typing import Any
 
@@ -151,6 +173,7 @@ import numpy as np
 from ..result import Status
 from .program import LinearProgram
 from .leximin import LeximinOutcome, Valuation
+from .lp_bounds import lp_max
 from .rounds import Rounds
 
 logger = logging.getLogger(__name__)
@@ -163,7 +186,9 @@ class PositionDriver:
 
     def __init__(self, rounds: Rounds, valuation: Valuation, scale: int, *, objective: str,
                  time_slice: float | None = 2.0, strong: LinearProgram | None = None,
-                 count_fallback: bool = True, disposable: bool = False) -> None:
+                 count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
+                 max_lp_rounds: int = 8, after_stall: str = "double", query_backend: Any = None,
+                 first_slice: float | None = None) -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -184,6 +209,14 @@ class PositionDriver:
         self.strong = strong
         self.count_fallback = count_fallback
         self.disposable = disposable
+        self.lp_bounds = lp_bounds
+        if after_stall not in ("unsliced", "double"):
+            raise ValueError(f"after_stall={after_stall!r} must be 'unsliced' or 'double'")
+        self.after_stall = after_stall
+        self.query_backend = query_backend     # a Backend asked again when a query stalls, or None
+        self.first_slice = first_slice
+        self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
+        self.max_lp_rounds = int(max_lp_rounds)
         self.integer_z = rounds.backend.name == "cpsat"
         self.failed: Any = None
         self.known: float | None = None         # max-min: the best upper bound known when stopped
@@ -423,11 +456,15 @@ class PositionDriver:
         else:
             inc = min(self.V(i, self.lo[i]) for i in self.free_users())
         # the first position is the max-min program, solved without a slice (module docstring)
-        slice_ = self.time_slice if self.found else None
-        known = zub          # the least upper bound known (the column bound stays zub: module docstring)
+        slice_ = self.time_slice if self.found else self.first_slice
+        known = zub          # the least upper bound known: z's column bound and the big-M's
         while True:
+            if self.lp_bounds and self.open and self.r.x is not None:
+                known = self.tighten(inc, known)
             cand = self.candidates(inc, known)
             if not cand and self.r.x is not None:
+                if self.lp_bounds and self.open:
+                    self.stats["positions_by_lp"] += 1
                 return [inc]
             # the backend may stop once its bound is below the next achievable value above the
             # incumbent; whether that proves the position is decided below, from the final incumbent
@@ -465,8 +502,34 @@ class PositionDriver:
                 return value
             inc, known = value
             self.known = known
-            slice_ = None if slice_ is None else 2 * slice_
-            self.stats["slices_doubled"] += 1
+            if self.after_stall == "unsliced":
+                slice_ = None
+                self.stats["unsliced_after_stall"] += 1
+            else:
+                slice_ = None if slice_ is None else 2 * slice_
+                self.stats["slices_doubled"] += 1
+
+    def tighten(self, inc: int, known: int) -> int:
+        """The largest achievable value not above the bound of the position program's LP relaxation
+        (:func:`~fairalloc.exact.lp_bounds.lp_max`, its float slack included), the big-M's taken from
+        ``known``; solved again while that lowers ``known`` (module docstring, "LP bounds")."""
+        for _ in range(self.max_lp_rounds):
+            left = self.r.remaining()
+            if known <= inc or (left is not None and left <= 0):
+                break
+            prog, _ = self.program("position", level=inc, zub=known)
+            c0 = time.process_time()
+            b = lp_max(prog, time_limit=left, threads=self.r.kw["threads"])
+            self.stats["lp_rounds"] += 1
+            self.lp_cpu += time.process_time() - c0
+            if b is None:
+                break
+            new = max([inc] + self.candidates(inc, math.floor(b)))
+            if new >= known:
+                break
+            self.stats["bigm_tightened"] += 1
+            known = new
+        return known
 
     def search(self, inc: int, zub: int, slice_: float | None) -> tuple[str, Any] | None:
         """Bisection over the achievable values in (inc, zub] by feasibility queries (module docstring).
@@ -511,6 +574,15 @@ class PositionDriver:
         prog, _ = self.program("query", level=c, strong=True)
         out, x = self.r.solve("query", prog, proven=None, time_slice=self.r.wall_for(time_slice))
         self.stats["queries"] += 1
+        if (out is not None and out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE)
+                and self.query_backend is not None and self.query_backend.name != self.r.backend.name):
+            # the same question to the second backend, for the same slice (module docstring)
+            out, x = self.r.solve("query", prog, proven=None, time_slice=self.r.wall_for(time_slice),
+                                  backend=self.query_backend)
+            self.stats[f"queries_{self.query_backend.name}"] += 1
+            if out is not None and out.status is Status.ERROR:     # a failure, not an open answer: say so
+                self.stats["query_solver_errors"] += 1
+                logger.warning("position driver: query_solver %s failed: %s", self.query_backend.name, out.message)
         logger.debug("query %s: %s", c, None if out is None else out.status.value)
         if out is None:
             return None
@@ -614,6 +686,8 @@ class PositionDriver:
     def finish(self, status: Status, message: str, bound: float | None = None) -> LeximinOutcome:
         stats = {**{k: int(v) for k, v in self.stats.items()}, "integer_scale": self.S,
                  "levels_proven": len(self.leximin()), "positions_proven": len(self.found)}
+        if self.stats["lp_rounds"]:
+            stats["lp_cpu_s"] = round(self.lp_cpu, 3)
         lex = self.leximin() if self.objective == "leximin" else []
         return self.r.outcome(status, message, self.valuation, self.movable, lex, bound, stats)
 

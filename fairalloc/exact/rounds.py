@@ -137,12 +137,14 @@ class Rounds:
 
     # ---- one round ---------------------------------------------------------------------------
     def solve(self, kind: str, prog: LinearProgram, *, proven: float | None, start: np.ndarray | None = None,
-              time_slice: float | None = None) -> tuple[SolveOutcome | None, np.ndarray | None]:
+              time_slice: float | None = None, backend: Backend | None = None
+              ) -> tuple[SolveOutcome | None, np.ndarray | None]:
         """Solve one round; record it. None (no outcome) when the budget was spent before it could start.
 
         ``proven`` is the absolute gap that proves optimality (the backend stops there and the
         outcome is OPTIMAL only within it; None: the backend's relative :data:`PROVEN_GAP`);
-        ``time_slice`` caps this round's seconds below what is left of the budget.
+        ``time_slice`` caps this round's seconds below what is left of the budget; ``backend`` (default:
+        the sequence's) answers this round only.
         """
         k = len(self.rounds)
         if self.out_of_time():
@@ -156,8 +158,8 @@ class Rounds:
         gap = None if proven is None else proven * 0.999
         c0 = time.process_time()
         w0 = time.perf_counter()
-        out, x = solve_program(prog, self.backend, time_limit=limit, mip_gap=self.user_gap or 0.0,
-                               abs_gap=None if self.user_gap else gap, proven_gap=proven, start=start, **self.kw)
+        out, x = solve_program(prog, self.backend if backend is None else backend, time_limit=limit,
+                               mip_gap=self.user_gap or 0.0, abs_gap=None if self.user_gap else gap, proven_gap=proven, start=start, **self.kw)
         self.cpu_s += time.process_time() - c0
         self.wall_s += time.perf_counter() - w0
         rec = {"round": k, "kind": kind, "status": out.status.value, "objective": out.objective,
@@ -166,6 +168,8 @@ class Rounds:
                "raw_status": out.stats.get("raw_status")}
         if time_slice is not None:
             rec["time_slice"] = time_slice
+        if backend is not None:
+            rec["backend"] = backend.name
         if out.stats.get("retried"):
             rec["retried"] = out.stats["retried"]
         self.rounds.append(rec)

@@ -48,6 +48,15 @@ def driver(slopes, upper, *, cap=None, lower=None):
     return PositionDriver(r, val, 1, objective="leximin", time_slice=None)
 
 
+def tv_equals_brute_force(tv, opts):
+    """Solve ``tv`` with these driver options; the proven leximin vector must be the enumerated one."""
+    f = tv_values(tv)
+    r = fa.exact.tvtsf_milp(tv, solver="highs", leximin_options=opts)
+    assert r.status is Status.OPTIMAL, r.message
+    assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible_tv_totals(tv))
+    return r
+
+
 def state(d, open_values, floor, lo=None, hi=None):
     d.open = Counter(open_values)
     d.floor = floor
@@ -120,6 +129,84 @@ def test_count_and_query_rounds_by_hand():
     assert d.query(1, None) is True
 
 
+def test_lp_bounds_prove_a_position_by_hand():
+    # the instance above, state open {1}, floor 1, kept (1, 1, 2): incumbent N = 1 (the second smallest),
+    # combinatorial bound 3. The position LP with big-M K - 1: z <= X_i + (K - 1) u_i, sum u = 1,
+    # sum X <= 4, so 3 z <= 4 + (K - 1). K = 3: z <= 2 (reached at X_i = 4/3, u_i = 1/3), so K = 2
+    # (achievable); K = 2: z <= 5/3, and no achievable value lies in (1, 5/3]: K = 1 = the incumbent,
+    # the position (1) is proven by two LPs and no MILP
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    state(d, [1], 1)
+    prog, _ = d.program("position", level=1, zub=3)
+    d.r.keep(np.array([1.0, 1.0, 2.0] + [0.0] * (prog.n_cols - 3))[:d.r.base.n_cols])
+    assert d.upper_bound() == 3
+    assert d.tighten(1, 3) == 1
+    assert (d.stats["lp_rounds"], d.stats["bigm_tightened"]) == (2, 2)
+    assert d.solve_position() == [1] and d.stats["positions_by_lp"] == 1 and not d.r.rounds
+
+
+@pytest.mark.parametrize("after_stall", ["unsliced", "double"])
+def test_after_a_stalled_search_the_position_is_solved_again_unsliced_or_with_twice_the_slice(after_stall):
+    # the hand instance at its second position (open {1}, floor 1, kept (1, 1, 2), slice 1 s). The first
+    # position MILP is made to look stopped by its slice (its answer turned FEASIBLE without a bound) and
+    # the search is scripted to leave values open ("again"): the second MILP must get no slice
+    # ("unsliced") or 2 s of CPU (wall_for(2.0); "double"), and then proves the position (1)
+    from dataclasses import replace
+
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    d.time_slice, d.lp_bounds, d.after_stall = 1.0, False, after_stall
+    state(d, [1], 1)
+    d.found = [1]
+    prog, _ = d.program("position", level=1, zub=3)
+    d.r.keep(np.array([1.0, 1.0, 2.0] + [0.0] * (prog.n_cols - 3))[:d.r.base.n_cols])
+    slices, solve = [], d.r.solve
+
+    def scripted(kind, prog, **kw):
+        slices.append(kw.get("time_slice"))
+        out, x = solve(kind, prog, **kw)
+        return (replace(out, status=Status.FEASIBLE, stats={}), x) if len(slices) == 1 else (out, x)
+
+    d.r.solve = scripted
+    d.search = lambda inc, zub, slice_: ("again", (inc, zub))
+    assert d.solve_position() == [1]
+    assert slices[0] == d.r.wall_for(1.0) and len(slices) == 2
+    assert slices[1] is None if after_stall == "unsliced" else slices[1] == d.r.wall_for(2.0)
+
+
+def test_a_query_left_open_is_asked_of_the_second_backend():
+    # the hand instance (open {1}, floor 1, kept (1, 1, 2)); HiGHS is made to leave every query open
+    # (NOT_SOLVED, scripted), so CP-SAT (query_solver) answers: "both unmatched users >= 2" needs
+    # 1 + 2 + 2 = 5 > 4 tasks, infeasible; ">= 1" is feasible (by hand, as above)
+    from dataclasses import replace
+
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    d.query_backend = get_backend("cpsat", "milp")
+    state(d, [1], 1)
+    prog, _ = d.program("position", level=1, zub=3)
+    d.r.keep(np.array([1.0, 1.0, 2.0] + [0.0] * (prog.n_cols - 3))[:d.r.base.n_cols])
+    solve = d.r.solve
+
+    def highs_stalls(kind, prog, **kw):
+        out, x = solve(kind, prog, **kw)
+        if kw.get("backend") is None:
+            return replace(out, status=Status.NOT_SOLVED), None
+        return out, x
+
+    d.r.solve = highs_stalls
+    assert d.query(2, None) is False and d.query(1, None) is True
+    assert d.stats["queries_cpsat"] == 2
+    assert [r.get("backend") for r in d.r.rounds] == [None, "cpsat", None, "cpsat"]
+
+
+def test_sliced_first_position_and_second_backend_equal_brute_force():
+    # first_slice and query_solver="cpsat" with one-microsecond slices: every position, the max-min
+    # one too, goes through the value search, its queries to both backends (which answers depends on
+    # the machine; the vector may not)
+    opts = {"time_slice": 1e-6, "first_slice": 1e-6, "query_solver": "cpsat"}
+    for seed in range(3):
+        tv_equals_brute_force(tiny_tv_instance(620 + seed, identical=seed % 2 == 0), opts)
+
+
 def test_search_after_a_stalled_query_keeps_the_values_above_it_open():
     # the value search with scripted answers (no solver): two users, V = X, the next entry's true value
     # is 14 (a query "both >= c" is feasible exactly for c <= 14). The first query (c = 10, the median of
@@ -158,6 +245,7 @@ def test_positions_equal_brute_force(time_slice):
     # position MILP at once: the entries then come from the value search, the doubled slices and the
     # count fallback (which paths ran depends on the machine; the vector may not)
     opts = {"driver": "positions", "time_slice": time_slice}
+    by_lp = 0                 # positions proven by the LP bounds alone (default lp_bounds=True)
     for seed in range(8):
         ti = tiny_task_instance(500 + seed, identical=seed % 2 == 0, commitments=seed % 3 == 0)
         feasible = feasible_task_totals(ti)
@@ -165,14 +253,13 @@ def test_positions_equal_brute_force(time_slice):
             f = task_values(ti, mech)
             r = fa.exact.tasks_leximin(ti, mechanism=mech, solver="highs", leximin_options=opts)
             assert r.status is Status.OPTIMAL, r.message
+            by_lp += sum(c.get("positions_by_lp", 0) for c in r.stats.get("components", []))
             got = tuple(sorted(f(tuple(r.tasks.sum(axis=1)))))
             assert got == best_leximin(f(x) for x in feasible), (seed, mech)
     for seed in range(6):
-        tv = tiny_tv_instance(600 + seed, identical=seed % 2 == 0)
-        f = tv_values(tv)
-        r = fa.exact.tvtsf_milp(tv, solver="highs", leximin_options=opts)
-        assert r.status is Status.OPTIMAL, r.message
-        assert tuple(sorted(f(tuple(r.tasks.sum(axis=(1, 2)))))) == best_leximin(f(x) for x in feasible_tv_totals(tv))
+        r = tv_equals_brute_force(tiny_tv_instance(600 + seed, identical=seed % 2 == 0), opts)
+        by_lp += sum(c.get("positions_by_lp", 0) for c in r.stats.get("components", []))
+    assert by_lp > 0          # the LP-bound path ran and its vectors are the enumerated ones
 
 
 def test_cpsat_and_maxmin_equal_brute_force():
@@ -260,6 +347,12 @@ def test_driver_options_are_checked_and_named():
         check_leximin_options({"time_slice": 0})
     with pytest.raises(InvalidInstanceError, match=r"lp_bounds'\]='yes' must be True or False"):
         check_leximin_options({"lp_bounds": "yes"})
+    with pytest.raises(InvalidInstanceError, match=r"after_stall'\]='twice' must be one of 'unsliced', 'double'"):
+        check_leximin_options({"after_stall": "twice"})
+    with pytest.raises(InvalidInstanceError, match=r"query_solver'\]='gurobi' must be one of None, 'highs'"):
+        check_leximin_options({"query_solver": "gurobi"})
+    with pytest.raises(InvalidInstanceError, match=r"first_slice'\]=-1 must be a positive number"):
+        check_leximin_options({"first_slice": -1})
 
 
 def test_values_that_do_not_scale_to_integers_run_the_level_driver():
