@@ -238,7 +238,7 @@ class LoopCounter:
 
     def record(self, t: float, preemptor: int, victim: int) -> bool:
         back = self.last.get((victim, preemptor))
-        loop = back is not None and t - back <= self.window
+        loop = bool(back is not None and t - back <= self.window)
         self.last[(preemptor, victim)] = t
         self.loops += loop
         return loop
@@ -258,7 +258,7 @@ def wasted_by_user(result: Any) -> pd.DataFrame:
 
 
 def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, weights: Any = None,
-                        preemption: Any = True, policy_name: str = "kueue") -> Any:
+                        preemption: Any = True, policy_name: str = "kueue", admitted: Any = None) -> Any:
     """Kueue's admission and fair-sharing preemption on a task workload, decision by decision (module docstring).
 
     Parameters
@@ -272,6 +272,10 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
         per user in a cohort holding the pool).
     preemption : optional
         :func:`as_preemption`'s forms; None or False: admission only (no eviction).
+    policy_name : str
+    admitted : tuple (mask, rejected), optional
+        The simulator's admission (:meth:`fairalloc.sim.Simulation.admissible`); default: the rows whose
+        demand fits the pool.
 
     Returns
     -------
@@ -285,8 +289,9 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
     --------
     A pool of 4 CPUs; user 0 (one ClusterQueue per user, nominal 0, the cohort holds the pool) fills it at
     0 with four 1-CPU tasks of 100 s; user 1 submits two at 10. By S2-a user 1's first task (its queue's
-    DRS with it, 250 per mille) is at most user 0's without one task (750): user 0's most recently
-    admitted task (the last of the four, by launch order) is evicted and user 1's task starts; for
+    DRS with it, 250 per mille) is at most user 0's without one task (750): one of user 0's tasks is
+    evicted (the most recently admitted first; all four were admitted at 0, so the first launched, the
+    workload order standing for Kueue's UID) and user 1's task starts; for
     user 1's second task 500 <= 500: a second eviction. The victims lost 10 s each (10 CPU-seconds),
     wait at the front of user 0's queue, and rerun from 100, when user 0's other two tasks end:
 
@@ -331,7 +336,10 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
     free = caps.copy()
 
     # jobs that fit the pool and their cohort's quota at all (the others are rejected before the run)
-    rejected = [(j, "wider than the pool") for j in range(len(sub)) if np.any(res[j] > caps)]
+    if admitted is None:
+        rejected = [(j, "wider than the pool") for j in range(len(sub)) if np.any(res[j] > caps)]
+    else:
+        rejected = list(admitted[1])
     bad = {j for j, _ in rejected}
     jobs = sorted((j for j in range(len(sub)) if j not in bad), key=lambda j: (sub[j], j))
     queues: list[list[list[int]]] = [[] for _ in range(n_users)]    # per user: [job, tasks] FIFO (front = 0)
