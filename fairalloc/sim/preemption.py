@@ -362,10 +362,9 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
     def admits(u: int, d: np.ndarray) -> bool:
         return kq.fits(usage, int(cq_of[u]), d) and bool(np.all(d <= free))
 
-    def order_heads(users: set[int]) -> list[int]:
-        """The users (one per ClusterQueue: its oldest head) in tournament order."""
+    def order_heads(users: set[int]):
+        """The users (one per ClusterQueue: its oldest head) in tournament order, one at a time."""
         rest = set(users)
-        out: list[int] = []
         while rest:
             best: dict[int, int] = {}
             for u in sorted(rest):
@@ -376,9 +375,8 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
             win = kq.tournament(usage, {q: res[head(u)] for q, u in best.items()},
                                 timestamp={q: float(sub[head(u)]) for q, u in best.items()}, config=cfg)
             u = best[win]
-            out.append(u)
+            yield u
             rest.discard(u)
-        return out
 
     def start_task(u: int, now: float) -> None:
         nonlocal decisions
@@ -429,7 +427,7 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
             open_ = {u for u in range(n_users) if queues[u] and u not in aside}
             if not open_:
                 return aside
-            u = order_heads(open_)[0]
+            u = next(order_heads(open_))
             if admits(u, res[head(u)]):
                 start_task(u, now)
             else:
