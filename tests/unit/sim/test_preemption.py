@@ -204,3 +204,26 @@ def test_refused_where_not_simulated():
         fa.simulate(wl, fa.Cluster([[2.0], [2.0]]), policy="kueue", preemption=True)
     with pytest.raises(InvalidInstanceError, match="event engine"):
         fa.simulate(wl, [4.0], policy="kueue", preemption=True, engine="events")
+
+
+# ---- command line ----------------------------------------------------------------------------------------
+def test_cli_preemption_columns_and_errors(capsys, tmp_path):
+    from fairalloc.cli import main
+
+    args = ["simulate", "--workload", "google_like:users=10,tasks=1000,seed=2", "--policy", "kueue", "--pool", "0.2",
+            "--no-progress"]
+    assert main(args + ["--preemption", "on", "--min-run-time", "60", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "preemptions" in out and "preemption_loops" in out and "wasted:cpu" in out
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "summary.csv", index_col="policy")
+    wl = fa.workloads.google_like(10, 1000, rng=2)
+    r = fa.simulate(wl, ResourcePool.from_workload(wl, 0.2), policy="kueue", preemption={"min_run_time": 60})
+    assert table.loc["kueue", "preemptions"] == r.stats["preemptions"] > 0
+    assert main(args + ["--preemption", "Cheapest"]) == 2
+    assert "'Cheapest' is not a Kueue preemption strategy" in capsys.readouterr().err
+    assert main(args + ["--victim", "kill"]) == 2
+    assert "--victim applies with --preemption only" in capsys.readouterr().err
+    assert main(args[:4] + ["drf"] + args[5:] + ["--preemption", "on"]) == 2
+    assert "--preemption applies to policies kueue" in capsys.readouterr().err
