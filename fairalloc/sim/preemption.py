@@ -87,7 +87,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidInstanceError
-from ..fairshare.kueue import VALID_STRATEGY_LISTS, KueueFairSharing, KueueQueues
+from ..fairshare.kueue import VALID_STRATEGY_LISTS, KueueFairSharing, KueueQueues, drs_key, tournament_winner
 
 __all__ = ["Preemption", "VICTIMS", "preemptible", "lost_work", "LoopCounter", "as_preemption",
            "reference_kueue_run", "wasted_by_user"]
@@ -257,6 +257,21 @@ def wasted_by_user(result: Any) -> pd.DataFrame:
     return tab.groupby("victim_user")[cols].sum()
 
 
+_TOURNAMENT: list = []
+
+
+def _tournament():
+    """:func:`fairalloc.fairshare.kueue.tournament_winner`, compiled from its one source (numba; the plain
+    function under ``NUMBA_DISABLE_JIT=1``)."""
+    if not _TOURNAMENT:
+        from .._jit import jit
+        from ..fairshare import _jit as _fsjit
+
+        _fsjit.register()
+        _TOURNAMENT.append(jit(tournament_winner))
+    return _TOURNAMENT[0]
+
+
 def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, weights: Any = None,
                         preemption: Any = True, policy_name: str = "kueue", admitted: Any = None) -> Any:
     """Kueue's admission and fair-sharing preemption on a task workload, decision by decision (module docstring).
@@ -362,8 +377,17 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
     def admits(u: int, d: np.ndarray) -> bool:
         return kq.fits(usage, int(cq_of[u]), d) and bool(np.all(d <= free))
 
+    n_nodes = tree.n_nodes
+    has = np.zeros(n_nodes, dtype=bool)
+    req = np.zeros((n_nodes, k))
+    prio = np.zeros(n_nodes)
+    stamp = np.zeros(n_nodes)
+    work = usage.copy()
+    play = _tournament()
+
     def order_heads(users: set[int]):
-        """The users (one per ClusterQueue: its oldest head) in tournament order, one at a time."""
+        """The users (one per ClusterQueue: its oldest head) in tournament order (Kueue's ``runTournament``
+        from the root, :func:`~fairalloc.fairshare.kueue.tournament_winner`), one at a time."""
         rest = set(users)
         while rest:
             best: dict[int, int] = {}
@@ -372,8 +396,15 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
                 b = best.get(q)
                 if b is None or (sub[head(u)], u) < (sub[head(b)], b):
                     best[q] = u
-            win = kq.tournament(usage, {q: res[head(u)] for q, u in best.items()},
-                                timestamp={q: float(sub[head(u)]) for q, u in best.items()}, config=cfg)
+            has[:] = False
+            for q, u in best.items():
+                has[q] = True
+                req[q] = res[head(u)]
+                stamp[q] = sub[head(u)]
+            work[:] = usage
+            win = int(play(0, kq.kind, kq.child_ptr, kq.children, kq.parent, has, req, prio, stamp, kq.subtree_quota,
+                           kq.lending, work, kq.lendable, kq.group_of, kq.weight, cfg.prioritize_non_borrowing,
+                           cfg.priority_sorting_within_cohort))
             u = best[win]
             yield u
             rest.discard(u)
@@ -424,36 +455,56 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
         else its user is set aside; returns the users set aside."""
         aside: set[int] = set()
         while True:
-            open_ = {u for u in range(n_users) if queues[u] and u not in aside}
+            open_ = set()
+            for u in range(n_users):                                 # a head refused now is refused until the
+                if queues[u] and u not in aside:                     # pass ends (free capacity and quota only
+                    if admits(u, res[head(u)]):                      # shrink): aside at once, whatever its place
+                        open_.add(u)
+                    else:
+                        aside.add(u)
             if not open_:
                 return aside
-            u = next(order_heads(open_))
-            if admits(u, res[head(u)]):
-                start_task(u, now)
-            else:
-                aside.add(u)
+            start_task(next(order_heads(open_)), now)
+
+    def share_key(v: int, use: np.ndarray) -> tuple:
+        """Kueue's ``CompareDRS`` key of node v at ``use`` (:func:`~fairalloc.fairshare.kueue.drs_key`)."""
+        return drs_key(kq._drs(use, v)[0], float(kq.weight[v]))
 
     def preempt_once(aside: set[int], now: float) -> bool:
         """Kueue's fairPreemptions for the set-aside heads in tournament order; the first that finds victims
-        has them evicted. Returns whether anything was evicted (and schedules a wake-up for exempt tasks)."""
-        cand = sorted(running)                                       # launch order (Kueue: the UID)
-        for u in order_heads(aside):
-            ok = [r for r in cand if preemptible(running[r]["start"], now, pre.min_run_time)]
+        has them evicted. Returns whether anything was evicted (and schedules a wake-up for exempt tasks).
+
+        Only the candidates of ClusterQueues y with :math:`DRS(y) \\ge DRS(x + w)` are passed: no other can
+        satisfy S2-a (:math:`DRS(x + w) \\le DRS(y - z) \\le DRS(y)`) or S2-b, and their shares only fall
+        during the call; with one cohort level (the simulator refuses nested cohorts) the almost-LCAs are
+        x and y. A preemptor within its nominal quota on the resources it needs takes every candidate
+        (it reclaims unconditionally)."""
+        cand = [r for r in sorted(running) if preemptible(running[r]["start"], now, pre.min_run_time)]
+        by_cq: dict[int, list[int]] = {}                             # launch order (Kueue: the UID)
+        for r in cand:
+            by_cq.setdefault(int(cq_of[running[r]["user"]]), []).append(r)
+        top = {q: share_key(q, usage) for q in by_cq}
+        for u in order_heads(aside) if cand else ():
+            x, d = int(cq_of[u]), res[head(u)]
+            need = (d > 0) & (d > kq.available(usage, x))
+            work[:] = usage
+            kq.add(work, x, d)
+            within = not np.any(work[x][need] > kq.subtree_quota[x][need])
+            mine = share_key(x, work)
+            ok = sorted(r for q, rs in by_cq.items() if q != x and (within or top[q] >= mine) for r in rs)
             if not ok:
                 continue
             wl = {"cq": [int(cq_of[running[r]["user"]]) for r in ok],
                   "request": [res[running[r]["job"]] for r in ok],
                   "admitted_at": [running[r]["start"] for r in ok],
                   "timestamp": [float(sub[running[r]["job"]]) for r in ok]}
-            targets = kq.preemption_targets(usage, int(cq_of[u]), res[head(u)], wl, config=cfg,
-                                            timestamp=float(sub[head(u)]))
+            targets = kq.preemption_targets(usage, x, d, wl, config=cfg, timestamp=float(sub[head(u)]))
             if targets:
                 for i, _why in targets:
                     evict(ok[i], u, now)
                 return True
         if pre.min_run_time > 0:                                     # wake when an exempt task may be evicted
-            later = [running[r]["start"] + pre.min_run_time for r in cand
-                     if running[r]["start"] + pre.min_run_time > now]
+            later = [t["start"] + pre.min_run_time for t in running.values() if t["start"] + pre.min_run_time > now]
             if aside and later:
                 heapq.heappush(wake, min(later))
         return False
