@@ -42,8 +42,8 @@ the cluster, borrowing or lending limits without a cohort, negative weights (and
 in (0, 1e-9) for Kueue, nested cohorts or queues (but for ``volcano-hdrf``), a workload user missing from
 the tree, a ``half_life`` or ``sampling_interval`` of 0 or below (Kueue's ``usageHalfLifeTime=0`` silently turns
 Admission Fair Sharing off), AFS options on another policy, a negative resource weight, and what is not
-simulated: ``preemption`` on a policy other than ``kueue``, with Admission Fair Sharing, on several servers,
-or with ``engine="events"`` / a progress bar.
+simulated: ``preemption`` on a policy other than ``kueue``, with Admission Fair Sharing, ``blocking="stop"``,
+``ties="index"``, on several servers, with ``enforce_walltime``, or with ``engine="events"`` / a progress bar.
 """
 
 from __future__ import annotations
@@ -100,6 +100,11 @@ class ContainerPolicy(TaskPolicy):
             raise InvalidInstanceError(f"preemption={preemption!r} with half_life={half_life!r}: Kueue's preemption "
                                        "under Admission Fair Sharing (LocalQueue usage in the candidate order) is not "
                                        "simulated yet", argument="preemption", value=preemption)
+        if self.preemption is not None and (blocking not in (None, "skip") or ties != "wait"):
+            bad, v = ("blocking", blocking) if blocking not in (None, "skip") else ("ties", ties)
+            raise InvalidInstanceError(f"{bad}={v!r} with preemption: the preemptive loop runs Kueue's BestEffortFIFO "
+                                       "(blocking='skip') with the oldest task first (ties='wait')", argument=bad,
+                                       value=v)
         if eps is not None and not name.startswith("volcano"):
             raise InvalidInstanceError(f"eps={eps!r} applies to the volcano policies only", argument="eps", value=eps)
         if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):

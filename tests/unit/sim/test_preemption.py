@@ -189,6 +189,8 @@ def test_invariants_on_random_instances(seed, pre):
     ({"preemption": {"timeout": 3}}, "preemption"),
     ({"preemption": True, "half_life": 600.0}, "preemption"),
     ({"preemption": True, "half_life": 0}, "half_life"),
+    ({"preemption": True, "blocking": "stop"}, "blocking"),
+    ({"preemption": True, "ties": "index"}, "ties"),
 ])
 def test_bad_input_names_the_field(kw, field):
     with pytest.raises(InvalidInstanceError) as e:
