@@ -273,7 +273,8 @@ def _tournament():
 
 
 def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, weights: Any = None,
-                        preemption: Any = True, policy_name: str = "kueue", admitted: Any = None) -> Any:
+                        preemption: Any = True, policy_name: str = "kueue", admitted: Any = None,
+                        shortcuts: bool = True) -> Any:
     """Kueue's admission and fair-sharing preemption on a task workload, decision by decision (module docstring).
 
     Parameters
@@ -288,6 +289,11 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
     preemption : optional
         :func:`as_preemption`'s forms; None or False: admission only (no eviction).
     policy_name : str
+    shortcuts : bool, default True
+        False: the plainest reading (Kueue's tournament through :meth:`KueueQueues.tournament`, every head
+        tried in it, every preemptible task a candidate), a check of the three shortcuts of the default
+        (the compiled tournament, refused heads set aside before it, candidates only from ClusterQueues
+        that could lose one): the same schedule, slower.
     admitted : tuple (mask, rejected), optional
         The simulator's admission (:meth:`fairalloc.sim.Simulation.admissible`); default: the rows whose
         demand fits the pool.
@@ -401,6 +407,13 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
                 has[q] = True
                 req[q] = res[head(u)]
                 stamp[q] = sub[head(u)]
+            if not shortcuts:
+                win = kq.tournament(usage, {q: res[head(u)] for q, u in best.items()},
+                                    timestamp={q: float(sub[head(u)]) for q, u in best.items()}, config=cfg)
+                u = best[win]
+                yield u
+                rest.discard(u)
+                continue
             work[:] = usage
             win = int(play(0, kq.kind, kq.child_ptr, kq.children, kq.parent, has, req, prio, stamp, kq.subtree_quota,
                            kq.lending, work, kq.lendable, kq.group_of, kq.weight, cfg.prioritize_non_borrowing,
@@ -458,13 +471,17 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
             open_ = set()
             for u in range(n_users):                                 # a head refused now is refused until the
                 if queues[u] and u not in aside:                     # pass ends (free capacity and quota only
-                    if admits(u, res[head(u)]):                      # shrink): aside at once, whatever its place
+                    if not shortcuts or admits(u, res[head(u)]):     # shrink): aside at once, whatever its place
                         open_.add(u)
                     else:
                         aside.add(u)
             if not open_:
                 return aside
-            start_task(next(order_heads(open_)), now)
+            u = next(order_heads(open_))
+            if shortcuts or admits(u, res[head(u)]):
+                start_task(u, now)
+            else:
+                aside.add(u)
 
     def share_key(v: int, use: np.ndarray) -> tuple:
         """Kueue's ``CompareDRS`` key of node v at ``use`` (:func:`~fairalloc.fairshare.kueue.drs_key`)."""
@@ -491,7 +508,8 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
             kq.add(work, x, d)
             within = not np.any(work[x][need] > kq.subtree_quota[x][need])
             mine = share_key(x, work)
-            ok = sorted(r for q, rs in by_cq.items() if q != x and (within or top[q] >= mine) for r in rs)
+            ok = sorted(r for q, rs in by_cq.items() if not shortcuts or (q != x and (within or top[q] >= mine))
+                        for r in rs)
             if not ok:
                 continue
             wl = {"cq": [int(cq_of[running[r]["user"]]) for r in ok],

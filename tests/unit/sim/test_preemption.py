@@ -178,6 +178,20 @@ def test_invariants_on_random_instances(seed, pre):
     _check_invariants(wl, pool, r, pre)
 
 
+@pytest.mark.parametrize("seed,pre", [(0, True), (2, {"victim": "kill"}), (3, {"min_run_time": 600.0})])
+def test_shortcuts_change_nothing(seed, pre):
+    """The default's three shortcuts (compiled tournament, refused heads aside first, candidates only from
+    ClusterQueues with DRS(y) >= DRS(x + w)) against the plainest reading: the same evictions and ends."""
+    wl = fa.workloads.google_like(8, 400, rng=seed, horizon=3600.0)
+    pool = ResourcePool.from_workload(wl, 0.4)
+    a = reference_kueue_run(wl, pool, preemption=pre)
+    b = reference_kueue_run(wl, pool, preemption=pre, shortcuts=False)
+    assert a.stats["preemptions"] > 0
+    assert a.preemptions.equals(b.preemptions)
+    np.testing.assert_array_equal(a.jobs["end"].to_numpy(), b.jobs["end"].to_numpy())
+    np.testing.assert_array_equal(a.launches["start"].to_numpy(), b.launches["start"].to_numpy())
+
+
 # ---- bad input -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kw,field", [
     ({"preemption": ["Cheapest"]}, "preemption_strategies"),
