@@ -567,7 +567,7 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
                 "preempted": np.array([r[4] for r in rows], dtype=bool)}
     stats = {"decisions": decisions, "preemptions": len(events), "preemption_loops": loops.loops,
              "wasted_work": {nm: float(x) for nm, x in zip(names, wasted)}, "engine": "reference"}
-    pool.bind(workload) if hasattr(pool, "bind") else None
+    pool.bind(workload)
     result = SimulationResult.from_run(workload, start=start, end=end, killed=killed, rejected=rejected,
                                        launches=launches, policy=policy_name, state=pool, enforce_walltime=False,
                                        stats=stats)
