@@ -3,7 +3,9 @@ and a Kueue-scale scenario (1,000 ClusterQueues in 100 cohorts).
 
 The policies: DRF (``stop`` and ``skip``), SDRF, Kueue (one ClusterQueue per user; ``-1cq``: one ClusterQueue
 holding every user; ``-afs``: Admission Fair Sharing with a 1 h half-life), YARN, Mesos, Volcano (proportion;
-``-drf``: with the DRF plugin's job order; ``-hdrf``: hierarchical DRF, flat here).
+``-drf``: with the DRF plugin's job order; ``-hdrf``: hierarchical DRF, flat here); ``kueue-preempt``: Kueue with
+fair-sharing preemption (default strategies; ``-10min``: a 600 s minimum run time), on the plain-Python reference
+loop of :mod:`fairalloc.sim.preemption` (its preemptions, loops and wasted work are printed too).
 
 1. ``google_like(--users, --tasks)`` on a pool of ``--fraction`` of the mean use R: every policy in one
    process on the same workload, each after a warm-up on a small workload (compilation outside the
@@ -52,7 +54,9 @@ POLICIES = {"drf": ("drf", {}), "drf-skip": ("drf", {"blocking": "skip"}), "sdrf
             "kueue": ("kueue", {}), "yarn": ("yarn", {}), "mesos": ("mesos", {}), "volcano": ("volcano", {}),
             "volcano-drf": ("volcano-drf", {}), "volcano-hdrf": ("volcano-hdrf", {}),
             "kueue-afs": ("kueue", {"half_life": 3600.0}), "kueue-1cq": ("kueue", {"accounts": "one-cq"}),
-            "kueue-afs-1cq": ("kueue", {"half_life": 3600.0, "accounts": "one-cq"})}
+            "kueue-afs-1cq": ("kueue", {"half_life": 3600.0, "accounts": "one-cq"}),
+            "kueue-preempt": ("kueue", {"preemption": True}),
+            "kueue-preempt-10min": ("kueue", {"preemption": {"min_run_time": 600.0}})}
 
 
 def _options(kw: dict, n_users: int) -> dict:
@@ -87,6 +91,10 @@ def rates(a) -> None:
             ratio += f", {skip / rate:.2f}x DRF-skip's"
         print(f"  {name:<13} {d:,} decisions in {cpu:,.1f} CPU s ({wall:,.1f} s wall) = {rate:,.0f}/CPU s"
               f"{ratio}; mean wait {np.nanmean(r.jobs['wait']):,.0f} s")
+        if r.preemptions is not None:
+            waste = ", ".join(f"{k} {v:,.0f}" for k, v in r.stats["wasted_work"].items())
+            print(f"  {'':<13} {r.stats['preemptions']:,} preemptions, {r.stats['preemption_loops']:,} loops; "
+                  f"wasted work (resource-seconds) {waste}; engine {r.stats['engine']}")
     print(f"  {_load()}")
 
 

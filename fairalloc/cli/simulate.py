@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..scheduling import STRUCTURES, TIES
 from ..errors import FairallocError, InvalidInstanceError
-from .conventions import (add_format_option, add_output_options, check_output_folder, emit_json, open_unit_float, output_folder, positive_float, positive_int,
+from .conventions import (add_format_option, add_output_options, check_output_folder, emit_json, nonnegative_float, open_unit_float, output_folder, positive_float, positive_int,
                       say, show_progress)
 
 __all__ = ["register", "run", "parse_workload"]
@@ -333,6 +333,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     t.add_argument("--half-life", type=positive_float, default=None, metavar="SECONDS",
                    help="kueue: Admission Fair Sharing with this usage half-life (usageHalfLifeTime; "
                         "sampled every 300 s)")
+    t.add_argument("--preemption", default=None, metavar="STRATEGIES",
+                   help="kueue: fair-sharing preemption, 'on' (Kueue's default strategies) or a comma list of "
+                        "LessThanOrEqualToFinalShare, LessThanInitialShare; on a pool; adds preemptions, "
+                        "preemption loops and wasted work to the table")
+    t.add_argument("--min-run-time", type=nonnegative_float, default=None, metavar="SECONDS",
+                   help="with --preemption: seconds a task runs before it may be evicted (default 0)")
+    t.add_argument("--victim", choices=("requeue", "kill"), default=None,
+                   help="with --preemption: an evicted task goes back to the front of its user's queue "
+                        "(requeue, default) or is dropped (kill)")
     p.set_defaults(func=run)
     return p
 
@@ -355,6 +364,15 @@ def _task_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
         opts["accounts"] = args.accounts
     if args.half_life is not None and name == "kueue":
         opts["half_life"] = args.half_life
+    if args.preemption is not None and name == "kueue":
+        pre: dict[str, Any] = {}
+        if args.preemption.strip().lower() != "on":
+            pre["strategies"] = [x.strip() for x in args.preemption.split(",") if x.strip()]
+        if args.min_run_time is not None:
+            pre["min_run_time"] = args.min_run_time
+        if args.victim is not None:
+            pre["victim"] = args.victim
+        opts["preemption"] = pre
     if args.slot is not None and name in ("tvtsf", "tsf", "cdrf"):
         opts["slot"] = args.slot
     if args.cluster == "tvtsf-table3" and name != "tvtsf" and "server" not in opts:
@@ -390,6 +408,11 @@ def _run_tasks(wl, args: argparse.Namespace, policies: list[str]) -> int:
     table = pd.DataFrame([r.task_summary() for r in results.values()]).set_index("policy")
     table.insert(2, "rejected_tasks", [int(wl.tasks[r.rejected["row"].to_numpy()].sum())
                                        for r in results.values()])
+    if any(r.preemptions is not None for r in results.values()):
+        table["preemptions"] = [r.stats.get("preemptions", 0) for r in results.values()]
+        table["preemption_loops"] = [r.stats.get("preemption_loops", 0) for r in results.values()]
+        for k, name in enumerate(wl.resource_names):
+            table[f"wasted:{name}"] = [r.stats.get("wasted_work", {}).get(name, 0.0) for r in results.values()]
     say(args, f"workload: {args.workload} ({len(wl)} jobs, {wl.n_tasks} tasks, {wl.n_users} users, "
               f"resources {list(wl.resource_names)}) on {where}")
     if table["rejected_tasks"].any():
@@ -437,7 +460,11 @@ def _options_apply(args: argparse.Namespace, policies: list[str], *, tasks: bool
              ("--blocking", args.blocking is not None, {"drf", "sdrf", "tsf", "cdrf", *CONTAINER_POLICY_NAMES}),
              ("--slot", args.slot is not None, {"tvtsf", "tsf", "cdrf"}),
              ("--accounts", args.accounts is not None, set(CONTAINER_POLICY_NAMES)),
-             ("--half-life", args.half_life is not None, {"kueue"})]
+             ("--half-life", args.half_life is not None, {"kueue"}),
+             ("--preemption", args.preemption is not None, {"kueue"})]
+    for option, value in (("--min-run-time", args.min_run_time), ("--victim", args.victim)):
+        if value is not None and args.preemption is None:
+            raise InvalidInstanceError(f"{option} applies with --preemption only", argument=option, value=value)
     if tasks:
         rules += [("--enforce-walltime", args.enforce_walltime, set()), ("--k-p", args.k_p is not None, set()),
                   ("--processors", args.processors is not None, set())]
@@ -503,7 +530,7 @@ def _run_jobs(wl, args: argparse.Namespace, policies: list[str]) -> int:
                                 ("--priority", args.priority), ("--structure", args.structure), ("--ties", args.ties),
                                 ("--blocking", args.blocking),
                                 ("--slot", args.slot), ("--accounts", args.accounts),
-                                ("--half-life", args.half_life)) if v is not None]
+                                ("--half-life", args.half_life), ("--preemption", args.preemption)) if v is not None]
     if task_only:
         what = "--pool and --cluster apply" if task_only[0] in ("--pool", "--cluster") else f"{task_only[0]} applies"
         raise InvalidInstanceError(f"{what} to task workloads; this workload has rigid jobs on --processors",

@@ -63,8 +63,9 @@ instant and at each admission, which adds the entry penalty; a ClusterQueue's he
 of lowest :math:`\sum_r \omega_r c_r / w` and takes the Kueue key above; the other pending LocalQueues come
 after every head, by that usage.
 
-Not modelled (each said where it matters): workload priorities, preemption (Kueue's fair-sharing
-strategies, YARN's fair-share preemption), nested cohorts and nested queues other than HDRF's (refused
+Not modelled (each said where it matters): workload priorities, preemption on the core (Kueue's
+fair-sharing preemption is simulated on the reference loop of :mod:`fairalloc.sim.preemption`; YARN's
+fair-share preemption is not), nested cohorts and nested queues other than HDRF's (refused
 with a clear error).
 """
 

@@ -155,6 +155,9 @@ class SimulationResult:
         The policy's figures of the run (decisions, wake-ups, ...).
     meta : dict
         ``workload`` (its source) and ``n_workload_rows``.
+    preemptions : pandas.DataFrame or None
+        A policy that preempts (``kueue`` with ``preemption=``): one row per eviction
+        (:func:`fairalloc.sim.preemption.reference_kueue_run`); None otherwise.
 
     Examples
     --------
@@ -185,6 +188,7 @@ class SimulationResult:
         self.resource_names = tuple(resource_names)
         self.stats = dict(stats or {})
         self.meta = dict(meta or {})
+        self.preemptions: pd.DataFrame | None = None
 
     @classmethod
     def from_run(cls, workload: Any, *, start: np.ndarray, end: np.ndarray, killed: np.ndarray,

@@ -29,6 +29,12 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
 ``half_life``  Kueue: Admission Fair Sharing with this usage half-life in seconds (``usageHalfLifeTime``);
                with ``sampling_interval`` (default 300 s) and ``resource_weights`` (by resource name,
                default 1)
+``preemption`` Kueue: fair-sharing preemption (:mod:`fairalloc.sim.preemption`): True (Kueue's default
+               strategies), a strategy name or list, or a mapping of ``strategies``, ``min_run_time``,
+               ``victim`` (``"requeue"`` or ``"kill"``), ``loop_window``; on a pool. The result carries
+               ``preemptions`` (a table), ``stats["preemptions"]``, ``["wasted_work"]``,
+               ``["preemption_loops"]``. It runs on the plain-Python reference loop for now (not the
+               compiled one)
 =============  ===========================================================================================
 
 Refused with an :class:`~fairalloc.InvalidInstanceError` naming the field and value: quotas larger than
@@ -36,7 +42,8 @@ the cluster, borrowing or lending limits without a cohort, negative weights (and
 in (0, 1e-9) for Kueue, nested cohorts or queues (but for ``volcano-hdrf``), a workload user missing from
 the tree, a ``half_life`` or ``sampling_interval`` of 0 or below (Kueue's ``usageHalfLifeTime=0`` silently turns
 Admission Fair Sharing off), AFS options on another policy, a negative resource weight, and what is not
-simulated: ``preemption``.
+simulated: ``preemption`` on a policy other than ``kueue``, with Admission Fair Sharing, ``blocking="stop"``,
+``ties="index"``, on several servers, with ``enforce_walltime``, or with ``engine="events"`` / a progress bar.
 """
 
 from __future__ import annotations
@@ -52,7 +59,8 @@ from ...scheduling.production import (
     as_tree,
 )
 from ...validation import require_choice
-from ..cluster_state import Servers
+from ..cluster_state import ResourcePool, Servers
+from ..preemption import as_preemption, reference_kueue_run
 from .tasks import TaskPolicy
 
 __all__ = ["ContainerPolicy", "QUEUE_POLICIES"]
@@ -84,9 +92,19 @@ class ContainerPolicy(TaskPolicy):
                  ties: str = "wait", wakeups: bool = True, wake_on: str = "first") -> None:
         name = require_choice("policy", policy, QUEUE_POLICIES)
         admission_fair_sharing(name, half_life, sampling_interval, resource_weights)    # checked here, early
-        if preemption is not None:
+        self.preemption = as_preemption(preemption)
+        if self.preemption is not None and name != "kueue":
             raise InvalidInstanceError(f"preemption={preemption!r}: policy {name!r} does not preempt in the "
-                                       "simulator yet", argument="preemption", value=preemption)
+                                       "simulator yet (only 'kueue' does)", argument="preemption", value=preemption)
+        if self.preemption is not None and half_life is not None:
+            raise InvalidInstanceError(f"preemption={preemption!r} with half_life={half_life!r}: Kueue's preemption "
+                                       "under Admission Fair Sharing (LocalQueue usage in the candidate order) is not "
+                                       "simulated yet", argument="preemption", value=preemption)
+        if self.preemption is not None and (blocking not in (None, "skip") or ties != "wait"):
+            bad, v = ("blocking", blocking) if blocking not in (None, "skip") else ("ties", ties)
+            raise InvalidInstanceError(f"{bad}={v!r} with preemption: the preemptive loop runs Kueue's BestEffortFIFO "
+                                       "(blocking='skip') with the oldest task first (ties='wait')", argument=bad,
+                                       value=v)
         if eps is not None and not name.startswith("volcano"):
             raise InvalidInstanceError(f"eps={eps!r} applies to the volcano policies only", argument="eps", value=eps)
         if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):
@@ -105,6 +123,37 @@ class ContainerPolicy(TaskPolicy):
         self.excluded = tuple(str(x) for x in excluded)
         self.eps = eps
         self.half_life, self.sampling_interval, self.resource_weights = half_life, sampling_interval, resource_weights
+
+    def reset(self, sim: Any) -> None:
+        if self.preemption is not None:
+            raise InvalidInstanceError("preemption runs on its own loop (fairalloc.sim.preemption), not on the "
+                                       "event engine: use engine='auto' without a progress bar, on a pool",
+                                       argument="preemption", value=repr(self.preemption))
+        super().reset(sim)
+
+    def kernel_applies(self, sim: Any) -> bool:
+        if self.preemption is not None:
+            return isinstance(sim.state, Servers) and not sim.progress
+        return super().kernel_applies(sim)
+
+    def run_kernel(self, sim: Any) -> Any:
+        """The compiled loop; with ``preemption``, the reference loop of :mod:`fairalloc.sim.preemption`."""
+        if self.preemption is None:
+            return super().run_kernel(sim)
+        state = sim.state
+        if not isinstance(state, ResourcePool) and state.capacities.shape[0] != 1:
+            raise InvalidInstanceError(f"preemption is simulated on one pool; this cluster has "
+                                       f"{state.capacities.shape[0]} servers (give a resource vector as capacity)",
+                                       argument="capacity", value=int(state.capacities.shape[0]))
+        if sim.enforce_walltime:
+            raise InvalidInstanceError("preemption with enforce_walltime=True is not simulated yet",
+                                       argument="enforce_walltime", value=True)
+        wl = sim.workload
+        state.bind(wl)
+        pool = state if isinstance(state, ResourcePool) else ResourcePool(state.capacities[0],
+                                                                           resource_names=state.resource_names)
+        return reference_kueue_run(wl, pool, accounts=self.accounts, weights=self.weights,
+                                   preemption=self.preemption, policy_name=self.name, admitted=sim.admissible())
 
     def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
         k = state.capacities.shape[1]
