@@ -128,7 +128,8 @@ def main() -> None:
         title = _title(nb)
         summary.append(f"* [{title}]({name}.ipynb)\n")
         index.append(f"- [{title}]({name}.ipynb) (`notebooks/{path.name}`)")
-        log.info("notebook %s executed in %.1f s", path.name, seconds)
+        if seconds:
+            log.info("notebook %s executed in %.1f s", path.name, seconds)
     with mkdocs_gen_files.open("notebooks/index.md", "w") as fh:
         fh.write("\n".join(index) + "\n")
     with mkdocs_gen_files.open("notebooks/SUMMARY.md", "w") as fh:
