@@ -14,6 +14,11 @@ JSON file named by
 ``$FAIRALLOC_DOCS_CLAIMS_JSON``, from which ``gen_claims.py`` builds the ledger: the campaign runs once
 per build.
 
+A notebook the notebook tests of the same run executed this way already (``.ci/run`` sets
+``$FAIRALLOC_EXECUTED_NOTEBOOKS``; ``executed_notebooks.py``) is rendered from that execution, not run
+again, when the digests of its source and of the packages it runs match this checkout (the axioms
+notebook's reports come with it); the log says which notebooks were taken from the tests.
+
 ``FAIRALLOC_DOCS_EXECUTE=0`` skips execution altogether (for a quick ``mkdocs serve``).
 """
 
@@ -21,6 +26,8 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +37,9 @@ import jupytext
 import mkdocs_gen_files
 import nbclient
 import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import executed_notebooks  # noqa: E402
 
 log = logging.getLogger("mkdocs.plugins.fairalloc.notebooks")
 
@@ -52,29 +62,27 @@ def _note(nb, text: str) -> None:
                     nbformat.v4.new_markdown_cell(f"> **Not executed in this build:** {text}"))
 
 
-#: appended to notebooks/axioms.py: hands the campaign's reports to the claims ledger
-SAVE_REPORTS = """\
-import json as _json, os as _os
-with open(_os.environ["FAIRALLOC_DOCS_CLAIMS_JSON"], "w") as _fh:
-    _json.dump({"reports": [_r.to_dict() for _r in reports],
-                "budget": dict(T_EXAMPLES=T_EXAMPLES, EXACT_EXAMPLES=EXACT_EXAMPLES, EXACT=sorted(EXACT),
-                               F_EXAMPLES=F_EXAMPLES, SECONDS=SECONDS, F_SECONDS=F_SECONDS)},
-               _fh, default=str)
-"""
-
-
 def _run(path: Path):
     nb = jupytext.read(path)
     if not EXECUTE:
         _note(nb, "the site was built with `FAIRALLOC_DOCS_EXECUTE=0`.")
         return path, nb, 0.0
+    executed, why = executed_notebooks.load(path)
+    if executed is not None:
+        side = executed_notebooks.side_file(path.stem)
+        if side is not None:
+            shutil.copyfile(side, os.environ["FAIRALLOC_DOCS_CLAIMS_JSON"])
+        log.info("notebook %s: executed by the notebook tests of this run in %.1f s (same sources), "
+                 "not run again", path.name, why)
+        return path, executed, 0.0
+    log.info("notebook %s: executing it (%s)", path.name, why)
     t0 = time.perf_counter()
-    probe = path.stem == "axioms"
+    epilogue = executed_notebooks.EPILOGUES.get(path.stem)
     try:
         for attempt in range(3):
             nb = jupytext.read(path)
-            if probe:
-                nb.cells.append(nbformat.v4.new_code_cell(SAVE_REPORTS))
+            if epilogue:
+                nb.cells.append(nbformat.v4.new_code_cell(epilogue[0]))
             client = nbclient.NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
                                              resources={"metadata": {"path": str(NB_DIR)}})
             try:
@@ -86,7 +94,7 @@ def _run(path: Path):
                 if "Kernel died before replying" not in str(exc) or attempt == 2:
                     raise
                 log.info("%s: kernel died at start (%s), starting it again", path.name, exc)
-        if probe:
+        if epilogue:
             nb.cells.pop()
     except nbclient.exceptions.CellExecutionError as exc:
         if exc.ename != "FileNotFoundError":
@@ -100,7 +108,7 @@ def _run(path: Path):
 
 def main() -> None:
     # the kernels inherit this process's environment: small scale, and matplotlib's inline backend
-    os.environ["FAIRALLOC_SCALE"] = "small"
+    os.environ["FAIRALLOC_SCALE"] = executed_notebooks.SCALE
     os.environ.pop("MPLBACKEND", None)
     os.environ["FAIRALLOC_DOCS_CLAIMS_JSON"] = str(Path(tempfile.mkdtemp(prefix="fairalloc-docs-")) / "claims.json")
     sources = sorted(NB_DIR.glob("*.py"))
@@ -109,7 +117,8 @@ def main() -> None:
     summary = []
     index = ["# Notebooks", "",
              "Every notebook of `notebooks/`, executed at small scale (`FAIRALLOC_SCALE=small`, the size "
-             "the tests use) when this site was built. Run one at full size with "
+             "the tests use) when this site was built (in CI, by the notebook tests of the same run where "
+             "they execute it the same way, from the same sources). Run one at full size with "
              "`FAIRALLOC_SCALE=full jupyter lab notebooks/` (the `.py` files are jupytext notebooks).", ""]
     for path, nb, seconds in results:
         name = path.stem
@@ -119,7 +128,8 @@ def main() -> None:
         title = _title(nb)
         summary.append(f"* [{title}]({name}.ipynb)\n")
         index.append(f"- [{title}]({name}.ipynb) (`notebooks/{path.name}`)")
-        log.info("notebook %s executed in %.1f s", path.name, seconds)
+        if seconds:
+            log.info("notebook %s executed in %.1f s", path.name, seconds)
     with mkdocs_gen_files.open("notebooks/index.md", "w") as fh:
         fh.write("\n".join(index) + "\n")
     with mkdocs_gen_files.open("notebooks/SUMMARY.md", "w") as fh:
