@@ -10,7 +10,8 @@ loop in C that also holds the GIL stops every Python thread, the watchdog's too:
 :func:`faulthandler.dump_traceback_later` (a C thread) ends the process 2 s later still, printing
 "Timeout" and the stack of the call (exit status 1). Without ``SIGALRM`` (Windows) or off the main
 thread, only the hard stops apply. Compilation is never interrupted: an alarm that finds the call in
-numba's compiler waits for it to finish, then gives the whole limit again (:func:`_compiling`).
+numba's compiler waits for it to finish, then gives the whole limit again (:func:`_compiling`); the
+hard stops wait alike (the watchdog looks at the call's stack before it stops the process).
 """
 
 from __future__ import annotations
@@ -81,14 +82,27 @@ class _Interrupted(BaseException):
 
 class _Watchdog:
     """One thread that stops the process when a call runs ``grace`` seconds past its limit (a call
-    stuck in compiled code, which the alarm cannot interrupt)."""
+    stuck in compiled code, which the alarm cannot interrupt).
+
+    numba's compiler spends long stretches inside LLVM (a ``ctypes`` call that releases the GIL), where
+    the alarm's handler cannot run to postpone the deadline; on a loaded machine one such stretch can
+    outlast the limit and the grace period. So before stopping the process the watchdog looks at the
+    calling thread's stack: while it is compiling (:func:`_compiling`), the deadline and the
+    ``faulthandler`` timer move :data:`_POLL` + ``grace`` seconds on. A lock orders this re-arming with
+    :func:`_stop_watching`, so a timer is never re-armed after the call returned.
+    """
 
     def __init__(self) -> None:
         self.current: tuple[float, str] | None = None
         self.thread: threading.Thread | None = None
+        self.caller: int | None = None           # the thread whose call is watched
+        self.grace = 5.0
+        self.lock = threading.Lock()
 
-    def watch(self, deadline: float, what: str) -> None:
-        self.current = (deadline, what)
+    def watch(self, deadline: float, what: str, grace: float) -> None:
+        with self.lock:
+            self.current = (deadline, what)
+            self.caller, self.grace = threading.get_ident(), grace
         if self.thread is None:
             self.thread = threading.Thread(target=self._run, daemon=True, name="fairalloc-check-watchdog")
             self.thread.start()
@@ -101,14 +115,25 @@ class _Watchdog:
         if cur is not None:
             self.current = (deadline, cur[1])
 
+    def _caller_compiling(self) -> bool:
+        frame = sys._current_frames().get(self.caller) if self.caller is not None else None
+        return _compiling(frame)
+
     def _run(self) -> None:  # pragma: no cover - ends the process
         while True:
             time.sleep(0.25)
-            cur = self.current
-            if cur is not None and time.monotonic() > cur[0]:
-                print(f"fairalloc check: error: {cur[1]}; it does not respond to interrupts (compiled code?): "
-                      "stopping", file=sys.stderr, flush=True)
-                os._exit(HARD_STOP_STATUS)
+            with self.lock:
+                cur = self.current
+                if cur is None or time.monotonic() <= cur[0]:
+                    continue
+                if self._caller_compiling():
+                    self.current = (time.monotonic() + _POLL + self.grace, cur[1])
+                    with contextlib.suppress(Exception):
+                        faulthandler.dump_traceback_later(_POLL + self.grace + 2.0, exit=True, file=sys.stderr)
+                    continue
+            print(f"fairalloc check: error: {cur[1]}; it does not respond to interrupts (compiled code?): "
+                  "stopping", file=sys.stderr, flush=True)
+            os._exit(HARD_STOP_STATUS)
 
 
 _watchdog = _Watchdog()
@@ -153,7 +178,7 @@ def call_limit(seconds: float | None, name: str, instance: Any, hard_stop: bool)
         grace = max(5.0, seconds)
         _watchdog.watch(time.monotonic() + seconds + grace,
                         f"{name} did not return within {seconds:g} s (--call-seconds) and {grace:g} s more on "
-                        f"this {type(instance).__name__}: {_describe(instance)}")
+                        f"this {type(instance).__name__}: {_describe(instance)}", grace)
         with contextlib.suppress(Exception):        # no usable stderr (a notebook): the watchdog alone
             faulthandler.dump_traceback_later(seconds + grace + 2.0, exit=True, file=sys.stderr)
     if not alarm:
@@ -225,6 +250,7 @@ def _compiling(frame: Any) -> bool:
 
 
 def _stop_watching(hard_stop: bool) -> None:
-    _watchdog.clear()
-    if hard_stop:
-        faulthandler.cancel_dump_traceback_later()
+    with _watchdog.lock:
+        _watchdog.clear()
+        if hard_stop:
+            faulthandler.cancel_dump_traceback_later()

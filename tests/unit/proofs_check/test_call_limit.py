@@ -46,3 +46,40 @@ def test_the_alarm_waits_while_numba_compiles_then_gives_the_whole_limit_again()
         with call_limit(0.1, "my_mechanism:work", None, False):
             compiler.work(0.3)
             user.work(2.0)
+
+
+_WATCHDOG_SCRIPT = r"""
+import threading, types, sys
+from proofs_check.call_limit import call_limit
+
+compiler = types.ModuleType("numba.core.fairalloc_stand_in")
+exec("import time\n\ndef work(s):\n    time.sleep(s)\n    return 'done'\n", compiler.__dict__)
+out = []
+
+def call():
+    # off the main thread: no alarm, only the hard stops (watchdog and faulthandler) apply
+    with call_limit(0.2, "my_mechanism:work", None, True):
+        out.append(compiler.work(6.5))      # 'compiling' past the limit + the 5 s grace period
+
+t = threading.Thread(target=call)
+t.start()
+t.join()
+print(out[0])
+"""
+
+
+def test_the_hard_stop_waits_while_the_call_compiles(tmp_path):
+    """The watchdog (and faulthandler's timer) must not end the process while the watched call is in
+    numba's compiler: LLVM's long ``ctypes`` calls keep the alarm's handler from running, so on a
+    loaded machine a cold compile can outlast limit + grace (an xdist worker was killed this way in
+    ``test_check_cli``). Deadline here: 0.2 s + 5 s grace; the stand-in compiles 6.5 s and must end
+    normally (exit 0, not :data:`HARD_STOP_STATUS` 3 or faulthandler's 1)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    proc = subprocess.run([sys.executable, "-c", _WATCHDOG_SCRIPT], capture_output=True, text=True,
+                          cwd=root, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "done"
