@@ -6,8 +6,9 @@ Two steps:
 ``collect DIR ...``
     Copies what the report needs from each ``fairalloc learn train`` folder into
     ``paper-scale/seed<S>/`` beside this file: ``best.json``, ``F1.json``, ``F2.json``, ``train.json``,
-    ``ranking.csv`` (all 72 forms) and ``scores.parquet`` (the scored jobs: state, r, n, s, score;
-    6,400 rows, about 100 KB), so the analysis below runs from the repository alone.
+    ``ranking.csv`` (all 72 forms) and ``scores.csv.gz`` (the scored jobs: state, r, n, s, score;
+    6,400 rows, about 130 KB; the repository ignores Parquet files), so the analysis below runs from
+    the repository alone.
 
 ``analyse`` (default)
     Reads ``paper-scale/seed*/`` and prints
@@ -71,7 +72,7 @@ def collect(folders: list[str]) -> None:
         for name in ("best.json", "F1.json", "F2.json", "train.json", "ranking.csv"):
             shutil.copyfile(folder / name, dest / name)
         scores = pd.read_parquet(folder / "scores.parquet")[["state", "r", "n", "s", "score"]]
-        scores.to_parquet(dest / "scores.parquet", index=False)
+        scores.to_csv(dest / "scores.csv.gz", index=False, float_format="%.17g")
         print(f"{folder} -> {dest.relative_to(HERE)} ({len(scores)} scored jobs)")
 
 
@@ -169,7 +170,7 @@ def analyse(authors: str | None) -> None:
     rows, gaps, reads = [], [], []
     for folder in folders:
         seed = json.loads((folder / "train.json").read_text())["seed"]
-        scores = pd.read_parquet(folder / "scores.parquet")
+        scores = pd.read_csv(folder / "scores.csv.gz")
         ranking = pd.read_csv(folder / "ranking.csv")
         f1, f2, best = (_function(folder, f) for f in ("F1.json", "F2.json", "best.json"))
         train_ids, test_ids = split_states(scores["state"].to_numpy(), rng=seed)   # fit_forms' split
