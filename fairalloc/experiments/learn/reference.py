@@ -49,7 +49,7 @@ from ...errors import InvalidInstanceError
 from ...sim.metrics import TAU, bounded_slowdown
 from ...validation import require_fits
 
-__all__ = ["reference_schedule", "reference_trials", "check_permutations", "trial_avebsld"]
+__all__ = ["reference_schedule", "reference_trials", "check_state", "check_permutations", "trial_avebsld"]
 
 
 def reference_schedule(run_time: Sequence[float], processors: Sequence[int], submit: Sequence[float],
@@ -168,6 +168,31 @@ def check_permutations(permutations: Any, q: int) -> np.ndarray:
     return perms
 
 
+def check_state(run_time: Any, processors: Any, submit: Any, estimate: Any = None, *, started: int,
+                capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One state's arrays as float run times, int processors, float submit times and estimates, checked
+    as :class:`~.states.States` checks a batch (the one place of those rules): equal lengths, times
+    finite and >= 0, processors integers from 1 to ``capacity``, and a queue of at least 2 jobs after
+    the ``started`` ones (an empty or one-job queue has nothing to permute). Errors name the array and
+    the (state, job) index, the state being 0.
+
+    Examples
+    --------
+    >>> check_state([5, 3], [1, 1], [0, 1], started=2, capacity=2)
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: a state of 2 jobs with started=2 leaves a queue of 0 job(s); \
+the method permutes the queue, so it needs at least 2
+    """
+    from .states import States
+
+    st = States(run_time=[np.asarray(run_time, dtype=float)], processors=[np.asarray(processors, dtype=float)],
+                submit=[np.asarray(submit, dtype=float)],
+                estimate=None if estimate is None else [np.asarray(estimate, dtype=float)],
+                capacity=capacity, started=started)
+    return st.run_time[0], st.processors[0], st.submit[0], st.estimate[0]
+
+
 def reference_trials(run_time: Any, processors: Any, submit: Any, estimate: Any = None, *, started: int,
                      capacity: int, permutations: Any, backfill: bool = False, tau: float = TAU) -> np.ndarray:
     """AVEbsld over Q of each permutation of one state's queue (the batch contract, module docstring).
@@ -198,7 +223,9 @@ def reference_trials(run_time: Any, processors: Any, submit: Any, estimate: Any 
     Raises
     ------
     InvalidInstanceError
-        No permutations (P = 0), rows that are not permutations of ``range(q)``.
+        What :func:`check_state` refuses (an empty or one-job queue, a time that is negative or not
+        finite, e.g. an unknown run time, a job wider than the cluster), no permutations (P = 0), rows
+        that are not permutations of ``range(q)``.
 
     Examples
     --------
@@ -209,15 +236,13 @@ def reference_trials(run_time: Any, processors: Any, submit: Any, estimate: Any 
     >>> reference_trials([100, 10], [1, 1], [0, 0], started=0, capacity=1, permutations=[[0, 1], [1, 0]]).tolist()
     [6.0, 1.05]
     """
-    run = np.asarray(run_time, dtype=float)
+    run, procs, sub, est = check_state(run_time, processors, submit, estimate, started=started, capacity=capacity)
     perms = check_permutations(permutations, run.shape[0] - started)
-    sub = np.asarray(submit, dtype=float)
     head = list(range(started))
     out = np.empty(perms.shape[0])
     for p, perm in enumerate(perms.tolist()):
         order = head + [started + k for k in perm]
-        start = reference_schedule(run, processors, sub, order, capacity=capacity, estimate=estimate,
-                                   backfill=backfill)
+        start = reference_schedule(run, procs, sub, order, capacity=capacity, estimate=est, backfill=backfill)
         out[p] = trial_avebsld(start[None, started:], sub[started:], run[started:], tau)[0]
     return out
 

@@ -24,8 +24,7 @@ import numpy as np
 from ...errors import InvalidInstanceError
 from ...sim.kernels import rigid_batch
 from ...sim.metrics import TAU
-from ...validation import require_fits
-from .reference import check_permutations, trial_avebsld
+from .reference import check_permutations, check_state, trial_avebsld
 
 __all__ = ["compiled_trials", "CHUNK"]
 
@@ -53,7 +52,9 @@ def compiled_trials(run_time: Any, processors: Any, submit: Any, estimate: Any =
     Raises
     ------
     InvalidInstanceError
-        No permutations (P = 0), rows that are not permutations, a job wider than the cluster.
+        As :func:`~.reference.reference_trials`: an empty or one-job queue, a negative or non-finite
+        time (an unknown run time), a job wider than the cluster, no permutations (P = 0), rows that
+        are not permutations.
 
     Examples
     --------
@@ -63,13 +64,9 @@ def compiled_trials(run_time: Any, processors: Any, submit: Any, estimate: Any =
     >>> compiled_trials([100, 10], [1, 1], [0, 0], started=0, capacity=1, permutations=[[0, 1], [1, 0]]).tolist()
     [6.0, 1.05]
     """
-    run = np.asarray(run_time, dtype=float)
-    procs = np.asarray(processors, dtype=np.int64)
-    sub = np.asarray(submit, dtype=float)
-    est = run if estimate is None else np.asarray(estimate, dtype=float)
+    run, procs, sub, est = check_state(run_time, processors, submit, estimate, started=started, capacity=capacity)
     m = run.shape[0]
     perms = check_permutations(permutations, m - started)
-    require_fits("processors", procs, capacity)
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise InvalidInstanceError(f"chunk={chunk!r} must be an integer >= 1", argument="chunk", value=chunk)
     arrival = np.argsort(sub, kind="stable")            # the loop takes jobs in arrival order

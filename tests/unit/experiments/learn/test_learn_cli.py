@@ -61,6 +61,22 @@ def test_fit_writes_ranking_and_functions(tmp_path, scores_file, capsys):
     assert [r["name"] for r in payload["ranking"]] == ranking["name"].tolist()
 
 
+def test_fit_reports_a_form_stopped_at_the_evaluation_limit(tmp_path, scores_file, capsys):
+    # the bad input "a form that does not converge": a status and the best fit so far, not a crash.
+    # 'slow' is nonlinear in c2, so it starts from all ones and 2 evaluations cannot converge; F1 and F2
+    # are linear and start from their linear least-squares solution (converged at the first evaluation)
+    out = tmp_path / "fit"
+    assert main(["learn", "fit", str(scores_file), "--forms", "paper", "--form", "slow=c1 * n ** c2 + c3 * log(s)",
+                 "--max-nfev", "2", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "1 form(s) stopped at the solver's evaluation limit, not converged" in text and "raise --max-nfev" in text
+    ranking = pd.read_csv(out / "ranking.csv").set_index("name")
+    assert ranking.loc["slow", "status"] == "iteration_limit" and np.isfinite(ranking.loc["slow", "test_mae"])
+    assert set(ranking.loc[["F1", "F2"], "status"]) == {"converged"}
+    assert LearnedFunction.load(out / "best.json").provenance["max_nfev"] == 2
+    assert main(["learn", "fit", str(scores_file), "--max-nfev", "0", "--out", str(tmp_path / "o")]) == 2
+
+
 def test_fit_reads_the_authors_layout(tmp_path):
     rng = np.random.default_rng(0)
     rows = np.column_stack([rng.integers(1, 1000, 64), rng.integers(1, 64, 64), rng.integers(1, 9000, 64),
@@ -92,12 +108,28 @@ def test_show(tmp_path, capsys):
     (["learn", "train", "--queued", "1", "--workers", "0", "--states", "1", "--per-cell", "1", "--trials", "5"],
      "queued=1 must be an integer >= 2"),                                                    # a one-job queue
     (["learn", "evaluate", "--swf", "X=norun.swf:8", "--workers", "0"], "has no run times"),
+    # a trace without run times and one with a job wider than the cluster, for states and train: refused
+    # before any state is drawn or any sweep starts
+    (["learn", "states", "--workload", "swf:norun.swf", "--states", "1", "--started", "2", "--queued", "3"],
+     "workload has no run times (run_time is unknown for all 5 jobs)"),
+    (["learn", "train", "--workload", "swf:norun.swf", "--states", "1", "--per-cell", "1", "--started", "2",
+      "--queued", "3", "--trials", "5", "--workers", "0"], "workload has no run times"),
+    (["learn", "states", "--workload", "swf:wide.swf", "--states", "1", "--started", "2", "--queued", "3"],
+     "(processors=300) is wider than the cluster (processors=256)"),
+    (["learn", "train", "--workload", "swf:wide.swf", "--states", "1", "--per-cell", "1", "--started", "2",
+      "--queued", "3", "--trials", "5", "--workers", "0"],
+     "(processors=300) is wider than the cluster (processors=256)"),
 ])
 def test_errors_are_one_line(tmp_path, capsys, argv, words):
-    argv = [a.replace("x.csv", str(tmp_path / "x.csv")).replace("norun.swf", str(tmp_path / "norun.swf")) for a in argv]
+    argv = [a.replace("x.csv", str(tmp_path / "x.csv")).replace("norun.swf", str(tmp_path / "norun.swf"))
+            .replace("wide.swf", str(tmp_path / "wide.swf")) for a in argv]
     (tmp_path / "x.csv").write_text("state,r,n,s,score\n0,1,1,1,0.5\n")
     # an SWF log whose run times (field 4) are all unknown (-1)
     (tmp_path / "norun.swf").write_text("".join(f"{i} {i} 0 -1 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n" for i in range(1, 6)))
+    # eight 10 s jobs of 4 processors, the fourth of 300 (the default cluster: 256)
+    width = {i: 300 if i == 4 else 4 for i in range(1, 9)}
+    (tmp_path / "wide.swf").write_text("".join(f"{i} {i} 0 10 {w} -1 -1 {w} 100 -1 1 1 1 -1 1 -1 -1 -1\n"
+                                               for i, w in width.items()))
     assert main(argv + (["--out", str(tmp_path / "o")] if argv[1] != "show" else [])) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
