@@ -283,8 +283,8 @@ def queue_admits(qs, kind, u, d):
 @jit(_nrt=False)
 def queue_group(qs, u):
     """The members of user u's queue: the span ``lo, hi`` of ``qs.members`` (0, 0 without queues)."""
-    if qs is None:
-        return 0, 0
+    if qs is None:                             # (np.int64: a literal return would type its callers' calls as literals)
+        return np.int64(0), np.int64(0)
     q = qs.queue[u]
     return qs.mptr[q], qs.mptr[q + 1]
 
@@ -293,7 +293,7 @@ def queue_group(qs, u):
 def queue_member(qs, j):
     """The j-th user of ``qs.members`` (:func:`queue_group`)."""
     if qs is None:
-        return -1
+        return np.int64(-1)
     return qs.members[j]
 
 
