@@ -70,7 +70,11 @@ Plugging in more (what the core is shaped for)
   an end updates the queue usage (``queue_take``/``queue_release``) and re-keys the queue's other members
   (:func:`regroup`), and ``queue_admits`` may refuse a start (a quota), which the pass treats as a task
   that fits on no server; Volcano's deserved resources are recomputed at the start of a pass when a
-  submission or an end changed the requests (``volcano_session``, then :func:`rekey_all`). Every other key reads none of it (the default ``qs`` is a one-node placeholder).
+  submission or an end changed the requests (``volcano_session``, then :func:`rekey_all`). Every other key
+  reads none of it: its ``qs`` is None, each queue operation returns at once on None, and numba
+  compiles a separate, queue-free copy of the core for such a state (the branch on an argument that is
+  None is decided at compile time). A compiled call passes a NamedTuple argument as all its arrays, so
+  the queue tree's arrays would otherwise be pushed at every call of the pass and the loop.
 * *Preemption*: :func:`release` of the victim's tasks, then a run pushed at the *front* of its user's
   queue (``_enqueue`` with ``front``) for requeueing, or dropped for a kill.
 
@@ -95,7 +99,7 @@ from ..kinetic import tree_core as tc
 from ..tolerance import FLOOR_EPS
 from .keys import CDRF, DRF, SDRF, TSF, _trajectory, cdrf_key, drf_key, tsf_key
 from .keys import QUEUE_KEYS, VOLCANO, queue_key
-from .queues import empty_queues, queue_admits, queue_release, queue_session, queue_submit, queue_take
+from .queues import queue_admits, queue_group, queue_member, queue_release, queue_session, queue_submit, queue_take
 from .servers import find_server
 
 __all__ = ["Core", "CoreState", "RunTable", "ORDERS", "schedule", "schedule_into", "grow_rows", "submit", "release",
@@ -153,7 +157,7 @@ class CoreState(NamedTuple):
     ltoken: np.ndarray      #: (N,) lazy heap: each user's current token
     meta: np.ndarray        #: int64 counters and choices
     par: np.ndarray         #: float parameters: now, tau, tau finite, level reading, eps, jump reading
-    qs: tuple               #: the queue tree of the production keys (:class:`~fairalloc.scheduling.queues.QueueState`)
+    qs: object              #: the queue tree of the production keys (:class:`~fairalloc.scheduling.queues.QueueState`), else None
 
 
 class RunTable(NamedTuple):
@@ -654,10 +658,9 @@ def changed(st, runs, ts, u):
 def regroup(st, runs, ts, u):
     """Queue keys: u's queue usage changed, so every *other* member of u's queue with pending tasks takes
     its new key (a member set aside in this pass only gets its key, for its return to the heap)."""
-    qs = st.qs
-    q = qs.queue[u]
-    for j in range(qs.mptr[q], qs.mptr[q + 1]):
-        v = qs.members[j]
+    lo, hi = queue_group(st.qs, u)
+    for j in range(lo, hi):
+        v = queue_member(st.qs, j)
         if v == u or st.n_pending[v] == 0:
             continue
         if st.meta[_ORDER] == HEAP and st.pos[v] < 0:
@@ -873,6 +876,8 @@ def new_state(capacities, totals, placement, weights, *, key: int, order: str, r
     """A :class:`CoreState` and its :class:`~fairalloc.kinetic.tree_core.TreeState` for N users
     (``len(weights)``) on ``capacities`` (M, K); ``held``: TSF's distinct counts per user to make room for;
     ``queues``: the :class:`~fairalloc.scheduling.queues.QueueState` of a queue key."""
+    if (key >= QUEUE_KEYS) != (queues is not None):
+        raise ValueError(f"queues: key {key} {'needs' if key >= QUEUE_KEYS else 'reads no'} QueueState")
     capacities = np.array(capacities, dtype=float)
     n, k = len(weights), capacities.shape[1]
     o = ORDERS[order]
@@ -897,7 +902,7 @@ def new_state(capacities, totals, placement, weights, *, key: int, order: str, r
         dirty=np.zeros(n, np.int64), isdirty=np.zeros(n, np.bool_), ab=np.zeros((2, k)), ab1=np.zeros((2, 1)),
         scratch=np.zeros(k), held_h=np.zeros((n, max(held, 1))), held_n=np.zeros((n, max(held, 1)), np.int64),
         held_len=np.zeros(n, np.int64), lazy=np.zeros((4 * n + 128 if o == LAZY else 1, 4)),
-        ltoken=np.zeros(n, np.int64), meta=meta, par=par, qs=empty_queues(k) if queues is None else queues)
+        ltoken=np.zeros(n, np.int64), meta=meta, par=par, qs=queues)
     kin_tau = None if tau is None else float(tau)
     ts = tc.new_state(kin_tau, float(time), max(4, int(load)), n if o != HEAP else 1, k if o != HEAP else 1)
     return st, ts

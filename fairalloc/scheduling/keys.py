@@ -317,6 +317,8 @@ def kueue_afs_key(qs, u, d):
 def queue_key(kind, qs, u, d, totals):
     """The key of user u (head request d) for a queue key ``kind`` (:data:`KUEUE`, :data:`YARN`, :data:`MESOS`,
     :data:`VOLCANO`, :data:`VOLCANO_DRF`, :data:`VOLCANO_HDRF`, :data:`KUEUE_AFS`)."""
+    if qs is None:                             # (a state without queues: never called)
+        return math.nan
     if kind == KUEUE:
         return kueue_key(qs, u, d)
     if kind == VOLCANO_DRF or kind == VOLCANO_HDRF:

@@ -29,8 +29,11 @@ The key of a user depends on its queue's usage, so when one member of a queue st
 every member with pending tasks is placed again (:func:`fairalloc.scheduling.core.regroup`).
 
 :func:`build_queues` makes the state from an :class:`~fairalloc.accounts.AccountTree` whose users are
-the simulator's users (named ``str(u)``); :func:`empty_queues` is the one-node placeholder every other
-key carries.
+the simulator's users (named ``str(u)``); :func:`empty_queues` a one-node tree (for examples). Every other
+key's core state carries None instead: each operation the core calls here (and
+:func:`fairalloc.scheduling.keys.queue_key`) starts with ``if qs is None: return``, which numba decides
+at compile time (a branch on an argument that is None), so the core compiled for those keys holds no
+queue code and its calls pass no queue arrays.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ from ..fairshare.volcano import queue_allocatable as _allocatable
 from ..fairshare.yarn import fits_in_max_share as _fits_max
 
 __all__ = ["QueueState", "empty_queues", "build_queues", "normalize_tree", "queue_take", "queue_release",
-           "queue_admits", "queue_submit", "volcano_session", "queue_session", "rank_queues", "afs_heads",
+           "queue_admits", "queue_submit", "queue_group", "queue_member", "volcano_session", "queue_session", "rank_queues", "afs_heads",
            "POLICY_TREES"]
 
 #: Key kinds that read a :class:`QueueState` (the ids of :mod:`fairalloc.scheduling.keys`).
@@ -126,10 +129,10 @@ class QueueState(NamedTuple):
 
 
 def empty_queues(k: int) -> QueueState:
-    """A one-node placeholder for the keys that read no queues (every array the right type).
+    """A one-node queue tree (every array the right type), for examples and tests.
 
-    Registers the :mod:`fairalloc.fairshare` rules with numba (:func:`fairalloc.fairshare._jit.register`):
-    the core's compiled functions call them, whichever key a state has."""
+    Registers the :mod:`fairalloc.fairshare` rules with numba (:func:`fairalloc.fairshare._jit.register`),
+    which the compiled queue operations call."""
     _fsjit.register()
     z = np.zeros((1, k))
     i1 = np.zeros(1, np.int64)
@@ -171,6 +174,8 @@ def _snap(qs, v):
 @jit(_nrt=False)
 def queue_take(qs, kind, u, d):
     """User u starts one task of demand d: its node's usage and its ancestors' (module docstring)."""
+    if qs is None:
+        return
     v = qs.node[u]
     if kind == _KUEUE or kind == _AFS:
         _add_kueue(v, d, qs.parent, qs.quota, qs.limit, qs.usage)
@@ -196,6 +201,8 @@ def queue_take(qs, kind, u, d):
 @jit(_nrt=False)
 def queue_submit(qs, kind, u, d, count):
     """User u submits ``count`` tasks of demand d (Volcano: its queue's request grows)."""
+    if qs is None:
+        return
     if kind == _VOLCANO or kind == _VOLCANO_DRF:
         p = qs.qpos[qs.home[u]]
         for r in range(d.shape[0]):
@@ -234,6 +241,8 @@ def volcano_session(qs, totals):
 @jit(_nrt=False)
 def queue_release(qs, kind, u, d, k):
     """k running tasks of demand d of user u end: the usage taken back (module docstring)."""
+    if qs is None:
+        return
     v = qs.node[u]
     if kind == _KUEUE or kind == _AFS:
         for _ in range(k):
@@ -255,6 +264,8 @@ def queue_release(qs, kind, u, d, k):
 @jit(_nrt=False)
 def queue_admits(qs, kind, u, d):
     """Whether the rule admits user u's head task of demand d now (module docstring)."""
+    if qs is None:
+        return True
     if kind == _KUEUE or kind == _AFS:
         q = qs.queue[u]
         for r in range(d.shape[0]):
@@ -267,6 +278,23 @@ def queue_admits(qs, kind, u, d):
         q = qs.home[u]
         return _allocatable(qs.usage[q], d, qs.deserved[qs.qpos[q]], qs.eps[0])
     return True
+
+
+@jit(_nrt=False)
+def queue_group(qs, u):
+    """The members of user u's queue: the span ``lo, hi`` of ``qs.members`` (0, 0 without queues)."""
+    if qs is None:                             # (np.int64: a literal return would type its callers' calls as literals)
+        return np.int64(0), np.int64(0)
+    q = qs.queue[u]
+    return qs.mptr[q], qs.mptr[q + 1]
+
+
+@jit(_nrt=False)
+def queue_member(qs, j):
+    """The j-th user of ``qs.members`` (:func:`queue_group`)."""
+    if qs is None:
+        return np.int64(-1)
+    return qs.members[j]
 
 
 # ---- ranked keys (Volcano with the DRF plugin): the queue order, recomputed at each change ---------------
@@ -446,6 +474,8 @@ def queue_session(qs, kind, totals, now):
     """At the start of a pass at ``now``: Volcano's deserved resources (:func:`volcano_session`), the ranked
     keys' queue order (:func:`rank_queues`) after a submission or an end, Kueue AFS's samples
     (:func:`_afs_session`). Returns whether every key must be recomputed."""
+    if qs is None:
+        return False
     if kind == _VOLCANO:
         return volcano_session(qs, totals)
     if kind == _VOLCANO_DRF:

@@ -443,6 +443,20 @@ def _put(a, b, m):
         b[i] = a[i]
 
 
+@jit(inline='always')
+def _carry(es, resv, li, lf, hend, hint, hs, es_to, resv_to, li_to, lf_to, hend_to, hint_to):
+    """The state the loop carries from one instant to the next (EASY's state, the reservations, the
+    loop's variables, the first ``hs`` completions) copied into the ``_to`` arrays (:func:`_batch_loop`
+    keeps it after the shared instants and restores it for each row)."""
+    E.copy(es, es_to)
+    _put(resv, resv_to, resv.shape[0])
+    _put(li, li_to, li.shape[0])
+    _put(lf, lf_to, lf.shape[0])
+    _put(hend, hend_to, hs)
+    for i in range(hs):
+        _put(hint[i], hint_to[i], 4)
+
+
 @jit(_nrt=False)
 def _batch_loop(arr_t, procs, dur, est, ranks, lo, capacity, backfill, scan, es, es0, st, runs, ts, out,
                 kill, end, killed, resv, resv0, user, ready, rem, started_r, rows, hend, hint, hend0, hint0,
@@ -471,22 +485,10 @@ def _batch_loop(arr_t, procs, dur, est, ranks, lo, capacity, backfill, scan, es,
           es, procs, est, ranks[0], resv, backfill, scan, True, ready, rem, started_r, rows, hend, hint,
           lp, lk, lm, lt0, lt1, lkill, li, lf, t0)             # the shared instants, before t0
     hs = li[_HSIZE]
-    E.copy(es, es0)
-    _put(resv, resv0, n)
-    _put(li, li0, li.shape[0])
-    _put(lf, lf0, lf.shape[0])
-    _put(hend, hend0, hs)
-    for i in range(hs):
-        _put(hint[i], hint0[i], 4)
+    _carry(es, resv, li, lf, hend, hint, hs, es0, resv0, li0, lf0, hend0, hint0)    # kept
     for p in range(ranks.shape[0]):
         if p > 0:
-            E.copy(es0, es)
-            _put(resv0, resv, n)
-            _put(li0, li, li.shape[0])
-            _put(lf0, lf, lf.shape[0])
-            _put(hend0, hend, hs)
-            for i in range(hs):
-                _put(hint0[i], hint[i], 4)
+            _carry(es0, resv0, li0, lf0, hend0, hint0, hs, es, resv, li, lf, hend, hint)  # restored
             _put(out[0], out[p], n)
             _list_all(arr_t, procs, est, ranks[p], es, ready, lo)
         _loop(RIGID, arr_t, dur, kill, out[p], end, killed, st, runs, ts, user, False, False,
