@@ -174,8 +174,8 @@ class OnlineSlotScheduler:
             self._h[i] = h
         ids = range(self._next_id, self._next_id + int(count))
         self._next_id += int(count)
-        job = self._register(i, d, h, ids)
-        self._pending[i].append([d, int(count), ids.start, h, slot, job])     # demand, count, next id, h, slot, job
+        self._register(i, d, h, ids)
+        self._pending[i].append([d, int(count), ids.start, h, slot])     # demand, count, next id, h, slot
         self._n_pending[i] += int(count)
         return ids
 
@@ -217,7 +217,8 @@ class OnlineSlotScheduler:
         if not bad.any():
             bad = self._task_server[t] < 0
         if bad.any() or np.unique(t).size < t.size:
-            which = t[bad][0] if bad.any() else t[np.flatnonzero(np.diff(np.sort(t)) == 0)[0]]
+            st = np.sort(t)
+            which = t[bad][0] if bad.any() else st[np.flatnonzero(np.diff(st) == 0)[0]]
             raise InvalidInstanceError(f"task={int(which)!r} is not running", argument="task", value=int(which))
         free = np.array(self.servers.free, dtype=float)
         _finish(t, self._task_server, self._task_job, self._job_user, self._job_demand, self._job_h, free,

@@ -60,7 +60,9 @@ A *static* mechanism divides one pool of resources among users with given demand
     the user with pending tasks whose dominant share of the slot's allocation *after* its next
     task, :math:`\max_r (a_{ir} + d_{ir}) / C_r / \omega_i` (:math:`C_r` cluster totals), is
     smallest (equal keys: the tie rule) gets a task if it fits in the pool; a user whose next task does
-    not fit is done for the slot. Realisation: the granted tasks, in grant order, go to the first
+    not fit is done for the slot. This is TV-TSF's Algorithm 2 loop with CDRF's key on a single
+    server, the pool (:func:`~fairalloc.scheduling.tvtsf.fill_slot_arrays`, the one compiled
+    implementation, with the grants from 0 as the usage and the cluster's totals). Realisation: the granted tasks, in grant order, go to the first
     eligible server where they fit (``server=`` rule, default first fit); a grant that fits on no
     eligible server does not start (the pool said it fits; the servers and placement disagree).
     Realisation (``realise=``): ``"eligible"`` (default) as just said; ``"blind"``: the grant goes to
