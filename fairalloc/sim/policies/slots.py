@@ -57,7 +57,6 @@ class _SlotLaunches(_Launches):
     def __init__(self) -> None:
         super().__init__()
         self._jobs = np.zeros(0, dtype=np.int64)
-        self._n = 0
 
     def add(self, job: int, ids: range) -> None:
         super().add(job, ids)
