@@ -13,6 +13,12 @@ The paper scale is ``--n-jobs 400 --slots 600`` (one cell takes minutes there). 
 the ``fairalloc`` Python imports here: set ``PYTHONPATH`` to an exported commit to measure that one
 while editing the worktree.
 
+``--one-process`` runs every cell of each checkout in turn in one process (the reference's, then this
+checkout's), as a worker of the reproduction does: the per-sample CPU seconds of
+``--scenario normal large25 large50 large80 --n-jobs 400 --slots 600``. Numba's work is paid once per
+process, in its first cell: the reference, exported afresh, compiles (a few CPU seconds); this
+checkout loads its cache when it is warm.
+
 Measured (issue 16, tvtsf16d: :class:`~fairalloc.scheduling.servers.FreeCapacity` keeps each
 demand's fit test and Algorithm 4's H; :func:`~fairalloc.exact.tsf_lp.divisible_tsf` does not ask LP 2
 about users whose answer is known) against 9416ad8, the commit of the stored samples 0-2, with
@@ -63,18 +69,29 @@ def child(scenario: str, policy: str, n_jobs: int, slots: int, seed: int) -> dic
     return {"cpu": cpu, "digest": digest}
 
 
+def child_all(scenarios: list, policies: list, n_jobs: int, slots: int, seeds: list) -> list:
+    """Every (seed, scenario, policy) cell in turn in this process: CPU seconds and digest of each."""
+    return [{"seed": seed, "scenario": sc, "policy": pol, **child(sc, pol, n_jobs, slots, seed)}
+            for seed in seeds for sc in scenarios for pol in policies]
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--ref", default="e281ff2", help="reference commit (issue 16 speed-up: its start)")
-    p.add_argument("--scenario", default="large50")
+    p.add_argument("--scenario", nargs="*", default=["large50"])
+    p.add_argument("--one-process", action="store_true",
+                   help="all cells of a checkout in one process (per-sample CPU seconds)")
     p.add_argument("--n-jobs", type=int, default=100)
     p.add_argument("--slots", type=int, default=150)
     p.add_argument("--seeds", type=int, nargs="*", default=[0])
     p.add_argument("--policies", nargs="*", default=list(POLICIES))
     p.add_argument("--_child", default="", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a._child == "*":
+        print(json.dumps(child_all(a.scenario, a.policies, a.n_jobs, a.slots, a.seeds)))
+        return
     if a._child:
-        print(json.dumps(child(a.scenario, a._child, a.n_jobs, a.slots, a.seeds[0])))
+        print(json.dumps(child(a.scenario[0], a._child, a.n_jobs, a.slots, a.seeds[0])))
         return
     from fairalloc.experiments.reproductions.tvtsf import data_dir
 
@@ -89,18 +106,34 @@ def main(argv=None) -> None:
                                  capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         envs = {"ref": {**env, "PYTHONPATH": tmp}, "new": env}
-        for seed in a.seeds:
-            for pol in a.policies:
+        if a.one_process:
+            out = {}
+            for which in ("ref", "new"):
+                args = [sys.executable, os.path.abspath(__file__), "--_child", "*", "--scenario", *a.scenario,
+                        "--n-jobs", str(a.n_jobs), "--slots", str(a.slots), "--seeds", *map(str, a.seeds),
+                        "--policies", *a.policies]
+                out[which] = json.loads(subprocess.run(args, check=True, capture_output=True, text=True,
+                                                       env=envs[which]).stdout)
+            for r, n in zip(out["ref"], out["new"]):
+                same = r["digest"] == n["digest"]
+                bad += not same
+                tot["ref"] += r["cpu"]
+                tot["new"] += n["cpu"]
+                print(f"{r['scenario']} {a.n_jobs}/{a.slots} seed {r['seed']} {r['policy']:<12} CPU {a.ref} "
+                      f"{r['cpu']:7.2f} s, this checkout {n['cpu']:7.2f} s, ratio {r['cpu'] / n['cpu']:.2f}  "
+                      f"{'same' if same else 'DIFFERENT'}", flush=True)
+        for seed in ([] if a.one_process else a.seeds):
+            for sc, pol in [(sc, pol) for sc in a.scenario for pol in a.policies]:
                 out = {}
                 for which in ("ref", "new"):
-                    args = [sys.executable, os.path.abspath(__file__), "--_child", pol, "--scenario", a.scenario,
+                    args = [sys.executable, os.path.abspath(__file__), "--_child", pol, "--scenario", sc,
                             "--n-jobs", str(a.n_jobs), "--slots", str(a.slots), "--seeds", str(seed)]
                     out[which] = json.loads(subprocess.run(args, check=True, capture_output=True, text=True,
                                                            env=envs[which]).stdout)
                     tot[which] += out[which]["cpu"]
                 same = out["ref"]["digest"] == out["new"]["digest"]
                 bad += not same
-                print(f"{a.scenario} {a.n_jobs}/{a.slots} seed {seed} {pol:<12} CPU {a.ref} "
+                print(f"{sc} {a.n_jobs}/{a.slots} seed {seed} {pol:<12} CPU {a.ref} "
                       f"{out['ref']['cpu']:7.2f} s, this checkout {out['new']['cpu']:7.2f} s, ratio "
                       f"{out['ref']['cpu'] / out['new']['cpu']:.2f}  {'same' if same else 'DIFFERENT'}", flush=True)
     print(f"all cells: {a.ref} {tot['ref']:.1f} CPU s, this checkout {tot['new']:.1f} CPU s, "

@@ -271,10 +271,6 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
     free = np.array([i for i in range(n) if E[i].any() and K[i] > 0], dtype=np.int64)
     if free.size == 0:
         return done(Status.OPTIMAL, "nothing to divide", 0, 0.0)
-    # capacity rows (server, resource) and demand rows (user): the same in every LP
-    cap = sp.coo_matrix((D[ui].ravel(), ((si[:, None] * k + np.arange(k)).ravel(), np.repeat(np.arange(nv), k))),
-                        shape=(m * k, nv)).tocsr()
-    dem = sp.coo_matrix((np.ones(nv), (ui, np.arange(nv))), shape=(n, nv)).tocsr()
     inv = 1.0 / (w[ui] * h[ui])          # s_i = sum of inv[j] x_j over user i's variables j
     ceiling = K / (w * h)                 # s_i <= ceiling_i, from X_i <= K_i
     base_b = np.concatenate([F.ravel(), K])
@@ -285,7 +281,10 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
 
     # the LPs' matrices are assembled from (row, column, value) triplets: the same entries as stacking
     # the blocks with scipy.sparse, without its per-block overhead (many LPs per call)
-    top = sp.vstack([cap, dem]).tocoo()                  # capacity and demand rows: the same in every LP
+    # capacity rows (server, resource) and demand rows (user): the same in every LP
+    top_row = np.concatenate([(si[:, None] * k + np.arange(k)).ravel(), m * k + ui])
+    top_col = np.concatenate([np.repeat(np.arange(nv), k), np.arange(nv)])
+    top_data = np.concatenate([D[ui].ravel(), np.ones(nv)])
     n_top = m * k + n
     row_start = np.searchsorted(ui, np.arange(n + 1))    # user u's variables: row_start[u]:row_start[u + 1]
 
@@ -298,7 +297,7 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
 
     def solve(c: np.ndarray, extra_a: list, extra_b: list, n_extra: int, hi_extra: float) -> tuple[Status, Any, str]:
         nonlocal n_solves, worst
-        rs, cs, vs, r0 = [top.row], [top.col], [top.data], n_top
+        rs, cs, vs, r0 = [top_row], [top_col], [top_data], n_top
         for rows, cols, vals, n_rows in extra_a:
             rs.append(rows + r0)
             cs.append(cols)

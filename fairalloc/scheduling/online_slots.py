@@ -45,10 +45,11 @@ import numpy as np
 from .. import shares
 from ..validation import require_choice
 from ..errors import InvalidInstanceError
+from .._jit import jit
 from ..model import Cluster, _placement, _weights
 from ._base import Start, check_submission
 from .servers import FreeCapacity
-from .tvtsf import DOMINANT_AFTER, POLICIES, RATIO, TIES, fill_slot
+from .tvtsf import DOMINANT_AFTER, POLICIES, RATIO, TIES, fill_slot_arrays
 
 __all__ = ["OnlineSlotScheduler"]
 
@@ -104,7 +105,14 @@ class OnlineSlotScheduler:
         self._started = np.zeros(n, dtype=np.int64)        # X_i
         self._inv_h_running = np.zeros(n)                  # sum over running tasks of 1 / h(d)
         self._n_running = np.zeros(n, dtype=np.int64)
-        self._running: dict[int, tuple[int, int, np.ndarray, float]] = {}
+        # running tasks: per task id its server (-1: not running) and its job (submission); per job
+        # its user, demand and 1 / h(d) (a finish subtracts the same values a start added)
+        self._task_server = np.full(0, -1, dtype=np.int64)
+        self._task_job = np.zeros(0, dtype=np.int64)
+        self._job_user = np.zeros(0, dtype=np.int64)
+        self._job_demand = np.zeros((0, cl.n_resources))
+        self._job_h = np.zeros(0)
+        self._n_jobs = 0
         self._h = np.full(n, np.nan)                       # monopoly count of the latest job's demand
         self._den = np.zeros(n)                            # sum_{tau <= _den_slot} w h(tau)
         self._den_slot = np.full(n, -1, dtype=np.int64)
@@ -166,23 +174,56 @@ class OnlineSlotScheduler:
             self._h[i] = h
         ids = range(self._next_id, self._next_id + int(count))
         self._next_id += int(count)
+        self._register(i, d, h, ids)
         self._pending[i].append([d, int(count), ids.start, h, slot])     # demand, count, next id, h, slot
         self._n_pending[i] += int(count)
         return ids
 
+    def _register(self, i: int, d: np.ndarray, h: float, ids: range) -> int:
+        """Record a job (user ``i``, demand ``d``, monopoly count ``h``, task ids ``ids``); its index."""
+        job = self._n_jobs
+        if job == self._job_user.size:                      # grow by doubling
+            size = max(16, 2 * job)
+            self._job_user = np.resize(self._job_user, size)
+            self._job_demand = np.resize(self._job_demand, (size, self._job_demand.shape[1]))
+            self._job_h = np.resize(self._job_h, size)
+        self._job_user[job] = i
+        self._job_demand[job] = d
+        self._job_h[job] = h
+        self._n_jobs += 1
+        if ids.stop > self._task_server.size:
+            size = max(ids.stop, 2 * self._task_server.size)
+            grown = np.full(size, -1, dtype=np.int64)
+            grown[:self._task_server.size] = self._task_server
+            self._task_server = grown
+            self._task_job = np.resize(self._task_job, size)
+        self._task_job[ids.start:ids.stop] = job
+        return job
+
+    def running_tasks(self) -> np.ndarray:
+        """Ids of the tasks running now (started and not finished), ascending."""
+        return np.flatnonzero(self._task_server >= 0)
+
     def finish(self, task: int) -> None:
         """Task ``task`` ended: free its capacity."""
-        try:
-            i, m, d, h = self._running.pop(task)
-        except KeyError:
-            raise InvalidInstanceError(f"task={task!r} is not running", argument="task", value=task) from None
-        self.servers.release(m, d)
-        self.usage[i] -= d
-        self._inv_h_running[i] -= 1.0 / h
-        self._n_running[i] -= 1
-        if self._n_running[i] == 0:                         # no round-off residue once nothing runs
-            self.usage[i] = 0.0
-            self._inv_h_running[i] = 0.0
+        self.finish_many([task])
+
+    def finish_many(self, tasks: Any) -> None:
+        """Tasks ``tasks`` ended, in this order: free their capacity (as :meth:`finish` one by one)."""
+        t = np.asarray(tasks, dtype=np.int64).ravel()
+        if t.size == 0:
+            return
+        bad = (t < 0) | (t >= self._task_server.size)
+        if not bad.any():
+            bad = self._task_server[t] < 0
+        if bad.any() or np.unique(t).size < t.size:
+            st = np.sort(t)
+            which = t[bad][0] if bad.any() else st[np.flatnonzero(np.diff(st) == 0)[0]]
+            raise InvalidInstanceError(f"task={int(which)!r} is not running", argument="task", value=int(which))
+        free = np.array(self.servers.free, dtype=float)
+        _finish(t, self._task_server, self._task_job, self._job_user, self._job_demand, self._job_h, free,
+                self.usage, self._inv_h_running, self._n_running)
+        self.servers.assign(free)
 
     def _begin_slot(self, slot: int) -> tuple[int, list[int]]:
         """Enter ``slot`` (> the last stepped slot): the slot as an int and the users with pending tasks,
@@ -199,36 +240,93 @@ class OnlineSlotScheduler:
 
     def step(self, slot: int) -> list[Start]:
         """Run Algorithm 2 for ``slot`` (> the last stepped slot): start tasks; return them in order."""
+        task, user, server = self.step_arrays(slot)
+        t = float(self.slot)
+        return [Start(a, i, m, t) for a, i, m in zip(task.tolist(), user.tolist(), server.tolist())]
+
+    def step_arrays(self, slot: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`step`, the starts as arrays ``(task, user, server)`` in order."""
         slot, active = self._begin_slot(slot)
-        out: list[Start] = []
         pending = self._pending
         by_wait = self.ties == "wait"
-
-        def start(i: int, m: int) -> None:
-            head = pending[i][0]
-            d = head[0]
-            task = head[2]
-            head[2] += 1
-            head[1] -= 1
-            if head[1] == 0:
-                pending[i].popleft()
-            self._n_pending[i] -= 1
-            self.usage[i] += d
-            self._started[i] += 1
-            self._inv_h_running[i] += 1.0 / head[3]
-            self._n_running[i] += 1
-            self._running[task] = (i, m, d, head[3])
-            out.append(Start(task, i, m, float(slot)))
-
         # each active user's pending jobs: demand, tasks left, the key's increment per start, tie
         tsf = self.policy == "tsf"
         jobs = {i: [(job[0], job[1], 1.0 / job[3] if tsf else 1.0, job[4] if by_wait else 0.0) for job in pending[i]]
                 for i in active}
         if self.policy == "cdrf":
-            self.rounds += fill_slot(self.servers, jobs, kind=DOMINANT_AFTER, usage=self.usage,
-                                     weights=self.weights, start=start)
+            f = fill_slot_arrays(self.servers, jobs, kind=DOMINANT_AFTER, usage=self.usage, weights=self.weights)
         else:      # tvtsf: X_i / den_i, + 1 per start; tsf: sum of 1/h over running tasks / w_i
             num, den = (self._inv_h_running, self.weights) if tsf else (self._started, self._den)
-            self.rounds += fill_slot(self.servers, jobs, kind=RATIO, num=num, den=den, start=start)
-        self._decisions += len(out)
-        return out
+            f = fill_slot_arrays(self.servers, jobs, kind=RATIO, num=num, den=den, usage=self.usage)
+        self.rounds += f.rounds
+        return self._record(f, jobs)
+
+    def _record(self, f: Any, jobs: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Bookkeeping of the starts of a :class:`~fairalloc.scheduling.tvtsf.SlotFill` over ``jobs``
+        (the pending jobs of the active users, in the order of ``self._pending``): task ids, queues,
+        counters; returns ``(task, user, server)``."""
+        user, server, pos = f.user, f.server, f.job
+        n = user.size
+        self._decisions += n
+        if n == 0:
+            return np.zeros(0, dtype=np.int64), user, server
+        # the job records of the fill's job positions, and each start's task id: the job's next id
+        # plus the number of earlier starts of the same job in this slot
+        first, rec = [], []
+        for i in jobs:
+            for job in self._pending[i]:
+                first.append(job[2])
+                rec.append(job)
+        first = np.asarray(first, dtype=np.int64)
+        order = np.argsort(pos, kind="stable")
+        sp = pos[order]
+        brk = np.r_[0, np.flatnonzero(sp[1:] != sp[:-1]) + 1]
+        rank = np.arange(n) - np.repeat(brk, np.diff(np.r_[brk, n]))
+        task = np.empty(n, dtype=np.int64)
+        task[order] = first[sp] + rank
+        # queues: each started job's next id and count; finished jobs leave their user's queue
+        counts = np.bincount(pos, minlength=len(rec))
+        for p in np.flatnonzero(counts).tolist():
+            job = rec[p]
+            job[1] -= int(counts[p])
+            job[2] += int(counts[p])
+        for i in set(user.tolist()):
+            q = self._pending[i]
+            while q and q[0][1] == 0:
+                q.popleft()
+        per_user = np.bincount(user, minlength=self.n_users)
+        self._n_pending -= per_user
+        self._started += per_user
+        self._n_running += per_user
+        self._task_server[task] = server
+        _add_inv_h(user, self._task_job[task], self._job_h, self._inv_h_running)
+        self.usage[...] = f.usage
+        return task, user, server
+
+
+@jit(_nrt=False)
+def _add_inv_h(user, job, job_h, inv_h):
+    """Per start in order, ``inv_h[user] += 1 / h`` of its job (the same additions as one at a time)."""
+    for a in range(user.shape[0]):
+        inv_h[user[a]] += 1.0 / job_h[job[a]]
+
+
+@jit(_nrt=False)
+def _finish(tasks, task_server, task_job, job_user, job_demand, job_h, free, usage, inv_h, n_running):
+    """Per finished task in order: its capacity back on its server, its user's usage, 1 / h and
+    running count down (usage and 1 / h reset to 0 when the user runs nothing: no round-off residue)."""
+    for a in range(tasks.shape[0]):
+        t = tasks[a]
+        m = task_server[t]
+        job = task_job[t]
+        i = job_user[job]
+        for r in range(free.shape[1]):
+            free[m, r] += job_demand[job, r]
+            usage[i, r] -= job_demand[job, r]
+        inv_h[i] -= 1.0 / job_h[job]
+        n_running[i] -= 1
+        if n_running[i] == 0:
+            for r in range(free.shape[1]):
+                usage[i, r] = 0.0
+            inv_h[i] = 0.0
+        task_server[t] = -1

@@ -321,6 +321,14 @@ class FreeCapacity:
             else:
                 self._free[server] += np.asarray(demand, dtype=float) * count
 
+    def assign(self, free: np.ndarray) -> None:
+        """Set the free capacity to ``free`` (M, K): what a compiled loop left after taking tasks in the
+        same order (:func:`fairalloc.scheduling.tvtsf.fill_slot_arrays`), the values :meth:`take` would leave."""
+        if self._row is not None:
+            self._row = np.asarray(free, dtype=float)[0].tolist()
+        else:
+            self._free[...] = free
+
     def free_row(self, server: int) -> list:
         """Free capacity of one server as a list of floats (read it, do not modify it)."""
         return self._row if self._row is not None else self._free[server].tolist()

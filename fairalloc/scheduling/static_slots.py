@@ -60,7 +60,9 @@ A *static* mechanism divides one pool of resources among users with given demand
     the user with pending tasks whose dominant share of the slot's allocation *after* its next
     task, :math:`\max_r (a_{ir} + d_{ir}) / C_r / \omega_i` (:math:`C_r` cluster totals), is
     smallest (equal keys: the tie rule) gets a task if it fits in the pool; a user whose next task does
-    not fit is done for the slot. Realisation: the granted tasks, in grant order, go to the first
+    not fit is done for the slot. This is TV-TSF's Algorithm 2 loop with CDRF's key on a single
+    server, the pool (:func:`~fairalloc.scheduling.tvtsf.fill_slot_arrays`, the one compiled
+    implementation, with the grants from 0 as the usage and the cluster's totals). Realisation: the granted tasks, in grant order, go to the first
     eligible server where they fit (``server=`` rule, default first fit); a grant that fits on no
     eligible server does not start (the pool said it fits; the servers and placement disagree).
     Realisation (``realise=``): ``"eligible"`` (default) as just said; ``"blind"``: the grant goes to
@@ -85,18 +87,20 @@ References
 
 from __future__ import annotations
 
-import heapq
 from typing import Any
 
 import numpy as np
 
 from .. import shares
+from .._jit import jit
 from ..exact.tsf_lp import divisible_tsf
 from ..result import SOLUTION_PRESENT, Status
 from ..validation import require_choice
 from ..errors import InvalidInstanceError, SolverError
 from ._base import Start
 from .online_slots import OnlineSlotScheduler
+from .servers import FreeCapacity, find_server
+from .tvtsf import _EPS, DOMINANT_AFTER, SlotFill, fill_slot_arrays
 
 __all__ = ["StaticSlotScheduler", "STATIC_MECHANISMS", "TSF_ROUNDINGS", "CDRF_REALISATIONS"]
 
@@ -180,7 +184,7 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         sees the same free capacity and the same users, so a static mechanism starts nothing again
         until a task arrives (a deadlock when none will). The default readings start a task whenever
         one fits on an empty cluster; the floors and the placement-blind CDRF need not."""
-        return self._last_started == 0 and not self._running and self.has_pending
+        return self._last_started == 0 and not self._n_running.any() and self.has_pending
 
     def _tie(self, i: int) -> int:
         """Tie value of user ``i`` (smaller first, then the index): its head job's submission slot."""
@@ -200,50 +204,71 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         self._started[i] += 1
         self._inv_h_running[i] += 1.0 / head[3]
         self._n_running[i] += 1
-        self._running[task] = (i, m, d, head[3])
+        self._task_server[task] = m
         return Start(task, i, m, float(slot))
 
     def step(self, slot: int) -> list[Start]:
         """One static allocation of the free capacity at ``slot``, realised as task starts."""
-        slot, active = self._begin_slot(slot)
-        out = self._tsf(active, slot) if self.mechanism == "tsf-static" else self._cdrf(active, slot)
-        self._decisions += len(out)
-        self._last_started = len(out)
-        return out
+        task, user, server = self.step_arrays(slot)
+        t = float(self.slot)
+        return [Start(a, i, m, t) for a, i, m in zip(task.tolist(), user.tolist(), server.tolist())]
 
-    def _cdrf(self, active: list[int], slot: int) -> list[Start]:
-        # pool, grants and keys as lists of floats: the same IEEE additions, subtractions and
-        # divisions as on arrays, without NumPy's overhead on a K-vector once per grant
-        pool = self.servers.free.sum(axis=0).tolist()
-        totals = self.totals.tolist()
-        heads = {i: self._pending[i][0][0].tolist() for i in active}     # head job's demand
-        grant = {i: [0.0] * len(totals) for i in active}
-        left = {i: self._pending[i][0][1] for i in active}     # head job's pending tasks
-        # only the granted user's key changes: a heap of (key, tie, index), the granted user pushed back
-        heap = [(self._cdrf_key(grant[i], heads[i], totals, i), self._tie(i), i) for i in active]
-        heapq.heapify(heap)
-        order: list[int] = []
-        while heap:
-            _, tie, i = heapq.heappop(heap)
-            self.rounds += 1
-            d = heads[i]
-            if shares.task_fits(pool, d):
-                pool = [p - x for p, x in zip(pool, d)]
-                grant[i] = [g + x for g, x in zip(grant[i], d)]
-                order.append(i)
-                left[i] -= 1
-                if left[i]:
-                    heapq.heappush(heap, (self._cdrf_key(grant[i], d, totals, i), tie, i))
-        out = []
-        self.granted += len(order)
-        blind = self.realise == "blind"
-        for i in order:
-            m = self._blind_server(i) if blind else self.servers.find(i, self._pending[i][0][0])
-            if m < 0:
-                self.unrealised += 1
-                continue
-            out.append(self._start(i, m, slot))
-        return out
+    def step_arrays(self, slot: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`step`, the starts as arrays ``(task, user, server)`` in order."""
+        slot, active = self._begin_slot(slot)
+        if self.mechanism == "tsf-static":
+            task, user, server = self._tsf(active, slot)
+        else:
+            task, user, server = self._cdrf(active, slot)
+        self._last_started = task.size
+        return task, user, server
+
+    def _cdrf(self, active: list[int], slot: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        empty = np.zeros(0, dtype=np.int64)
+        if not active:
+            return empty, empty, empty
+        # the grants: Algorithm 2's loop (fill_slot_arrays) on one pool, the sum of the free
+        # capacities, each user asking for its head job's tasks, keyed by the weighted dominant share
+        # of its slot's grants after the next task (grants from 0; shares of the cluster's totals)
+        k = self.totals.size
+        pool = FreeCapacity(self.servers.free.sum(axis=0)[None, :], np.ones((self.n_users, 1), dtype=bool),
+                            "first_fit")
+        jobs = {i: [(self._pending[i][0][0], self._pending[i][0][1], 1.0, self._tie(i))] for i in active}
+        f = fill_slot_arrays(pool, jobs, kind=DOMINANT_AFTER, usage=np.zeros((self.n_users, k)),
+                             weights=self.weights, totals=self.totals)
+        self.rounds += f.rounds
+        order = f.user
+        self.granted += order.size
+        if self.realise == "blind" or self.servers.rule_id < 0:
+            out = []
+            for i in order.tolist():
+                m = self._blind_server(i) if self.realise == "blind" else self.servers.find(i, self._pending[i][0][0])
+                if m < 0:
+                    self.unrealised += 1
+                    continue
+                out.append(self._start(i, m, slot))
+            self._decisions += len(out)
+            return (np.array([st.task for st in out], dtype=np.int64), np.array([st.user for st in out], dtype=np.int64),
+                    np.array([st.server for st in out], dtype=np.int64))
+        # realisation: each grant, in grant order, on the server the rule picks among the eligible ones
+        # where it fits (compiled: FreeCapacity.find's rule, one task taken at a time)
+        demand = np.zeros((self.n_users, k))
+        pos = np.zeros(self.n_users, dtype=np.int64)      # each user's head job among the active users' jobs
+        p = 0
+        for i in active:
+            demand[i] = self._pending[i][0][0]
+            pos[i] = p
+            p += len(self._pending[i])
+        free = np.array(self.servers.free, dtype=float)
+        usage = self.usage.copy()
+        ms = np.empty(order.size, dtype=np.int64)
+        _realise(order, demand, free, self.placement, self.servers.rule_id, self.servers.totals, _EPS,
+                 np.zeros(k), usage, ms)
+        self.servers.assign(free)
+        ok = ms >= 0
+        self.unrealised += int(order.size - ok.sum())
+        user = order[ok]
+        return self._record(SlotFill(0, user, ms[ok], pos[user], None, usage), dict.fromkeys(active))
 
     def _blind_server(self, i: int) -> int:
         """``realise="blind"``: the first server where user ``i``'s head task fits, placement ignored;
@@ -254,13 +279,10 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         m = int(np.argmax(ok))
         return m if self.placement[i, m] else -1
 
-    def _cdrf_key(self, grant: list, demand: list, totals: list, i: int) -> float:
-        """CDRF's key of user ``i``: its weighted dominant share of the slot's grants after its next task."""
-        return float(shares.dominant_share_after_one(grant, demand, totals, self.weights[i]))
-
-    def _tsf(self, active: list[int], slot: int) -> list[Start]:
+    def _tsf(self, active: list[int], slot: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if not active:
-            return []
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty
         D = np.array([self._pending[i][0][0] for i in active])
         K = np.array([self._pending[i][0][1] for i in active], dtype=float)
         h = np.array([self._pending[i][0][3] for i in active])
@@ -276,29 +298,66 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         x = r.tasks
         self.lp_tasks += float(x.sum())
         self.rounds += 1
-        out = []
         base = np.floor(x + 1e-9)
         frac = x - base
-        for a, i in enumerate(active):
-            for m in np.flatnonzero(base[a] > 0):
-                for _ in range(int(base[a, m])):
-                    if not self._n_pending[i] or shares.tasks_that_fit_one(self.servers.free[m], D[a]) < 1:
-                        break
-                    out.append(self._start(i, int(m), slot))
-        if self.rounding == "floor_server":
-            return out
         if self.rounding == "floor_user":
-            return out + self._floor_user(active, x, base, frac, D, slot, out)
-        # largest remainder: one more task on the pairs with the largest fractional parts
-        # (a user whose every pending task started on the floors has no remainder to place: the LP's
-        # x may exceed its task count by the solver's feasibility tolerance, HiGHS 1e-7)
-        pairs = [(-frac[a, m], self._tie(i), i, int(m), a) for a, i in enumerate(active) if self._n_pending[i]
-                 for m in np.flatnonzero(frac[a] > 1e-9)]
-        for _, _, i, m, a in sorted(pairs):
-            if self._n_pending[i] and np.array_equal(self._pending[i][0][0], D[a]) \
-                    and shares.tasks_that_fit_one(self.servers.free[m], D[a]) >= 1:
-                out.append(self._start(i, m, slot))
-        return out
+            out = []
+            for a, i in enumerate(active):
+                for m in np.flatnonzero(base[a] > 0):
+                    for _ in range(int(base[a, m])):
+                        if not self._n_pending[i] or shares.tasks_that_fit_one(self.servers.free[m], D[a]) < 1:
+                            break
+                        out.append(self._start(i, int(m), slot))
+            out = out + self._floor_user(active, x, base, frac, D, slot, out)
+            self._decisions += len(out)
+            return (np.array([st.task for st in out], dtype=np.int64), np.array([st.user for st in out], dtype=np.int64),
+                    np.array([st.server for st in out], dtype=np.int64))
+        # per active user: its head job's position among the active users' pending jobs, and the tasks
+        # that can start with the head's demand: the head's, then those of the following jobs of the
+        # same demand (a start takes the head task; a remainder starts only while the head's demand
+        # is the one the LP divided)
+        n_act = len(active)
+        pos = np.zeros(n_act, dtype=np.int64)
+        avail = np.zeros(n_act, dtype=np.int64)
+        head = np.zeros(n_act, dtype=np.int64)
+        p = 0
+        for a, i in enumerate(active):
+            q = self._pending[i]
+            pos[a] = p
+            head[a] = q[0][1]
+            p += len(q)
+            c = 0
+            for job in q:
+                if c and not np.array_equal(job[0], D[a]):
+                    break
+                c += job[1]
+            avail[a] = c
+        # the floors first, users in order, servers ascending; then (largest remainder) one more task on
+        # the pairs by decreasing fractional part, equal parts by the tie rule, the user, the server
+        if self.rounding == "largest_remainder":
+            pa, pm = np.nonzero(frac > 1e-9)
+            tie = np.array([self._tie(i) for i in active], dtype=float)
+            act = np.asarray(active, dtype=np.int64)
+            o = np.lexsort((pm, act[pa], tie[pa], -frac[pa, pm]))
+            pa, pm = pa[o], pm[o]
+        else:
+            pa = pm = np.zeros(0, dtype=np.int64)
+        free = np.array(self.servers.free, dtype=float)
+        usage = self.usage.copy()
+        out_a = np.empty(int(avail.sum()), dtype=np.int64)
+        out_m = np.empty_like(out_a)
+        n = _round(base.astype(np.int64), D, avail, pa, pm, np.asarray(active, dtype=np.int64), free, usage, _EPS,
+                   out_a, out_m)
+        self.servers.assign(free)
+        out_a, out_m = out_a[:n], out_m[:n]
+        # each start's job position: the head's, past it for the starts beyond the head's tasks
+        job = pos[out_a]
+        for a in np.flatnonzero(np.bincount(out_a, minlength=n_act) > head).tolist():
+            q = self._pending[active[a]]
+            idx = np.flatnonzero(out_a == a)
+            job[idx] = pos[a] + np.searchsorted(np.cumsum([jb[1] for jb in q]), np.arange(idx.size), side="right")
+        user = np.asarray(active, dtype=np.int64)[out_a]
+        return self._record(SlotFill(0, user, out_m, job, None, usage), dict.fromkeys(active))
 
     def _floor_user(self, active: list[int], x: np.ndarray, base: np.ndarray, frac: np.ndarray, D: np.ndarray,
                     slot: int, started: list[Start]) -> list[Start]:
@@ -317,3 +376,54 @@ class StaticSlotScheduler(OnlineSlotScheduler):
                     out.append(self._start(i, m, slot))
                     left -= 1
         return out
+
+
+@jit(_nrt=False)
+def _realise(users, demand, free, placement, rule, totals, eps, scratch, usage, out_server):
+    """Per grant in order: the server of ``rule`` for one task of ``demand[i]`` (:func:`find_server`;
+    -1: none), its capacity taken and the user's usage grown there."""
+    for a in range(users.shape[0]):
+        i = users[a]
+        m = find_server(free, demand[i], placement[i], rule, totals, eps, scratch)
+        out_server[a] = m
+        if m >= 0:
+            for r in range(free.shape[1]):
+                free[m, r] -= demand[i, r]
+                usage[i, r] += demand[i, r]
+
+
+_fits = jit(shares.task_fits_row)
+
+
+@jit(_nrt=False)
+def _round(base, demand, avail, pa, pm, users, free, usage, eps, out_a, out_m):
+    """The static TSF's realisation: per active user ``a`` (in order) and server ``m`` (ascending),
+    ``base[a, m]`` tasks while the user has tasks (``avail``) and one fits (:func:`fairalloc.shares.task_fits_row`);
+    then one task on each pair ``(pa, pm)`` in that order under the same conditions. Each start takes its
+    capacity and grows the user's usage; returns the number of starts (``out_a``, ``out_m``)."""
+    n = 0
+    for a in range(base.shape[0]):
+        for m in range(base.shape[1]):
+            for _ in range(base[a, m]):
+                if avail[a] == 0 or not _fits(free[m], demand[a], eps):
+                    break
+                n = _take(a, m, demand, avail, users, free, usage, out_a, out_m, n)
+    for p in range(pa.shape[0]):
+        a = pa[p]
+        m = pm[p]
+        if avail[a] > 0 and _fits(free[m], demand[a], eps):
+            n = _take(a, m, demand, avail, users, free, usage, out_a, out_m, n)
+    return n
+
+
+@jit(_nrt=False)
+def _take(a, m, demand, avail, users, free, usage, out_a, out_m, n):
+    """One start of active user ``a`` on server ``m`` (:func:`_round`); the new number of starts."""
+    i = users[a]
+    for r in range(free.shape[1]):
+        free[m, r] -= demand[a, r]
+        usage[i, r] += demand[a, r]
+    avail[a] -= 1
+    out_a[n] = a
+    out_m[n] = m
+    return n + 1

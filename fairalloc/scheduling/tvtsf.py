@@ -72,7 +72,8 @@ from .._jit import jit
 from ..tolerance import FLOOR_EPS
 from .servers import FreeCapacity, find_server
 
-__all__ = ["SlotStart", "SlotScheduler", "slotted_greedy", "tvtsf_greedy", "fill_slot", "POLICIES", "TIES"]
+__all__ = ["SlotStart", "SlotScheduler", "slotted_greedy", "tvtsf_greedy", "fill_slot", "fill_slot_arrays", "SlotFill",
+           "POLICIES", "TIES"]
 
 logger = logging.getLogger(__name__)
 
@@ -194,9 +195,8 @@ def _fill_slot(free, placement, rule, totals, eps, scratch, row, kind, num, den,
         n += 1
         if kind == RATIO:
             num[i] += jinc[job]
-        else:
-            for r in range(free.shape[1]):
-                usage[i, r] += jd[job, r]
+        for r in range(free.shape[1]):
+            usage[i, r] += jd[job, r]
         jn[job] -= 1
         if jn[job] == 0:
             head[i] = job + 1
@@ -213,10 +213,11 @@ def fill_slot(servers: FreeCapacity, jobs: dict, *, kind: int, start: Callable[[
 
     Repeatedly the active user with the smallest ``(key, tie, user)`` gets one task of its head job
     on the server the rule chooses (``servers``' rule; Algorithm 4 by default); the capacity is taken
-    and ``start(i, m)`` records the start. A user whose head task fits on no eligible server is
+    and ``start(i, m)`` records the start (called for every start in order, once the slot is filled). A user whose head task fits on no eligible server is
     frozen for the rest of the slot (capacities only decrease within a slot); a user whose jobs are
     all started leaves. The loop is compiled (:func:`_fill_slot`, the one implementation); a server
     rule given as a Python callable is asked between compiled steps (the loop resumes with its answer).
+    :func:`fill_slot_arrays` is the same loop returning the starts as arrays, without a callback.
 
     Parameters
     ----------
@@ -261,6 +262,57 @@ def fill_slot(servers: FreeCapacity, jobs: dict, *, kind: int, start: Callable[[
     >>> fill_slot(servers, jobs, kind=RATIO, num=[0.0, 0.0], den=[1.0, 1.0], start=start), started
     (5, [2, 1])
     """
+    f = fill_slot_arrays(servers, jobs, kind=kind, num=num, den=den, usage=usage, weights=weights)
+    for i, m in zip(f.user.tolist(), f.server.tolist()):
+        start(i, m)
+    return f.rounds
+
+
+class SlotFill(NamedTuple):
+    """What :func:`fill_slot_arrays` did in one slot: the starts in order and the state they left.
+
+    Attributes
+    ----------
+    rounds : int
+        Users popped (frozen ones included).
+    user, server, job : ndarray of int64
+        Per start, in order: the user, the server, the job (its position in ``jobs``, users in the
+        dict's order, each user's jobs in queue order).
+    num : ndarray (N,)
+        ``num`` after the starts (:data:`RATIO`: grown by each start's increment).
+    usage : ndarray (N, K)
+        ``usage`` after the starts (grown by each start's demand, one start at a time).
+    """
+
+    rounds: int
+    user: np.ndarray
+    server: np.ndarray
+    job: np.ndarray
+    num: np.ndarray
+    usage: np.ndarray
+
+
+def fill_slot_arrays(servers: FreeCapacity, jobs: dict, *, kind: int, num: Any = None, den: Any = None,
+                     usage: Any = None, weights: Any = None, totals: Any = None) -> SlotFill:
+    """:func:`fill_slot` (the same compiled loop, :func:`_fill_slot`) returning the starts as arrays.
+
+    ``servers``' free capacity is left as the starts leave it (the compiled loop's own subtractions, in
+    the order of the starts: the values :meth:`~FreeCapacity.take` would leave); ``num`` and ``usage``
+    are copied, the copies returned in the :class:`SlotFill`. ``totals`` (default ``servers.totals``)
+    are the :data:`DOMINANT_AFTER` key's :math:`C_r` (a pool of free capacity keyed by the cluster's totals).
+
+    Examples
+    --------
+    :func:`fill_slot`'s example: starts of users 0, 1, 0 on the one pool, 5 rounds:
+
+    >>> import numpy as np
+    >>> from fairalloc.scheduling import FreeCapacity
+    >>> servers = FreeCapacity(np.array([[3.0, 3.0]]), np.ones((2, 1), dtype=bool))
+    >>> jobs = {i: [(np.array([1.0, 1.0]), 10, 1.0, 0.0)] for i in (0, 1)}
+    >>> f = fill_slot_arrays(servers, jobs, kind=RATIO, num=[0.0, 0.0], den=[1.0, 1.0])
+    >>> f.rounds, f.user.tolist(), f.num.tolist(), servers.free.tolist()
+    (5, [0, 1, 0], [2.0, 1.0], [[0.0, 0.0]])
+    """
     users = np.fromiter(jobs, dtype=np.int64, count=len(jobs))
     n_users = servers.placement.shape[0]
     k = servers.capacity.shape[1]
@@ -286,6 +338,7 @@ def fill_slot(servers: FreeCapacity, jobs: dict, *, kind: int, start: Callable[[
     den = np.ones(n_users) if den is None else np.asarray(den, dtype=float)
     usage = np.zeros((n_users, k)) if usage is None else np.array(usage, dtype=float)
     weights = np.ones(n_users) if weights is None else np.asarray(weights, dtype=float)
+    totals = servers.totals if totals is None else np.asarray(totals, dtype=float)
     free = np.array(servers.free, dtype=float)
     hk, ht, hu = np.empty(users.size + 1), np.empty(users.size + 1), np.empty(users.size + 1, dtype=np.int64)
     out_user = np.empty(total, dtype=np.int64)
@@ -295,17 +348,13 @@ def fill_slot(servers: FreeCapacity, jobs: dict, *, kind: int, start: Callable[[
     rule = servers.rule_id
     scratch = np.zeros(k)
     placement = np.asarray(servers.placement, dtype=bool)
-    done = 0
     while True:
-        _fill_slot(free, placement, rule, servers.totals, _EPS, scratch, np.zeros(k), kind, num, den, usage, weights,
+        _fill_slot(free, placement, rule, totals, _EPS, scratch, np.zeros(k), kind, num, den, usage, weights,
                    users, head, last, jd, jn, jinc, jtie, hk, ht, hu, state, out_user, out_server, out_job)
-        for i, m, job in zip(out_user[done:state[2]].tolist(), out_server[done:state[2]].tolist(),
-                             out_job[done:state[2]].tolist()):
-            servers.take(m, jd[job])
-            start(i, m)
-        done = int(state[2])
+        servers.assign(free)
         if state[3] < 0:
-            return int(state[1])
+            n = int(state[2])
+            return SlotFill(int(state[1]), out_user[:n], out_server[:n], out_job[:n], num, usage)
         i = int(state[3])
         state[4] = servers.find(i, jd[head[i]])
 

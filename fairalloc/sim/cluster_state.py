@@ -249,6 +249,8 @@ class Servers(ClusterState):
                                        value=self.placement.shape)
         self.demand = np.zeros((0, self.n_resources))
         self._dlist: list = []
+        self._drows: list = []
+        self._allowed: list | None = None
         self.user = np.zeros(0, dtype=np.int64)
         self._make_pool(1 if self.placement is None else self.placement.shape[0])
 
@@ -272,6 +274,7 @@ class Servers(ClusterState):
                 f"the cluster {self.n_resources}", argument="capacity", value=self.capacities.shape)
         self.demand = res
         self._dlist = res.tolist()          # per-job demands as floats (allocate / release per launch)
+        self._drows = list(res)              # and as rows (a server's free capacity is an array row)
         self.user = workload.user
         n_users = int(workload.user.max()) + 1 if len(workload) else 1
         if self.placement is not None and len(workload) and n_users > self.placement.shape[0]:
@@ -279,6 +282,9 @@ class Servers(ClusterState):
                                        f"{int(workload.user.max())} appears", argument="placement",
                                        value=self.placement.shape)
         self._make_pool(n_users)
+        # each job's placement row as a list of bools (one look-up per launch)
+        rows = None if self.placement is None else self.placement.tolist()
+        self._allowed = None if rows is None else [rows[u] for u in workload.user.tolist()]
 
     def allowed(self, job: int, server: int) -> bool:
         return self.placement is None or bool(self.placement[self.user[job], server])
@@ -320,18 +326,18 @@ class Servers(ClusterState):
     def allocate(self, job: int, tasks: int, server: int) -> None:
         if not (0 <= server < self.n_servers):
             raise SimulationError(f"server {server} does not exist ({self.n_servers} servers)")
-        if not self.allowed(job, server):
+        if self._allowed is not None and not self._allowed[job][server]:
             raise SimulationError(f"job {job} (user {self.user[job]}) may not run on server {server}")
         d = self._dlist[job]
         row = self.pool.free_row(server)
         if shares.tasks_that_fit_one(row, d) < tasks:
             raise SimulationError(f"{tasks} task(s) of job {job} need {[x * tasks for x in d]} on server "
                                   f"{server}; free {row}")
-        self.pool.take(server, d if self.pool.one_pool else self.demand[job], tasks)
+        self.pool.take(server, d if self.pool.one_pool else self._drows[job], tasks)
 
     def release(self, job: int, tasks: int, server: int) -> None:
         pool = self.pool
-        pool.release(server, self._dlist[job] if pool.one_pool else self.demand[job], tasks)
+        pool.release(server, self._dlist[job] if pool.one_pool else self._drows[job], tasks)
 
     def usage(self) -> np.ndarray:
         return (self.capacities - self.pool.free).sum(axis=0)

@@ -51,6 +51,41 @@ from .tasks import _check_workload, _Launches, _n_users
 __all__ = ["SlotPolicy", "StaticSlotPolicy"]
 
 
+class _SlotLaunches(_Launches):
+    """:class:`_Launches` with the task -> job map also as an array, to group a slot's starts at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._jobs = np.zeros(0, dtype=np.int64)
+
+    def add(self, job: int, ids: range) -> None:
+        super().add(job, ids)
+        if ids.stop > self._jobs.size:
+            self._jobs = np.resize(self._jobs, max(ids.stop, 2 * self._jobs.size))
+        self._jobs[ids.start:ids.stop] = job
+
+    def group_arrays(self, tasks: np.ndarray, servers: np.ndarray) -> list[tuple[int, int, int]]:
+        """:meth:`_Launches.group` of starts given as arrays (task ids, servers), in order: runs of
+        consecutive starts of one job on one server are one launch."""
+        n = tasks.size
+        if n == 0:
+            return []
+        jobs = self._jobs[tasks]
+        cut = np.flatnonzero((jobs[1:] != jobs[:-1]) | (servers[1:] != servers[:-1])) + 1
+        first = np.r_[0, cut]
+        counts = np.diff(np.r_[first, n]).tolist()
+        out = list(zip(jobs[first].tolist(), counts, servers[first].tolist()))
+        running = self.running
+        tl = tasks.tolist()
+        for (j, k, s), a in zip(out, first.tolist()):
+            lst = running.get((j, s))
+            if lst is None:
+                running[(j, s)] = tl[a:a + k]
+            else:
+                lst.extend(tl[a:a + k])
+        return out
+
+
 class SlotPolicy(Policy):
     """A slotted task scheduler (``tvtsf``; ``tsf`` / ``cdrf`` baselines) as a simulator policy.
 
@@ -109,7 +144,8 @@ class SlotPolicy(Policy):
         self._user = wl.user.tolist()
         self._tasks = wl.tasks.tolist()
         self._demand = wl.resources
-        self._launches = _Launches()
+        self._launches = _SlotLaunches()
+        self._ended: list[int] = []
 
     def _boundary(self, now: float) -> int:
         """Index of the first slot boundary at or after ``now``."""
@@ -122,14 +158,21 @@ class SlotPolicy(Policy):
         self._launches.add(job, ids)
 
     def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
-        for task in self._launches.finished(job, tasks, server):
-            self.scheduler.finish(task)
+        # the scheduler frees them, in the order of the engine's completions, before the next decision
+        self._ended.extend(self._launches.finished(job, tasks, server))
+
+    def _release(self) -> None:
+        if self._ended:
+            self.scheduler.finish_many(self._ended)
+            self._ended = []
 
     def schedule(self, now: float) -> list[tuple[int, int, int]]:
+        self._release()
         k = self._boundary(now)
         if k * self.slot != now or k <= self.scheduler.slot or not self.scheduler.has_pending:
             return []
-        return self._launches.group(self.scheduler.step(k))
+        task, _, server = self.scheduler.step_arrays(k)
+        return self._launches.group_arrays(task, server)
 
     def next_wakeup(self, now: float) -> float | None:
         if not self.scheduler.has_pending:

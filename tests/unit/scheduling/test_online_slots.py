@@ -61,3 +61,27 @@ def test_bad_input():
         s.finish(5)
     with pytest.raises(InvalidInstanceError, match="policy='fifo'"):
         OnlineSlotScheduler([[1.0]], n_users=1, policy="fifo")
+
+
+def test_finish_many_frees_in_order_and_refuses_what_does_not_run():
+    # Two servers <2, 2> and <1, 1>, first fit, user 0 submits 3 unit tasks <1, 1> (ids 0, 1, 2): two
+    # start on server 0, one on server 1 (by hand: first fit fills server 0, then server 1).
+    s = OnlineSlotScheduler([[2.0, 2.0], [1.0, 1.0]], n_users=1, server="first_fit")
+    ids = s.submit(0, [1.0, 1.0], 3, slot=0)
+    assert [(st.task, st.server) for st in s.step(0)] == [(0, 0), (1, 0), (2, 1)]
+    assert s.running_tasks().tolist() == list(ids)
+    assert s.usage.tolist() == [[3.0, 3.0]]
+    # tasks 2 and 0 end: server 1 is empty again, server 0 holds task 1; usage 1 task
+    s.finish_many([2, 0])
+    assert s.servers.free.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert s.running_tasks().tolist() == [1]
+    assert s.usage.tolist() == [[1.0, 1.0]]
+    with pytest.raises(InvalidInstanceError, match="task=0 is not running"):
+        s.finish_many([1, 0])
+    with pytest.raises(InvalidInstanceError, match="task=1 is not running"):
+        s.finish_many([1, 1])                   # one task cannot end twice
+    with pytest.raises(InvalidInstanceError, match="task=7 is not running"):
+        s.finish(7)
+    assert s.running_tasks().tolist() == [1]    # a refused call frees nothing
+    s.finish(1)
+    assert s.servers.free.tolist() == [[2.0, 2.0], [1.0, 1.0]] and s.usage.tolist() == [[0.0, 0.0]]

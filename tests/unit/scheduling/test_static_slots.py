@@ -63,7 +63,7 @@ def _tie_case(mechanism, ties):
     s.submit(0, [1, 1], 1, slot=0)
     s.submit(2, [1, 1], 1, slot=0)
     first = [a.user for a in s.step(0)]
-    for a in list(s._running):
+    for a in s.running_tasks().tolist():
         s.finish(a)
     s.submit(1, [1, 1], 1, slot=1)
     return first, [a.user for a in s.step(1)]
