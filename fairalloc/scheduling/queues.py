@@ -761,7 +761,7 @@ def _rank_arrays(hdrf: Any, home: np.ndarray, g: int, k: int, n: int) -> dict:
     for i, p in enumerate(paths):
         pa[i, :len(p)] = p
     out.update(hptr=hdrf.child_ptr, hch=hdrf.children if len(hdrf.children) else np.zeros(1, np.int64),
-               hpre=hdrf.preorder, hleaf=np.asarray(t.is_user, dtype=np.bool_), hw=np.asarray(hdrf.weight, dtype=float),
+               hpre=hdrf.preorder, hleaf=np.array(t.is_user, dtype=np.bool_), hw=np.asarray(hdrf.weight, dtype=float),
                hpend=np.zeros((g, k)), hreq=np.zeros((g, k)), halloc=np.zeros((g, k)), hshare=np.zeros(g),
                hsat=np.zeros(g, np.bool_), paths=pa, plen=np.array([len(p) for p in paths], np.int64))
     return out
