@@ -51,41 +51,6 @@ from .tasks import _check_workload, _Launches, _n_users
 __all__ = ["SlotPolicy", "StaticSlotPolicy"]
 
 
-class _SlotLaunches(_Launches):
-    """:class:`_Launches` with the task -> job map also as an array, to group a slot's starts at once."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._jobs = np.zeros(0, dtype=np.int64)
-
-    def add(self, job: int, ids: range) -> None:
-        super().add(job, ids)
-        if ids.stop > self._jobs.size:
-            self._jobs = np.resize(self._jobs, max(ids.stop, 2 * self._jobs.size))
-        self._jobs[ids.start:ids.stop] = job
-
-    def group_arrays(self, tasks: np.ndarray, servers: np.ndarray) -> list[tuple[int, int, int]]:
-        """:meth:`_Launches.group` of starts given as arrays (task ids, servers), in order: runs of
-        consecutive starts of one job on one server are one launch."""
-        n = tasks.size
-        if n == 0:
-            return []
-        jobs = self._jobs[tasks]
-        cut = np.flatnonzero((jobs[1:] != jobs[:-1]) | (servers[1:] != servers[:-1])) + 1
-        first = np.r_[0, cut]
-        counts = np.diff(np.r_[first, n]).tolist()
-        out = list(zip(jobs[first].tolist(), counts, servers[first].tolist()))
-        running = self.running
-        tl = tasks.tolist()
-        for (j, k, s), a in zip(out, first.tolist()):
-            lst = running.get((j, s))
-            if lst is None:
-                running[(j, s)] = tl[a:a + k]
-            else:
-                lst.extend(tl[a:a + k])
-        return out
-
-
 class SlotPolicy(Policy):
     """A slotted task scheduler (``tvtsf``; ``tsf`` / ``cdrf`` baselines) as a simulator policy.
 
@@ -144,7 +109,7 @@ class SlotPolicy(Policy):
         self._user = wl.user.tolist()
         self._tasks = wl.tasks.tolist()
         self._demand = wl.resources
-        self._launches = _SlotLaunches()
+        self._launches = _Launches()
         self._ended: list[int] = []
 
     def _boundary(self, now: float) -> int:

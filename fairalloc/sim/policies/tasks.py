@@ -138,30 +138,39 @@ class _Launches:
     """Task ids -> jobs, and the running tasks of every (job, server), for one policy run."""
 
     def __init__(self) -> None:
-        self.job_of: list[int] = []
+        self.job_of = np.zeros(0, dtype=np.int64)
         self.running: dict[tuple[int, int], list[int]] = {}
 
     def add(self, job: int, ids: range) -> None:
-        self.job_of.extend([job] * len(ids))
+        if ids.stop > self.job_of.size:
+            self.job_of = np.resize(self.job_of, max(ids.stop, 2 * self.job_of.size))
+        self.job_of[ids.start:ids.stop] = job
 
     def group(self, starts: list) -> list[tuple[int, int, int]]:
-        out: list[list[int]] = []
-        job_of, running = self.job_of, self.running
-        last = None
-        for st in starts:
-            j = job_of[st.task]
-            key = (j, st.server)
-            lst = running.get(key)
+        """:meth:`group_arrays` of :class:`~fairalloc.scheduling._base.Start` records."""
+        return self.group_arrays(np.fromiter((st.task for st in starts), dtype=np.int64, count=len(starts)),
+                                 np.fromiter((st.server for st in starts), dtype=np.int64, count=len(starts)))
+
+    def group_arrays(self, tasks: np.ndarray, servers: np.ndarray) -> list[tuple[int, int, int]]:
+        """Starts given as arrays (task ids, servers), in order, as launches ``(job, tasks, server)``:
+        runs of consecutive starts of one job on one server are one launch."""
+        n = tasks.size
+        if n == 0:
+            return []
+        jobs = self.job_of[tasks]
+        cut = np.flatnonzero((jobs[1:] != jobs[:-1]) | (servers[1:] != servers[:-1])) + 1
+        first = np.r_[0, cut]
+        counts = np.diff(np.r_[first, n]).tolist()
+        out = list(zip(jobs[first].tolist(), counts, servers[first].tolist()))
+        running = self.running
+        tl = tasks.tolist()
+        for (j, k, s), a in zip(out, first.tolist()):
+            lst = running.get((j, s))
             if lst is None:
-                running[key] = [st.task]
+                running[(j, s)] = tl[a:a + k]
             else:
-                lst.append(st.task)
-            if key == last:
-                out[-1][1] += 1
-            else:
-                out.append([j, 1, st.server])
-                last = key
-        return [(j, k, s) for j, k, s in out]
+                lst.extend(tl[a:a + k])
+        return out
 
     def finished(self, job: int, tasks: int, server: int) -> list[int]:
         lst = self.running[(job, server)]
