@@ -97,12 +97,15 @@ class _Watchdog:
         self.thread: threading.Thread | None = None
         self.caller: int | None = None           # the thread whose call is watched
         self.grace = 5.0
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()          # (the alarm handler may run on the thread holding it)
 
-    def watch(self, deadline: float, what: str, grace: float) -> None:
+    def watch(self, seconds: float, what: str, grace: float) -> None:
+        """Stop the process ``seconds`` + ``grace`` from now (and faulthandler 2 s later) unless
+        cleared (:meth:`clear`) or postponed; ``what`` is the message."""
         with self.lock:
-            self.current = (deadline, what)
+            self.current = (0.0, what)
             self.caller, self.grace = threading.get_ident(), grace
+            self._extend(seconds)
         if self.thread is None:
             self.thread = threading.Thread(target=self._run, daemon=True, name="fairalloc-check-watchdog")
             self.thread.start()
@@ -110,10 +113,17 @@ class _Watchdog:
     def clear(self) -> None:
         self.current = None
 
-    def postpone(self, deadline: float) -> None:
-        cur = self.current
-        if cur is not None:
-            self.current = (deadline, cur[1])
+    def postpone(self, seconds: float) -> None:
+        """Move the stop (and faulthandler's) to ``seconds`` + ``grace`` from now."""
+        with self.lock:
+            if self.current is not None:
+                self._extend(seconds)
+
+    def _extend(self, seconds: float) -> None:
+        # (lock held) the deadline and faulthandler's timer, seconds + grace (+ 2 s) from now
+        self.current = (time.monotonic() + seconds + self.grace, self.current[1])
+        with contextlib.suppress(Exception):        # no usable stderr (a notebook): the watchdog alone
+            faulthandler.dump_traceback_later(seconds + self.grace + 2.0, exit=True, file=sys.stderr)
 
     def _caller_compiling(self) -> bool:
         frame = sys._current_frames().get(self.caller) if self.caller is not None else None
@@ -127,9 +137,7 @@ class _Watchdog:
                 if cur is None or time.monotonic() <= cur[0]:
                     continue
                 if self._caller_compiling():
-                    self.current = (time.monotonic() + _POLL + self.grace, cur[1])
-                    with contextlib.suppress(Exception):
-                        faulthandler.dump_traceback_later(_POLL + self.grace + 2.0, exit=True, file=sys.stderr)
+                    self._extend(_POLL)
                     continue
             print(f"fairalloc check: error: {cur[1]}; it does not respond to interrupts (compiled code?): "
                   "stopping", file=sys.stderr, flush=True)
@@ -176,11 +184,8 @@ def call_limit(seconds: float | None, name: str, instance: Any, hard_stop: bool)
     alarm = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if hard_stop:
         grace = max(5.0, seconds)
-        _watchdog.watch(time.monotonic() + seconds + grace,
-                        f"{name} did not return within {seconds:g} s (--call-seconds) and {grace:g} s more on "
-                        f"this {type(instance).__name__}: {_describe(instance)}", grace)
-        with contextlib.suppress(Exception):        # no usable stderr (a notebook): the watchdog alone
-            faulthandler.dump_traceback_later(seconds + grace + 2.0, exit=True, file=sys.stderr)
+        _watchdog.watch(seconds, f"{name} did not return within {seconds:g} s (--call-seconds) and {grace:g} s "
+                        f"more on this {type(instance).__name__}: {_describe(instance)}", grace)
     if not alarm:
         try:
             yield
@@ -199,9 +204,7 @@ def call_limit(seconds: float | None, name: str, instance: Any, hard_stop: bool)
             again = _POLL if compiling else seconds
             signal.setitimer(signal.ITIMER_REAL, again)
             if hard_stop:
-                _watchdog.postpone(time.monotonic() + again + grace)
-                with contextlib.suppress(Exception):
-                    faulthandler.dump_traceback_later(again + grace + 2.0, exit=True, file=sys.stderr)
+                _watchdog.postpone(again)
             return
         raise _Interrupted()
 
