@@ -549,6 +549,14 @@ def rigid_batch(submit, processors, duration, requested, capacity: int, ranks, *
     ndarray (P, n)
         Row *p*: the start times under the *p*-th order.
 
+    Raises
+    ------
+    InvalidInstanceError
+        (a ``ValueError``) before the compiled loop, naming the argument, the index and the value: a
+        time that is NaN, infinite or negative (an unknown run time), ``submit`` not in arrival
+        order, a width that is not an integer from 1 to ``capacity``, arrays of different lengths,
+        ``ranks`` not of shape (P, n) or a row that is not a permutation of ``range(n)``.
+
     Examples
     --------
     The three jobs of :func:`rigid_run`'s examples in arrival order and with job 2 ranked first:
@@ -557,17 +565,53 @@ def rigid_batch(submit, processors, duration, requested, capacity: int, ranks, *
     ...             np.array([10., 5., 20.]), 4, np.array([[0, 1, 2], [1, 2, 0]])).tolist()
     [[0.0, 10.0, 10.0], [2.0, 12.0, 2.0]]
     """
-    n = len(submit)
-    rk = np.ascontiguousarray(ranks, dtype=np.int64)
-    if rk.ndim != 2 or rk.shape[1] != n:
-        raise InvalidInstanceError(f"ranks has shape {rk.shape}; expected (P, {n})", argument="ranks", value=rk.shape)
+    sub, dur, req, procs, rk = _batch_inputs(submit, duration, requested, processors, capacity, ranks)
+    n = sub.shape[0]
     out = np.zeros(rk.shape)
     if n == 0 or rk.shape[0] == 0:
         return out
-    procs = np.ascontiguousarray(processors, dtype=np.int64)
     es, es0 = (E.new_easy_state(n, int(capacity), int(procs.max())) for _ in range(2))
     st, runs, ts = _dummy_task_state()
-    _rigid_batch(np.ascontiguousarray(submit, dtype=float), procs, np.ascontiguousarray(duration, dtype=float),
-                 np.ascontiguousarray(requested, dtype=float), rk, int(capacity), bool(backfill), int(scan), es,
-                 es0, st, runs, ts, out)
+    _rigid_batch(sub, procs, dur, req, rk, int(capacity), bool(backfill), int(scan), es, es0, st, runs, ts, out)
     return out
+
+
+def _batch_inputs(submit, duration, requested, processors, capacity, ranks):
+    """:func:`rigid_batch`'s arrays, checked before the compiled loop, which trusts them: a NaN or
+    infinite time never compares equal to an instant (the loop would wait for it forever), a job
+    wider than the cluster never starts, a rank out of range or repeated writes outside EASY's
+    arrays. Errors name the argument, the index and the value."""
+    from ..validation import require_fits, require_nonnegative, require_positive
+
+    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+        raise InvalidInstanceError(f"capacity={capacity!r} must be an integer >= 1", argument="capacity",
+                                   value=capacity)
+    sub, dur, req = (np.ascontiguousarray(a, dtype=float) for a in (submit, duration, requested))
+    p = np.asarray(processors)
+    n = sub.shape[0]
+    for name, a in (("submit", sub), ("duration", dur), ("requested", req), ("processors", p)):
+        if a.shape != (n,):
+            raise InvalidInstanceError(f"{name} has shape {a.shape}; expected ({n},) as submit",
+                                       argument=name, value=a.shape)
+    for name, a in (("submit", sub), ("duration", dur), ("requested", req)):
+        require_nonnegative(name, a)
+    if n > 1 and (sub[1:] < sub[:-1]).any():
+        i = int(np.flatnonzero(sub[1:] < sub[:-1])[0]) + 1
+        a, b = sub[i].item(), sub[i - 1].item()
+        raise InvalidInstanceError(f"submit[{i}]={a!r} is before submit[{i - 1}]={b!r}: jobs must be in arrival "
+                                   "order", argument="submit", index=(i,), value=a)
+    require_positive("processors", p)
+    require_fits("processors", p, int(capacity))
+    procs = np.ascontiguousarray(p, dtype=np.int64)
+    if (procs != p).any():
+        i = int(np.flatnonzero(procs != p)[0])
+        raise InvalidInstanceError(f"processors[{i}]={p[i].item()!r} must be an integer", argument="processors",
+                                   index=(i,), value=p[i].item())
+    rk = np.ascontiguousarray(ranks, dtype=np.int64)
+    if rk.ndim != 2 or rk.shape[1] != n:
+        raise InvalidInstanceError(f"ranks has shape {rk.shape}; expected (P, {n})", argument="ranks", value=rk.shape)
+    if rk.size and (np.sort(rk, axis=1) != np.arange(n)).any():
+        row = int(np.flatnonzero((np.sort(rk, axis=1) != np.arange(n)).any(axis=1))[0])
+        raise InvalidInstanceError(f"ranks[{row}]={rk[row].tolist()} is not a permutation of range({n})",
+                                   argument="ranks", index=(row,), value=rk[row].tolist())
+    return sub, dur, req, procs, rk
