@@ -125,17 +125,14 @@ allocation of *P* with :math:`N \ge c`, and *c* is the top: the position is prov
 time limit (or any other status) decides nothing: *c* stays open, the refutations stop, and *c* is
 asked next of the sequence's backend (its slice, then ``query_solver``): "no" lowers the bound below
 *c* and the refutations go on from the new top; "yes" proves the position at *c*; undecided, the
-same query is asked again with twice the slice (at most ``max_top_doublings`` times; then the
-position program is solved again, with the longer slice and *z* capped at the refuted bound). The
-values below *c* are not searched, nor is the position program solved in between: with everything
-above *c* refuted, *c* alone decides the position, and the position program asks the same question
-less directly (its bound falls below *c* only by refuting *c*, its incumbent reaches *c* only by
-finding an allocation with :math:`N \ge c`; with the threshold fixed the backend's presolve and
-propagation get the rows the max-min form hides: on seed 0 the feasibility question "every user >=
-76/1240" was found in 178.5 s of HiGHS's CPU where the max-min program, 593 s, was not, in
-``benchmarks/RESULTS.md``); below a value the refutation backend could not refute, a "no" is harder
-still, and a "yes" only raises the incumbent. Without a refutation backend the search is the
-bisection alone.
+search ends there: the position program is solved again (twice the slice, *z* capped at the refuted
+bound), and the next search asks *c* again, with that longer slice. The values below *c* are not
+searched: below a value the refutation backend could not refute, a "no" is harder still, and a
+"yes" only raises the incumbent, which the position program does as well. (Asking *c* again and
+again with doubled slices, without the position program in between, measured worse: on seed 1 of
+the dense 10 x 10 x 20 instances a top value that neither backend decided took the whole budget,
+where the position program had proven the same positions in seconds; ``benchmarks/RESULTS.md``.)
+Without a refutation backend the search is the bisection alone.
 
 *Proof.* The query at *c* is feasible exactly when some :math:`x \in P` has :math:`N(x) \ge c`: its
 unmatched free users are the free users other than the :math:`|O|` matched ones, all :math:`\ge c`,
@@ -258,7 +255,6 @@ class PositionDriver:
         self.first_slice = first_slice
         self.refute_backend = refute_backend   # a Backend that tries to refute the top values, or None
         self.refute_slice = refute_slice
-        self.max_top_doublings = 12             # a stalled top query asked again at most this often
         self.refute_stalled: set = set()        # values whose refutation stalled, in this position
         self.zcap: int | None = None            # a bound on z proven by refutations, in this position
         self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
@@ -590,7 +586,6 @@ class PositionDriver:
         when decided, ("again", (inc, zub)) when values above the incumbent are still open (the
         caller solves the position MILP again, longer), None when the budget ran out."""
         self.stats["searches"] += 1
-        doubled = 0
         while self.refute_backend is not None:
             got = self.refute_down(inc, zub)
             if got is None:
@@ -600,19 +595,14 @@ class PositionDriver:
                 break
             ans = self.query(top, slice_)     # refuted above, undecided at the top: the sequence's backend
             if ans is None:
-                if self.r.out_of_time():
-                    return None
-                if self.count_fallback and self.floor is not None and inc == self.floor:
-                    got = self.tie_count()
-                    if got is None or got[0] == "done":
-                        return got
-                    inc = got[1]
+                st = self.stalled(inc)
+                if st is not None:
+                    if st[0] == "return":
+                        return st[1]
+                    inc = st[1]
                     continue
                 self.stats["top_stalled"] += 1
-                if slice_ is None or doubled >= self.max_top_doublings:
-                    return "again", (inc, zub)    # the position MILP again, longer, z capped at zub
-                slice_, doubled = 2 * slice_, doubled + 1    # the same question again, twice as long
-                continue
+                return "again", (inc, zub)    # the position MILP again, longer, z capped at zub
             if ans:
                 inc = self.next_entry(self.r.totals)
                 continue
@@ -626,13 +616,11 @@ class PositionDriver:
             c = cand[(len(cand) - 1) // 2]
             ans = self.query(c, slice_)
             if ans is None:
-                if self.r.out_of_time():
-                    return None
-                if self.count_fallback and self.floor is not None and inc == self.floor:
-                    got = self.tie_count()
-                    if got is None or got[0] == "done":
-                        return got
-                    inc = got[1]
+                st = self.stalled(inc)
+                if st is not None:
+                    if st[0] == "return":
+                        return st[1]
+                    inc = st[1]
                     continue
                 open_top = c if open_top is None else min(open_top, c)
             elif ans:
@@ -646,15 +634,20 @@ class PositionDriver:
             return "done", [inc]
         return "again", (inc, zub)
 
-    def tie_count(self) -> tuple[str, Any] | None:
-        """A stalled tie query (the incumbent at the floor) settled by the count MILP: ("done",
-        entries) when more entries equal the floor, ("inc", the count solution's entry) otherwise
-        (it is above the floor), None when the count did not finish."""
+    def stalled(self, inc: int) -> tuple[str, Any] | None:
+        """After a query stalled: ("return", None) when the budget is spent; a tie query (the incumbent
+        at the floor) settled by the count MILP: ("return", ("done", entries)) when more entries equal
+        the floor (None in their place when the count did not finish), else ("inc", the count
+        solution's entry, above the floor); None for any other query (the search goes on)."""
+        if self.r.out_of_time():
+            return "return", None
+        if not (self.count_fallback and self.floor is not None and inc == self.floor):
+            return None
         q = self.count()
         if q is None:
-            return None
+            return "return", None
         if q > 0:
-            return "done", [self.floor] * q
+            return "return", ("done", [self.floor] * q)
         return "inc", self.next_entry(self.r.totals)
 
     def refute_down(self, inc: int, zub: int) -> tuple[int, int, int | None] | None:
