@@ -12,8 +12,9 @@ Drivers (``driver=``)
 ---------------------
 ``"positions"`` (the default)
     :mod:`fairalloc.exact.positions`: fixes one leximin *position* per solve, with exact deductions
-    between solves (users fixed without a solver call), a bisection over the finitely many
-    achievable values when a solve's time slice ends unproven, and today's count MILP as the fallback
+    between solves (users fixed without a solver call), a search over the finitely many
+    achievable values when a solve's time slice ends unproven (refutations from the top, then a
+    bisection), and today's count MILP as the fallback
     for a stalled tie question. It needs values that scale exactly to integers
     (:func:`integer_scale`: TSF, TV-TSF, DRF, SDRF and CDRF values of rational instances do); when
     they do not, the level driver runs instead and ``stats["driver"]`` says so.

@@ -606,8 +606,9 @@ class PositionDriver:
             if ans:
                 inc = self.next_entry(self.r.totals)
                 continue
-            zub = max([inc] + self.candidates(inc, top - 1))
+            zub = max([inc] + self.candidates(inc, top - 1))     # refuted by the sequence's backend
             self.zcap = zub if self.zcap is None else min(self.zcap, zub)
+            self.known = zub if self.known is None else min(self.known, zub)
         open_top = None                      # the lowest value left open by a stalled query
         while True:
             cand = self.candidates(inc, zub if open_top is None else min(zub, open_top - 1))
