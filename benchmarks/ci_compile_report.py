@@ -83,7 +83,8 @@ def install() -> None:
             rec = {"fn": name, "sig": "(" + ", ".join(str(a) for a in data.get("args", ())) + ")",
                    "cpu": round(cpu, 4), "self": round(cpu - children, 4),
                    "wall": round(time.perf_counter() - w0, 4), "depth": len(stack),
-                   "failed": bool(ev.is_failed)}
+                   # (numba 0.68's Event.is_failed answers the opposite: `_exc_details is None`)
+                   "failed": getattr(ev, "_exc_details", None) is not None}
             with lock, open(path, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(rec) + "\n")
 
@@ -182,6 +183,10 @@ def table(recs: list[dict], top: int = 40) -> str:
     per_proc = collections.Counter()
     for r in recs:
         per_proc[r["proc"]] += r["self"]
+    failed = [r for r in recs if r.get("failed")]
+    if failed:
+        lines.append(f"{len(failed)} of them raised (numba then retried other typings): "
+                     f"{sum(r['self'] for r in failed):.1f} CPU s")
     lines.append(f"{len(recs)} compilations in {len(procs)} processes, {total:.1f} CPU s of compile (exclusive); "
                  "per process: " + ", ".join(f"{p} {s:.1f}" for p, s in per_proc.most_common()))
 
