@@ -5,10 +5,12 @@
 * ``--runslow`` runs tests marked ``slow``.
 * ``shared_data`` gives the folder of real traces (``$FAIRALLOC_DATA`` or ``../shared/data`` beside
   the repository) or skips the test with a message saying where it looked.
-* Compile warm-up (opt-in, ``FAIRALLOC_WARMUP=1``): a run on several xdist workers with numba's cache
-  empty first fills the cache in one process per worker (``tests/_compile_warmup.py``), so that the
-  workers load the compiled cores instead of each compiling them (two workers of a cold run compile
-  the same functions at the same time). Off by default until a cold CI run measures it.
+* Compile warm-up: the whole suite (the README's ``pytest -n auto``, no paths given) on several xdist
+  workers with numba's cache empty first fills the cache in one process per worker
+  (``tests/_compile_warmup.py``), so that the workers load the compiled cores instead of both compiling
+  the same functions at the same time (measured: about half of a cold run's compile CPU was such
+  duplicates; ``benchmarks/RESULTS.md``, "CI time"). ``FAIRALLOC_WARMUP=0`` turns it off;
+  ``FAIRALLOC_WARMUP=1`` runs it for any selection of tests on several workers.
 """
 
 from __future__ import annotations
@@ -44,19 +46,23 @@ _WARMUP: dict = {}
 
 
 def _numba_cache_empty() -> bool:
-    """No numba index file under fairalloc's ``__pycache__`` folders (fairalloc._jit_cache clears them all
-    together when a source changed, and ``import fairalloc`` above ran that check)."""
+    """No numba index file of this Python (``*.py311.nbi``) under fairalloc's ``__pycache__`` folders
+    (fairalloc._jit_cache clears them all together when a source changed; ``import fairalloc`` above
+    ran that check)."""
     pkg = Path(fairalloc.__file__).resolve().parent
-    return not any(pkg.rglob("__pycache__/*.nbi"))
+    return not any(pkg.rglob(f"__pycache__/*.py{sys.version_info[0]}{sys.version_info[1]}.nbi"))
 
 
 def pytest_configure(config):
     """The compile warm-up (module docstring), in xdist's controller before its workers start."""
-    if os.environ.get("FAIRALLOC_WARMUP") != "1" or hasattr(config, "workerinput") or config.option.collectonly:
+    mode = os.environ.get("FAIRALLOC_WARMUP", "")
+    if mode == "0" or hasattr(config, "workerinput") or config.option.collectonly:
         return
     n = getattr(config.option, "numprocesses", None)        # xdist resolved "auto" to a number by now
-    if (not isinstance(n, int) or n < 2 or os.environ.get("NUMBA_DISABLE_JIT", "0") != "0"
-            or os.environ.get("NUMBA_CACHE_DIR") or not _numba_cache_empty()):
+    whole = getattr(config, "args_source", None) is getattr(getattr(pytest.Config, "ArgsSource", None), "TESTPATHS", 0)
+    if (not isinstance(n, int) or n < 2 or not (whole or mode == "1")
+            or os.environ.get("NUMBA_DISABLE_JIT", "0") != "0" or os.environ.get("NUMBA_CACHE_DIR")
+            or not _numba_cache_empty()):
         return
     import importlib.util
 
