@@ -1,4 +1,4 @@
-"""Fill numba's on-disk cache before pytest's xdist workers start (tests/conftest.py, ``FAIRALLOC_WARMUP=1``).
+"""Fill numba's on-disk cache before pytest's xdist workers start (tests/conftest.py: the whole suite, cold).
 
 With a cold cache (a fresh clone: CI), each xdist worker compiles what its tests call, and the two
 workers of a 2-core run often compile the same function at the same time (numba's cache helps only a
