@@ -120,10 +120,13 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         ``"auto"`` uses the compiled loop (:mod:`fairalloc.sim.kernels`, the same schedule) for
         ``"fcfs"`` and ``"easy"`` on processors with one-task jobs (EASY: not with
         ``progress=True``), and for ``"drf"``, ``"sdrf"``, ``"tsf"`` and ``"cdrf"`` named by string
-        with a built-in server rule, not with ``progress=True``; the event engine otherwise;
+        with a built-in server rule, not with ``progress=True``, and for ``"slurm"`` and
+        ``"slurm+easy"`` named by string on processors with one-task jobs (not with ``progress=True``,
+        ``watch=``, ``decay="continuous"``: those run on the engine, logged at INFO level with the
+        reason); the event engine otherwise;
         ``"events"`` forces the engine;
-        ``"kernel"`` forces the loop and raises :class:`InvalidInstanceError` naming what it
-        does not support.
+        ``"kernel"`` forces the loop (a Slurm policy object too: it holds the run's usage and factors
+        after it) and raises :class:`InvalidInstanceError` naming what it does not support.
     **options
         Passed to the policy (e.g. ``k_p=1440`` for BUC).
 
@@ -158,12 +161,21 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     applies = getattr(pol, "kernel_applies", None)
     # the task schedulers on the compiled loop, for a policy named by string (an object passed in may be
     # inspected afterwards: its scheduler holds the event engine's state)
-    pool = isinstance(policy, str) and applies is not None and applies(sim)
+    # (a policy that leaves the engine's state after its compiled run, as Slurm's, also as an object with
+    # engine='kernel'); a policy that says why its compiled loop does not apply is routed to the engine
+    keeps = engine == "kernel" and getattr(pol, "kernel_keeps_state", False)
+    pool = (isinstance(policy, str) or keeps) and applies is not None and applies(sim)
+    refusal = getattr(pol, "kernel_refusal", None)
+    why_not = refusal(sim) if refusal is not None and not pool and (isinstance(policy, str) or keeps) else None
+    if why_not is not None and engine == "auto":
+        logger.info("policy %r runs on the event engine: the compiled loop does not support %s", pol.name, why_not)
     if engine == "kernel" and not (fast or easy or pool):
         why = ("progress=True (the compiled loop shows no progress bar)" if fcfs and rigid
+               else f"{why_not} for policy {pol.name!r}" if why_not is not None
                else "this policy/capacity: the compiled loop runs FCFS with or without EASY "
-                    "backfilling ('fcfs', 'easy') on processors with one-task jobs, and 'drf', 'sdrf', "
-                    "'tsf', 'cdrf' named by string with a built-in server rule, without a progress bar")
+                    "backfilling ('fcfs', 'easy') on processors with one-task jobs, 'drf', 'sdrf', "
+                    "'tsf', 'cdrf' named by string with a built-in server rule, and 'slurm', 'slurm+easy' "
+                    "on processors, without a progress bar")
         raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
                                    "or 'events'", argument="engine", value=engine)
     if engine != "events":
