@@ -14,8 +14,9 @@ callbacks:
   priority at its submission from the last pass's factors, into the kept order), :func:`decide` (one
   decision: the passes up to now, the order handed to EASY's core, the jobs started registered) and
   :func:`next_wakeup` (the next pass while a waiting job fits in the free processors);
-* :func:`catch_up`: every pass up to now; at the last one, if jobs wait, the factors and the waiting jobs'
-  priorities (else the factors wait for the next arrival, from that pass's usage, as the engine's).
+* :func:`catch_up`: every pass up to now, keeping the last one's usage; the factors and the waiting jobs'
+  priorities as of it are computed when a decision first needs the order (one that may start a job:
+  some waiting job fits), from that usage, the same values the event engine computes at the pass.
 
 The waiting jobs are kept sorted (an arrival goes in by binary search; a pass re-sorts them, a merge sort
 that skips the merges of runs already in order, as the order mostly survives a pass). Strict order hands
@@ -42,14 +43,15 @@ __all__ = ["SlurmLoopState", "new_state"]
 # ints of the state (si)
 _CLASSIC, _INTEGER, _NRUN, _STALE, _LO, _HI, _SORTED, _MINW, _RESET, _PASSES, _DECISIONS, _NQ = range(12)
 # floats of the state (sf)
-_LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP = range(12)
+_LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU = range(13)
 
 
 class SlurmLoopState(NamedTuple):
     """The policy's arrays between the loop's events (positions: the loop's jobs in arrival order)."""
 
     si: np.ndarray        #: int64 (12,): flags and counters (module constants)
-    sf: np.ndarray        #: float (12,): last pass, period, per-second decay, max age, weights, factors
+    sf: np.ndarray        #: float (13,): last pass, period, per-second decay, max age, weights, factors, the
+    #: instant that ran the last pass
     resets: np.ndarray    #: usage-reset boundaries, ascending, then inf
     uidx: np.ndarray      #: (n,) each job's user
     js: np.ndarray        #: (n,) job-size factor
@@ -99,8 +101,9 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
     si[_CLASSIC] = prio.fairshare == "classic"
     si[_INTEGER] = bool(prio.integer)
     si[_SORTED] = 1
+    si[_STALE] = 1                        # the factors of the usage at the start (zero), when first needed
     si[_MINW] = np.iinfo(np.int64).max
-    sf = np.zeros(12)
+    sf = np.zeros(13)
     sf[_PERIOD], sf[_PERSEC], sf[_MAXAGE] = prio.calc_period, prio.per_second, prio.max_age
     sf[_WA], sf[_WF], sf[_WJ], sf[_WP], sf[_WQ] = (prio.weight_age, prio.weight_fairshare, prio.weight_job_size,
                                                    prio.weight_partition, prio.weight_qos)
@@ -179,8 +182,9 @@ def _sort(wq, buf, lo, hi, prio):
 
 @jit(_nrt=False)
 def catch_up(sl, now):
-    """Every pass up to ``now`` (the usage reset at each boundary); then, if jobs wait, the factors and their
-    priorities as of the last pass (else the factors are computed at the next arrival, from this usage)."""
+    """Every pass up to ``now`` (the usage reset at each boundary). The factors of the last pass (from its
+    usage, kept in ``snap``) and the waiting jobs' priorities as of it are computed when a decision first
+    needs the order (:func:`_rank`): the event engine computes them here, from the same usage."""
     si, sf = sl.si, sl.sf
     if sf[_LAST] + sf[_PERIOD] > now:
         return
@@ -196,17 +200,30 @@ def catch_up(sl, now):
     if done == 0:
         return
     si[_PASSES] += done
+    for u in range(sl.usage.shape[0]):
+        sl.snap[u] = sl.usage[u]
+    si[_STALE] = 1
+    sf[_TCU] = now
     if si[_NQ] > 0:
-        _factors(sl, sl.usage)
-        at = sf[_LAST]
-        for q in range(si[_LO], si[_HI]):
-            j = sl.wq[q]
-            sl.prio[j] = _priority(sl, j, at)
         si[_SORTED] = 0
-    else:
-        for u in range(sl.usage.shape[0]):
-            sl.snap[u] = sl.usage[u]
-        si[_STALE] = 1
+
+
+@jit(_nrt=False)
+def _rank(sl):
+    """The waiting jobs' priorities and order, as the event engine's: the factors of the last pass; a job
+    that waited when the last pass ran (submitted before the instant that ran it) at that pass, a later one
+    at its submission (age 0)."""
+    si, sf = sl.si, sl.sf
+    if si[_STALE] != 0:
+        _factors(sl, sl.snap)
+    last, tcu = sf[_LAST], sf[_TCU]
+    wq, sub = sl.wq, sl.submit
+    lo, hi = si[_LO], si[_HI]
+    for q in range(lo, hi):
+        j = wq[q]
+        sl.prio[j] = _priority(sl, j, last if sub[j] < tcu else sub[j])
+    _sort(wq, sl.buf, lo, hi, sl.prio)
+    si[_SORTED] = 1
 
 
 @jit(_nrt=False)
@@ -231,9 +248,6 @@ def submit(sl, j, now):
     """Job ``j`` arrives at ``now``: its priority from the last pass's factors (age 0), into the order."""
     catch_up(sl, now)
     si = sl.si
-    if si[_STALE] != 0:
-        _factors(sl, sl.snap)
-    sl.prio[j] = _priority(sl, j, now)
     wq, prio = sl.wq, sl.prio
     lo, hi = si[_LO], si[_HI]
     if hi == wq.shape[0]:                 # room at the end: move the order to the front
@@ -243,7 +257,10 @@ def submit(sl, j, now):
         lo = 0
         si[_LO] = 0
     k = hi
+    if si[_SORTED] != 0 and si[_STALE] != 0:
+        si[_SORTED] = 0                   # the factors are not computed yet: the next decision ranks all
     if si[_SORTED] != 0:                  # binary search: the first place whose job goes after j
+        prio[j] = _priority(sl, j, now)
         a, b = lo, hi
         while a < b:
             m = (a + b) >> 1
@@ -293,8 +310,7 @@ def decide(sl, now, free, es, est, out, resv, backfill, scan, ready):
     lo, hi = si[_LO], si[_HI]
     wq, procs = sl.wq, sl.procs
     if si[_SORTED] == 0:
-        _sort(wq, sl.buf, lo, hi, sl.prio)
-        si[_SORTED] = 1
+        _rank(sl)
     m = hi
     if not backfill:                      # strict order looks at the jobs up to the first that does not fit
         f = free
