@@ -188,22 +188,31 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     return sim.run()
 
 
+def rigid_setup(sim: Simulation) -> tuple:
+    """What a compiled run of rigid jobs starts from, as :meth:`Simulation.run` decides it: ``(ok, rejected,
+    kill, dur, order, expected)``: the admitted jobs and the rejected (row, reason); which end killed at their
+    requested time (``enforce_walltime``) and how long each runs; the admitted rows in arrival order (submit
+    time, then row); what a reservation may assume (the requested time, else the run time)."""
+    wl = sim.workload
+    sim.state.bind(wl)
+    ok, rejected = sim.admissible()
+    run, req = wl.run_time, wl.requested_time
+    kill = ok & ~np.isnan(req) & (run > req) if sim.enforce_walltime else np.zeros(len(wl), dtype=bool)
+    dur = np.where(kill, req, run)
+    idx = np.flatnonzero(ok)
+    order = idx[np.argsort(wl.submit[idx], kind="stable")]
+    return ok, rejected, kill, dur, order, np.where(np.isnan(req), run, req)
+
+
 def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False, key: Any = None) -> SimulationResult:
     """FCFS (``easy=False``) or FCFS + EASY on the compiled loop (:func:`.kernels.rigid_run`); ``keep``:
     fill the policy's ``reservations`` as the event engine would (a policy object the caller may inspect);
     ``key`` (n,): a static priority per job, lowest first, ties in arrival order, instead of arrival
     order (a learned function, :class:`~.policies.learned.LearnedPolicy`)."""
     wl, state = sim.workload, sim.state
-    state.bind(wl)
-    ok, rejected = sim.admissible()
+    ok, rejected, kill, dur, order, expected = rigid_setup(sim)
     n = len(wl)
-    run, req = wl.run_time, wl.requested_time
-    kill = ok & ~np.isnan(req) & (run > req) if sim.enforce_walltime else np.zeros(n, dtype=bool)
-    dur = np.where(kill, req, run)
-    idx = np.flatnonzero(ok)
-    order = idx[np.argsort(wl.submit[idx], kind="stable")]
     start = np.full(n, np.nan)
-    expected = np.where(np.isnan(req), run, req)   # what a reservation may assume
     rank = None
     if key is not None:                            # each position's place in the key's order (stable: arrival)
         rank = np.empty(len(order), dtype=np.int64)

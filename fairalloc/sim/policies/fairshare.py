@@ -643,18 +643,13 @@ class SlurmPolicy(QueuePolicy):
         from ..metrics import SimulationResult
         from . import slurm_loop as SL
 
+        from ..simulate import rigid_setup
+
         wl, state = sim.workload, sim.state
-        state.bind(wl)
-        ok, rejected = sim.admissible()
+        ok, rejected, kill, dur, order, expected = rigid_setup(sim)
         self.reset(sim)                      # the tree, users, job sizes, billing and epoch, as the engine's
         p = self.prio
         n = len(wl)
-        run, req = wl.run_time, wl.requested_time
-        kill = ok & ~np.isnan(req) & (run > req) if sim.enforce_walltime else np.zeros(n, dtype=bool)
-        dur = np.where(kill, req, run)
-        idx = np.flatnonzero(ok)
-        order = idx[np.argsort(wl.submit[idx], kind="stable")]
-        expected = np.where(np.isnan(req), run, req)
         submit = np.ascontiguousarray(wl.submit[order], dtype=float)
         resets = []
         if len(order):
