@@ -30,6 +30,7 @@ from .._jit import jit
 from ..errors import InvalidInstanceError
 from ..scheduling import core as C
 from .policies import easy as E
+from .policies import slurm_loop as S
 
 __all__ = ["run", "rigid_run", "task_run", "RIGID", "TASKS"]
 __all__ += ["rigid_batch"]      # the learned-priorities method's trials (issue 29)
@@ -108,7 +109,7 @@ _DONE, _ROWS, _ROOM, _UNTIL = 0, 1, 2, 3
 @jit(_nrt=False)
 def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
           es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
-          lp, lk, lm, lt0, lt1, lkill, li, lf, until=np.inf):
+          lp, lk, lm, lt0, lt1, lkill, li, lf, until=np.inf, sl=None):
     """The loop of :func:`run`, compiled without reference counting (it takes every array borrowed and
     allocates nothing): returns :data:`_DONE`; :data:`_ROWS` when a pass needs more launch rows
     (``li[_PHASE]`` 2: the pass resumes at the next call); :data:`_ROOM` when the log and the heap
@@ -116,7 +117,9 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
     instant at or after ``until`` (the instants before it done); its variables are kept in ``li`` and
     ``lf`` for the next call. Rigid jobs ask for nothing (the heap holds ``n`` completions): one call.
     ``listed``: the rigid jobs were all queued before (:func:`_list_all`), an arrival only wakes
-    the loop; ``ready`` each rank's ready time (empty unless listed)."""
+    the loop; ``ready`` each rank's ready time (empty unless listed). ``sl``: Slurm's multifactor
+    priority on the rigid jobs (:mod:`fairalloc.sim.policies.slurm_loop`: its passes, the order, the
+    next pass as the wake-up); None (settled at compile time) otherwise."""
     n = arr_t.shape[0]
     tasks = kind == TASKS
     stop = st.meta[C._STOP] != 0
@@ -158,6 +161,8 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                     end[p] = now
                     free += procs[p]
                     E.run_remove(p, start[p] + est[p], es)
+                    if sl is not None:
+                        S.finish(sl, p, now)
                 events += 1
             while i < n and arr_t[i] == now:                    # 2. arrivals
                 if tasks:
@@ -165,6 +170,8 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                         C.advance(st, runs, ts, now)
                         clock = now
                     C.submit(st, runs, ts, user[i], i)
+                elif sl is not None:
+                    S.submit(sl, i, now)
                 elif not listed:
                     E.push_at(i, procs[i], est[i], rank[i], es)
                 i += 1
@@ -178,12 +185,19 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
             if events == seen:
                 continue
             if not tasks:                                       # one decision: rigid jobs (heap room: n)
-                k, free = E.step(now, free, es, started_r, resv, backfill, scan, ready)
+                if sl is None:
+                    k, free = E.step(now, free, es, started_r, resv, backfill, scan, ready)
+                else:
+                    k, free = S.decide(sl, now, free, es, est, started_r, resv, backfill, scan, ready)
                 for q in range(k):
                     j = es.wjob[started_r[q]]
                     start[j] = now
                     seq += 1
                     hs = _push(hend, hint, hs, now + dur[j], seq, j, np.int64(1), np.int64(0))
+                if sl is not None:                              # Slurm: the next pass while a waiting job fits
+                    w = S.next_wakeup(sl, free)
+                    if not (wake_on and w == wake_time):
+                        wake_on, wake_time = w < np.inf, (w if w < np.inf else -1.0)
                 continue
             if now > clock:                                     # one decision: tasks
                 C.advance(st, runs, ts, now)
@@ -251,12 +265,13 @@ def _list_all(arr_t, procs, est, rank, es, ready, lo=0):
 
 def run(kind, arr_t, dur, kill, start, end, killed, counts,
         st, runs, ts, user, wakeups, wake_first,
-        es, procs, est, rank, capacity, resv, backfill, scan, listed=False):
+        es, procs, est, rank, capacity, resv, backfill, scan, listed=False, sl=None):
     """The loop (module docstring). ``kind``: :data:`RIGID` or :data:`TASKS`; jobs are given in
     arrival order (position = run index for tasks). Rigid jobs: ``es`` EASY's state, ``procs``,
     ``est`` (what a reservation may assume), ``rank`` each job's rank in the queue's order,
     ``resv`` each rank's first shadow time; ``listed``: every rigid job is queued at its rank from the
-    first instant and may start from its arrival time (:func:`rigid_run`). Tasks: ``st``, ``runs``,
+    first instant and may start from its arrival time (:func:`rigid_run`); ``sl``: Slurm's state
+    (:func:`rigid_run`'s ``slurm``). Tasks: ``st``, ``runs``,
     ``ts`` the core's state, ``user`` each job's user. ``counts`` gets [events, launches, wake-ups
     that ran a pass]; returns the launch log (position, tasks, server, start, end, killed) of task runs.
 
@@ -281,9 +296,14 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     if listed:
         _list_all(arr_t, procs, est, rank, es, ready)
     while True:
-        code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
-                     es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
-                     lp, lk, lm, lt0, lt1, lkill, li, lf)
+        if sl is None:
+            code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
+                         es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
+                         lp, lk, lm, lt0, lt1, lkill, li, lf)
+        else:      # rigid jobs: one call
+            code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
+                         es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
+                         lp, lk, lm, lt0, lt1, lkill, li, lf, np.inf, sl)
         if code == _DONE:
             break
         if code == _ROWS:
@@ -367,7 +387,8 @@ def _max_distinct(user, h) -> int:
 
 
 def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=None, rank=None,
-              backfill: bool = True, scan: int = E.SCAN, listed: bool = False) -> tuple[np.ndarray, np.ndarray]:
+              backfill: bool = True, scan: int = E.SCAN, listed: bool = False,
+              slurm=None) -> tuple[np.ndarray, np.ndarray]:
     """Start times of rigid jobs in arrival order (``submit`` non-decreasing) on ``capacity``
     processors, in strict order of ``rank`` (default: arrival order, FCFS), with EASY backfilling
     when ``backfill``; and each rank's first shadow time as the blocked head (NaN if never).
@@ -391,6 +412,10 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
         blocks the jobs ranked after it as a job that does not fit does (strict order), and with
         EASY it is the head with a reservation at the shadow time, at least its submit time, while
         later submitted jobs may backfill. Default: a job joins the queue when it is submitted.
+    slurm : SlurmLoopState, optional
+        Slurm's multifactor priority orders the queue instead of ``rank``
+        (:func:`fairalloc.sim.policies.slurm_loop.new_state`, for these jobs in this order; it holds the
+        usage, the factors and the counters after the run); not with ``listed``.
 
     Returns
     -------
@@ -431,7 +456,7 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
         run(RIGID, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(duration, dtype=float),
             kill_in, start, end, np.zeros(n, bool), np.zeros(3, np.int64), st, runs, ts, np.zeros(1, np.int64),
             False, False, es, procs, np.ascontiguousarray(requested, dtype=float), rk, int(capacity), resv,
-            bool(backfill), int(scan), bool(listed))
+            bool(backfill), int(scan), bool(listed) and slurm is None, sl=slurm)
     return start, resv[:n]
 
 
