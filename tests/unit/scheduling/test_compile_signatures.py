@@ -27,6 +27,12 @@ def test_schedule_into_is_not_compiled_for_literal_flags():
     dispatcher = C.schedule_into
     if not hasattr(dispatcher, "signatures"):           # NUMBA_DISABLE_JIT=1: nothing is compiled
         pytest.skip("numba's JIT is disabled")
+    # schedule() loaded from numba's cache (a warm cache: the CI's compile warm-up) links its callees
+    # without typing the calls again, so schedule_into's dispatcher may hold no signature: type
+    # schedule's body afresh (an uncached copy of the same source, for the signature it was called with),
+    # which types its calls of schedule_into and gives that dispatcher their argument types.
+    assert C.schedule.signatures, "schedule() was not compiled or loaded"
+    numba.njit(cache=False)(C.schedule.py_func).compile(C.schedule.signatures[0])
     fresh = [sig[-1] for sig in dispatcher.signatures]
-    assert fresh, "schedule_into was not compiled by schedule()"
+    assert fresh, "schedule_into was not typed from schedule()"
     assert not [t for t in fresh if isinstance(t, numba.types.Literal)], fresh
