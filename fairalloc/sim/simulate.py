@@ -123,7 +123,9 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         with a built-in server rule, not with ``progress=True``; the event engine otherwise;
         ``"events"`` forces the engine;
         ``"kernel"`` forces the loop and raises :class:`InvalidInstanceError` naming what it
-        does not support.
+        does not support; ``"reference"``: ``policy="kueue"`` with ``preemption=`` on the plain-Python
+        reference loop (:func:`fairalloc.sim.preemption.reference_kueue_run`), the oracle of the
+        compiled one.
     **options
         Passed to the policy (e.g. ``k_p=1440`` for BUC).
 
@@ -144,8 +146,8 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     if not isinstance(workload, Workload):
         raise InvalidInstanceError(f"workload must be a Workload, got {type(workload).__name__}",
                                    argument="workload", value=type(workload).__name__)
-    if engine not in ("auto", "events", "kernel"):
-        raise InvalidInstanceError(f"engine={engine!r} is not one of 'auto', 'events', 'kernel'",
+    if engine not in ("auto", "events", "kernel", "reference"):
+        raise InvalidInstanceError(f"engine={engine!r} is not one of 'auto', 'events', 'kernel', 'reference'",
                                    argument="engine", value=engine)
     check_units(workload, capacity)      # declared resource units must meet (fairalloc.workloads.units)
     state = make_state(workload, capacity, placement)
@@ -166,6 +168,11 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
                     "'tsf', 'cdrf' named by string with a built-in server rule, without a progress bar")
         raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
                                    "or 'events'", argument="engine", value=engine)
+    if engine == "reference":
+        if not hasattr(pol, "run_reference"):
+            raise InvalidInstanceError("engine='reference' runs policy 'kueue' with preemption= on its reference "
+                                       "loop (fairalloc.sim.preemption) only", argument="engine", value=engine)
+        return pol.run_reference(sim)
     if engine != "events":
         if pool:
             return pol.run_kernel(sim)
