@@ -79,22 +79,27 @@ def _push(hend, hint, n, end, seq, p, k, m):
 
 
 @jit(_nrt=False)
+def _sift_down(hend, hint, c, n):
+    """Entry c of the heap of n moved down to its place."""
+    while True:
+        x = 2 * c + 1
+        if x >= n:
+            break
+        if x + 1 < n and _before(hend, hint, x + 1, x):
+            x += 1
+        if not _before(hend, hint, x, c):
+            break
+        _hswap(hend, hint, c, x)
+        c = x
+
+
+@jit(_nrt=False)
 def _pop(hend, hint, n):
     """Remove the first completion (read it at row 0 before) from the heap of n; returns n - 1."""
     n -= 1
     if n > 0:
         _hswap(hend, hint, np.int64(0), n)
-        c = np.int64(0)
-        while True:
-            x = 2 * c + 1
-            if x >= n:
-                break
-            if x + 1 < n and _before(hend, hint, x + 1, x):
-                x += 1
-            if not _before(hend, hint, x, c):
-                break
-            _hswap(hend, hint, c, x)
-            c = x
+        _sift_down(hend, hint, np.int64(0), n)
     return n
 
 
@@ -227,6 +232,7 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
         if phase == 4:                                          # preemption (after the pass, at the same instant)
             evicted, n_log = P.step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_log, rem,
                                     end, killed, user)
+            seq = n_log                                         # (a launch's log row is its number - 1)
             if evicted == P.ROOM:
                 code = _ROOM
                 break
@@ -267,17 +273,7 @@ def _drop_empty(hend, hint, hs):
                 hint[n, c] = hint[i, c]
             n += 1
     for i in range(n // 2 - 1, -1, -1):
-        c = i
-        while True:
-            x = 2 * c + 1
-            if x >= n:
-                break
-            if x + 1 < n and _before(hend, hint, x + 1, x):
-                x += 1
-            if not _before(hend, hint, x, c):
-                break
-            _hswap(hend, hint, c, x)
-            c = x
+        _sift_down(hend, hint, i, n)
     return n
 
 

@@ -71,9 +71,13 @@ fits the pool); one LocalQueue's head per ClusterQueue per tournament is its old
 the lower user index); workload priorities are not modelled (all equal); a requeued task runs its whole
 duration again (no checkpoint).
 
-This module is the plain-Python reference (a specification and an oracle, O(N) per decision and a
-tournament over the tree per admission); the shares, the tournament and the victim choice are
-:mod:`fairalloc.fairshare.kueue`'s, written once.
+:func:`reference_kueue_run` is the plain-Python reference (a specification and an oracle, O(N) per decision
+and a tournament over the tree per admission; ``fa.simulate(..., engine="reference")``). The simulator runs
+the same rules on its one compiled loop (:mod:`fairalloc.sim.kernels`): :func:`step` after each pass of the
+decision core (the core's ``skip`` pass is the reference's admission), with the victims released through
+the core and requeued as runs of one task at the front of their user's queue. The shares, the tournament
+and the victim choice (:func:`fairalloc.fairshare.kueue.fair_preemption_into`) are
+:mod:`fairalloc.fairshare.kueue`'s, written once, and both loops call them.
 """
 
 from __future__ import annotations
@@ -821,6 +825,21 @@ def _next_head(ps, st, runs, qs):
 
 
 @jit(_nrt=False)
+def _path_copy(usage, parent, x, save, keep):
+    """The usage rows of x and its ancestors into ``save`` (``keep``), or back from it."""
+    node = x
+    d = 0
+    while node >= 0:
+        for r in range(usage.shape[1]):
+            if keep:
+                save[d, r] = usage[node, r]
+            else:
+                usage[node, r] = save[d, r]
+        node = parent[node]
+        d += 1
+
+
+@jit(_nrt=False)
 def _key_ge(t1, v1, t2, v2):
     return t1 > t2 or (t1 == t2 and v1 >= v2)
 
@@ -972,13 +991,7 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
             anyneed = anyneed or ps.need[r]
         if not anyneed:
             continue
-        node = x                                    # the share of x with the head added (the path saved, restored)
-        dd = 0
-        while node >= 0:
-            for r in range(m):
-                ps.save[dd, r] = qs.usage[node, r]
-            node = qs.parent[node]
-            dd += 1
+        _path_copy(qs.usage, qs.parent, x, ps.save, True)   # the share of x with the head added (path restored)
         _kq.add_usage_into(x, d, qs.parent, qs.quota, qs.limit, qs.usage)
         within = True
         for r in range(m):
@@ -986,13 +999,7 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
                 within = False
         ratio, _ = _kq.dominant_resource_share(x, qs.parent, qs.quota, qs.usage, qs.lam, qs.group_of, ps.work)
         mt, mv = _kq.drs_key(ratio, qs.w[x])
-        node = x
-        dd = 0
-        while node >= 0:
-            for r in range(m):
-                qs.usage[node, r] = ps.save[dd, r]
-            node = qs.parent[node]
-            dd += 1
+        _path_copy(qs.usage, qs.parent, x, ps.save, False)
         other = q1 if q1 != x else q2                # the highest share of another ClusterQueue
         if other < 0 or not (within or _key_ge(ps.top_t[other], ps.top_v[other], mt, mv)):
             continue
