@@ -18,6 +18,7 @@ library's defaults):
 * ``counting``: the level driver's tie levels found by count MILPs (``level_by_count="ties"``) against
   every level by the level MILP ("never").
 * ``positions-lp``: the position driver's LP bounds (``lp_bounds`` with ``driver="positions"``);
+* ``refute``: the position driver without and with its refutations from the top (``refute_solver``);
 * ``integer-first``: the level driver's first level MILP with the level as an integer
   (``integer_first_level``) against the continuous level (CP-SAT is integer either way).
 
@@ -25,6 +26,7 @@ library's defaults):
     python benchmarks/bench_lp_bounds.py --solvers highs,cpsat --repeats 2
     python benchmarks/bench_lp_bounds.py --switch flow --solvers highs --repeats 1
     python benchmarks/bench_lp_bounds.py --switch positions-lp --solvers highs --repeats 1
+    python benchmarks/bench_lp_bounds.py --switch refute --solvers highs --repeats 1
 
 The dense instances are measured by ``bench_milp.py --lp-bounds`` / ``--counting``.
 """
@@ -50,11 +52,14 @@ SWITCHES = {"driver": ("driver", {"driver": "levels"}, {"driver": "positions"}),
                          {**_LEVELS, "level_by_count": "ties"}),
             "positions-lp": ("lp_bounds", {"driver": "positions", "lp_bounds": False},
                              {"driver": "positions", "lp_bounds": True}),
+            "refute": ("refute_solver", {"driver": "positions", "refute_solver": None},
+                       {"driver": "positions", "refute_solver": "auto"}),
             "integer-first": ("integer_first_level", {**_LEVELS, "integer_first_level": False},
                               {**_LEVELS, "integer_first_level": True})}
 KEYS = ("lp_users_dropped", "levels_skipped", "lp_solves", "lp_s", "flow_checks", "flow_users_dropped",
         "flow_levels_skipped", "flow_s", "levels_by_count", "count_rises", "users_fixed", "searches", "queries",
-        "counts", "positions_by_bound", "proven_by_bound", "positions_by_lp", "lp_rounds", "lp_cpu_s")
+        "counts", "positions_by_bound", "proven_by_bound", "positions_by_lp", "lp_rounds", "lp_cpu_s", "refutations",
+        "refuted", "top_stalled")
 
 
 def run(insts, solver: str, opts: dict) -> dict:
@@ -87,7 +92,8 @@ def describe(r: dict) -> str:
             f"({r['count_rises']} rises); positions: {r['users_fixed']} users fixed by deduction, "
             f"{r['positions_by_bound']} positions by the matching bound, {r['searches']} value searches "
             f"({r['queries']} queries), {r['counts']} count fallbacks, {r['positions_by_lp']} positions by LP "
-            f"bounds ({r['lp_rounds']} LPs, {r['lp_cpu_s']:.1f}s CPU)")
+            f"bounds ({r['lp_rounds']} LPs, {r['lp_cpu_s']:.1f}s CPU), {r['refuted']} of {r['refutations']} "
+            f"refutations proven, {r['top_stalled']} stalled top queries")
 
 
 def main(argv=None) -> int:

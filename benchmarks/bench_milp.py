@@ -17,8 +17,10 @@ driver: ``--flow`` with the max-flow check off; ``--counting`` with every level 
 solve with the MIP start flipped (the measurement behind ``WARM_START_DEFAULT``); ``--cuts`` each
 solve with the Chvatal-Gomory capacity rows (``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the
 position driver's slice; ``--stall-unsliced`` adds each position-driver solve with
-``after_stall="unsliced"``; ``--first-slice S`` and ``--query-solver NAME`` set those options of the
-position driver.
+``after_stall="unsliced"``; ``--first-slice S``, ``--query-solver NAME``, ``--refute-solver NAME``
+and ``--refute-slice S`` set those options of the position driver; ``--no-refute`` runs each
+position-driver solve first with the refutations from the top off (the driver before them), then as
+configured, back to back.
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
 x servers x slots sizes, each solved twice in the same process:
@@ -39,6 +41,8 @@ Examples
     python benchmarks/bench_milp.py --sizes 10x10x20 --seed-list 1 --drivers positions --time-slice 4
     python benchmarks/bench_milp.py --sizes 10x10x20 --seed-list 0 --objectives maxmin --drivers positions \
         --first-slice 20 --query-solver cpsat --time-limit 900
+    python benchmarks/bench_milp.py --sizes 10x10x20 --seed-list 1,2 --objectives leximin --solvers highs \
+        --drivers positions --no-refute --time-limit 300
     python benchmarks/bench_milp.py --random --quick
     python benchmarks/bench_milp.py --sizes 10x10x20 --seeds 3 --ablation --solvers highs --random
 """
@@ -94,6 +98,10 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
             "flow_dropped": sum(c.get("flow_users_dropped", 0) for c in r.stats.get("components", [])),
             "flow_levels": sum(c.get("flow_levels_skipped", 0) for c in r.stats.get("components", [])),
             "flow_s": sum(c.get("flow_s", 0.0) for c in r.stats.get("components", [])),
+            "refutations": sum(c.get("refutations", 0) for c in r.stats.get("components", [])),
+            "refuted": sum(c.get("refuted", 0) for c in r.stats.get("components", [])),
+            "refute_cpu": sum(rd.get("cpu_s", 0.0) for c in r.stats.get("components", [])
+                              for rd in c.get("rounds", []) if rd.get("kind") == "refute"),
             "levels_proven": r.stats.get("levels_proven"), "n_users": tv.n_agents,
             "leximin": None if r.details is None or "leximin" not in r.details else r.details["leximin"]}
 
@@ -108,6 +116,9 @@ def fmt(res: dict) -> str:
     if res.get("flow_checks"):
         lp += (f" (max-flow: {res['flow_checks']} checks, {res['flow_dropped']} users dropped, "
                f"{res['flow_levels']} level MILPs skipped, {res['flow_s']:.2f}s)")
+    if res.get("refutations"):
+        lp += (f" (refutations: {res['refuted']} of {res['refutations']} proven, "
+               f"{res['refute_cpu']:.1f}s CPU)")
     cpu = f" ({res['cpu']:.1f}s CPU)" if res.get("cpu") is not None else ""
     ent = f", {res['entries']}/{res['n_users']} entries" if res.get("entries") is not None else ""
     if res["status"] == "optimal":
@@ -154,6 +165,11 @@ def main(argv=None) -> int:
                     help="the position driver's slice for the first position (default: none, no search)")
     ap.add_argument("--query-solver", default=None, choices=["highs", "cpsat", "cbc"],
                     help="the position driver's second backend for queries the first left open")
+    ap.add_argument("--refute-solver", default=None, choices=["auto", "highs", "cpsat", "cbc", "none"],
+                    help="the position driver's refutation backend (default: the library's, 'auto'; none: off)")
+    ap.add_argument("--refute-slice", type=float, default=None, help="CPU seconds per refutation attempt")
+    ap.add_argument("--no-refute", action="store_true",
+                    help="also each position-driver solve with the refutations from the top off (before/after)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
     ap.add_argument("--threads", type=int, default=2, help="solver threads / CP-SAT workers (default 2)")
     ap.add_argument("--random", action="store_true", help="the sparse random instances, baseline vs improved")
@@ -202,6 +218,10 @@ def main(argv=None) -> int:
         args.base_opts["first_slice"] = args.first_slice
     if args.query_solver is not None:
         args.base_opts["query_solver"] = args.query_solver
+    if args.refute_solver is not None:
+        args.base_opts["refute_solver"] = None if args.refute_solver == "none" else args.refute_solver
+    if args.refute_slice is not None:
+        args.base_opts["refute_slice"] = args.refute_slice
     args.driver_list = [d.strip() for d in args.drivers.split(",") if d.strip()]
     args.seed_values = ([int(v) for v in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds)))
     if args.base_opts:
@@ -281,6 +301,9 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                         for d in args.driver_list:
                             confs[f"{d}, LP bounds off"] = {"leximin_options": {**args.base_opts, "driver": d,
                                                                                 "lp_bounds": False}}
+                    if args.no_refute and "positions" in args.driver_list:
+                        confs = {"positions, no refutation": {"leximin_options": {
+                            **args.base_opts, "driver": "positions", "refute_solver": None}}, **confs}
                     if args.stall_unsliced and obj == "leximin" and "positions" in args.driver_list:
                         confs["positions, unsliced after a stall"] = {"leximin_options": {
                             **args.base_opts, "driver": "positions", "after_stall": "unsliced"}}

@@ -5,11 +5,20 @@
 * ``--runslow`` runs tests marked ``slow``.
 * ``shared_data`` gives the folder of real traces (``$FAIRALLOC_DATA`` or ``../shared/data`` beside
   the repository) or skips the test with a message saying where it looked.
+* Compile warm-up: the whole suite (the README's ``pytest -n auto``, no paths given) on several xdist
+  workers with numba's cache empty first fills the cache in one process per worker
+  (``tests/_compile_warmup.py``), so that the workers load the compiled cores instead of both compiling
+  the same functions at the same time (measured: about half of a cold run's compile CPU was such
+  duplicates; ``benchmarks/RESULTS.md``, "CI time"). ``FAIRALLOC_WARMUP=0`` turns it off;
+  ``FAIRALLOC_WARMUP=1`` runs it for any selection of tests on several workers.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -31,6 +40,64 @@ settings.register_profile("dev", max_examples=15, deadline=None)
 settings.register_profile("thorough", max_examples=2000, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+_WARMUP: dict = {}
+
+
+def _numba_cache_empty() -> bool:
+    """No numba index file of this Python (``*.py311.nbi``) under fairalloc's ``__pycache__`` folders
+    (fairalloc._jit_cache clears them all together when a source changed; ``import fairalloc`` above
+    ran that check)."""
+    pkg = Path(fairalloc.__file__).resolve().parent
+    return not any(pkg.rglob(f"__pycache__/*.py{sys.version_info[0]}{sys.version_info[1]}.nbi"))
+
+
+def pytest_configure(config):
+    """The compile warm-up (module docstring), in xdist's controller before its workers start."""
+    mode = os.environ.get("FAIRALLOC_WARMUP", "")
+    if mode == "0" or hasattr(config, "workerinput") or config.option.collectonly:
+        return
+    n = getattr(config.option, "numprocesses", None)        # xdist resolved "auto" to a number by now
+    whole = getattr(config, "args_source", None) is getattr(getattr(pytest.Config, "ArgsSource", None), "TESTPATHS", 0)
+    if (not isinstance(n, int) or n < 2 or not (whole or mode == "1")
+            or os.environ.get("NUMBA_DISABLE_JIT", "0") != "0" or os.environ.get("NUMBA_CACHE_DIR")
+            or not _numba_cache_empty()):
+        return
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_fairalloc_compile_warmup", REPO / "tests" / "_compile_warmup.py")
+    warmup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(warmup)
+    share = [list(warmup.GROUPS)[i::n] for i in range(n)]   # heaviest first, dealt out
+    t0, c0 = time.perf_counter(), os.times()
+    procs = [subprocess.Popen([sys.executable, spec.origin, *names], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, cwd=REPO) for names in share if names]
+    failed = []
+    for p in procs:
+        try:
+            out = p.communicate(timeout=max(1.0, warmup.CAP_SECONDS - (time.perf_counter() - t0)))[0]
+        except subprocess.TimeoutExpired:           # a safety cap: the tests then compile what is missing
+            p.kill()
+            out = p.communicate()[0] + f"\nstopped by the warm-up's cap of {warmup.CAP_SECONDS} s"
+        if p.returncode != 0:
+            failed.append(out)
+    c1 = os.times()
+    _WARMUP.update(wall=time.perf_counter() - t0, procs=len(procs), failed=failed,
+                   cpu=c1.children_user + c1.children_system - c0.children_user - c0.children_system)
+
+
+def pytest_report_header(config):
+    if _WARMUP:
+        return (f"numba cache was empty: compile warm-up in {_WARMUP['procs']} processes, {_WARMUP['wall']:.0f} s "
+                f"wall, {_WARMUP['cpu']:.0f} CPU s" + (" (FAILED: see the end of this report)" if _WARMUP["failed"] else ""))
+    return None
+
+
+def pytest_terminal_summary(terminalreporter):
+    for out in _WARMUP.get("failed", ()):
+        terminalreporter.write_sep("=", "compile warm-up failed (the tests ran without it)", red=True)
+        terminalreporter.write_line(out[-4000:])
 
 
 def pytest_addoption(parser):

@@ -30,6 +30,8 @@ Examples::
     fairalloc learn train --easy --states 64 --trials 50000 --out out/learn/train-easy      # EASY in the trials
     fairalloc learn evaluate out/learn/train/best.json out/learn/train/F1.json \
         --swf KTH-SP2=../shared/data/swf/KTH-SP2-1996-2.1-cln.swf.gz:100 --out out/learn/evaluate
+    fairalloc learn evaluate out/learn/train/best.json --swf-windows 30 \
+        --swf KTH-SP2=../shared/data/swf/KTH-SP2-1996-2.1-cln.swf.gz:100 --out out/learn/evaluate-30d
 
 The library is :mod:`fairalloc.experiments.learn`; this module parses arguments and prints tables.
 """
@@ -43,8 +45,8 @@ from typing import Any
 
 from ..errors import InvalidInstanceError
 from .conventions import (OneLineParser, add_common_options, add_format_option, add_output_options, emit_json,
-                          nonnegative_int, output_folder, check_output_folder, positive_int, say, show_progress,
-                          write_table)
+                          nonnegative_int, output_folder, check_output_folder, positive_float, positive_int, say,
+                          show_progress, write_table)
 
 __all__ = ["register", "run"]
 
@@ -393,6 +395,11 @@ def _register_train_evaluate(sub: Any) -> tuple[argparse.ArgumentParser, argpars
     e.add_argument("--days", type=positive_int, default=30, help="days of each Lublin trace (default 30)")
     e.add_argument("--swf", action="append", default=[], metavar="LABEL=PATH:PROCESSORS[:HEAD]",
                    help="also a real log (repeatable); HEAD keeps its first jobs; a missing file is skipped, saying so")
+    e.add_argument("--swf-windows", type=positive_float, default=None, metavar="DAYS",
+                   help="cut each --swf log (without HEAD) into consecutive DAYS-day windows from its first "
+                        "submission, each simulated alone from an empty machine, and report the mean over the "
+                        "windows, as the paper evaluates on 30-day traces (empty windows left out; default: the "
+                        "whole log as one trace)")
     e.add_argument("--no-easy", action="store_true", help="only without backfilling")
     e.add_argument("--workers", type=nonnegative_int, default=None,
                    help="Dask worker processes (default: one per core; 0: in this process)")
@@ -444,7 +451,7 @@ def run_train(args: argparse.Namespace) -> int:
 def run_evaluate(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from ..experiments.learn.pipeline import evaluate
+    from ..experiments.learn.pipeline import evaluate, window_entry
 
     out = _resumable_folder(args.out, "evaluation.csv") if not Path(args.out, "lublin").exists() else Path(args.out)
     for f in args.functions:
@@ -463,6 +470,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
         path = Path(parts[0])
         if not path.is_file():
             say(args, f"--swf {label}: {path} is absent here: skipped")
+            continue
+        if args.swf_windows is not None and len(parts) == 2:
+            workloads[label] = window_entry(path, int(parts[1]), args.swf_windows)
+            say(args, f"--swf {label}: {workloads[label]['seeds']} windows of {args.swf_windows:g} days")
             continue
         entry = {"reader": "swf", "path": str(path.resolve()), "processors": int(parts[1])}
         if len(parts) == 3:

@@ -12,8 +12,9 @@ Drivers (``driver=``)
 ---------------------
 ``"positions"`` (the default)
     :mod:`fairalloc.exact.positions`: fixes one leximin *position* per solve, with exact deductions
-    between solves (users fixed without a solver call), a bisection over the finitely many
-    achievable values when a solve's time slice ends unproven, and today's count MILP as the fallback
+    between solves (users fixed without a solver call), a search over the finitely many
+    achievable values when a solve's time slice ends unproven (refutations from the top, then a
+    bisection), and today's count MILP as the fallback
     for a stalled tie question. It needs values that scale exactly to integers
     (:func:`integer_scale`: TSF, TV-TSF, DRF, SDRF and CDRF values of rational instances do); when
     they do not, the level driver runs instead and ``stats["driver"]`` says so.
@@ -46,6 +47,11 @@ option                  default         meaning
                                         program) before its value search; None: no slice, no search
 ``query_solver``        None            positions: a second MILP backend (``"cpsat"``, ``"highs"``,
                                         ``"cbc"``) asked a feasibility query the first one left open
+``refute_solver``       ``"auto"``      positions: the backend that tries, top down, to refute the highest
+                                        values left in a value search before its bisection (``"auto"``:
+                                        CP-SAT when OR-Tools is installed, else the sequence's backend;
+                                        None: no refutation)
+``refute_slice``        2.0             positions: CPU seconds of each refutation attempt
 ``lp_bounds``           True            both: LP-relaxation bounds skip MILPs (positions: the position
                                         program's relaxation, its big-M's from its own bound)
 ``flow_bounds``         True            levels: the max-flow check skips MILPs (with ``lp_bounds``)
@@ -100,6 +106,8 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "after_stall": "double",
     "first_slice": None,
     "query_solver": None,
+    "refute_solver": "auto",
+    "refute_slice": 2.0,
     "lp_bounds": True,
     "flow_bounds": True,
     "level_by_count": "ties",
@@ -108,7 +116,8 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
 }
 
 _CHOICES = {"driver": ("positions", "levels"), "after_stall": ("unsliced", "double"),
-            "query_solver": (None, "highs", "cpsat", "cbc"), "level_by_count": ("ties", "always", "never"),
+            "query_solver": (None, "highs", "cpsat", "cbc"),
+            "refute_solver": (None, "auto", "highs", "cpsat", "cbc"), "level_by_count": ("ties", "always", "never"),
             "secondary": ("after-first", "always", "never")}
 _BOOLS = ("strengthen", "count_fallback", "lp_bounds", "flow_bounds", "integer_first_level")
 
@@ -159,7 +168,7 @@ def check_leximin_options(options: Mapping[str, Any] | None, argument: str = "le
                                        argument=argument, value=value)
         if key in _BOOLS and not isinstance(value, (bool, np.bool_)):
             raise InvalidInstanceError(f"{name}={value!r} must be True or False", argument=argument, value=value)
-        if key in ("time_slice", "first_slice") and value is not None and not (
+        if key in ("time_slice", "first_slice", "refute_slice") and value is not None and not (
                 isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0):
             raise InvalidInstanceError(f"{name}={value!r} must be a positive number of seconds or None",
                                        argument=argument, value=value)
@@ -395,7 +404,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   started: float | None = None, flow: Callable | None = None, strong: Any = None,
                   disposable: bool = False, driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
                   count_fallback: bool = True, after_stall: str = "double", first_slice: float | None = None,
-                  query_solver: str | None = None, lp_bounds: bool = True, flow_bounds: bool = True,
+                  query_solver: str | None = None, refute_solver: str | None = "auto",
+                  refute_slice: float | None = 2.0, lp_bounds: bool = True, flow_bounds: bool = True,
                   level_by_count: str = "ties", secondary: str = "after-first",
                   integer_first_level: bool = False) -> LeximinOutcome:
     """Maximise ``valuation`` over ``problem`` lexicographically (or just its minimum).
@@ -438,9 +448,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         feasible (every row holding them is a "<=" row with nonnegative coefficients, or a lower bound
         on the user's total). The position driver then asks for "at least" a fixed user's count and
         trims its solutions back (:mod:`fairalloc.exact.positions`, "Free disposal"). Default False.
-    driver, time_slice, strengthen, count_fallback, after_stall, first_slice, query_solver, lp_bounds
+    driver, time_slice, strengthen, count_fallback, after_stall, first_slice, query_solver, refute_solver
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
-    flow_bounds, level_by_count, secondary, integer_first_level
+    refute_slice, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
 
     Returns
@@ -477,7 +487,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     """
     opts = check_leximin_options(dict(driver=driver, time_slice=time_slice, strengthen=strengthen,
                                       count_fallback=count_fallback, after_stall=after_stall,
-                                      first_slice=first_slice, query_solver=query_solver, lp_bounds=lp_bounds,
+                                      first_slice=first_slice, query_solver=query_solver,
+                                      refute_solver=refute_solver, refute_slice=refute_slice, lp_bounds=lp_bounds,
                                       flow_bounds=flow_bounds,
                                       level_by_count=level_by_count, secondary=secondary,
                                       integer_first_level=integer_first_level), "solve_leximin option")
@@ -505,7 +516,9 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                              disposable=disposable, lp_bounds=opts["lp_bounds"],
                              after_stall=opts["after_stall"], first_slice=opts["first_slice"],
                              query_backend=None if opts["query_solver"] is None
-                             else get_backend(opts["query_solver"], "milp")).run()
+                             else get_backend(opts["query_solver"], "milp"),
+                             refute_backend=_refute_backend(opts["refute_solver"], backend),
+                             refute_slice=opts["refute_slice"]).run()
     else:
         out = LevelDriver(rounds, valuation, objective=objective, lp_bounds=opts["lp_bounds"],
                           flow_bounds=opts["flow_bounds"], flow=flow, level_by_count=opts["level_by_count"],
@@ -514,6 +527,19 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     if why is not None:
         out.stats["driver_note"] = why
     return out
+
+
+def _refute_backend(name: str | None, backend: Backend) -> Backend | None:
+    """The backend of the position driver's refutations: ``"auto"`` is CP-SAT when OR-Tools is
+    installed (it refuted "every user >= 77/1240" on the dense 10 x 10 x 20 instance of seed 0 in about
+    a second of CPU where HiGHS took tens: ``benchmarks/RESULTS.md``), else the sequence's backend."""
+    from .solvers import available_solvers, get_backend
+
+    if name is None:
+        return None
+    if name == "auto":
+        name = "cpsat" if "cpsat" in available_solvers("milp") else backend.name
+    return backend if name == backend.name else get_backend(name, "milp")
 
 
 def _same_columns(strong: LinearProgram, base: LinearProgram) -> LinearProgram:

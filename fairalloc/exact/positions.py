@@ -114,6 +114,42 @@ to *f* (an allocation of *P* with more free users above *f* would be lexicograph
 :math:`\mu`, and the leximin optimum itself has :math:`|F| - K` entries at or below *f*); they join *O*
 at once. The count asks one question for the whole tie where positions would ask one per entry.
 
+Refutation from the top
+-----------------------
+Before its bisection, a value search tries to *refute* the highest achievable value *c* left in
+:math:`(N, b]`, with the backend that refutes fastest (``refute_backend``: CP-SAT by default, in a
+short slice of ``refute_slice`` CPU seconds): the feasibility query at *c* above. **Rule.** An
+INFEASIBLE answer proves :math:`\mu_{p+1} < c`, so the bound falls to the largest achievable value
+of a free user below *c* (or to *N*), and the next value down is tried; a FEASIBLE answer gives an
+allocation of *P* with :math:`N \ge c`, and *c* is the top: the position is proven at *c*; a
+time limit (or any other status) decides nothing: *c* stays open, the refutations stop, and *c* is
+asked next of the sequence's backend (its slice, then ``query_solver``): "no" lowers the bound below
+*c* and the refutations go on from the new top; "yes" proves the position at *c*; undecided, the
+search ends there: the position program is solved again (twice the slice, *z* capped at the refuted
+bound), and the next search asks *c* again, with that longer slice. The values below *c* are not
+searched: below a value the refutation backend could not refute, a "no" is harder still, and a
+"yes" only raises the incumbent, which the position program does as well. (Asking *c* again and
+again with doubled slices, without the position program in between, measured worse: on seed 1 of
+the dense 10 x 10 x 20 instances a top value that neither backend decided took the whole budget,
+where the position program had proven the same positions in seconds; ``benchmarks/RESULTS.md``.)
+Without a refutation backend the search is the bisection alone.
+
+*Proof.* The query at *c* is feasible exactly when some :math:`x \in P` has :math:`N(x) \ge c`: its
+unmatched free users are the free users other than the :math:`|O|` matched ones, all :math:`\ge c`,
+and the matched ones take open values :math:`\le f \le N < c`, so they are the :math:`|O|` smallest
+and :math:`N(x)` is the least unmatched value; conversely matching *O* to the :math:`|O|` smallest free
+values of an *x* with :math:`N(x) \ge c` leaves every unmatched user :math:`\ge c`. Infeasible therefore means
+:math:`\max_P N < c`, i.e. :math:`\mu_{p+1} < c` by the lemma, and :math:`\mu_{p+1}`, an achievable
+value of a free user, is at most the largest one below *c*. Only a backend's proof of infeasibility
+lowers the bound; a stalled refutation changes nothing but the order of the questions. When the
+bound reaches the incumbent's *N* the position is proven. The refuted bound is also the position
+program's column bound on *z* (valid: no point of *P* has :math:`N` above it), so that its MILP stops
+as soon as it finds the bound. A value whose refutation stalled is not tried again in the same
+position. Why top down: the highest values are the cheapest to refute (on the dense 10 x 10 x 20
+instance of seed 0, CP-SAT refutes "every user >= 77/1240" in about a second of CPU while
+"every user >= 76/1240", which is feasible, takes HiGHS minutes to find; bisection asked the hard
+question first, ``benchmarks/RESULTS.md``).
+
 Free disposal
 -------------
 When the formulation says so (``solve_leximin(disposable=True)``: lowering a user's task columns never
@@ -152,8 +188,9 @@ solve adds at least one entry, so there are at most *q* position solves plus the
 ``stats``: ``positions_proven``, ``users_fixed`` (``fixed_by_count``, ``fixed_by_cap``),
 ``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
 ``counts``, ``slices_doubled``, ``unsliced_after_stall``, ``lp_rounds``, ``bigm_tightened``,
-``positions_by_lp``, ``lp_cpu_s``, ``queries_<backend>`` (``query_solver``); the rounds (kind
-``position``, ``query``, ``count``; the LP relaxations are not rounds) in ``stats["rounds"]``.
+``positions_by_lp``, ``lp_cpu_s``, ``queries_<backend>`` (``query_solver``), ``refutations``,
+``refuted``, ``top_stalled``; the rounds (kind ``position``, ``query``, ``refute``, ``count``; the LP
+relaxations are not rounds) in ``stats["rounds"]``.
 
 References
 ----------
@@ -188,7 +225,8 @@ class PositionDriver:
                  time_slice: float | None = 2.0, strong: LinearProgram | None = None,
                  count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
                  max_lp_rounds: int = 8, after_stall: str = "double", query_backend: Any = None,
-                 first_slice: float | None = None) -> None:
+                 first_slice: float | None = None, refute_backend: Any = None,
+                 refute_slice: float | None = 2.0) -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -215,6 +253,10 @@ class PositionDriver:
         self.after_stall = after_stall
         self.query_backend = query_backend     # a Backend asked again when a query stalls, or None
         self.first_slice = first_slice
+        self.refute_backend = refute_backend   # a Backend that tries to refute the top values, or None
+        self.refute_slice = refute_slice
+        self.refute_stalled: set = set()        # values whose refutation stalled, in this position
+        self.zcap: int | None = None            # a bound on z proven by refutations, in this position
         self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
         self.max_lp_rounds = int(max_lp_rounds)
         self.integer_z = rounds.backend.name == "cpsat"
@@ -376,7 +418,8 @@ class PositionDriver:
                 rows.append((dict(tot[i]), self.lo[i], None if self.disposable else self.hi[i], f"{lab}pfix_{i}"))
         if mode == "position":
             z = f"{lab}pz"
-            cols.append((z, level, zub, self.integer_z))
+            # z's column bound: the combinatorial bound, or below it a bound proven by refutations
+            cols.append((z, level, zub if self.zcap is None else max(level, min(zub, self.zcap)), self.integer_z))
             cost = {z: 1.0}
             if hint_totals is not None:
                 hint[z] = float(level)
@@ -457,6 +500,8 @@ class PositionDriver:
             inc = min(self.V(i, self.lo[i]) for i in self.free_users())
         # the first position is the max-min program, solved without a slice (module docstring)
         slice_ = self.time_slice if self.found else self.first_slice
+        self.refute_stalled = set()
+        self.zcap = None
         known = zub          # the least upper bound known: z's column bound and the big-M's
         while True:
             if self.lp_bounds and self.open and self.r.x is not None:
@@ -532,7 +577,8 @@ class PositionDriver:
         return known
 
     def search(self, inc: int, zub: int, slice_: float | None) -> tuple[str, Any] | None:
-        """Bisection over the achievable values in (inc, zub] by feasibility queries (module docstring).
+        """Refutation from the top, then bisection over the achievable values in (inc, zub] by
+        feasibility queries (module docstring, "Value search" and "Refutation from the top").
 
         A feasible answer raises the incumbent, an infeasible one lowers the bound; a query that stalls
         leaves its value and everything above it open (the bisection goes on below it), except a tie
@@ -540,6 +586,29 @@ class PositionDriver:
         when decided, ("again", (inc, zub)) when values above the incumbent are still open (the
         caller solves the position MILP again, longer), None when the budget ran out."""
         self.stats["searches"] += 1
+        while self.refute_backend is not None:
+            got = self.refute_down(inc, zub)
+            if got is None:
+                return None
+            inc, zub, top = got
+            if top is None:                   # nothing left, or found: the bisection below ends at once
+                break
+            ans = self.query(top, slice_)     # refuted above, undecided at the top: the sequence's backend
+            if ans is None:
+                st = self.stalled(inc)
+                if st is not None:
+                    if st[0] == "return":
+                        return st[1]
+                    inc = st[1]
+                    continue
+                self.stats["top_stalled"] += 1
+                return "again", (inc, zub)    # the position MILP again, longer, z capped at zub
+            if ans:
+                inc = self.next_entry(self.r.totals)
+                continue
+            zub = max([inc] + self.candidates(inc, top - 1))     # refuted by the sequence's backend
+            self.zcap = zub if self.zcap is None else min(self.zcap, zub)
+            self.known = zub if self.known is None else min(self.known, zub)
         open_top = None                      # the lowest value left open by a stalled query
         while True:
             cand = self.candidates(inc, zub if open_top is None else min(zub, open_top - 1))
@@ -548,15 +617,11 @@ class PositionDriver:
             c = cand[(len(cand) - 1) // 2]
             ans = self.query(c, slice_)
             if ans is None:
-                if self.r.out_of_time():
-                    return None
-                if self.count_fallback and self.floor is not None and inc == self.floor:
-                    q = self.count()
-                    if q is None:
-                        return None
-                    if q > 0:
-                        return "done", [self.floor] * q
-                    inc = self.next_entry(self.r.totals)     # the count's solution: above the floor
+                st = self.stalled(inc)
+                if st is not None:
+                    if st[0] == "return":
+                        return st[1]
+                    inc = st[1]
                     continue
                 open_top = c if open_top is None else min(open_top, c)
             elif ans:
@@ -570,15 +635,66 @@ class PositionDriver:
             return "done", [inc]
         return "again", (inc, zub)
 
-    def query(self, c: int, time_slice: float | None) -> bool | None:
-        prog, _ = self.program("query", level=c, strong=True)
-        out, x = self.r.solve("query", prog, proven=None, time_slice=self.r.wall_for(time_slice))
-        self.stats["queries"] += 1
-        if (out is not None and out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE)
+    def stalled(self, inc: int) -> tuple[str, Any] | None:
+        """After a query stalled: ("return", None) when the budget is spent; a tie query (the incumbent
+        at the floor) settled by the count MILP: ("return", ("done", entries)) when more entries equal
+        the floor (None in their place when the count did not finish), else ("inc", the count
+        solution's entry, above the floor); None for any other query (the search goes on)."""
+        if self.r.out_of_time():
+            return "return", None
+        if not (self.count_fallback and self.floor is not None and inc == self.floor):
+            return None
+        q = self.count()
+        if q is None:
+            return "return", None
+        if q > 0:
+            return "return", ("done", [self.floor] * q)
+        return "inc", self.next_entry(self.r.totals)
+
+    def refute_down(self, inc: int, zub: int) -> tuple[int, int, int | None] | None:
+        """Top-down refutation (module docstring, "Refutation from the top"): while the refutation
+        backend proves "no x in P has every unmatched free user >= c" for the highest achievable value
+        *c* in (inc, zub], the bound falls to the next value below. Returns (incumbent, bound, the value
+        whose refutation stalled or None); None when the budget ran out."""
+        if self.refute_backend is None:
+            return inc, zub, None
+        while True:
+            cand = self.candidates(inc, zub)
+            if not cand:
+                return inc, zub, None
+            c = cand[-1]
+            if c in self.refute_stalled:
+                return inc, zub, c
+            ans = self.query(c, self.refute_slice, backend=self.refute_backend, kind="refute")
+            self.stats["refutations"] += 1
+            if ans is False:                  # proven: mu_{p+1} < c
+                self.stats["refuted"] += 1
+                zub = max([inc] + cand[:-1])
+                self.zcap = zub if self.zcap is None else min(self.zcap, zub)
+                self.known = zub if self.known is None else min(self.known, zub)
+                continue
+            if ans:                           # found: the incumbent is at c = the top, proven below
+                return self.next_entry(self.r.totals), zub, None
+            if self.r.out_of_time():
+                return None
+            self.refute_stalled.add(c)        # a time limit decides nothing: c stays open
+            return inc, zub, c
+
+    def query(self, c: int, time_slice: float | None, *, backend: Any = None, kind: str = "query") -> bool | None:
+        """Is there x in P whose unmatched free users all have V_i >= c? True (kept), False (proven
+        infeasible), None (undecided in the slice). ``backend``: this question's backend (default the
+        sequence's, then ``query_backend`` if it stalls). Started from the kept solution's columns."""
+        prog, hint = self.program("query", level=c, strong=True, hint_totals=self.r.totals)
+        start = self.r.start(prog, hint) if self.r.x is not None else None
+        out, x = self.r.solve(kind, prog, proven=None, time_slice=self.r.wall_for(time_slice), start=start,
+                              backend=backend)
+        if kind == "query":
+            self.stats["queries"] += 1
+        if (kind == "query" and out is not None and out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE)
                 and self.query_backend is not None and self.query_backend.name != self.r.backend.name):
             # the same question to the second backend, for the same slice (module docstring)
             out, x = self.r.solve("query", prog, proven=None, time_slice=self.r.wall_for(time_slice),
-                                  backend=self.query_backend)
+                                  backend=self.query_backend, start=start)
             self.stats[f"queries_{self.query_backend.name}"] += 1
             if out is not None and out.status is Status.ERROR:     # a failure, not an open answer: say so
                 self.stats["query_solver_errors"] += 1

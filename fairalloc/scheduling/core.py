@@ -794,10 +794,13 @@ def schedule(st, runs, ts, limit, out):
     returns (number of launches, out). ``meta[_BLOCKED]`` is the user the pass stopped on, or -1.
     (:func:`schedule_into` is the pass; this wrapper only makes room.)
     """
-    n_out = schedule_into(st, runs, ts, limit, out, True)
-    while n_out < 0:
-        out = grow_rows(out)
-        n_out = schedule_into(st, runs, ts, limit, out, False)
+    n_out = -1
+    fresh = True                # one call site, ``fresh`` a bool variable: schedule_into is compiled once
+    while n_out < 0:            # (for bool, as sim.kernels calls it), not for Literal[bool](True) and (False)
+        if not fresh:
+            out = grow_rows(out)
+        n_out = schedule_into(st, runs, ts, limit, out, fresh)
+        fresh = False
     return n_out, out
 
 

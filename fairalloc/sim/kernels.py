@@ -31,6 +31,7 @@ from ..errors import InvalidInstanceError
 from ..scheduling import core as C
 from . import preemption as P
 from .policies import easy as E
+from .policies import slurm_loop as S
 
 __all__ = ["run", "rigid_run", "task_run", "RIGID", "TASKS"]
 __all__ += ["rigid_batch"]      # the learned-priorities method's trials (issue 29)
@@ -114,7 +115,7 @@ _DONE, _ROWS, _ROOM, _UNTIL = 0, 1, 2, 3
 @jit(_nrt=False)
 def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
           es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
-          lp, lk, lm, lt0, lt1, lkill, li, lf, until=np.inf, ps=None):
+          lp, lk, lm, lt0, lt1, lkill, li, lf, until=np.inf, sl=None, ps=None):
     """The loop of :func:`run`, compiled without reference counting (it takes every array borrowed and
     allocates nothing): returns :data:`_DONE`; :data:`_ROWS` when a pass needs more launch rows
     (``li[_PHASE]`` 2: the pass resumes at the next call); :data:`_ROOM` when the log and the heap
@@ -122,7 +123,9 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
     instant at or after ``until`` (the instants before it done); its variables are kept in ``li`` and
     ``lf`` for the next call. Rigid jobs ask for nothing (the heap holds ``n`` completions): one call.
     ``listed``: the rigid jobs were all queued before (:func:`_list_all`), an arrival only wakes
-    the loop; ``ready`` each rank's ready time (empty unless listed). ``ps``: Kueue's fair-sharing
+    the loop; ``ready`` each rank's ready time (empty unless listed). ``sl``: Slurm's multifactor
+    priority on the rigid jobs (:mod:`fairalloc.sim.policies.slurm_loop`: its passes, the order, the
+    next pass as the wake-up); None (settled at compile time) otherwise. ``ps``: Kueue's fair-sharing
     preemption after each pass (:func:`fairalloc.sim.preemption.step`; ``li[_PHASE]`` 4: the check runs
     at the next call), None without."""
     n = arr_t.shape[0]
@@ -166,6 +169,8 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                     end[p] = now
                     free += procs[p]
                     E.run_remove(p, start[p] + est[p], es)
+                    if sl is not None:
+                        S.finish(sl, p, now)
                 events += 1
             while i < n and arr_t[i] == now:                    # 2. arrivals
                 if tasks:
@@ -173,6 +178,8 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                         C.advance(st, runs, ts, now)
                         clock = now
                     C.submit(st, runs, ts, user[i], i)
+                elif sl is not None:
+                    S.submit(sl, i, now)
                 elif not listed:
                     E.push_at(i, procs[i], est[i], rank[i], es)
                 i += 1
@@ -186,12 +193,19 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
             if events == seen:
                 continue
             if not tasks:                                       # one decision: rigid jobs (heap room: n)
-                k, free = E.step(now, free, es, started_r, resv, backfill, scan, ready)
+                if sl is None:
+                    k, free = E.step(now, free, es, started_r, resv, backfill, scan, ready)
+                else:
+                    k, free = S.decide(sl, now, free, es, est, started_r, resv, backfill, scan, ready)
                 for q in range(k):
                     j = es.wjob[started_r[q]]
                     start[j] = now
                     seq += 1
                     hs = _push(hend, hint, hs, now + dur[j], seq, j, np.int64(1), np.int64(0))
+                if sl is not None:                              # Slurm: the next pass while a waiting job fits
+                    w = S.next_wakeup(sl, free)
+                    if not (wake_on and w == wake_time):
+                        wake_on, wake_time = w < np.inf, (w if w < np.inf else -1.0)
                 continue
             if now > clock:                                     # one decision: tasks
                 C.advance(st, runs, ts, now)
@@ -289,12 +303,13 @@ def _list_all(arr_t, procs, est, rank, es, ready, lo=0):
 
 def run(kind, arr_t, dur, kill, start, end, killed, counts,
         st, runs, ts, user, wakeups, wake_first,
-        es, procs, est, rank, capacity, resv, backfill, scan, listed=False, preempt=None):
+        es, procs, est, rank, capacity, resv, backfill, scan, listed=False, sl=None, preempt=None):
     """The loop (module docstring). ``kind``: :data:`RIGID` or :data:`TASKS`; jobs are given in
     arrival order (position = run index for tasks). Rigid jobs: ``es`` EASY's state, ``procs``,
     ``est`` (what a reservation may assume), ``rank`` each job's rank in the queue's order,
     ``resv`` each rank's first shadow time; ``listed``: every rigid job is queued at its rank from the
-    first instant and may start from its arrival time (:func:`rigid_run`). Tasks: ``st``, ``runs``,
+    first instant and may start from its arrival time (:func:`rigid_run`); ``sl``: Slurm's state
+    (:func:`rigid_run`'s ``slurm``). Tasks: ``st``, ``runs``,
     ``ts`` the core's state, ``user`` each job's user. ``counts`` gets [events, launches, wake-ups
     that ran a pass]; returns the launch log (position, tasks, server, start, end, killed) of task runs.
     ``preempt``: a list holding a :class:`fairalloc.sim.preemption.PreemptState` (Kueue's preemption after
@@ -322,14 +337,18 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     if listed:
         _list_all(arr_t, procs, est, rank, es, ready)
     while True:
-        if ps is None:
+        if sl is not None:      # rigid jobs: one call
             code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
                          es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
-                         lp, lk, lm, lt0, lt1, lkill, li, lf)
+                         lp, lk, lm, lt0, lt1, lkill, li, lf, np.inf, sl)
+        elif ps is not None:
+            code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
+                         es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
+                         lp, lk, lm, lt0, lt1, lkill, li, lf, np.inf, None, ps)
         else:
             code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
                          es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
-                         lp, lk, lm, lt0, lt1, lkill, li, lf, np.inf, ps)
+                         lp, lk, lm, lt0, lt1, lkill, li, lf)
         if code == _DONE:
             break
         if code == _ROWS:
@@ -425,7 +444,8 @@ def _max_distinct(user, h) -> int:
 
 
 def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=None, rank=None,
-              backfill: bool = True, scan: int = E.SCAN, listed: bool = False) -> tuple[np.ndarray, np.ndarray]:
+              backfill: bool = True, scan: int = E.SCAN, listed: bool = False,
+              slurm=None) -> tuple[np.ndarray, np.ndarray]:
     """Start times of rigid jobs in arrival order (``submit`` non-decreasing) on ``capacity``
     processors, in strict order of ``rank`` (default: arrival order, FCFS), with EASY backfilling
     when ``backfill``; and each rank's first shadow time as the blocked head (NaN if never).
@@ -449,6 +469,10 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
         blocks the jobs ranked after it as a job that does not fit does (strict order), and with
         EASY it is the head with a reservation at the shadow time, at least its submit time, while
         later submitted jobs may backfill. Default: a job joins the queue when it is submitted.
+    slurm : SlurmLoopState, optional
+        Slurm's multifactor priority orders the queue instead of ``rank``
+        (:func:`fairalloc.sim.policies.slurm_loop.new_state`, for these jobs in this order; it holds the
+        usage, the factors and the counters after the run); not with ``listed``.
 
     Returns
     -------
@@ -489,7 +513,7 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
         run(RIGID, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(duration, dtype=float),
             kill_in, start, end, np.zeros(n, bool), np.zeros(3, np.int64), st, runs, ts, np.zeros(1, np.int64),
             False, False, es, procs, np.ascontiguousarray(requested, dtype=float), rk, int(capacity), resv,
-            bool(backfill), int(scan), bool(listed))
+            bool(backfill), int(scan), bool(listed) and slurm is None, sl=slurm)
     return start, resv[:n]
 
 
@@ -607,6 +631,14 @@ def rigid_batch(submit, processors, duration, requested, capacity: int, ranks, *
     ndarray (P, n)
         Row *p*: the start times under the *p*-th order.
 
+    Raises
+    ------
+    InvalidInstanceError
+        (a ``ValueError``) before the compiled loop, naming the argument, the index and the value: a
+        time that is NaN, infinite or negative (an unknown run time), ``submit`` not in arrival
+        order, a width that is not an integer from 1 to ``capacity``, arrays of different lengths,
+        ``ranks`` not of shape (P, n) or a row that is not a permutation of ``range(n)``.
+
     Examples
     --------
     The three jobs of :func:`rigid_run`'s examples in arrival order and with job 2 ranked first:
@@ -615,17 +647,53 @@ def rigid_batch(submit, processors, duration, requested, capacity: int, ranks, *
     ...             np.array([10., 5., 20.]), 4, np.array([[0, 1, 2], [1, 2, 0]])).tolist()
     [[0.0, 10.0, 10.0], [2.0, 12.0, 2.0]]
     """
-    n = len(submit)
-    rk = np.ascontiguousarray(ranks, dtype=np.int64)
-    if rk.ndim != 2 or rk.shape[1] != n:
-        raise InvalidInstanceError(f"ranks has shape {rk.shape}; expected (P, {n})", argument="ranks", value=rk.shape)
+    sub, dur, req, procs, rk = _batch_inputs(submit, duration, requested, processors, capacity, ranks)
+    n = sub.shape[0]
     out = np.zeros(rk.shape)
     if n == 0 or rk.shape[0] == 0:
         return out
-    procs = np.ascontiguousarray(processors, dtype=np.int64)
     es, es0 = (E.new_easy_state(n, int(capacity), int(procs.max())) for _ in range(2))
     st, runs, ts = _dummy_task_state()
-    _rigid_batch(np.ascontiguousarray(submit, dtype=float), procs, np.ascontiguousarray(duration, dtype=float),
-                 np.ascontiguousarray(requested, dtype=float), rk, int(capacity), bool(backfill), int(scan), es,
-                 es0, st, runs, ts, out)
+    _rigid_batch(sub, procs, dur, req, rk, int(capacity), bool(backfill), int(scan), es, es0, st, runs, ts, out)
     return out
+
+
+def _batch_inputs(submit, duration, requested, processors, capacity, ranks):
+    """:func:`rigid_batch`'s arrays, checked before the compiled loop, which trusts them: a NaN or
+    infinite time never compares equal to an instant (the loop would wait for it forever), a job
+    wider than the cluster never starts, a rank out of range or repeated writes outside EASY's
+    arrays. Errors name the argument, the index and the value."""
+    from ..validation import require_fits, require_nonnegative, require_positive
+
+    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+        raise InvalidInstanceError(f"capacity={capacity!r} must be an integer >= 1", argument="capacity",
+                                   value=capacity)
+    sub, dur, req = (np.ascontiguousarray(a, dtype=float) for a in (submit, duration, requested))
+    p = np.asarray(processors)
+    n = sub.shape[0]
+    for name, a in (("submit", sub), ("duration", dur), ("requested", req), ("processors", p)):
+        if a.shape != (n,):
+            raise InvalidInstanceError(f"{name} has shape {a.shape}; expected ({n},) as submit",
+                                       argument=name, value=a.shape)
+    for name, a in (("submit", sub), ("duration", dur), ("requested", req)):
+        require_nonnegative(name, a)
+    if n > 1 and (sub[1:] < sub[:-1]).any():
+        i = int(np.flatnonzero(sub[1:] < sub[:-1])[0]) + 1
+        a, b = sub[i].item(), sub[i - 1].item()
+        raise InvalidInstanceError(f"submit[{i}]={a!r} is before submit[{i - 1}]={b!r}: jobs must be in arrival "
+                                   "order", argument="submit", index=(i,), value=a)
+    require_positive("processors", p)
+    require_fits("processors", p, int(capacity))
+    procs = np.ascontiguousarray(p, dtype=np.int64)
+    if (procs != p).any():
+        i = int(np.flatnonzero(procs != p)[0])
+        raise InvalidInstanceError(f"processors[{i}]={p[i].item()!r} must be an integer", argument="processors",
+                                   index=(i,), value=p[i].item())
+    rk = np.ascontiguousarray(ranks, dtype=np.int64)
+    if rk.ndim != 2 or rk.shape[1] != n:
+        raise InvalidInstanceError(f"ranks has shape {rk.shape}; expected (P, {n})", argument="ranks", value=rk.shape)
+    if rk.size and (np.sort(rk, axis=1) != np.arange(n)).any():
+        row = int(np.flatnonzero((np.sort(rk, axis=1) != np.arange(n)).any(axis=1))[0])
+        raise InvalidInstanceError(f"ranks[{row}]={rk[row].tolist()} is not a permutation of range({n})",
+                                   argument="ranks", index=(row,), value=rk[row].tolist())
+    return sub, dur, req, procs, rk

@@ -120,12 +120,15 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         ``"auto"`` uses the compiled loop (:mod:`fairalloc.sim.kernels`, the same schedule) for
         ``"fcfs"`` and ``"easy"`` on processors with one-task jobs (EASY: not with
         ``progress=True``), and for ``"drf"``, ``"sdrf"``, ``"tsf"`` and ``"cdrf"`` named by string
-        with a built-in server rule, not with ``progress=True``; the event engine otherwise;
+        with a built-in server rule, not with ``progress=True``, and for ``"slurm"`` and
+        ``"slurm+easy"`` named by string on processors with one-task jobs (not with ``progress=True``,
+        ``watch=``, ``decay="continuous"``: those run on the engine, logged at INFO level with the
+        reason); the event engine otherwise;
         ``"events"`` forces the engine;
-        ``"kernel"`` forces the loop and raises :class:`InvalidInstanceError` naming what it
-        does not support; ``"reference"``: ``policy="kueue"`` with ``preemption=`` on the plain-Python
-        reference loop (:func:`fairalloc.sim.preemption.reference_kueue_run`), the oracle of the
-        compiled one.
+        ``"kernel"`` forces the loop (a Slurm policy object too: it holds the run's usage and factors
+        after it) and raises :class:`InvalidInstanceError` naming what it does not support;
+        ``"reference"``: ``policy="kueue"`` with ``preemption=`` on the plain-Python reference loop
+        (:func:`fairalloc.sim.preemption.reference_kueue_run`), the oracle of the compiled one.
     **options
         Passed to the policy (e.g. ``k_p=1440`` for BUC).
 
@@ -160,12 +163,21 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     applies = getattr(pol, "kernel_applies", None)
     # the task schedulers on the compiled loop, for a policy named by string (an object passed in may be
     # inspected afterwards: its scheduler holds the event engine's state)
-    pool = isinstance(policy, str) and applies is not None and applies(sim)
+    # (a policy that leaves the engine's state after its compiled run, as Slurm's, also as an object with
+    # engine='kernel'); a policy that says why its compiled loop does not apply is routed to the engine
+    keeps = engine == "kernel" and getattr(pol, "kernel_keeps_state", False)
+    pool = (isinstance(policy, str) or keeps) and applies is not None and applies(sim)
+    refusal = getattr(pol, "kernel_refusal", None)
+    why_not = refusal(sim) if refusal is not None and not pool and (isinstance(policy, str) or keeps) else None
+    if why_not is not None and engine == "auto":
+        logger.info("policy %r runs on the event engine: the compiled loop does not support %s", pol.name, why_not)
     if engine == "kernel" and not (fast or easy or pool):
         why = ("progress=True (the compiled loop shows no progress bar)" if fcfs and rigid
+               else f"{why_not} for policy {pol.name!r}" if why_not is not None
                else "this policy/capacity: the compiled loop runs FCFS with or without EASY "
-                    "backfilling ('fcfs', 'easy') on processors with one-task jobs, and 'drf', 'sdrf', "
-                    "'tsf', 'cdrf' named by string with a built-in server rule, without a progress bar")
+                    "backfilling ('fcfs', 'easy') on processors with one-task jobs, 'drf', 'sdrf', "
+                    "'tsf', 'cdrf' named by string with a built-in server rule, and 'slurm', 'slurm+easy' "
+                    "on processors, without a progress bar")
         raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
                                    "or 'events'", argument="engine", value=engine)
     if engine == "reference":
@@ -183,22 +195,31 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     return sim.run()
 
 
+def rigid_setup(sim: Simulation) -> tuple:
+    """What a compiled run of rigid jobs starts from, as :meth:`Simulation.run` decides it: ``(ok, rejected,
+    kill, dur, order, expected)``: the admitted jobs and the rejected (row, reason); which end killed at their
+    requested time (``enforce_walltime``) and how long each runs; the admitted rows in arrival order (submit
+    time, then row); what a reservation may assume (the requested time, else the run time)."""
+    wl = sim.workload
+    sim.state.bind(wl)
+    ok, rejected = sim.admissible()
+    run, req = wl.run_time, wl.requested_time
+    kill = ok & ~np.isnan(req) & (run > req) if sim.enforce_walltime else np.zeros(len(wl), dtype=bool)
+    dur = np.where(kill, req, run)
+    idx = np.flatnonzero(ok)
+    order = idx[np.argsort(wl.submit[idx], kind="stable")]
+    return ok, rejected, kill, dur, order, np.where(np.isnan(req), run, req)
+
+
 def _run_fcfs_kernel(sim: Simulation, *, easy: bool = False, keep: bool = False, key: Any = None) -> SimulationResult:
     """FCFS (``easy=False``) or FCFS + EASY on the compiled loop (:func:`.kernels.rigid_run`); ``keep``:
     fill the policy's ``reservations`` as the event engine would (a policy object the caller may inspect);
     ``key`` (n,): a static priority per job, lowest first, ties in arrival order, instead of arrival
     order (a learned function, :class:`~.policies.learned.LearnedPolicy`)."""
     wl, state = sim.workload, sim.state
-    state.bind(wl)
-    ok, rejected = sim.admissible()
+    ok, rejected, kill, dur, order, expected = rigid_setup(sim)
     n = len(wl)
-    run, req = wl.run_time, wl.requested_time
-    kill = ok & ~np.isnan(req) & (run > req) if sim.enforce_walltime else np.zeros(n, dtype=bool)
-    dur = np.where(kill, req, run)
-    idx = np.flatnonzero(ok)
-    order = idx[np.argsort(wl.submit[idx], kind="stable")]
     start = np.full(n, np.nan)
-    expected = np.where(np.isnan(req), run, req)   # what a reservation may assume
     rank = None
     if key is not None:                            # each position's place in the key's order (stable: arrival)
         rank = np.empty(len(order), dtype=np.int64)

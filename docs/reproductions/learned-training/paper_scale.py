@@ -10,6 +10,16 @@ Two steps:
     6,400 rows, about 130 KB; the repository ignores Parquet files), so the analysis below runs from
     the repository alone.
 
+``evaluation DIR``
+    Stores a ``fairalloc learn evaluate`` folder of the paper-scale functions (the files named
+    ``seed<S>-best.json``, ``seed<S>-F1.json``, ``seed<S>-F2.json``, so their labels are
+    ``learned-seed<S>-...``) as ``paper-scale/evaluation.csv`` (mean AVEbsld per workload, policy and
+    backfilling) and ``paper-scale/evaluation_traces.csv.gz`` (each trace's or 30-day window's row),
+    and prints, per workload and backfilling, the baselines, Table 1's F1/F2 and each learned form's
+    range over the seeds, with the gain over the best classic baseline (FCFS, SJF, WFP3, UNICEF) and
+    over the paper's (FCFS, WFP3, UNICEF), and the largest gain of one trace or window (the paper's
+    "up to 7.25x" is a largest gain).
+
 ``analyse`` (default)
     Reads ``paper-scale/seed*/`` and prints
 
@@ -42,6 +52,7 @@ Usage::
 
     python docs/reproductions/learned-training/paper_scale.py collect /tmp/train-seed{0,1,2,3,4}
     python docs/reproductions/learned-training/paper_scale.py analyse [--authors score-distribution.csv]
+    python docs/reproductions/learned-training/paper_scale.py evaluation /tmp/eval
 """
 
 from __future__ import annotations
@@ -224,6 +235,44 @@ def analyse(authors: str | None) -> None:
     print(both.to_string(float_format=lambda v: f"{v:.4g}"))
 
 
+PAPER_BASELINES = ("fcfs", "wfp3", "unicef")
+TRACE_COLUMNS = ["workload", "label", "seed", "jobs", "finished", "rejected", "avebsld", "mean_wait", "makespan",
+                 "utilization"]
+
+
+def evaluation(folder: str | None) -> None:
+    """Store (when ``folder`` is given) and summarise the evaluation (module docstring)."""
+    if folder is not None:
+        shutil.copyfile(Path(folder) / "evaluation.csv", STORE / "evaluation.csv")
+        tr = pd.read_csv(Path(folder) / "evaluation_traces.csv")[TRACE_COLUMNS]
+        tr.to_csv(STORE / "evaluation_traces.csv.gz", index=False, float_format="%.10g")
+    t = pd.read_csv(STORE / "evaluation.csv")
+    tr = pd.read_csv(STORE / "evaluation_traces.csv.gz")
+    tr["easy"] = tr["label"].str.endswith("+easy")
+    tr["policy"] = tr["label"].str.replace("+easy", "", regex=False)
+    per = tr.pivot_table(index=["workload", "easy", "seed"], columns="policy", values="avebsld")
+    paper_best = per[list(PAPER_BASELINES)].min(axis=1)
+    t = t.join(t[t.policy.isin(PAPER_BASELINES)].groupby(["workload", "easy"])["avebsld"].min()
+               .rename("paper_best"), on=["workload", "easy"])
+    t["gain_paper"] = t["paper_best"] / t["avebsld"]
+    t["kind"] = t["policy"].str.replace(r"^learned-seed\d+-", "learned-", regex=True)
+    rows = []
+    for (w, e, k), g in t.groupby(["workload", "easy", "kind"], sort=False):
+        pols = g["policy"].tolist()
+        gain_trace = (paper_best.loc[(w, e)].to_numpy()[:, None] / per.loc[(w, e)][pols].to_numpy())
+        rows.append({"workload": w, "easy": e, "policy": k, "n": len(g), "avebsld_min": g.avebsld.min(),
+                     "avebsld_max": g.avebsld.max(), "gain_min": g.gain.min(), "gain_max": g.gain.max(),
+                     "gain_paper_min": g.gain_paper.min(), "gain_paper_max": g.gain_paper.max(),
+                     "largest_trace_gain_paper": float(np.nanmax(gain_trace)), "traces": int(g.seeds.iloc[0])})
+    out = pd.DataFrame(rows)
+    pd.set_option("display.width", 220)
+    pd.set_option("display.max_columns", 30)
+    print("Mean AVEbsld over the traces (Lublin: 5 seeds; logs: their 30-day windows); learned-*: the range over "
+          "the seeds' functions; gain: over the best of FCFS, SJF, WFP3, UNICEF; gain_paper: over the best of FCFS, "
+          "WFP3, UNICEF; largest_trace_gain_paper: the largest on one trace or window\n")
+    print(out.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd")
@@ -231,9 +280,13 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("folders", nargs="+")
     a = sub.add_parser("analyse")
     a.add_argument("--authors", help="the authors' score-distribution.csv (SC'17)")
+    e = sub.add_parser("evaluation")
+    e.add_argument("folder", nargs="?", help="a fairalloc learn evaluate folder (default: summarise the stored one)")
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         collect(args.folders)
+    elif args.cmd == "evaluation":
+        evaluation(args.folder)
     else:
         analyse(getattr(args, "authors", None))
 

@@ -24,6 +24,7 @@ share a window (the Lublin model draws a fresh trace per cell).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from pathlib import Path
@@ -35,7 +36,8 @@ import pandas as pd
 from ...errors import InvalidInstanceError
 from ...sim.metrics import TAU
 
-__all__ = ["train", "evaluate", "score_cell", "BASELINES", "PAPER_POLICIES", "evaluation_table"]
+__all__ = ["train", "evaluate", "score_cell", "BASELINES", "PAPER_POLICIES", "evaluation_table", "nonempty_windows",
+           "swf_window", "window_entry"]
 
 logger = logging.getLogger(__name__)
 
@@ -107,6 +109,80 @@ def _check_runs(label: str, entry: Mapping[str, Any]) -> None:
         raise InvalidInstanceError(f"workloads[{label!r}] ({entry.get('path')}) has no run times (run_time is unknown "
                                    f"for all {len(wl)} jobs): nothing to simulate", argument="workloads",
                                    index=(label,), value=entry.get("path"))
+
+
+@functools.lru_cache(maxsize=2)
+def _read_log(path: str) -> Any:
+    """A log read once per process (every cell of a windowed evaluation reads the same file)."""
+    from ...workloads import read_swf
+
+    return read_swf(path).sorted()
+
+
+def nonempty_windows(wl: Any, days: float = 30.0) -> list[tuple[float, float]]:
+    """The non-empty ``days``-day windows of a trace: consecutive windows from its first submission
+    (:func:`fairalloc.experiments.reproductions.learned.windows`, the paper's 30-day traces, the last
+    one shorter), each ``(start, end)`` in seconds, those in which no job is submitted left out (a
+    log's gaps: a machine down for a month).
+
+    Examples
+    --------
+    >>> import fairalloc as fa
+    >>> day = 86400.0
+    >>> wl = fa.workloads.Workload(submit=[0.0, 5 * day, 70 * day], run_time=[1.0] * 3, processors=[1] * 3)
+    >>> [(round(a / day), round(b / day)) for a, b in nonempty_windows(wl)]      # days 30..60: no job
+    [(0, 30), (60, 70)]
+    """
+    from ..reproductions.learned import windows
+
+    win = windows(wl, float(days))
+    return [(a, b) for k, (a, b) in enumerate(win) if np.any(_in_window(wl.submit, a, b, k == len(win) - 1))]
+
+
+def _in_window(submit: np.ndarray, a: float, b: float, last: bool) -> np.ndarray:
+    """Jobs submitted in ``[a, b)``, or ``[a, b]`` in a trace's last window."""
+    return (submit >= a) & ((submit <= b) if last else (submit < b))
+
+
+def swf_window(log: str, days: float = 30.0, window: int = 0) -> Any:
+    """Window ``window`` of :func:`nonempty_windows` of the SWF log ``log`` as a trace of its own, to
+    be simulated alone from an empty machine, as the learned-priorities reproduction cuts the model
+    program's output. A sweep workload entry's generator
+    (``"fairalloc.experiments.learn.pipeline:swf_window"``, ``window: ${seed}``); :func:`window_entry`
+    builds the entry.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``window`` past the last window, naming it and the count.
+    """
+    wl = _read_log(str(Path(log).resolve()))
+    win = nonempty_windows(wl, days)
+    w = int(window)
+    if not 0 <= w < len(win):
+        raise InvalidInstanceError(f"window={window!r}: {log} has {len(win)} non-empty {days:g}-day windows",
+                                   argument="window", value=window)
+    a, b = win[w]
+    return wl.take(_in_window(wl.submit, a, b, b >= float(wl.submit.max())))
+
+
+def window_entry(log: str | Path, processors: int, days: float = 30.0) -> dict[str, Any]:
+    """The :func:`evaluate` workload entry that evaluates an SWF log window by window
+    (:func:`swf_window`, one window per seed; ``seeds`` = the number of windows, so the evaluation
+    table's ``seeds`` column counts windows and its AVEbsld is their mean).
+
+    Raises
+    ------
+    InvalidInstanceError
+        A log with no jobs, or none with a run time.
+    """
+    p = str(Path(log).resolve())
+    wl = _read_log(p)
+    if not len(wl) or np.isnan(wl.run_time).all():
+        raise InvalidInstanceError(f"{log}: no job has a run time ({len(wl)} jobs): nothing to simulate",
+                                   argument="log", value=str(log))
+    return {"generator": "fairalloc.experiments.learn.pipeline:swf_window", "log": p, "days": float(days),
+            "window": "${seed}", "processors": int(processors), "seeds": len(nonempty_windows(wl, days))}
 
 
 def _run(spec: Mapping[str, Any], out: Path, workers: Any, scheduler: Any, progress: bool) -> Any:
@@ -237,21 +313,24 @@ def evaluate(out: str | Path, functions: Sequence[str | Path] = (), *, workloads
         Learned-function JSON files (each becomes ``learned:PATH``).
     workloads : mapping of label to workload entry, optional
         Sweep workload entries (``{"generator": "lublin", "days": 30, "nodes": 256, "rng": "${seed}"}``,
-        ``{"reader": "swf", "path": ..., "head": N}``: the first N jobs) with ``"processors"`` (the
-        cluster); default: a 30-day Lublin trace on 256 processors.
+        ``{"reader": "swf", "path": ..., "head": N}``: the first N jobs; :func:`window_entry`: a log
+        window by window) with ``"processors"`` (the cluster) and optionally ``"seeds"`` (this entry's
+        seeds, instead of ``seeds``); default: a 30-day Lublin trace on 256 processors.
     policies : sequence of str
         Policy names besides the learned files.
     easy : bool, default True
         Also each policy with EASY backfilling (``"+easy"``).
     seeds : int, default 1
-        Seeds of each generated workload (its ``${seed}``); a trace read from a file runs once.
+        Seeds of each generated workload (its ``${seed}``) without its own ``"seeds"``; a trace read
+        from a file runs once.
     workers, scheduler, progress
         As :func:`fairalloc.experiments.run_sweep`.
 
     Returns
     -------
     pandas.DataFrame
-        :func:`evaluation_table`: one row per (workload, policy, backfilling).
+        :func:`evaluation_table`: one row per (workload, policy, backfilling); ``evaluation.csv``, and
+        ``evaluation_traces.csv`` with each trace's (seed's, window's) summary row.
 
     Raises
     ------
@@ -274,6 +353,7 @@ def evaluate(out: str | Path, functions: Sequence[str | Path] = (), *, workloads
     for label, entry in workloads.items():
         entry = dict(entry)
         processors = int(entry.pop("processors"))
+        n_seeds = int(entry.pop("seeds", seeds))
         policies_entry: dict[str, dict[str, str]] = {}
         for p in names:                               # two files of one name: "learned-best", "learned-best-2"
             lab, k = _policy_label(p), 2
@@ -284,13 +364,15 @@ def evaluate(out: str | Path, functions: Sequence[str | Path] = (), *, workloads
             policies_entry[lab] = {"policy": p}
         spec = {"name": f"learn-evaluate-{label}", "workload": entry, "capacity": {"processors": processors},
                 "policies": policies_entry,
-                "seeds": int(seeds) if "generator" in entry else 1,      # a trace read from a file is one trace
+                "seeds": n_seeds if "generator" in entry else 1,      # a trace read from a file is one trace
                 "tables": ["summary"]}
         _run(spec, out / label, workers, scheduler, progress)
         df = load(out / label, "summary").df()
         df.insert(0, "workload", label)
         rows.append(df)
-    table = evaluation_table(pd.concat(rows, ignore_index=True))
+    traces = pd.concat(rows, ignore_index=True)
+    traces.to_csv(out / "evaluation_traces.csv", index=False)
+    table = evaluation_table(traces)
     table.to_csv(out / "evaluation.csv", index=False)
     return table
 

@@ -609,6 +609,73 @@ class SlurmPolicy(QueuePolicy):
     def run_stats(self) -> dict[str, Any]:
         return {"passes": int(self.n_passes), "decisions": int(self.n_decisions)}
 
+    # -- the compiled loop -----------------------------------------------------------------------------
+    #: ``fa.simulate(..., engine="kernel")`` may run a policy object on the compiled loop: :meth:`run_kernel`
+    #: leaves the state the event engine would (``usage``, ``fairshare_factor``, the counters).
+    kernel_keeps_state = True
+
+    def kernel_refusal(self, sim: Any) -> str | None:
+        """Why the compiled loop (:meth:`run_kernel`) does not run ``sim``, or None when it does."""
+        from ..cluster_state import ProcessorPool
+
+        if not (isinstance(sim.state, ProcessorPool) and bool(np.all(sim.workload.tasks == 1))):
+            return "tasks on a pool (the compiled loop runs Slurm on rigid jobs on processors)"
+        if sim.progress:
+            return "progress=True (the compiled loop shows no progress bar)"
+        if self.watch is not None:
+            return "watch= (explain records each decision on the event engine)"
+        if self.prio.decay == "continuous":
+            return "decay='continuous' (SDRF's Eq. 6 between events runs on the event engine)"
+        if self.prio.usage_reset not in ("none", "now") and float(self.prio.calc_period) != round(self.prio.calc_period):
+            return (f"usage_reset={self.prio.usage_reset!r} with a calc_period that is not a whole number of seconds "
+                    f"({self.prio.calc_period!r})")
+        return None
+
+    def kernel_applies(self, sim: Any) -> bool:
+        """Whether :meth:`run_kernel` runs ``sim`` (:meth:`kernel_refusal` says why not)."""
+        return self.kernel_refusal(sim) is None
+
+    def run_kernel(self, sim: Any) -> Any:
+        """Run ``sim`` on the simulator's compiled loop (:func:`fairalloc.sim.kernels.rigid_run` with
+        :mod:`.slurm_loop`): the event engine's schedule (the tests compare every start time), with the rules
+        and the set-up of this class. Call only when :meth:`kernel_applies`."""
+        from ..kernels import rigid_run
+        from ..metrics import SimulationResult
+        from . import slurm_loop as SL
+
+        from ..simulate import rigid_setup
+
+        wl, state = sim.workload, sim.state
+        ok, rejected, kill, dur, order, expected = rigid_setup(sim)
+        self.reset(sim)                      # the tree, users, job sizes, billing and epoch, as the engine's
+        p = self.prio
+        n = len(wl)
+        submit = np.ascontiguousarray(wl.submit[order], dtype=float)
+        resets = []
+        if len(order):
+            bound = float(submit.max() + dur[order].sum())     # no later event: a job runs while one waits
+            r = self.reset_at
+            while r <= bound:          # each boundary; the next counted from the pass that reset (the engine's)
+                resets.append(r)
+                r = _sl.next_usage_reset(p.usage_reset, p.calc_period * math.ceil(r / p.calc_period),
+                                         epoch=self.epoch)
+        sl = SL.new_state(self.tree, self.uidx[order], self.js[order], self.rate[order], submit,
+                          wl.processors[order], int(state.capacity), p, partition=self.partition, qos=self.qos,
+                          resets=resets)
+        start = np.full(n, np.nan)
+        start[order], _ = rigid_run(submit, wl.processors[order], dur[order], expected[order], int(state.capacity),
+                                    backfill=self.backfill, slurm=sl)
+        self.usage[:] = sl.usage
+        self._fs[:] = sl.fs
+        self._stale = sl.snap.copy() if sl.si[SL._STALE] else None
+        self.last_pass = float(sl.sf[SL._LAST])
+        self.n_passes = int(sl.si[SL._PASSES])
+        self.n_decisions = int(sl.si[SL._DECISIONS])
+        return SimulationResult.from_run(wl, start=start, end=start + dur, killed=kill, rejected=rejected,
+                                         launches=None, policy=self.name, state=state,
+                                         enforce_walltime=sim.enforce_walltime,
+                                         stats={"engine": "kernel", **self.run_stats()})
+
     # -- explain -------------------------------------------------------------------------------------
     def factors_of(self, j: int) -> dict[str, Any]:
         """The priority of waiting job ``j`` and its factors, as computed at the last pass (or its submission)."""

@@ -231,6 +231,103 @@ def test_search_after_a_stalled_query_keeps_the_values_above_it_open():
     assert asked == [10, 5, 16, 14, 15]
 
 
+def _scripted_queries(d, truth, refute_answers):
+    """Script ``d.query``: the sequence's backend answers by ``truth`` (c -> True/False/None), the
+    refutation backend by ``refute_answers`` (c -> False or None); records (kind, c)."""
+    asked = []
+
+    def query(c, time_slice, *, backend=None, kind="query"):
+        asked.append((kind, c, time_slice))
+        ans = refute_answers(c) if kind == "refute" else truth(c)
+        if ans:
+            d.r.totals = np.array([c, 20])          # a feasible solution: its entry is c
+        return ans
+
+    d.query = query
+    d.count_fallback = False
+    d.refute_backend, d.refute_slice = object(), 0.5     # any backend: the answers are scripted
+    return asked
+
+
+def test_refutation_from_the_top_lowers_the_bound_and_asks_the_stalled_value_first():
+    # two users, V = X <= 20, incumbent 0. The refutation backend proves "both >= c" infeasible for
+    # c >= 17 and stalls at 16: the bound falls 20 -> 19 -> 18 -> 17 -> 16 exactly (each value refuted is
+    # the top of what is left), 16 is asked next of the sequence's backend, which stalls too: the search
+    # ends "again" with the bound 16 (not lower: a time limit decides nothing) and z capped at 16
+    d = driver([1, 1], [20, 20])
+    asked = _scripted_queries(d, truth=lambda c: None, refute_answers=lambda c: False if c >= 17 else None)
+    assert d.search(0, 20, 1.0) == ("again", (0, 16))
+    assert asked == [("refute", c, 0.5) for c in (20, 19, 18, 17, 16)] + [("query", 16, 1.0)]
+    assert d.zcap == 16 and d.stats["refuted"] == 4 and d.stats["top_stalled"] == 1
+    # the next search (after the position MILP, with twice the slice): 16 is not offered to the
+    # refutation backend a second time, only asked again of the sequence's backend
+    asked.clear()
+    assert d.search(0, 16, 2.0) == ("again", (0, 16)) and asked == [("query", 16, 2.0)]
+
+
+def test_a_stalled_refutation_decides_nothing():
+    # truth: "both >= c" feasible exactly for c <= 14; the refutation backend stalls on every value. A
+    # stall lowers nothing (no z cap, nothing counted refuted): each top is asked of the sequence's
+    # backend, whose "no" (20 .. 15) lowers the bound one value and whose "yes" at 14 proves the position
+    d = driver([1, 1], [20, 20])
+    asked = _scripted_queries(d, truth=lambda c: c <= 14, refute_answers=lambda c: None)
+    assert d.search(0, 20, 1.0) == ("done", [14])
+    assert d.stats["refuted"] == 0 and d.stats["refutations"] == 7
+    assert [(k, c) for k, c, _ in asked] == [(k, c) for c in range(20, 13, -1) for k in ("refute", "query")]
+    # without a refutation backend: the bisection alone (10 yes, 15 no, 12 yes, 13 yes, 14 yes)
+    d = driver([1, 1], [20, 20])
+    asked = _scripted_queries(d, truth=lambda c: c <= 14, refute_answers=lambda c: None)
+    d.refute_backend = None
+    assert d.search(0, 20, 1.0) == ("done", [14])
+    assert [(k, c) for k, c, _ in asked] == [("query", c) for c in (10, 15, 12, 13, 14)] and d.zcap is None
+
+
+def test_a_refutation_that_finds_the_top_proves_the_position():
+    # truth: feasible for c <= 14; the refutation backend refutes 20..15 and then *finds* 14 (a
+    # solution with both users >= 14): 14 is the top of what is left, so the position is 14, no query
+    d = driver([1, 1], [20, 20])
+    asked = _scripted_queries(d, truth=lambda c: c <= 14, refute_answers=lambda c: False if c >= 15 else True)
+    assert d.search(0, 20, 1.0) == ("done", [14])
+    assert [k for k, *_ in asked] == ["refute"] * 7
+
+
+@pytest.mark.parametrize("backend", ["cpsat", "highs"])
+def test_refutations_prove_a_position_by_hand(backend):
+    # three users, V = X <= 3, X_0 + X_1 + X_2 <= 4, state open {1}, floor 1, kept (1, 1, 2): the
+    # incumbent N = 1, the values left (1, 3] = {2, 3}. "The two unmatched users >= 3" needs 1 + 3 + 3 = 7
+    # > 4 tasks and ">= 2" needs 5 > 4: both refuted (by hand), the bound falls 3 -> 2 -> 1 = N, and the
+    # position (1) is proven by two refutations and no query
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    d.refute_backend, d.refute_slice = get_backend(backend, "milp"), None     # no slice: no verdict by speed
+    state(d, [1], 1)
+    prog, _ = d.program("position", level=1, zub=3)
+    d.r.keep(np.array([1.0, 1.0, 2.0] + [0.0] * (prog.n_cols - 3))[:d.r.base.n_cols])
+    assert d.search(1, 3, None) == ("done", [1])
+    assert [r["kind"] for r in d.r.rounds] == ["refute", "refute"]
+    assert [r["status"] for r in d.r.rounds] == ["infeasible", "infeasible"]
+    assert d.zcap == 1 and d.stats["queries"] == 0
+
+
+@pytest.mark.parametrize("refute_solver", ["cpsat", "highs", None])
+def test_refutations_equal_brute_force(refute_solver):
+    # one-microsecond slices everywhere (the max-min position too): every position goes through the
+    # value search, its refutations (which answer in time depends on the machine; the vector may not)
+    opts = {"time_slice": 1e-6, "first_slice": 1e-6, "refute_solver": refute_solver, "refute_slice": 1e-6}
+    for seed in range(3):
+        tv_equals_brute_force(tiny_tv_instance(640 + seed, identical=seed % 2 == 0), opts)
+    opts["refute_slice"] = 5.0           # refutations that finish (a safety cap, not a verdict)
+    for seed in range(3):
+        ti = tiny_task_instance(540 + seed, identical=seed % 2 == 0)
+        f = task_values(ti, "tsf")
+        r = fa.exact.tasks_leximin(ti, mechanism="tsf", solver="highs", leximin_options=opts)
+        assert r.status is Status.OPTIMAL, r.message
+        assert tuple(sorted(f(tuple(r.tasks.sum(axis=1))))) == best_leximin(f(x) for x in feasible_task_totals(ti))
+        m = fa.exact.tasks_leximin(ti, mechanism="tsf", objective="maxmin", solver="highs", leximin_options=opts)
+        assert m.status is Status.OPTIMAL
+        assert min(f(tuple(m.tasks.sum(axis=1)))) == best_maxmin([f(x) for x in feasible_task_totals(ti)],
+                                                                 list(range(ti.n_agents)))
+
+
 def test_the_driver_runs_end_to_end_on_the_hand_instance():
     d = driver([1, 1, 1], [3, 3, 3], cap=4)
     out = d.run()

@@ -23,6 +23,10 @@ from fairalloc.workloads import Workload
 # t=100: job 0 ends, job 2 starts (the age term 1000 * 50/604800 = 0.08 does not change the integers).
 # t=110 (pass): u2 has no usage -> rank 3; u1 used 40, u0 400 -> LF u1 (1/3)/(40/440) > u0's: job 3, then
 #   job 1 at 120.
+# Every Slurm hand case runs on both engines: the readable event engine and the compiled loop
+# (fairalloc.sim.policies.slurm_loop), which fa.simulate uses by default for "slurm" named by string.
+ENGINES = ["events", "kernel"]
+
 HAND = Workload(submit=[0, 50, 50, 50], run_time=[100, 10, 10, 10], processors=[4, 4, 4, 4], user=[0, 0, 1, 2])
 
 
@@ -37,27 +41,34 @@ def _invariants(wl, r, capacity):
     assert np.cumsum(d[order]).max() <= capacity
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("policy", ["slurm", "slurm+easy"])
 @pytest.mark.parametrize("decay", ["slurm", "exact", "continuous"])
-def test_slurm_three_users_hand_computed(policy, decay):
-    r = simulate(HAND, 4, policy=policy, calc_period=10, decay=decay)
+def test_slurm_three_users_hand_computed(policy, decay, engine):
+    if engine == "kernel" and decay == "continuous":       # Eq. 6 between events: the event engine only
+        with pytest.raises(InvalidInstanceError, match="continuous"):
+            simulate(HAND, 4, policy=policy, calc_period=10, decay=decay, engine=engine)
+        return
+    r = simulate(HAND, 4, policy=policy, calc_period=10, decay=decay, engine=engine)
     assert r.jobs["start"].tolist() == [0, 120, 100, 110]
     assert simulate(HAND, 4, policy="fcfs").jobs["start"].tolist() == [0, 100, 110, 120]
 
 
-def test_slurm_three_users_classic():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_slurm_three_users_classic(engine):
     # Classic over the flat tree (S = 1/3 each) at the pass at 50: U_E = U_N = usage share: u0 1, others 0:
     # F = 2^(-1/(1/3)) = 1/8 for u0, 2^0 = 1 for u1, u2 -> job 1 = floor(1250 + 2000) = 3250 < 12000.
     # At 110: u0 400/440, u1 40/440, u2 0 -> F(u2) = 1 > F(u1) = 2^(-3*40/440) > F(u0): job 3 then job 1.
     p = SlurmPolicy(calc_period=10, fairshare="classic")
-    r = simulate(HAND, 4, policy=p)
+    r = simulate(HAND, 4, policy=p, engine=engine)
     assert r.jobs["start"].tolist() == [0, 120, 100, 110]
     # the last pass is at 130 (job 1's end): usages 440, 40, 40 (7-day half-life: decay below 1e-3 here)
     assert p.fairshare_factor[1] == pytest.approx(2 ** (-3 * 40 / 520), rel=1e-3)
     assert p.tree.user_names == ("0", "1", "2")
 
 
-def test_classic_document_example_through_the_simulator():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_classic_document_example_through_the_simulator(engine):
     # Slurm's classic fair-share page: users' usages 0.2, 0.25, 0, 0.25, 0 of the machine and 0.3 in account G
     # (no shares), factors printed there 0.408479 (u1), 0.022097 (u2), 0.125 (u3), 0.5 (u4), 0.749154 (u5).
     # Produced by 1-processor jobs from 0: u1 200 s, u2 250 s, u4 250 s, u6 (in G) 300 s; no decay; a pass
@@ -73,22 +84,23 @@ def test_classic_document_example_through_the_simulator():
     wl = Workload(submit=[0, 0, 0, 0, 1000], run_time=[200, 250, 250, 300, 1], processors=[1, 1, 1, 1, 1],
                   user=[1, 2, 4, 6, 3])
     p = SlurmPolicy(accounts=tree, fairshare="classic", half_life=math.inf, calc_period=300)
-    simulate(wl, 8, policy=p)
+    simulate(wl, 8, policy=p, engine=engine)
     assert p.usage[:6].tolist() == [200, 250, 1, 250, 0, 300]     # u3's own 1 s is charged at its end
     f = dict(zip(tree.user_names, p.fairshare_factor))
     for user, printed in {"1": 0.408479, "2": 0.022097, "3": 0.125, "4": 0.5, "5": 0.749154}.items():
         assert f[user] == pytest.approx(printed, abs=5e-7), user
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("decay", ["exact", "slurm"])
-def test_slurm_decay_step(decay):
+def test_slurm_decay_step(decay, engine):
     # One processor for user 0 from 0 to 100, passes every 10 s, half-life 50 s. Each pass: U <- f^10 U +
     # 10 f^10 (usage_charge r f^r b with r = 10, b = 1): U(100) = 10 f^10 (1 - f^100) / (1 - f^10). Then 21
     # passes of decay only up to user 1's job end at 310: U(310) = U(100) f^210; exact: f^210 = 0.5^(210/50).
     hl = 50.0
     wl = Workload(submit=[0, 300], run_time=[100, 10], processors=[1, 1], user=[0, 1])
     p = SlurmPolicy(calc_period=10, half_life=hl, decay=decay)
-    simulate(wl, 4, policy=p)
+    simulate(wl, 4, policy=p, engine=engine)
     f = 2 ** (-1 / hl) if decay == "exact" else 1 - 0.693 / hl
     u100 = 10 * f ** 10 * (1 - f ** 100) / (1 - f ** 10)
     assert p.usage[0] == pytest.approx(u100 * f ** 210, rel=1e-12)
@@ -107,28 +119,30 @@ def test_slurm_continuous_decay_is_eq6():
     assert p.usage[0] == pytest.approx(2 * tau * (1 - 0.5 ** (100 / hl)) * 0.5 ** (210 / hl), rel=1e-9)
 
 
-def test_slurm_usage_reset_daily():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_slurm_usage_reset_daily(engine):
     # PriorityUsageResetPeriod=DAILY from 1970-01-01 00:00 (epoch 0): no decay, passes every 300 s, one processor
     # from 0 to 87000. The pass at 86400 clears the usage and charges 300 s; passes at 86700 and 87000: 900.
     wl = Workload(submit=[0], run_time=[87000], processors=[1], user=[0])
     p = SlurmPolicy(calc_period=300, half_life=math.inf, usage_reset="daily")
-    simulate(wl, 1, policy=p)
+    simulate(wl, 1, policy=p, engine=engine)
     assert p.usage[0] == 900.0
     q = SlurmPolicy(calc_period=300, half_life=math.inf)
-    simulate(wl, 1, policy=q)
+    simulate(wl, 1, policy=q, engine=engine)
     assert q.usage[0] == 87000.0
 
 
-def test_slurm_age_only_is_fcfs_and_easy():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_slurm_age_only_is_fcfs_and_easy(engine):
     # With only the age weight, priority never decreases with the wait and ties go to the earlier submission:
     # the order is arrival order, so the schedule is FCFS's (and, with no pass inside the trace, EASY's).
     wl = fa.workloads.lublin(400, nodes=32, rng=3, n_users=6)
     kw = {"weight_fairshare": 0, "weight_job_size": 0, "weight_partition": 0, "weight_age": 1000}
-    a = simulate(wl, 32, policy="slurm", **kw).jobs["start"].to_numpy()
+    a = simulate(wl, 32, policy="slurm", engine=engine, **kw).jobs["start"].to_numpy()
     b = simulate(wl, 32, policy="fcfs").jobs["start"].to_numpy()
     np.testing.assert_array_equal(a, b)
     kw["calc_period"] = 1e12
-    c = simulate(wl, 32, policy="slurm+easy", **kw).jobs["start"].to_numpy()
+    c = simulate(wl, 32, policy="slurm+easy", engine=engine, **kw).jobs["start"].to_numpy()
     d = simulate(wl, 32, policy="easy").jobs["start"].to_numpy()
     np.testing.assert_array_equal(c, d)
 
@@ -146,14 +160,15 @@ def test_invariants_on_lublin(policy, opts):
         assert np.allclose(s / iv, np.round(s / iv))
 
 
-def test_slurm_fair_share_favours_the_light_user():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_slurm_fair_share_favours_the_light_user(engine):
     # Two users submit the same stream of jobs, but user 0 has run alone for a day before: under Slurm its
     # jobs wait longer than user 1's; FCFS interleaves them by submission (equal waits by construction).
     n = 40
     sub = np.r_[0.0, np.repeat(86400.0 + np.arange(n / 2) * 10, 2)]
     wl = Workload(submit=sub, run_time=np.r_[86400.0, np.full(n, 600.0)], processors=np.full(n + 1, 8),
                   user=np.r_[0, np.tile([0, 1], n // 2)])
-    r = simulate(wl, 8, policy="slurm").jobs
+    r = simulate(wl, 8, policy="slurm", engine=engine).jobs
     w = r.groupby("user")["wait"].mean()
     assert w[0] > w[1]
 

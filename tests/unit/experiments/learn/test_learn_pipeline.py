@@ -154,3 +154,50 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
     (tmp_path / "x" / "mine.txt").write_text("keep")
     assert main(["learn", "train", "--out", str(tmp_path / "x"), "--workers", "0"]) != 0
     assert "not empty and not an earlier run" in capsys.readouterr().err
+
+
+def _gap_log(tmp_path):
+    """An SWF log on one processor: jobs (submit, run) at (0 s, 100 s), (1 s, 100 s) in days 0..30, none
+    in days 30..60, one at (65 days, 100 s): two non-empty 30-day windows, the second the last."""
+    from fairalloc.workloads import Workload, write_swf
+
+    day = 86400.0
+    wl = Workload(submit=[0.0, 1.0, 65 * day], run_time=[100.0] * 3, processors=[1] * 3)
+    return write_swf(wl, tmp_path / "gap.swf")
+
+
+def test_windows_leave_out_empty_ones_and_refuse_past_the_last(tmp_path):
+    from fairalloc.experiments.learn.pipeline import nonempty_windows, swf_window, window_entry
+
+    log = _gap_log(tmp_path)
+    e = window_entry(log, 1)
+    assert e["seeds"] == 2 and e["window"] == "${seed}"
+    assert [len(swf_window(str(log), 30, w)) for w in (0, 1)] == [2, 1]
+    day = 86400.0
+    assert [(a / day, b / day) for a, b in nonempty_windows(swf_window(str(log), 30, 0), 1)] == [(0.0, 1.0 / day)]
+    with pytest.raises(InvalidInstanceError, match=r"window=2: .*gap.swf has 2 non-empty 30-day windows"):
+        swf_window(str(log), 30, 2)
+
+
+def test_evaluate_a_log_window_by_window_by_hand(tmp_path):
+    # Eq. 1 (tau = 10 s) by hand, FCFS on 1 processor. Window 0: the first job starts at once (bsld 1), the
+    # second waits 99 s: (99 + 100) / 100 = 1.99; AVEbsld 1.495. Window 1: one job, bsld 1. The mean over
+    # the windows (1.495 + 1) / 2 = 1.2475; the whole log as one trace would give (1 + 1.99 + 1) / 3 = 1.33.
+    from fairalloc.experiments.learn.pipeline import window_entry
+
+    t = evaluate(tmp_path / "e", workloads={"log": window_entry(_gap_log(tmp_path), 1)}, policies=("fcfs",),
+                 easy=False, workers=0)
+    assert t["seeds"].tolist() == [2] and t["avebsld"].tolist() == pytest.approx([1.2475], rel=1e-12)
+    per = pd.read_csv(tmp_path / "e" / "evaluation_traces.csv").sort_values("seed")
+    assert per["avebsld"].tolist() == pytest.approx([1.495, 1.0], rel=1e-12) and per["jobs"].tolist() == [2, 1]
+
+
+def test_cli_evaluate_swf_windows(tmp_path, capsys):
+    log = _gap_log(tmp_path)
+    assert main(["learn", "evaluate", "--days", "1", "--no-easy", "--workers", "0", "--swf-windows", "30",
+                 "--swf", f"gap={log}:1", "--out", str(tmp_path / "e")]) == 0
+    assert "--swf gap: 2 windows of 30 days" in capsys.readouterr().out
+    t = pd.read_csv(tmp_path / "e" / "evaluation.csv")
+    assert t.loc[(t["workload"] == "gap") & (t["policy"] == "fcfs"), "avebsld"].tolist() == pytest.approx([1.2475])
+    assert main(["learn", "evaluate", "--swf-windows", "0", "--out", str(tmp_path / "f")]) != 0
+    assert "must be a number > 0" in capsys.readouterr().err

@@ -138,6 +138,37 @@ def test_bad_input():
         rigid_batch(np.zeros(2), np.ones(2), np.ones(2), np.ones(2), 4, np.array([0, 1]))
 
 
+def _batch_args(**change):
+    """rigid_batch's arguments for three jobs on 4 processors (the docstring's example), changed."""
+    kw = dict(submit=[0., 1., 2.], processors=[3, 3, 1], duration=[10., 5., 20.], requested=[10., 5., 20.],
+              capacity=4, ranks=[[0, 1, 2], [1, 2, 0]])
+    kw.update(change)
+    return kw
+
+
+@pytest.mark.parametrize("change, words", [
+    # before the wrapper's check, a NaN run time made the compiled loop wait forever for its completion
+    (dict(duration=[10., np.nan, 20.]), r"^duration\[1\]=nan must be finite"),
+    (dict(duration=[10., 5., np.inf]), r"^duration\[2\]=inf must be finite"),
+    (dict(requested=[10., -5., 20.]), r"^requested\[1\]=-5.0 must be >= 0"),
+    (dict(submit=[0., np.nan, 2.]), r"^submit\[1\]=nan must be finite"),
+    (dict(submit=[0., 3., 2.]), r"^submit\[2\]=2.0 is before submit\[1\]=3.0: jobs must be in arrival order"),
+    (dict(processors=[3, 5, 1]), r"^processors\[1\]=5 is wider than the cluster \(capacity=4\)"),
+    (dict(processors=[3, 0, 1]), r"^processors\[1\]=0 must be > 0"),
+    (dict(processors=[3, 2.5, 1]), r"^processors\[1\]=2.5 must be an integer"),
+    (dict(duration=[10., 5.]), r"^duration has shape \(2,\); expected \(3,\)"),
+    (dict(ranks=[[0, 1, 2], [0, 0, 2]]), r"^ranks\[1\]=\[0, 0, 2\] is not a permutation of range\(3\)"),
+    (dict(ranks=[[0, 1, 3]]), r"^ranks\[0\]=\[0, 1, 3\] is not a permutation"),
+    (dict(capacity=0), r"^capacity=0 must be an integer >= 1"),
+])
+def test_rigid_batch_names_bad_input_before_the_loop(change, words):
+    kw = _batch_args(**change)
+    with pytest.raises(ValueError, match=words) as err:
+        rigid_batch(kw.pop("submit"), kw.pop("processors"), kw.pop("duration"), kw.pop("requested"),
+                    kw.pop("capacity"), kw.pop("ranks"))
+    assert isinstance(err.value, InvalidInstanceError) and err.value.argument in words
+
+
 @pytest.mark.parametrize("trials", [reference_trials, compiled_trials])
 @pytest.mark.parametrize("change, words", [
     (dict(started=4, permutations=np.zeros((2, 0), int)), r"a state of 4 jobs with started=4 leaves a queue of 0"),
