@@ -591,6 +591,7 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
 NONE, EVICTED, ROOM = 0, 1, 2
 # meta fields: events written, wake-ups held, runs used (the run table's rows), rows wanted by the last check
 _NEV, _NWAKE, _NRUNS, _NEED = range(4)
+_ON = 4                                             # cfg's last entry: 1 when the policy preempts
 
 
 class PreemptState(NamedTuple):
@@ -599,7 +600,7 @@ class PreemptState(NamedTuple):
     nodes, K columns, C candidate rows."""
 
     par: np.ndarray          #: (1,) min_run_time
-    cfg: np.ndarray          #: int64 (4,) kill, prioritize_non_borrowing, priority_sorting, preempt_within_nominal
+    cfg: np.ndarray          #: int64 (5,) kill, prioritize_non_borrowing, priority_sorting, preempt_within_nominal, on
     strategies: np.ndarray   #: int64 strategy codes (fairshare.kueue.S2A, S2B)
     meta: np.ndarray         #: int64 (4,) _NEV, _NWAKE, _NRUNS, _NEED
     kind: np.ndarray         #: (G,) Kueue node kinds
@@ -652,21 +653,38 @@ class PreemptState(NamedTuple):
     rest: np.ndarray         #: (N,) bool: heads not yet tried
 
 
-def new_state(pre: Preemption, kq: KueueQueues, n_users: int, n_jobs: int, k: int, rows: int = 256) -> PreemptState:
+def new_state(pre: Preemption | None, kq: KueueQueues | None, n_users: int, n_jobs: int, k: int,
+              rows: int = 256) -> PreemptState:
     """A :class:`PreemptState` for ``pre`` on Kueue's tree ``kq`` (the core's queue tree's), ``n_jobs`` jobs
     (runs ``0 .. n_jobs - 1`` are the jobs), room for ``rows`` candidates, events and requeued runs (grown by
-    :func:`make_room`)."""
-    g = kq.tree.n_nodes
-    cfg = pre.fair_sharing
-    codes = {"LessThanOrEqualToFinalShare": 0, "LessThanInitialShare": 1}
+    :func:`make_room`).
+
+    ``pre=None`` (and ``kq=None``): the state of a queue policy that does not preempt, with every array
+    empty or of one row: :func:`step` returns at once (``cfg``'s last entry 0), :func:`job_of` is the
+    identity and :func:`next_wake` has no wake-up. Every queue policy passes one (this or a live one), so
+    numba compiles the queue core's loop once, with the preemption code in it, not twice (with and
+    without): a cold compile of the whole loop again costs more than 100 CPU seconds, in every CI leg."""
     i64, f64 = np.int64, np.float64
+    on = pre is not None
+    if not on:
+        rows, g, n_res = 1, 0, 0
+        pars, flags, strategies = [0.0], [0, 0, 0, 0, 0], np.zeros(0, i64)
+        kind, child_ptr, children = np.zeros(0, i64), np.zeros(1, i64), np.zeros(0, i64)
+    else:
+        g, n_res = kq.tree.n_nodes, kq.lendable.shape[1]
+        cfg = pre.fair_sharing
+        codes = {"LessThanOrEqualToFinalShare": 0, "LessThanInitialShare": 1}
+        pars = [pre.min_run_time]
+        flags = [pre.victim == "kill", cfg.prioritize_non_borrowing, cfg.priority_sorting_within_cohort,
+                 cfg.preempt_within_nominal, 1]
+        strategies = np.array([codes[s] for s in pre.strategies], dtype=i64)
+        kind, child_ptr, children = (np.asarray(kq.kind, dtype=i64), np.asarray(kq.child_ptr, dtype=i64),
+                                     np.asarray(kq.children, dtype=i64))
     return PreemptState(
-        par=np.array([pre.min_run_time]),
-        cfg=np.array([pre.victim == "kill", cfg.prioritize_non_borrowing, cfg.priority_sorting_within_cohort,
-                      cfg.preempt_within_nominal], dtype=i64),
-        strategies=np.array([codes[s] for s in pre.strategies], dtype=i64),
-        meta=np.array([0, 0, n_jobs, 0], dtype=i64), kind=np.asarray(kq.kind, dtype=i64),
-        child_ptr=np.asarray(kq.child_ptr, dtype=i64), children=np.asarray(kq.children, dtype=i64),
+        par=np.array(pars, dtype=f64),
+        cfg=np.array(flags, dtype=i64),
+        strategies=strategies,
+        meta=np.array([0, 0, n_jobs, 0], dtype=i64), kind=kind, child_ptr=child_ptr, children=children,
         job=np.arange(n_jobs + rows, dtype=i64), ev_t=np.zeros(rows), ev_i=np.zeros((rows, 5), i64), ev_s=np.zeros(rows),
         wheap=np.zeros(rows), c_ent=np.zeros(rows, i64), c_cq=np.zeros(rows, i64), c_adm=np.zeros(rows),
         c_ts=np.zeros(rows), c_req=np.zeros((rows, k)), c_tmp=np.zeros(rows, i64), o_idx=np.zeros(rows, i64),
@@ -677,7 +695,7 @@ def new_state(pre: Preemption, kq: KueueQueues, n_users: int, n_jobs: int, k: in
         top_t=np.zeros(g, i64), top_v=np.zeros(g), cnt=np.zeros(g, i64), seg_cur=np.zeros(g, i64),
         seg_end=np.zeros(g, i64), pruned_cq=np.zeros(g, np.bool_), pruned_co=np.zeros(g, np.bool_),
         anc=np.zeros(g, np.bool_), order=np.zeros(g, i64), stack=np.zeros(g, i64), winner=np.zeros(g, i64),
-        save=np.zeros((g, k)), uw=np.zeros((g, k), f64), work=np.zeros(kq.lendable.shape[1]),
+        save=np.zeros((g, k)), uw=np.zeros((g, k), f64), work=np.zeros(n_res),
         need=np.zeros(k, np.bool_), rest=np.zeros(n_users, np.bool_))
 
 
@@ -916,7 +934,7 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
     first for which :func:`fairalloc.fairshare.kueue.fair_preemption_into` finds targets has them evicted.
     Returns (:data:`NONE`, :data:`EVICTED` or :data:`ROOM`, the log's length); evicted launches keep their
     heap entry with one task fewer (the caller drops the empty ones)."""
-    if ps is None:
+    if ps is None or ps.cfg[_ON] == 0:
         return NONE, n_log
     qs = st.qs
     n_aside = 0

@@ -152,13 +152,17 @@ class ContainerPolicy(TaskPolicy):
             self._on_kernel = False
 
     def _kernel_preemption(self, n_jobs: int) -> Any:
-        if self.preemption is None:
-            return None
+        """A live preemption state with ``preemption``, else one that does nothing (:func:`~fairalloc.sim.preemption.new_state`:
+        every queue policy runs the one compiled loop of the queue core)."""
         s = self.scheduler
+        if self.preemption is None:
+            return _pre.new_state(None, None, len(s._core.st.w), n_jobs, s._core.k)
         kq = KueueQueues(s.tree, resources=list(s.tree.resources))
         return _pre.new_state(self.preemption, kq, len(s._core.st.w), n_jobs, s._core.k)
 
     def _kernel_preemptions(self, ps: Any, order: Any, wl: Any, launches: dict, stats: dict) -> Any:
+        if self.preemption is None:
+            return None
         return _pre.kernel_preemptions(ps, order, wl, launches, stats, self.preemption)
 
     def _check_preemptive(self, sim: Any) -> None:

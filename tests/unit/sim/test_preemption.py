@@ -149,6 +149,33 @@ def test_preemption_off_is_todays_kueue():
         assert x.preemptions is None
 
 
+def test_queue_policies_pass_one_preemption_state_type(monkeypatch):
+    """Every queue policy passes the compiled loop a preemption state of one numba type, preempting or not
+    (a live one, or one that does nothing), so that the queue core's loop is compiled once per process.
+    Found by the CI's compile measurements: with ``ps=None`` for policies that do not preempt and a
+    ``PreemptState`` for kueue with preemption, numba compiled the whole loop twice (about 215 CPU s cold
+    for the second)."""
+    numba = pytest.importorskip("numba")
+    import fairalloc.sim.kernels as K
+
+    seen = {}
+    original = K.task_run
+
+    def spy(*args, preempt=None, **kwargs):
+        seen[key] = None if preempt is None else str(numba.typeof(preempt))
+        return original(*args, preempt=preempt, **kwargs)
+
+    monkeypatch.setattr(K, "task_run", spy)
+    for key in [("kueue", None), ("kueue", True), ("kueue", "kill"), ("yarn", None), ("mesos", None),
+                ("volcano", None), ("volcano-drf", None), ("volcano-hdrf", None)]:
+        pre = key[1] if key[1] != "kill" else {"victim": "kill"}
+        r = fa.simulate(_fill_then_arrive(), [4.0], policy=key[0], preemption=pre)
+        assert r.stats["engine"] == "kernel"
+        assert (r.preemptions is None) == (pre is None)
+    assert None not in seen.values(), seen
+    assert len(set(seen.values())) == 1, seen
+
+
 # ---- invariants with preemption on random instances ------------------------------------------------------
 def _check_invariants(wl, pool, r, pre):
     caps = np.asarray(pool.totals, dtype=float)
