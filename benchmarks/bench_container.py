@@ -4,8 +4,9 @@ and a Kueue-scale scenario (1,000 ClusterQueues in 100 cohorts).
 The policies: DRF (``stop`` and ``skip``), SDRF, Kueue (one ClusterQueue per user; ``-1cq``: one ClusterQueue
 holding every user; ``-afs``: Admission Fair Sharing with a 1 h half-life), YARN, Mesos, Volcano (proportion;
 ``-drf``: with the DRF plugin's job order; ``-hdrf``: hierarchical DRF, flat here); ``kueue-preempt``: Kueue with
-fair-sharing preemption (default strategies; ``-10min``: a 600 s minimum run time), on the plain-Python reference
-loop of :mod:`fairalloc.sim.preemption` (its preemptions, loops and wasted work are printed too).
+fair-sharing preemption (default strategies; ``-10min``: a 600 s minimum run time) on the compiled loop, and
+``-ref`` the same on the plain-Python reference loop of :mod:`fairalloc.sim.preemption` (``engine="reference"``;
+their preemptions, loops and wasted work are printed too: equal on both engines).
 
 1. ``google_like(--users, --tasks)`` on a pool of ``--fraction`` of the mean use R: every policy in one
    process on the same workload, each after a warm-up on a small workload (compilation outside the
@@ -56,7 +57,9 @@ POLICIES = {"drf": ("drf", {}), "drf-skip": ("drf", {"blocking": "skip"}), "sdrf
             "kueue-afs": ("kueue", {"half_life": 3600.0}), "kueue-1cq": ("kueue", {"accounts": "one-cq"}),
             "kueue-afs-1cq": ("kueue", {"half_life": 3600.0, "accounts": "one-cq"}),
             "kueue-preempt": ("kueue", {"preemption": True}),
-            "kueue-preempt-10min": ("kueue", {"preemption": {"min_run_time": 600.0}})}
+            "kueue-preempt-10min": ("kueue", {"preemption": {"min_run_time": 600.0}}),
+            "kueue-preempt-ref": ("kueue", {"preemption": True, "engine": "reference"}),
+            "kueue-preempt-10min-ref": ("kueue", {"preemption": {"min_run_time": 600.0}, "engine": "reference"})}
 
 
 def _options(kw: dict, n_users: int) -> dict:

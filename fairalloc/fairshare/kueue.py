@@ -609,6 +609,7 @@ def drs_key(ratio: float, weight: float):
     return 0, ratio / weight
 
 
+@callee
 def weighted_share(ratio: float, weight: float) -> float:
     r"""``PreciseWeightedShare``: :math:`DRS/w`, 0 when not borrowing, :math:`+\infty` for weight 0.
 
@@ -707,11 +708,20 @@ def tournament_winner(root: int, kind, child_ptr, children, parent, has_candidat
     3
     """
     n, m = usage.shape
-    work = np.empty(lendable.shape[1])
-    save = np.empty((n, m))
-    # post-order of root's subtree
-    order = np.empty(n, dtype=np.int64)
-    stack = np.empty(n, dtype=np.int64)
+    return tournament_winner_into(root, kind, child_ptr, children, parent, has_candidate, request, priority, timestamp,
+                                  subtree_quota, lending, usage, lendable, group_of, weight, prioritize_non_borrowing,
+                                  priority_sorting, np.empty(lendable.shape[1]), np.empty((n, m)),
+                                  np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+                                  np.empty(n, dtype=np.int64))
+
+
+@callee
+def tournament_winner_into(root: int, kind, child_ptr, children, parent, has_candidate, request, priority, timestamp,
+                           subtree_quota, lending, usage, lendable, group_of, weight, prioritize_non_borrowing: bool,
+                           priority_sorting: bool, work, save, order, stack, winner) -> int:
+    """:func:`tournament_winner` on work arrays given (it allocates nothing): ``work`` (n_resources,), ``save``
+    (n_nodes, n_columns), ``order``, ``stack``, ``winner`` (n_nodes,) int64."""
+    n = usage.shape[0]
     top = 0
     cnt = 0
     stack[0] = root
@@ -725,7 +735,8 @@ def tournament_winner(root: int, kind, child_ptr, children, parent, has_candidat
             for j in range(child_ptr[v], child_ptr[v + 1]):
                 stack[top] = children[j]
                 top += 1
-    winner = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        winner[i] = -1
     for i in range(cnt - 1, -1, -1):
         c = order[i]
         if kind[c] == CLUSTER_QUEUE:
@@ -775,6 +786,7 @@ def tournament_winner(root: int, kind, child_ptr, children, parent, has_candidat
     return winner[root]
 
 
+@callee
 def less_than_or_equal_to_final_share(preemptor_new_ratio: float, preemptor_weight: float, target_new_ratio: float,
                                       target_weight: float) -> bool:
     r"""Rule S2-a: :math:`DRS(a_x + w) \le DRS(a_y - z)` in ``CompareDRS`` order (``LessThanOrEqualToFinalShare``).
@@ -800,6 +812,7 @@ def less_than_or_equal_to_final_share(preemptor_new_ratio: float, preemptor_weig
     return drs_key(preemptor_new_ratio, preemptor_weight) <= drs_key(target_new_ratio, target_weight)
 
 
+@callee
 def less_than_initial_share(preemptor_new_ratio: float, preemptor_weight: float, target_old_ratio: float,
                             target_weight: float) -> bool:
     r"""Rule S2-b: :math:`DRS(a_x + w) < DRS(a_y)` in ``CompareDRS`` order (``LessThanInitialShare``).
@@ -821,6 +834,393 @@ def less_than_initial_share(preemptor_new_ratio: float, preemptor_weight: float,
     (False, True)
     """
     return drs_key(preemptor_new_ratio, preemptor_weight) < drs_key(target_old_ratio, target_weight)
+
+
+# ---- fair-sharing preemption over arrays (``fairPreemptions``; :meth:`KueueQueues.preemption_targets`) --------
+#: ``preemption_targets``' reasons, by the codes :func:`fair_preemption_into` writes.
+REASONS = ("InClusterQueue", "InCohortReclamation", "InCohortFairSharing")
+#: :data:`PREEMPTION_STRATEGIES` and :data:`PREEMPTION_POLICIES` as the codes the array functions read.
+S2A, S2B = 0, 1
+NEVER, LOWER_PRIORITY, LOWER_OR_NEWER, ANY = 0, 1, 2, 3
+
+
+@callee
+def _sign(x, y) -> int:
+    if x > y:
+        return 1
+    if x < y:
+        return -1
+    return 0
+
+
+@callee
+def candidates_cmp(a: int, b: int, afs: bool, cq: int, wev, wcq, wlq, lq_usage, wpr, wadm) -> int:
+    """``CandidatesOrdering`` of admitted workloads ``a``, ``b`` for a preemptor of ClusterQueue ``cq``: negative
+    when ``a`` goes first. Evicted first, other ClusterQueues first, (``afs``: same ClusterQueue, other
+    LocalQueues ``wlq``) higher LocalQueue usage ``lq_usage`` first, lower priority ``wpr``, more recently
+    admitted ``wadm``, then the workload order (Kueue: the UID).
+
+    Examples
+    --------
+    Two workloads of another ClusterQueue (node 2) admitted at 0 and 5: the later one goes first:
+
+    >>> z = np.zeros(2)
+    >>> candidates_cmp(1, 0, False, 1, np.zeros(2, bool), np.array([2, 2]), np.zeros(2, np.int64), z, z,
+    ...                np.array([0.0, 5.0]))
+    -1
+    """
+    r = _sign(0 if wev[a] else 1, 0 if wev[b] else 1)
+    if r != 0:
+        return r
+    r = _sign(1 if wcq[a] == cq else 0, 1 if wcq[b] == cq else 0)
+    if r != 0:
+        return r
+    if afs and wcq[a] == wcq[b] and wlq[a] != wlq[b]:
+        ua = lq_usage[wlq[a]]
+        ub = lq_usage[wlq[b]]
+        if ua != ub:
+            return _sign(ub, ua)
+    r = _sign(wpr[a], wpr[b])
+    if r != 0:
+        return r
+    r = _sign(wadm[b], wadm[a])
+    if r != 0:
+        return r
+    return _sign(a, b)
+
+
+@callee
+def almost_lcas(x: int, y: int, parent):
+    """Children of the least common ancestor of ClusterQueues ``x`` and ``y`` on their paths (``getAlmostLCAs``;
+    the root, which Kueue does not have, is no ancestor: nodes of two top-level cohorts give their tops).
+
+    Examples
+    --------
+    Root 0, cohort 1 holding ClusterQueues 2 and 3:
+
+    >>> almost_lcas(2, 3, np.array([-1, 0, 1, 1]))
+    (2, 3)
+    """
+    lca = -1
+    a_y = y
+    v = parent[y]
+    while v > 0:
+        w = parent[x]
+        while w > 0 and w != v:
+            w = parent[w]
+        if w == v:
+            lca = v
+            break
+        a_y = v
+        v = parent[v]
+    a_x = x
+    v = parent[x]
+    while v > 0 and v != lca:
+        a_x = v
+        v = parent[v]
+    return a_x, a_y
+
+
+@callee
+def _top_of(v: int, parent) -> int:
+    while parent[v] > 0:
+        v = parent[v]
+    return v
+
+
+@callee
+def _satisfies(policy: int, priority: float, timestamp: float, wpr: float, wts: float) -> bool:
+    lower = priority > wpr
+    if policy == LOWER_PRIORITY:
+        return lower
+    if policy == LOWER_OR_NEWER:
+        return lower or (priority == wpr and timestamp < wts)
+    return policy == ANY
+
+
+@callee
+def mark_candidates_into(cq: int, need, k: int, wcq, wreq, wpr, wts, priority: float, timestamp: float,
+                         within_cluster_queue: int, reclaim_within_cohort: int, parent, subtree_quota, usage,
+                         out) -> int:
+    """``findCandidates``: ``out[i]`` whether admitted workload ``i < k`` may be preempted for a workload of
+    ClusterQueue ``cq`` (priority, queue timestamp) needing the columns ``need``: it uses a needed column,
+    and either it is of ``cq`` and satisfies ``within_cluster_queue``, or ``cq`` is in a cohort, the workload's
+    ClusterQueue is another in the same tree below the root, borrowing on a needed column, and it satisfies
+    ``reclaim_within_cohort`` (policies as :data:`NEVER` ... :data:`ANY`). Returns how many."""
+    top = _top_of(cq, parent)
+    m = usage.shape[1]
+    n = 0
+    for i in range(k):
+        q = wcq[i]
+        uses = False
+        for r in range(m):
+            if need[r] and wreq[i, r] > 0.0:
+                uses = True
+        ok = False
+        if uses:
+            if q == cq:
+                ok = within_cluster_queue != NEVER and _satisfies(within_cluster_queue, priority, timestamp, wpr[i],
+                                                                  wts[i])
+            elif parent[cq] > 0 and reclaim_within_cohort != NEVER and _top_of(q, parent) == top and parent[q] > 0:
+                bor = False
+                for r in range(m):
+                    if need[r] and usage[q, r] > subtree_quota[q, r]:
+                        bor = True
+                ok = bor and _satisfies(reclaim_within_cohort, priority, timestamp, wpr[i], wts[i])
+        out[i] = ok
+        if ok:
+            n += 1
+    return n
+
+
+@callee
+def _fits(cq: int, request, parent, subtree_quota, lending, borrowing, usage) -> bool:
+    """``workloadFits``: every requested column is at most :func:`available`."""
+    for r in range(request.shape[0]):
+        if request[r] > 0.0 and request[r] > available(cq, r, parent, subtree_quota, lending, borrowing, usage):
+            return False
+    return True
+
+
+@callee
+def _group_into(n: int, items, wcq, cnt, seg_cur, seg_end, grouped) -> None:
+    """The ``n`` first ``items`` grouped by ClusterQueue, each group in the items' order: ClusterQueue q's are
+    ``grouped[seg_cur[q]:seg_end[q]]`` (empty for the others)."""
+    for q in range(cnt.shape[0]):
+        cnt[q] = 0
+        seg_cur[q] = 0
+        seg_end[q] = 0
+    for j in range(n):
+        cnt[wcq[items[j]]] += 1
+    pos = 0
+    for j in range(n):
+        q = wcq[items[j]]
+        if cnt[q] > 0:
+            seg_cur[q] = pos
+            seg_end[q] = pos
+            pos += cnt[q]
+            cnt[q] = 0
+    for j in range(n):
+        q = wcq[items[j]]
+        grouped[seg_end[q]] = items[j]
+        seg_end[q] += 1
+
+
+@callee
+def _next_target(cohort: int, cq: int, kind, child_ptr, children, parent, subtree_quota, usage, lendable, group_of,
+                 weight, work, seg_cur, seg_end, grouped, pruned_cq, pruned_co, anc, wev, wcq, wpr, wadm) -> int:
+    """``nextTarget`` from ``cohort`` down: the child with the highest share (``NegativeDRS`` ties: the
+    candidate order of their first candidates), a cohort before a ClusterQueue at equal share; -1 when it only
+    pruned."""
+    c = cohort
+    while True:
+        best_q = -1
+        bq_t = -1
+        bq_v = -1.0
+        best_c = -1
+        bc_t = -1
+        bc_v = -1.0
+        for j in range(child_ptr[c], child_ptr[c + 1]):
+            q = children[j]
+            if kind[q] != CLUSTER_QUEUE or pruned_cq[q]:
+                continue
+            ratio, bor = dominant_resource_share(q, parent, subtree_quota, usage, lendable, group_of, work)
+            t, v = drs_key(ratio, weight[q])
+            if (not bor and q != cq) or seg_cur[q] >= seg_end[q]:
+                pruned_cq[q] = True
+            elif best_q >= 0 and t == bq_t and v == bq_v:
+                if candidates_cmp(grouped[seg_cur[q]], grouped[seg_cur[best_q]], False, cq, wev, wcq, wcq, wadm, wpr,
+                                  wadm) < 0:
+                    best_q = q
+            elif t > bq_t or (t == bq_t and v > bq_v):
+                best_q = q
+                bq_t = t
+                bq_v = v
+        for j in range(child_ptr[c], child_ptr[c + 1]):
+            x = children[j]
+            if kind[x] != COHORT or pruned_co[x]:
+                continue
+            ratio, bor = dominant_resource_share(x, parent, subtree_quota, usage, lendable, group_of, work)
+            t, v = drs_key(ratio, weight[x])
+            if not bor and not anc[x]:
+                pruned_co[x] = True
+            elif t > bc_t or (t == bc_t and v >= bc_v):
+                best_c = x
+                bc_t = t
+                bc_v = v
+        if best_c < 0 and best_q < 0:
+            pruned_co[c] = True
+            return -1
+        if best_c >= 0 and (bc_t > bq_t or (bc_t == bq_t and bc_v >= bq_v)):
+            c = best_c
+            continue
+        return best_q
+
+
+@callee
+def _next_in_order(cq: int, root: int, kind, child_ptr, children, parent, subtree_quota, usage, lendable, group_of,
+                   weight, work, seg_cur, seg_end, grouped, pruned_cq, pruned_co, anc, wev, wcq, wpr, wadm) -> int:
+    """``TargetClusterQueueOrdering``'s next target ClusterQueue (-1: none left)."""
+    if parent[cq] <= 0:
+        if not pruned_cq[cq] and seg_cur[cq] < seg_end[cq]:
+            return cq
+        return -1
+    while not pruned_co[root]:
+        t = _next_target(root, cq, kind, child_ptr, children, parent, subtree_quota, usage, lendable, group_of, weight,
+                         work, seg_cur, seg_end, grouped, pruned_cq, pruned_co, anc, wev, wcq, wpr, wadm)
+        if t >= 0:
+            return t
+    return -1
+
+
+@callee
+def _take_target(i: int, reason: int, n_t: int, cq: int, req, wcq, wreq, parent, subtree_quota, lending, borrowing,
+                 usage, tgt, why) -> bool:
+    """Candidate ``i`` becomes target ``n_t`` (its usage removed); whether the preemptor now fits once its own
+    simulated usage is taken out (``workloadFitsForFairSharing``)."""
+    remove_usage_into(wcq[i], wreq[i], parent, subtree_quota, lending, usage)
+    tgt[n_t] = i
+    why[n_t] = reason
+    remove_usage_into(cq, req, parent, subtree_quota, lending, usage)
+    ok = _fits(cq, req, parent, subtree_quota, lending, borrowing, usage)
+    add_usage_into(cq, req, parent, subtree_quota, lending, usage)
+    return ok
+
+
+@callee
+def fair_preemption_into(cq: int, req, need, nc: int, cands, wcq, wreq, wev, wpr, wadm, kind, child_ptr, children,
+                         parent, subtree_quota, lending, borrowing, lendable, group_of, weight, usage, strategies,
+                         preempt_within_nominal: bool, work, cnt, seg_cur, seg_end, grouped, pruned_cq, pruned_co, anc,
+                         retry, tgt, why) -> int:
+    r"""``fairPreemptions`` after ``findCandidates``: the targets among the ``nc`` candidates ``cands`` (workload
+    indices in ``CandidatesOrdering``, :func:`candidates_cmp`) whose eviction lets ``req`` fit in ClusterQueue
+    ``cq``, into ``tgt`` (workload index) and ``why`` (a code of :data:`REASONS`); returns their number, 0 when no
+    set of them makes it fit. :meth:`KueueQueues.preemption_targets` is this with its arguments checked.
+
+    ``strategies``: int64 codes :data:`S2A`, :data:`S2B` (one or both, in order). ``usage`` (n_nodes,
+    n_columns) is a working copy: changed. Work arrays: ``work`` (n_resources,); ``cnt``, ``seg_cur``,
+    ``seg_end`` int64 and ``pruned_cq``, ``pruned_co``, ``anc`` bool (n_nodes,); ``grouped``, ``retry``, ``tgt``,
+    ``why`` int64 (at least ``nc``). The rules (KEP 1714; Kueue's ``preemption/fair``):
+
+    * *Targets* (``TargetClusterQueueOrdering``): from the preemptor's topmost cohort down, at each cohort the
+      child with the highest weighted :math:`DRS` among those borrowing (a cohort before a ClusterQueue at
+      equal share), a ClusterQueue tried while it has candidates;
+    * within its nominal quota on the needed columns (``FairSharingPreemptWithinNominal``), the preemptor
+      takes each target's first candidate; otherwise, with :math:`a_x, a_y` the almost-LCAs, strategy S2-a
+      admits candidate :math:`z` when :math:`DRS(a_x + w) \le DRS(a_y - z)`, S2-b when
+      :math:`DRS(a_x + w) < DRS(a_y)`; the candidates the first strategy refuses are retried with the second,
+      once per target ClusterQueue;
+    * ``fillBackWorkloads``: from the last-but-one target backwards, a target not needed is given back.
+    """
+    m = usage.shape[1]
+    _group_into(nc, cands, wcq, cnt, seg_cur, seg_end, grouped)
+    for q in range(pruned_cq.shape[0]):
+        pruned_cq[q] = False
+        pruned_co[q] = False
+        anc[q] = False
+    v = parent[cq]
+    while v > 0:
+        anc[v] = True
+        v = parent[v]
+    root = _top_of(cq, parent)
+    add_usage_into(cq, req, parent, subtree_quota, lending, usage)     # the shares include the incoming workload
+    within = preempt_within_nominal
+    for r in range(m):
+        if need[r] and usage[cq, r] > subtree_quota[cq, r]:
+            within = False
+    n_t = 0
+    n_retry = 0
+    fits = False
+    strategy = strategies[0]
+    while not fits:                                                    # runFirstFsStrategy
+        q = _next_in_order(cq, root, kind, child_ptr, children, parent, subtree_quota, usage, lendable, group_of,
+                           weight, work, seg_cur, seg_end, grouped, pruned_cq, pruned_co, anc, wev, wcq, wpr, wadm)
+        if q < 0:
+            break
+        if q == cq or within:                                          # priority-based, or reclaiming nominal quota
+            i = grouped[seg_cur[q]]
+            seg_cur[q] += 1
+            fits = _take_target(i, 0 if q == cq else 1, n_t, cq, req, wcq, wreq, parent, subtree_quota, lending,
+                                borrowing, usage, tgt, why)
+            n_t += 1
+            continue
+        a_x, a_y = almost_lcas(cq, q, parent)
+        p_new = dominant_resource_share(a_x, parent, subtree_quota, usage, lendable, group_of, work)[0]
+        t_old = dominant_resource_share(a_y, parent, subtree_quota, usage, lendable, group_of, work)[0]
+        wx = weight[a_x]
+        wy = weight[a_y]
+        if math.isinf(weighted_share(p_new, wx)) and not math.isinf(weighted_share(t_old, wy)):
+            while seg_cur[q] < seg_end[q]:                             # fsStrategyUnsatisfiable
+                retry[n_retry] = grouped[seg_cur[q]]
+                n_retry += 1
+                seg_cur[q] += 1
+            continue
+        while seg_cur[q] < seg_end[q]:
+            i = grouped[seg_cur[q]]
+            seg_cur[q] += 1
+            if strategy == S2A:
+                remove_usage_into(wcq[i], wreq[i], parent, subtree_quota, lending, usage)
+                t_new = dominant_resource_share(a_y, parent, subtree_quota, usage, lendable, group_of, work)[0]
+                add_usage_into(wcq[i], wreq[i], parent, subtree_quota, lending, usage)
+                ok = less_than_or_equal_to_final_share(p_new, wx, t_new, wy)
+            else:
+                ok = less_than_initial_share(p_new, wx, t_old, wy)
+            if ok:
+                fits = _take_target(i, 2, n_t, cq, req, wcq, wreq, parent, subtree_quota, lending, borrowing, usage,
+                                    tgt, why)
+                n_t += 1
+                break                                                  # shares changed: pick a target again
+            retry[n_retry] = i
+            n_retry += 1
+    if not fits and strategies.shape[0] > 1:                           # runSecondFsStrategy
+        _group_into(n_retry, retry, wcq, cnt, seg_cur, seg_end, grouped)
+        for q in range(pruned_cq.shape[0]):
+            pruned_cq[q] = False
+            pruned_co[q] = False
+        while not fits:
+            q = _next_in_order(cq, root, kind, child_ptr, children, parent, subtree_quota, usage, lendable, group_of,
+                               weight, work, seg_cur, seg_end, grouped, pruned_cq, pruned_co, anc, wev, wcq, wpr, wadm)
+            if q < 0:
+                break
+            a_x, a_y = almost_lcas(cq, q, parent)
+            p_new = dominant_resource_share(a_x, parent, subtree_quota, usage, lendable, group_of, work)[0]
+            t_old = dominant_resource_share(a_y, parent, subtree_quota, usage, lendable, group_of, work)[0]
+            ok = less_than_initial_share(p_new, weight[a_x], t_old, weight[a_y])
+            i = grouped[seg_cur[q]]
+            seg_cur[q] += 1
+            if ok:
+                fits = _take_target(i, 2, n_t, cq, req, wcq, wreq, parent, subtree_quota, lending, borrowing, usage,
+                                    tgt, why)
+                n_t += 1
+            pruned_cq[q] = True
+    remove_usage_into(cq, req, parent, subtree_quota, lending, usage)
+    if not fits:
+        return 0
+    for j in range(n_t - 2, -1, -1):                                   # fillBackWorkloads
+        i = tgt[j]
+        add_usage_into(wcq[i], wreq[i], parent, subtree_quota, lending, usage)
+        if _fits(cq, req, parent, subtree_quota, lending, borrowing, usage):
+            tgt[j] = tgt[n_t - 1]
+            why[j] = why[n_t - 1]
+            n_t -= 1
+        else:
+            remove_usage_into(wcq[i], wreq[i], parent, subtree_quota, lending, usage)
+    return n_t
+
+
+_COMPILED: dict = {}
+
+
+def _compiled(fn):
+    """``fn`` compiled from its one source (numba; the plain function under ``NUMBA_DISABLE_JIT=1``)."""
+    f = _COMPILED.get(fn.__name__)
+    if f is None:
+        from .._jit import jit
+        from . import _jit as _fsjit
+
+        _fsjit.register()
+        f = _COMPILED[fn.__name__] = jit(fn)
+    return f
 
 
 # ---- admission fair sharing -------------------------------------------------------------------------
@@ -1399,60 +1799,38 @@ class KueueQueues:
         wev = np.broadcast_to(np.asarray(workloads.get("evicted", False), dtype=bool), (k,))
         wts = np.broadcast_to(np.asarray(workloads.get("timestamp", wadm), dtype=float), (k,))
         wlq = workloads.get("lq")
-        wlq = None if wlq is None else np.asarray(wlq, dtype=np.int64)
-        st = _FairPreemption(self, np.array(usage, dtype=float, copy=True), cq, req, wcq, wreq, wpr, wadm, wev, wlq,
-                             None if lq_usage is None else np.asarray(lq_usage, dtype=float))
+        afs = wlq is not None and lq_usage is not None
+        wlq = np.zeros(k, np.int64) if wlq is None else np.asarray(wlq, dtype=np.int64)
+        lqu = np.zeros(self.tree.n_nodes) if lq_usage is None else np.asarray(lq_usage, dtype=float)
+        work_usage = np.array(usage, dtype=float, copy=True)
         if need is None:
             need = np.array([req[r] > 0 and req[r] > available(cq, r, self.parent, self.subtree_quota, self.lending,
-                                                               self.borrowing, st.usage) for r in range(m)])
+                                                               self.borrowing, work_usage) for r in range(m)])
         need = np.asarray(need, dtype=bool)
-        if not need.any():
+        if not need.any() or k == 0:
             return []
-
-        def satisfies(policy: str, i: int) -> bool:
-            lower = priority > wpr[i]
-            if policy == "LowerPriority":
-                return bool(lower)
-            if policy == "LowerOrNewerEqualPriority":
-                return bool(lower or (priority == wpr[i] and timestamp < wts[i]))
-            return policy == "Any"
-
-        def borrowing_on_need(q: int) -> bool:
-            return self.parent[q] > 0 and any(st.usage[q, r] > self.subtree_quota[q, r] for r in range(m) if need[r])
-
-        # findCandidates
-        uses = np.any(wreq[:, need] > 0, axis=1)
-        cands = []
-        if cfg.within_cluster_queue != "Never":
-            cands += [i for i in range(k) if wcq[i] == cq and uses[i] and satisfies(cfg.within_cluster_queue, i)]
-        if self.parent[cq] > 0 and cfg.reclaim_within_cohort != "Never":
-            for q in self._subtree_cqs(self._root_of(cq)):
-                if q != cq and borrowing_on_need(q):
-                    cands += [i for i in range(k) if wcq[i] == q and uses[i] and satisfies(cfg.reclaim_within_cohort, i)]
-        if not cands:
+        wpr, wadm, wev, wts = (np.ascontiguousarray(a) for a in (wpr, wadm, wev, wts))
+        mark = np.zeros(k, dtype=bool)
+        code = {name: i for i, name in enumerate(PREEMPTION_POLICIES)}
+        if not _compiled(mark_candidates_into)(cq, need, k, wcq, wreq, wpr, wts, float(priority), float(timestamp),
+                                               code[cfg.within_cluster_queue], code[cfg.reclaim_within_cohort],
+                                               self.parent, self.subtree_quota, work_usage, mark):
             return []
-        cands.sort(key=cmp_to_key(lambda a, b: st.candidates_ordering(a, b, st.lq_usage is not None)))
-        self.add(st.usage, cq, req)                              # DRS values include the incoming workload
-        within_nominal = cfg.preempt_within_nominal and not any(
-            st.usage[cq, r] > self.subtree_quota[cq, r] for r in range(m) if need[r])
-        strategies = cfg.preemption_strategies
-        fits, retry = st.first_strategy(cands, strategies[0], within_nominal)
-        if not fits and len(strategies) > 1:
-            fits = st.second_strategy(retry)
-        self.remove(st.usage, cq, req)
-        if not fits:
-            return []
-        targets = st.targets
-        # fillBackWorkloads: from the last-but-one target backwards, give back what is not needed
-        for j in range(len(targets) - 2, -1, -1):
-            i = targets[j][0]
-            self.add(st.usage, int(wcq[i]), wreq[i])
-            if self.fits(st.usage, cq, req):
-                targets[j] = targets[-1]
-                targets.pop()
-            else:
-                self.remove(st.usage, int(wcq[i]), wreq[i])
-        return targets
+        # findCandidates' order (the preemptor's ClusterQueue, then the cohort's in tree order), then sorted
+        rank = {q: j for j, q in enumerate([cq] + [q for q in self._subtree_cqs(self._root_of(cq)) if q != cq])}
+        cands = sorted(np.flatnonzero(mark).tolist(), key=lambda i: rank[int(wcq[i])])
+        cands.sort(key=cmp_to_key(lambda a, b: candidates_cmp(a, b, afs, cq, wev, wcq, wlq, lqu, wpr, wadm)))
+        n, nc = self.tree.n_nodes, len(cands)
+        strategies = np.array([PREEMPTION_STRATEGIES.index(x) for x in cfg.preemption_strategies], dtype=np.int64)
+        tgt, why = np.zeros(nc, np.int64), np.zeros(nc, np.int64)
+        i64 = [np.zeros(n, np.int64) for _ in range(3)]
+        flags = [np.zeros(n, np.bool_) for _ in range(3)]
+        n_t = _compiled(fair_preemption_into)(
+            cq, req, need, nc, np.array(cands, dtype=np.int64), wcq, wreq, wev, wpr, wadm, self.kind, self.child_ptr,
+            self.children, self.parent, self.subtree_quota, self.lending, self.borrowing, self.lendable, self.group_of,
+            self.weight, work_usage, strategies, bool(cfg.preempt_within_nominal), np.empty(self.lendable.shape[1]),
+            *i64, np.zeros(nc, np.int64), *flags, np.zeros(nc, np.int64), tgt, why)
+        return [(int(tgt[j]), REASONS[int(why[j])]) for j in range(n_t)]
 
     def _subtree_cqs(self, root: int) -> list[int]:
         out, stack = [], [root]
@@ -1464,179 +1842,8 @@ class KueueQueues:
                 stack.extend(reversed(self.children[self.child_ptr[v]:self.child_ptr[v + 1]].tolist()))
         return out
 
-    def _almost_lcas(self, x: int, y: int) -> tuple[int, int]:
-        """Children of the least common ancestor of ClusterQueues ``x`` and ``y`` on their paths (``getAlmostLCAs``)."""
-        px = self._path_to_root(x)
-        anc = set(px[1:])
-        a_y, lca = y, -1
-        for a in self._path_to_root(y)[1:]:
-            if a in anc:
-                lca = a
-                break
-            a_y = a
-        a_x = x
-        for a in px[1:]:
-            if a == lca:
-                break
-            a_x = a
-        return a_x, a_y
-
     def __repr__(self) -> str:
         counts = {name: int(np.sum(self.kind == k)) for name, k in
                   (("cohorts", COHORT), ("cluster_queues", CLUSTER_QUEUE), ("local_queues", LOCAL_QUEUE))}
         return (f"KueueQueues({counts['cohorts']} cohorts, {counts['cluster_queues']} ClusterQueues, "
                 f"{counts['local_queues']} LocalQueues, resources={list(self.resources)})")
-
-
-class _FairPreemption:
-    """State of one ``fairPreemptions`` call: a working copy of the usage, the candidates, the targets."""
-
-    def __init__(self, k: KueueQueues, usage, cq, req, wcq, wreq, wpr, wadm, wev, wlq, lq_usage) -> None:
-        self.k, self.usage, self.cq, self.req = k, usage, cq, req
-        self.wcq, self.wreq, self.wpr, self.wadm, self.wev, self.wlq = wcq, wreq, wpr, wadm, wev, wlq
-        self.lq_usage = lq_usage if wlq is not None else None
-        self.targets: list[tuple[int, str]] = []
-
-    def candidates_ordering(self, a: int, b: int, afs: bool) -> int:
-        """``CandidatesOrdering``: evicted first, other ClusterQueues first, (AFS, same ClusterQueue, other
-        LocalQueues) higher LocalQueue usage first, lower priority, more recently admitted, workload order."""
-        def c(x, y) -> int:
-            return int(bool(x > y)) - int(bool(x < y))
-        r = c(not self.wev[a], not self.wev[b])
-        if r:
-            return r
-        r = c(self.wcq[a] == self.cq, self.wcq[b] == self.cq)
-        if r:
-            return r
-        if afs and self.wcq[a] == self.wcq[b] and self.wlq[a] != self.wlq[b]:
-            ua, ub = self.lq_usage[self.wlq[a]], self.lq_usage[self.wlq[b]]
-            if ua != ub:
-                return c(ub, ua)
-        r = c(self.wpr[a], self.wpr[b])
-        if r:
-            return r
-        r = c(self.wadm[b], self.wadm[a])
-        if r:
-            return r
-        return c(a, b)
-
-    def fits_without_incoming(self) -> bool:
-        """``workloadFitsForFairSharing``: the preemptor fits once its own simulated usage is taken out."""
-        k = self.k
-        k.remove(self.usage, self.cq, self.req)
-        ok = k.fits(self.usage, self.cq, self.req)
-        k.add(self.usage, self.cq, self.req)
-        return ok
-
-    def take(self, i: int, reason: str) -> bool:
-        self.k.remove(self.usage, int(self.wcq[i]), self.wreq[i])
-        self.targets.append((i, reason))
-        return self.fits_without_incoming()
-
-    def drs(self, v: int) -> tuple[float, bool]:
-        return self.k._drs(self.usage, v)
-
-    def ordering(self, cands: list[int]):
-        """``TargetClusterQueueOrdering.Iter``: yields (target ClusterQueue, its candidate queues, pruned set)."""
-        k, cq = self.k, self.cq
-        queues: dict[int, list[int]] = {}
-        for i in cands:
-            queues.setdefault(int(self.wcq[i]), []).append(i)
-        pruned_cq: set[int] = set()
-        pruned_co: set[int] = set()
-        if k.parent[cq] <= 0:
-            while cq not in pruned_cq and queues.get(cq):
-                yield cq, queues, pruned_cq
-            return
-        root = k._root_of(cq)
-        ancestors = set(k._path_to_root(cq)[1:])
-        while root not in pruned_co:
-            t = self.next_target(root, queues, pruned_cq, pruned_co, ancestors)
-            if t is not None:
-                yield t, queues, pruned_cq
-
-    def next_target(self, cohort: int, queues, pruned_cq, pruned_co, ancestors):
-        """``nextTarget``: the child with the highest share, recursively; None when it only pruned."""
-        k, cq = self.k, self.cq
-        best_q, best_q_key = None, (-1, -1.0)                 # NegativeDRS
-        best_c, best_c_key = None, (-1, -1.0)
-        kids = k.children[k.child_ptr[cohort]:k.child_ptr[cohort + 1]].tolist()
-        for q in kids:
-            if k.kind[q] != CLUSTER_QUEUE or q in pruned_cq:
-                continue
-            ratio, bor = self.drs(q)
-            key = drs_key(ratio, float(k.weight[q]))
-            if (not bor and q != cq) or not queues.get(q):
-                pruned_cq.add(q)
-            elif best_q is not None and key == best_q_key:
-                if self.candidates_ordering(queues[q][0], queues[best_q][0], False) < 0:
-                    best_q = q
-            elif key > best_q_key:
-                best_q, best_q_key = q, key
-        for c in kids:
-            if k.kind[c] != COHORT or c in pruned_co:
-                continue
-            ratio, bor = self.drs(c)
-            key = drs_key(ratio, float(k.weight[c]))
-            if not bor and c not in ancestors:
-                pruned_co.add(c)
-            elif key >= best_c_key:
-                best_c, best_c_key = c, key
-        if best_c is None and best_q is None:
-            pruned_co.add(cohort)
-            return None
-        if best_c is not None and best_c_key >= best_q_key:
-            return self.next_target(best_c, queues, pruned_cq, pruned_co, ancestors)
-        return best_q
-
-    def first_strategy(self, cands: list[int], strategy: str, within_nominal: bool) -> tuple[bool, list[int]]:
-        """``runFirstFsStrategy``: (fits, candidates to retry with rule S2-b)."""
-        k, cq = self.k, self.cq
-        retry: list[int] = []
-        for q, queues, _ in self.ordering(cands):
-            if q == cq:                                        # priority-based, inside the preemptor's queue
-                if self.take(queues[q].pop(0), "InClusterQueue"):
-                    return True, []
-                continue
-            if within_nominal:
-                if self.take(queues[q].pop(0), "InCohortReclamation"):
-                    return True, []
-                continue
-            a_x, a_y = k._almost_lcas(cq, q)
-            p_new, _ = self.drs(a_x)
-            t_old, _ = self.drs(a_y)
-            wx, wy = float(k.weight[a_x]), float(k.weight[a_y])
-            if math.isinf(weighted_share(p_new, wx)) and not math.isinf(weighted_share(t_old, wy)):
-                retry += queues[q]                             # fsStrategyUnsatisfiable
-                queues[q] = []
-                continue
-            while queues[q]:
-                i = queues[q].pop(0)
-                if strategy == "LessThanOrEqualToFinalShare":
-                    qi = int(self.wcq[i])
-                    k.remove(self.usage, qi, self.wreq[i])
-                    t_new, _ = self.drs(a_y)
-                    k.add(self.usage, qi, self.wreq[i])
-                    ok = less_than_or_equal_to_final_share(p_new, wx, t_new, wy)
-                else:
-                    ok = less_than_initial_share(p_new, wx, t_old, wy)
-                if ok:
-                    if self.take(i, "InCohortFairSharing"):
-                        return True, []
-                    break                                      # shares changed: pick a target again
-                retry.append(i)
-        return False, retry
-
-    def second_strategy(self, retry: list[int]) -> bool:
-        """``runSecondFsStrategy``: rule S2-b once per target ClusterQueue on the retried candidates."""
-        k, cq = self.k, self.cq
-        for q, queues, pruned in self.ordering(retry):
-            a_x, a_y = k._almost_lcas(cq, q)
-            p_new, _ = self.drs(a_x)
-            t_old, _ = self.drs(a_y)
-            ok = less_than_initial_share(p_new, float(k.weight[a_x]), t_old, float(k.weight[a_y]))
-            i = queues[q].pop(0)
-            if ok and self.take(i, "InCohortFairSharing"):
-                return True
-            pruned.add(q)
-        return False

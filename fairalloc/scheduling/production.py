@@ -63,10 +63,10 @@ instant and at each admission, which adds the entry penalty; a ClusterQueue's he
 of lowest :math:`\sum_r \omega_r c_r / w` and takes the Kueue key above; the other pending LocalQueues come
 after every head, by that usage.
 
-Not modelled (each said where it matters): workload priorities, preemption on the core (Kueue's
-fair-sharing preemption is simulated on the reference loop of :mod:`fairalloc.sim.preemption`; YARN's
-fair-share preemption is not), nested cohorts and nested queues other than HDRF's (refused
-with a clear error).
+Not modelled (each said where it matters): workload priorities, preemption in this scheduler (Kueue's
+fair-sharing preemption is simulated by the simulator's compiled loop, :func:`fairalloc.sim.preemption.step`
+after each pass of this core; YARN's fair-share preemption is not), nested cohorts and nested queues other
+than HDRF's (refused with a clear error).
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ import numpy as np
 from .._jit import jit
 from ..errors import InvalidInstanceError
 from ..scheduling import core as C
+from . import preemption as P
 from .policies import easy as E
 from .policies import slurm_loop as S
 
@@ -79,22 +80,27 @@ def _push(hend, hint, n, end, seq, p, k, m):
 
 
 @jit(_nrt=False)
+def _sift_down(hend, hint, c, n):
+    """Entry c of the heap of n moved down to its place."""
+    while True:
+        x = 2 * c + 1
+        if x >= n:
+            break
+        if x + 1 < n and _before(hend, hint, x + 1, x):
+            x += 1
+        if not _before(hend, hint, x, c):
+            break
+        _hswap(hend, hint, c, x)
+        c = x
+
+
+@jit(_nrt=False)
 def _pop(hend, hint, n):
     """Remove the first completion (read it at row 0 before) from the heap of n; returns n - 1."""
     n -= 1
     if n > 0:
         _hswap(hend, hint, np.int64(0), n)
-        c = np.int64(0)
-        while True:
-            x = 2 * c + 1
-            if x >= n:
-                break
-            if x + 1 < n and _before(hend, hint, x + 1, x):
-                x += 1
-            if not _before(hend, hint, x, c):
-                break
-            _hswap(hend, hint, c, x)
-            c = x
+        _sift_down(hend, hint, np.int64(0), n)
     return n
 
 
@@ -109,7 +115,7 @@ _DONE, _ROWS, _ROOM, _UNTIL = 0, 1, 2, 3
 @jit(_nrt=False)
 def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
           es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
-          lp, lk, lm, lt0, lt1, lkill, li, lf, until=np.inf, sl=None):
+          lp, lk, lm, lt0, lt1, lkill, li, lf, until=np.inf, sl=None, ps=None):
     """The loop of :func:`run`, compiled without reference counting (it takes every array borrowed and
     allocates nothing): returns :data:`_DONE`; :data:`_ROWS` when a pass needs more launch rows
     (``li[_PHASE]`` 2: the pass resumes at the next call); :data:`_ROOM` when the log and the heap
@@ -119,7 +125,9 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
     ``listed``: the rigid jobs were all queued before (:func:`_list_all`), an arrival only wakes
     the loop; ``ready`` each rank's ready time (empty unless listed). ``sl``: Slurm's multifactor
     priority on the rigid jobs (:mod:`fairalloc.sim.policies.slurm_loop`: its passes, the order, the
-    next pass as the wake-up); None (settled at compile time) otherwise."""
+    next pass as the wake-up); None (settled at compile time) otherwise. ``ps``: Kueue's fair-sharing
+    preemption after each pass (:func:`fairalloc.sim.preemption.step`; ``li[_PHASE]`` 4: the check runs
+    at the next call), None without."""
     n = arr_t.shape[0]
     tasks = kind == TASKS
     stop = st.meta[C._STOP] != 0
@@ -219,7 +227,7 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                 code = _ROWS
                 break
             for q in range(n_out):
-                p = out[q, 0]
+                p = P.job_of(ps, out[q, 0])                     # (a requeued task's run: its job)
                 k = out[q, 1]
                 m = out[q, 3]
                 if start[p] != start[p]:
@@ -233,6 +241,19 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                 lt1[n_log] = now + dur[p]
                 lkill[n_log] = kill[p]
                 n_log += 1
+            if ps is not None:
+                phase = 4
+        if phase == 4:                                          # preemption (after the pass, at the same instant)
+            evicted, n_log = P.step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_log, rem,
+                                    end, killed, user)
+            seq = n_log                                         # (a launch's log row is its number - 1)
+            if evicted == P.ROOM:
+                code = _ROOM
+                break
+            if evicted == P.EVICTED:
+                hs = _drop_empty(hend, hint, hs)
+                phase = 1
+                continue
         phase = 0
         w = np.inf                                          # the next wake-up while blocked
         if wakeups and stop and st.meta[C._BLOCKED] >= 0:
@@ -240,6 +261,7 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
             if now < t < np.inf:
                 wake = t
                 w = t
+        w = P.next_wake(ps, now, w)
         if w < np.inf:
             if not (wake_on and w == wake_time):
                 wake_on = True
@@ -254,6 +276,22 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
 
 
 @jit(_nrt=False)
+def _drop_empty(hend, hint, hs):
+    """The heap of ``hs`` completions without its entries of no task (launches whose tasks were all
+    evicted), re-heaped; returns its size."""
+    n = np.int64(0)
+    for i in range(hs):
+        if hint[i, 2] > 0:
+            hend[n] = hend[i]
+            for c in range(4):
+                hint[n, c] = hint[i, c]
+            n += 1
+    for i in range(n // 2 - 1, -1, -1):
+        _sift_down(hend, hint, i, n)
+    return n
+
+
+@jit(_nrt=False)
 def _list_all(arr_t, procs, est, rank, es, ready, lo=0):
     """A listed run's start: every rigid job (of rank at least ``lo``) queued at its rank, ``ready[rank]``
     its submit time."""
@@ -265,7 +303,7 @@ def _list_all(arr_t, procs, est, rank, es, ready, lo=0):
 
 def run(kind, arr_t, dur, kill, start, end, killed, counts,
         st, runs, ts, user, wakeups, wake_first,
-        es, procs, est, rank, capacity, resv, backfill, scan, listed=False, sl=None):
+        es, procs, est, rank, capacity, resv, backfill, scan, listed=False, sl=None, preempt=None):
     """The loop (module docstring). ``kind``: :data:`RIGID` or :data:`TASKS`; jobs are given in
     arrival order (position = run index for tasks). Rigid jobs: ``es`` EASY's state, ``procs``,
     ``est`` (what a reservation may assume), ``rank`` each job's rank in the queue's order,
@@ -274,12 +312,15 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     (:func:`rigid_run`'s ``slurm``). Tasks: ``st``, ``runs``,
     ``ts`` the core's state, ``user`` each job's user. ``counts`` gets [events, launches, wake-ups
     that ran a pass]; returns the launch log (position, tasks, server, start, end, killed) of task runs.
+    ``preempt``: a list holding a :class:`fairalloc.sim.preemption.PreemptState` (Kueue's preemption after
+    each pass), replaced by the state as it ends (its events).
 
     (The events are processed by ``_loop``, which allocates nothing; this function gives it the
     arrays and more room when it asks, a few times a run. It is plain Python: a compiled caller of
     ``_loop`` would link and optimise again all the code ``_loop`` calls, at its first call.)"""
     n = arr_t.shape[0]
     tasks = kind == TASKS
+    ps = None if preempt is None else preempt[0]
     rem = runs.left.copy()
     m_log = max(64, n) if tasks else 1        # the launch log's columns
     lp, lk, lm = np.zeros(m_log, np.int64), np.zeros(m_log, np.int64), np.zeros(m_log, np.int64)
@@ -296,26 +337,37 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     if listed:
         _list_all(arr_t, procs, est, rank, es, ready)
     while True:
-        if sl is None:
-            code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
-                         es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
-                         lp, lk, lm, lt0, lt1, lkill, li, lf)
-        else:      # rigid jobs: one call
+        if sl is not None:      # rigid jobs: one call
             code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
                          es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
                          lp, lk, lm, lt0, lt1, lkill, li, lf, np.inf, sl)
+        elif ps is not None:
+            code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
+                         es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
+                         lp, lk, lm, lt0, lt1, lkill, li, lf, np.inf, None, ps)
+        else:
+            code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
+                         es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
+                         lp, lk, lm, lt0, lt1, lkill, li, lf)
         if code == _DONE:
             break
         if code == _ROWS:
             out = C.grow_rows(out)
+        extra = 0
+        if ps is not None and ps.meta[P._NEED] > 0:       # preemption asked for room (rows, runs, events)
+            extra = int(ps.meta[P._NEED])
+            ps, runs = P.make_room(ps, runs)
+            ps.meta[P._NEED] = 0
         if li[_HSIZE] + out.shape[0] > hend.shape[0]:
             m = 2 * (li[_HSIZE] + out.shape[0])
             hend, hint = _grow(hend, m), _grow(hint, m)
-        if li[_NLOG] + out.shape[0] > lp.shape[0]:
-            m = 2 * (li[_NLOG] + out.shape[0])
+        if li[_NLOG] + out.shape[0] + extra > lp.shape[0]:
+            m = 2 * (li[_NLOG] + out.shape[0] + extra)
             lp, lk, lm, lt0, lt1, lkill = _grow(lp, m), _grow(lk, m), _grow(lm, m), _grow(lt0, m), _grow(lt1, m), \
                 _grow(lkill, m)
     n_log = li[_NLOG]
+    if ps is not None:
+        preempt[0] = ps                                     # (grown: the caller reads the events there)
     counts[0] = li[_EVENTS]
     counts[1] = n_log
     counts[2] = li[_NWAKE]
@@ -329,7 +381,7 @@ def _dummy_task_state():
 
 
 def task_run(core, submit, user, tasks, demand, duration, killed, *, h=None, wakeups: bool = True,
-             wake_first: bool = True) -> dict:
+             wake_first: bool = True, preempt=None) -> dict:
     """Tasks through :func:`run` on ``core``'s state (a :class:`fairalloc.scheduling.core.Core` with no
     run submitted yet), jobs in arrival order (``submit`` non-decreasing).
 
@@ -346,6 +398,9 @@ def task_run(core, submit, user, tasks, demand, duration, killed, *, h=None, wak
         TSF's monopoly count of each job's demand.
     wakeups, wake_first : bool
         Wake-ups while blocked; at a wake-up, run the pass only if the first user changed.
+    preempt : PreemptState, optional
+        Kueue's fair-sharing preemption (:func:`fairalloc.sim.preemption.new_state` for these jobs);
+        the result's ``preempt`` is the state at the end (its eviction events).
 
     Returns
     -------
@@ -354,7 +409,7 @@ def task_run(core, submit, user, tasks, demand, duration, killed, *, h=None, wak
         end, killed); ``decisions``, ``events``, ``swaps``, ``wakeups``.
     """
     n = len(submit)
-    runs = C.new_runs(max(n, 1), core.k)
+    runs = C.new_runs(max(n, 1) if preempt is None else preempt.job.shape[0], core.k)
     runs.user[:n] = user
     runs.left[:n] = tasks
     runs.next_id[:n] = np.concatenate([[0], np.cumsum(tasks)[:-1]]) if n else 0
@@ -370,12 +425,14 @@ def task_run(core, submit, user, tasks, demand, duration, killed, *, h=None, wak
     counts = np.zeros(3, np.int64)
     es = E.new_easy_state(1, 1, 1)
     z = np.zeros(1, np.int64)
+    box = None if preempt is None else [preempt]
     log = run(TASKS, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(duration, dtype=float),
               np.ascontiguousarray(killed, dtype=np.bool_), start, end, kill_out, counts,
               core.st, runs, core.ts, np.ascontiguousarray(user, dtype=np.int64), bool(wakeups), bool(wake_first),
-              es, z, np.zeros(1), z, 0, np.zeros(1), False, 0)
+              es, z, np.zeros(1), z, 0, np.zeros(1), False, 0, preempt=box)
     return {"start": start, "end": end, "killed": kill_out, "launches": log, "decisions": core.decisions,
-            "events": int(counts[0]), "swaps": core.swaps, "wakeups": int(counts[2])}
+            "events": int(counts[0]), "swaps": core.swaps, "wakeups": int(counts[2]),
+            "preempt": None if box is None else box[0]}
 
 
 def _max_distinct(user, h) -> int:

@@ -71,9 +71,13 @@ fits the pool); one LocalQueue's head per ClusterQueue per tournament is its old
 the lower user index); workload priorities are not modelled (all equal); a requeued task runs its whole
 duration again (no checkpoint).
 
-This module is the plain-Python reference (a specification and an oracle, O(N) per decision and a
-tournament over the tree per admission); the shares, the tournament and the victim choice are
-:mod:`fairalloc.fairshare.kueue`'s, written once.
+:func:`reference_kueue_run` is the plain-Python reference (a specification and an oracle, O(N) per decision
+and a tournament over the tree per admission; ``fa.simulate(..., engine="reference")``). The simulator runs
+the same rules on its one compiled loop (:mod:`fairalloc.sim.kernels`): :func:`step` after each pass of the
+decision core (the core's ``skip`` pass is the reference's admission), with the victims released through
+the core and requeued as runs of one task at the front of their user's queue. The shares, the tournament
+and the victim choice (:func:`fairalloc.fairshare.kueue.fair_preemption_into`) are
+:mod:`fairalloc.fairshare.kueue`'s, written once, and both loops call them.
 """
 
 from __future__ import annotations
@@ -81,13 +85,16 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from .._jit import jit
 from ..errors import InvalidInstanceError
+from ..fairshare import kueue as _kq
 from ..fairshare.kueue import VALID_STRATEGY_LISTS, KueueFairSharing, KueueQueues, drs_key, tournament_winner
+from ..scheduling import core as C
 
 __all__ = ["Preemption", "VICTIMS", "preemptible", "lost_work", "LoopCounter", "as_preemption",
            "reference_kueue_run", "wasted_by_user"]
@@ -577,3 +584,522 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
         {"preemptor_user": np.int64, "preemptor_job": np.int64, "victim_user": np.int64, "victim_job": np.int64,
          "loop": bool})
     return result
+
+
+# ---- the same rules on the simulator's compiled loop (:mod:`fairalloc.sim.kernels`) -------------------------
+#: :func:`step`'s answers: nothing evicted, evictions made (run the pass again), room wanted (:func:`make_room`).
+NONE, EVICTED, ROOM = 0, 1, 2
+# meta fields: events written, wake-ups held, runs used (the run table's rows), rows wanted by the last check
+_NEV, _NWAKE, _NRUNS, _NEED = range(4)
+_ON = 4                                             # cfg's last entry: 1 when the policy preempts
+
+
+class PreemptState(NamedTuple):
+    """The compiled loop's preemption (:func:`step`): the settings, the Kueue tree's shape, the run -> job map
+    of requeued tasks, the eviction events written, the pending wake-ups and the work arrays; N users, G
+    nodes, K columns, C candidate rows."""
+
+    par: np.ndarray          #: (1,) min_run_time
+    cfg: np.ndarray          #: int64 (5,) kill, prioritize_non_borrowing, priority_sorting, preempt_within_nominal, on
+    strategies: np.ndarray   #: int64 strategy codes (fairshare.kueue.S2A, S2B)
+    meta: np.ndarray         #: int64 (4,) _NEV, _NWAKE, _NRUNS, _NEED
+    kind: np.ndarray         #: (G,) Kueue node kinds
+    child_ptr: np.ndarray    #: (G + 1,)
+    children: np.ndarray
+    job: np.ndarray          #: (R,) the job of each run (a requeued task is a run of one task at its user's front)
+    ev_t: np.ndarray         #: (E,) eviction times
+    ev_i: np.ndarray         #: (E, 5) preemptor user, preemptor job, victim user, victim job, the victim's log row
+    ev_s: np.ndarray         #: (E,) the victim's start
+    wheap: np.ndarray        #: (W,) pending wake-ups (a binary heap)
+    c_ent: np.ndarray        #: (C,) candidates: heap entry
+    c_cq: np.ndarray         #: (C,) ClusterQueue
+    c_adm: np.ndarray        #: (C,) start (admission)
+    c_ts: np.ndarray         #: (C,) submission
+    c_req: np.ndarray        #: (C, K) request
+    c_tmp: np.ndarray        #: (C,) merge-sort scratch
+    o_idx: np.ndarray        #: (C,) the candidates passed to the targets' rule (index into c_*)
+    o_cq: np.ndarray
+    o_adm: np.ndarray
+    o_ts: np.ndarray
+    o_req: np.ndarray
+    o_ev: np.ndarray         #: (C,) bool, all False (no workload is being evicted when a check starts)
+    o_pr: np.ndarray         #: (C,) zeros (no priorities)
+    mark: np.ndarray         #: (C,) bool
+    cands: np.ndarray        #: (C,)
+    grouped: np.ndarray
+    retry: np.ndarray
+    tgt: np.ndarray
+    why: np.ndarray
+    has: np.ndarray          #: (G,) bool: tournament nominees / ClusterQueues with candidates
+    best: np.ndarray         #: (G,) int64: each ClusterQueue's nominee (user)
+    req_n: np.ndarray        #: (G, K) nominee requests
+    prio: np.ndarray         #: (G,) zeros
+    stamp: np.ndarray        #: (G,) nominee timestamps
+    top_t: np.ndarray        #: (G,) int64 drs_key tier of each ClusterQueue with candidates
+    top_v: np.ndarray        #: (G,) drs_key value
+    cnt: np.ndarray          #: (G,) int64 scratch of the targets' rule
+    seg_cur: np.ndarray
+    seg_end: np.ndarray
+    pruned_cq: np.ndarray    #: (G,) bool
+    pruned_co: np.ndarray
+    anc: np.ndarray
+    order: np.ndarray        #: (G,) int64 tournament scratch
+    stack: np.ndarray
+    winner: np.ndarray
+    save: np.ndarray         #: (G, K)
+    uw: np.ndarray           #: (G, K) working usage
+    work: np.ndarray         #: (n_resources,)
+    need: np.ndarray         #: (K,) bool
+    rest: np.ndarray         #: (N,) bool: heads not yet tried
+
+
+def new_state(pre: Preemption | None, kq: KueueQueues | None, n_users: int, n_jobs: int, k: int,
+              rows: int = 256) -> PreemptState:
+    """A :class:`PreemptState` for ``pre`` on Kueue's tree ``kq`` (the core's queue tree's), ``n_jobs`` jobs
+    (runs ``0 .. n_jobs - 1`` are the jobs), room for ``rows`` candidates, events and requeued runs (grown by
+    :func:`make_room`).
+
+    ``pre=None`` (and ``kq=None``): the state of a queue policy that does not preempt, with every array
+    empty or of one row: :func:`step` returns at once (``cfg``'s last entry 0), :func:`job_of` is the
+    identity and :func:`next_wake` has no wake-up. Every queue policy passes one (this or a live one), so
+    numba compiles the queue core's loop once, with the preemption code in it, not twice (with and
+    without): a cold compile of the whole loop again costs more than 100 CPU seconds, in every CI leg."""
+    i64, f64 = np.int64, np.float64
+    on = pre is not None
+    if not on:
+        rows, g, n_res = 1, 0, 0
+        pars, flags, strategies = [0.0], [0, 0, 0, 0, 0], np.zeros(0, i64)
+        kind, child_ptr, children = np.zeros(0, i64), np.zeros(1, i64), np.zeros(0, i64)
+    else:
+        g, n_res = kq.tree.n_nodes, kq.lendable.shape[1]
+        cfg = pre.fair_sharing
+        codes = {"LessThanOrEqualToFinalShare": 0, "LessThanInitialShare": 1}
+        pars = [pre.min_run_time]
+        flags = [pre.victim == "kill", cfg.prioritize_non_borrowing, cfg.priority_sorting_within_cohort,
+                 cfg.preempt_within_nominal, 1]
+        strategies = np.array([codes[s] for s in pre.strategies], dtype=i64)
+        kind, child_ptr, children = (np.asarray(kq.kind, dtype=i64), np.asarray(kq.child_ptr, dtype=i64),
+                                     np.asarray(kq.children, dtype=i64))
+    return PreemptState(
+        par=np.array(pars, dtype=f64),
+        cfg=np.array(flags, dtype=i64),
+        strategies=strategies,
+        meta=np.array([0, 0, n_jobs, 0], dtype=i64), kind=kind, child_ptr=child_ptr, children=children,
+        job=np.arange(n_jobs + rows, dtype=i64), ev_t=np.zeros(rows), ev_i=np.zeros((rows, 5), i64), ev_s=np.zeros(rows),
+        wheap=np.zeros(rows), c_ent=np.zeros(rows, i64), c_cq=np.zeros(rows, i64), c_adm=np.zeros(rows),
+        c_ts=np.zeros(rows), c_req=np.zeros((rows, k)), c_tmp=np.zeros(rows, i64), o_idx=np.zeros(rows, i64),
+        o_cq=np.zeros(rows, i64), o_adm=np.zeros(rows), o_ts=np.zeros(rows), o_req=np.zeros((rows, k)),
+        o_ev=np.zeros(rows, np.bool_), o_pr=np.zeros(rows), mark=np.zeros(rows, np.bool_), cands=np.zeros(rows, i64),
+        grouped=np.zeros(rows, i64), retry=np.zeros(rows, i64), tgt=np.zeros(rows, i64), why=np.zeros(rows, i64),
+        has=np.zeros(g, np.bool_), best=np.zeros(g, i64), req_n=np.zeros((g, k)), prio=np.zeros(g), stamp=np.zeros(g),
+        top_t=np.zeros(g, i64), top_v=np.zeros(g), cnt=np.zeros(g, i64), seg_cur=np.zeros(g, i64),
+        seg_end=np.zeros(g, i64), pruned_cq=np.zeros(g, np.bool_), pruned_co=np.zeros(g, np.bool_),
+        anc=np.zeros(g, np.bool_), order=np.zeros(g, i64), stack=np.zeros(g, i64), winner=np.zeros(g, i64),
+        save=np.zeros((g, k)), uw=np.zeros((g, k), f64), work=np.zeros(n_res),
+        need=np.zeros(k, np.bool_), rest=np.zeros(n_users, np.bool_))
+
+
+_ROW_FIELDS = ("ev_t", "ev_i", "ev_s", "wheap", "c_ent", "c_cq", "c_adm", "c_ts", "c_req", "c_tmp", "o_idx", "o_cq",
+               "o_adm", "o_ts", "o_req", "o_ev", "o_pr", "mark", "cands", "grouped", "retry", "tgt", "why")
+
+
+def make_room(ps: PreemptState, runs: Any) -> tuple[PreemptState, Any]:
+    """``ps`` and the core's run table with room for what :func:`step` asked (``meta[_NEED]`` more rows)."""
+    from ..scheduling.core import RunTable
+
+    need = int(ps.meta[_NEED])
+    m = 2 * (max(int(ps.meta[_NEV]), int(ps.meta[_NWAKE])) + need) + 16
+    grown = {}
+    for name in _ROW_FIELDS:
+        a = getattr(ps, name)
+        if a.shape[0] < m:
+            b = np.zeros((m,) + a.shape[1:], a.dtype)
+            b[:a.shape[0]] = a
+            grown[name] = b
+    r = int(ps.meta[_NRUNS]) + need
+    if r > runs.user.shape[0]:
+        m = 2 * r
+        runs = RunTable(*(np.concatenate([a, np.full((m - a.shape[0],) + a.shape[1:], -1 if j == 5 else 0, a.dtype)])
+                          for j, a in enumerate(runs)))
+        grown["job"] = np.concatenate([ps.job, np.arange(ps.job.shape[0], m, dtype=np.int64)])
+    return ps._replace(**grown), runs
+
+
+@jit(_nrt=False)
+def job_of(ps, r):
+    """The job of run ``r`` (the run itself without preemption)."""
+    if ps is None:
+        return r
+    return ps.job[r]
+
+
+@jit(_nrt=False)
+def next_wake(ps, now, w):
+    """The earlier of ``w`` and the first pending wake-up after ``now`` (those at or before now are done)."""
+    if ps is None:
+        return w
+    h = ps.wheap
+    while ps.meta[_NWAKE] > 0 and h[0] <= now:
+        n = ps.meta[_NWAKE] - 1
+        ps.meta[_NWAKE] = n
+        h[0] = h[n]
+        c = 0
+        while True:
+            x = 2 * c + 1
+            if x >= n:
+                break
+            if x + 1 < n and h[x + 1] < h[x]:
+                x += 1
+            if h[c] <= h[x]:
+                break
+            h[c], h[x] = h[x], h[c]
+            c = x
+    if ps.meta[_NWAKE] > 0 and h[0] < w:
+        return h[0]
+    return w
+
+
+@jit(_nrt=False)
+def _push_wake(ps, t):
+    h = ps.wheap
+    c = ps.meta[_NWAKE]
+    h[c] = t
+    ps.meta[_NWAKE] = c + 1
+    while c > 0:
+        p = (c - 1) >> 1
+        if h[p] <= h[c]:
+            break
+        h[p], h[c] = h[c], h[p]
+        c = p
+
+
+@jit(_nrt=False)
+def _sort(ps, n, by_seq, hint, cq):
+    """``ps.cands[:n]`` sorted (bottom-up merge sort): by launch (``hint``'s sequence of the candidates' heap
+    entries ``c_ent``) when ``by_seq``, else by Kueue's candidate order (:func:`candidates_cmp`, without AFS)."""
+    a, b = ps.cands, ps.c_tmp
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if by_seq:
+                    first = hint[ps.c_ent[a[j]], 0] < hint[ps.c_ent[a[i]], 0]
+                else:
+                    first = _kq.candidates_cmp(a[j], a[i], False, cq, ps.o_ev, ps.o_cq, ps.o_cq, ps.o_adm, ps.o_pr,
+                                               ps.o_adm) < 0
+                if first:
+                    b[k] = a[j]
+                    j += 1
+                else:
+                    b[k] = a[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                b[k] = a[i]
+                i += 1
+                k += 1
+            while j < hi:
+                b[k] = a[j]
+                j += 1
+                k += 1
+            lo += 2 * width
+        for x in range(n):
+            a[x] = b[x]
+        width *= 2
+
+
+@jit(_nrt=False)
+def _next_head(ps, st, runs, qs):
+    """The next head in Kueue's tournament order (``runTournament`` from the root over each ClusterQueue's
+    oldest head among those not yet tried, :func:`fairalloc.fairshare.kueue.tournament_winner`), taken out."""
+    g = ps.has.shape[0]
+    for q in range(g):
+        ps.has[q] = False
+    for u in range(ps.rest.shape[0]):
+        if not ps.rest[u]:
+            continue
+        q = qs.queue[u]
+        if ps.has[q]:
+            b = ps.best[q]
+            su, sb = runs.sub[st.qhead[u]], runs.sub[st.qhead[b]]
+            if not (su < sb or (su == sb and u < b)):
+                continue
+        ps.has[q] = True
+        ps.best[q] = u
+        ps.stamp[q] = runs.sub[st.qhead[u]]
+        d = runs.d[st.qhead[u]]
+        for r in range(d.shape[0]):
+            ps.req_n[q, r] = d[r]
+    win = _kq.tournament_winner_into(0, ps.kind, ps.child_ptr, ps.children, qs.parent, ps.has, ps.req_n, ps.prio,
+                                     ps.stamp, qs.quota, qs.limit, qs.usage, qs.lam, qs.group_of, qs.w,
+                                     ps.cfg[1] != 0, ps.cfg[2] != 0, ps.work, ps.save, ps.order, ps.stack, ps.winner)
+    u = ps.best[win]
+    ps.rest[u] = False
+    return u
+
+
+@jit(_nrt=False)
+def _path_copy(usage, parent, x, save, keep):
+    """The usage rows of x and its ancestors into ``save`` (``keep``), or back from it."""
+    node = x
+    d = 0
+    while node >= 0:
+        for r in range(usage.shape[1]):
+            if keep:
+                save[d, r] = usage[node, r]
+            else:
+                usage[node, r] = save[d, r]
+        node = parent[node]
+        d += 1
+
+
+@jit(_nrt=False)
+def _key_ge(t1, v1, t2, v2):
+    return t1 > t2 or (t1 == t2 and v1 >= v2)
+
+
+@jit(_nrt=False)
+def _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log, rem, end, killed, user):
+    """One task of the launch in heap entry ``e`` evicted at ``now`` for user ``u``'s head: released, logged
+    (its launch row one task shorter, a row of its own ending now), requeued at the front of its user's queue
+    or killed. Returns the log's length."""
+    p = hint[e, 1]
+    m = hint[e, 3]
+    row = hint[e, 0] - 1
+    s = lt0[row]
+    v = user[p]
+    kill = ps.cfg[0] != 0
+    hint[e, 2] -= 1
+    lk[row] -= 1
+    lp[n_log] = p
+    lk[n_log] = 1
+    lm[n_log] = m
+    lt0[n_log] = s
+    lt1[n_log] = now
+    lkill[n_log] = kill
+    i = ps.meta[_NEV]
+    ps.ev_t[i] = now
+    ps.ev_i[i, 0] = u
+    ps.ev_i[i, 1] = ps.job[st.qhead[u]]
+    ps.ev_i[i, 2] = v
+    ps.ev_i[i, 3] = p
+    ps.ev_i[i, 4] = n_log
+    ps.ev_s[i] = s
+    ps.meta[_NEV] = i + 1
+    C.release(st, runs, v, p, np.int64(1), m)
+    if kill:
+        killed[p] = True
+        rem[p] -= 1
+        if rem[p] == 0:
+            end[p] = now
+        C.changed(st, runs, ts, v)
+        return n_log + 1
+    h = st.qhead[v]
+    if h >= 0 and ps.job[h] == p:                   # its job heads the queue: one more pending task of it
+        runs.left[h] += 1
+    else:                                           # a run of one task at the front
+        r = ps.meta[_NRUNS]
+        ps.meta[_NRUNS] = r + 1
+        ps.job[r] = p
+        runs.user[r] = v
+        runs.left[r] = 1
+        runs.next_id[r] = 0
+        runs.sub[r] = runs.sub[p]
+        for x in range(runs.d.shape[1]):
+            runs.d[r, x] = runs.d[p, x]
+        runs.h[r] = runs.h[p]
+        runs.nxt[r] = h
+        st.qhead[v] = r
+        if h < 0:
+            st.qtail[v] = r
+    idle = st.n_pending[v] == 0
+    st.n_pending[v] += 1
+    if idle:
+        st.meta[C._ACTIVE] += 1
+        C._activate(st, runs, ts, v)
+        C.regroup(st, runs, ts, v)
+    else:
+        C.changed(st, runs, ts, v)
+    return n_log + 1
+
+
+@jit(_nrt=False)
+def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_log, rem, end, killed, user):
+    """After a pass (``blocking="skip"``) at ``now``: Kueue's fair-sharing preemption for the heads set aside,
+    as :func:`reference_kueue_run`'s ``preempt_once`` (module docstring): the heads in tournament order, the
+    first for which :func:`fairalloc.fairshare.kueue.fair_preemption_into` finds targets has them evicted.
+    Returns (:data:`NONE`, :data:`EVICTED` or :data:`ROOM`, the log's length); evicted launches keep their
+    heap entry with one task fewer (the caller drops the empty ones)."""
+    if ps is None or ps.cfg[_ON] == 0:
+        return NONE, n_log
+    qs = st.qs
+    n_aside = 0
+    for u in range(ps.rest.shape[0]):               # after a "skip" pass every user with pending tasks is aside
+        ps.rest[u] = st.n_pending[u] > 0
+        if ps.rest[u]:
+            n_aside += 1
+    if n_aside == 0:
+        return NONE, n_log
+    n_run = 0
+    for e in range(hs):
+        n_run += hint[e, 2]
+    if (n_run > ps.c_ent.shape[0] or ps.meta[_NEV] + n_run > ps.ev_t.shape[0] or ps.meta[_NWAKE] + 1 > ps.wheap.shape[0]
+            or ps.meta[_NRUNS] + n_run > runs.user.shape[0] or n_log + n_run > lp.shape[0]):
+        ps.meta[_NEED] = n_run + 1
+        return ROOM, n_log
+    ps.meta[_NEED] = 0
+    mrt = ps.par[0]
+    n_e = 0                                         # launches holding candidates, in launch order
+    for e in range(hs):
+        s = lt0[hint[e, 0] - 1]
+        if s < now and now - s >= mrt:              # preemptible()
+            ps.c_ent[n_e] = e
+            ps.cands[n_e] = n_e
+            n_e += 1
+    nc = 0
+    g = ps.has.shape[0]
+    for q in range(g):
+        ps.has[q] = False
+    if n_e > 0:
+        _sort(ps, n_e, True, hint, np.int64(0))
+        for j in range(n_e):                        # one candidate per task (c_tmp: the entries, sorted)
+            ps.c_tmp[j] = ps.c_ent[ps.cands[j]]
+        for j in range(n_e):
+            e = ps.c_tmp[j]
+            p = hint[e, 1]
+            q = qs.queue[user[p]]
+            for _ in range(hint[e, 2]):
+                ps.o_idx[nc] = e
+                ps.c_cq[nc] = q
+                ps.c_adm[nc] = lt0[hint[e, 0] - 1]
+                ps.c_ts[nc] = runs.sub[p]
+                for r in range(runs.d.shape[1]):
+                    ps.c_req[nc, r] = runs.d[p, r]
+                nc += 1
+        for i in range(nc):
+            ps.c_ent[i] = ps.o_idx[i]
+            q = ps.c_cq[i]
+            if not ps.has[q]:
+                ps.has[q] = True
+                ratio, _ = _kq.dominant_resource_share(q, qs.parent, qs.quota, qs.usage, qs.lam, qs.group_of, ps.work)
+                ps.top_t[q], ps.top_v[q] = _kq.drs_key(ratio, qs.w[q])
+    # the two highest shares among ClusterQueues with candidates (a head's own queue is not a target)
+    q1 = -1
+    for q in range(g):
+        if ps.has[q] and (q1 < 0 or not _key_ge(ps.top_t[q1], ps.top_v[q1], ps.top_t[q], ps.top_v[q])):
+            q1 = q
+    q2 = -1
+    for q in range(g):
+        if ps.has[q] and q != q1 and (q2 < 0 or not _key_ge(ps.top_t[q2], ps.top_v[q2], ps.top_t[q], ps.top_v[q])):
+            q2 = q
+    m = runs.d.shape[1]
+    left = n_aside
+    while nc > 0 and left > 0:
+        u = _next_head(ps, st, runs, qs)
+        left -= 1
+        x = qs.queue[u]
+        d = runs.d[st.qhead[u]]
+        anyneed = False
+        for r in range(m):
+            ps.need[r] = d[r] > 0.0 and d[r] > _kq.available(x, r, qs.parent, qs.quota, qs.limit, qs.borrow, qs.usage)
+            anyneed = anyneed or ps.need[r]
+        if not anyneed:
+            continue
+        _path_copy(qs.usage, qs.parent, x, ps.save, True)   # the share of x with the head added (path restored)
+        _kq.add_usage_into(x, d, qs.parent, qs.quota, qs.limit, qs.usage)
+        within = True
+        for r in range(m):
+            if ps.need[r] and qs.usage[x, r] > qs.quota[x, r]:
+                within = False
+        ratio, _ = _kq.dominant_resource_share(x, qs.parent, qs.quota, qs.usage, qs.lam, qs.group_of, ps.work)
+        mt, mv = _kq.drs_key(ratio, qs.w[x])
+        _path_copy(qs.usage, qs.parent, x, ps.save, False)
+        other = q1 if q1 != x else q2                # the highest share of another ClusterQueue
+        if other < 0 or not (within or _key_ge(ps.top_t[other], ps.top_v[other], mt, mv)):
+            continue
+        n_ok = 0                                    # only ClusterQueues y with DRS(y) >= DRS(x + w) can lose one
+        for i in range(nc):
+            q = ps.c_cq[i]
+            if q != x and (within or _key_ge(ps.top_t[q], ps.top_v[q], mt, mv)):
+                ps.o_idx[n_ok] = i
+                ps.o_cq[n_ok] = q
+                ps.o_adm[n_ok] = ps.c_adm[i]
+                ps.o_ts[n_ok] = ps.c_ts[i]
+                for r in range(m):
+                    ps.o_req[n_ok, r] = ps.c_req[i, r]
+                n_ok += 1
+        for v in range(g):
+            for r in range(m):
+                ps.uw[v, r] = qs.usage[v, r]
+        sub_u = runs.sub[st.qhead[u]]
+        if _kq.mark_candidates_into(x, ps.need, n_ok, ps.o_cq, ps.o_req, ps.o_pr, ps.o_ts, 0.0, sub_u, _kq.NEVER,
+                                    _kq.ANY, qs.parent, qs.quota, ps.uw, ps.mark) == 0:
+            continue
+        n_c = 0
+        for i in range(n_ok):
+            if ps.mark[i]:
+                ps.cands[n_c] = i
+                n_c += 1
+        _sort(ps, n_c, False, hint, x)
+        n_t = _kq.fair_preemption_into(x, d, ps.need, n_c, ps.cands, ps.o_cq, ps.o_req, ps.o_ev, ps.o_pr, ps.o_adm,
+                                       ps.kind, ps.child_ptr, ps.children, qs.parent, qs.quota, qs.limit, qs.borrow,
+                                       qs.lam, qs.group_of, qs.w, ps.uw, ps.strategies, ps.cfg[3] != 0, ps.work,
+                                       ps.cnt, ps.seg_cur, ps.seg_end, ps.grouped, ps.pruned_cq, ps.pruned_co, ps.anc,
+                                       ps.retry, ps.tgt, ps.why)
+        if n_t > 0:
+            for j in range(n_t):
+                e = ps.c_ent[ps.o_idx[ps.tgt[j]]]
+                n_log = _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log, rem, end,
+                               killed, user)
+            return EVICTED, n_log
+    if mrt > 0.0:                                   # wake when an exempt task may be evicted
+        later = np.inf
+        for e in range(hs):
+            t = lt0[hint[e, 0] - 1] + mrt
+            if t > now and t < later:
+                later = t
+        if later < np.inf:
+            _push_wake(ps, later)
+    return NONE, n_log
+
+
+def kernel_preemptions(ps: PreemptState, order: np.ndarray, workload: Any, launches: dict, stats: dict,
+                       pre: Preemption) -> pd.DataFrame:
+    """The eviction table of a compiled run (the columns of :func:`reference_kueue_run`'s), from ``ps``'s events;
+    ``launches`` (the loop's rows: jobs by workload row) gains ``preempted`` and loses the rows left with no task,
+    sorted by start; ``stats`` gains ``preemptions``, ``preemption_loops``, ``wasted_work``."""
+    ne = int(ps.meta[_NEV])
+    ev_t, ev_i, ev_s = ps.ev_t[:ne], ps.ev_i[:ne], ps.ev_s[:ne]
+    res = np.asarray(workload.resources, dtype=float)
+    k = res.shape[1]
+    names = [str(x) for x in (getattr(workload, "resource_names", ()) or ())]
+    if len(names) != k:
+        names = [f"r{i}" for i in range(k)]
+    flag = np.zeros(len(launches["job"]), dtype=bool)
+    flag[ev_i[:, 4]] = True
+    launches["preempted"] = flag
+    keep = np.flatnonzero(launches["tasks"] > 0)
+    keep = keep[np.argsort(launches["start"][keep], kind="stable")]
+    for key in list(launches):
+        launches[key] = launches[key][keep]
+    loops = LoopCounter(pre.loop_window)
+    vjob = order[ev_i[:, 3]]
+    rows = []
+    wasted = np.zeros(k)
+    for i in range(ne):
+        lost = lost_work(res[vjob[i]], ev_s[i], ev_t[i])
+        wasted += lost
+        loop = loops.record(float(ev_t[i]), int(ev_i[i, 0]), int(ev_i[i, 2]))
+        rows.append([float(ev_t[i]), int(ev_i[i, 0]), int(order[ev_i[i, 1]]), int(ev_i[i, 2]), int(vjob[i]),
+                     float(ev_s[i]), float(ev_t[i] - ev_s[i]), *lost.tolist(), loop])
+    stats.update({"preemptions": ne, "preemption_loops": loops.loops,
+                  "wasted_work": {nm: float(x) for nm, x in zip(names, wasted)}})
+    cols = ["time", "preemptor_user", "preemptor_job", "victim_user", "victim_job", "victim_start", "ran"]
+    cols += [f"lost:{nm}" for nm in names] + ["loop"]
+    return pd.DataFrame(rows, columns=cols).astype(
+        {"preemptor_user": np.int64, "preemptor_job": np.int64, "victim_user": np.int64, "victim_job": np.int64,
+         "loop": bool})

@@ -126,7 +126,9 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         reason); the event engine otherwise;
         ``"events"`` forces the engine;
         ``"kernel"`` forces the loop (a Slurm policy object too: it holds the run's usage and factors
-        after it) and raises :class:`InvalidInstanceError` naming what it does not support.
+        after it) and raises :class:`InvalidInstanceError` naming what it does not support;
+        ``"reference"``: ``policy="kueue"`` with ``preemption=`` on the plain-Python reference loop
+        (:func:`fairalloc.sim.preemption.reference_kueue_run`), the oracle of the compiled one.
     **options
         Passed to the policy (e.g. ``k_p=1440`` for BUC).
 
@@ -147,8 +149,8 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
     if not isinstance(workload, Workload):
         raise InvalidInstanceError(f"workload must be a Workload, got {type(workload).__name__}",
                                    argument="workload", value=type(workload).__name__)
-    if engine not in ("auto", "events", "kernel"):
-        raise InvalidInstanceError(f"engine={engine!r} is not one of 'auto', 'events', 'kernel'",
+    if engine not in ("auto", "events", "kernel", "reference"):
+        raise InvalidInstanceError(f"engine={engine!r} is not one of 'auto', 'events', 'kernel', 'reference'",
                                    argument="engine", value=engine)
     check_units(workload, capacity)      # declared resource units must meet (fairalloc.workloads.units)
     state = make_state(workload, capacity, placement)
@@ -178,6 +180,11 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
                     "on processors, without a progress bar")
         raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
                                    "or 'events'", argument="engine", value=engine)
+    if engine == "reference":
+        if not hasattr(pol, "run_reference"):
+            raise InvalidInstanceError("engine='reference' runs policy 'kueue' with preemption= on its reference "
+                                       "loop (fairalloc.sim.preemption) only", argument="engine", value=engine)
+        return pol.run_reference(sim)
     if engine != "events":
         if pool:
             return pol.run_kernel(sim)

@@ -33,8 +33,10 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
                strategies), a strategy name or list, or a mapping of ``strategies``, ``min_run_time``,
                ``victim`` (``"requeue"`` or ``"kill"``), ``loop_window``; on a pool. The result carries
                ``preemptions`` (a table), ``stats["preemptions"]``, ``["wasted_work"]``,
-               ``["preemption_loops"]``. It runs on the plain-Python reference loop for now (not the
-               compiled one)
+               ``["preemption_loops"]``. It runs on the simulator's compiled loop
+               (:func:`fairalloc.sim.preemption.step` after each pass); ``fa.simulate(...,
+               engine="reference")`` runs the plain-Python reference loop
+               (:func:`fairalloc.sim.preemption.reference_kueue_run`) instead
 =============  ===========================================================================================
 
 Refused with an :class:`~fairalloc.InvalidInstanceError` naming the field and value: quotas larger than
@@ -52,6 +54,7 @@ import re
 from typing import Any, Sequence
 
 from ...errors import InvalidInstanceError
+from ...fairshare.kueue import KueueQueues
 from ...scheduling.production import (
     QUEUE_POLICIES,
     QueueScheduler,
@@ -60,6 +63,7 @@ from ...scheduling.production import (
 )
 from ...validation import require_choice
 from ..cluster_state import ResourcePool, Servers
+from .. import preemption as _pre
 from ..preemption import as_preemption, reference_kueue_run
 from .tasks import TaskPolicy
 
@@ -125,8 +129,8 @@ class ContainerPolicy(TaskPolicy):
         self.half_life, self.sampling_interval, self.resource_weights = half_life, sampling_interval, resource_weights
 
     def reset(self, sim: Any) -> None:
-        if self.preemption is not None:
-            raise InvalidInstanceError("preemption runs on its own loop (fairalloc.sim.preemption), not on the "
+        if self.preemption is not None and not getattr(self, "_on_kernel", False):
+            raise InvalidInstanceError("preemption runs on the compiled loop (or engine='reference'), not on the "
                                        "event engine: use engine='auto' without a progress bar, on a pool",
                                        argument="preemption", value=repr(self.preemption))
         super().reset(sim)
@@ -137,9 +141,32 @@ class ContainerPolicy(TaskPolicy):
         return super().kernel_applies(sim)
 
     def run_kernel(self, sim: Any) -> Any:
-        """The compiled loop; with ``preemption``, the reference loop of :mod:`fairalloc.sim.preemption`."""
+        """The compiled loop (with ``preemption``: :func:`fairalloc.sim.preemption.step` after each pass)."""
         if self.preemption is None:
             return super().run_kernel(sim)
+        self._check_preemptive(sim)
+        self._on_kernel = True
+        try:
+            return super().run_kernel(sim)
+        finally:
+            self._on_kernel = False
+
+    def _kernel_preemption(self, n_jobs: int) -> Any:
+        """A live preemption state with ``preemption``, else one that does nothing (:func:`~fairalloc.sim.preemption.new_state`:
+        every queue policy runs the one compiled loop of the queue core)."""
+        s = self.scheduler
+        if self.preemption is None:
+            return _pre.new_state(None, None, len(s._core.st.w), n_jobs, s._core.k)
+        kq = KueueQueues(s.tree, resources=list(s.tree.resources))
+        return _pre.new_state(self.preemption, kq, len(s._core.st.w), n_jobs, s._core.k)
+
+    def _kernel_preemptions(self, ps: Any, order: Any, wl: Any, launches: dict, stats: dict) -> Any:
+        if self.preemption is None:
+            return None
+        return _pre.kernel_preemptions(ps, order, wl, launches, stats, self.preemption)
+
+    def _check_preemptive(self, sim: Any) -> None:
+        """What the preemptive runs do not simulate, refused naming it."""
         state = sim.state
         if not isinstance(state, ResourcePool) and state.capacities.shape[0] != 1:
             raise InvalidInstanceError(f"preemption is simulated on one pool; this cluster has "
@@ -148,6 +175,14 @@ class ContainerPolicy(TaskPolicy):
         if sim.enforce_walltime:
             raise InvalidInstanceError("preemption with enforce_walltime=True is not simulated yet",
                                        argument="enforce_walltime", value=True)
+
+    def run_reference(self, sim: Any) -> Any:
+        """The plain-Python reference loop of :mod:`fairalloc.sim.preemption` (``engine="reference"``)."""
+        if self.preemption is None:
+            raise InvalidInstanceError("engine='reference' runs Kueue's preemption on its reference loop: give "
+                                       "preemption=", argument="engine", value="reference")
+        self._check_preemptive(sim)
+        state = sim.state
         wl = sim.workload
         state.bind(wl)
         pool = state if isinstance(state, ResourcePool) else ResourcePool(state.capacities[0],

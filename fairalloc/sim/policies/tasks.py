@@ -372,7 +372,8 @@ class TaskPolicy(Policy):
         demand = wl.resources[order]
         h = shares.monopoly_tasks(demand, s.cluster.capacities) if self.mechanism == "tsf" else None
         r = task_run(s._core, wl.submit[order], wl.user[order], wl.tasks[order], demand, dur[order], kill[order],
-                     h=h, wakeups=self.wakeups, wake_first=self.wake_on == "first")
+                     h=h, wakeups=self.wakeups, wake_first=self.wake_on == "first",
+                     preempt=self._kernel_preemption(len(order)))
         start, end, killed = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool)
         start[order], end[order], killed[order] = r["start"], r["end"], r["killed"]
         lp, lk, ls, lt0, lt1, lkill = r["launches"]
@@ -382,9 +383,21 @@ class TaskPolicy(Policy):
         stats = {"events": r["events"], "decisions": r["decisions"], "swaps": r["swaps"], "wakeups": r["wakeups"],
                  "structure": s.structure, "blocking": s.blocking, "ties": s.ties, "server": s.server,
                  "engine": "kernel"}
-        return SimulationResult.from_run(wl, start=start, end=end, killed=killed, rejected=rejected,
-                                         launches=launches, policy=self.name, state=state,
-                                         enforce_walltime=sim.enforce_walltime, stats=stats)
+        table = None if r["preempt"] is None else self._kernel_preemptions(r["preempt"], order, wl, launches, stats)
+        result = SimulationResult.from_run(wl, start=start, end=end, killed=killed, rejected=rejected,
+                                           launches=launches, policy=self.name, state=state,
+                                           enforce_walltime=sim.enforce_walltime, stats=stats)
+        if table is not None:
+            result.preemptions = table
+        return result
+
+    def _kernel_preemption(self, n_jobs: int) -> Any:
+        """The compiled loop's preemption state for ``n_jobs`` jobs (None: the policy does not preempt)."""
+        return None
+
+    def _kernel_preemptions(self, ps: Any, order: np.ndarray, wl: Any, launches: dict, stats: dict) -> Any:
+        """The eviction table of a preempting policy's run (its launches and stats completed in place)."""
+        raise NotImplementedError
 
     def run_stats(self) -> dict[str, Any]:
         """Figures of the run for :attr:`SimulationResult.stats`."""

@@ -1,11 +1,13 @@
 """Preemption in the task simulator (issue 28): Kueue's fair-sharing preemption (fairalloc.sim.preemption).
 
 Expected numbers are computed by hand in each test's docstring from the rules the module states (KEP 1714's
-S2-a / S2-b on Kueue's DRS, per mille of the lendable capacity). The reference's admission without
-preemption is checked against the compiled ``kueue`` key (an independent path: the tournament of
-``KueueQueues`` against the core's one-float key); with preemption, invariants recomputed from the result's
-own tables (every task runs to its end exactly once, capacity and quota never exceeded, lost work, the
-minimum run time, loops) on seeded random instances.
+S2-a / S2-b on Kueue's DRS, per mille of the lendable capacity); the hand cases run on both engines (the
+compiled loop, the default, and ``engine="reference"``, the plain-Python loop). The reference's admission
+without preemption is checked against the compiled ``kueue`` key (an independent path: the tournament of
+``KueueQueues`` against the core's one-float key); with preemption, the compiled loop's events (admissions,
+evictions with victim and time, requeue order, lost work, loops, decisions) against the reference's on seeded
+random instances, and invariants recomputed from the result's own tables (every task runs to its end exactly
+once, capacity and quota never exceeded, lost work, the minimum run time, loops).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import fairalloc as fa
@@ -26,65 +29,79 @@ def _wl(submit, run, tasks, user, res):
     return fa.workloads.Workload(submit=submit, run_time=run, tasks=tasks, user=user, resources=res)
 
 
+def _tasks(lf):
+    """The launch rows as one (job, start, end, killed, preempted) per task, sorted (the compiled loop groups a
+    run's consecutive starts in one row, the reference writes a row per task)."""
+    out = []
+    for j, k, s, e, kl, p in lf[["job", "tasks", "start", "end", "killed", "preempted"]].itertuples(index=False):
+        out += [(int(j), float(s), float(e), bool(kl), bool(p))] * int(k)
+    return sorted(out)
+
+
+@pytest.fixture(params=["auto", "reference"])
+def engine(request):
+    return request.param
+
+
 def _fill_then_arrive():
     """Pool of 4 CPUs; user 0: four 1-CPU tasks of 100 s at 0; user 1: two at 10."""
     return _wl([0, 10], [100, 100], [4, 2], [0, 1], [[1.0], [1.0]])
 
 
 # ---- hand cases -------------------------------------------------------------------------------------------
-def test_two_evictions_requeued_at_the_front():
+def test_two_evictions_requeued_at_the_front(engine):
     """S2-a, default tree (one ClusterQueue per user, nominal 0; the cohort holds the pool, lendable 4):
     at 10 user 1's first task: DRS(q1 + w) = 250 <= DRS(q0 - z) = 750: evict; its second: 500 <= 500: evict.
     The most recently admitted of user 0's tasks go first; all four were admitted at 0, so the workload
     order decides (Kueue: the UID; here the launch order): rows 0, then 1. Each ran 10 s: 10 CPU-s lost. Requeued at the front of user 0's queue, they
     restart at 100 (when rows 2, 3 end) and end at 200; user 1's tasks run 10..110."""
-    r = fa.simulate(_fill_then_arrive(), [4.0], policy="kueue", preemption=True)
+    r = fa.simulate(_fill_then_arrive(), [4.0], policy="kueue", preemption=True, engine=engine)
+    assert r.stats["engine"] == ("kernel" if engine == "auto" else "reference")
     p = r.preemptions
     assert p["time"].tolist() == [10.0, 10.0]
     assert p["victim_user"].tolist() == [0, 0] and p["preemptor_user"].tolist() == [1, 1]
     assert p["lost:r0"].tolist() == [10.0, 10.0] and p["ran"].tolist() == [10.0, 10.0]
-    lf = r.launches
-    assert lf["preempted"].tolist() == [True, True, False, False, False, False, False, False]
-    assert lf["start"].tolist() == [0.0, 0.0, 0.0, 0.0, 10.0, 10.0, 100.0, 100.0]
-    assert lf["end"].tolist() == [10.0, 10.0, 100.0, 100.0, 110.0, 110.0, 200.0, 200.0]
+    assert _tasks(r.launches) == [(0, 0.0, 10.0, False, True)] * 2 + [(0, 0.0, 100.0, False, False)] * 2 + \
+        [(0, 100.0, 200.0, False, False)] * 2 + [(1, 10.0, 110.0, False, False)] * 2
     assert r.jobs["end"].tolist() == [200.0, 110.0]
     assert r.stats["preemptions"] == 2 and r.stats["wasted_work"] == {"r0": 20.0}
     assert r.stats["preemption_loops"] == 0
     assert wasted_by_user(r)["lost:r0"].to_dict() == {0: 20.0}
 
 
-def test_kill_drops_the_victims():
+def test_kill_drops_the_victims(engine):
     """victim="kill": the same two evictions; user 0's job ends at 100 with its two other tasks, killed."""
-    r = fa.simulate(_fill_then_arrive(), [4.0], policy="kueue", preemption={"victim": "kill"})
+    r = fa.simulate(_fill_then_arrive(), [4.0], policy="kueue", preemption={"victim": "kill"}, engine=engine)
     assert r.jobs["end"].tolist() == [100.0, 110.0]
     assert r.jobs["killed"].tolist() == [True, False]
-    assert len(r.launches) == 6 and r.launches["killed"].sum() == 2
+    assert _tasks(r.launches) == [(0, 0.0, 10.0, True, True)] * 2 + [(0, 0.0, 100.0, False, False)] * 2 + \
+        [(1, 10.0, 110.0, False, False)] * 2
 
 
-def test_min_run_time_defers_to_the_first_eligible_instant():
+def test_min_run_time_defers_to_the_first_eligible_instant(engine):
     """min_run_time=20: at 10 user 0's tasks have run 10 s < 20: no candidate; the simulator wakes at 20
     (0 + 20) and evicts two tasks then (20 CPU-s each); user 1 runs 20..120."""
-    r = fa.simulate(_fill_then_arrive(), [4.0], policy="kueue", preemption={"min_run_time": 20})
+    r = fa.simulate(_fill_then_arrive(), [4.0], policy="kueue", preemption={"min_run_time": 20}, engine=engine)
     assert r.preemptions["time"].tolist() == [20.0, 20.0]
     assert r.stats["wasted_work"] == {"r0": 40.0}
     assert r.jobs["start"].tolist() == [0.0, 20.0] and r.jobs["end"].tolist() == [200.0, 120.0]
 
 
-def test_strategies_differ_on_a_large_victim():
+def test_strategies_differ_on_a_large_victim(engine):
     """User 0 runs one 4-CPU task (pool 4) from 0; user 1 wants 1 CPU at 10. S2-a: DRS(q1 + w) = 250 <=
     DRS(q0 - z) = 0? no. S2-b: 250 < DRS(q0) = 1000: yes. Only S2-a: no eviction, user 1 waits until 100.
     The default list (S2-a, then S2-b on what it left) and S2-b alone evict at 10; user 0's task reruns
     from 110 (user 1's ends then; user 0 needs the whole pool)."""
     wl = _wl([0, 10], [100, 100], [1, 1], [0, 1], [[4.0], [1.0]])
-    only_a = fa.simulate(wl, [4.0], policy="kueue", preemption="LessThanOrEqualToFinalShare")
+    only_a = fa.simulate(wl, [4.0], policy="kueue", preemption="LessThanOrEqualToFinalShare", engine=engine)
     assert only_a.stats["preemptions"] == 0 and only_a.jobs["start"].tolist() == [0.0, 100.0]
     for pre in (True, "LessThanInitialShare"):
-        r = fa.simulate(wl, [4.0], policy="kueue", preemption=pre)
+        r = fa.simulate(wl, [4.0], policy="kueue", preemption=pre, engine=engine)
         assert r.stats["preemptions"] == 1 and r.stats["wasted_work"] == {"r0": 40.0}
         assert r.jobs["start"].tolist() == [0.0, 10.0] and r.jobs["end"].tolist() == [210.0, 110.0]
 
 
-def test_within_nominal_quota_reclaims():
+def test_within_nominal_quota_reclaims(engine):
     """Cohort of 4 CPUs as two ClusterQueues with nominal 2 each: user 0 borrows the whole pool at 0; user 1
     (within its nominal 2 with one task added) reclaims unconditionally (FairSharingPreemptWithinNominal)
     two tasks (rows 0, 1: admitted together, the workload order); its third task would borrow, and q0, now
@@ -95,10 +112,9 @@ def test_within_nominal_quota_reclaims():
                         {"account": "b", "parent": "co", "nominal_quota": {"r0": 2}},
                         {"user": "0", "account": "a"}, {"user": "1", "account": "b"}], resources=["r0"])
     wl = _wl([0, 10], [100, 100], [4, 3], [0, 1], [[1.0], [1.0]])
-    r = fa.simulate(wl, [4.0], policy="kueue", accounts=tree, preemption=True)
+    r = fa.simulate(wl, [4.0], policy="kueue", accounts=tree, preemption=True, engine=engine)
     assert r.stats["preemptions"] == 2
-    assert sorted(r.launches.loc[~r.launches["preempted"], "start"].tolist()) == [0.0, 0.0, 10.0, 10.0, 100.0,
-                                                                                  100.0, 110.0]
+    assert [t[1] for t in _tasks(r.launches) if not t[4]] == [0.0, 0.0, 100.0, 100.0, 10.0, 10.0, 110.0]
 
 
 def test_loop_counter_by_hand():
@@ -133,13 +149,41 @@ def test_preemption_off_is_todays_kueue():
         assert x.preemptions is None
 
 
+def test_queue_policies_pass_one_preemption_state_type(monkeypatch):
+    """Every queue policy passes the compiled loop a preemption state of one numba type, preempting or not
+    (a live one, or one that does nothing), so that the queue core's loop is compiled once per process.
+    Found by the CI's compile measurements: with ``ps=None`` for policies that do not preempt and a
+    ``PreemptState`` for kueue with preemption, numba compiled the whole loop twice (about 215 CPU s cold
+    for the second)."""
+    numba = pytest.importorskip("numba")
+    import fairalloc.sim.kernels as K
+
+    seen = {}
+    original = K.task_run
+
+    def spy(*args, preempt=None, **kwargs):
+        seen[key] = None if preempt is None else str(numba.typeof(preempt))
+        return original(*args, preempt=preempt, **kwargs)
+
+    monkeypatch.setattr(K, "task_run", spy)
+    for key in [("kueue", None), ("kueue", True), ("kueue", "kill"), ("yarn", None), ("mesos", None),
+                ("volcano", None), ("volcano-drf", None), ("volcano-hdrf", None)]:
+        pre = key[1] if key[1] != "kill" else {"victim": "kill"}
+        r = fa.simulate(_fill_then_arrive(), [4.0], policy=key[0], preemption=pre)
+        assert r.stats["engine"] == "kernel"
+        assert (r.preemptions is None) == (pre is None)
+    assert None not in seen.values(), seen
+    assert len(set(seen.values())) == 1, seen
+
+
 # ---- invariants with preemption on random instances ------------------------------------------------------
 def _check_invariants(wl, pool, r, pre):
     caps = np.asarray(pool.totals, dtype=float)
     res = np.asarray(wl.resources, dtype=float)
-    lf = r.launches
-    job, st, en = lf["job"].to_numpy(), lf["start"].to_numpy(), lf["end"].to_numpy()
-    pre_row = lf["preempted"].to_numpy()
+    t = _tasks(r.launches)
+    job = np.array([x[0] for x in t], dtype=np.int64)
+    st, en = np.array([x[1] for x in t]), np.array([x[2] for x in t])
+    pre_row = np.array([x[4] for x in t], dtype=bool)
     # every task of every job runs to its end exactly once (requeue), or is killed
     done = np.bincount(job[~pre_row], minlength=len(wl))
     if pre.victim == "requeue":
@@ -192,6 +236,50 @@ def test_shortcuts_change_nothing(seed, pre):
     np.testing.assert_array_equal(a.launches["start"].to_numpy(), b.launches["start"].to_numpy())
 
 
+# ---- the compiled loop against the reference ----------------------------------------------------------------
+def _same_run(a, b):
+    """The compiled run ``a`` and the reference's ``b``: the same evictions (time, preemptor and its head job,
+    victim and its job and start, lost work, loop flags, in order), starts and ends, per-task launches (the
+    requeued tasks' restarts included), decisions and totals."""
+    pd.testing.assert_frame_equal(a.preemptions.reset_index(drop=True), b.preemptions.reset_index(drop=True))
+    for col in ("start", "end", "killed"):
+        np.testing.assert_array_equal(a.jobs[col].to_numpy(), b.jobs[col].to_numpy())
+    assert _tasks(a.launches) == _tasks(b.launches)
+    for key in ("decisions", "preemptions", "preemption_loops", "wasted_work"):
+        assert a.stats[key] == b.stats[key], key
+
+
+def _cohort_tree(n_users, names, totals):
+    """One cohort of ClusterQueues, one LocalQueue (user) each: users below n/2 with a nominal quota of 10% of
+    each resource and weight 2, the others 5% and weight 1 (reclaiming within nominal quota, weighted shares).
+    (With several LocalQueues in one ClusterQueue the compiled ``kueue`` key's admission order is not the
+    reference's tournament, without preemption already: the core orders the users, Kueue the ClusterQueue's
+    oldest head.)"""
+    recs = [{"account": "co"}]
+    for u in range(n_users):
+        f, w = (0.10, 2.0) if u < n_users // 2 else (0.05, 1.0)
+        recs.append({"account": f"q{u}", "parent": "co", "weight": w,
+                     "nominal_quota": {n: f * float(t) for n, t in zip(names, totals)}})
+    return AccountTree(recs + [{"user": str(u), "account": f"q{u}"} for u in range(n_users)], resources=list(names))
+
+
+@pytest.mark.parametrize("seed,pre,tree", [(0, True, False), (2, {"victim": "kill"}, False),
+                                           (3, {"min_run_time": 600.0}, False), (3, "LessThanInitialShare", False),
+                                           (0, "LessThanOrEqualToFinalShare", False), (0, True, True),
+                                           (2, {"min_run_time": 120.0, "victim": "kill"}, True)])
+def test_compiled_loop_is_the_reference(seed, pre, tree):
+    """Seeded google_like instances (6 users, 300 jobs, a pool of 40% of the demand; with ``tree``: nominal
+    quotas and weights, :func:`_cohort_tree`): the compiled loop's events are the reference's, event by event."""
+    wl = fa.workloads.google_like(6, 300, rng=seed, horizon=3600.0)
+    pool = ResourcePool.from_workload(wl, 0.4)
+    accounts = _cohort_tree(6, wl.resource_names, pool.totals) if tree else None
+    a = fa.simulate(wl, pool, policy="kueue", preemption=pre, accounts=accounts)
+    b = fa.simulate(wl, pool, policy="kueue", preemption=pre, accounts=accounts, engine="reference")
+    assert a.stats["engine"] == "kernel" and b.stats["engine"] == "reference"
+    assert b.stats["preemptions"] > 0           # contended enough to preempt
+    _same_run(a, b)
+
+
 # ---- bad input -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kw,field", [
     ({"preemption": ["Cheapest"]}, "preemption_strategies"),
@@ -220,6 +308,15 @@ def test_refused_where_not_simulated():
         fa.simulate(wl, fa.Cluster([[2.0], [2.0]]), policy="kueue", preemption=True)
     with pytest.raises(InvalidInstanceError, match="event engine"):
         fa.simulate(wl, [4.0], policy="kueue", preemption=True, engine="events")
+    with pytest.raises(InvalidInstanceError, match="one pool"):
+        fa.simulate(wl, fa.Cluster([[2.0], [2.0]]), policy="kueue", preemption=True, engine="reference")
+    with pytest.raises(InvalidInstanceError, match="enforce_walltime"):
+        fa.simulate(wl, [4.0], policy="kueue", preemption=True, enforce_walltime=True)
+    with pytest.raises(InvalidInstanceError, match="reference loop") as e:
+        fa.simulate(wl, [4.0], policy="kueue", engine="reference")
+    assert e.value.argument == "engine"
+    with pytest.raises(InvalidInstanceError, match="reference loop"):
+        fa.simulate(wl, [4.0], policy="drf", engine="reference")
 
 
 # ---- command line ----------------------------------------------------------------------------------------
