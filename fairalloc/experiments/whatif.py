@@ -425,6 +425,26 @@ def whatif_cell(workload: Any, params: Mapping[str, Any]) -> dict[str, pd.DataFr
 
 # -- the grid -----------------------------------------------------------------------------------
 
+def _check_workload_arguments(spec: dict[str, Any]) -> None:
+    """A workload spec's generator or reader and its keyword arguments, checked before anything runs (the
+    sweep spec's rule, :func:`fairalloc.experiments.inputs.check_arguments`): an unknown name or keyword is
+    an :class:`InvalidInstanceError` naming it, not a ``TypeError`` from inside the generator."""
+    from .inputs import WORKLOAD_META_KEYS, check_arguments, workload_function
+
+    if "generator" not in spec and "reader" not in spec:
+        raise InvalidInstanceError("a workload spec needs 'generator' or 'reader'", argument="workload",
+                                   value=dict(spec))
+    which = "generator" if "generator" in spec else "reader"
+    try:
+        fn, fixed, _ = workload_function(spec)
+    except ValueError as exc:
+        raise InvalidInstanceError(str(exc), argument=f"workload.{which}", value=spec[which]) from None
+    bad = check_arguments(fn, {**{k: v for k, v in spec.items() if k not in WORKLOAD_META_KEYS}, **fixed})
+    if bad is not None:
+        raise InvalidInstanceError(f"workload: {bad}={spec[bad]!r} is not an argument of "
+                                   f"{getattr(fn, '__name__', fn)}", argument=f"workload.{bad}", value=spec[bad])
+
+
 def _workload_spec(workload: Any, inputs: Path, head: int | None) -> tuple[dict[str, Any], Any]:
     """(the spec's workload entry, the Workload here)."""
     from ..workloads import Workload
@@ -449,6 +469,7 @@ def _workload_spec(workload: Any, inputs: Path, head: int | None) -> tuple[dict[
         spec = {"reader": reader, "path": str(p.resolve())}
     elif isinstance(workload, Mapping):
         spec = dict(workload)
+        _check_workload_arguments(spec)
     else:
         raise InvalidInstanceError(f"workload must be a Workload, a trace file or a workload spec, got "
                                    f"{type(workload).__name__}", argument="workload", value=type(workload).__name__)

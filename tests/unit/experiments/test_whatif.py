@@ -72,6 +72,17 @@ def test_bad_input_names_argument_and_value(tmp_path, bad, match):
         whatif(_wl(), kw.pop("policies"), **kw)
 
 
+@pytest.mark.parametrize("spec, match", [
+    # fairalloc.workloads.lublin takes n_jobs (its signature), not n: the CLI's --gen n=60 raised a TypeError
+    # from inside the generator, reported as an internal error (exit 70)
+    ({"generator": "lublin", "n": 60}, r"workload: n=60 is not an argument of lublin"),
+    ({"generator": "nope"}, r"'nope' is not a built-in generator"),
+])
+def test_bad_workload_spec_names_the_key(tmp_path, spec, match):
+    with pytest.raises(InvalidInstanceError, match=match):
+        whatif(spec, ["fcfs"], capacity=16, out=tmp_path, workers=0)
+
+
 def test_unknown_account_and_missing_user(tmp_path):
     bad = tmp_path / "acc.yaml"
     bad.write_text("accounts:\n  - {name: A}\nusers:\n  - {name: '0', account: B}\n")
