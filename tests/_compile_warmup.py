@@ -38,6 +38,9 @@ GROUPS: dict[str, list[list[str]]] = {
          "--policy", "drf,sdrf,tsf,cdrf,tvtsf,tsf-static,cdrf-static"],
         ["simulate", "--workload", "lublin:n=60,nodes=64,seed=3,users=5",
          "--policy", "fcfs,easy,wfp3,unicef,f1,f2,buc,sjf"],
+        # Slurm's specialisation of the rigid-job loop and the fair-share rules (Slurm, HTCondor)
+        ["whatif", "--generator", "lublin", "--gen", "n_jobs=60", "--gen", "nodes=64", "--gen", "rng=3",
+         "--gen", "n_users=5", "--policies", "slurm,slurm+easy,htcondor", "--half-lives", "1d", "--workers", "0"],
     ],
 }
 
