@@ -77,6 +77,7 @@ from __future__ import annotations
 import hashlib
 import math
 import pickle
+import re
 import tempfile
 import time
 import warnings
@@ -236,6 +237,9 @@ def _factory(name: str) -> Callable[..., Any]:
     from ..sim.policies import make_policy, policy_names
     from ..sim.policies.queue import QUEUE_POLICIES
 
+    if name.startswith("learned:"):        # a learned priority function's file (its path keeps its case)
+        make_policy(name)                   # a missing or malformed file: its error, before any cell runs
+        return lambda **kw: make_policy(name, **kw)
     key = name.lower()
     base = key[:-5] if key.endswith("+easy") else key
     if key in policy_names() or base in QUEUE_POLICIES:
@@ -264,6 +268,10 @@ def _policy_entries(policies: Any, inputs: Path) -> list[tuple[str, dict[str, An
     else:
         for p in policies:
             label = p if isinstance(p, str) else getattr(p, "name", None) or type(p).__name__
+            if isinstance(p, str) and p.startswith("learned:"):     # a file path is no label: its stem is
+                easy = p.endswith("+easy")
+                stem = Path(p[len("learned:"):len(p) - 5 if easy else None]).stem
+                label = "learned-" + re.sub(r"[^A-Za-z0-9_.-]", "_", stem) + ("+easy" if easy else "")
             items.append((str(label), p))
     if not items:
         raise InvalidInstanceError("policies is empty: name at least one", argument="policies", value=policies)

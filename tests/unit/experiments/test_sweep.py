@@ -377,3 +377,20 @@ def test_a_huge_spec_is_refused_before_anything_unless_max_cells_raises_the_limi
     first, second = next(it), next(it)
     assert spec.n_cells == 4 * 10**7 and (first.index, second.index) == (0, 1)
     assert first.params["seed"] == 0 and second.params["label"] == "easy"
+
+
+def test_a_learned_function_file_is_a_sweep_policy(tmp_path):
+    """Issue 29: ``learned:FILE`` is a policy of a sweep spec (``policy:`` under any label); its cell equals
+    ``fa.simulate`` with the same name (Table 1's F1 as a file schedules as policy ``f1``:
+    tests/unit/sim/test_learned_policy.py)."""
+    from fairalloc.experiments.learn import LearnedFunction
+
+    path = LearnedFunction("c1 * sqrt(r) * c2 * n + c3 * log10(s)",
+                           {"c1": 0.0001352, "c2": 0.2765352, "c3": 0.0071470}, name="F1-file").save(tmp_path / "f1.json")
+    spec = {"name": "learned", "workload": {"generator": "lublin", "n_jobs": 120, "nodes": 32, "rng": "${seed}"},
+            "capacity": {"processors": 32}, "policies": {"mine": {"policy": f"learned:{path}"}}, "seeds": [0]}
+    summary = run_sweep(spec, tmp_path / "s", workers=0, progress=False)
+    assert summary.ok and summary.done == 1
+    got = load(tmp_path / "s", "summary").df()
+    direct = fa.simulate(fa.workloads.lublin(120, nodes=32, rng=0), 32, policy="f1").summary()
+    assert got["mean_wait"].iloc[0] == pytest.approx(direct["mean_wait"])

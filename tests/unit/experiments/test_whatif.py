@@ -72,6 +72,22 @@ def test_bad_input_names_argument_and_value(tmp_path, bad, match):
         whatif(_wl(), kw.pop("policies"), **kw)
 
 
+def test_a_learned_function_file_is_a_policy(tmp_path):
+    """Issue 29: a learned priority function (``learned:FILE``) is usable wherever a policy name is, the
+    what-if comparison included; its cell equals ``fa.simulate`` with the same name (here Table 1's F1 as a
+    file, whose schedule is policy ``f1``'s: tests/unit/sim/test_learned_policy.py)."""
+    from fairalloc.experiments.learn import LearnedFunction
+
+    path = LearnedFunction("c1 * sqrt(r) * c2 * n + c3 * log10(s)",
+                           {"c1": 0.0001352, "c2": 0.2765352, "c3": 0.0071470}, name="F1-file").save(tmp_path / "f1.json")
+    wl = fa.workloads.lublin(n_jobs=80, nodes=16, rng=3, n_users=4)
+    s = whatif(wl, ["fcfs", f"learned:{path}"], capacity=16, out=tmp_path / "w", workers=0)
+    assert s["label"].tolist() == ["fcfs", "learned-f1"]
+    assert s.loc[1, "mean_wait"] == pytest.approx(fa.simulate(wl, 16, policy="f1").summary()["mean_wait"])
+    with pytest.raises(InvalidInstanceError):
+        whatif(wl, [f"learned:{tmp_path / 'nope.json'}"], capacity=16, out=tmp_path / "x", workers=0)
+
+
 @pytest.mark.parametrize("spec, match", [
     # fairalloc.workloads.lublin takes n_jobs (its signature), not n: the CLI's --gen n=60 raised a TypeError
     # from inside the generator, reported as an internal error (exit 70)
