@@ -18,7 +18,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "DURATION_OPTIONS"]
+
+#: Options of the explained policies that are durations in seconds: ``--option half_life=7d`` is 604800
+#: (``s``, ``m``, ``h``, ``d``, ``w``, as whatif's ``--half-lives``); a plain number is seconds.
+DURATION_OPTIONS = ("half_life", "calc_period", "max_age", "interval")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -42,8 +46,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="the policy (default slurm)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a policy option (repeatable), e.g. half_life=86400, calc_period=300, fairshare=classic")
-    p.add_argument("--accounts", default=None, metavar="FILE",
-                   help="account tree (YAML/CSV/sacctmgr file); default flat: every user one share")
+    p.add_argument("--accounts", default=None, metavar="FILE|flat|synthetic[:K]",
+                   help="account tree, as whatif's: a YAML/CSV/sacctmgr file, flat (default: every user one share), "
+                        "or synthetic[:K] with --seed (the tree a whatif run with the same trace, --head and --seed "
+                        "used; its file is also in the whatif folder's inputs/)")
+    p.add_argument("--seed", type=int, default=0, help="seed of a synthetic account tree (default 0, as whatif's)")
     p.add_argument("--processors", type=positive_int, default=None, metavar="N",
                    help="machine size (default: the trace's MaxProcs)")
     p.add_argument("--head", type=positive_int, default=None, metavar="N",
@@ -62,7 +69,10 @@ def run(args: argparse.Namespace) -> int:
     from ..experiments.explain import explain
     from ..experiments.inputs import build_workload
     from .conventions import emit_json, say
-    from .whatif import _gen_args
+    import numpy as np
+
+    from ..experiments.whatif import _UNITS, _check_users_in_tree, _resolve_tree, parse_duration
+    from .whatif import _gen_args, accounts_arg
 
     if (args.trace is None) == (args.generator is None):
         raise InvalidInstanceError("give a TRACE file or --generator (one of them)", argument="trace", value=args.trace)
@@ -77,8 +87,19 @@ def run(args: argparse.Namespace) -> int:
         spec["head"] = args.head
     wl = build_workload(spec)
     options = _gen_args(args.option)
-    if args.accounts:
-        options["accounts"] = args.accounts
+    for key in DURATION_OPTIONS:        # the epilog's half_life=7d: a duration with a unit, as whatif's
+        value = options.get(key)
+        if isinstance(value, str) and value.strip()[-1:].lower() in _UNITS:
+            options[key] = parse_duration(value, argument=key)
+    if "accounts" in options:
+        raise InvalidInstanceError("give the account tree with --accounts, not --option accounts=",
+                                   argument="--option", value="accounts")
+    accounts = accounts_arg(args.accounts)
+    if accounts is not None:
+        tree, text = _resolve_tree(accounts, [int(u) for u in np.unique(wl.user)], args.seed)
+        _check_users_in_tree(tree, [int(u) for u in np.unique(wl.user)])
+        options["accounts"] = tree
+        say(args, f"accounts: {text}")
     e = explain(wl, args.row, job_id=args.job, capacity=args.processors, policy=args.policy, **options)
     say(args, e.text(max_ahead=args.ahead, max_lines=args.lines))
     emit_json(args, e.to_dict())

@@ -109,6 +109,21 @@ def _gen_args(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def accounts_arg(text: str | None) -> Any:
+    """``--accounts FILE|flat|synthetic[:K]`` as :func:`fairalloc.experiments.whatif.whatif` takes it: the
+    text (a file or ``"flat"``), or ``("synthetic", K)`` (K = 4 when not given); ``None`` stays ``None``."""
+    from ..errors import InvalidInstanceError
+
+    if text is None or not text.startswith("synthetic"):
+        return text
+    _, _, k = text.partition(":")
+    try:
+        return ("synthetic", int(k) if k else 4)
+    except ValueError:
+        raise InvalidInstanceError(f"--accounts {text!r}: write synthetic or synthetic:K",
+                                   argument="--accounts", value=text) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -126,14 +141,7 @@ def run(args: argparse.Namespace) -> int:
         workload = args.trace
     else:
         workload = {"generator": args.generator, **_gen_args(args.gen)}
-    accounts: Any = args.accounts
-    if accounts.startswith("synthetic"):
-        _, _, k = accounts.partition(":")
-        try:
-            accounts = ("synthetic", int(k) if k else 4)
-        except ValueError:
-            raise InvalidInstanceError(f"--accounts {args.accounts!r}: write synthetic or synthetic:K",
-                                       argument="--accounts", value=args.accounts) from None
+    accounts = accounts_arg(args.accounts)
     capacity = args.processors if args.processors else ({"pool": args.pool} if args.pool else None)
     split = (lambda text: [w.strip() for w in text.split(",") if w.strip()])
     with resumable_folder(args.out, args, "whatif", "whatif", ours=_OURS) as out:
