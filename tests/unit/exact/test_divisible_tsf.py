@@ -134,13 +134,9 @@ def test_lp2_left_out_where_lp1_duals_decide_by_hand():
     assert dual.tasks.tolist() == without.tasks.tolist() and dual.levels.tolist() == without.levels.tolist()
 
 
-@settings(max_examples=25)
-@given(st.integers(0, 2**32 - 1))
-def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
-    # Random slots (3 servers, 2 resources, 3-7 users, some asking for few tasks so that ceilings
-    # bind): the same x, levels and status bit for bit, in no more LPs (_skip(False) also turns off
-    # the shortcut by LP 1's duals and LP 2's small rise bound: every free user is asked, its rise
-    # bounded by 1 as in the plain progressive filling).
+def _random_slot(seed):
+    """A random slot: 3 servers, 2 resources, 3-7 users (some asking for few tasks, so that ceilings
+    bind), every user allowed on server 0, which fits every task: (free, demands, pending, h, placement)."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 8))
     caps = rng.integers(2, 12, (3, 2)).astype(float)
@@ -151,6 +147,17 @@ def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
     k = rng.integers(1, 8, n).astype(float)
     h = np.array([fa.shares.monopoly_tasks(di, caps) for di in d])
     free = caps * rng.uniform(0.3, 1.0, (3, 1))
+    return free, d, k, h, pl
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**32 - 1))
+def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
+    # Random slots (3 servers, 2 resources, 3-7 users, some asking for few tasks so that ceilings
+    # bind): the same x, levels and status bit for bit, in no more LPs (_skip(False) also turns off
+    # the shortcut by LP 1's duals and LP 2's small rise bound: every free user is asked, its rise
+    # bounded by 1 as in the plain progressive filling).
+    free, d, k, h, pl = _random_slot(seed)
     with _skip(False):
         full = divisible_tsf(free, d, k, h, pl, solver="scipy")
     with _skip(True):
@@ -171,16 +178,8 @@ def test_frozen_users_cannot_rise_by_an_independent_lp(seed):
     # decides who is frozen) runs on its warm model across rounds and freezes in these slots.
     from scipy.optimize import linprog
 
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(3, 8))
-    caps = rng.integers(2, 12, (3, 2)).astype(float)
-    d = rng.integers(1, 5, (n, 2)) / 2.0
-    pl = rng.random((n, 3)) < 0.6
-    pl[:, 0] = True
-    caps[0] = np.maximum(caps[0], d.max(axis=0))
-    k = rng.integers(1, 8, n).astype(float)
-    h = np.array([fa.shares.monopoly_tasks(di, caps) for di in d])
-    free = caps * rng.uniform(0.3, 1.0, (3, 1))
+    free, d, k, h, pl = _random_slot(seed)
+    n = d.shape[0]
     r = divisible_tsf(free, d, k, h, pl, solver="scipy")
     assert r.status is Status.OPTIMAL
     share = r.tasks.sum(axis=1) / h
