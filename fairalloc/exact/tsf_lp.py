@@ -457,7 +457,7 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
                 floor = np.where(frozen, levels * (1 - _LEVEL_SLACK), 0.0)
                 ur, uc, uv = share_rows(np.arange(n))
                 warm = _WarmLp2(np.concatenate([top_row, ur + n_top]), np.concatenate([top_col, uc]),
-                                   np.concatenate([top_data, uv]), base_b, nv, n, free, floor, lp.warm_options)
+                                np.concatenate([top_data, uv]), base_b, nv, n, free, floor, lp.warm_options)
             status, eps, msg = warm.lp2(cand, t * (1 - _LEVEL_SLACK), 1.0 if _RISE_CAP is None else _RISE_CAP * tol)
             if status not in SOLUTION_PRESENT:
                 k = n_solves + warm.n_solves
@@ -482,7 +482,8 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
             warm.freeze(stuck, t)
         free = np.setdiff1d(free, stuck)
     n_all = n_solves + (warm.n_solves if warm is not None else 0)
-    msg = "; ".join(notes) if notes else f"{n_all} LPs, each proven optimal by HiGHS"
+    msg = "; ".join(notes) if notes else (f"{n_all} LPs, each proven optimal by HiGHS (LP 1s through {lp.name}, "
+                                          f"LP 2s through highspy)")
     # the last LP 1 solution keeps every user at or above its level: it is the allocation
     return done(worst, msg, n_all, first, xs)
 
