@@ -253,29 +253,39 @@ def solve_lp(prog: LinearProgram, *, time_limit: float | None = None, threads: i
 # ---- HiGHS (highspy) ---------------------------------------------------------------------------
 
 def _highs_model(prog: LinearProgram) -> Any:
+    return highs_arrays(prog.cost, prog.lb, prog.ub, prog.A, prog.row_lo, prog.row_hi, offset=prog.offset,
+                        maximize=prog.maximize, integer=prog.integer if prog.is_mip else None)
+
+
+def highs_arrays(cost: np.ndarray, lb: np.ndarray, ub: np.ndarray, A: Any, row_lo: np.ndarray, row_hi: np.ndarray,
+                 *, offset: float = 0.0, maximize: bool = False, integer: np.ndarray | None = None) -> Any:
+    """A ``highspy.HighsLp`` of ``cost @ x + offset`` over ``row_lo <= A x <= row_hi``, ``lb <= x <= ub``
+    (``A`` a CSR matrix; infinite bounds as HiGHS's infinity; ``integer``: which columns are integer):
+    the model every HiGHS solve of fairalloc passes (:class:`~fairalloc.exact.program.LinearProgram`'s
+    arrays, or a caller's own, without column names)."""
     import highspy
 
     lp = highspy.HighsLp()
-    lp.num_col_ = prog.n_cols
-    lp.num_row_ = prog.n_rows
+    n_cols, n_rows = int(A.shape[1]), int(A.shape[0])
+    lp.num_col_ = n_cols
+    lp.num_row_ = n_rows
     inf = highspy.kHighsInf
-    lp.col_cost_ = np.asarray(prog.cost, dtype=float)
-    lp.col_lower_ = np.where(np.isfinite(prog.lb), prog.lb, -inf)
-    lp.col_upper_ = np.where(np.isfinite(prog.ub), prog.ub, inf)
-    lp.row_lower_ = np.where(np.isfinite(prog.row_lo), prog.row_lo, -inf)
-    lp.row_upper_ = np.where(np.isfinite(prog.row_hi), prog.row_hi, inf)
-    lp.offset_ = float(prog.offset)
-    lp.sense_ = highspy.ObjSense.kMaximize if prog.maximize else highspy.ObjSense.kMinimize
-    A = prog.A
+    lp.col_cost_ = np.asarray(cost, dtype=float)
+    lp.col_lower_ = np.where(np.isfinite(lb), lb, -inf)
+    lp.col_upper_ = np.where(np.isfinite(ub), ub, inf)
+    lp.row_lower_ = np.where(np.isfinite(row_lo), row_lo, -inf)
+    lp.row_upper_ = np.where(np.isfinite(row_hi), row_hi, inf)
+    lp.offset_ = float(offset)
+    lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
     lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.num_col_ = prog.n_cols
-    lp.a_matrix_.num_row_ = prog.n_rows
+    lp.a_matrix_.num_col_ = n_cols
+    lp.a_matrix_.num_row_ = n_rows
     lp.a_matrix_.start_ = np.asarray(A.indptr, dtype=np.int32)
     lp.a_matrix_.index_ = np.asarray(A.indices, dtype=np.int32)
     lp.a_matrix_.value_ = np.asarray(A.data, dtype=float)
-    if prog.is_mip:
+    if integer is not None:
         lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                           for i in prog.integer]
+                           for i in integer]
     return lp
 
 

@@ -60,6 +60,19 @@ one LP 2. What is decided is the same: a user rises by more than the tolerance a
 round's feasible set exactly when it can rise by :math:`\min(u, \cdot)` more than the tolerance,
 which does not depend on :math:`u > ` the tolerance; only the number of LP 2s changes.
 
+**LP 2 on one warm model.** Every LP 1 is solved cold by the named route (its optimal vertex is the
+allocation, and the static TSF rounds it: another solver, another HiGHS or a warm start may return
+another optimal vertex of the same LP, hence another schedule; scipy's HiGHS and highspy's differ on
+about half of the paper-scale LP 1s), and its level :math:`t^\ast` enters the later LPs' right-hand
+sides bit for bit as that route returned it. LP 2 only classifies: which users can rise is a property
+of the round's feasible set, not of the vertex. So every LP 2 of a call goes to one HiGHS model held
+by highspy (:class:`_WarmLp2`, built at the call's first LP 2), whose rows are those of LP 2 with a
+:math:`t` column fixed at the round's relaxed level and one :math:`\epsilon` column per user (fixed at 0
+outside the candidates); between two LP 2s only bounds, costs and the frozen users' rows change, and
+HiGHS starts from the previous optimal basis. The frozen users, the levels and the allocation are
+those of the cold LP 2s (``benchmarks/bench_tvtsf_cell.py``: the same tables; figures in
+``benchmarks/RESULTS.md``, TV-TSF).
+
 The users that can rise are a property of the round's feasible set, not of the order in which LP 2
 finds them, so the frozen users, the levels and every LP 1 (hence the allocation) are those of
 asking LP 2 about every user; the margins keep both shortcuts clear of the rise tolerance's
@@ -74,11 +87,12 @@ One implementation, two entry points: :func:`tsf_lp` (a :class:`~fairalloc.TaskI
 :class:`~fairalloc.AllocationResult`) and :func:`divisible_tsf` (arrays: any capacities, e.g. the
 free capacity of one slot, and monopoly counts given by the caller), which the slot-by-slot static
 TSF baseline (:mod:`fairalloc.scheduling.static_slots`) calls once per slot. The programs are
-written as sparse matrices over the eligible pairs only and solved by HiGHS through
+written as sparse matrices over the eligible pairs only. Every LP 1 is solved by HiGHS through
 :func:`fairalloc.exact.backends.solve_lp`, fairalloc's one LP route (``solver="highs"``, the
-default). ``solver="scipy"`` hands the same matrices to :func:`scipy.optimize.linprog` (the same HiGHS)
-instead: the static TSF baseline (:mod:`fairalloc.scheduling.static_slots`) calls it that way, and its
-stored results were computed so; it moves onto the one route with that module.
+default); ``solver="scipy"`` hands the same matrices to :func:`scipy.optimize.linprog` (scipy's own
+HiGHS build) instead: the static TSF baseline (:mod:`fairalloc.scheduling.static_slots`) calls it that
+way, and its stored results were computed so; it moves onto the one route with that module. Every
+LP 2 goes to one highspy model per call (above), with either route.
 
 References
 ----------
@@ -164,10 +178,15 @@ class _LpBackend:
     one LP route), or :func:`scipy.optimize.linprog` directly for ``solver="scipy"`` (module docstring)."""
 
     def __init__(self, solver: str | None, options: Mapping[str, Any] | None) -> None:
+        from .backends import highs_options
+
         self.direct = isinstance(solver, str) and solver.lower() == "scipy"
         self.backend = None if self.direct else get_backend(solver, "lp")
         self.name = "scipy" if self.direct else self.backend.name
         self.options = options
+        #: HiGHS options of LP 2's model (:class:`_WarmLp2`): the route's own for ``highs``; none for
+        #: ``scipy``, whose options are :func:`~scipy.optimize.linprog`'s (they apply to every LP 1)
+        self.warm_options = {} if self.direct else highs_options(dict(options or {}), strict=True)
 
     def solve(self, c: np.ndarray, a: Any, b: np.ndarray, hi: np.ndarray) -> tuple[Status, Any, str, Any]:
         """Status, solution (None without one), message and the row duals :math:`y \\ge 0` of
@@ -196,6 +215,77 @@ class _LpBackend:
                              np.asarray(c, dtype=float), 0.0, False)
         out, x = solve_lp(prog, options=self.options)
         return out.status, x if out.status in SOLUTION_PRESENT else None, out.message, None
+
+
+class _WarmLp2:
+    r"""Every LP 2 of one :func:`divisible_tsf` call on one HiGHS model, each started from the previous
+    one's optimal basis (module docstring, *LP 2 on one warm model*).
+
+    Columns :math:`x` (the eligible pairs), :math:`t` and :math:`\epsilon_i` (one per user); rows: the
+    capacity and demand rows (``A x <= b``, as in every LP), then one row per user,
+    :math:`-s_i + a_i t + \epsilon_i \le -L_i`: a free user has :math:`a_i = 1, L_i = 0`, a frozen one
+    :math:`a_i = 0` and :math:`L_i` its level times :math:`1 - 10^{-9}`. An LP 2 fixes :math:`t` at
+    :math:`t^\ast(1 - 10^{-9})`, bounds the candidates' :math:`\epsilon` by the rise cap (the other
+    users' at 0) and minimises :math:`-\sum \epsilon`: the rows of the LP 2 :func:`divisible_tsf` wrote
+    out before, the others' :math:`\epsilon` columns fixed at 0 instead of absent. Between two LP 2s only
+    bounds, costs and the coefficients :math:`a_i` of newly frozen users change, so HiGHS keeps its basis
+    (a hot start: a few simplex iterations instead of a solve from scratch). HiGHS through highspy's
+    public API, the model built by the exact engine's builder (:func:`fairalloc.exact.backends.highs_arrays`).
+    """
+
+    def __init__(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, b: np.ndarray, nv: int, n: int,
+                 free: np.ndarray, floor: np.ndarray, options: Mapping[str, Any]) -> None:
+        """``rows``/``cols``/``vals``: the triplets of the capacity and demand rows (right-hand side ``b``)
+        and of the user rows' :math:`-s_i` (rows ``b.size + i``); ``free``: the free users; ``floor``:
+        :math:`L_i` of every user (0 for the free ones)."""
+        from .backends import highs_arrays
+        from .solvers import highs_threads, quiet_highs
+
+        self.nv, self.t_col, self.n_top = nv, nv, b.size
+        n_cols = nv + 1 + n
+        user_row = np.arange(n) + self.n_top
+        a = sp.csr_matrix((np.concatenate([vals, np.ones(free.size), np.ones(n)]),
+                           (np.concatenate([rows, user_row[free], user_row]),
+                            np.concatenate([cols, np.full(free.size, nv), nv + 1 + np.arange(n)]))),
+                          shape=(self.n_top + n, n_cols))
+        hi = np.full(n_cols, np.inf)
+        hi[nv + 1:] = 0.0
+        self.h = h = quiet_highs()
+        highs_threads(h, None)
+        for key, value in options.items():
+            h.setOptionValue(key, value)
+        h.passModel(highs_arrays(np.zeros(n_cols), np.zeros(n_cols), hi, a, np.full(a.shape[0], -np.inf),
+                                 np.concatenate([b, -floor])))
+        self.eps = np.arange(n, dtype=np.int32) + nv + 1
+        self.inf = h.getInfinity()
+        self.n_solves = 0
+
+    def lp2(self, cand: np.ndarray, t_low: float, cap: float) -> tuple[Status, Any, str]:
+        r"""LP 2 over the candidates ``cand`` with :math:`t` fixed at ``t_low``, their rises bounded by
+        ``cap``: status, every user's :math:`\epsilon` (None without a solution), message."""
+        from .backends import _map_highs
+
+        h, nc = self.h, cand.size
+        h.changeColBounds(self.t_col, t_low, t_low)
+        idx = self.eps[cand]
+        h.changeColsBounds(nc, idx, np.zeros(nc), np.full(nc, cap))
+        h.changeColsCost(nc, idx, np.full(nc, -1.0))
+        h.run()
+        self.n_solves += 1
+        raw = h.modelStatusToString(h.getModelStatus())
+        status, msg = _map_highs(raw, int(h.getInfo().primal_solution_status) == 2, None)
+        eps = np.asarray(h.getSolution().col_value[self.nv + 1:]) if status in SOLUTION_PRESENT else None
+        h.changeColsBounds(nc, idx, np.zeros(nc), np.zeros(nc))
+        h.changeColsCost(nc, idx, np.zeros(nc))
+        return status, eps, msg
+
+    def freeze(self, users: np.ndarray, level: float) -> None:
+        r"""Users ``users`` frozen at ``level``: :math:`a_i = 0`, :math:`L_i` = the relaxed level."""
+        for i in users.tolist():
+            self.h.changeCoeff(self.n_top + i, self.t_col, 0.0)
+        rows = (users + self.n_top).astype(np.int32)
+        self.h.changeRowsBounds(users.size, rows, np.full(users.size, -self.inf),
+                                np.full(users.size, -level * (1 - _LEVEL_SLACK)))
 
 
 def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, eligible: Any,
@@ -277,7 +367,6 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
     frozen = np.zeros(n, dtype=bool)
     frozen[np.setdiff1d(np.arange(n), free)] = True
     n_solves, worst, notes, first, xs = 0, Status.OPTIMAL, [], None, None
-    last_duals: list = [None]             # row duals of the last LP solved (None: not given, or not optimal)
 
     # the LPs' matrices are assembled from (row, column, value) triplets: the same entries as stacking
     # the blocks with scipy.sparse, without its per-block overhead (many LPs per call)
@@ -295,7 +384,7 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
         cols = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt) + np.repeat(row_start[users], cnt)
         return rows, cols, -inv[cols]
 
-    def solve(c: np.ndarray, extra_a: list, extra_b: list, n_extra: int, hi_extra: float) -> tuple[Status, Any, str]:
+    def solve(c: np.ndarray, extra_a: list, extra_b: list, n_extra: int, hi_extra: float) -> tuple[Status, Any, str, Any]:
         nonlocal n_solves, worst
         rs, cs, vs, r0 = [top_row], [top_col], [top_data], n_top
         for rows, cols, vals, n_rows in extra_a:
@@ -310,8 +399,7 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
         if status is Status.FEASIBLE:
             worst = Status.FEASIBLE
             notes.append(f"LP {n_solves}: {msg}")
-        last_duals[0] = duals if status is Status.OPTIMAL else None
-        return status, sol, msg
+        return status, sol, msg, duals
 
     def with_columns(users: np.ndarray, extra: Any) -> tuple:
         """Block of the rows -s_i, i in ``users``, and a 1 in column ``extra[a]`` of the extra columns (None: none)."""
@@ -328,16 +416,26 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
             return [], []
         return [with_columns(users, None)], [-lv * (1 - _LEVEL_SLACK)]
 
-    while free.size:
-        fixed = np.flatnonzero(frozen)
-        # LP 1: max t, s_i >= t (free), s_j >= level_j (frozen)
+    def lp1(free: np.ndarray, fixed: np.ndarray) -> tuple[Status, Any, str, Any]:
+        """LP 1 on the named route: max t, s_i >= t (``free``), s_j >= level_j (``fixed``); the duals of
+        the free users' rows indexed by user (None without them)."""
         fa, fb = floors(fixed, levels[fixed], 1)
         c = np.zeros(nv + 1)
         c[-1] = -1.0
-        status, sol, msg = solve(c, [with_columns(free, np.zeros(free.size, dtype=np.int64))] + fa,
-                                 [np.zeros(free.size)] + fb, 1, np.inf)
+        status, sol, msg, y = solve(c, [with_columns(free, np.zeros(free.size, dtype=np.int64))] + fa,
+                                    [np.zeros(free.size)] + fb, 1, np.inf)
+        if y is not None:
+            yy = np.zeros(n)
+            yy[free] = y[n_top:n_top + free.size]
+            y = yy
+        return status, sol, msg, y
+
+    warm = None           # LP 2's HiGHS model (module docstring), built at the call's first LP 2
+    while True:
+        status, sol, msg, y = lp1(free, np.flatnonzero(frozen))
         if status not in SOLUTION_PRESENT:
-            return done(status, f"LP {n_solves}: {msg}", n_solves, first or 0.0)
+            k = n_solves + (warm.n_solves if warm is not None else 0)
+            return done(status, f"LP {k}: {msg}", k, first or 0.0)
         t = float(sol[-1])
         xs = sol[:nv]
         first = t if first is None else first
@@ -350,22 +448,24 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
             if free.size == 1:
                 stays[:] = True
             rises = np.bincount(ui, weights=inv * xs, minlength=n)[free] - low > _WITNESS_MARGIN * tol
-            y = last_duals[0]
-            if _DUAL_STUCK and y is not None:      # LP 1's rows s_i >= t (free users) follow the top rows
-                stays |= (y[n_top:n_top + free.size] > _DUAL_MARGIN) & ~rises
+            if _DUAL_STUCK and y is not None:      # LP 1's duals of the free users' rows s_i >= t
+                stays |= (y[free] > _DUAL_MARGIN) & ~rises
             if stays.any() or not rises.all():
                 cand, known = free[~stays & ~rises], free[stays]
         while cand.size:
-            others = np.setdiff1d(free, cand)
-            fa, fb = floors(np.concatenate([others, fixed]),
-                            np.concatenate([np.full(others.size, t), levels[fixed]]), cand.size)
-            c2 = np.concatenate([np.zeros(nv), -np.ones(cand.size)])
-            status, sol, msg = solve(c2, [with_columns(cand, np.arange(cand.size))] + fa,
-                                     [np.full(cand.size, -t * (1 - _LEVEL_SLACK))] + fb, cand.size,
-                                     1.0 if _RISE_CAP is None else _RISE_CAP * tol)
+            if warm is None:
+                floor = np.where(frozen, levels * (1 - _LEVEL_SLACK), 0.0)
+                ur, uc, uv = share_rows(np.arange(n))
+                warm = _WarmLp2(np.concatenate([top_row, ur + n_top]), np.concatenate([top_col, uc]),
+                                np.concatenate([top_data, uv]), base_b, nv, n, free, floor, lp.warm_options)
+            status, eps, msg = warm.lp2(cand, t * (1 - _LEVEL_SLACK), 1.0 if _RISE_CAP is None else _RISE_CAP * tol)
             if status not in SOLUTION_PRESENT:
-                return done(status, f"LP {n_solves}: {msg}", n_solves, first)
-            up = sol[nv:] > tol
+                k = n_solves + warm.n_solves
+                return done(status, f"LP {k}: {msg}", k, first)
+            if status is Status.FEASIBLE:
+                worst = Status.FEASIBLE
+                notes.append(f"LP 2 ({warm.n_solves} on its model): {msg}")
+            up = eps[cand] > tol
             if not up.any():
                 break
             cand = cand[~up]
@@ -375,11 +475,17 @@ def divisible_tsf(capacities: Any, demands: Any, pending: Any, monopoly: Any, el
             worst = Status.FEASIBLE
             notes.append("no user found frozen at a level (LP accuracy); froze one")
         levels[stuck] = t
+        if stuck.size == free.size:
+            break
         frozen[stuck] = True
+        if warm is not None:
+            warm.freeze(stuck, t)
         free = np.setdiff1d(free, stuck)
-    msg = "; ".join(notes) if notes else f"{n_solves} LPs, each proven optimal by {lp.name}"
+    n_all = n_solves + (warm.n_solves if warm is not None else 0)
+    msg = "; ".join(notes) if notes else (f"{n_all} LPs, each proven optimal by HiGHS (LP 1s through {lp.name}, "
+                                          f"LP 2s through highspy)")
     # the last LP 1 solution keeps every user at or above its level: it is the allocation
-    return done(worst, msg, n_solves, first, xs)
+    return done(worst, msg, n_all, first, xs)
 
 
 def tsf_lp(ti: TaskInstance, /, *, solver: str | None = None, options: Mapping[str, Any] | None = None,

@@ -134,13 +134,9 @@ def test_lp2_left_out_where_lp1_duals_decide_by_hand():
     assert dual.tasks.tolist() == without.tasks.tolist() and dual.levels.tolist() == without.levels.tolist()
 
 
-@settings(max_examples=25)
-@given(st.integers(0, 2**32 - 1))
-def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
-    # Random slots (3 servers, 2 resources, 3-7 users, some asking for few tasks so that ceilings
-    # bind): the same x, levels and status bit for bit, in no more LPs (_skip(False) also turns off
-    # the shortcut by LP 1's duals and LP 2's small rise bound: every free user is asked, its rise
-    # bounded by 1 as in the plain progressive filling).
+def _random_slot(seed):
+    """A random slot: 3 servers, 2 resources, 3-7 users (some asking for few tasks, so that ceilings
+    bind), every user allowed on server 0, which fits every task: (free, demands, pending, h, placement)."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 8))
     caps = rng.integers(2, 12, (3, 2)).astype(float)
@@ -151,6 +147,17 @@ def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
     k = rng.integers(1, 8, n).astype(float)
     h = np.array([fa.shares.monopoly_tasks(di, caps) for di in d])
     free = caps * rng.uniform(0.3, 1.0, (3, 1))
+    return free, d, k, h, pl
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**32 - 1))
+def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
+    # Random slots (3 servers, 2 resources, 3-7 users, some asking for few tasks so that ceilings
+    # bind): the same x, levels and status bit for bit, in no more LPs (_skip(False) also turns off
+    # the shortcut by LP 1's duals and LP 2's small rise bound: every free user is asked, its rise
+    # bounded by 1 as in the plain progressive filling).
+    free, d, k, h, pl = _random_slot(seed)
     with _skip(False):
         full = divisible_tsf(free, d, k, h, pl, solver="scipy")
     with _skip(True):
@@ -158,3 +165,39 @@ def test_lp2_shortcuts_give_the_allocation_of_asking_every_user(seed):
     assert short.tasks.tolist() == full.tasks.tolist() and short.levels.tolist() == full.levels.tolist()
     assert short.status is full.status and short.first_level == full.first_level
     assert short.n_solves <= full.n_solves
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**32 - 1))
+def test_frozen_users_cannot_rise_by_an_independent_lp(seed):
+    # Leximin's defining property, checked by one dense LP per user written here from the definition
+    # (scipy.optimize.linprog over x_im >= 0, eligible pairs only): with every user kept at or above
+    # its frozen level, no user's task share exceeds its own level (a user frozen in round k could
+    # not rise while the earlier ones kept theirs and the others stayed at >= its level, a superset
+    # of these constraints), and the allocation returned keeps everyone at its level. LP 2 (which
+    # decides who is frozen) runs on its warm model across rounds and freezes in these slots.
+    from scipy.optimize import linprog
+
+    free, d, k, h, pl = _random_slot(seed)
+    n = d.shape[0]
+    r = divisible_tsf(free, d, k, h, pl, solver="scipy")
+    assert r.status is Status.OPTIMAL
+    share = r.tasks.sum(axis=1) / h
+    assert (share >= r.levels * (1 - 1e-7) - 1e-9).all()
+    # variables x_im (row-major); rows: capacity (m, r), demand X_i <= K_i, levels -s_j <= -L_j
+    m = free.shape[0]
+    cap_rows = np.zeros((m * 2, n * m))
+    for i in range(n):
+        for s in range(m):
+            cap_rows[s * 2:(s + 1) * 2, i * m + s] = d[i]
+    dem_rows = np.kron(np.eye(n), np.ones(m))
+    lvl_rows = -dem_rows / h[:, None]
+    A = np.vstack([cap_rows, dem_rows, lvl_rows])
+    b = np.concatenate([free.ravel(), k, -r.levels * (1 - 1e-9)])
+    bounds = [(0, None if pl[i, s] else 0) for i in range(n) for s in range(m)]
+    for i in range(n):
+        c = np.zeros(n * m)
+        c[i * m:(i + 1) * m] = -1.0 / h[i]
+        best = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+        assert best.status == 0
+        assert -best.fun <= r.levels[i] + 1e-6 * max(1.0, r.levels[i])
