@@ -189,7 +189,7 @@ solve adds at least one entry, so there are at most *q* position solves plus the
 ``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
 ``counts``, ``slices_doubled``, ``unsliced_after_stall``, ``lp_rounds``, ``bigm_tightened``,
 ``positions_by_lp``, ``lp_cpu_s``, ``queries_<backend>`` (``query_solver``), ``refutations``,
-``refuted``, ``top_stalled``; the rounds (kind ``position``, ``query``, ``refute``, ``count``; the LP
+``refuted``, ``top_stalled``, ``free_disposal`` (1 when the rows ask for "at least"); the rounds (kind ``position``, ``query``, ``refute``, ``count``; the LP
 relaxations are not rounds) in ``stats["rounds"]``.
 
 References
@@ -263,6 +263,7 @@ class PositionDriver:
         self.failed: Any = None
         self.known: float | None = None         # max-min: the best upper bound known when stopped
         self.stats: Counter = Counter()
+        self.stats["free_disposal"] = int(disposable)      # 1: "at least" counts (module docstring)
 
     # ---- values --------------------------------------------------------------------------------
     def V(self, i: int, k: int) -> int:

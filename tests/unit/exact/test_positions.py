@@ -460,3 +460,46 @@ def test_values_that_do_not_scale_to_integers_run_the_level_driver():
     out = solve_leximin(p, [x0 + 0, x1 + 0], Valuation([2 ** 0.5, 1.0], [0, 0], [0, 0], [3, 3]),
                         objective="leximin", backend=get_backend("highs", "milp"))
     assert out.status is Status.OPTIMAL and out.stats["driver"] == "levels" and "integer" in out.stats["driver_note"]
+
+
+@pytest.mark.parametrize("free_disposal", [False, True])
+def test_exact_counts_and_free_disposal_equal_brute_force(free_disposal):
+    # free_disposal=False asks fixed and matched users for their exact counts even where the formulation
+    # could take "at least" (TV-TSF and the task models have free disposal); one-microsecond slices send
+    # every position through the value search, the refutations and the count fallback
+    opts = {"time_slice": 1e-6, "first_slice": 1e-6, "refute_slice": 1e-6, "free_disposal": free_disposal}
+    for seed in range(4):
+        tv = tiny_tv_instance(660 + seed, identical=seed % 2 == 0)
+        _schedule_is_feasible(tv, tv_equals_brute_force(tv, opts))
+    for seed in range(3):
+        ti = tiny_task_instance(560 + seed, identical=seed % 2 == 0)
+        f = task_values(ti, "drf")
+        r = fa.exact.tasks_leximin(ti, mechanism="drf", solver="highs", leximin_options=opts)
+        assert r.status is Status.OPTIMAL, r.message
+        assert tuple(sorted(f(tuple(r.tasks.sum(axis=1))))) == best_leximin(f(x) for x in feasible_task_totals(ti))
+
+
+def test_without_free_disposal_a_fixed_user_is_held_at_its_count():
+    # the hand program (3 users, X_i <= 3, X_0 + X_1 + X_2 <= 4); user 0 fixed at 1 task: with free
+    # disposal its row is X_0 >= 1 (no upper side), with exact counts 1 <= X_0 <= 1
+    for disposable, hi in ((True, None), (False, 1.0)):
+        d = driver([1, 1, 1], [3, 3, 3], cap=4)
+        d.disposable = disposable
+        d.open, d.floor = Counter({1: 1}), 1
+        d.fix(0, 1)
+        prog, _ = d.program("query", level=1)
+        j = prog.row_names.index("pfix_0")
+        assert prog.row_lo[j] == 1.0
+        assert (not np.isfinite(prog.row_hi[j])) if hi is None else prog.row_hi[j] == hi
+    # and through solve_leximin: the option turns the formulation's free disposal off
+    p = pulp.LpProblem("hand", pulp.LpMaximize)
+    xs = [add_var(p, f"x{i}", 0, 3, integer=True) for i in range(3)]
+    p += pulp.lpSum(xs) <= 4, "cap"
+    val = Valuation([1.0] * 3, [0.0] * 3, [0] * 3, [3] * 3)
+    for fd in (True, False):
+        out = solve_leximin(p, [x + 0 for x in xs], val, objective="leximin", backend=get_backend("highs", "milp"),
+                            disposable=True, free_disposal=fd)
+        assert out.status is Status.OPTIMAL and out.leximin == [(1.0, 2), (2.0, 1)]
+        assert out.stats["free_disposal"] == int(fd)
+    with pytest.raises(InvalidInstanceError, match=r"free_disposal'\]='no' must be True or False"):
+        check_leximin_options({"free_disposal": "no"})
