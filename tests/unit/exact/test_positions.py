@@ -503,3 +503,31 @@ def test_without_free_disposal_a_fixed_user_is_held_at_its_count():
         assert out.stats["free_disposal"] == int(fd)
     with pytest.raises(InvalidInstanceError, match=r"free_disposal'\]='no' must be True or False"):
         check_leximin_options({"free_disposal": "no"})
+
+
+def test_a_solve_stopped_at_the_old_incumbents_gap_is_solved_again_not_searched():
+    # two users, V = X <= 20, X_0 + X_1 <= 30: the max-min (first position) is 15. The first solve starts
+    # from incumbent 0 and is told to stop within 0.5 of it; it is scripted to come back OPTIMAL with a
+    # better incumbent (12, 18), entry 12, and its bound at 14: values 13 and 14 are left in (12, 14], so
+    # nothing is proven, but it did not stall either. The driver must solve the position again (gap from
+    # 12) rather than search, and that solve proves 15
+    from dataclasses import replace
+
+    d = driver([1, 1], [20, 20], cap=30)
+    d.lp_bounds = False
+    calls, solve = [], d.r.solve
+
+    def scripted(kind, prog, **kw):
+        calls.append((kind, kw.get("proven")))
+        out, x = solve(kind, prog, **kw)
+        if len(calls) == 1:
+            x = np.zeros(prog.n_cols)
+            x[d.r.base.index["x0"]], x[d.r.base.index["x1"]] = 12, 18
+            return replace(out, status=Status.OPTIMAL, objective=12.0, stats={**out.stats, "bound": 14.0}), x
+        return out, x
+
+    d.r.solve = scripted
+    d.search = lambda *a: pytest.fail("a stop at the gap asked for is not a stall: no value search")
+    assert d.solve_position() == [15]
+    assert [k for k, _ in calls] == ["position", "position"] and d.stats["resolved_at_gap"] == 1
+    assert calls[0][1] == 0.5 and calls[1][1] == 0.5      # 13 - 12 - 1/2: the gap of the new incumbent
