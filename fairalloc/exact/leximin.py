@@ -52,9 +52,10 @@ option                  default         meaning
                                         CP-SAT when OR-Tools is installed, else the sequence's backend;
                                         None: no refutation)
 ``refute_slice``        2.0             positions: CPU seconds of each refutation attempt
-``free_disposal``       True            positions: when the formulation has free disposal (``disposable``),
-                                        ask fixed and matched users for *at least* their counts; False:
-                                        exact counts
+``free_disposal``       False           positions: when the formulation has free disposal (``disposable``),
+                                        ask fixed and matched users for *at least* their counts (True) or
+                                        for their exact counts (False: measured faster on the dense
+                                        10 x 10 x 20 TV-TSF instances, ``benchmarks/RESULTS.md``)
 ``lp_bounds``           True            both: LP-relaxation bounds skip MILPs (positions: the position
                                         program's relaxation, its big-M's from its own bound)
 ``flow_bounds``         True            levels: the max-flow check skips MILPs (with ``lp_bounds``)
@@ -111,7 +112,7 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "query_solver": None,
     "refute_solver": "auto",
     "refute_slice": 2.0,
-    "free_disposal": True,
+    "free_disposal": False,
     "lp_bounds": True,
     "flow_bounds": True,
     "level_by_count": "ties",
@@ -409,7 +410,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   disposable: bool = False, driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
                   count_fallback: bool = True, after_stall: str = "double", first_slice: float | None = None,
                   query_solver: str | None = None, refute_solver: str | None = "auto",
-                  refute_slice: float | None = 2.0, free_disposal: bool = True, lp_bounds: bool = True,
+                  refute_slice: float | None = 2.0, free_disposal: bool = False, lp_bounds: bool = True,
                   flow_bounds: bool = True,
                   level_by_count: str = "ties", secondary: str = "after-first",
                   integer_first_level: bool = False) -> LeximinOutcome:
@@ -452,8 +453,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         The formulation has *free disposal*: lowering any user's task columns keeps an allocation
         feasible (every row holding them is a "<=" row with nonnegative coefficients, or a lower bound
         on the user's total). The position driver then asks for "at least" a fixed user's count and
-        trims its solutions back (:mod:`fairalloc.exact.positions`, "Free disposal"), unless the option
-        ``free_disposal`` is False. Default False.
+        trims its solutions back (:mod:`fairalloc.exact.positions`, "Free disposal") when the option
+        ``free_disposal`` is also True (it is False by default). Default False.
     driver, time_slice, strengthen, count_fallback, after_stall, first_slice, query_solver, refute_solver
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
     refute_slice, free_disposal, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
