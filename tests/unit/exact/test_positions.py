@@ -57,6 +57,16 @@ def tv_equals_brute_force(tv, opts):
     return r
 
 
+def task_equals_brute_force(ti, mech, opts):
+    """Solve ``ti`` under ``mech`` with these driver options; the proven leximin vector must be the
+    enumerated one."""
+    f = task_values(ti, mech)
+    r = fa.exact.tasks_leximin(ti, mechanism=mech, solver="highs", leximin_options=opts)
+    assert r.status is Status.OPTIMAL, r.message
+    assert tuple(sorted(f(tuple(r.tasks.sum(axis=1))))) == best_leximin(f(x) for x in feasible_task_totals(ti))
+    return r
+
+
 def state(d, open_values, floor, lo=None, hi=None):
     d.open = Counter(open_values)
     d.floor = floor
@@ -319,9 +329,7 @@ def test_refutations_equal_brute_force(refute_solver):
     for seed in range(3):
         ti = tiny_task_instance(540 + seed, identical=seed % 2 == 0)
         f = task_values(ti, "tsf")
-        r = fa.exact.tasks_leximin(ti, mechanism="tsf", solver="highs", leximin_options=opts)
-        assert r.status is Status.OPTIMAL, r.message
-        assert tuple(sorted(f(tuple(r.tasks.sum(axis=1))))) == best_leximin(f(x) for x in feasible_task_totals(ti))
+        task_equals_brute_force(ti, "tsf", opts)
         m = fa.exact.tasks_leximin(ti, mechanism="tsf", objective="maxmin", solver="highs", leximin_options=opts)
         assert m.status is Status.OPTIMAL
         assert min(f(tuple(m.tasks.sum(axis=1)))) == best_maxmin([f(x) for x in feasible_task_totals(ti)],
@@ -472,11 +480,7 @@ def test_exact_counts_and_free_disposal_equal_brute_force(free_disposal):
         tv = tiny_tv_instance(660 + seed, identical=seed % 2 == 0)
         _schedule_is_feasible(tv, tv_equals_brute_force(tv, opts))
     for seed in range(3):
-        ti = tiny_task_instance(560 + seed, identical=seed % 2 == 0)
-        f = task_values(ti, "drf")
-        r = fa.exact.tasks_leximin(ti, mechanism="drf", solver="highs", leximin_options=opts)
-        assert r.status is Status.OPTIMAL, r.message
-        assert tuple(sorted(f(tuple(r.tasks.sum(axis=1))))) == best_leximin(f(x) for x in feasible_task_totals(ti))
+        task_equals_brute_force(tiny_task_instance(560 + seed, identical=seed % 2 == 0), "drf", opts)
 
 
 def test_without_free_disposal_a_fixed_user_is_held_at_its_count():
