@@ -36,7 +36,9 @@ nothing). Duals are smoothed towards the best bound's (Wentges, ``--alpha``).
 fairalloc builds them), its level *z* fixed at 0, with a deficit column per user:
 :math:`\\min \\sum_i \\delta_i` subject to :math:`X_i + \\delta_i \\ge \\ell_i`, :math:`0 \\le \\delta_i \\le \\ell_i`
 (an *elastic* feasibility query: every schedule is feasible for it, deficit 0 answers "yes", a proven
-bound of at least 1 answers "no"; ``--plain`` fixes the deficits at 0: the plain feasibility question).
+bound of at least 1 answers "no"; ``--plain`` fixes the deficits at 0: the plain feasibility question;
+``--strong`` takes the rows of the position driver's strengthened copy instead, identical servers'
+loads ordered and :func:`~fairalloc.exact.tvtsf.rounded_rows`; ``--random-seed`` sets the backend's seed).
 With ``--start-threshold`` the same program is first solved at a lower threshold and its schedule
 (deficit 0 there, a positive deficit at ``--threshold``) is the MIP start: the solver then holds an
 incumbent from the first node and its improvement heuristics (HiGHS's sub-MIPs) work from it (whether
