@@ -161,17 +161,17 @@ Free disposal
 -------------
 When the formulation says so (``solve_leximin(disposable=True)``: lowering a user's task columns never
 breaks a row; TV-TSF and the task models without ``symmetry``) and the option ``free_disposal`` is on
-(off by default), the programs ask fixed users for *at
-least* their counts and matched users for at least their values' counts, and drop the upper bounds
-of free users. That relaxed set :math:`Q \supseteq P` has the same maximum of :math:`N`: lowering the
-task columns of the fixed and matched users of any :math:`x \in Q` to the exact counts gives a point
-of *P* with the same unmatched values. Every solution is trimmed so before it is kept (I3), and
-re-checked against the program (a violation is an error: the formulation was not disposable, never a
-silent result); the count program also forbids counting a matched user above the floor. It was
-meant to make the packings easier for the backend; measured, it made them harder: on seed 1 of the
-dense 10 x 10 x 20 TV-TSF instances the position MILPs that the exact counts prove in one or two CPU
-seconds stopped at their slices with bounds far above the answer (e.g. 7475 against 5720), and seed 2
-was proven only with exact counts (``benchmarks/RESULTS.md``). So exact counts are the default.
+(off by default), the programs ask fixed users for *at least* their counts and matched users for at
+least their values' counts, and drop the upper bounds of free users. That relaxed set
+:math:`Q \supseteq P` has the same maximum of :math:`N`: lowering the task columns of the fixed and
+matched users of any :math:`x \in Q` to the exact counts gives a point of *P* with the same unmatched
+values. Every solution is trimmed so before it is kept (I3), and re-checked against the program (a
+violation is an error: the formulation was not disposable, never a silent result); the count program
+also forbids counting a matched user above the floor. It was meant to make the packings easier for
+the backend; measured, it made them harder: on seed 1 of the dense 10 x 10 x 20 TV-TSF instances the
+position MILPs that the exact counts prove in one or two CPU seconds stopped at their slices with
+bounds far above the answer (e.g. 7475 against 5720), and seed 2 was proven only with exact counts
+(``benchmarks/RESULTS.md``). So exact counts are the default.
 
 Exact deductions (no solver call)
 ---------------------------------
@@ -200,8 +200,9 @@ solve adds at least one entry, so there are at most *q* position solves plus the
 ``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
 ``counts``, ``slices_doubled``, ``unsliced_after_stall``, ``lp_rounds``, ``bigm_tightened``,
 ``positions_by_lp``, ``lp_cpu_s``, ``queries_<backend>`` (``query_solver``), ``refutations``,
-``refuted``, ``top_stalled``, ``resolved_at_gap``, ``free_disposal`` (1 when the rows ask for "at least"); the rounds (kind ``position``, ``query``, ``refute``, ``count``; the LP
-relaxations are not rounds) in ``stats["rounds"]``.
+``refuted``, ``top_stalled``, ``resolved_at_gap``, ``free_disposal`` (1 when the rows ask for "at
+least"); the rounds (kind ``position``, ``query``, ``refute``, ``count``; the LP relaxations are not
+rounds) in ``stats["rounds"]``.
 
 References
 ----------
