@@ -19,6 +19,7 @@ library's defaults):
   every level by the level MILP ("never").
 * ``positions-lp``: the position driver's LP bounds (``lp_bounds`` with ``driver="positions"``);
 * ``refute``: the position driver without and with its refutations from the top (``refute_solver``);
+* ``disposal``: the position driver with exact counts and with free disposal (``free_disposal``);
 * ``integer-first``: the level driver's first level MILP with the level as an integer
   (``integer_first_level``) against the continuous level (CP-SAT is integer either way).
 
@@ -27,6 +28,7 @@ library's defaults):
     python benchmarks/bench_lp_bounds.py --switch flow --solvers highs --repeats 1
     python benchmarks/bench_lp_bounds.py --switch positions-lp --solvers highs --repeats 1
     python benchmarks/bench_lp_bounds.py --switch refute --solvers highs --repeats 1
+    python benchmarks/bench_lp_bounds.py --switch disposal --solvers highs --repeats 1
 
 The dense instances are measured by ``bench_milp.py --lp-bounds`` / ``--counting``.
 """
@@ -54,6 +56,8 @@ SWITCHES = {"driver": ("driver", {"driver": "levels"}, {"driver": "positions"}),
                              {"driver": "positions", "lp_bounds": True}),
             "refute": ("refute_solver", {"driver": "positions", "refute_solver": None},
                        {"driver": "positions", "refute_solver": "auto"}),
+            "disposal": ("free_disposal", {"driver": "positions", "free_disposal": False},
+                         {"driver": "positions", "free_disposal": True}),
             "integer-first": ("integer_first_level", {**_LEVELS, "integer_first_level": False},
                               {**_LEVELS, "integer_first_level": True})}
 KEYS = ("lp_users_dropped", "levels_skipped", "lp_solves", "lp_s", "flow_checks", "flow_users_dropped",

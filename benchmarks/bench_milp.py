@@ -20,7 +20,8 @@ position driver's slice; ``--stall-unsliced`` adds each position-driver solve wi
 ``after_stall="unsliced"``; ``--first-slice S``, ``--query-solver NAME``, ``--refute-solver NAME``
 and ``--refute-slice S`` set those options of the position driver; ``--no-refute`` runs each
 position-driver solve first with the refutations from the top off (the driver before them), then as
-configured, back to back.
+configured, back to back; ``--free-disposal`` likewise with free disposal on (``free_disposal=True``: fixed
+and matched users asked for at least their counts, the default before exact counts).
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
 x servers x slots sizes, each solved twice in the same process:
@@ -170,6 +171,9 @@ def main(argv=None) -> int:
     ap.add_argument("--refute-slice", type=float, default=None, help="CPU seconds per refutation attempt")
     ap.add_argument("--no-refute", action="store_true",
                     help="also each position-driver solve with the refutations from the top off (before/after)")
+    ap.add_argument("--free-disposal", action="store_true",
+                    help="run each position-driver solve first with free disposal on (\"at least\" counts), then "
+                         "as configured, back to back")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
     ap.add_argument("--threads", type=int, default=2, help="solver threads / CP-SAT workers (default 2)")
     ap.add_argument("--random", action="store_true", help="the sparse random instances, baseline vs improved")
@@ -304,6 +308,9 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                     if args.no_refute and "positions" in args.driver_list:
                         confs = {"positions, no refutation": {"leximin_options": {
                             **args.base_opts, "driver": "positions", "refute_solver": None}}, **confs}
+                    if args.free_disposal and "positions" in args.driver_list:
+                        confs = {"positions, free disposal": {"leximin_options": {
+                            **args.base_opts, "driver": "positions", "free_disposal": True}}, **confs}
                     if args.stall_unsliced and obj == "leximin" and "positions" in args.driver_list:
                         confs["positions, unsliced after a stall"] = {"leximin_options": {
                             **args.base_opts, "driver": "positions", "after_stall": "unsliced"}}

@@ -13,6 +13,12 @@ optional presence on each eligible server (exactly one), ``AddCumulative`` per s
 a task that starts late holds its resources only inside the horizon (size min(e_i, T - start)), as
 in Eq. 10; identical servers ordered by task count.
 
+``--model cpsat-time``: CP-SAT on the time-indexed model (the starts x_imt as integer variables, one
+capacity row per server, resource and slot), written directly rather than read from ``tvtsf_model``:
+identical servers ordered by the CPU-slots they hold, each server type's summed capacity as a redundant
+row, ``--cuts`` the rounded rows of every capacity row, ``--elastic`` the total deficit minimised from
+``tvtsf_greedy``'s schedule as a hint (CP-SAT's neighbourhood search needs an objective).
+
 ``--model colgen``: column generation over per-server schedules (Dantzig-Wolfe). A column is one
 server's schedule (tasks of each user started in each slot, fitting the server in every slot);
 identical servers (capacities and eligible users) share one pool with their count as a convexity
@@ -30,7 +36,9 @@ nothing). Duals are smoothed towards the best bound's (Wentges, ``--alpha``).
 fairalloc builds them), its level *z* fixed at 0, with a deficit column per user:
 :math:`\\min \\sum_i \\delta_i` subject to :math:`X_i + \\delta_i \\ge \\ell_i`, :math:`0 \\le \\delta_i \\le \\ell_i`
 (an *elastic* feasibility query: every schedule is feasible for it, deficit 0 answers "yes", a proven
-bound of at least 1 answers "no"; ``--plain`` fixes the deficits at 0: the plain feasibility question).
+bound of at least 1 answers "no"; ``--plain`` fixes the deficits at 0: the plain feasibility question;
+``--strong`` takes the rows of the position driver's strengthened copy instead, identical servers'
+loads ordered and :func:`~fairalloc.exact.tvtsf.rounded_rows`; ``--random-seed`` sets the backend's seed).
 With ``--start-threshold`` the same program is first solved at a lower threshold and its schedule
 (deficit 0 there, a positive deficit at ``--threshold``) is the MIP start: the solver then holds an
 incumbent from the first node and its improvement heuristics (HiGHS's sub-MIPs) work from it (whether
@@ -48,6 +56,7 @@ Figures and commands: ``benchmarks/RESULTS.md``.
 
     python benchmarks/bench_packing.py --model cpsat --threshold 76/1240 --time-limit 600
     python benchmarks/bench_packing.py --model colgen --threshold 77/1240 --time-limit 600
+    python benchmarks/bench_packing.py --model cpsat-time --threshold 76/1240 --cuts --time-limit 300
     python benchmarks/bench_packing.py --model milp --threshold 76/1240 --start-threshold 17/280 --threads 1
     python benchmarks/bench_packing.py --model milp --solver cpsat --threshold 77/1240 --plain --threads 1
 """
@@ -124,6 +133,86 @@ def cpsat(tv, lo, time_limit: float, workers: int) -> str:
     solver.parameters.num_workers = workers
     st = solver.Solve(m)
     return f"{solver.StatusName(st)} ({solver.NumBranches()} branches, {solver.NumConflicts()} conflicts)"
+
+
+def cpsat_time(tv, lo, args) -> str:
+    """``--model cpsat-time``: CP-SAT on the time-indexed model written directly (x_imt starts; capacity
+    per server, resource and slot; started <= submitted; X_i >= threshold), identical servers ordered by
+    CPU-slots used, each server type's summed capacity as a redundant row; ``--cuts`` adds
+    :func:`~fairalloc.exact.tvtsf.rounded_rows` of every capacity row; ``--elastic`` minimises the total
+    deficit instead (CP-SAT's LNS then has an objective), from ``tvtsf_greedy``'s schedule as a hint."""
+    from ortools.sat.python import cp_model
+
+    from fairalloc.exact.tvtsf import rounded_rows
+
+    n, M, T = tv.n_agents, tv.n_servers, tv.n_slots
+    fits, cum = _fits(tv), np.cumsum(tv.arrivals, axis=1)
+    d, caps, e = tv.task_demands[:, 0, :].astype(int), tv.cluster.capacities.astype(int), tv.durations.astype(int)
+    m = cp_model.CpModel()
+    x = {(i, k, t): m.new_int_var(0, int(min(fits[i, k, t], cum[i, t])), f"x{i}_{k}_{t}")
+         for i in range(n) for k in range(M) for t in range(T)
+         if tv.placement[i, k] and fits[i, k, t] > 0 and cum[i, t] > 0}
+    tot = []
+    for i in range(n):
+        for t in range(T):
+            if t + 1 == T or tv.arrivals[i, t + 1] > 0:
+                m.add(sum(x[i, k, s] for k in range(M) for s in range(t + 1) if (i, k, s) in x) <= int(cum[i, t]))
+        tot.append(sum(v for (u, _, _), v in x.items() if u == i))
+    if args.elastic:
+        short = [m.new_int_var(0, int(lo[i]), f"d{i}") for i in range(n)]
+        for i in range(n):
+            m.add(tot[i] + short[i] >= int(lo[i]))
+        m.minimize(sum(short))
+        hint = np.asarray(tvtsf_greedy(tv).tasks, dtype=np.int64)
+        for key, v in x.items():
+            m.add_hint(v, int(hint[key]))
+    else:
+        for i in range(n):
+            m.add(tot[i] >= int(lo[i]))
+    use = {}
+    for k in range(M):
+        for t in range(T):
+            for r in range(caps.shape[1]):
+                terms = [(int(d[i, r]), x[i, k, s]) for i in range(n) for s in range(max(0, t - e[i] + 1), t + 1)
+                         if (i, k, s) in x]
+                if not terms:
+                    continue
+                use[k, r, t] = sum(c * v for c, v in terms)
+                m.add(use[k, r, t] <= int(caps[k, r]))
+                if args.cuts:
+                    for a, b in rounded_rows([c for c, _ in terms], float(caps[k, r])):
+                        m.add(sum(int(q) * v for q, (_, v) in zip(a, terms) if q > 0) <= int(b))
+    groups: dict = {}
+    for k in range(M):
+        groups.setdefault((tuple(caps[k]), tuple(tv.placement[:, k])), []).append(k)
+    for g in groups.values():
+        for t in range(T):
+            for r in range(caps.shape[1]):
+                if len(g) > 1 and all((k, r, t) in use for k in g):
+                    m.add(sum(use[k, r, t] for k in g) <= int(caps[g[0], r]) * len(g))
+        load = {k: sum(int(d[i, 0]) * min(int(e[i]), T - s) * v for (i, kk, s), v in x.items() if kk == k) for k in g}
+        for a, b in zip(g[:-1], g[1:]):
+            m.add(load[a] >= load[b])
+    solver = cp_model.CpSolver()
+    p = solver.parameters
+    p.max_time_in_seconds = args.time_limit
+    p.num_workers = args.threads
+    p.random_seed = 0 if args.random_seed is None else args.random_seed
+    code = solver.solve(m)
+    found = f"{solver.status_name(code)} ({solver.num_branches} branches)"
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return found
+    sched = np.zeros((n, M, T), dtype=np.int64)
+    for key, v in x.items():
+        sched[key] = solver.value(v)
+    short = [i for i in range(n) if sched[i].sum() < lo[i]]
+    bad = [b for b in check_schedule(tv, sched, lo) if "below their thresholds" not in b]
+    if bad:
+        return f"ERROR: the schedule found breaks: {'; '.join(bad)}"
+    if short:
+        deficit = int(sum(lo[i] - sched[i].sum() for i in short))
+        return f"{found}: least deficit {deficit} (users {short} short), bound {solver.best_objective_bound:g}"
+    return f"FEASIBLE: {found}, a schedule with every threshold met, re-checked with schedule_details"
 
 
 class ColumnGeneration:
@@ -259,9 +348,11 @@ class ColumnGeneration:
 class ThresholdMilp:
     """``--model milp``: tvtsf_model's rows, z fixed at 0, one deficit column per user (module docstring)."""
 
-    def __init__(self, tv, lo, plain: bool = False) -> None:
+    def __init__(self, tv, lo, plain: bool = False, strong: bool = False, random_seed: int | None = None) -> None:
         self.tv, self.lo = tv, [int(v) for v in lo]
-        model = tvtsf_model(tv)
+        self.options = {} if random_seed is None else {"random_seed": int(random_seed)}
+        # strong: the position driver's strengthened copy (identical servers' loads ordered, rounded rows)
+        model = tvtsf_model(tv, symmetry="servers", cuts=True) if strong else tvtsf_model(tv)
         base = from_pulp(model.problem)
         z = base.index[model.variables["z"].name]
         lb, ub = base.lb.copy(), base.ub.copy()
@@ -308,7 +399,7 @@ class ThresholdMilp:
                     lb[c] = ub[c] = float(start[key])
             prog = dataclasses.replace(prog, lb=lb, ub=ub)
         out, v = solve_program(prog, get_backend(solver, "milp"), time_limit=time_limit, threads=threads,
-                               start=None if start is None else self.start(start))
+                               start=None if start is None else self.start(start), options=self.options)
         return out, (None if v is None else self.starts(v))
 
     def deficit(self, starts: np.ndarray) -> int:
@@ -384,14 +475,15 @@ def milp(tv, lo, args) -> str:
         snum, sden = (int(v) for v in args.start_threshold.split("/"))
         slo = np.array([-(-snum * int(d) // sden) for d in _D(tv)])
         t0, c0 = time.perf_counter(), time.process_time()
-        out, start = ThresholdMilp(tv, slo).solve(args.solver, args.time_limit, args.threads)
+        out, start = ThresholdMilp(tv, slo, strong=args.strong, random_seed=args.random_seed).solve(
+            args.solver, args.time_limit, args.threads)
         print(f"  start: every user >= {args.start_threshold} (tasks >= {slo.tolist()}): {out.status.value}, "
               f"deficit {out.objective}; {time.perf_counter() - t0:.1f}s wall, {time.process_time() - c0:.1f}s CPU",
               flush=True)
         if start is None or out.objective is None or out.objective > 0.5:
             return f"UNDECIDED (no start schedule at {args.start_threshold})"
     t0, c0 = time.perf_counter(), time.process_time()
-    tm = ThresholdMilp(tv, lo, plain=args.plain)
+    tm = ThresholdMilp(tv, lo, plain=args.plain, strong=args.strong, random_seed=args.random_seed)
     if args.lns_rounds:
         if start is None:
             start = np.asarray(tvtsf_greedy(tv).tasks, dtype=np.int64)       # the paper's best-fit heuristic
@@ -431,7 +523,7 @@ def _D(tv) -> np.ndarray:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", choices=["cpsat", "colgen", "milp"], required=True)
+    ap.add_argument("--model", choices=["cpsat", "cpsat-time", "colgen", "milp"], required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threshold", default="76/1240", help="share every user must reach, num/den")
     ap.add_argument("--time-limit", type=float, default=600.0)
@@ -449,6 +541,14 @@ def main(argv=None) -> int:
     ap.add_argument("--lns-servers", type=int, default=3, help="milp: servers freed per LNS round")
     ap.add_argument("--lns-window", type=int, default=6, help="milp: slots freed per LNS round")
     ap.add_argument("--lns-seed", type=int, default=0, help="milp: the LNS's random choices")
+    ap.add_argument("--elastic", action="store_true",
+                    help="cpsat-time: minimise the total deficit, hinted with tvtsf_greedy's schedule")
+    ap.add_argument("--cuts", action="store_true", help="cpsat-time: rounded rows of every capacity row")
+    ap.add_argument("--strong", action="store_true",
+                    help="milp: the position driver's strengthened copy (identical servers' loads ordered, "
+                         "rounded capacity rows) instead of tvtsf_model's rows")
+    ap.add_argument("--random-seed", type=int, default=None,
+                    help="milp: the backend's random_seed option (HiGHS and CP-SAT)")
     ap.add_argument("--store", default=None, help="milp: write a schedule of deficit 0 to this JSON file")
     args = ap.parse_args(argv)
     num, den = (int(v) for v in args.threshold.split("/"))
@@ -458,6 +558,8 @@ def main(argv=None) -> int:
     t0, c0 = time.perf_counter(), time.process_time()
     if args.model == "cpsat":
         verdict = cpsat(tv, lo, args.time_limit, args.threads)
+    elif args.model == "cpsat-time":
+        verdict = cpsat_time(tv, lo, args)
     elif args.model == "milp":
         verdict = milp(tv, lo, args)
     else:

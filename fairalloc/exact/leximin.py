@@ -52,6 +52,10 @@ option                  default         meaning
                                         CP-SAT when OR-Tools is installed, else the sequence's backend;
                                         None: no refutation)
 ``refute_slice``        2.0             positions: CPU seconds of each refutation attempt
+``free_disposal``       False           positions: when the formulation has free disposal (``disposable``),
+                                        ask fixed and matched users for *at least* their counts (True) or
+                                        for their exact counts (False: measured faster on the dense
+                                        10 x 10 x 20 TV-TSF instances, ``benchmarks/RESULTS.md``)
 ``lp_bounds``           True            both: LP-relaxation bounds skip MILPs (positions: the position
                                         program's relaxation, its big-M's from its own bound)
 ``flow_bounds``         True            levels: the max-flow check skips MILPs (with ``lp_bounds``)
@@ -108,6 +112,7 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "query_solver": None,
     "refute_solver": "auto",
     "refute_slice": 2.0,
+    "free_disposal": False,
     "lp_bounds": True,
     "flow_bounds": True,
     "level_by_count": "ties",
@@ -119,7 +124,7 @@ _CHOICES = {"driver": ("positions", "levels"), "after_stall": ("unsliced", "doub
             "query_solver": (None, "highs", "cpsat", "cbc"),
             "refute_solver": (None, "auto", "highs", "cpsat", "cbc"), "level_by_count": ("ties", "always", "never"),
             "secondary": ("after-first", "always", "never")}
-_BOOLS = ("strengthen", "count_fallback", "lp_bounds", "flow_bounds", "integer_first_level")
+_BOOLS = ("strengthen", "count_fallback", "free_disposal", "lp_bounds", "flow_bounds", "integer_first_level")
 
 
 def check_leximin_options(options: Mapping[str, Any] | None, argument: str = "leximin_options") -> dict[str, Any]:
@@ -405,7 +410,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   disposable: bool = False, driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
                   count_fallback: bool = True, after_stall: str = "double", first_slice: float | None = None,
                   query_solver: str | None = None, refute_solver: str | None = "auto",
-                  refute_slice: float | None = 2.0, lp_bounds: bool = True, flow_bounds: bool = True,
+                  refute_slice: float | None = 2.0, free_disposal: bool = False, lp_bounds: bool = True,
+                  flow_bounds: bool = True,
                   level_by_count: str = "ties", secondary: str = "after-first",
                   integer_first_level: bool = False) -> LeximinOutcome:
     """Maximise ``valuation`` over ``problem`` lexicographically (or just its minimum).
@@ -447,10 +453,11 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         The formulation has *free disposal*: lowering any user's task columns keeps an allocation
         feasible (every row holding them is a "<=" row with nonnegative coefficients, or a lower bound
         on the user's total). The position driver then asks for "at least" a fixed user's count and
-        trims its solutions back (:mod:`fairalloc.exact.positions`, "Free disposal"). Default False.
+        trims its solutions back (:mod:`fairalloc.exact.positions`, "Free disposal") when the option
+        ``free_disposal`` is also True (it is False by default). Default False.
     driver, time_slice, strengthen, count_fallback, after_stall, first_slice, query_solver, refute_solver
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
-    refute_slice, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
+    refute_slice, free_disposal, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
 
     Returns
@@ -488,7 +495,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     opts = check_leximin_options(dict(driver=driver, time_slice=time_slice, strengthen=strengthen,
                                       count_fallback=count_fallback, after_stall=after_stall,
                                       first_slice=first_slice, query_solver=query_solver,
-                                      refute_solver=refute_solver, refute_slice=refute_slice, lp_bounds=lp_bounds,
+                                      refute_solver=refute_solver, refute_slice=refute_slice,
+                                      free_disposal=free_disposal, lp_bounds=lp_bounds,
                                       flow_bounds=flow_bounds,
                                       level_by_count=level_by_count, secondary=secondary,
                                       integer_first_level=integer_first_level), "solve_leximin option")
@@ -513,7 +521,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
             strong_prog = _same_columns(_as_program(strong, [])[0], base)
         out = PositionDriver(rounds, valuation, scale, objective=objective, time_slice=opts["time_slice"],
                              strong=strong_prog, count_fallback=opts["count_fallback"],
-                             disposable=disposable, lp_bounds=opts["lp_bounds"],
+                             disposable=disposable and opts["free_disposal"], lp_bounds=opts["lp_bounds"],
                              after_stall=opts["after_stall"], first_slice=opts["first_slice"],
                              query_backend=None if opts["query_solver"] is None
                              else get_backend(opts["query_solver"], "milp"),

@@ -67,7 +67,14 @@ solve.
 bound *b* (valid: a proven upper bound on :math:`\max z`) proves the incumbent :math:`N` when no
 achievable value lies in :math:`(N, b]`; the backend is told to stop there (absolute gap = the
 distance to the next achievable value, less 1/2), whatever its own status says, and the driver
-decides from the final incumbent and bound.
+decides from the final incumbent and bound. That gap is the one of the incumbent the solve started
+from: a backend that finds a better incumbent stops as soon as its bound is within the *old* gap of
+it, which can leave achievable values in :math:`(N, b]` (on seed 1 of the dense 10 x 10 x 20 TV-TSF
+instance HiGHS stopped at 7020 with its bound at 7223, 7176 achievable). Such a stop is not a stall:
+the position program is solved again at once, from the new incumbent and with its gap
+(``resolved_at_gap``), before any value search. It terminates: a second stop at the same incumbent
+has its bound within that incumbent's own gap, which proves it, and incumbents only rise through
+finitely many values.
 
 LP bounds
 ---------
@@ -153,14 +160,18 @@ question first, ``benchmarks/RESULTS.md``).
 Free disposal
 -------------
 When the formulation says so (``solve_leximin(disposable=True)``: lowering a user's task columns never
-breaks a row; TV-TSF and the task models without ``symmetry``), the programs ask fixed users for *at
-least* their counts and matched users for at least their values' counts, and drop the upper bounds
-of free users. That relaxed set :math:`Q \supseteq P` has the same maximum of :math:`N`: lowering the
-task columns of the fixed and matched users of any :math:`x \in Q` to the exact counts gives a point
-of *P* with the same unmatched values. Every solution is trimmed so before it is kept (I3), and
-re-checked against the program (a violation is an error: the formulation was not disposable, never a
-silent result); the count program also forbids counting a matched user above the floor. Finding a
-packing with "at least" is easier for the backend than with "exactly".
+breaks a row; TV-TSF and the task models without ``symmetry``) and the option ``free_disposal`` is on
+(off by default), the programs ask fixed users for *at least* their counts and matched users for at
+least their values' counts, and drop the upper bounds of free users. That relaxed set
+:math:`Q \supseteq P` has the same maximum of :math:`N`: lowering the task columns of the fixed and
+matched users of any :math:`x \in Q` to the exact counts gives a point of *P* with the same unmatched
+values. Every solution is trimmed so before it is kept (I3), and re-checked against the program (a
+violation is an error: the formulation was not disposable, never a silent result); the count program
+also forbids counting a matched user above the floor. It was meant to make the packings easier for
+the backend; measured, it made them harder: on seed 1 of the dense 10 x 10 x 20 TV-TSF instances the
+position MILPs that the exact counts prove in one or two CPU seconds stopped at their slices with
+bounds far above the answer (e.g. 7475 against 5720), and seed 2 was proven only with exact counts
+(``benchmarks/RESULTS.md``). So exact counts are the default.
 
 Exact deductions (no solver call)
 ---------------------------------
@@ -189,8 +200,9 @@ solve adds at least one entry, so there are at most *q* position solves plus the
 ``bounds_tightened``, ``positions_by_bound``, ``proven_by_bound``, ``searches``, ``queries``,
 ``counts``, ``slices_doubled``, ``unsliced_after_stall``, ``lp_rounds``, ``bigm_tightened``,
 ``positions_by_lp``, ``lp_cpu_s``, ``queries_<backend>`` (``query_solver``), ``refutations``,
-``refuted``, ``top_stalled``; the rounds (kind ``position``, ``query``, ``refute``, ``count``; the LP
-relaxations are not rounds) in ``stats["rounds"]``.
+``refuted``, ``top_stalled``, ``resolved_at_gap``, ``free_disposal`` (1 when the rows ask for "at
+least"); the rounds (kind ``position``, ``query``, ``refute``, ``count``; the LP relaxations are not
+rounds) in ``stats["rounds"]``.
 
 References
 ----------
@@ -263,6 +275,7 @@ class PositionDriver:
         self.failed: Any = None
         self.known: float | None = None         # max-min: the best upper bound known when stopped
         self.stats: Counter = Counter()
+        self.stats["free_disposal"] = int(disposable)      # 1: "at least" counts (module docstring)
 
     # ---- values --------------------------------------------------------------------------------
     def V(self, i: int, k: int) -> int:
@@ -514,6 +527,7 @@ class PositionDriver:
             # the backend may stop once its bound is below the next achievable value above the
             # incumbent; whether that proves the position is decided below, from the final incumbent
             gap = float(cand[0] - inc) - 0.5 if cand else 0.5
+            asked = inc                  # the incumbent the gap was computed from
             prog, hint = self.program("position", level=inc, zub=zub, hint_totals=self.r.totals)
             out, x = self.r.solve("position", prog, proven=gap, start=self._start(prog, hint),
                                   time_slice=self.r.wall_for(slice_))
@@ -538,6 +552,12 @@ class PositionDriver:
                 return None
             if self.r.x is None:          # no allocation yet: only a longer solve can give one
                 slice_ = None if slice_ is None else 2 * slice_
+                continue
+            if out.status is Status.OPTIMAL and inc > asked:
+                # stopped at the gap of the incumbent it started from, not a stall: the new incumbent's
+                # next achievable value is nearer, so the same program is solved again with that gap
+                # (module docstring, "Proof by the backend's bound")
+                self.stats["resolved_at_gap"] += 1
                 continue
             got = self.search(inc, known, slice_)
             if got is None:

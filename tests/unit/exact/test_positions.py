@@ -57,6 +57,16 @@ def tv_equals_brute_force(tv, opts):
     return r
 
 
+def task_equals_brute_force(ti, mech, opts):
+    """Solve ``ti`` under ``mech`` with these driver options; the proven leximin vector must be the
+    enumerated one."""
+    f = task_values(ti, mech)
+    r = fa.exact.tasks_leximin(ti, mechanism=mech, solver="highs", leximin_options=opts)
+    assert r.status is Status.OPTIMAL, r.message
+    assert tuple(sorted(f(tuple(r.tasks.sum(axis=1))))) == best_leximin(f(x) for x in feasible_task_totals(ti))
+    return r
+
+
 def state(d, open_values, floor, lo=None, hi=None):
     d.open = Counter(open_values)
     d.floor = floor
@@ -319,9 +329,7 @@ def test_refutations_equal_brute_force(refute_solver):
     for seed in range(3):
         ti = tiny_task_instance(540 + seed, identical=seed % 2 == 0)
         f = task_values(ti, "tsf")
-        r = fa.exact.tasks_leximin(ti, mechanism="tsf", solver="highs", leximin_options=opts)
-        assert r.status is Status.OPTIMAL, r.message
-        assert tuple(sorted(f(tuple(r.tasks.sum(axis=1))))) == best_leximin(f(x) for x in feasible_task_totals(ti))
+        task_equals_brute_force(ti, "tsf", opts)
         m = fa.exact.tasks_leximin(ti, mechanism="tsf", objective="maxmin", solver="highs", leximin_options=opts)
         assert m.status is Status.OPTIMAL
         assert min(f(tuple(m.tasks.sum(axis=1)))) == best_maxmin([f(x) for x in feasible_task_totals(ti)],
@@ -460,3 +468,70 @@ def test_values_that_do_not_scale_to_integers_run_the_level_driver():
     out = solve_leximin(p, [x0 + 0, x1 + 0], Valuation([2 ** 0.5, 1.0], [0, 0], [0, 0], [3, 3]),
                         objective="leximin", backend=get_backend("highs", "milp"))
     assert out.status is Status.OPTIMAL and out.stats["driver"] == "levels" and "integer" in out.stats["driver_note"]
+
+
+@pytest.mark.parametrize("free_disposal", [False, True])
+def test_exact_counts_and_free_disposal_equal_brute_force(free_disposal):
+    # free_disposal=False asks fixed and matched users for their exact counts even where the formulation
+    # could take "at least" (TV-TSF and the task models have free disposal); one-microsecond slices send
+    # every position through the value search, the refutations and the count fallback
+    opts = {"time_slice": 1e-6, "first_slice": 1e-6, "refute_slice": 1e-6, "free_disposal": free_disposal}
+    for seed in range(4):
+        tv = tiny_tv_instance(660 + seed, identical=seed % 2 == 0)
+        _schedule_is_feasible(tv, tv_equals_brute_force(tv, opts))
+    for seed in range(3):
+        task_equals_brute_force(tiny_task_instance(560 + seed, identical=seed % 2 == 0), "drf", opts)
+
+
+def test_without_free_disposal_a_fixed_user_is_held_at_its_count():
+    # the hand program (3 users, X_i <= 3, X_0 + X_1 + X_2 <= 4); user 0 fixed at 1 task: with free
+    # disposal its row is X_0 >= 1 (no upper side), with exact counts 1 <= X_0 <= 1
+    for disposable, hi in ((True, None), (False, 1.0)):
+        d = driver([1, 1, 1], [3, 3, 3], cap=4)
+        d.disposable = disposable
+        d.open, d.floor = Counter({1: 1}), 1
+        d.fix(0, 1)
+        prog, _ = d.program("query", level=1)
+        j = prog.row_names.index("pfix_0")
+        assert prog.row_lo[j] == 1.0
+        assert (not np.isfinite(prog.row_hi[j])) if hi is None else prog.row_hi[j] == hi
+    # and through solve_leximin: the option turns the formulation's free disposal off
+    p = pulp.LpProblem("hand", pulp.LpMaximize)
+    xs = [add_var(p, f"x{i}", 0, 3, integer=True) for i in range(3)]
+    p += pulp.lpSum(xs) <= 4, "cap"
+    val = Valuation([1.0] * 3, [0.0] * 3, [0] * 3, [3] * 3)
+    for fd in (True, False):
+        out = solve_leximin(p, [x + 0 for x in xs], val, objective="leximin", backend=get_backend("highs", "milp"),
+                            disposable=True, free_disposal=fd)
+        assert out.status is Status.OPTIMAL and out.leximin == [(1.0, 2), (2.0, 1)]
+        assert out.stats["free_disposal"] == int(fd)
+    with pytest.raises(InvalidInstanceError, match=r"free_disposal'\]='no' must be True or False"):
+        check_leximin_options({"free_disposal": "no"})
+
+
+def test_a_solve_stopped_at_the_old_incumbents_gap_is_solved_again_not_searched():
+    # two users, V = X <= 20, X_0 + X_1 <= 30: the max-min (first position) is 15. The first solve starts
+    # from incumbent 0 and is told to stop within 0.5 of it; it is scripted to come back OPTIMAL with a
+    # better incumbent (12, 18), entry 12, and its bound at 14: values 13 and 14 are left in (12, 14], so
+    # nothing is proven, but it did not stall either. The driver must solve the position again (gap from
+    # 12) rather than search, and that solve proves 15
+    from dataclasses import replace
+
+    d = driver([1, 1], [20, 20], cap=30)
+    d.lp_bounds = False
+    calls, solve = [], d.r.solve
+
+    def scripted(kind, prog, **kw):
+        calls.append((kind, kw.get("proven")))
+        out, x = solve(kind, prog, **kw)
+        if len(calls) == 1:
+            x = np.zeros(prog.n_cols)
+            x[d.r.base.index["x0"]], x[d.r.base.index["x1"]] = 12, 18
+            return replace(out, status=Status.OPTIMAL, objective=12.0, stats={**out.stats, "bound": 14.0}), x
+        return out, x
+
+    d.r.solve = scripted
+    d.search = lambda *a: pytest.fail("a stop at the gap asked for is not a stall: no value search")
+    assert d.solve_position() == [15]
+    assert [k for k, _ in calls] == ["position", "position"] and d.stats["resolved_at_gap"] == 1
+    assert calls[0][1] == 0.5 and calls[1][1] == 0.5      # 13 - 12 - 1/2: the gap of the new incumbent
