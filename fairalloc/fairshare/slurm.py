@@ -465,31 +465,45 @@ def level_fairshare_into(fs_parent, is_user, use_parent, sibling_shares, node_us
 
 
 @callee
-def _sibling_order(kids, level_fs, is_user):
-    """Positions of ``kids`` sorted by level fair share descending, users first among equals, stable."""
-    m = len(kids)
-    acct = np.empty(m, dtype=np.int64)
-    neg = np.empty(m)
-    for i in range(m):
-        acct[i] = 0 if is_user[kids[i]] else 1
-    first = np.argsort(acct, kind="mergesort")
-    for i in range(m):
-        neg[i] = -level_fs[kids[first[i]]]
-    second = np.argsort(neg, kind="mergesort")
-    out = np.empty(m, dtype=np.int64)
-    for i in range(m):
-        out[i] = kids[first[second[i]]]
-    return out
+def _goes_before(a, b, level_fs, is_user):
+    """Whether sibling ``a`` goes before sibling ``b``: higher :math:`LF`, then a user before an account, then
+    record order (a node's fair-share children are in record order, and so in node order, among users and
+    among accounts: :class:`~fairalloc.accounts.AccountTree`)."""
+    if level_fs[a] != level_fs[b]:
+        return level_fs[a] > level_fs[b]
+    if is_user[a] != is_user[b]:
+        return is_user[a]
+    return a < b
+
+
+@callee
+def _sibling_sort(order, lo, hi, level_fs, is_user):
+    """Sort ``order[lo:hi]`` (one node's fair-share children) by :func:`_goes_before`: a total order, so the
+    result does not depend on the order it starts from. Insertion sort, started from the order of the last
+    call when ``order`` is kept between calls: the siblings' order mostly survives a pass (a decay multiplies
+    every usage alike), and a sorted segment costs one comparison per sibling. Returns whether it moved any."""
+    moved = False
+    for i in range(lo + 1, hi):
+        v = order[i]
+        k = i
+        while k > lo and _goes_before(v, order[k - 1], level_fs, is_user):
+            order[k] = order[k - 1]
+            k -= 1
+        if k != i:
+            order[k] = v
+            moved = True
+    return moved
 
 
 def fair_tree_into(fs_child_ptr, fs_children, is_user, level_fs, n_user_assocs: int, factor, stack_node,
-                   stack_tied) -> None:
+                   stack_tied, order=None) -> None:
     r"""Fair Tree's ranking: depth-first over siblings sorted by :math:`LF`, :math:`F = rank/N` (``_calc_tree_fs``).
 
     As the code runs (module docstring): tied accounts are not merged. A user tied with the user ranked
     before it (equal :math:`LF` to its previous sibling, or first child of a tied account, or first
     child with :math:`LF` = :data:`NO_VAL`) keeps that rank; otherwise its rank is the number of users
-    not yet ranked.
+    not yet ranked. Siblings are sorted by :math:`LF` descending, users before accounts among equals, then
+    record order.
 
     Parameters
     ----------
@@ -504,6 +518,11 @@ def fair_tree_into(fs_child_ptr, fs_children, is_user, level_fs, n_user_assocs: 
     stack_node : ndarray of int64, shape (n_nodes,)
     stack_tied : ndarray of bool, shape (n_nodes,)
         Work space.
+    order : ndarray of int64, shape (n_nodes - 1,), optional
+        Work space laid out as ``fs_children``, receiving each node's children in sorted order; a
+        permutation of each node's children (``fs_children`` itself at first) kept between calls makes a
+        call whose siblings' order has not changed cost one comparison per node. The result does not depend
+        on it. Default: a copy of ``fs_children``.
 
     Examples
     --------
@@ -523,15 +542,20 @@ def fair_tree_into(fs_child_ptr, fs_children, is_user, level_fs, n_user_assocs: 
     >>> f[t.user_nodes].tolist()
     [1.0, 1.0, 1.0, 1.0]
     """
+    if order is None:
+        order = fs_children.copy()
+    for v in range(fs_child_ptr.shape[0] - 1):
+        if fs_child_ptr[v + 1] - fs_child_ptr[v] > 1:
+            _sibling_sort(order, fs_child_ptr[v], fs_child_ptr[v + 1], level_fs, is_user)
     rank = n_user_assocs
     rnt = n_user_assocs
     top = 0
     # the root's children, then each account's when it is visited: push in reverse sorted order
-    kids = _sibling_order(fs_children[fs_child_ptr[0]:fs_child_ptr[1]], level_fs, is_user)
-    for i in range(len(kids) - 1, -1, -1):
-        v = kids[i]
+    lo, hi = fs_child_ptr[0], fs_child_ptr[1]
+    for i in range(hi - 1, lo - 1, -1):
+        v = order[i]
         stack_node[top] = v
-        stack_tied[top] = (level_fs[kids[i - 1]] == level_fs[v]) if i > 0 else (level_fs[v] == NO_VAL)
+        stack_tied[top] = (level_fs[order[i - 1]] == level_fs[v]) if i > lo else (level_fs[v] == NO_VAL)
         top += 1
     while top > 0:
         top -= 1
@@ -543,12 +567,12 @@ def fair_tree_into(fs_child_ptr, fs_children, is_user, level_fs, n_user_assocs: 
             factor[v] = rank / n_user_assocs
             rnt -= 1
             continue
-        kids = _sibling_order(fs_children[fs_child_ptr[v]:fs_child_ptr[v + 1]], level_fs, is_user)
-        for i in range(len(kids) - 1, -1, -1):
-            c = kids[i]
+        lo, hi = fs_child_ptr[v], fs_child_ptr[v + 1]
+        for i in range(hi - 1, lo - 1, -1):
+            c = order[i]
             stack_node[top] = c
-            if i > 0:
-                stack_tied[top] = level_fs[kids[i - 1]] == level_fs[c]
+            if i > lo:
+                stack_tied[top] = level_fs[order[i - 1]] == level_fs[c]
             else:
                 stack_tied[top] = tied or level_fs[c] == NO_VAL
             top += 1

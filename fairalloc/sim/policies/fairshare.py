@@ -154,8 +154,9 @@ def _slurm_passes(usage, per_second, last, now, period, run_user, run_rate, run_
 @jit
 def _slurm_factors(usage, parent, user_nodes, node_usage, classic, fs_parent, use_parent, raw_shares, level_shares,
                    norm_shares, preorder, dampening, efctv, node_f, is_user, sibling_shares, level_fs, fs_child_ptr,
-                   fs_children, stack_node, stack_tied, out):
-    """Each user's fair-share factor from its usage (classic or Fair Tree), into ``out``."""
+                   fs_children, stack_node, stack_tied, sib_order, out):
+    """Each user's fair-share factor from its usage (classic or Fair Tree), into ``out`` (``sib_order``: Fair
+    Tree's siblings in their last order, kept between calls: :func:`~fairalloc.fairshare.slurm.fair_tree_into`)."""
     _subtree_sum_into(parent, user_nodes, usage, node_usage)
     if classic:
         _classic_into(fs_parent, use_parent, raw_shares, level_shares, norm_shares, preorder, node_usage, dampening,
@@ -165,7 +166,7 @@ def _slurm_factors(usage, parent, user_nodes, node_usage, classic, fs_parent, us
         for v in range(node_f.shape[0]):
             node_f[v] = 0.0
         _fair_tree_into(fs_child_ptr, fs_children, is_user, level_fs, user_nodes.shape[0], node_f, stack_node,
-                        stack_tied)
+                        stack_tied, sib_order)
     for k in range(user_nodes.shape[0]):
         out[k] = node_f[user_nodes[k]]
 
@@ -401,7 +402,8 @@ class SlurmPolicy(QueuePolicy):
         self.age_arr = np.zeros(len(wl))
         self.submit_f = np.ascontiguousarray(wl.submit, dtype=float)
         n = t.n_nodes
-        self._ws = (np.empty(n), np.empty(n), np.zeros(n), np.empty(n), np.empty(n, np.int64), np.empty(n, np.bool_))
+        self._ws = (np.empty(n), np.empty(n), np.zeros(n), np.empty(n), np.empty(n, np.int64), np.empty(n, np.bool_),
+                    t.fs_children.copy())
         self._tree_args = (t.parent, t.user_nodes, t.fs_parent, t.use_parent, t.raw_shares, t.level_shares,
                            t.normalized_shares, t.preorder, t.is_user, t.sibling_shares, t.fs_child_ptr, t.fs_children)
         self.log: list[dict[str, Any]] = []
@@ -422,9 +424,9 @@ class SlurmPolicy(QueuePolicy):
         """Every user's fair-share factor from ``usage`` (the usage at a pass)."""
         self._stale = None
         t = self._tree_args
-        node_usage, efctv, node_f, lf, sn, st = self._ws
+        node_usage, efctv, node_f, lf, sn, st, sib = self._ws
         _slurm_factors(usage, t[0], t[1], node_usage, self.prio.fairshare == "classic", t[2], t[3], t[4], t[5],
-                       t[6], t[7], self.prio.dampening, efctv, node_f, t[8], t[9], lf, t[10], t[11], sn, st,
+                       t[6], t[7], self.prio.dampening, efctv, node_f, t[8], t[9], lf, t[10], t[11], sn, st, sib,
                        self._fs)
 
     # -- usage ---------------------------------------------------------------------------------------

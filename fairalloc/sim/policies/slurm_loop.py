@@ -14,15 +14,32 @@ callbacks:
   priority at its submission from the last pass's factors, into the kept order), :func:`decide` (one
   decision: the passes up to now, the order handed to EASY's core, the jobs started registered) and
   :func:`next_wakeup` (the next pass while a waiting job fits in the free processors);
-* :func:`catch_up`: every pass up to now, keeping the last one's usage; the factors and the waiting jobs'
-  priorities as of it are computed when a decision first needs the order (one that may start a job:
-  some waiting job fits), from that usage, the same values the event engine computes at the pass.
+* :func:`catch_up`: every pass up to now, keeping the last one's usage; the factors as of it are computed
+  when a decision first needs them (one that may start a job: some waiting job fits) or a job arrives,
+  from that usage, the same values the event engine computes at the pass.
 
-The waiting jobs are kept sorted (an arrival goes in by binary search; a pass re-sorts them, a merge sort
-that skips the merges of runs already in order, as the order mostly survives a pass). Strict order hands
-EASY's core only the jobs it can look at (the prefix up to the first that does not fit); with backfilling
-the whole order. Jobs are the loop's positions (arrival order), so "earlier submission, then lower row"
-is "lower position".
+**What is computed when.** The event engine computes, at each pass, every user's factor and every waiting
+job's priority; between passes the order is fixed. Here:
+
+* the factors, at the first arrival or decision after a pass that needs them (:func:`_refresh`); the
+  waiting jobs of the users whose factor changed are re-prioritised then (Fair Tree's factors are ranks:
+  most passes change none);
+* every waiting job's priority (a *ranking*, :func:`_rank`), with backfilling at a decision that may
+  start a job (EASY may start any job of the order). Without backfilling a decision starts jobs only
+  from the front of the order, and the priorities kept decide it without re-ranking in most cases
+  (:func:`_settle`): as long as the factors are unchanged, a job's priority only grows between passes
+  (its age), by at most :math:`w_{age}\,\Delta t/\text{max\_age}` since the last ranking (plus 1 for the
+  truncation to an integer). So if the first job kept in order does not fit and every job that fits is
+  kept more than that below it, the first job of the true order does not fit either and nothing starts
+  (the engine's decision); else the true first jobs are found among the few jobs kept within that bound
+  of the first, recomputed. The waiting jobs are re-ranked when that work since the last ranking exceeds
+  the queue's length.
+
+The waiting jobs are kept sorted by the priorities kept (an arrival goes in by binary search; a
+re-prioritisation or a ranking re-sorts them, a merge sort that skips the merges of runs already in order,
+as the order mostly survives a pass). Strict order hands EASY's core only the jobs it can look at (the
+prefix up to the first that does not fit); with backfilling the whole order. Jobs are the loop's positions
+(arrival order), so "earlier submission, then lower row" is "lower position".
 
 Every function allocates nothing (the loop is compiled without reference counting); the arrays are made by
 :func:`new_state`.
@@ -40,32 +57,40 @@ from .fairshare import _age_factor, _job_priority, _slurm_factors, _slurm_passes
 
 __all__ = ["SlurmLoopState", "new_state"]
 
-# ints of the state (si)
-_CLASSIC, _INTEGER, _NRUN, _STALE, _LO, _HI, _SORTED, _MINW, _RESET, _PASSES, _DECISIONS, _NQ = range(12)
+# ints of the state (si); the counters _RANKS (rankings), _CERTS (decisions where the first job kept showed that
+# nothing starts), _SETTLED (other decisions settled by _settle) and _REPRIO (jobs re-prioritised by a factor
+# change) are read by tests; _WORK: _settle's work since the last ranking
+(_CLASSIC, _INTEGER, _NRUN, _STALE, _LO, _HI, _NPEND, _MINW, _RESET, _PASSES, _DECISIONS, _NQ, _EXACT, _RANKS, _CERTS,
+ _REPRIO, _WORK, _SETTLED) = range(18)
 # floats of the state (sf)
-_LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU = range(13)
+_LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU, _TREF, _EPS = range(15)
 
 
 class SlurmLoopState(NamedTuple):
     """The policy's arrays between the loop's events (positions: the loop's jobs in arrival order)."""
 
-    si: np.ndarray        #: int64 (12,): flags and counters (module constants)
-    sf: np.ndarray        #: float (13,): last pass, period, per-second decay, max age, weights, factors, the
-    #: instant that ran the last pass
+    si: np.ndarray        #: int64 (18,): flags and counters (module constants)
+    sf: np.ndarray        #: float (15,): last pass, period, per-second decay, max age, weights, factors, the
+    #: instant that ran the last pass, the pass of the last ranking, the rounding margin of _settle
     resets: np.ndarray    #: usage-reset boundaries, ascending, then inf
     uidx: np.ndarray      #: (n,) each job's user
     js: np.ndarray        #: (n,) job-size factor
     rate: np.ndarray      #: (n,) billing rate
     submit: np.ndarray    #: (n,) submit time
     procs: np.ndarray     #: (n,) width
-    prio: np.ndarray      #: (n,) priority (of a waiting job: as of the last pass or its submission)
+    prio: np.ndarray      #: (n,) priority kept (of a waiting job: as of the last ranking, its re-prioritisation
+    #: or its submission)
+    pat: np.ndarray       #: (n,) the time whose age the priority kept is computed at
     slot: np.ndarray      #: (n,) a running job's slot
-    wq: np.ndarray        #: (n,) the waiting jobs, in order, at [lo, hi)
+    wq: np.ndarray        #: (n,) the waiting jobs, in order of the priorities kept, at [lo, hi) (the last
+    #: ``npend`` of them arrived while the factors were stale: not placed yet)
     buf: np.ndarray       #: (n,) merge sort's buffer
     cnt: np.ndarray       #: (capacity + 1,) waiting jobs per width
     usage: np.ndarray     #: (users,) decayed usage
     snap: np.ndarray      #: (users,) the usage at a pass whose factors are not computed yet
     fs: np.ndarray        #: (users,) fair-share factors
+    fs_old: np.ndarray    #: (users,) the factors before the last refresh
+    ucnt: np.ndarray      #: (users,) waiting jobs per user
     run_user: np.ndarray  #: (capacity + 1,) running jobs: user, billing rate, last charge, job
     run_rate: np.ndarray
     run_last: np.ndarray
@@ -88,6 +113,7 @@ class SlurmLoopState(NamedTuple):
     level_fs: np.ndarray
     stack_node: np.ndarray
     stack_tied: np.ndarray
+    sib_order: np.ndarray  #: Fair Tree's siblings in their last order (fair_tree_into's ``order``)
 
 
 def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, partition: float, qos: float,
@@ -97,17 +123,21 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
     boundaries ``resets`` (ascending; see :meth:`SlurmPolicy.run_kernel`)."""
     n = len(submit)
     m = n if n else 1
-    si = np.zeros(12, np.int64)
+    si = np.zeros(18, np.int64)
     si[_CLASSIC] = prio.fairshare == "classic"
     si[_INTEGER] = bool(prio.integer)
-    si[_SORTED] = 1
+    si[_EXACT] = 1
     si[_STALE] = 1                        # the factors of the usage at the start (zero), when first needed
     si[_MINW] = np.iinfo(np.int64).max
-    sf = np.zeros(13)
+    sf = np.zeros(15)
     sf[_PERIOD], sf[_PERSEC], sf[_MAXAGE] = prio.calc_period, prio.per_second, prio.max_age
     sf[_WA], sf[_WF], sf[_WJ], sf[_WP], sf[_WQ] = (prio.weight_age, prio.weight_fairshare, prio.weight_job_size,
                                                    prio.weight_partition, prio.weight_qos)
     sf[_PART], sf[_QOS], sf[_DAMP] = partition, qos, prio.dampening
+    # (a margin far above the rounding of the priority's sum and of the age factor: relative 2^-52 of the
+    # weights' sum, a few times)
+    sf[_EPS] = 1e-9 * (prio.weight_age + prio.weight_fairshare + prio.weight_job_size + prio.weight_partition
+                       + prio.weight_qos + 1.0)
     t = tree
     nn, nu = t.n_nodes, t.n_users
     c = int(capacity) + 1
@@ -117,12 +147,14 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
 
     return SlurmLoopState(si, sf, f(np.append(np.asarray(resets, float), np.inf), float), f(uidx, np.int64),
                           f(js, float), f(rate, float), f(submit, float), f(procs, np.int64), np.zeros(m),
+                          np.full(m, -np.inf),
                           np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(c, np.int64),
-                          np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(c, np.int64), np.zeros(c), np.zeros(c),
+                          np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu, np.int64),
+                          np.zeros(c, np.int64), np.zeros(c), np.zeros(c),
                           np.zeros(c, np.int64), t.parent, t.user_nodes, t.fs_parent, t.use_parent, t.raw_shares,
                           t.level_shares, t.normalized_shares, t.preorder, t.is_user, t.sibling_shares, t.fs_child_ptr,
                           t.fs_children, np.empty(nn), np.empty(nn), np.zeros(nn), np.empty(nn),
-                          np.empty(nn, np.int64), np.empty(nn, np.bool_))
+                          np.empty(nn, np.int64), np.empty(nn, np.bool_), t.fs_children.copy())
 
 
 # ---- the rules, called with this state ----------------------------------------------------------------
@@ -133,7 +165,7 @@ def _factors(sl, usage):
     _slurm_factors(usage, sl.parent, sl.user_nodes, sl.node_usage, sl.si[_CLASSIC] != 0, sl.fs_parent, sl.use_parent,
                    sl.raw_shares, sl.level_shares, sl.norm_shares, sl.preorder, sl.sf[_DAMP], sl.efctv, sl.node_f,
                    sl.is_user, sl.sibling_shares, sl.level_fs, sl.fs_child_ptr, sl.fs_children, sl.stack_node,
-                   sl.stack_tied, sl.fs)
+                   sl.stack_tied, sl.sib_order, sl.fs)
 
 
 @jit(inline='always')
@@ -205,25 +237,145 @@ def catch_up(sl, now):
     si[_STALE] = 1
     sf[_TCU] = now
     if si[_NQ] > 0:
-        si[_SORTED] = 0
+        si[_EXACT] = 0                    # the priorities kept are those of an earlier pass
+    else:
+        sf[_TREF] = sf[_LAST]             # (nothing waits: nothing kept from before)
+
+
+@jit(inline='always')
+def _at(sl, j):
+    """When the event engine last computed waiting job ``j``'s priority: at the last pass if it waited when
+    the pass ran (submitted before the instant that ran it), else at its submission (age 0)."""
+    sub = sl.submit[j]
+    return sl.sf[_LAST] if sub < sl.sf[_TCU] else sub
+
+
+@jit(_nrt=False)
+def _refresh(sl):
+    """The factors of the last pass (from its usage, kept in ``snap``), if not computed yet; the waiting jobs of
+    the users whose factor changed, and those that arrived meanwhile, get their priority (as the event engine
+    has it now) and the order is sorted again. The other jobs keep theirs (their factor is the same: the
+    priority kept differs from the engine's only by the age, which :func:`_settle` bounds)."""
+    si = sl.si
+    changed = False
+    if si[_STALE] != 0:
+        fs, old = sl.fs, sl.fs_old
+        for u in range(fs.shape[0]):
+            old[u] = fs[u]
+        _factors(sl, sl.snap)
+        for u in range(fs.shape[0]):
+            if fs[u] != old[u] and sl.ucnt[u] > 0:
+                changed = True
+    lo, hi = si[_LO], si[_HI]
+    npend = si[_NPEND]
+    if not changed and npend == 0:
+        return
+    wq, prio, uidx = sl.wq, sl.prio, sl.uidx
+    if changed:
+        fs, old = sl.fs, sl.fs_old
+        for q in range(lo, hi - npend):
+            j = wq[q]
+            u = uidx[j]
+            if fs[u] != old[u]:
+                at = _at(sl, j)
+                prio[j] = _priority(sl, j, at)
+                sl.pat[j] = at
+                si[_REPRIO] += 1
+    for q in range(hi - npend, hi):
+        j = wq[q]
+        at = _at(sl, j)
+        prio[j] = _priority(sl, j, at)
+        sl.pat[j] = at
+    si[_NPEND] = 0
+    _sort(wq, sl.buf, lo, hi, prio)
 
 
 @jit(_nrt=False)
 def _rank(sl):
-    """The waiting jobs' priorities and order, as the event engine's: the factors of the last pass; a job
-    that waited when the last pass ran (submitted before the instant that ran it) at that pass, a later one
-    at its submission (age 0)."""
+    """The waiting jobs' priorities and order, as the event engine's (the factors current: :func:`_refresh`):
+    a job that waited when the last pass ran at that pass, a later one at its submission (age 0)."""
     si, sf = sl.si, sl.sf
-    if si[_STALE] != 0:
-        _factors(sl, sl.snap)
-    last, tcu = sf[_LAST], sf[_TCU]
-    wq, sub = sl.wq, sl.submit
+    wq = sl.wq
     lo, hi = si[_LO], si[_HI]
     for q in range(lo, hi):
         j = wq[q]
-        sl.prio[j] = _priority(sl, j, last if sub[j] < tcu else sub[j])
+        at = _at(sl, j)
+        sl.prio[j] = _priority(sl, j, at)
+        sl.pat[j] = at
     _sort(wq, sl.buf, lo, hi, sl.prio)
-    si[_SORTED] = 1
+    si[_EXACT] = 1
+    si[_RANKS] += 1
+    si[_WORK] = 0
+    sf[_TREF] = sf[_LAST]
+
+
+@jit(inline='always')
+def _exact(sl, j):
+    """Job ``j``'s priority kept made the event engine's now (the factors current); returns 1 if recomputed.
+    It only grows (the age grows), so a job keeps its place against the jobs kept after it."""
+    at = _at(sl, j)
+    if sl.pat[j] == at:
+        return 0
+    sl.prio[j] = _priority(sl, j, at)
+    sl.pat[j] = at
+    return 1
+
+
+@jit(_nrt=False)
+def _settle(sl, free):
+    """Strict order between rankings: the first jobs of the true order (the event engine's, at the last pass)
+    found from the priorities kept (the factors current; module docstring). Returns ``m``: the jobs kept at
+    ``[lo, m)`` are, in order, the jobs that start in ``free`` processors and then one that does not fit (or
+    the end); -1 when re-ranking every job is cheaper (the work since the last ranking exceeds the queue).
+
+    A priority kept is at most the true one (the age only grows since it was computed; every operation of
+    the sum is monotone) and at least the true one less ``d`` = the age weight times the time since the last
+    ranking over ``max_age``, plus 1 when the priority is truncated to an integer, plus a rounding margin;
+    a job recomputed (:func:`_exact`) is exact. So the true next job is found among the jobs kept within
+    ``d`` of the first, made exact and sorted (a window that grows as jobs start); and if the first kept
+    job does not fit and every job that fits is kept more than ``d`` below it, a job that does not fit
+    goes first: nothing (more) starts."""
+    si, sf = sl.si, sl.sf
+    wq, prio, procs = sl.wq, sl.prio, sl.procs
+    lo, hi = si[_LO], si[_HI]
+    d = sf[_WA] * ((sf[_LAST] - sf[_TREF]) / sf[_MAXAGE]) * (1.0 + 1e-9) + sf[_EPS]
+    if si[_INTEGER] != 0:
+        d += 1.0
+    i = lo
+    xe = lo                               # [i, xe): made exact, sorted; no job after it can go first
+    f = free
+    while i < hi:
+        if si[_WORK] > hi - lo:
+            return -1
+        a = wq[i]
+        if i == xe and procs[a] > f:      # does any job that fits come within d of it?
+            top = prio[a]
+            q = i + 1
+            while q < hi and prio[wq[q]] + d >= top and procs[wq[q]] > f:
+                q += 1
+            si[_WORK] += q - i
+            if q == hi or prio[wq[q]] + d < top:
+                return i + 1              # no: the first true job does not fit
+        if xe == i:
+            si[_WORK] += _exact(sl, a)
+            xe = i + 1
+        top = prio[wq[i]]
+        while xe < hi and prio[wq[xe]] + d >= top:
+            j = wq[xe]
+            si[_WORK] += 1 + _exact(sl, j)
+            k = xe                        # into its place in the window
+            while k > i and _before(prio, j, wq[k - 1]):
+                wq[k] = wq[k - 1]
+                k -= 1
+            wq[k] = j
+            xe += 1
+            top = prio[wq[i]]
+        a = wq[i]                         # the true next
+        if procs[a] > f:
+            return i + 1
+        f -= procs[a]
+        i += 1
+    return hi
 
 
 @jit(_nrt=False)
@@ -245,7 +397,8 @@ def finish(sl, j, now):
 
 @jit(_nrt=False)
 def submit(sl, j, now):
-    """Job ``j`` arrives at ``now``: its priority from the last pass's factors (age 0), into the order."""
+    """Job ``j`` arrives at ``now``: its priority from the last pass's factors (age 0), into the order (placed
+    at the next refresh if the factors are not computed yet)."""
     catch_up(sl, now)
     si = sl.si
     wq, prio = sl.wq, sl.prio
@@ -257,10 +410,11 @@ def submit(sl, j, now):
         lo = 0
         si[_LO] = 0
     k = hi
-    if si[_SORTED] != 0 and si[_STALE] != 0:
-        si[_SORTED] = 0                   # the factors are not computed yet: the next decision ranks all
-    if si[_SORTED] != 0:                  # binary search: the first place whose job goes after j
+    if si[_STALE] != 0 or si[_NPEND] != 0:
+        si[_NPEND] += 1                   # the factors are not computed yet: placed at the next refresh
+    else:                                 # binary search: the first place whose job goes after j
         prio[j] = _priority(sl, j, now)
+        sl.pat[j] = now
         a, b = lo, hi
         while a < b:
             m = (a + b) >> 1
@@ -275,6 +429,7 @@ def submit(sl, j, now):
     sl.slot[j] = -1                       # waiting
     si[_HI] = hi + 1
     si[_NQ] += 1
+    sl.ucnt[sl.uidx[j]] += 1
     p = sl.procs[j]
     sl.cnt[p] += 1
     if p < si[_MINW]:
@@ -294,6 +449,7 @@ def _started(sl, j, now):
     p = sl.procs[j]
     sl.cnt[p] -= 1
     si[_NQ] -= 1
+    sl.ucnt[sl.uidx[j]] -= 1
 
 
 @jit(inline='always')
@@ -307,19 +463,29 @@ def decide(sl, now, free, es, est, out, resv, backfill, scan, ready):
     si[_DECISIONS] += 1
     if si[_NQ] == 0 or si[_MINW] > free:
         return 0, free                    # nothing waits, or nothing fits: nothing starts
+    _refresh(sl)
     lo, hi = si[_LO], si[_HI]
     wq, procs = sl.wq, sl.procs
-    if si[_SORTED] == 0:
-        _rank(sl)
-    m = hi
-    if not backfill:                      # strict order looks at the jobs up to the first that does not fit
-        f = free
-        m = lo
-        while m < hi:
-            f -= procs[wq[m]]
-            m += 1
-            if f < 0:
-                break
+    m = -1
+    if si[_EXACT] == 0 and not backfill:
+        m = _settle(sl, free)             # the true order's first jobs, from the priorities kept
+        if m == lo + 1 and procs[wq[lo]] > free:
+            si[_CERTS] += 1
+            return 0, free                # the first job in order does not fit: nothing starts
+        if m >= 0:
+            si[_SETTLED] += 1
+    if m < 0:
+        if si[_EXACT] == 0:
+            _rank(sl)
+        m = hi
+        if not backfill:                  # strict order looks at the jobs up to the first that does not fit
+            f = free
+            m = lo
+            while m < hi:
+                f -= procs[wq[m]]
+                m += 1
+                if f < 0:
+                    break
     E._requeue(wq[lo:m], procs, est, es, resv)
     k, free = E.step(now, free, es, out, resv, backfill, scan, ready)
     if k == 0:

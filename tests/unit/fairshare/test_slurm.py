@@ -360,3 +360,36 @@ def test_usage_reset_calendar():
     assert slurm.next_usage_reset("none", 0.0) == math.inf
     # a trace starting 2000-01-01 00:00 UTC (Saturday, unix 946684800): next Sunday is 1 day later
     assert slurm.next_usage_reset("weekly", 0.0, epoch=946684800.0) == day
+
+
+def test_fair_tree_with_a_kept_sibling_order_equals_a_fresh_call():
+    # fair_tree_into's `order` (each node's children in the last call's order, kept between calls, as the
+    # simulator does at each pass) only changes where the insertion sort starts: the siblings' key (LF
+    # descending, users before accounts, record order) is a total order, so every call must give the factors
+    # and the sibling order of a fresh call. 60 random usage vectors in sequence on test24.4's tree (ties,
+    # zero shares, FairShare=parent) and a two-level tree, usages drawn from few values so that LF ties are
+    # frequent; the sorted segments are also checked against Python's sorted() with that key.
+    rng = np.random.default_rng(7)
+    trees = [AccountTree(T244_RECORDS, zero_shares="allow"),
+             AccountTree([{"account": "A", "shares": 3}, {"account": "B"}]
+                         + [{"user": f"u{k}", "account": "AB"[k % 2], "shares": 1 + k % 2} for k in range(9)])]
+    for t in trees:
+        n = t.n_nodes
+        kept = t.fs_children.copy()
+        for _ in range(60):
+            usage = rng.choice([0.0, 1.0, 2.0, 5.0], size=t.n_users)
+            node_usage, lf = np.empty(n), np.empty(n)
+            from fairalloc.accounts import subtree_sum_into
+            subtree_sum_into(t.parent, t.user_nodes, usage, node_usage)
+            slurm.level_fairshare_into(t.fs_parent, t.is_user, t.use_parent, t.sibling_shares, node_usage, lf)
+            warm, fresh = np.zeros(n), np.zeros(n)
+            slurm.fair_tree_into(t.fs_child_ptr, t.fs_children, t.is_user, lf, t.n_users, warm,
+                                 np.empty(n, np.int64), np.empty(n, np.bool_), kept)
+            slurm.fair_tree_into(t.fs_child_ptr, t.fs_children, t.is_user, lf, t.n_users, fresh,
+                                 np.empty(n, np.int64), np.empty(n, np.bool_))
+            assert warm[t.user_nodes].tolist() == fresh[t.user_nodes].tolist()
+            assert warm[t.user_nodes].tolist() == slurm.fairshare_factors(t, usage).tolist()
+            for v in range(n):
+                kids = t.fs_children[t.fs_child_ptr[v]:t.fs_child_ptr[v + 1]].tolist()
+                want = sorted(kids, key=lambda c: (-lf[c], not t.is_user[c], c))
+                assert kept[t.fs_child_ptr[v]:t.fs_child_ptr[v + 1]].tolist() == want

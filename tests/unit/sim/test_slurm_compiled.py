@@ -58,6 +58,27 @@ def test_other_knobs_equal_the_event_engine(policy, opts):
     _same(wl, 16, policy, half_life=4 * 3600, **opts)
 
 
+
+@pytest.mark.parametrize("opts", [{}, {"max_age": 3600}, {"integer": False, "weight_age": 20000},
+                                  {"max_age": 600, "weight_age": 100000, "half_life": 600}])
+def test_decisions_from_the_priorities_kept_equal_the_event_engine(monkeypatch, opts):
+    # Without backfilling, the compiled loop decides most passes from the priorities kept since the last
+    # ranking (slurm_loop._settle: the first job kept does not fit and no job that fits is within the age's
+    # growth of it; or the true first jobs recomputed within that bound), re-prioritises only the users whose
+    # Fair Tree factor changed, and re-ranks when that work exceeds the queue. Every path must give the
+    # engine's starts: a long queue (1000 jobs on 32 processors, strict order), the default 7-day max age
+    # (the kept priorities stay close), short max ages and large age weights (they drift fast: more
+    # rankings), no integer truncation. The counters show that each path ran.
+    from fairalloc.sim.policies import slurm_loop as SL
+
+    states = []
+    make = SL.new_state
+    monkeypatch.setattr(SL, "new_state", lambda *a, **k: states.append(make(*a, **k)) or states[-1])
+    wl = fa.workloads.lublin(1000, nodes=32, rng=21, n_users=8)
+    _same(wl, 32, "slurm", **{"half_life": 6 * 3600, **opts})
+    si = states[-1].si
+    assert si[SL._CERTS] > 0 and si[SL._SETTLED] > 0 and si[SL._RANKS] > 0 and si[SL._REPRIO] > 0, si
+
 def test_walltime_killed_and_rejected_jobs_equal_the_event_engine():
     # jobs killed at their requested time (enforce_walltime) and a job wider than the machine (rejected)
     wl = fa.workloads.lublin(200, nodes=16, rng=5, n_users=4)
