@@ -776,9 +776,12 @@ def _push_wake(ps, t):
 
 
 @jit(_nrt=False)
-def _sort(ps, n, by_seq, hint, cq):
+def _sort(ps, n, hint, cq):
     """``ps.cands[:n]`` sorted (bottom-up merge sort): by launch (``hint``'s sequence of the candidates' heap
-    entries ``c_ent``) when ``by_seq``, else by Kueue's candidate order (:func:`candidates_cmp`, without AFS)."""
+    entries ``c_ent``) when ``cq`` is -1, else by Kueue's candidate order for the preemptor's ClusterQueue ``cq``
+    (:func:`candidates_cmp`, without AFS). (One int64 argument, not a literal flag, and counts typed int64 from
+    their start: numba compiles one signature per literal value.)"""
+    by_seq = cq < 0
     a, b = ps.cands, ps.c_tmp
     width = 1
     while width < n:
@@ -898,34 +901,33 @@ def _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log
         rem[p] -= 1
         if rem[p] == 0:
             end[p] = now
-        C.changed(st, runs, ts, v)
-        return n_log + 1
-    h = st.qhead[v]
-    if h >= 0 and ps.job[h] == p:                   # its job heads the queue: one more pending task of it
-        runs.left[h] += 1
-    else:                                           # a run of one task at the front
-        r = ps.meta[_NRUNS]
-        ps.meta[_NRUNS] = r + 1
-        ps.job[r] = p
-        runs.user[r] = v
-        runs.left[r] = 1
-        runs.next_id[r] = 0
-        runs.sub[r] = runs.sub[p]
-        for x in range(runs.d.shape[1]):
-            runs.d[r, x] = runs.d[p, x]
-        runs.h[r] = runs.h[p]
-        runs.nxt[r] = h
-        st.qhead[v] = r
-        if h < 0:
-            st.qtail[v] = r
-    idle = st.n_pending[v] == 0
-    st.n_pending[v] += 1
-    if idle:
-        st.meta[C._ACTIVE] += 1
-        C._activate(st, runs, ts, v)
-        C.regroup(st, runs, ts, v)
     else:
-        C.changed(st, runs, ts, v)
+        h = st.qhead[v]
+        if h >= 0 and ps.job[h] == p:               # its job heads the queue: one more pending task of it
+            runs.left[h] += 1
+        else:                                       # a run of one task at the front
+            r = ps.meta[_NRUNS]
+            ps.meta[_NRUNS] = r + 1
+            ps.job[r] = p
+            runs.user[r] = v
+            runs.left[r] = 1
+            runs.next_id[r] = 0
+            runs.sub[r] = runs.sub[p]
+            for x in range(runs.d.shape[1]):
+                runs.d[r, x] = runs.d[p, x]
+            runs.h[r] = runs.h[p]
+            runs.nxt[r] = h
+            st.qhead[v] = r
+            if h < 0:
+                st.qtail[v] = r
+        idle = st.n_pending[v] == 0
+        st.n_pending[v] += 1
+        if idle:
+            st.meta[C._ACTIVE] += 1
+            C._activate(st, runs, ts, v)
+            C.regroup(st, runs, ts, v)
+            return n_log + 1
+    C.changed(st, runs, ts, v)                      # (one call site: the core inlines it, a large body)
     return n_log + 1
 
 
@@ -972,7 +974,7 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
         return ROOM, n_log
     ps.meta[_NEED] = 0
     mrt = ps.par[0]
-    n_e = 0                                         # launches holding candidates, in launch order
+    n_e = np.int64(0)                               # launches holding candidates, in launch order
     for e in range(hs):
         s = lt0[hint[e, 0] - 1]
         if s < now and now - s >= mrt:              # preemptible()
@@ -984,7 +986,7 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
     for q in range(g):
         ps.has[q] = False
     if n_e > 0:
-        _sort(ps, n_e, True, hint, np.int64(0))
+        _sort(ps, n_e, hint, np.int64(-1))
         for j in range(n_e):                        # one candidate per task (c_tmp: the entries, sorted)
             ps.c_tmp[j] = ps.c_ent[ps.cands[j]]
         for j in range(n_e):
@@ -1058,12 +1060,12 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
         if _kq.mark_candidates_into(x, ps.need, n_ok, ps.o_cq, ps.o_req, ps.o_pr, ps.o_ts, 0.0, sub_u, _kq.NEVER,
                                     _kq.ANY, qs.parent, qs.quota, ps.uw, ps.mark) == 0:
             continue
-        n_c = 0
+        n_c = np.int64(0)
         for i in range(n_ok):
             if ps.mark[i]:
                 ps.cands[n_c] = i
                 n_c += 1
-        _sort(ps, n_c, False, hint, x)
+        _sort(ps, n_c, hint, x)
         n_t = _kq.fair_preemption_into(x, d, ps.need, n_c, ps.cands, ps.o_cq, ps.o_req, ps.o_ev, ps.o_pr, ps.o_adm,
                                        ps.kind, ps.child_ptr, ps.children, qs.parent, qs.quota, qs.limit, qs.borrow,
                                        qs.lam, qs.group_of, qs.w, ps.uw, ps.strategies, ps.cfg[3] != 0, ps.work,
