@@ -480,13 +480,13 @@ def queue_session(qs, kind, totals, now):
         return volcano_session(qs, totals)
     if kind == _VOLCANO_DRF:
         if volcano_session(qs, totals):
-            rank_queues(qs, kind)
+            rank_queues(qs, kind, np.int64(-1))      # (not the default: one compiled signature)
             return True
         return False
     if kind == _HDRF:
         if qs.flags[0] == 0:
             return False
-        rank_queues(qs, kind)
+        rank_queues(qs, kind, np.int64(-1))
         qs.flags[0] = 0
         return True
     if kind == _AFS:

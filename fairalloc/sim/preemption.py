@@ -73,7 +73,8 @@ duration again (no checkpoint).
 
 :func:`reference_kueue_run` is the plain-Python reference (a specification and an oracle, O(N) per decision
 and a tournament over the tree per admission; ``fa.simulate(..., engine="reference")``). The simulator runs
-the same rules on its one compiled loop (:mod:`fairalloc.sim.kernels`): :func:`step` after each pass of the
+the same rules on its one compiled loop (:mod:`fairalloc.sim.kernels`): :func:`step` (compiled on its own, called
+by the loop's Python caller between two compiled calls of the loop) after each pass of the
 decision core (the core's ``skip`` pass is the reference's admission), with the victims released through
 the core and requeued as runs of one task at the front of their user's queue. The shares, the tournament
 and the victim choice (:func:`fairalloc.fairshare.kueue.fair_preemption_into`) are
@@ -660,10 +661,11 @@ def new_state(pre: Preemption | None, kq: KueueQueues | None, n_users: int, n_jo
     :func:`make_room`).
 
     ``pre=None`` (and ``kq=None``): the state of a queue policy that does not preempt, with every array
-    empty or of one row: :func:`step` returns at once (``cfg``'s last entry 0), :func:`job_of` is the
+    empty or of one row: :func:`wanted` is False (``cfg``'s last entry 0), :func:`job_of` is the
     identity and :func:`next_wake` has no wake-up. Every queue policy passes one (this or a live one), so
-    numba compiles the queue core's loop once, with the preemption code in it, not twice (with and
-    without): a cold compile of the whole loop again costs more than 100 CPU seconds, in every CI leg."""
+    numba compiles the queue core's loop once, not twice (with and without): a cold compile of the whole
+    loop again costs more than 100 CPU seconds, in every CI leg. The check itself (:func:`step`) is not in
+    the loop: the loop's Python caller runs it (:func:`wanted`)."""
     i64, f64 = np.int64, np.float64
     on = pre is not None
     if not on:
@@ -774,9 +776,12 @@ def _push_wake(ps, t):
 
 
 @jit(_nrt=False)
-def _sort(ps, n, by_seq, hint, cq):
+def _sort(ps, n, hint, cq):
     """``ps.cands[:n]`` sorted (bottom-up merge sort): by launch (``hint``'s sequence of the candidates' heap
-    entries ``c_ent``) when ``by_seq``, else by Kueue's candidate order (:func:`candidates_cmp`, without AFS)."""
+    entries ``c_ent``) when ``cq`` is -1, else by Kueue's candidate order for the preemptor's ClusterQueue ``cq``
+    (:func:`candidates_cmp`, without AFS). (One int64 argument, not a literal flag, and counts typed int64 from
+    their start: numba compiles one signature per literal value.)"""
+    by_seq = cq < 0
     a, b = ps.cands, ps.c_tmp
     width = 1
     while width < n:
@@ -896,35 +901,51 @@ def _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log
         rem[p] -= 1
         if rem[p] == 0:
             end[p] = now
-        C.changed(st, runs, ts, v)
-        return n_log + 1
-    h = st.qhead[v]
-    if h >= 0 and ps.job[h] == p:                   # its job heads the queue: one more pending task of it
-        runs.left[h] += 1
-    else:                                           # a run of one task at the front
-        r = ps.meta[_NRUNS]
-        ps.meta[_NRUNS] = r + 1
-        ps.job[r] = p
-        runs.user[r] = v
-        runs.left[r] = 1
-        runs.next_id[r] = 0
-        runs.sub[r] = runs.sub[p]
-        for x in range(runs.d.shape[1]):
-            runs.d[r, x] = runs.d[p, x]
-        runs.h[r] = runs.h[p]
-        runs.nxt[r] = h
-        st.qhead[v] = r
-        if h < 0:
-            st.qtail[v] = r
-    idle = st.n_pending[v] == 0
-    st.n_pending[v] += 1
-    if idle:
-        st.meta[C._ACTIVE] += 1
-        C._activate(st, runs, ts, v)
-        C.regroup(st, runs, ts, v)
     else:
-        C.changed(st, runs, ts, v)
+        h = st.qhead[v]
+        if h >= 0 and ps.job[h] == p:               # its job heads the queue: one more pending task of it
+            runs.left[h] += 1
+        else:                                       # a run of one task at the front
+            r = ps.meta[_NRUNS]
+            ps.meta[_NRUNS] = r + 1
+            ps.job[r] = p
+            runs.user[r] = v
+            runs.left[r] = 1
+            runs.next_id[r] = 0
+            runs.sub[r] = runs.sub[p]
+            for x in range(runs.d.shape[1]):
+                runs.d[r, x] = runs.d[p, x]
+            runs.h[r] = runs.h[p]
+            runs.nxt[r] = h
+            st.qhead[v] = r
+            if h < 0:
+                st.qtail[v] = r
+        idle = st.n_pending[v] == 0
+        st.n_pending[v] += 1
+        if idle:
+            st.meta[C._ACTIVE] += 1
+            C._activate(st, runs, ts, v)
+            C.regroup(st, runs, ts, v)
+            return n_log + 1
+    C.changed(st, runs, ts, v)                      # (one call site: the core inlines it, a large body)
     return n_log + 1
+
+
+@jit(_nrt=False)
+def wanted(cfg, n_pending):
+    """Whether :func:`step` is to run after this pass, from the state's ``cfg`` and the core's ``n_pending`` (two
+    arrays, not the states: a function of a state is typed for all its fields): the policy preempts and a user
+    has pending tasks (after a ``"skip"`` pass each of them is set aside); otherwise :func:`step` would return
+    :data:`NONE` at once. The compiled loop (:mod:`fairalloc.sim.kernels`) asks this and leaves :func:`step` to
+    its Python caller: numba compiles every function a compiled function calls into it, so the check, Kueue's
+    victim choice and the core's requeueing are compiled once on their own, not again into the loop (more than
+    50 CPU seconds of a cold compile), and only when a run preempts."""
+    if cfg[_ON] == 0:
+        return False
+    for u in range(n_pending.shape[0]):
+        if n_pending[u] > 0:
+            return True
+    return False
 
 
 @jit(_nrt=False)
@@ -953,7 +974,7 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
         return ROOM, n_log
     ps.meta[_NEED] = 0
     mrt = ps.par[0]
-    n_e = 0                                         # launches holding candidates, in launch order
+    n_e = np.int64(0)                               # launches holding candidates, in launch order
     for e in range(hs):
         s = lt0[hint[e, 0] - 1]
         if s < now and now - s >= mrt:              # preemptible()
@@ -965,7 +986,7 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
     for q in range(g):
         ps.has[q] = False
     if n_e > 0:
-        _sort(ps, n_e, True, hint, np.int64(0))
+        _sort(ps, n_e, hint, np.int64(-1))
         for j in range(n_e):                        # one candidate per task (c_tmp: the entries, sorted)
             ps.c_tmp[j] = ps.c_ent[ps.cands[j]]
         for j in range(n_e):
@@ -1039,12 +1060,12 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
         if _kq.mark_candidates_into(x, ps.need, n_ok, ps.o_cq, ps.o_req, ps.o_pr, ps.o_ts, 0.0, sub_u, _kq.NEVER,
                                     _kq.ANY, qs.parent, qs.quota, ps.uw, ps.mark) == 0:
             continue
-        n_c = 0
+        n_c = np.int64(0)
         for i in range(n_ok):
             if ps.mark[i]:
                 ps.cands[n_c] = i
                 n_c += 1
-        _sort(ps, n_c, False, hint, x)
+        _sort(ps, n_c, hint, x)
         n_t = _kq.fair_preemption_into(x, d, ps.need, n_c, ps.cands, ps.o_cq, ps.o_req, ps.o_ev, ps.o_pr, ps.o_adm,
                                        ps.kind, ps.child_ptr, ps.children, qs.parent, qs.quota, qs.limit, qs.borrow,
                                        qs.lam, qs.group_of, qs.w, ps.uw, ps.strategies, ps.cfg[3] != 0, ps.work,

@@ -280,6 +280,23 @@ def test_compiled_loop_is_the_reference(seed, pre, tree):
     _same_run(a, b)
 
 
+def test_compiled_loop_grows_its_room_between_checks(monkeypatch):
+    """The preemption state made with room for 2 candidates, events and requeued runs (not 256): each check
+    that needs more asks for it, the loop's Python caller grows the state and the core's run table and runs
+    the check again (the check is called from Python between two calls of the compiled loop): the same run
+    as the reference, event by event."""
+    import fairalloc.sim.preemption as P
+
+    made = P.new_state
+    monkeypatch.setattr(P, "new_state", lambda *args, **kw: made(*args, **{**kw, "rows": 2}))
+    wl = fa.workloads.google_like(6, 300, rng=0, horizon=3600.0)
+    pool = ResourcePool.from_workload(wl, 0.4)
+    a = fa.simulate(wl, pool, policy="kueue", preemption=True)
+    b = fa.simulate(wl, pool, policy="kueue", preemption=True, engine="reference")
+    assert a.stats["engine"] == "kernel" and b.stats["preemptions"] > 2     # more than the first room
+    _same_run(a, b)
+
+
 # ---- bad input -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kw,field", [
     ({"preemption": ["Cheapest"]}, "preemption_strategies"),
