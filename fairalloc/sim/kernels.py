@@ -108,10 +108,8 @@ def _pop(hend, hint, n):
 _I, _NWAKE, _SEQ, _EVENTS, _NLOG, _HSIZE, _PHASE, _WAKEON, _FREE = range(9)
 _CLOCK, _WAKE, _WAKET, _NOWF = range(4)
 # _loop's answers: all events done, more launch rows wanted (``out``), room wanted in the log and heap,
-# stopped at ``until``, Kueue's preemption check wanted (:func:`run` calls it: ``li[_PHASE]`` 4)
-_DONE, _ROWS, _ROOM, _UNTIL, _PREEMPT = 0, 1, 2, 3, 4
-# the phase after a preemption check that evicted nothing (the next wake-up, then the next instant)
-_CHECKED = 5
+# stopped at ``until``
+_DONE, _ROWS, _ROOM, _UNTIL = 0, 1, 2, 3
 
 
 @jit(_nrt=False)
@@ -128,10 +126,8 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
     the loop; ``ready`` each rank's ready time (empty unless listed). ``sl``: Slurm's multifactor
     priority on the rigid jobs (:mod:`fairalloc.sim.policies.slurm_loop`: its passes, the order, the
     next pass as the wake-up); None (settled at compile time) otherwise. ``ps``: Kueue's fair-sharing
-    preemption: after a pass that may call for it (:func:`fairalloc.sim.preemption.wanted`) the loop
-    returns :data:`_PREEMPT` and :func:`run` calls :func:`fairalloc.sim.preemption.step` between two
-    calls (``li[_PHASE]`` 4: the check is due; then 1, the pass again after evictions, or
-    :data:`_CHECKED`), so the check is compiled apart, not into this loop; None without."""
+    preemption after each pass (:func:`fairalloc.sim.preemption.step`; ``li[_PHASE]`` 4: the check runs
+    at the next call), None without."""
     n = arr_t.shape[0]
     tasks = kind == TASKS
     stop = st.meta[C._STOP] != 0
@@ -246,11 +242,18 @@ def _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeup
                 lkill[n_log] = kill[p]
                 n_log += 1
             if ps is not None:
-                if P.wanted(ps.cfg, st.n_pending):
-                    phase = 4
-        if phase == 4:                                          # preemption (after the pass, at the same instant):
-            code = _PREEMPT                                     # run() calls it, compiled apart
-            break
+                phase = 4
+        if phase == 4:                                          # preemption (after the pass, at the same instant)
+            evicted, n_log = P.step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_log, rem,
+                                    end, killed, user)
+            seq = n_log                                         # (a launch's log row is its number - 1)
+            if evicted == P.ROOM:
+                code = _ROOM
+                break
+            if evicted == P.EVICTED:
+                hs = _drop_empty(hend, hint, hs)
+                phase = 1
+                continue
         phase = 0
         w = np.inf                                          # the next wake-up while blocked
         if wakeups and stop and st.meta[C._BLOCKED] >= 0:
@@ -350,10 +353,6 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
             break
         if code == _ROWS:
             out = C.grow_rows(out)
-        if code == _PREEMPT:
-            _preempt(ps, st, runs, ts, hend, hint, lp, lk, lm, lt0, lt1, lkill, rem, end, killed, user, li, lf)
-            if li[_PHASE] != 4:
-                continue
         extra = 0
         if ps is not None and ps.meta[P._NEED] > 0:       # preemption asked for room (rows, runs, events)
             extra = int(ps.meta[P._NEED])
@@ -373,24 +372,6 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
     counts[1] = n_log
     counts[2] = li[_NWAKE]
     return lp[:n_log], lk[:n_log], lm[:n_log], lt0[:n_log], lt1[:n_log], lkill[:n_log]
-
-
-def _preempt(ps, st, runs, ts, hend, hint, lp, lk, lm, lt0, lt1, lkill, rem, end, killed, user, li, lf):
-    """Kueue's preemption check at the instant where :func:`_loop` stopped (:data:`_PREEMPT`):
-    :func:`fairalloc.sim.preemption.step`, called from here so that numba compiles it apart from the loop
-    (a compiled call would compile the check, Kueue's victim choice and the core's requeueing into the loop
-    again), and the loop's variables set for its next call: after evictions the launches left with no task
-    dropped from the heap and the pass again (phase 1); after none, the next wake-up (:data:`_CHECKED`);
-    when it asked for room, the check again once :func:`run` made it (phase 4)."""
-    evicted, n_log = P.step(ps, st, runs, ts, lf[_NOWF], hend, hint, li[_HSIZE], lp, lk, lm, lt0, lt1, lkill,
-                            li[_NLOG], rem, end, killed, user)
-    li[_NLOG] = n_log
-    li[_SEQ] = n_log                                        # (a launch's log row is its number - 1)
-    if evicted == P.EVICTED:
-        li[_HSIZE] = _drop_empty(hend, hint, li[_HSIZE])
-        li[_PHASE] = 1
-    elif evicted == P.NONE:
-        li[_PHASE] = _CHECKED
 
 
 def _dummy_task_state():

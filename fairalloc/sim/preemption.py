@@ -73,8 +73,7 @@ duration again (no checkpoint).
 
 :func:`reference_kueue_run` is the plain-Python reference (a specification and an oracle, O(N) per decision
 and a tournament over the tree per admission; ``fa.simulate(..., engine="reference")``). The simulator runs
-the same rules on its one compiled loop (:mod:`fairalloc.sim.kernels`): :func:`step` (compiled on its own, called
-by the loop's Python caller between two compiled calls of the loop) after each pass of the
+the same rules on its one compiled loop (:mod:`fairalloc.sim.kernels`): :func:`step` after each pass of the
 decision core (the core's ``skip`` pass is the reference's admission), with the victims released through
 the core and requeued as runs of one task at the front of their user's queue. The shares, the tournament
 and the victim choice (:func:`fairalloc.fairshare.kueue.fair_preemption_into`) are
@@ -661,11 +660,10 @@ def new_state(pre: Preemption | None, kq: KueueQueues | None, n_users: int, n_jo
     :func:`make_room`).
 
     ``pre=None`` (and ``kq=None``): the state of a queue policy that does not preempt, with every array
-    empty or of one row: :func:`wanted` is False (``cfg``'s last entry 0), :func:`job_of` is the
+    empty or of one row: :func:`step` returns at once (``cfg``'s last entry 0), :func:`job_of` is the
     identity and :func:`next_wake` has no wake-up. Every queue policy passes one (this or a live one), so
-    numba compiles the queue core's loop once, not twice (with and without): a cold compile of the whole
-    loop again costs more than 100 CPU seconds, in every CI leg. The check itself (:func:`step`) is not in
-    the loop: the loop's Python caller runs it (:func:`wanted`)."""
+    numba compiles the queue core's loop once, with the preemption code in it, not twice (with and
+    without): a cold compile of the whole loop again costs more than 100 CPU seconds, in every CI leg."""
     i64, f64 = np.int64, np.float64
     on = pre is not None
     if not on:
@@ -929,23 +927,6 @@ def _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log
             return n_log + 1
     C.changed(st, runs, ts, v)                      # (one call site: the core inlines it, a large body)
     return n_log + 1
-
-
-@jit(_nrt=False)
-def wanted(cfg, n_pending):
-    """Whether :func:`step` is to run after this pass, from the state's ``cfg`` and the core's ``n_pending`` (two
-    arrays, not the states: a function of a state is typed for all its fields): the policy preempts and a user
-    has pending tasks (after a ``"skip"`` pass each of them is set aside); otherwise :func:`step` would return
-    :data:`NONE` at once. The compiled loop (:mod:`fairalloc.sim.kernels`) asks this and leaves :func:`step` to
-    its Python caller: numba compiles every function a compiled function calls into it, so the check, Kueue's
-    victim choice and the core's requeueing are compiled once on their own, not again into the loop (more than
-    50 CPU seconds of a cold compile), and only when a run preempts."""
-    if cfg[_ON] == 0:
-        return False
-    for u in range(n_pending.shape[0]):
-        if n_pending[u] > 0:
-            return True
-    return False
 
 
 @jit(_nrt=False)
