@@ -42,8 +42,8 @@ GROUPS: dict[str, list[list[str]]] = {
         ["whatif", "--generator", "lublin", "--gen", "n_jobs=60", "--gen", "nodes=64", "--gen", "rng=3",
          "--gen", "n_users=5", "--policies", "slurm,slurm+easy,htcondor", "--half-lives", "1d", "--workers", "0"],
         # the learned-priorities trials: the rigid-job loop once per permutation (sim.kernels.rigid_batch), which
-        # every test of fairalloc.experiments.learn and two notebooks call (cold, 25-40 CPU s in each worker
-        # that met it first: test_learn_cli's fit fixture was the slowest set-up of a CI run)
+        # the tests of fairalloc.experiments.learn and two notebooks call; its first call compiles it whole
+        # (test_learn_cli's fit fixture was the slowest set-up of a CI run; benchmarks/RESULTS.md, "CI time")
         ["learn", "train", "--states", "2", "--per-cell", "2", "--trials", "4", "--queued", "4", "--started", "2",
          "--processors", "16", "--workers", "0"],
     ],

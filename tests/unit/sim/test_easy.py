@@ -359,7 +359,7 @@ def test_plain_python_path_gives_the_compiled_schedule():
     wl = fa.workloads.lublin(300, nodes=16, rng=7)
     # writable copies, as simulate passes them: the workload's arrays are read-only, and numba types a
     # read-only array apart, so passing them compiled the whole rigid-job loop a second time for this test
-    # alone (about 15 CPU s, the most of its time); what it specifies is the interpreter against the compiler
+    # alone (most of its time); what it specifies is the interpreter against the compiler
     s, r = easy_run(np.floor(wl.submit / 3), np.array(wl.processors), np.array(wl.run_time), np.array(wl.run_time),
                     16, scan=0)
     assert start == s.tolist()
