@@ -41,6 +41,11 @@ GROUPS: dict[str, list[list[str]]] = {
         # Slurm's specialisation of the rigid-job loop and the fair-share rules (Slurm, HTCondor)
         ["whatif", "--generator", "lublin", "--gen", "n_jobs=60", "--gen", "nodes=64", "--gen", "rng=3",
          "--gen", "n_users=5", "--policies", "slurm,slurm+easy,htcondor", "--half-lives", "1d", "--workers", "0"],
+        # the learned-priorities trials: the rigid-job loop once per permutation (sim.kernels.rigid_batch), which
+        # the tests of fairalloc.experiments.learn and two notebooks call; its first call compiles it whole
+        # (test_learn_cli's fit fixture was the slowest set-up of a CI run; benchmarks/RESULTS.md, "CI time")
+        ["learn", "train", "--states", "2", "--per-cell", "2", "--trials", "4", "--queued", "4", "--started", "2",
+         "--processors", "16", "--workers", "0"],
     ],
 }
 
@@ -53,6 +58,7 @@ def run(names: list[str]) -> int:
     from fairalloc.cli import main
 
     failed = 0
+    t00, c00 = time.perf_counter(), time.process_time()
     for name in names:
         for argv in GROUPS[name]:
             t0, c0 = time.perf_counter(), time.process_time()
@@ -65,6 +71,8 @@ def run(names: list[str]) -> int:
                 failed += 1
             print(f"warm-up {name}: fairalloc {' '.join(argv)}: exit {rc}, "
                   f"{time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} CPU s", flush=True)
+    # the last line: conftest puts it in the test run's header (how the groups balance, in the CI log)
+    print(f"{'+'.join(names)} {time.perf_counter() - t00:.0f} s wall / {time.process_time() - c00:.0f} CPU s", flush=True)
     return 1 if failed else 0
 
 

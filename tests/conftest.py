@@ -73,7 +73,7 @@ def pytest_configure(config):
     t0, c0 = time.perf_counter(), os.times()
     procs = [subprocess.Popen([sys.executable, spec.origin, *names], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, cwd=REPO) for names in share if names]
-    failed = []
+    failed, groups = [], []
     for p in procs:
         try:
             out = p.communicate(timeout=max(1.0, warmup.CAP_SECONDS - (time.perf_counter() - t0)))[0]
@@ -82,15 +82,18 @@ def pytest_configure(config):
             out = p.communicate()[0] + f"\nstopped by the warm-up's cap of {warmup.CAP_SECONDS} s"
         if p.returncode != 0:
             failed.append(out)
+        lines = out.strip().splitlines()
+        groups.append(lines[-1] if lines else "?")
     c1 = os.times()
-    _WARMUP.update(wall=time.perf_counter() - t0, procs=len(procs), failed=failed,
+    _WARMUP.update(wall=time.perf_counter() - t0, procs=len(procs), failed=failed, groups=groups,
                    cpu=c1.children_user + c1.children_system - c0.children_user - c0.children_system)
 
 
 def pytest_report_header(config):
     if _WARMUP:
         return (f"numba cache was empty: compile warm-up in {_WARMUP['procs']} processes, {_WARMUP['wall']:.0f} s "
-                f"wall, {_WARMUP['cpu']:.0f} CPU s" + (" (FAILED: see the end of this report)" if _WARMUP["failed"] else ""))
+                f"wall, {_WARMUP['cpu']:.0f} CPU s (" + "; ".join(_WARMUP["groups"]) + ")"
+                + (" (FAILED: see the end of this report)" if _WARMUP["failed"] else ""))
     return None
 
 

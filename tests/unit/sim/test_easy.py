@@ -348,7 +348,8 @@ def test_plain_python_path_gives_the_compiled_schedule():
     code = ("import json, numpy as np, fairalloc as fa\n"
             "from fairalloc.sim.kernels import rigid_run as easy_run\n"
             "wl = fa.workloads.lublin(300, nodes=16, rng=7)\n"
-            "s, r = easy_run(np.floor(wl.submit / 3), wl.processors, wl.run_time, wl.run_time, 16,"
+            "s, r = easy_run(np.floor(wl.submit / 3), np.array(wl.processors), np.array(wl.run_time),"
+            " np.array(wl.run_time), 16,"
             " scan=0)\n"
             "print(json.dumps([s.tolist(), [None if x != x else x for x in r.tolist()]]))\n")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
@@ -356,6 +357,10 @@ def test_plain_python_path_gives_the_compiled_schedule():
                          check=True).stdout
     start, resv = json.loads(out)
     wl = fa.workloads.lublin(300, nodes=16, rng=7)
-    s, r = easy_run(np.floor(wl.submit / 3), wl.processors, wl.run_time, wl.run_time, 16, scan=0)
+    # writable copies, as simulate passes them: the workload's arrays are read-only, and numba types a
+    # read-only array apart, so passing them compiled the whole rigid-job loop a second time for this test
+    # alone (most of its time); what it specifies is the interpreter against the compiler
+    s, r = easy_run(np.floor(wl.submit / 3), np.array(wl.processors), np.array(wl.run_time), np.array(wl.run_time),
+                    16, scan=0)
     assert start == s.tolist()
     assert resv == [None if x != x else x for x in r.tolist()]
