@@ -107,7 +107,23 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="also run tests marked slow")
 
 
+#: Tests that hold one worker for a long time (CI's ``--durations``): collected first, longest first, so that
+#: with ``-n 2`` the other worker runs the rest of the suite beside them instead of one worker finishing them
+#: alone at the end (the greedy longest-first schedule on two machines). Only the order changes: every test
+#: is independent of the others.
+FIRST = ("tests/integration/test_notebook_axioms.py",
+         "tests/unit/sim/test_production_policies.py::test_schedules_follow_the_rule[kueue]",
+         "tests/integration/test_check_cli.py::test_all_on_the_sweep_runner_matches_and_resumes",
+         "tests/integration/test_notebook",
+         "tests/unit/experiments/test_sweep.py::test_local_cluster_same_rows_workload_built_once_per_worker")
+
+
+def _first_rank(item) -> int:
+    return next((k for k, prefix in enumerate(FIRST) if item.nodeid.startswith(prefix)), len(FIRST))
+
+
 def pytest_collection_modifyitems(config, items):
+    items[:] = sorted(items, key=_first_rank)       # stable: the rest keeps the collection order
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")
