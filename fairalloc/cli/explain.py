@@ -96,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
                                    argument="--option", value="accounts")
     accounts = accounts_arg(args.accounts)
     if accounts is not None:
-        tree, text = _resolve_tree(accounts, [int(u) for u in np.unique(wl.user)], args.seed)
-        _check_users_in_tree(tree, [int(u) for u in np.unique(wl.user)])
+        users = [int(u) for u in np.unique(wl.user)]
+        tree, text = _resolve_tree(accounts, users, args.seed)
+        _check_users_in_tree(tree, users)
         options["accounts"] = tree
         say(args, f"accounts: {text}")
     e = explain(wl, args.row, job_id=args.job, capacity=args.processors, policy=args.policy, **options)
