@@ -115,6 +115,8 @@ _age_factor = jit(_sl.age_factor)
 _job_priority = jit(_sl.job_priority)
 _rup_update_into = jit(_hc.rup_update_into)
 _negotiate_into = jit(_hc.negotiate_into)
+_negotiate_work_into = jit(_hc.negotiate_work_into)
+_eup_into = jit(_hc.effective_priority_into)
 _decay_row_into = jit(commitments.decay_row_into)
 
 
@@ -947,6 +949,68 @@ class HTCondorPolicy(Policy):
 
     def run_stats(self) -> dict[str, Any]:
         return {"cycles": int(self.n_cycles), "negotiations": int(self.n_negotiations)}
+
+    # -- the compiled loop -----------------------------------------------------------------------------
+    #: ``fa.simulate(..., engine="kernel")`` may run a policy object on the compiled loop: :meth:`run_kernel`
+    #: leaves the state the event engine would (``rup``, ``in_use``, ``uncharged``, the counters).
+    kernel_keeps_state = True
+
+    def kernel_refusal(self, sim: Any) -> str | None:
+        """Why the compiled loop (:meth:`run_kernel`) does not run ``sim``, or None when it does."""
+        from ..cluster_state import ProcessorPool
+
+        if not (isinstance(sim.state, ProcessorPool) and bool(np.all(sim.workload.tasks == 1))):
+            return "tasks on a pool (the compiled loop runs HTCondor on rigid jobs on processors)"
+        if sim.progress:
+            return "progress=True (the compiled loop shows no progress bar)"
+        if self.watch is not None:
+            return "watch= (explain records each cycle on the event engine)"
+        tree = self.accounts if isinstance(self.accounts, AccountTree) else None
+        if self.accounts is not None and tree is None:
+            from ...accounts import read_accounts
+            tree = read_accounts(self.accounts)
+        if tree is not None:
+            quota = np.asarray(tree.attribute("quota"))
+            dyn = np.asarray(tree.attribute("quota_dynamic"))
+            if bool(np.any(~np.isnan(quota[1:])) or np.any(~np.isnan(dyn[1:]))):
+                return "accounting groups (quota or quota_dynamic: the group negotiation runs on the event engine)"
+        return None
+
+    def kernel_applies(self, sim: Any) -> bool:
+        """Whether :meth:`run_kernel` runs ``sim`` (:meth:`kernel_refusal` says why not)."""
+        return self.kernel_refusal(sim) is None
+
+    def run_kernel(self, sim: Any) -> Any:
+        """Run ``sim`` on the simulator's compiled loop (:func:`fairalloc.sim.kernels.rigid_run` with
+        :mod:`.condor_loop`, inside Slurm's specialisation of the loop): the event engine's schedule (the tests
+        compare every start time), with the rules and the set-up of this class. Call only when
+        :meth:`kernel_applies`."""
+        from ..kernels import rigid_run
+        from ..metrics import SimulationResult
+        from ..simulate import rigid_setup
+        from . import condor_loop as CL
+        from . import slurm_loop as SL
+
+        wl, state = sim.workload, sim.state
+        ok, rejected, kill, dur, order, expected = rigid_setup(sim)
+        self.reset(sim)                      # the tree, users, sizes and factors, as the engine's
+        n = len(wl)
+        sl = SL.condor_state(self.uidx[order], self.size[order], wl.processors[order], self.factor, self.prio,
+                             int(state.capacity))
+        start = np.full(n, np.nan)
+        start[order], _ = rigid_run(wl.submit[order], wl.processors[order], dur[order], expected[order],
+                                    int(state.capacity), backfill=False, slurm=sl)
+        hc = sl.hc
+        self.rup[:] = hc.rup
+        self.in_use[:] = hc.in_use
+        self.uncharged[:] = hc.uncharged
+        self.last = float(hc.cf[CL._LAST])
+        self.n_cycles = int(hc.ci[CL._CYCLES])
+        self.n_negotiations = int(hc.ci[CL._NEG])
+        return SimulationResult.from_run(wl, start=start, end=start + dur, killed=kill, rejected=rejected,
+                                         launches=None, policy=self.name, state=state,
+                                         enforce_walltime=sim.enforce_walltime,
+                                         stats={"engine": "kernel", **self.run_stats()})
 
     def _record(self, now, free, idle, matched, eup, rounds) -> dict[str, Any]:
         j = self.watch
