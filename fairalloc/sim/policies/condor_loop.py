@@ -37,8 +37,8 @@ from .fairshare import _condor_cycles, _eup_into, _negotiate_work_into
 
 __all__ = ["CondorLoopState", "new_state"]
 
-# ints of the state (ci): idle jobs, cycles (RUP updates), negotiations, decisions
-_NIDLE, _CYCLES, _NEG, _DECISIONS = range(4)
+# ints of the state (ci): idle jobs, cycles (RUP updates), negotiations, decisions, users whose RUP moves
+_NIDLE, _CYCLES, _NEG, _DECISIONS, _NLIVE = range(5)
 # floats of the state (cf): last cycle, interval, tau, pool slot weight, min slot weight, smallest idle size
 _LAST, _INTERVAL, _TAU, _TOTAL, _MSW, _MINSIZE = range(6)
 
@@ -46,7 +46,7 @@ _LAST, _INTERVAL, _TAU, _TOTAL, _MSW, _MINSIZE = range(6)
 class CondorLoopState(NamedTuple):
     """HTCondor's arrays between the loop's events (positions: the loop's jobs in arrival order)."""
 
-    ci: np.ndarray          #: int64 (4,): counters (module constants)
+    ci: np.ndarray          #: int64 (5,): counters (module constants)
     cf: np.ndarray          #: float (6,): last cycle, interval, tau, pool, min slot weight, smallest idle size
     uidx: np.ndarray        #: (n,) each job's user
     size: np.ndarray        #: (n,) slot weight (billing rate)
@@ -57,16 +57,21 @@ class CondorLoopState(NamedTuple):
     ssize: np.ndarray       #: (n,) their sizes
     matched: np.ndarray     #: (n,) bool: matched this negotiation
     ptr: np.ndarray         #: (users + 1,) each user's idle jobs in sjob
-    rup: np.ndarray         #: (users,) real user priorities
-    factor: np.ndarray      #: (users,) priority factors
-    in_use: np.ndarray      #: (users,) slot weight in use
-    uncharged: np.ndarray   #: (users,) usage of jobs ended since the last cycle
+    rup: np.ndarray         #: (users,) real user priorities, by slot
+    factor: np.ndarray      #: (users,) priority factors, by user
+    in_use: np.ndarray      #: (users,) slot weight in use, by slot
+    uncharged: np.ndarray   #: (users,) usage of jobs ended since the last cycle, by slot
     rho: np.ndarray         #: (users,) work space of the RUP update
-    eup: np.ndarray         #: (users,) effective user priorities
-    usage: np.ndarray       #: (users,) a negotiation's usage
+    slot: np.ndarray        #: (users,) each user's slot (the users whose RUP moves at [0, ci[_NLIVE]))
+    uslot: np.ndarray       #: (users,) each slot's user
+    rupu: np.ndarray        #: (users,) a negotiation's RUPs, of its submitters with idle jobs in user order
+    cfac: np.ndarray        #: (users,) their priority factors
+    cptr: np.ndarray        #: (users + 1,) their idle jobs in sjob
+    eup: np.ndarray         #: (users,) a negotiation's effective user priorities (its submitters)
+    usage: np.ndarray       #: (users,) its usage
     shares: np.ndarray      #: (users,) pie shares (work space)
     limits: np.ndarray      #: (users,) pie slices (work space)
-    order: np.ndarray       #: (users,) the last negotiation's submitter order
+    order: np.ndarray       #: (users,) a negotiation's submitter order
     active: np.ndarray      #: (users,) bool work space
     starve: np.ndarray      #: (users,) work space
 
@@ -78,17 +83,20 @@ def new_state(uidx, size, procs, factor, prio, capacity: int) -> CondorLoopState
     n = len(uidx)
     m = n if n else 1
     nu = len(factor)
-    ci = np.zeros(4, np.int64)
+    ci = np.zeros(5, np.int64)
     cf = np.array([0.0, float(prio.interval), float(prio.tau), float(capacity), float(prio.min_slot_weight), np.inf])
 
     def f(a, dt):
         return np.ascontiguousarray(a, dtype=dt)
 
-    return CondorLoopState(ci, cf, f(uidx, np.int64), f(size, float), f(procs, np.int64), np.zeros(m),
-                           np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m), np.zeros(m, np.bool_),
-                           np.zeros(nu + 1, np.int64), np.full(nu, _hc.MIN_PRIORITY), f(factor, float), np.zeros(nu),
-                           np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu),
-                           np.arange(nu, dtype=np.int64), np.zeros(nu, np.bool_), np.zeros(nu))
+    z = np.zeros
+    return CondorLoopState(ci=ci, cf=cf, uidx=f(uidx, np.int64), size=f(size, float), procs=f(procs, np.int64),
+                           started_at=z(m), idle=z(m, np.int64), sjob=z(m, np.int64), ssize=z(m), matched=z(m, np.bool_),
+                           ptr=z(nu + 1, np.int64), rup=np.full(nu, _hc.MIN_PRIORITY), factor=f(factor, float),
+                           in_use=z(nu), uncharged=z(nu), rho=z(nu), slot=np.arange(nu, dtype=np.int64),
+                           uslot=np.arange(nu, dtype=np.int64), rupu=z(nu), cfac=z(nu), cptr=z(nu + 1, np.int64),
+                           eup=z(nu), usage=z(nu), shares=z(nu), limits=z(nu), order=np.arange(nu, dtype=np.int64),
+                           active=z(nu, np.bool_), starve=z(nu))
 
 
 def idle_state() -> CondorLoopState:
@@ -98,16 +106,51 @@ def idle_state() -> CondorLoopState:
     return new_state(np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64), np.ones(1), HTCondorPriority(), 1)
 
 
+@jit(inline='always')
+def _swap(hc, a, b):
+    """Exchange the users at slots ``a`` and ``b``."""
+    ua, ub = hc.uslot[a], hc.uslot[b]
+    hc.uslot[a], hc.uslot[b] = ub, ua
+    hc.slot[ua], hc.slot[ub] = b, a
+    hc.rup[a], hc.rup[b] = hc.rup[b], hc.rup[a]
+    hc.in_use[a], hc.in_use[b] = hc.in_use[b], hc.in_use[a]
+    hc.uncharged[a], hc.uncharged[b] = hc.uncharged[b], hc.uncharged[a]
+
+
+@jit(inline='always')
+def _live(hc, u):
+    """User ``u``'s slot, among the users whose RUP moves (it is about to use processors)."""
+    nl = hc.ci[_NLIVE]
+    if hc.slot[u] >= nl:
+        _swap(hc, hc.slot[u], nl)
+        hc.ci[_NLIVE] = nl + 1
+    return hc.slot[u]
+
+
 @jit(_nrt=False)
 def catch_up(hc, now):
-    """Every cycle up to ``now`` (the RUP updates; the processors in use constant in between)."""
-    cf = hc.cf
+    """Every cycle up to ``now`` (the RUP updates; the processors in use constant in between).
+
+    Only the users at slots ``[0, ci[_NLIVE])`` are updated: every other user is at the floor with nothing in use
+    and nothing uncharged, which a cycle leaves exactly as it is
+    (:math:`\max(\pi_{min}, (1-\beta)\cdot 0 + \beta\,\pi_{min}) = \pi_{min}`, :math:`\beta \le 1`); a user
+    joins them when it starts a job and leaves them once back in that state."""
+    cf, ci = hc.cf, hc.ci
     if cf[_LAST] + cf[_INTERVAL] > now:
         return
-    last, k = _condor_cycles(hc.rup, hc.in_use, hc.uncharged, hc.rho, cf[_LAST], now, cf[_INTERVAL], cf[_TAU],
-                             _hc.MIN_PRIORITY)
+    nl = ci[_NLIVE]
+    last, k = _condor_cycles(hc.rup[:nl], hc.in_use[:nl], hc.uncharged[:nl], hc.rho[:nl], cf[_LAST], now,
+                             cf[_INTERVAL], cf[_TAU], _hc.MIN_PRIORITY)
     cf[_LAST] = last
-    hc.ci[_CYCLES] += k
+    ci[_CYCLES] += k
+    s = 0
+    while s < nl:
+        if hc.rup[s] == _hc.MIN_PRIORITY and hc.in_use[s] == 0.0 and hc.uncharged[s] == 0.0:
+            nl -= 1
+            _swap(hc, s, nl)
+        else:
+            s += 1
+    ci[_NLIVE] = nl
 
 
 @jit(_nrt=False)
@@ -115,7 +158,7 @@ def finish(hc, j, now):
     """Job ``j`` ended at ``now``: the cycles up to now; its slot weight leaves the user's use and its usage
     since its start (or the last cycle) is left to the next update (the engine's ``on_finish``)."""
     catch_up(hc, now)
-    u = hc.uidx[j]
+    u = _live(hc, hc.uidx[j])
     w = hc.size[j]
     hc.in_use[u] -= w
     if abs(hc.in_use[u]) < 1e-9:
@@ -162,13 +205,26 @@ def _negotiate(hc, free):
     for u in range(nu, 0, -1):
         ptr[u] = ptr[u - 1]
     ptr[0] = 0
-    _eup_into(hc.rup, hc.factor, hc.eup)
+    # the submitters with idle jobs only, in user order (the others take no part in the rule: no share, no
+    # limit, no place in the spins; the order's index tie-break keeps user order), with their RUP by slot
     total = 0.0
+    na = 0
+    cptr = hc.cptr
+    cptr[0] = 0
     for u in range(nu):
-        hc.usage[u] = hc.in_use[u]
-        total += hc.in_use[u]
-    _negotiate_work_into(hc.eup, hc.usage, ptr, ssize[:n_idle], float(free), hc.cf[_TOTAL], np.inf, total,
-                         hc.cf[_MSW], hc.matched[:n_idle], hc.shares, hc.limits, hc.order, hc.active, hc.starve)
+        s = hc.slot[u]
+        total += hc.in_use[s]
+        if ptr[u + 1] > ptr[u]:
+            hc.rupu[na] = hc.rup[s]
+            hc.cfac[na] = hc.factor[u]
+            hc.usage[na] = hc.in_use[s]
+            hc.order[na] = na
+            na += 1
+            cptr[na] = ptr[u + 1]
+    _eup_into(hc.rupu[:na], hc.cfac[:na], hc.eup[:na])
+    _negotiate_work_into(hc.eup[:na], hc.usage[:na], cptr[:na + 1], ssize[:n_idle], float(free), hc.cf[_TOTAL],
+                         np.inf, total, hc.cf[_MSW], hc.matched[:n_idle], hc.shares[:na], hc.limits[:na],
+                         hc.order[:na], hc.active[:na], hc.starve[:na])
 
 
 @jit(inline='always')
@@ -192,7 +248,7 @@ def decide(hc, now, free, es, out):
             out[k] = k
             k += 1
             hc.started_at[j] = now
-            hc.in_use[hc.uidx[j]] += hc.size[j]
+            hc.in_use[_live(hc, hc.uidx[j])] += hc.size[j]
             free -= hc.procs[j]
     if k > 0:                                   # the idle jobs left, in arrival order
         w = 0

@@ -185,15 +185,20 @@ def _slurm_priorities(jobs, submit, uidx, js, fs, now, max_age, wa, wf, wj, wp, 
 
 @jit
 def _condor_cycles(rup, in_use, uncharged, rho, last, now, interval, tau, min_priority):
-    """Every RUP update at ``last + k * interval <= now`` (in use constant in between); returns (last, cycles)."""
+    """Every RUP update at ``last + k * interval <= now`` (in use constant in between); returns (last, cycles).
+    The usage of the jobs ended counts in the first update; from the second on :math:`\rho` is ``in_use`` itself
+    (``in_use + 0 / dt`` is ``in_use``, exactly)."""
     n = 0
     t = last + interval
     while t <= now:
         dt = t - last
-        for i in range(rup.shape[0]):
-            rho[i] = in_use[i] + uncharged[i] / dt
-            uncharged[i] = 0.0
-        _rup_update_into(rup, rho, dt, tau, min_priority, rup)
+        if n == 0:
+            for i in range(rup.shape[0]):
+                rho[i] = in_use[i] + uncharged[i] / dt
+                uncharged[i] = 0.0
+            _rup_update_into(rup, rho, dt, tau, min_priority, rup)
+        else:
+            _rup_update_into(rup, in_use, dt, tau, min_priority, rup)
         last = t
         n += 1
         t = last + interval
@@ -1001,9 +1006,9 @@ class HTCondorPolicy(Policy):
         start[order], _ = rigid_run(wl.submit[order], wl.processors[order], dur[order], expected[order],
                                     int(state.capacity), backfill=False, slurm=sl)
         hc = sl.hc
-        self.rup[:] = hc.rup
-        self.in_use[:] = hc.in_use
-        self.uncharged[:] = hc.uncharged
+        self.rup[:] = hc.rup[hc.slot]          # (kept by slot: condor_loop)
+        self.in_use[:] = hc.in_use[hc.slot]
+        self.uncharged[:] = hc.uncharged[hc.slot]
         self.last = float(hc.cf[CL._LAST])
         self.n_cycles = int(hc.ci[CL._CYCLES])
         self.n_negotiations = int(hc.ci[CL._NEG])
