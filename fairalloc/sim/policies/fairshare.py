@@ -55,6 +55,12 @@ and limits (:func:`~fairalloc.fairshare.htcondor.group_limits`), then negotiates
 order of usage over quota (HTCondor's default ``GROUP_SORT_EXPR``; the ``<none>`` group, users directly
 under ``root``, last).
 
+Both run by default on the simulator's compiled loop (:mod:`.slurm_loop`, :mod:`.condor_loop`: one
+specialisation of :func:`fairalloc.sim.kernels._loop` for both, the same rules compiled from the same source,
+the event engine their oracle in the tests); ``engine="events"`` selects the event engine, and what the compiled
+loop does not cover runs there (logged with the reason: ``watch=``, ``progress=True``, Slurm's
+``decay="continuous"`` and tasks on a pool, HTCondor's accounting groups).
+
 Both policies keep, for :mod:`fairalloc.experiments.explain`, the factors of each decision about one
 *watched* job (``watch=row``): nothing is recorded otherwise.
 
