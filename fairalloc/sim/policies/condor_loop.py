@@ -129,7 +129,7 @@ def _live(hc, u):
 
 @jit(_nrt=False)
 def catch_up(hc, now):
-    """Every cycle up to ``now`` (the RUP updates; the processors in use constant in between).
+    r"""Every cycle up to ``now`` (the RUP updates; the processors in use constant in between).
 
     Only the users at slots ``[0, ci[_NLIVE])`` are updated: every other user is at the floor with nothing in use
     and nothing uncharged, which a cycle leaves exactly as it is
