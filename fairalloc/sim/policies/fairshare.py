@@ -266,6 +266,19 @@ def _rates(billing: Any, wl: Any) -> np.ndarray:
                    if b.rule != "dominant_share" else [float(max(wl.processors.max(), 1))])
 
 
+def _loop_refusal(name: str, sim: Any, watch: Any) -> str | None:
+    """What of ``sim`` the compiled loop runs for neither policy (tasks on a pool, a progress bar, ``watch=``)."""
+    from ..cluster_state import ProcessorPool
+
+    if not (isinstance(sim.state, ProcessorPool) and bool(np.all(sim.workload.tasks == 1))):
+        return f"tasks on a pool (the compiled loop runs {name} on rigid jobs on processors)"
+    if sim.progress:
+        return "progress=True (the compiled loop shows no progress bar)"
+    if watch is not None:
+        return "watch= (explain records each decision on the event engine)"
+    return None
+
+
 def _check_watch(watch: Any) -> int | None:
     if watch is None:
         return None
@@ -631,14 +644,9 @@ class SlurmPolicy(QueuePolicy):
 
     def kernel_refusal(self, sim: Any) -> str | None:
         """Why the compiled loop (:meth:`run_kernel`) does not run ``sim``, or None when it does."""
-        from ..cluster_state import ProcessorPool
-
-        if not (isinstance(sim.state, ProcessorPool) and bool(np.all(sim.workload.tasks == 1))):
-            return "tasks on a pool (the compiled loop runs Slurm on rigid jobs on processors)"
-        if sim.progress:
-            return "progress=True (the compiled loop shows no progress bar)"
-        if self.watch is not None:
-            return "watch= (explain records each decision on the event engine)"
+        why = _loop_refusal("Slurm", sim, self.watch)
+        if why is not None:
+            return why
         if self.prio.decay == "continuous":
             return "decay='continuous' (SDRF's Eq. 6 between events runs on the event engine)"
         if self.prio.usage_reset not in ("none", "now") and float(self.prio.calc_period) != round(self.prio.calc_period):
@@ -968,14 +976,9 @@ class HTCondorPolicy(Policy):
 
     def kernel_refusal(self, sim: Any) -> str | None:
         """Why the compiled loop (:meth:`run_kernel`) does not run ``sim``, or None when it does."""
-        from ..cluster_state import ProcessorPool
-
-        if not (isinstance(sim.state, ProcessorPool) and bool(np.all(sim.workload.tasks == 1))):
-            return "tasks on a pool (the compiled loop runs HTCondor on rigid jobs on processors)"
-        if sim.progress:
-            return "progress=True (the compiled loop shows no progress bar)"
-        if self.watch is not None:
-            return "watch= (explain records each cycle on the event engine)"
+        why = _loop_refusal("HTCondor", sim, self.watch)
+        if why is not None:
+            return why
         tree = self.accounts if isinstance(self.accounts, AccountTree) else None
         if self.accounts is not None and tree is None:
             from ...accounts import read_accounts

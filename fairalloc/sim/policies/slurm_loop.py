@@ -41,6 +41,10 @@ as the order mostly survives a pass). Strict order hands EASY's core only the jo
 prefix up to the first that does not fit); with backfilling the whole order. Jobs are the loop's positions
 (arrival order), so "earlier submission, then lower row" is "lower position".
 
+HTCondor runs in the same specialisation of the loop: its state (:mod:`.condor_loop`) is the field ``hc`` of
+this one (:func:`condor_state`), and :func:`finish`, :func:`submit`, :func:`decide` and :func:`next_wakeup`
+hand an HTCondor run to its functions (a flag of the state, read at run time).
+
 Every function allocates nothing (the loop is compiled without reference counting); the arrays are made by
 :func:`new_state`.
 """

@@ -1,8 +1,9 @@
 """HTCondor's user priorities on the compiled loop (fairalloc.sim.policies.condor_loop) against the event engine's
 policy as the oracle (its semantics: fairshare.py's module docstring, with hand-computed tests in
-test_fairshare_policies.py, whose HTCondor cases run on both engines), the paths of the compiled state (users back at the RUP
-floor, negotiations over some of the users), the routing of what it does not cover, and the first spin's order
-of negotiate_work_into against the documented key."""
+test_fairshare_policies.py, whose HTCondor cases run on both engines; walltime kills and rejections in
+test_slurm_compiled), the paths of the compiled state (users back at the RUP floor, negotiations over some of
+the users), the routing of what it does not cover, and the first spin's order of negotiate_work_into against
+the documented key."""
 
 import logging
 
@@ -88,19 +89,6 @@ def test_users_back_at_the_floor_and_partial_negotiations_equal_the_event_engine
                     user=np.r_[a.user, a.user[0]])
     _same(tail, 16, half_life=3600)
     assert states[-1].hc.ci[CL._NLIVE] == 1 < n_users
-
-
-def test_walltime_killed_and_rejected_jobs_equal_the_event_engine():
-    wl = fa.workloads.lublin(200, nodes=16, rng=5, n_users=4)
-    req = wl.run_time * np.where(np.arange(len(wl)) % 3 == 0, 0.5, 2.0)
-    procs = wl.processors.copy()
-    procs[7] = 64
-    wl2 = Workload(submit=wl.submit, run_time=wl.run_time, processors=procs, user=wl.user, requested_time=req)
-    a = simulate(wl2, 16, policy="htcondor", engine="events", enforce_walltime=True, half_life=3600)
-    b = simulate(wl2, 16, policy="htcondor", engine="kernel", enforce_walltime=True, half_life=3600)
-    np.testing.assert_array_equal(b.jobs["start"].to_numpy(), a.jobs["start"].to_numpy())
-    np.testing.assert_array_equal(b.jobs["killed"].to_numpy(), a.jobs["killed"].to_numpy())
-    assert np.isnan(b.jobs.loc[b.jobs["processors"] == 64, "start"]).all() and b.jobs["killed"].any()
 
 
 def test_default_path_and_routing(caplog):
