@@ -258,13 +258,13 @@ class BatchFIFO(TaskFIFO):
         return b
 
     def on_finish_many(self, launches, now, killed):
-        assert self.sim.state.usage().sum() >= 0
-        self.ends.append((now, launches.tag.tolist(), killed.tolist()))
+        self.ends.append((now, launches.tag.tolist(), killed.tolist(), self.sim.state.usage().tolist()))
 
 
 def test_launch_arrays_hand_computed():
     # test_task_fifo_on_a_pool_hand_computed's workload: the same schedule and log through arrays;
-    # the ends come back with their tags: A's launch (tag 100) at 10, B's (101) at 15, C's (102) at 16
+    # the ends come back with their tags: A's launch (tag 100) at 10, B's (101) at 15, C's (102) at 16,
+    # each with its resources already free (nothing else runs at those instants before the decision)
     wl = Workload(submit=[0, 0, 1], run_time=[10, 5, 1], tasks=[3, 2, 1],
                   resources=[[1, 2], [2, 1], [1, 1]], resource_names=["cpu", "mem"], user=[0, 1, 2])
     pol = BatchFIFO()
@@ -272,7 +272,8 @@ def test_launch_arrays_hand_computed():
     assert r.jobs["start"].tolist() == [0, 10, 15] and r.jobs["end"].tolist() == [10, 15, 16]
     assert r.launches[["job", "tasks", "server", "start"]].values.tolist() == [
         [0, 3, 0, 0], [1, 2, 0, 10], [2, 1, 0, 15]]
-    assert pol.ends == [(10.0, [100], [False]), (15.0, [101], [False]), (16.0, [102], [False])]
+    assert pol.ends == [(10.0, [100], [False], [0.0, 0.0]), (15.0, [101], [False], [0.0, 0.0]),
+                        (16.0, [102], [False], [0.0, 0.0])]
 
 
 def test_launch_arrays_end_together_in_launch_order_and_in_their_place():
