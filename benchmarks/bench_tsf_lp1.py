@@ -85,8 +85,6 @@ def _linprog(c, a, b, hi):
 
 
 def _highspy_model(c, a, b, hi):
-    import highspy
-
     from fairalloc.exact.backends import highs_arrays
     from fairalloc.exact.solvers import highs_threads, quiet_highs
 
@@ -96,7 +94,7 @@ def _highspy_model(c, a, b, hi):
     h.setOptionValue("simplex_strategy", 1)        # dual simplex, as scipy's linprog(method="highs")
     h.passModel(highs_arrays(np.asarray(c, float), np.zeros(c.size), np.asarray(hi, float), sp.csr_matrix(a),
                              np.full(a.shape[0], -np.inf), np.asarray(b, float)))
-    return h, highspy
+    return h
 
 
 def main(argv=None) -> None:
@@ -131,7 +129,7 @@ def main(argv=None) -> None:
             same[name][0] += x.tobytes() == x0.tobytes()
             same[name][1] += bool(np.abs(x - x0).max() <= 1e-9)
         t = time.process_time()
-        h, highspy = _highspy_model(c, A, b, hi)
+        h = _highspy_model(c, A, b, hi)
         h.run()
         x = np.asarray(h.getSolution().col_value)
         cpu["highspy"] += time.process_time() - t
