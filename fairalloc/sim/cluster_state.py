@@ -111,6 +111,17 @@ class ClusterState:
     def release(self, job: int, tasks: int, server: int) -> None:
         raise NotImplementedError
 
+    def allocate_many(self, launches: Any) -> None:
+        """:meth:`allocate` of every launch of a :class:`~fairalloc.sim.launches.Launches`, in order
+        (raises at the first that does not fit, the ones before it allocated)."""
+        for j, k, s in zip(launches.job.tolist(), launches.tasks.tolist(), launches.server.tolist()):
+            self.allocate(j, k, s)
+
+    def release_many(self, launches: Any) -> None:
+        """:meth:`release` of every launch of a :class:`~fairalloc.sim.launches.Launches`, in order."""
+        for j, k, s in zip(launches.job.tolist(), launches.tasks.tolist(), launches.server.tolist()):
+            self.release(j, k, s)
+
     def usage(self) -> np.ndarray:
         raise NotImplementedError
 
@@ -338,6 +349,30 @@ class Servers(ClusterState):
     def release(self, job: int, tasks: int, server: int) -> None:
         pool = self.pool
         pool.release(server, self._dlist[job] if pool.one_pool else self._drows[job], tasks)
+
+    def allocate_many(self, launches: Any) -> None:
+        """:meth:`allocate` of every launch in order, compiled (:func:`fairalloc.sim.launches.take_many`:
+        the same test and subtractions); the first that does not fit raises :meth:`allocate`'s error."""
+        from .launches import take_many
+
+        free = np.array(self.pool.free, dtype=float)
+        placed = self.placement is not None
+        place = self.placement if placed else np.ones((1, 1), dtype=bool)
+        bad = take_many(free, self.demand, self.user, place, placed, launches.job, launches.tasks,
+                        launches.server, float(shares.FLOOR_EPS))
+        self.pool.assign(free)          # the launches before a refused one stay taken, as one at a time
+        if bad >= 0:                    # allocate's own refusal and message
+            self.allocate(int(launches.job[bad]), int(launches.tasks[bad]), int(launches.server[bad]))
+            raise SimulationError(f"launch {bad} of the batch: refused by the compiled test, accepted by "
+                                  "allocate (a bug)")
+
+    def release_many(self, launches: Any) -> None:
+        """:meth:`release` of every launch in order, compiled (:func:`fairalloc.sim.launches.release_many`)."""
+        from .launches import release_many
+
+        free = np.array(self.pool.free, dtype=float)
+        release_many(free, self.demand, launches.job, launches.tasks, launches.server)
+        self.pool.assign(free)
 
     def usage(self) -> np.ndarray:
         return (self.capacities - self.pool.free).sum(axis=0)
