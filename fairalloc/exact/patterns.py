@@ -261,7 +261,8 @@ class PackingAnswer:
 
 
 class _Master:
-    """The restricted master LP on highspy, with residual right-hand sides for diving."""
+    """The restricted master LP on highspy (module docstring): rows L_i, U_i, R_it, K_k, all ">=";
+    columns the deficits of L and U (cost 1), then the patterns and the branching rows' slacks."""
 
     def __init__(self, tv: TimeVaryingInstance, types: list[ServerType], lower, upper) -> None:
         import highspy
@@ -279,7 +280,7 @@ class _Master:
         self.h = quiet_highs()
         self.inf = highspy.kHighsInf
         self.h.setOptionValue("threads", 1)
-        self.h.addRows(self.n_rows, self.rhs(np.zeros((n, T)), np.zeros(len(types))), np.full(self.n_rows, self.inf),
+        self.h.addRows(self.n_rows, self.rhs(), np.full(self.n_rows, self.inf),
                        0, np.array([], dtype=np.int32), np.array([], dtype=np.int32), np.array([]))
         for i in range(n):                 # the elastic deficits, cost 1
             self.h.addCol(1.0, 0.0, self.inf, 1, np.array([i], dtype=np.int32), np.array([1.0]))
@@ -289,15 +290,9 @@ class _Master:
         self.n_h = 2 * n                                    # highspy columns so far
         self.keys: dict = {}
 
-    def rhs(self, fixed: np.ndarray, fixed_types: np.ndarray) -> np.ndarray:
-        """Row lower bounds with the fixed patterns' starts (N, T) and server counts taken off."""
-        x = fixed.sum(axis=1)
-        c = np.cumsum(fixed, axis=1)
-        return np.r_[self.lo - x, -(self.hi - x), -(self.cum - c).ravel(), -(self.counts - fixed_types)]
-
-    def set_rhs(self, fixed, fixed_types) -> None:
-        lb = self.rhs(fixed, fixed_types)
-        self.h.changeRowsBounds(self.n_rows, np.arange(self.n_rows, dtype=np.int32), lb, np.full(self.n_rows, self.inf))
+    def rhs(self) -> np.ndarray:
+        """The rows' lower bounds: l_i, -u_i, -A_i(t), -n_k."""
+        return np.r_[self.lo, -self.hi, -self.cum.ravel(), -self.counts]
 
     def column(self, k: int, y: np.ndarray) -> np.ndarray:
         n, T = self.n, self.T
@@ -338,6 +333,23 @@ class _Master:
         return float(obj), np.array(sol.row_dual), lam
 
 
+def _check(tv: TimeVaryingInstance, starts: np.ndarray) -> None:
+    """Re-check a schedule against the model's own rules with
+    :func:`~fairalloc.exact.tvtsf.schedule_details` (capacity per server, resource and slot; nothing
+    started before it is submitted; placement); a violation is a bug here, raised."""
+    from .tvtsf import schedule_details
+
+    det = schedule_details(tv, starts)
+    over = det["usage"] - tv.cluster.capacities[:, :, None]
+    if (over > 1e-9).any():
+        m, r, t = (int(v) for v in np.argwhere(over > 1e-9)[0])
+        raise RuntimeError(f"patterns: schedule over capacity on server {m}, resource {r}, slot {t}")
+    if (det["pending"] < 0).any():
+        i, t = (int(v) for v in np.argwhere(det["pending"] < 0)[0])
+        raise RuntimeError(f"patterns: user {i} started more tasks than submitted by slot {t}")
+    if starts[~np.broadcast_to(tv.placement[:, :, None], starts.shape)].any():
+        raise RuntimeError("patterns: a task on a server its placement forbids")
+
 
 def highspy_status():
     import highspy
@@ -352,7 +364,7 @@ def _per_server(types: list[ServerType]) -> list[ServerType]:
     return [dataclasses.replace(st, servers=[m]) for st in types for m in st.servers]
 
 
-def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes: int = 2000, max_iterations: int = 20000,
+def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes: int = 2000, max_iterations: int = 20000, branching: str = "nearest",
                 types: list[ServerType] | None = None, progress: Any = None) -> PackingAnswer:
     r"""Decide whether a schedule of ``tv`` gives every user :math:`\ell_i \le X_i \le u_i` tasks.
 
@@ -367,6 +379,9 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
         Bounds on the task totals (``upper`` default: the tasks submitted).
     max_nodes, max_iterations : int
         The budgets (branch-and-price nodes; pricing rounds in all).
+    branching : {"nearest", "up"}
+        Which fractional start is branched on first: the one nearest an integer, towards it
+        ("nearest"), or the one with the largest fractional part, rounded up first ("up").
     types : list of ServerType, optional
         Precomputed :func:`server_types` (to reuse between questions on one instance).
     progress : callable, optional
@@ -383,8 +398,8 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
     --------
     One server <2>, two users of demand <1> and duration 2, two tasks each submitted in slot 0 of a
     3-slot horizon: two tasks at slot 0 hold the server for slots 0-1, two more start in slot 2 (the
-    last; they hold it inside the horizon only): 2 + 2 is feasible; 3 tasks of user 0 are not (2
-    submitted; the bound refutes it):
+    last; they hold it inside the horizon only): 2 + 2 is feasible; 3 tasks of user 0 are not (only 2
+    are submitted):
 
     >>> import fairalloc as fa
     >>> tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0, 0], [2, 0, 0]], durations=[2, 2])
@@ -395,11 +410,16 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
     (False, True)
     """
     n, M, T = tv.n_agents, tv.n_servers, tv.n_slots
+    if branching not in ("nearest", "up"):
+        raise ValueError(f"branching={branching!r} must be 'nearest' or 'up'")
     lower = np.asarray(lower, dtype=np.int64)
     upper = tv.arrivals.sum(axis=1).astype(np.int64) if upper is None else np.asarray(upper, dtype=np.int64)
+    for name, v in (("lower", lower), ("upper", upper)):
+        if v.shape != (n,):
+            raise ValueError(f"{name} must have shape ({n},) (one bound per user), got {v.shape}")
     if (lower > upper).any():
         i = int(np.argmax(lower > upper))
-        return PackingAnswer(False, None, math.inf, {"reason": f"lower[{i}] > upper[{i}]"})
+        return PackingAnswer(False, None, math.inf, {"reason": f"lower[{i}] = {lower[i]} > upper[{i}] = {upper[i]}"})
     types = _per_server(server_types(tv) if types is None else types)
     server = [st.servers[0] for st in types]
     master = _Master(tv, types, lower, upper)
@@ -426,7 +446,7 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
             mu = np.clip(y[2 * n:2 * n + n * T], 0, None).reshape(n, T)
             sigma = np.clip(y[2 * n + n * T:base_rows], 0, None)
             c = (pi - rho)[:, None] - np.cumsum(mu[:, ::-1], axis=1)[:, ::-1]
-            res = master.rhs(np.zeros((n, T)), np.zeros(len(types)))
+            res = master.rhs()
             lb = float(pi @ res[:n] + rho @ res[n:2 * n] + mu.ravel() @ res[2 * n:2 * n + n * T])
             extra = [np.zeros((n, T)) for _ in types]
             for r, (k, i, t) in enumerate(rows):
@@ -494,10 +514,15 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
                     starts[:, m, :] = np.rint(x[k]).astype(np.int64)
                 got = starts.sum(axis=(1, 2))
                 if (got >= lower).all() and (got <= upper).all():
+                    _check(tv, starts)
                     stats["cpu_s"] = time.process_time() - t0
                     stats["columns"] = len(master.cols)
                     return PackingAnswer(True, starts, lb, stats)
-            fr = np.where(f > 1e-6, f, np.inf)
+            if branching == "up":         # the largest fractional part, rounded up first
+                up = x - np.floor(x)
+                fr = np.where(f > 1e-6, -up, np.inf)
+            else:                         # the fractional value nearest an integer, towards it first
+                fr = np.where(f > 1e-6, f, np.inf)
             if np.isfinite(fr).any():
                 frac = np.unravel_index(int(np.argmin(fr)), fr.shape)
         if progress is not None:
@@ -505,7 +530,7 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
         if frac is not None:
             k, i, t = (int(v) for v in frac)
             v = x[k, i, t]
-            down = v - math.floor(v) < 0.5
+            down = branching != "up" and v - math.floor(v) < 0.5
             if down:
                 add_row(k, i, t, -inf, float(math.floor(v)))
             else:

@@ -125,6 +125,23 @@ def test_hand_case_end_of_horizon():
     assert ans.feasible is False and ans.bound > 0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_up_branching_decides_alike(seed):
+    tv = tiny(seed)
+    totals = feasible_tv_totals(tv)
+    top = np.max(np.array(sorted(totals)), axis=0)
+    for lo in (top, top - (top > 0)):
+        check_answer(tv, lo, threshold_schedule(tv, lo, branching="up"), totals)
+
+
+def test_bad_arguments_are_named():
+    tv = tiny(0)
+    with pytest.raises(ValueError, match="lower must have shape"):
+        threshold_schedule(tv, [1] * (tv.n_agents + 1))
+    with pytest.raises(ValueError, match="branching"):
+        threshold_schedule(tv, [0] * tv.n_agents, branching="sideways")
+
+
 def test_time_varying_demands_are_refused():
     tv = fa.TimeVaryingInstance([[4]], np.array([[[1], [2]]]), arrivals=[[1, 1]], durations=[1])
     assert not supports(tv)
