@@ -267,7 +267,7 @@ class _Master:
     def __init__(self, tv: TimeVaryingInstance, types: list[ServerType], lower, upper) -> None:
         import highspy
 
-        from .solvers import quiet_highs
+        from .solvers import highs_threads, quiet_highs
 
         self.tv, self.types = tv, types
         n, T = tv.n_agents, tv.n_slots
@@ -279,7 +279,7 @@ class _Master:
         self.n_rows = 2 * n + n * T + len(types)
         self.h = quiet_highs()
         self.inf = highspy.kHighsInf
-        self.h.setOptionValue("threads", 1)
+        highs_threads(self.h, 1)          # the process-wide scheduler restarted if it ran with another count
         self.h.addRows(self.n_rows, self.rhs(), np.full(self.n_rows, self.inf),
                        0, np.array([], dtype=np.int32), np.array([], dtype=np.int32), np.array([]))
         for i in range(n):                 # the elastic deficits, cost 1

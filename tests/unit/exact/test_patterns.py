@@ -134,6 +134,19 @@ def test_up_branching_decides_alike(seed):
         check_answer(tv, lo, threshold_schedule(tv, lo, branching="up"), totals)
 
 
+def test_after_highs_ran_with_two_threads():
+    """HiGHS's process-wide scheduler keeps the first run's thread count; the master (one thread) must
+    still solve after a two-thread run in the same process (it ended "Not Set" before)."""
+    from fairalloc.exact.solvers import highs_threads, quiet_highs
+
+    h = quiet_highs()
+    highs_threads(h, 2)
+    h.addVar(0.0, 1.0)
+    h.run()
+    tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0, 0], [2, 0, 0]], durations=[2, 2])
+    assert threshold_schedule(tv, [2, 2]).feasible is True
+
+
 def test_bad_arguments_are_named():
     tv = tiny(0)
     with pytest.raises(ValueError, match="lower must have shape"):
