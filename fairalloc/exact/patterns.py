@@ -65,18 +65,20 @@ When the LP optimum is 0 the question is settled by branching. Each server is it
 the LP optimum is 0 and every :math:`\bar x_{mit}` is an integer, :math:`\bar x` is a schedule: each
 server's :math:`\bar x_m` is a convex combination of its patterns, which satisfy linear rows
 (capacity, start bounds), so it satisfies them too, and it is integral; the master rows hold for it.
-Otherwise a fractional :math:`\bar x_{mit}` (the one nearest an integer) is branched on, towards that
-integer first: a row :math:`\sum_p \lambda_p y^p_{it} \le \lfloor \bar x \rfloor` or :math:`\ge \lceil
-\bar x \rceil`, whose dual enters the pricing's task value :math:`c_{it}` of server *m* (so the
-pricing stays exact). The two rows split the integer schedules, and a node whose LP stays positive
-after column generation (``_PRUNE``: deficits are integers) holds none; so a search that runs out of
-nodes to try has *proven* the question infeasible. Depth first; bounded by ``max_nodes`` nodes and
+Otherwise a fractional :math:`\bar x_{mit}` is branched on (``branching="nearest"``: the one nearest an
+integer, towards it first; ``"up"``: the largest fractional part, rounded up first): a row
+:math:`\sum_p \lambda_p y^p_{it} \le \lfloor \bar x \rfloor` or :math:`\ge \lceil \bar x \rceil`, elastic
+(a slack of cost 1, so the LP stays feasible), whose dual enters the pricing's task value
+:math:`c_{it}` of server *m* (so the pricing stays exact). The two rows split the integer schedules;
+every schedule of a node meeting the bounds has cost 0 in its LP, so a node whose LP stays positive
+after column generation (above ``_PRUNE``: the pricing's tolerance is 1e-7 per server) holds none,
+and a search that runs out of nodes to try has *proven* the question infeasible. Depth first; bounded by ``max_nodes`` nodes and
 ``max_iterations`` pricing rounds (counts, never time): running out of them decides nothing.
 
 References
 ----------
 .. [1] G. Desaulniers, J. Desrosiers, M. M. Solomon (eds.), *Column Generation*, Springer 2005
-   (Dantzig-Wolfe master, Lagrangian bound, diving heuristics).
+   (Dantzig-Wolfe master, Lagrangian bound, branching on the original variables).
 """
 
 from __future__ import annotations
