@@ -6,7 +6,9 @@ holding every user; ``-afs``: Admission Fair Sharing with a 1 h half-life), YARN
 ``-drf``: with the DRF plugin's job order; ``-hdrf``: hierarchical DRF, flat here); ``kueue-preempt``: Kueue with
 fair-sharing preemption (default strategies; ``-10min``: a 600 s minimum run time) on the compiled loop, and
 ``-ref`` the same on the plain-Python reference loop of :mod:`fairalloc.sim.preemption` (``engine="reference"``;
-their preemptions, loops and wasted work are printed too: equal on both engines).
+their preemptions, loops and wasted work are printed too: equal on both engines); ``yarn-preempt``: YARN's
+fair-share preemption (:mod:`fairalloc.sim.yarn_preemption`; a 60 s ``fairSharePreemptionTimeout``, threshold
+0.5, utilization threshold 0.8), ``-ref`` on its reference loop.
 
 1. ``google_like(--users, --tasks)`` on a pool of ``--fraction`` of the mean use R: every policy in one
    process on the same workload, each after a warm-up on a small workload (compilation outside the
@@ -59,7 +61,9 @@ POLICIES = {"drf": ("drf", {}), "drf-skip": ("drf", {"blocking": "skip"}), "sdrf
             "kueue-preempt": ("kueue", {"preemption": True}),
             "kueue-preempt-10min": ("kueue", {"preemption": {"min_run_time": 600.0}}),
             "kueue-preempt-ref": ("kueue", {"preemption": True, "engine": "reference"}),
-            "kueue-preempt-10min-ref": ("kueue", {"preemption": {"min_run_time": 600.0}, "engine": "reference"})}
+            "kueue-preempt-10min-ref": ("kueue", {"preemption": {"min_run_time": 600.0}, "engine": "reference"}),
+            "yarn-preempt": ("yarn", {"preemption": {"timeout": 60.0}}),
+            "yarn-preempt-ref": ("yarn", {"preemption": {"timeout": 60.0}, "engine": "reference"})}
 
 
 def _options(kw: dict, n_users: int) -> dict:

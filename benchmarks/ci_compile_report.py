@@ -19,6 +19,7 @@ what one shared compile would have saved); then the same per function (all signa
     python benchmarks/ci_compile_report.py pytest                 # cold `pytest -n 2` of this tree
     python benchmarks/ci_compile_report.py pytest -- tests/unit/sim -x
     python benchmarks/ci_compile_report.py compare                # cold `fairalloc compare`
+    python benchmarks/ci_compile_report.py warmup -- queues       # cold groups of tests/_compile_warmup.py
     python benchmarks/ci_compile_report.py table LOGDIR           # the table of an earlier run
     python benchmarks/ci_compile_report.py pytest --warm          # keep the caches (a warm run)
 
@@ -246,8 +247,9 @@ def _differ(sigs: list[str]) -> list[str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 epilog="Arguments after -- go to the measured command (pytest or fairalloc compare).")
-    ap.add_argument("what", choices=["pytest", "compare", "table"])
+                                 epilog="Arguments after -- go to the measured command (pytest, fairalloc compare, or the "
+                                        "warm-up's group names).")
+    ap.add_argument("what", choices=["pytest", "compare", "warmup", "table"])
     ap.add_argument("logdir", nargs="?", help="table: the folder of an earlier run; else where to write (a new temp folder)")
     ap.add_argument("--tree", type=Path, default=ROOT, help="the source tree to run (default: this checkout)")
     ap.add_argument("--python", default=sys.executable)
@@ -266,6 +268,8 @@ def main(argv=None) -> int:
     logdir = Path(a.logdir) if a.logdir else Path(tempfile.mkdtemp(prefix=f"compile-{a.what}-"))
     if a.what == "pytest":
         cmd = [a.python, "-m", "pytest", "-n", a.n, "-p", "no:cacheprovider", "-q"] + rest
+    elif a.what == "warmup":
+        cmd = [a.python, str(a.tree.resolve() / "tests" / "_compile_warmup.py")] + (rest or ["queues"])
     else:
         out = Path(tempfile.mkdtemp(prefix="compile-compare-out-"))
         cmd = [a.python, "-c", "import sys; from fairalloc.cli import main; sys.exit(main())", "compare",

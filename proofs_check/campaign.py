@@ -16,10 +16,17 @@ whose mechanism did not return within its per-call limit (a user's mechanism,
 :mod:`proofs_check.user_mechanism`) ``"timeout"``, naming the instance. ``fairalloc check`` exits 1
 only for a ``"DISAGREES"``.
 
-Reproducibility: a seed fixes the search for a given code base. Hypothesis also draws values from
-the constants of the modules loaded in the process, so adding or importing other modules can change
-which cases a seed produces (not their validity); budgets are therefore set well above the number of
-cases the F cells need.
+Reproducibility: a seed fixes the search for a given code base, whatever the caller imported before.
+Hypothesis (since 6.1xx) also draws, with a small probability per draw, constants it finds in the source
+of the *local* modules loaded in the process (modules outside site-packages and the standard library,
+not test files: an editable install of fairalloc is local), and it reads that set again whenever
+``sys.modules`` grows. So the cases a seed produced depended on which of our modules happened to be
+imported when the search started (a test run's order, a user's imports). :func:`search` therefore
+imports every module of ``fairalloc`` and ``proofs_check`` first (:func:`load_package_modules`), so that
+the set is the whole package's: a seed gives the same cases for the same code, and editing a constant
+anywhere in the package may change them (not their validity). A caller's own local modules (a script
+run from its folder) still add their constants. Budgets are set well above the number of cases the F
+cells need.
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ from .shrink import shrink
 from .strategies import cases
 from .verdict import Verdict, jsonable
 
-__all__ = ["CellReport", "SearchOutcome", "QUICK", "search", "skip_reason", "run_cell", "run_quick", "run_all", "cell_strategy", "write_report",
+__all__ = ["CellReport", "SearchOutcome", "QUICK", "search", "load_package_modules", "skip_reason", "run_cell", "run_quick", "run_all", "cell_strategy", "write_report",
            "report_markdown", "disagreement_hint", "select_claims", "F_EXAMPLES", "F_SECONDS", "cell_budget",
            "run_cell_record", "cell_file"]
 
@@ -52,6 +59,44 @@ logger = logging.getLogger(__name__)
 
 class _Timeout(Exception):
     pass
+
+
+_PACKAGES_LOADED = False
+
+
+def load_package_modules() -> list[str]:
+    """Import every module of ``fairalloc`` and ``proofs_check`` once (the module docstring, Reproducibility).
+
+    A module that cannot be imported here (an optional extra that is not installed) is left out, the
+    same way on every call; ``__main__`` modules are not run. Returns the names that failed.
+
+    Examples
+    --------
+    >>> import sys
+    >>> failed = load_package_modules()
+    >>> "fairalloc.shares" in sys.modules and "proofs_check.replay" in sys.modules
+    True
+    """
+    global _PACKAGES_LOADED
+    failed: list[str] = []
+    if _PACKAGES_LOADED:
+        return failed
+    import importlib
+    import pkgutil
+
+    import fairalloc
+    import proofs_check
+
+    for pkg in (fairalloc, proofs_check):
+        for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+            if info.name.rsplit(".", 1)[-1] == "__main__":
+                continue
+            try:
+                importlib.import_module(info.name)
+            except ImportError:
+                failed.append(info.name)
+    _PACKAGES_LOADED = True
+    return failed
 
 
 @dataclass
@@ -259,6 +304,7 @@ def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed:
     >>> out.verdict.violated, out.case >= 7, out.timed_out
     (True, True, False)
     """
+    load_package_modules()           # the constants hypothesis mixes into the draws: the whole package's
     bar = None
     if progress:
         from tqdm.auto import tqdm

@@ -101,6 +101,7 @@ __all__ = [
     "fairshare_starvation_into",
     "minshare_starvation_into",
     "can_preempt",
+    "starvation_goal_into",
     "fits_in_max_share",
     "should_attempt_preemption",
 ]
@@ -135,6 +136,7 @@ def _used(ratio: float, weight, lo, hi, free) -> float:
     return tot
 
 
+@callee
 def compute_shares_into(weight, min_share, max_share, active, total: float, steady: bool, out, free) -> None:
     r"""One resource type's fair shares of ``total`` among siblings, as ``ComputeFairShares`` does.
 
@@ -411,6 +413,8 @@ def drc_compare(a, b, cluster, single_type: bool) -> int:
     (0, 1)
     """
     m = len(cluster)
+    if single_type:
+        return _drc_single(a, b, cluster)
     same = True
     for r in range(m):
         if a[r] != b[r]:
@@ -418,17 +422,6 @@ def drc_compare(a, b, cluster, single_type: bool) -> int:
             break
     if same:
         return 0
-    if single_type:
-        ma = 0.0
-        mb = 0.0
-        for r in range(m):
-            x = a[r] / cluster[r]
-            y = b[r] / cluster[r]
-            if x > ma:
-                ma = x
-            if y > mb:
-                mb = y
-        return _jsign(ma - mb)
     sa = np.empty(m)
     sb = np.empty(m)
     for r in range(m):
@@ -441,6 +434,30 @@ def drc_compare(a, b, cluster, single_type: bool) -> int:
         if d != 0.0:
             return _jsign(d)
     return 0
+
+
+@callee
+def _drc_single(a, b, cluster) -> int:
+    """:func:`drc_compare` with ``single_type``: 0 when the vectors are equal, else the sign of the difference of
+    their dominant shares (allocation-free: compiled callers without reference counting call it)."""
+    m = len(cluster)
+    same = True
+    for r in range(m):
+        if a[r] != b[r]:
+            same = False
+            break
+    if same:
+        return 0
+    ma = 0.0
+    mb = 0.0
+    for r in range(m):
+        x = a[r] / cluster[r]
+        y = b[r] / cluster[r]
+        if x > ma:
+            ma = x
+        if y > mb:
+            mb = y
+    return _jsign(ma - mb)
 
 
 @callee
@@ -460,7 +477,23 @@ def usage_below_share(usage, share, cluster) -> bool:
     >>> usage_below_share(np.array([2.0, 1.0]), np.array([1.0, 3.0]), np.array([10.0, 10.0]))
     True
     """
-    return drc_compare(usage, share, cluster, True) < 0
+    return _drc_single(usage, share, cluster) < 0
+
+
+@callee
+def starvation_goal_into(fair_share, demand, threshold: float, out) -> None:
+    r"""The share an application is held to (``FSAppAttempt.fairShareStarvation``): :math:`G_r = \min(\lfloor \theta
+    F_r\rfloor, D_r)` (the threshold times the fair share, truncated as Java's ``Resources.multiply`` of whole
+    amounts, capped by the demand).
+
+    Examples
+    --------
+    >>> out = np.empty(2); starvation_goal_into(np.array([8.0, 5.0]), np.array([6.0, 1.0]), 0.5, out); out.tolist()
+    [4.0, 1.0]
+    """
+    for r in range(len(out)):
+        g = math.floor(fair_share[r] * threshold)
+        out[r] = g if g < demand[r] else demand[r]
 
 
 def fairshare_starvation_into(usage, fair_share, demand, threshold: float, cluster, now: float,
@@ -500,9 +533,7 @@ def fairshare_starvation_into(usage, fair_share, demand, threshold: float, clust
     """
     m = len(cluster)
     goal = np.empty(m)
-    for r in range(m):
-        g = math.floor(fair_share[r] * threshold)
-        goal[r] = g if g < demand[r] else demand[r]
+    starvation_goal_into(fair_share, demand, threshold, goal)
     starved = usage_below_share(usage, goal, cluster)
     last = last_time_at_fair_share
     if not starved:
@@ -691,7 +722,7 @@ class YarnQueues:
         return len(self.resources)
 
     def fair_shares(self, total: Any, *, active: Any = None, steady: bool = False,
-                    allow_overcommit: bool = False) -> np.ndarray:
+                    allow_overcommit: bool = False, units: int | None = None) -> np.ndarray:
         """Every node's fair share, top-down from the root's ``total`` (``recomputeShares``), shape (n_nodes, n_columns).
 
         Parameters
@@ -706,6 +737,11 @@ class YarnQueues:
         allow_overcommit : bool, optional
             Accept min shares of the root's children adding up to more than ``total`` (YARN then hands
             out more than the cluster); default False: refused.
+        units : int, optional
+            Count each resource in whole units of ``total / units`` (a cluster whose amounts are not whole
+            numbers, as the simulator's pools: YARN truncates to whole MB and vcores, this to whole units):
+            the total becomes ``units``, the min and max shares ``floor(share * units / total)``, and the
+            shares are returned in these units. Default: the amounts as given (whole numbers).
 
         Raises
         ------
@@ -719,6 +755,12 @@ class YarnQueues:
         t = self.tree
         m = self.n_columns
         tot = user_matrix("total", np.asarray(total, dtype=float).reshape(1, -1), 1, m, rows="rows")[0]
+        if units is not None:
+            lo, hi = self.scaled_shares(tot, units)
+            view = object.__new__(YarnQueues)
+            view.__dict__.update(self.__dict__, min_share=lo, max_share=hi)
+            return view.fair_shares(np.full(m, float(units)), active=active, steady=steady,
+                                    allow_overcommit=allow_overcommit)
         require_integral("total", tot)
         act_u = np.ones(t.n_users, dtype=bool) if active is None else np.asarray(active, dtype=bool)
         if act_u.shape != (t.n_users,):
@@ -749,6 +791,26 @@ class YarnQueues:
                                     out[v, r], steady, col, free)
                 out[kids, r] = col
         return out
+
+    def scaled_shares(self, total: Any, units: int) -> tuple[np.ndarray, np.ndarray]:
+        """The min and max shares counted in whole units of ``total / units`` per resource (:meth:`fair_shares`'
+        ``units``): ``floor(share * units / total)``, ``inf`` kept."""
+        scale = float(units) / np.asarray(total, dtype=float)
+        with np.errstate(invalid="ignore"):
+            lo = np.floor(self.min_share * scale)
+            hi = np.where(np.isfinite(self.max_share), np.floor(self.max_share * scale), np.inf)
+        return lo, hi
+
+    def preemption_settings(self, threshold: float | None = None,
+                            timeout: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Each node's ``fairSharePreemptionThreshold`` and ``fairSharePreemptionTimeout`` (seconds), inherited
+        from the parent when unset, with ``threshold`` and ``timeout`` in place of the root's defaults when the
+        root sets none (the allocation file's ``defaultFairSharePreemptionThreshold`` and
+        ``defaultFairSharePreemptionTimeout``; YARN's defaults 0.5 and never)."""
+        th = self._inherit("fair_share_preemption_threshold",
+                           DEFAULT_FAIR_SHARE_THRESHOLD if threshold is None else float(threshold))
+        to = self._inherit("fair_share_preemption_timeout", math.inf if timeout is None else float(timeout))
+        return th, to
 
     def compare(self, i: int, j: int, usage: Any, cluster: Any, *, start: Any = None) -> int:
         """:func:`drf_compare` of nodes ``i`` and ``j`` at ``usage`` (n_nodes, n_columns); names give the last tie-break."""

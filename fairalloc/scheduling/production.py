@@ -65,7 +65,8 @@ after every head, by that usage.
 
 Not modelled (each said where it matters): workload priorities, preemption in this scheduler (Kueue's
 fair-sharing preemption is simulated by the simulator's compiled loop, :func:`fairalloc.sim.preemption.step`
-after each pass of this core; YARN's fair-share preemption is not), nested cohorts and nested queues other
+after each pass of this core, and YARN's fair-share preemption, :mod:`fairalloc.sim.yarn_preemption`), nested
+cohorts and nested queues other
 than HDRF's (refused with a clear error).
 """
 

@@ -111,6 +111,17 @@ class ClusterState:
     def release(self, job: int, tasks: int, server: int) -> None:
         raise NotImplementedError
 
+    def allocate_many(self, launches: Any) -> None:
+        """:meth:`allocate` of every launch of a :class:`~fairalloc.sim.launches.Launches`, in order
+        (raises at the first that does not fit, the ones before it allocated)."""
+        for j, k, s in zip(launches.job.tolist(), launches.tasks.tolist(), launches.server.tolist()):
+            self.allocate(j, k, s)
+
+    def release_many(self, launches: Any) -> None:
+        """:meth:`release` of every launch of a :class:`~fairalloc.sim.launches.Launches`, in order."""
+        for j, k, s in zip(launches.job.tolist(), launches.tasks.tolist(), launches.server.tolist()):
+            self.release(j, k, s)
+
     def usage(self) -> np.ndarray:
         raise NotImplementedError
 
@@ -248,8 +259,8 @@ class Servers(ClusterState):
                                        f"got {self.placement.shape}", argument="placement",
                                        value=self.placement.shape)
         self.demand = np.zeros((0, self.n_resources))
-        self._dlist: list = []
-        self._drows: list = []
+        self._dlist: list | None = None
+        self._drows: list | None = None
         self._allowed: list | None = None
         self.user = np.zeros(0, dtype=np.int64)
         self._make_pool(1 if self.placement is None else self.placement.shape[0])
@@ -273,8 +284,11 @@ class Servers(ClusterState):
                 f"the workload has {res.shape[1]} resource column(s) {list(workload.resource_names)}, "
                 f"the cluster {self.n_resources}", argument="capacity", value=self.capacities.shape)
         self.demand = res
-        self._dlist = res.tolist()          # per-job demands as floats (allocate / release per launch)
-        self._drows = list(res)              # and as rows (a server's free capacity is an array row)
+        # per-job look-ups of the event engine's allocate / release, built at its first launch
+        # (:meth:`_index_jobs`): the compiled loops bind a workload and never launch through this object,
+        # and a Python object per job (its demand row, its placement row) is about 150 bytes per job,
+        # kept as long as the state lives (about 200 MB on the 32M-task month)
+        self._dlist = self._drows = self._allowed = None
         self.user = workload.user
         n_users = int(workload.user.max()) + 1 if len(workload) else 1
         if self.placement is not None and len(workload) and n_users > self.placement.shape[0]:
@@ -282,9 +296,14 @@ class Servers(ClusterState):
                                        f"{int(workload.user.max())} appears", argument="placement",
                                        value=self.placement.shape)
         self._make_pool(n_users)
+
+    def _index_jobs(self) -> None:
+        """The per-job look-ups of :meth:`allocate` and :meth:`release` (built once per :meth:`bind`)."""
+        self._dlist = self.demand.tolist()      # per-job demands as floats (allocate / release per launch)
+        self._drows = list(self.demand)          # and as rows (a server's free capacity is an array row)
         # each job's placement row as a list of bools (one look-up per launch)
         rows = None if self.placement is None else self.placement.tolist()
-        self._allowed = None if rows is None else [rows[u] for u in workload.user.tolist()]
+        self._allowed = None if rows is None else [rows[u] for u in self.user.tolist()]
 
     def allowed(self, job: int, server: int) -> bool:
         return self.placement is None or bool(self.placement[self.user[job], server])
@@ -326,6 +345,8 @@ class Servers(ClusterState):
     def allocate(self, job: int, tasks: int, server: int) -> None:
         if not (0 <= server < self.n_servers):
             raise SimulationError(f"server {server} does not exist ({self.n_servers} servers)")
+        if self._dlist is None:
+            self._index_jobs()
         if self._allowed is not None and not self._allowed[job][server]:
             raise SimulationError(f"job {job} (user {self.user[job]}) may not run on server {server}")
         d = self._dlist[job]
@@ -337,7 +358,33 @@ class Servers(ClusterState):
 
     def release(self, job: int, tasks: int, server: int) -> None:
         pool = self.pool
+        if self._dlist is None:
+            self._index_jobs()
         pool.release(server, self._dlist[job] if pool.one_pool else self._drows[job], tasks)
+
+    def allocate_many(self, launches: Any) -> None:
+        """:meth:`allocate` of every launch in order, compiled (:func:`fairalloc.sim.launches.take_many`:
+        the same test and subtractions); the first that does not fit raises :meth:`allocate`'s error."""
+        from .launches import take_many
+
+        free = np.array(self.pool.free, dtype=float)
+        placed = self.placement is not None
+        place = self.placement if placed else np.ones((1, 1), dtype=bool)
+        bad = take_many(free, self.demand, self.user, place, placed, launches.job, launches.tasks,
+                        launches.server, float(shares.FLOOR_EPS))
+        self.pool.assign(free)          # the launches before a refused one stay taken, as one at a time
+        if bad >= 0:                    # allocate's own refusal and message
+            self.allocate(int(launches.job[bad]), int(launches.tasks[bad]), int(launches.server[bad]))
+            raise SimulationError(f"launch {bad} of the batch: refused by the compiled test, accepted by "
+                                  "allocate (a bug)")
+
+    def release_many(self, launches: Any) -> None:
+        """:meth:`release` of every launch in order, compiled (:func:`fairalloc.sim.launches.release_many`)."""
+        from .launches import release_many
+
+        free = np.array(self.pool.free, dtype=float)
+        release_many(free, self.demand, launches.job, launches.tasks, launches.server)
+        self.pool.assign(free)
 
     def usage(self) -> np.ndarray:
         return (self.capacities - self.pool.free).sum(axis=0)

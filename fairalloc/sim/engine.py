@@ -47,6 +47,14 @@ A policy is any object with these methods (subclass :class:`Policy` for the defa
     to start nothing. The engine applies the launches only after ``schedule`` returns, so a policy
     that returns several must count its own launches against ``state.free`` (e.g. work on a copy
     of ``state.free``).
+    ``schedule`` may also return a :class:`~fairalloc.sim.launches.Launches` (the launches as int64
+    arrays ``job``, ``tasks``, ``server`` and a ``tag`` per launch of the policy's choosing): the
+    engine applies them with the same checks and updates, launch after launch, on arrays (a slotted
+    scheduler starts hundreds per slot), and the launches of such a batch that end at one instant
+    are handed back together, in the order of their ends and with their tags, to
+    ``policy.on_finish_many(launches, now, killed)`` once all their resources are free (the default,
+    :meth:`Policy.on_finish_many`, calls ``on_finish`` for each). Their place among the instant's
+    other completions is that of their own launches.
 ``next_wakeup(now) -> float or None``
     A time ``> now`` at which ``schedule`` must run again even if no job arrives or ends: the
     *reschedule point*. Only the latest answer counts (an earlier pending wake-up is dropped: it
@@ -85,6 +93,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .cluster_state import ClusterState, ProcessorPool, SimulationError
+from .launches import Launches
 from ..workloads import Workload
 from .policies.base import Policy
 
@@ -216,6 +225,8 @@ class Simulation:
         log_t0: list[float] = []
         log_t1: list[float] = []
         log_kill: list[bool] = []
+        logs = None if rigid else (log_j, log_k, log_s, log_t0, log_t1, log_kill)
+        self._dur, self._kill = dur, kill
         durl = dur.tolist()
         killl = kill.tolist()
         expl = expected.tolist()
@@ -250,7 +261,12 @@ class Simulation:
             seen = n_events
             # 1. every event at `now`: completions (priority 0) first, then arrivals, then wake-ups
             while heap and heap[0][0] == now and heap[0][1] == COMPLETION:
-                _, _, lid, j, k, s, kl = pop(heap)
+                e = pop(heap)
+                if len(e) == 4:                # launches of one batch that end together
+                    done += self._finish_many(e[3], now, rem_launch, end, killed)
+                    n_events += e[3][0].job.size
+                    continue
+                _, _, lid, j, k, s, kl = e
                 del running[lid]
                 release(j, k, s)
                 rem_launch[j] -= k
@@ -273,7 +289,11 @@ class Simulation:
             if n_events == seen:
                 continue                       # only superseded wake-ups: nothing happened
             # 2. one scheduling decision
-            for j, k, s in schedule(now):
+            out = schedule(now)
+            if type(out) is Launches:          # the same steps on arrays
+                seq = self._start_many(out, now, seq, heap, start, logs)
+                out = ()
+            for j, k, s in out:
                 if k < 1 or k > remaining[j]:
                     raise SimulationError(f"policy {policy!r} launched {k} task(s) of job {j} "
                                           f"with {remaining[j]} waiting at t={now}")
@@ -324,7 +344,78 @@ class Simulation:
         run_stats = getattr(policy, "run_stats", None)
         if run_stats is not None:                # e.g. a task scheduler's decisions and swap events
             stats.update(run_stats())
+        self._dur = self._kill = None
         return SimulationResult.from_run(
             wl, start=start, end=end, killed=killed, rejected=rejected, launches=launches,
             policy=getattr(policy, "name", type(policy).__name__), state=state,
             enforce_walltime=self.enforce_walltime, stats=stats)
+
+    def _start_many(self, b: Launches, now: float, seq: int, heap: list, start: list, logs: Any) -> int:
+        """Step 2 for launches given as arrays: what the loop does for one launch, launch after launch
+        (checks, allocation, start times, ``running``, the log), on arrays; the launches that end at
+        one instant go into the heap as one entry ``(end, COMPLETION, sequence number of the first,
+        (launches, their sequence numbers))``, which pops where their own entries would (their
+        sequence numbers are consecutive and ordered as theirs). Returns the last sequence number."""
+        j, k = b.job, b.tasks
+        n = j.size
+        if n == 0:
+            return seq
+        remaining = self.remaining
+        if not ((k >= 1).all() and (np.bincount(j, weights=k, minlength=remaining.size) <= remaining).all()):
+            left = remaining.tolist()          # the first launch the loop would refuse, and its message
+            for a, (jj, kk) in enumerate(zip(j.tolist(), k.tolist())):
+                if kk < 1 or kk > left[jj]:
+                    self.state.allocate_many(b.take(slice(0, a)))
+                    raise SimulationError(f"policy {self.policy!r} launched {kk} task(s) of job {jj} "
+                                          f"with {left[jj]} waiting at t={now}")
+                left[jj] -= kk
+        self.state.allocate_many(b)
+        np.subtract.at(remaining, j, k)
+        jl = j.tolist()
+        for jj in jl:
+            if start[jj] != start[jj]:         # NaN: first launch of this job
+                start[jj] = now
+        ends = now + self._dur[j]
+        seqs = range(seq + 1, seq + n + 1)
+        self.running.update(zip(seqs, zip(jl, k.tolist(), b.server.tolist(), [now] * n,
+                                          (now + self.expected_duration[j]).tolist())))
+        order = np.argsort(ends, kind="stable")
+        es = ends[order]
+        cut = [0, *(np.flatnonzero(es[1:] != es[:-1]) + 1).tolist(), n]
+        for a, z in zip(cut[:-1], cut[1:]):
+            g = order[a:z]
+            first = int(g[0])
+            heapq.heappush(heap, (float(es[a]), COMPLETION, seq + 1 + first,
+                                  (b.take(g), (g + (seq + 1)).tolist())))
+        if logs is not None:
+            log_j, log_k, log_s, log_t0, log_t1, log_kill = logs
+            log_j.extend(jl)
+            log_k.extend(k.tolist())
+            log_s.extend(b.server.tolist())
+            log_t0.extend([now] * n)
+            log_t1.extend(ends.tolist())
+            log_kill.extend(self._kill[j].tolist())
+        return seq + n
+
+    def _finish_many(self, group: tuple, now: float, rem_launch: list, end: list, killed: list) -> int:
+        """Step 1 for the launches of one batch that end at ``now`` (:meth:`_start_many`): every launch's
+        resources released in order, then its job's counters; then ``policy.on_finish_many`` once.
+        Returns the number of jobs that finished."""
+        b, seqs = group
+        running = self.running
+        for lid in seqs:
+            del running[lid]
+        self.state.release_many(b)
+        kl = self._kill[b.job]
+        done = 0
+        for jj, kk in zip(b.job.tolist(), b.tasks.tolist()):
+            r = rem_launch[jj] - kk
+            rem_launch[jj] = r
+            if r == 0:
+                end[jj] = now
+                done += 1
+        if kl.any():
+            for jj in b.job[kl].tolist():
+                killed[jj] = True
+        self.policy.on_finish_many(b, now, kl)
+        return done

@@ -39,6 +39,20 @@ __all__ += ["rigid_batch"]      # the learned-priorities method's trials (issue 
 RIGID, TASKS = 0, 1
 
 
+def _arg(a, dtype):
+    """``a`` as a C-contiguous, writable array of ``dtype`` (a copy only when it is not one): numba types a
+    read-only array as another type and would compile the loop once more for it (a Workload's or a learning
+    state's read-only arrays).
+
+    >>> a = np.arange(3.0)
+    >>> a.setflags(write=False)
+    >>> b = _arg(a, float)
+    >>> b.flags.writeable, b.tolist(), _arg(b, float) is b
+    (True, [0.0, 1.0, 2.0], True)
+    """
+    return np.require(a, dtype=dtype, requirements=("C", "W"))
+
+
 def _grow(a, m):
     """``a`` with room for ``m`` rows (not fewer than it has), its rows kept."""
     out = np.zeros((max(m, a.shape[0]),) + a.shape[1:], a.dtype)
@@ -348,7 +362,7 @@ def run(kind, arr_t, dur, kill, start, end, killed, counts,
         else:
             code = _loop(kind, arr_t, dur, kill, start, end, killed, st, runs, ts, user, wakeups, wake_first,
                          es, procs, est, rank, resv, backfill, scan, listed, ready, rem, started_r, out, hend, hint,
-                         lp, lk, lm, lt0, lt1, lkill, li, lf)
+                         lp, lk, lm, lt0, lt1, lkill, li, lf, np.inf)   # (until given: _batch_loop's typing)
         if code == _DONE:
             break
         if code == _ROWS:
@@ -426,9 +440,9 @@ def task_run(core, submit, user, tasks, demand, duration, killed, *, h=None, wak
     es = E.new_easy_state(1, 1, 1)
     z = np.zeros(1, np.int64)
     box = None if preempt is None else [preempt]
-    log = run(TASKS, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(duration, dtype=float),
-              np.ascontiguousarray(killed, dtype=np.bool_), start, end, kill_out, counts,
-              core.st, runs, core.ts, np.ascontiguousarray(user, dtype=np.int64), bool(wakeups), bool(wake_first),
+    log = run(TASKS, _arg(submit, float), _arg(duration, float),
+              _arg(killed, np.bool_), start, end, kill_out, counts,
+              core.st, runs, core.ts, _arg(user, np.int64), bool(wakeups), bool(wake_first),
               es, z, np.zeros(1), z, 0, np.zeros(1), False, 0, preempt=box)
     return {"start": start, "end": end, "killed": kill_out, "launches": log, "decisions": core.decisions,
             "events": int(counts[0]), "swaps": core.swaps, "wakeups": int(counts[2]),
@@ -501,18 +515,18 @@ def rigid_run(submit, processors, duration, requested, capacity: int, *, killed=
     [2.0, 12.0, 2.0]
     """
     n = len(submit)
-    procs = np.ascontiguousarray(processors, dtype=np.int64)
+    procs = _arg(processors, np.int64)
     start, end = np.zeros(n), np.full(n, np.nan)
-    kill_in = np.zeros(n, bool) if killed is None else np.ascontiguousarray(killed, dtype=np.bool_)
+    kill_in = np.zeros(n, bool) if killed is None else _arg(killed, np.bool_)
     resv = np.full(max(n, 1), np.nan)
     if n:
         width = int(procs.max())
         es = E.new_easy_state(n, int(capacity), width)
-        rk = np.arange(n, dtype=np.int64) if rank is None else np.ascontiguousarray(rank, dtype=np.int64)
+        rk = np.arange(n, dtype=np.int64) if rank is None else _arg(rank, np.int64)
         st, runs, ts = _dummy_task_state()
-        run(RIGID, np.ascontiguousarray(submit, dtype=float), np.ascontiguousarray(duration, dtype=float),
+        run(RIGID, _arg(submit, float), _arg(duration, float),
             kill_in, start, end, np.zeros(n, bool), np.zeros(3, np.int64), st, runs, ts, np.zeros(1, np.int64),
-            False, False, es, procs, np.ascontiguousarray(requested, dtype=float), rk, int(capacity), resv,
+            False, False, es, procs, _arg(requested, float), rk, int(capacity), resv,
             bool(backfill), int(scan), bool(listed) and slurm is None, sl=slurm)
     return start, resv[:n]
 
@@ -553,6 +567,10 @@ def _batch_loop(arr_t, procs, dur, est, ranks, lo, capacity, backfill, scan, es,
     ``hend0``, ``hint0``, the loop's variables ``li0``, ``lf0``, ``resv0`` and the start times in
     ``out[0]``) is restored for every row, whose own jobs then take the ranks from ``lo`` on."""
     n = arr_t.shape[0]
+    # _loop's arguments typed as rigid_run's call in run() types them (int64, bool, an ``until``): a constant
+    # (RIGID, True, False) would be a literal type, an omitted ``until`` another type, and numba would
+    # compile _loop once more for each such signature (benchmarks/RESULTS.md, "CI time")
+    kind, no, yes = RIGID + 0 * n, n < 0, n >= 0
     t0 = np.inf
     for q in range(n):
         if ranks[0, q] >= lo and arr_t[q] < t0:
@@ -563,8 +581,8 @@ def _batch_loop(arr_t, procs, dur, est, ranks, lo, capacity, backfill, scan, es,
     li[_FREE] = capacity
     lf[_CLOCK], lf[_WAKE], lf[_WAKET], lf[_NOWF] = 0.0, np.nan, -1.0, 0.0
     _list_all(arr_t, procs, est, ranks[0], es, ready)
-    _loop(RIGID, arr_t, dur, kill, out[0], end, killed, st, runs, ts, user, False, False,
-          es, procs, est, ranks[0], resv, backfill, scan, True, ready, rem, started_r, rows, hend, hint,
+    _loop(kind, arr_t, dur, kill, out[0], end, killed, st, runs, ts, user, no, no,
+          es, procs, est, ranks[0], resv, backfill, scan, yes, ready, rem, started_r, rows, hend, hint,
           lp, lk, lm, lt0, lt1, lkill, li, lf, t0)             # the shared instants, before t0
     hs = li[_HSIZE]
     _carry(es, resv, li, lf, hend, hint, hs, es0, resv0, li0, lf0, hend0, hint0)    # kept
@@ -573,9 +591,9 @@ def _batch_loop(arr_t, procs, dur, est, ranks, lo, capacity, backfill, scan, es,
             _carry(es0, resv0, li0, lf0, hend0, hint0, hs, es, resv, li, lf, hend, hint)  # restored
             _put(out[0], out[p], n)
             _list_all(arr_t, procs, est, ranks[p], es, ready, lo)
-        _loop(RIGID, arr_t, dur, kill, out[p], end, killed, st, runs, ts, user, False, False,
-              es, procs, est, ranks[p], resv, backfill, scan, True, ready, rem, started_r, rows, hend, hint,
-              lp, lk, lm, lt0, lt1, lkill, li, lf)   # rigid jobs: one call, _DONE (heap room n)
+        _loop(kind, arr_t, dur, kill, out[p], end, killed, st, runs, ts, user, no, no,
+              es, procs, est, ranks[p], resv, backfill, scan, yes, ready, rem, started_r, rows, hend, hint,
+              lp, lk, lm, lt0, lt1, lkill, li, lf, np.inf)   # rigid jobs: one call, _DONE (heap room n)
 
 
 @jit
@@ -668,7 +686,7 @@ def _batch_inputs(submit, duration, requested, processors, capacity, ranks):
     if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
         raise InvalidInstanceError(f"capacity={capacity!r} must be an integer >= 1", argument="capacity",
                                    value=capacity)
-    sub, dur, req = (np.ascontiguousarray(a, dtype=float) for a in (submit, duration, requested))
+    sub, dur, req = (_arg(a, float) for a in (submit, duration, requested))
     p = np.asarray(processors)
     n = sub.shape[0]
     for name, a in (("submit", sub), ("duration", dur), ("requested", req), ("processors", p)):
@@ -684,12 +702,12 @@ def _batch_inputs(submit, duration, requested, processors, capacity, ranks):
                                    "order", argument="submit", index=(i,), value=a)
     require_positive("processors", p)
     require_fits("processors", p, int(capacity))
-    procs = np.ascontiguousarray(p, dtype=np.int64)
+    procs = _arg(p, np.int64)
     if (procs != p).any():
         i = int(np.flatnonzero(procs != p)[0])
         raise InvalidInstanceError(f"processors[{i}]={p[i].item()!r} must be an integer", argument="processors",
                                    index=(i,), value=p[i].item())
-    rk = np.ascontiguousarray(ranks, dtype=np.int64)
+    rk = _arg(ranks, np.int64)
     if rk.ndim != 2 or rk.shape[1] != n:
         raise InvalidInstanceError(f"ranks has shape {rk.shape}; expected (P, {n})", argument="ranks", value=rk.shape)
     if rk.size and (np.sort(rk, axis=1) != np.arange(n)).any():

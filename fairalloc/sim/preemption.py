@@ -78,6 +78,12 @@ decision core (the core's ``skip`` pass is the reference's admission), with the 
 the core and requeued as runs of one task at the front of their user's queue. The shares, the tournament
 and the victim choice (:func:`fairalloc.fairshare.kueue.fair_preemption_into`) are
 :mod:`fairalloc.fairshare.kueue`'s, written once, and both loops call them.
+
+**YARN's fair-share preemption** is a second victim rule of the same :func:`step` (``cfg``'s rule entry,
+:data:`YARN_RULE`; the settings and the semantics in :mod:`fairalloc.sim.yarn_preemption`, whose
+:func:`~fairalloc.sim.yarn_preemption.reference_yarn_run` is its plain-Python oracle): the same state type (its
+``y_*`` fields), the same eviction (:func:`_evict`), wake-ups and eviction table; the fair shares, the starvation
+goal and ``canContainerBePreempted`` are :mod:`fairalloc.fairshare.yarn`'s.
 """
 
 from __future__ import annotations
@@ -93,6 +99,9 @@ import pandas as pd
 from .._jit import jit
 from ..errors import InvalidInstanceError
 from ..fairshare import kueue as _kq
+from ..fairshare import yarn as _yarn
+from ..scheduling.servers import _fits
+from ..tolerance import FLOOR_EPS
 from ..fairshare.kueue import VALID_STRATEGY_LISTS, KueueFairSharing, KueueQueues, drs_key, tournament_winner
 from ..scheduling import core as C
 
@@ -591,7 +600,12 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
 NONE, EVICTED, ROOM = 0, 1, 2
 # meta fields: events written, wake-ups held, runs used (the run table's rows), rows wanted by the last check
 _NEV, _NWAKE, _NRUNS, _NEED = range(4)
-_ON = 4                                             # cfg's last entry: 1 when the policy preempts
+_ON = 4                                             # cfg's entry: 1 when the policy preempts
+_RULE = 5                                           # cfg's last entry: the victim rule, KUEUE_RULE or YARN_RULE
+#: The victim rules of :func:`step`: Kueue's fair-sharing preemption, YARN's fair-share preemption.
+KUEUE_RULE, YARN_RULE = 0, 1
+# YARN's float settings (y_par): units per total, utilization threshold
+_Y_UNITS, _Y_UTIL = range(2)
 
 
 class PreemptState(NamedTuple):
@@ -600,7 +614,8 @@ class PreemptState(NamedTuple):
     nodes, K columns, C candidate rows."""
 
     par: np.ndarray          #: (1,) min_run_time
-    cfg: np.ndarray          #: int64 (5,) kill, prioritize_non_borrowing, priority_sorting, preempt_within_nominal, on
+    cfg: np.ndarray          #: int64 (6,) kill, prioritize_non_borrowing, priority_sorting, preempt_within_nominal, on,
+    #:                          the victim rule (KUEUE_RULE, YARN_RULE)
     strategies: np.ndarray   #: int64 strategy codes (fairshare.kueue.S2A, S2B)
     meta: np.ndarray         #: int64 (4,) _NEV, _NWAKE, _NRUNS, _NEED
     kind: np.ndarray         #: (G,) Kueue node kinds
@@ -651,10 +666,33 @@ class PreemptState(NamedTuple):
     work: np.ndarray         #: (n_resources,)
     need: np.ndarray         #: (K,) bool
     rest: np.ndarray         #: (N,) bool: heads not yet tried
+    # YARN's fair-share preemption (:mod:`fairalloc.sim.yarn_preemption`); G nodes of the YARN tree
+    y_par: np.ndarray        #: (2,) units per total, utilization threshold
+    y_pre: np.ndarray        #: (G,) int64 the tree's nodes in preorder (children: child_ptr, children)
+    y_min: np.ndarray        #: (G, K) min shares in units
+    y_max: np.ndarray        #: (G, K) max shares in units (inf: unset)
+    y_scale: np.ndarray      #: (K,) units per amount (units / total)
+    y_tot: np.ndarray        #: (K,) units (the cluster counted in units)
+    y_thr: np.ndarray        #: (N,) each application's fairSharePreemptionThreshold
+    y_tmo: np.ndarray        #: (N,) each application's fairSharePreemptionTimeout
+    y_since: np.ndarray      #: (N,) start of the application's current time below its goal (inf: not below)
+    y_fair: np.ndarray       #: (G, K) instantaneous fair shares in units
+    y_act: np.ndarray        #: (G,) bool: a runnable application below
+    y_dem: np.ndarray        #: (N, K) demand (held + pending) in units
+    y_s: np.ndarray          #: (N, K) starvation in units (rows of the starved applications)
+    y_list: np.ndarray       #: (N,) int64 the applications starved for their timeout, in order
+    y_sw: np.ndarray         #: (G,) siblings' weights (scratch of compute_shares_into)
+    y_smin: np.ndarray       #: (G,)
+    y_smax: np.ndarray       #: (G,)
+    y_sact: np.ndarray       #: (G,) bool
+    y_sout: np.ndarray       #: (G,)
+    y_sfree: np.ndarray      #: (G,) bool
+    y_take: np.ndarray       #: (N, K) taken from each application in one search (raw amounts)
+    y_vec: np.ndarray        #: (3, K) scratch: usage, goal, potential
+    y_cnt: np.ndarray        #: (C,) int64 tasks chosen from each candidate launch in one search
 
 
-def new_state(pre: Preemption | None, kq: KueueQueues | None, n_users: int, n_jobs: int, k: int,
-              rows: int = 256) -> PreemptState:
+def new_state(pre: Any, kq: Any, n_users: int, n_jobs: int, k: int, rows: int = 256) -> PreemptState:
     """A :class:`PreemptState` for ``pre`` on Kueue's tree ``kq`` (the core's queue tree's), ``n_jobs`` jobs
     (runs ``0 .. n_jobs - 1`` are the jobs), room for ``rows`` candidates, events and requeued runs (grown by
     :func:`make_room`).
@@ -666,9 +704,11 @@ def new_state(pre: Preemption | None, kq: KueueQueues | None, n_users: int, n_jo
     without): a cold compile of the whole loop again costs more than 100 CPU seconds, in every CI leg."""
     i64, f64 = np.int64, np.float64
     on = pre is not None
+    if on and not isinstance(pre, Preemption):
+        return _yarn_state(pre, kq, n_users, n_jobs, k, rows)
     if not on:
         rows, g, n_res = 1, 0, 0
-        pars, flags, strategies = [0.0], [0, 0, 0, 0, 0], np.zeros(0, i64)
+        pars, flags, strategies = [0.0], [0, 0, 0, 0, 0, 0], np.zeros(0, i64)
         kind, child_ptr, children = np.zeros(0, i64), np.zeros(1, i64), np.zeros(0, i64)
     else:
         g, n_res = kq.tree.n_nodes, kq.lendable.shape[1]
@@ -676,7 +716,7 @@ def new_state(pre: Preemption | None, kq: KueueQueues | None, n_users: int, n_jo
         codes = {"LessThanOrEqualToFinalShare": 0, "LessThanInitialShare": 1}
         pars = [pre.min_run_time]
         flags = [pre.victim == "kill", cfg.prioritize_non_borrowing, cfg.priority_sorting_within_cohort,
-                 cfg.preempt_within_nominal, 1]
+                 cfg.preempt_within_nominal, 1, KUEUE_RULE]
         strategies = np.array([codes[s] for s in pre.strategies], dtype=i64)
         kind, child_ptr, children = (np.asarray(kq.kind, dtype=i64), np.asarray(kq.child_ptr, dtype=i64),
                                      np.asarray(kq.children, dtype=i64))
@@ -696,11 +736,53 @@ def new_state(pre: Preemption | None, kq: KueueQueues | None, n_users: int, n_jo
         seg_end=np.zeros(g, i64), pruned_cq=np.zeros(g, np.bool_), pruned_co=np.zeros(g, np.bool_),
         anc=np.zeros(g, np.bool_), order=np.zeros(g, i64), stack=np.zeros(g, i64), winner=np.zeros(g, i64),
         save=np.zeros((g, k)), uw=np.zeros((g, k), f64), work=np.zeros(n_res),
-        need=np.zeros(k, np.bool_), rest=np.zeros(n_users, np.bool_))
+        need=np.zeros(k, np.bool_), rest=np.zeros(n_users, np.bool_), **_yarn_arrays(None, 0, 0, k, rows))
+
+
+def _yarn_arrays(y: dict | None, g: int, n: int, k: int, rows: int) -> dict:
+    """The ``y_*`` fields of :class:`PreemptState`: YARN's tree and settings from ``y`` (None: empty arrays)."""
+    f64 = np.float64
+    out = dict(y_par=np.zeros(2), y_pre=np.zeros(g, np.int64), y_min=np.zeros((g, k)), y_max=np.zeros((g, k)),
+               y_scale=np.ones(k), y_tot=np.ones(k), y_thr=np.zeros(n), y_tmo=np.zeros(n), y_since=np.full(n, np.inf),
+               y_fair=np.zeros((g, k)), y_act=np.zeros(g, np.bool_), y_dem=np.zeros((n, k)), y_s=np.zeros((n, k)),
+               y_list=np.zeros(n, np.int64), y_sw=np.zeros(g), y_smin=np.zeros(g), y_smax=np.zeros(g),
+               y_sact=np.zeros(g, np.bool_), y_sout=np.zeros(g, f64), y_sfree=np.zeros(g, np.bool_),
+               y_take=np.zeros((n, k)), y_vec=np.zeros((3, k)), y_cnt=np.zeros(rows, np.int64))
+    if y is not None:
+        out.update(y)
+    return out
+
+
+def _yarn_state(pre: Any, yq: Any, n_users: int, n_jobs: int, k: int, rows: int) -> PreemptState:
+    """A live :class:`PreemptState` of YARN's fair-share preemption (:mod:`fairalloc.sim.yarn_preemption`):
+    ``yq`` is (a :class:`~fairalloc.fairshare.yarn.YarnQueues` of the queue core's tree, whose users are the
+    simulator's; the cluster's totals): the Kueue arrays empty, the ``y_*`` fields filled."""
+    from .yarn_preemption import UNITS, settings
+
+    yq, totals = yq
+    base = new_state(None, None, n_users, n_jobs, k, rows=rows)
+    base = base._replace(job=np.arange(n_jobs + rows, dtype=np.int64),
+                         **{f: np.zeros((rows,) + getattr(base, f).shape[1:], getattr(base, f).dtype)
+                            for f in _ROW_FIELDS})
+    t = yq.tree
+    g = t.n_nodes
+    node = np.array([t.node(str(u)) for u in range(n_users)], dtype=np.int64)
+    thr, tmo = settings(yq, pre, n_users, node)
+    lo, hi = yq.scaled_shares(totals, UNITS)
+    y = dict(y_par=np.array([float(UNITS), float(pre.utilization_threshold)]),
+             y_pre=np.array(t.preorder, dtype=np.int64), y_min=lo, y_max=hi,
+             y_scale=float(UNITS) / np.asarray(totals, dtype=float), y_tot=np.full(k, float(UNITS)),
+             y_thr=np.asarray(thr, dtype=float), y_tmo=np.asarray(tmo, dtype=float))
+    arrays = _yarn_arrays(y, g, n_users, k, rows)
+    return base._replace(par=np.array([0.0]), cfg=np.array([pre.victim == "kill", 0, 0, 0, 1, YARN_RULE], np.int64),
+                         child_ptr=np.array(t.fs_child_ptr, dtype=np.int64),     # (copies: the tree's are
+                         children=np.array(t.fs_children, dtype=np.int64),       # read-only, another numba type)
+                         rest=np.zeros(n_users, np.bool_),
+                         **arrays)
 
 
 _ROW_FIELDS = ("ev_t", "ev_i", "ev_s", "wheap", "c_ent", "c_cq", "c_adm", "c_ts", "c_req", "c_tmp", "o_idx", "o_cq",
-               "o_adm", "o_ts", "o_req", "o_ev", "o_pr", "mark", "cands", "grouped", "retry", "tgt", "why")
+               "o_adm", "o_ts", "o_req", "o_ev", "o_pr", "mark", "cands", "grouped", "retry", "tgt", "why", "y_cnt")
 
 
 def make_room(ps: PreemptState, runs: Any) -> tuple[PreemptState, Any]:
@@ -930,6 +1012,176 @@ def _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log
 
 
 @jit(_nrt=False)
+def _yarn_fair_shares(ps, qs):
+    """YARN's instantaneous fair shares in units (``ps.y_fair``), from the root down over the runnable
+    applications ``ps.y_act`` (:func:`fairalloc.fairshare.yarn.compute_shares_into` per resource among siblings,
+    as :meth:`~fairalloc.fairshare.yarn.YarnQueues.fair_shares` with ``units``)."""
+    k = ps.y_tot.shape[0]
+    for r in range(k):
+        ps.y_fair[0, r] = ps.y_tot[r]
+    for i in range(ps.y_pre.shape[0]):
+        v = ps.y_pre[i]
+        lo, hi = ps.child_ptr[v], ps.child_ptr[v + 1]
+        n = hi - lo
+        if n == 0:
+            continue
+        for r in range(k):
+            for j in range(n):
+                c = ps.children[lo + j]
+                ps.y_sw[j] = qs.w[c]
+                ps.y_smin[j] = ps.y_min[c, r]
+                ps.y_smax[j] = ps.y_max[c, r]
+                ps.y_sact[j] = ps.y_act[c]
+            _yarn.compute_shares_into(ps.y_sw[:n], ps.y_smin[:n], ps.y_smax[:n], ps.y_sact[:n], ps.y_fair[v, r],
+                                      False, ps.y_sout[:n], ps.y_sfree[:n])
+            for j in range(n):
+                ps.y_fair[ps.children[lo + j], r] = ps.y_sout[j]
+
+
+@jit(_nrt=False)
+def _yarn_step(ps, st, runs, ts, now, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_log, rem, end, killed, user):
+    """:func:`step` for YARN's fair-share preemption (:mod:`fairalloc.sim.yarn_preemption`, whose
+    :func:`~fairalloc.sim.yarn_preemption.reference_yarn_run` states it in plain Python): every application's
+    time below its goal; above the utilization threshold, for each application starved for its timeout (in
+    index order) its head request's containers, each from the candidates most recently launched first that
+    ``can_preempt`` lets go, until the request fits."""
+    qs = st.qs
+    n_users = ps.y_since.shape[0]
+    k = runs.d.shape[1]
+    anyp = False
+    for u in range(n_users):
+        if st.n_pending[u] > 0:
+            anyp = True
+            break
+    if not anyp:                                    # no demand beyond usage: nobody below its goal
+        for u in range(n_users):
+            ps.y_since[u] = np.inf
+        return NONE, n_log
+    n_run = np.int64(0)
+    for e in range(hs):
+        n_run += hint[e, 2]
+    if (hs > ps.c_ent.shape[0] or ps.meta[_NEV] + n_run > ps.ev_t.shape[0]
+            or ps.meta[_NWAKE] + n_users > ps.wheap.shape[0] or ps.meta[_NRUNS] + n_run > runs.user.shape[0]
+            or n_log + n_run > lp.shape[0]):
+        ps.meta[_NEED] = max(n_run, np.int64(n_users)) + 1
+        return ROOM, n_log
+    ps.meta[_NEED] = 0
+    sc = ps.y_scale
+    g = ps.y_act.shape[0]
+    for v in range(g):
+        ps.y_act[v] = False
+    for u in range(n_users):                        # demand (held + pending) and the runnable applications
+        v = qs.node[u]
+        for r in range(k):
+            ps.y_dem[u, r] = qs.usage[v, r]
+        h = st.qhead[u]
+        while h >= 0:
+            for r in range(k):
+                ps.y_dem[u, r] += runs.left[h] * runs.d[h, r]
+            h = runs.nxt[h]
+        for r in range(k):
+            ps.y_dem[u, r] *= sc[r]
+        if st.n_pending[u] > 0 or qs.nrun[v] > 0:
+            while v >= 0 and not ps.y_act[v]:
+                ps.y_act[v] = True
+                v = qs.parent[v]
+    _yarn_fair_shares(ps, qs)
+    use, goal, pot = ps.y_vec[0], ps.y_vec[1], ps.y_vec[2]
+    n_st = 0
+    for u in range(n_users):                        # the timers
+        v = qs.node[u]
+        for r in range(k):
+            use[r] = qs.usage[v, r] * sc[r]
+        _yarn.starvation_goal_into(ps.y_fair[v], ps.y_dem[u], ps.y_thr[u], goal)
+        if not _yarn.usage_below_share(use, goal, ps.y_tot):
+            ps.y_since[u] = np.inf
+            continue
+        if ps.y_since[u] == np.inf:
+            ps.y_since[u] = now
+            if ps.y_tmo[u] > 0.0 and ps.y_tmo[u] < np.inf:
+                _push_wake(ps, now + ps.y_tmo[u])
+        if now - ps.y_since[u] >= ps.y_tmo[u]:
+            ps.y_list[n_st] = u
+            n_st += 1
+            for r in range(k):
+                x = goal[r] - use[r]
+                ps.y_s[u, r] = x if x > 0.0 else 0.0
+    util = 0.0
+    for r in range(k):
+        x = qs.usage[0, r] / qs.tot[r]
+        if x > util:
+            util = x
+    if n_st == 0 or not util > ps.y_par[_Y_UTIL]:
+        return NONE, n_log
+    n_e = np.int64(0)                               # candidate launches, most recently launched first
+    for e in range(hs):
+        if lt0[hint[e, 0] - 1] < now:
+            ps.c_ent[n_e] = e
+            ps.cands[n_e] = n_e
+            n_e += 1
+    _sort(ps, n_e, hint, np.int64(-1))
+    for j in range(n_e):
+        ps.c_tmp[j] = ps.c_ent[ps.cands[n_e - 1 - j]]
+    evicted = False
+    n_scan = np.int64(0)
+    for i in range(n_st):
+        u = ps.y_list[i]
+        h = st.qhead[u]
+        d = runs.d[h]
+        ratio = 0.0
+        for r in range(k):
+            if d[r] > 0.0:
+                x = ps.y_s[u, r] / (d[r] * sc[r])
+                if x > ratio:
+                    ratio = x
+        n_want = np.int64(math.floor(ratio))
+        if n_want > runs.left[h]:
+            n_want = runs.left[h]
+        for r in range(k):
+            goal[r] = 0.0                           # (goal: what earlier containers of u claimed)
+        for _ in range(n_want):
+            for r in range(k):
+                x = st.free[0, r] - goal[r]
+                pot[r] = x if x > 0.0 else 0.0
+            for w in range(n_users):
+                for r in range(k):
+                    ps.y_take[w, r] = 0.0
+            ok = False
+            for j in range(n_e):
+                e = ps.c_tmp[j]
+                ps.y_cnt[j] = 0
+                p = hint[e, 1]
+                w = user[p]
+                vw = qs.node[w]
+                dp = runs.d[p]
+                for _t in range(hint[e, 2]):
+                    for r in range(k):
+                        use[r] = (qs.usage[vw, r] - ps.y_take[w, r] - dp[r]) * sc[r]
+                    if _yarn.can_preempt(use, ps.y_fair[vw], ps.y_tot):
+                        ps.y_cnt[j] += 1
+                        for r in range(k):
+                            ps.y_take[w, r] += dp[r]
+                            pot[r] += dp[r]
+                    if _fits(pot, d, FLOOR_EPS):
+                        ok = True
+                        break
+                if ok:
+                    n_scan = j + 1
+                    break
+            if not ok:
+                break
+            for j in range(n_scan):
+                e = ps.c_tmp[j]
+                for _t in range(ps.y_cnt[j]):
+                    n_log = _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log, rem, end,
+                                   killed, user)
+                    evicted = True
+            for r in range(k):
+                goal[r] += d[r]
+    return (EVICTED if evicted else NONE), n_log
+
+
+@jit(_nrt=False)
 def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_log, rem, end, killed, user):
     """After a pass (``blocking="skip"``) at ``now``: Kueue's fair-sharing preemption for the heads set aside,
     as :func:`reference_kueue_run`'s ``preempt_once`` (module docstring): the heads in tournament order, the
@@ -938,6 +1190,8 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
     heap entry with one task fewer (the caller drops the empty ones)."""
     if ps is None or ps.cfg[_ON] == 0:
         return NONE, n_log
+    if ps.cfg[_RULE] == YARN_RULE:
+        return _yarn_step(ps, st, runs, ts, now, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_log, rem, end, killed, user)
     qs = st.qs
     n_aside = 0
     for u in range(ps.rest.shape[0]):               # after a "skip" pass every user with pending tasks is aside

@@ -127,8 +127,9 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         ``"events"`` forces the engine;
         ``"kernel"`` forces the loop (a Slurm or HTCondor policy object too: it holds the run's usage,
         factors or priorities after it) and raises :class:`InvalidInstanceError` naming what it does not support;
-        ``"reference"``: ``policy="kueue"`` with ``preemption=`` on the plain-Python reference loop
-        (:func:`fairalloc.sim.preemption.reference_kueue_run`), the oracle of the compiled one.
+        ``"reference"``: ``policy="kueue"`` (with or without ``preemption=``) or ``policy="yarn"`` on the
+        plain-Python reference loop (:func:`fairalloc.sim.preemption.reference_kueue_run`,
+        :func:`fairalloc.sim.yarn_preemption.reference_yarn_run`), the oracles of the compiled one.
     **options
         Passed to the policy (e.g. ``k_p=1440`` for BUC).
 
@@ -182,8 +183,9 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
                                    "or 'events'", argument="engine", value=engine)
     if engine == "reference":
         if not hasattr(pol, "run_reference"):
-            raise InvalidInstanceError("engine='reference' runs policy 'kueue' with preemption= on its reference "
-                                       "loop (fairalloc.sim.preemption) only", argument="engine", value=engine)
+            raise InvalidInstanceError("engine='reference' runs policies 'kueue' and 'yarn' on their reference "
+                                       "loops (fairalloc.sim.preemption, fairalloc.sim.yarn_preemption) only",
+                                       argument="engine", value=engine)
         return pol.run_reference(sim)
     if engine != "events":
         if pool:

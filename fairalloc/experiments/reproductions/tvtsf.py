@@ -368,8 +368,18 @@ def saturation(w: Any, cluster: Any, r: Any, slots: int) -> dict:
     out["queue_when_busy"] = float(waiting[busy].mean()) if busy.any() else 0.0
     first = r.jobs.groupby("user")["submit"].min().astype(np.int64)
     lu = r.jobs.set_index("row")["user"].loc[lf["job"].to_numpy()].to_numpy()
-    # tasks of *other* users waiting (submitted by t, not started by t) in each user's first slot t
-    at = np.array([k[(lu != uu) & (s0 <= t) & (st > t)].sum() for uu, t in zip(first.index, first.to_numpy())])
+    # tasks of *other* users waiting (submitted by t, not started by t) in each user's first slot t: all
+    # waiting then (`waiting`, as every start is at or after its submission) less the user's own,
+    # whose launches are submitted at t at the earliest (so "by t" is "at t")
+    users, t = first.index.to_numpy(), first.to_numpy()          # users ascending (groupby)
+    pos = t - lo
+    inside = (pos >= 0) & (pos < waiting.size)
+    everyone = np.zeros(t.size)
+    everyone[inside] = waiting[pos[inside]]
+    tu = t[np.searchsorted(users, lu)]                            # each launch's user's first slot
+    mine = (s0 <= tu) & (st > tu)
+    own = np.bincount(np.searchsorted(users, lu[mine]), weights=k[mine], minlength=users.size)
+    at = everyone - own
     into = at > 0
     uw = per_user(r).set_index("user")["user_wait"]
     out["users_into_queue"] = float(into.mean()) if into.size else 0.0

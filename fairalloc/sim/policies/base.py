@@ -54,8 +54,17 @@ class Policy:
     def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
         """A launch of ``tasks`` tasks of ``job`` on ``server`` ended (resources already freed)."""
 
+    def on_finish_many(self, launches: Any, now: float, killed: Any) -> None:
+        """Launches returned as a :class:`~fairalloc.sim.launches.Launches` that ended at ``now``, in the
+        order of their ends (all their resources already freed; ``killed`` a bool array per launch).
+        By default :meth:`on_finish` for each in turn."""
+        for j, k, s, kl in zip(launches.job.tolist(), launches.tasks.tolist(), launches.server.tolist(),
+                               killed.tolist()):
+            self.on_finish(j, k, s, now, kl)
+
     def schedule(self, now: float) -> Iterable[tuple[int, int, int]]:
-        """Launches ``(job, tasks, server)`` to start at ``now``, in order."""
+        """Launches ``(job, tasks, server)`` to start at ``now``, in order (a list of tuples, or a
+        :class:`~fairalloc.sim.launches.Launches` of arrays)."""
         raise NotImplementedError
 
     def next_wakeup(self, now: float) -> float | None:

@@ -36,25 +36,43 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
                ``["preemption_loops"]``. It runs on the simulator's compiled loop
                (:func:`fairalloc.sim.preemption.step` after each pass); ``fa.simulate(...,
                engine="reference")`` runs the plain-Python reference loop
-               (:func:`fairalloc.sim.preemption.reference_kueue_run`) instead
+               (:func:`fairalloc.sim.preemption.reference_kueue_run`) instead.
+               YARN: fair-share preemption (:mod:`fairalloc.sim.yarn_preemption`): a timeout in seconds,
+               True (the tree's ``fair_share_preemption_timeout`` / ``_threshold``), or a mapping of
+               ``timeout``, ``threshold``, ``utilization_threshold``, ``victim``, ``loop_window``; the
+               same loop and reporting (reference: :func:`fairalloc.sim.yarn_preemption.reference_yarn_run`)
 =============  ===========================================================================================
+
+**Several LocalQueues in one ClusterQueue** (``kueue`` without Admission Fair Sharing). Kueue's ClusterQueue
+(BestEffortFIFO) nominates its oldest pending workload, whatever its LocalQueue, to the cohort's tournament;
+the compiled loop keys each LocalQueue by its ClusterQueue's share with *its own* head request added, so
+within a ClusterQueue it may admit a younger, smaller head first. The two agree with one LocalQueue per
+ClusterQueue (the default tree). ``engine="reference"`` runs Kueue's tournament
+(:func:`fairalloc.sim.preemption.reference_kueue_run`, plain Python); with ``preemption`` such a tree is
+routed to it (a warning says so: the compiled preemption check nominates the oldest head, as the reference
+does, and would disagree with the compiled admission); without preemption the compiled loop runs and a
+warning names the difference.
 
 Refused with an :class:`~fairalloc.InvalidInstanceError` naming the field and value: quotas larger than
 the cluster, borrowing or lending limits without a cohort, negative weights (and 0 for Mesos), weights
 in (0, 1e-9) for Kueue, nested cohorts or queues (but for ``volcano-hdrf``), a workload user missing from
 the tree, a ``half_life`` or ``sampling_interval`` of 0 or below (Kueue's ``usageHalfLifeTime=0`` silently turns
 Admission Fair Sharing off), AFS options on another policy, a negative resource weight, and what is not
-simulated: ``preemption`` on a policy other than ``kueue``, with Admission Fair Sharing, ``blocking="stop"``,
+simulated: ``preemption`` on a policy other than ``kueue`` and ``yarn``, with Admission Fair Sharing, ``blocking="stop"``,
 ``ties="index"``, on several servers, with ``enforce_walltime``, or with ``engine="events"`` / a progress bar.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any, Sequence
 
+import numpy as np
+
 from ...errors import InvalidInstanceError
 from ...fairshare.kueue import KueueQueues
+from ...fairshare.yarn import YarnQueues
 from ...scheduling.production import (
     QUEUE_POLICIES,
     QueueScheduler,
@@ -65,9 +83,12 @@ from ...validation import require_choice
 from ..cluster_state import ResourcePool, Servers
 from .. import preemption as _pre
 from ..preemption import as_preemption, reference_kueue_run
+from ..yarn_preemption import as_yarn_preemption, reference_yarn_run
 from .tasks import TaskPolicy
 
 __all__ = ["ContainerPolicy", "QUEUE_POLICIES"]
+
+logger = logging.getLogger(__name__)
 
 
 class ContainerPolicy(TaskPolicy):
@@ -96,10 +117,12 @@ class ContainerPolicy(TaskPolicy):
                  ties: str = "wait", wakeups: bool = True, wake_on: str = "first") -> None:
         name = require_choice("policy", policy, QUEUE_POLICIES)
         admission_fair_sharing(name, half_life, sampling_interval, resource_weights)    # checked here, early
-        self.preemption = as_preemption(preemption)
-        if self.preemption is not None and name != "kueue":
+        self.preemption = as_yarn_preemption(preemption) if name == "yarn" else (
+            as_preemption(preemption) if name == "kueue" or preemption is None or preemption is False else None)
+        if self.preemption is None and preemption not in (None, False):
             raise InvalidInstanceError(f"preemption={preemption!r}: policy {name!r} does not preempt in the "
-                                       "simulator yet (only 'kueue' does)", argument="preemption", value=preemption)
+                                       "simulator yet (only 'kueue' and 'yarn' do)", argument="preemption",
+                                       value=preemption)
         if self.preemption is not None and half_life is not None:
             raise InvalidInstanceError(f"preemption={preemption!r} with half_life={half_life!r}: Kueue's preemption "
                                        "under Admission Fair Sharing (LocalQueue usage in the candidate order) is not "
@@ -140,11 +163,34 @@ class ContainerPolicy(TaskPolicy):
             return isinstance(sim.state, Servers) and not sim.progress
         return super().kernel_applies(sim)
 
+    def _shared_cluster_queue(self, sim: Any) -> str | None:
+        """Kueue: the name of a ClusterQueue of the given tree holding several LocalQueues (users), or None (users
+        directly under ``root`` each get a ClusterQueue of their own)."""
+        if self.accounts is None:
+            return None
+        t = self.accounts
+        parents = np.asarray(t.parent)[np.asarray(t.user_nodes)]
+        counts = np.bincount(parents, minlength=t.n_nodes)
+        counts[0] = 0
+        shared = np.flatnonzero(counts > 1)
+        return str(t.names[int(shared[0])]) if len(shared) else None
+
     def run_kernel(self, sim: Any) -> Any:
         """The compiled loop (with ``preemption``: :func:`fairalloc.sim.preemption.step` after each pass)."""
         if self.preemption is None:
+            if self.mechanism == "kueue" and self.half_life is None and self._shared_cluster_queue(sim) is not None:
+                logger.warning("policy 'kueue': ClusterQueue %r holds several LocalQueues; the compiled loop keys "
+                               "each LocalQueue by its ClusterQueue's share with its own head added, Kueue nominates "
+                               "the ClusterQueue's oldest head (engine='reference' runs Kueue's tournament)",
+                               self._shared_cluster_queue(sim))
             return super().run_kernel(sim)
         self._check_preemptive(sim)
+        if self.mechanism == "kueue" and self._shared_cluster_queue(sim) is not None:
+            logger.warning("policy 'kueue' with preemption: ClusterQueue %r holds several LocalQueues; the compiled "
+                           "admission keys each LocalQueue by its own head, Kueue nominates the ClusterQueue's "
+                           "oldest head: routed to the reference loop (engine='reference', plain Python)",
+                           self._shared_cluster_queue(sim))
+            return self.run_reference(sim)
         self._on_kernel = True
         try:
             return super().run_kernel(sim)
@@ -157,6 +203,9 @@ class ContainerPolicy(TaskPolicy):
         s = self.scheduler
         if self.preemption is None:
             return _pre.new_state(None, None, len(s._core.st.w), n_jobs, s._core.k)
+        if self.mechanism == "yarn":
+            yq = YarnQueues(s.tree, resources=list(s.tree.resources))
+            return _pre.new_state(self.preemption, (yq, s.totals), len(s._core.st.w), n_jobs, s._core.k)
         kq = KueueQueues(s.tree, resources=list(s.tree.resources))
         return _pre.new_state(self.preemption, kq, len(s._core.st.w), n_jobs, s._core.k)
 
@@ -178,17 +227,18 @@ class ContainerPolicy(TaskPolicy):
 
     def run_reference(self, sim: Any) -> Any:
         """The plain-Python reference loop of :mod:`fairalloc.sim.preemption` (``engine="reference"``)."""
-        if self.preemption is None:
-            raise InvalidInstanceError("engine='reference' runs Kueue's preemption on its reference loop: give "
-                                       "preemption=", argument="engine", value="reference")
+        if self.mechanism not in ("kueue", "yarn") or (self.mechanism == "kueue" and self.half_life is not None):
+            raise InvalidInstanceError(f"engine='reference' runs 'kueue' (without half_life) and 'yarn' on their "
+                                       f"reference loops, not {self.name!r}", argument="engine", value="reference")
         self._check_preemptive(sim)
         state = sim.state
         wl = sim.workload
         state.bind(wl)
         pool = state if isinstance(state, ResourcePool) else ResourcePool(state.capacities[0],
                                                                            resource_names=state.resource_names)
-        return reference_kueue_run(wl, pool, accounts=self.accounts, weights=self.weights,
-                                   preemption=self.preemption, policy_name=self.name, admitted=sim.admissible())
+        run = reference_yarn_run if self.mechanism == "yarn" else reference_kueue_run
+        return run(wl, pool, accounts=self.accounts, weights=self.weights, preemption=self.preemption,
+                   policy_name=self.name, admitted=sim.admissible())
 
     def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
         k = state.capacities.shape[1]

@@ -45,6 +45,7 @@ from ...errors import InvalidInstanceError
 from ...scheduling import TIES
 from ...scheduling.online_slots import OnlineSlotScheduler
 from ...validation import require_choice
+from ..launches import Launches
 from .base import Policy
 from .tasks import _check_workload, _Launches, _n_users
 
@@ -109,8 +110,11 @@ class SlotPolicy(Policy):
         self._user = wl.user.tolist()
         self._tasks = wl.tasks.tolist()
         self._demand = wl.resources
-        self._launches = _Launches()
-        self._ended: list[int] = []
+        self._launches = _Launches()          # task id -> job, and the grouping of starts into launches
+        # every started task id in start order: a launch's ids are _ids[tag:tag + tasks] (its tag)
+        self._ids = np.zeros(int(wl.tasks.sum()), dtype=np.int64)
+        self._n_ids = 0
+        self._ended: list[np.ndarray] = []
 
     def _boundary(self, now: float) -> int:
         """Index of the first slot boundary at or after ``now``."""
@@ -123,21 +127,31 @@ class SlotPolicy(Policy):
         self._launches.add(job, ids)
 
     def on_finish(self, job: int, tasks: int, server: int, now: float, killed: bool) -> None:
-        # the scheduler frees them, in the order of the engine's completions, before the next decision
-        self._ended.extend(self._launches.finished(job, tasks, server))
+        raise NotImplementedError("a slotted policy's launches end through on_finish_many (it launches "
+                                  "Launches arrays, whose tags name their tasks)")
+
+    def on_finish_many(self, launches: Launches, now: float, killed: np.ndarray) -> None:
+        # the launches' own task ids; the scheduler frees them, in the order of the engine's
+        # completions, before the next decision
+        k = launches.tasks
+        self._ended.append(self._ids[np.repeat(launches.tag - (np.cumsum(k) - k), k) + np.arange(k.sum())])
 
     def _release(self) -> None:
         if self._ended:
-            self.scheduler.finish_many(self._ended)
+            self.scheduler.finish_many(np.concatenate(self._ended))
             self._ended = []
 
-    def schedule(self, now: float) -> list[tuple[int, int, int]]:
+    def schedule(self, now: float) -> Launches | list:
         self._release()
         k = self._boundary(now)
         if k * self.slot != now or k <= self.scheduler.slot or not self.scheduler.has_pending:
             return []
         task, _, server = self.scheduler.step_arrays(k)
-        return self._launches.group_arrays(task, server)
+        job, first, count = self._launches.runs(task, server)
+        a = self._n_ids
+        self._ids[a:a + task.size] = task
+        self._n_ids += task.size
+        return Launches(job, count, server[first], first + a)
 
     def next_wakeup(self, now: float) -> float | None:
         if not self.scheduler.has_pending:

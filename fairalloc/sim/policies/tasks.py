@@ -151,17 +151,24 @@ class _Launches:
         return self.group_arrays(np.fromiter((st.task for st in starts), dtype=np.int64, count=len(starts)),
                                  np.fromiter((st.server for st in starts), dtype=np.int64, count=len(starts)))
 
-    def group_arrays(self, tasks: np.ndarray, servers: np.ndarray) -> list[tuple[int, int, int]]:
-        """Starts given as arrays (task ids, servers), in order, as launches ``(job, tasks, server)``:
-        runs of consecutive starts of one job on one server are one launch."""
+    def runs(self, tasks: np.ndarray, servers: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Starts given as arrays (task ids, servers), in order, as launches: runs of consecutive starts
+        of one job on one server are one launch. Returns each launch's job, position of its first
+        start and number of starts (int64 arrays)."""
         n = tasks.size
-        if n == 0:
-            return []
         jobs = self.job_of[tasks]
         cut = np.flatnonzero((jobs[1:] != jobs[:-1]) | (servers[1:] != servers[:-1])) + 1
-        first = np.r_[0, cut]
-        counts = np.diff(np.r_[first, n]).tolist()
-        out = list(zip(jobs[first].tolist(), counts, servers[first].tolist()))
+        first = np.concatenate([np.zeros(min(n, 1), dtype=np.int64), cut])
+        return jobs[first], first, np.diff(first, append=n)
+
+    def group_arrays(self, tasks: np.ndarray, servers: np.ndarray) -> list[tuple[int, int, int]]:
+        """:meth:`runs` as launches ``(job, tasks, server)``, whose running task ids :meth:`finished`
+        returns."""
+        if tasks.size == 0:
+            return []
+        jobs, first, counts = self.runs(tasks, servers)
+        counts = counts.tolist()
+        out = list(zip(jobs.tolist(), counts, servers[first].tolist()))
         running = self.running
         tl = tasks.tolist()
         for (j, k, s), a in zip(out, first.tolist()):

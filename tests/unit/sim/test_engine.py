@@ -10,6 +10,7 @@ from fairalloc.errors import InvalidInstanceError
 from fairalloc.model import Cluster
 from fairalloc.sim import Policy
 from fairalloc.sim import ResourcePool, Servers, Simulation, SimulationError, simulate
+from fairalloc.sim.launches import Launches
 from fairalloc.workloads import Workload
 
 # Five jobs on 4 processors (submit, run, processors); requested = run (exact estimates).
@@ -234,3 +235,123 @@ def test_same_workload_same_schedule():
     a = simulate(wl, 64, policy="wfp3+easy")
     b = simulate(wl, 64, policy="wfp3+easy")
     assert a.jobs.equals(b.jobs)
+
+
+# ---- launches as arrays (fairalloc.sim.launches.Launches) -------------------------------------
+class BatchFIFO(TaskFIFO):
+    """TaskFIFO returning its launches as arrays, tagged 100, 101, ...; records every end it is told of."""
+
+    name = "batch-fifo"
+
+    def reset(self, sim):
+        super().reset(sim)
+        self.ends = []
+        self.tag = 100
+
+    def schedule(self, now):
+        out = super().schedule(now)
+        if not out:
+            return []
+        j, k, s = zip(*out)
+        b = Launches.of(j, k, s, range(self.tag, self.tag + len(out)))
+        self.tag += len(out)
+        return b
+
+    def on_finish_many(self, launches, now, killed):
+        self.ends.append((now, launches.tag.tolist(), killed.tolist(), self.sim.state.usage().tolist()))
+
+
+def test_launch_arrays_hand_computed():
+    # test_task_fifo_on_a_pool_hand_computed's workload: the same schedule and log through arrays;
+    # the ends come back with their tags: A's launch (tag 100) at 10, B's (101) at 15, C's (102) at 16,
+    # each with its resources already free (nothing else runs at those instants before the decision)
+    wl = Workload(submit=[0, 0, 1], run_time=[10, 5, 1], tasks=[3, 2, 1],
+                  resources=[[1, 2], [2, 1], [1, 1]], resource_names=["cpu", "mem"], user=[0, 1, 2])
+    pol = BatchFIFO()
+    r = simulate(wl, [4.0, 8.0], policy=pol)
+    assert r.jobs["start"].tolist() == [0, 10, 15] and r.jobs["end"].tolist() == [10, 15, 16]
+    assert r.launches[["job", "tasks", "server", "start"]].values.tolist() == [
+        [0, 3, 0, 0], [1, 2, 0, 10], [2, 1, 0, 15]]
+    assert pol.ends == [(10.0, [100], [False], [0.0, 0.0]), (15.0, [101], [False], [0.0, 0.0]),
+                        (16.0, [102], [False], [0.0, 0.0])]
+
+
+def test_launch_arrays_end_together_in_launch_order_and_in_their_place():
+    # Pool of 10 cpu, tasks of 1 cpu. t=0: a tuple launch of job 0 (ends 10). t=5: one batch of jobs
+    # 1 (run 5), 2 (run 1), 3 (run 5): 2 ends alone at 6; 1 and 3 end at 10, after job 0's launch
+    # (an earlier launch), together and in their launch order 1, 3.
+    class Mixed(Policy):
+        def reset(self, sim):
+            super().reset(sim)
+            self.seen = []
+
+        def schedule(self, now):
+            if now == 0:
+                return [(0, 1, 0)]
+            if now == 5:
+                return Launches.of([1, 2, 3], [1, 1, 1], [0, 0, 0], [11, 12, 13])
+            return []
+
+        def on_finish(self, job, tasks, server, now, killed):
+            self.seen.append((now, "one", job))
+
+        def on_finish_many(self, launches, now, killed):
+            self.seen.append((now, "many", launches.job.tolist(), launches.tag.tolist()))
+
+    wl = Workload(submit=[0, 5, 5, 5], run_time=[10, 5, 1, 5], tasks=[1, 1, 1, 1], resources=[[1.0]] * 4)
+    pol = Mixed()
+    r = simulate(wl, [10.0], policy=pol)
+    assert pol.seen == [(6.0, "many", [2], [12]), (10.0, "one", 0), (10.0, "many", [1, 3], [11, 13])]
+    assert r.jobs["end"].tolist() == [10, 10, 6, 10]
+    assert r.launches["job"].tolist() == [0, 1, 2, 3]
+
+
+def test_launch_arrays_refused_like_one_launch_at_a_time():
+    # 4 cpu; job 0 has 3 tasks of 1 cpu, job 1 one task of 2 cpu. The batch (0, 2), (1, 1), (0, 1):
+    # the second launch needs 2 cpu with 2 free: fits; the third needs 1 with 0 free: allocate's refusal
+    wl = Workload(submit=[0, 0], run_time=[1, 1], tasks=[3, 1], resources=[[1.0], [2.0]], user=[0, 1])
+
+    class Over(Policy):
+        def __init__(self, batch):
+            self.batch = batch
+
+        def schedule(self, now):
+            return self.batch if now == 0 else []
+
+    with pytest.raises(SimulationError, match=r"1 task\(s\) of job 0 need \[1.0\] on server 0; free \[0.0\]"):
+        simulate(wl, [4.0], policy=Over(Launches.of([0, 1, 0], [2, 1, 1], [0, 0, 0])))
+    # more tasks than wait: job 0 has 3, the batch asks 2 + 2 (the second launch is refused, as a tuple)
+    with pytest.raises(SimulationError, match=r"launched 2 task\(s\) of job 0 with 1 waiting"):
+        simulate(wl, [9.0], policy=Over(Launches.of([0, 0], [2, 2], [0, 0])))
+    with pytest.raises(SimulationError, match=r"launched 0 task\(s\) of job 1 with 1 waiting"):
+        simulate(wl, [9.0], policy=Over(Launches.of([0, 1], [1, 0], [0, 0])))
+    # placement: user 1 may not use server 1
+    cl = Cluster([[4.0], [4.0]])
+    with pytest.raises(SimulationError, match="job 1 .user 1. may not run on server 1"):
+        simulate(wl, cl, placement=[[True, True], [True, False]],
+                 policy=Over(Launches.of([0, 1], [1, 1], [1, 1])))
+
+
+def test_allocate_many_leaves_the_bits_of_one_launch_at_a_time():
+    # the documented claim (fairalloc.sim.launches): the same subtractions in the same order; demands
+    # that are not binary fractions (0.1, 0.7, 1/3) make a different order or a summed count differ
+    rng = np.random.default_rng(7)
+    cl = Cluster(rng.uniform(2, 4, size=(3, 2)))
+    n = 40
+    wl = Workload(submit=np.zeros(n), run_time=np.ones(n), tasks=np.full(n, 3),
+                  resources=rng.choice([0.1, 0.7, 1 / 3, 0.3], size=(n, 2)), user=np.arange(n) % 4)
+    one, many = Servers(cl), Servers(cl)
+    one.bind(wl)
+    many.bind(wl)
+    job = rng.integers(0, n, 60)
+    k = rng.integers(1, 3, 60)
+    srv = rng.integers(0, 3, 60)
+    take = [a for a in range(60) if one.fits(int(job[a]), int(k[a]), int(srv[a]))
+            and (one.allocate(int(job[a]), int(k[a]), int(srv[a])) or True)]
+    assert 10 < len(take) < 60
+    many.allocate_many(Launches.of(job[take], k[take], srv[take]))
+    assert many.free.tobytes() == one.free.tobytes()
+    for a in take[::-1]:
+        one.release(int(job[a]), int(k[a]), int(srv[a]))
+    many.release_many(Launches.of(job[take][::-1], k[take][::-1], srv[take][::-1]))
+    assert many.free.tobytes() == one.free.tobytes()

@@ -1,0 +1,561 @@
+r"""Column generation over per-server schedules for TV-TSF threshold questions (issue 30, section 2).
+
+The question: given integer bounds :math:`\ell_i \le X_i \le u_i` on every user's task total, is there
+a schedule of the TV-TSF integer program (:func:`fairalloc.exact.tvtsf.tvtsf_model`: Eq. 10b capacity
+per server, resource and slot; tasks started never above tasks submitted; placement) meeting them?
+On the dense 10 x 10 x 20 instance of seed 0, "every user >= 76/1240" is such a question, and the
+time-indexed MILP and CP-SAT leave it undecided for minutes (``benchmarks/RESULTS.md``).
+
+Dantzig-Wolfe reformulation
+---------------------------
+A *pattern* of a server type *k* (servers with equal capacities :math:`C_k` and equal eligible users;
+:math:`n_k` of them) is one server's schedule :math:`y_{it} \in \mathbb{N}`: tasks of user *i* started
+on it in slot *t*, every slot's running tasks (started in the last :math:`e_i` slots, holding
+:math:`d_i` each) fitting :math:`C_k`, and :math:`y_{it} \le \min(f_{ik}, A_i(t))` (:math:`f_{ik}`
+tasks fit alone, :math:`A_i(t)` submitted by *t*). A schedule of the instance is exactly a choice of
+at most :math:`n_k` patterns of each type (with repetition) satisfying the *master rows*
+
+.. math::
+
+   X_i = \sum_{p} \lambda_p \sum_t y^p_{it}, \quad \ell_i \le X_i \le u_i, \qquad
+   \sum_p \lambda_p \sum_{\tau \le t} y^p_{i\tau} \le A_i(t), \qquad
+   \sum_{p \in k} \lambda_p \le n_k,
+
+:math:`\lambda_p \in \mathbb{N}` (the number of servers running pattern *p*). The restricted master
+is the LP over the patterns generated so far with an elastic deficit :math:`\delta_i \ge 0` on each
+bound (cost 1): its optimum is 0 iff the convexified question is feasible.
+
+Pricing (exact, by dynamic programming)
+---------------------------------------
+With duals :math:`\pi_i, \rho_i \in [0, 1]` of the bounds, :math:`\mu_{it} \ge 0` of the submission
+rows and :math:`\sigma_k \ge 0` of the type counts, a task of user *i* started in slot *t* is worth
+:math:`c_{it} = \pi_i - \rho_i - \sum_{t' \ge t} \mu_{it'}`, and the best pattern of type *k*
+maximises :math:`\sum_{it} c_{it} y_{it}`. A server's state between slots is the multiset of tasks
+still running, labelled by user and age :math:`a = 1..e_i - 1` (only users with :math:`e_i \ge 2`
+carry over; demands are constant in time, which this module requires). Every *running configuration*
+(a multiset of long tasks labelled with ages :math:`0..e_i - 1` that fits :math:`C_k`) is one
+transition: the tasks of age :math:`\ge 1` are the state it leaves, those of age 0 the long tasks
+started, the tasks of age :math:`a + 1 \le e_i - 1` the state it enters. The short tasks
+(:math:`e_i = 1`) started with it are the best multiset fitting the capacity left (enumerated once).
+The value recursion :math:`V_t(s) = \max_{\text{transitions from } s} [\text{value at } t +
+V_{t+1}(s')]`, :math:`V_T \equiv 0`, gives the best pattern from the empty state exactly. (The
+per-server submission rows are left to the master, which implies them: a pattern breaking one can
+appear only fractionally.) On the dense 10 x 10 x 20 instances a server type has at most a few
+thousand configurations, and one pricing takes milliseconds.
+
+Bound (a certificate of infeasibility)
+--------------------------------------
+For any duals in those sign ranges, Lagrangian duality gives a lower bound on the deficit of every
+integer schedule (indeed of every convex combination of patterns):
+
+.. math::
+
+   L = \sum_i \pi_i \ell_i - \sum_i \rho_i u_i - \sum_{it} \mu_{it} A_i(t)
+       - \sum_k n_k \max\big(0, \max_p c \cdot y^p\big).
+
+The pricing is exact, so *L* is computed exactly from clipped duals (no solver tolerance enters):
+:math:`L > 0` proves the question infeasible (a deficit is an integer, so any positive bound
+refutes). When column generation converges with the LP at 0 the bound cannot refute.
+
+Branch-and-price
+----------------
+When the LP optimum is 0 the question is settled by branching. Each server is its own master type
+(identical servers keep one transition table), so that :math:`\bar x_{mit} = \sum_{p \in m}
+\lambda_p y^p_{it}` (tasks of user *i* started on server *m* in slot *t*) is a master quantity. When
+the LP optimum is 0 and every :math:`\bar x_{mit}` is an integer, :math:`\bar x` is a schedule: each
+server's :math:`\bar x_m` is a convex combination of its patterns, which satisfy linear rows
+(capacity, start bounds), so it satisfies them too, and it is integral; the master rows hold for it.
+Otherwise a fractional :math:`\bar x_{mit}` is branched on (``branching="nearest"``: the one nearest an
+integer, towards it first; ``"up"``: the largest fractional part, rounded up first): a row
+:math:`\sum_p \lambda_p y^p_{it} \le \lfloor \bar x \rfloor` or :math:`\ge \lceil \bar x \rceil`, elastic
+(a slack of cost 1, so the LP stays feasible), whose dual enters the pricing's task value
+:math:`c_{it}` of server *m* (so the pricing stays exact). The two rows split the integer schedules;
+every schedule of a node meeting the bounds has cost 0 in its LP, so a node whose LP stays positive
+after column generation (above ``_PRUNE``: the pricing's tolerance is 1e-7 per server) holds none,
+and a search that runs out of nodes to try has *proven* the question infeasible. Depth first; bounded by ``max_nodes`` nodes and
+``max_iterations`` pricing rounds (counts, never time): running out of them decides nothing.
+
+References
+----------
+.. [1] G. Desaulniers, J. Desrosiers, M. M. Solomon (eds.), *Column Generation*, Springer 2005
+   (Dantzig-Wolfe master, Lagrangian bound, branching on the original variables).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..model import TimeVaryingInstance
+
+__all__ = ["ServerType", "PackingAnswer", "server_types", "threshold_schedule", "supports"]
+
+_EPS = 1e-9
+_PRUNE = 1e-4      # a node LP above this (deficits are integers; pricing tolerance 1e-7 per server) has no schedule
+
+
+def supports(tv: TimeVaryingInstance) -> bool:
+    """Whether the pattern model applies: every user's task demand constant over the slots."""
+    d = np.asarray(tv.task_demands)
+    return bool((d == d[:, :1, :]).all())
+
+
+def _multisets(cap: np.ndarray, demands: list[np.ndarray], bounds: list[int]) -> np.ndarray:
+    """Every count vector c with c_j <= bounds[j] and sum_j c_j d_j <= cap (componentwise), in a fixed
+    (lexicographic) order."""
+    out: list[list[int]] = []
+    cur = [0] * len(demands)
+
+    def rec(j: int, rem: np.ndarray) -> None:
+        if j == len(demands):
+            out.append(cur.copy())
+            return
+        k = 0
+        while k <= bounds[j] and (rem - k * demands[j] >= -_EPS).all():
+            cur[j] = k
+            rec(j + 1, rem - k * demands[j])
+            k += 1
+        cur[j] = 0
+
+    rec(0, np.asarray(cap, dtype=float))
+    return np.array(out, dtype=np.int64).reshape(len(out), len(demands))
+
+
+@dataclass
+class ServerType:
+    """One type of identical servers and its precomputed transitions (module docstring, "Pricing")."""
+
+    servers: list[int]
+    cap: np.ndarray
+    users: list[int]                  # eligible users whose task fits the server
+    long: list[int]                   # of them, duration >= 2
+    short: list[int]                  # duration 1
+    items: list[tuple[int, int]]      # (user, age) of the running configurations, age 0..e-1
+    configs: np.ndarray               # (C, len(items)) counts
+    src: np.ndarray                   # (C,) state index left
+    dst: np.ndarray                   # (C,) state index entered
+    n_states: int
+    empty: int                        # index of the empty state
+    shorts: np.ndarray                # (Q, len(short)) counts of short tasks
+    short_fit: np.ndarray             # (C, Q) short multiset q fits beside configuration c
+    order: np.ndarray = field(default=None)     # configurations sorted by src
+    starts_: np.ndarray = field(default=None)   # (C, len(long)) long tasks started (age 0)
+
+    @property
+    def count(self) -> int:
+        return len(self.servers)
+
+    def price(self, c: np.ndarray, ub: np.ndarray) -> tuple[float, np.ndarray]:
+        """The best pattern for task values ``c`` (N, T) with per-slot start bounds ``ub`` (N, T):
+        (its value, its starts (N, T)). Exact (module docstring)."""
+        n, T = c.shape
+        C = len(self.configs)
+        V = np.zeros(self.n_states)
+        arg = np.zeros((T, self.n_states), dtype=np.int64)
+        qarg = np.zeros((T, C), dtype=np.int64)
+        long_, short = self.long, self.short
+        src_sorted = self.src[self.order]
+        bounds = np.r_[np.flatnonzero(np.r_[True, src_sorted[1:] != src_sorted[:-1]])]
+        states_present = src_sorted[bounds]
+        for t in range(T - 1, -1, -1):
+            lv = self.starts_ @ c[long_, t] if long_ else np.zeros(C)
+            ok = (self.starts_ <= ub[long_, t]).all(axis=1) if long_ else np.ones(C, bool)
+            if short:
+                qv = self.shorts @ c[short, t]
+                qv = np.where((self.shorts <= ub[short, t]).all(axis=1), qv, -np.inf)
+                m = np.where(self.short_fit, qv[None, :], -np.inf)
+                qa = m.argmax(axis=1)
+                sv = m[np.arange(C), qa]
+                qarg[t] = qa
+            else:
+                sv = np.zeros(C)
+            tot = np.where(ok, lv + sv + V[self.dst], -np.inf)
+            ts = tot[self.order]
+            newV = np.full(self.n_states, -np.inf)
+            best = np.maximum.reduceat(ts, bounds)
+            # the first configuration of each group reaching its maximum
+            newV[states_present] = best
+            hit = ts == np.repeat(best, np.diff(np.r_[bounds, C]))
+            idx = np.flatnonzero(hit)
+            grp = np.searchsorted(bounds, idx, side="right") - 1
+            first = np.full(len(bounds), -1)
+            first[grp[::-1]] = idx[::-1]
+            arg[t, states_present] = self.order[first]
+            V = newV
+        y = np.zeros((n, T), dtype=np.int64)
+        s = self.empty
+        for t in range(T):
+            cfg = arg[t, s]
+            for j, i in enumerate(long_):
+                y[i, t] += self.starts_[cfg, j]
+            if short:
+                q = self.shorts[qarg[t, cfg]]
+                for j, i in enumerate(short):
+                    y[i, t] += q[j]
+            s = self.dst[cfg]
+        return float(V[self.empty]), y
+
+
+def server_types(tv: TimeVaryingInstance) -> list[ServerType]:
+    """Group identical servers (capacities, eligible users whose task fits) and precompute each type's
+    running configurations and short multisets."""
+    if not supports(tv):
+        raise ValueError("patterns: every user's task demand must be constant over the slots")
+    from .tvtsf import _fits
+
+    fits = _fits(tv)
+    caps = tv.cluster.capacities
+    d = tv.task_demands[:, 0, :]
+    e = np.minimum(tv.durations.astype(int), tv.n_slots)
+    keys: dict = {}
+    for m in range(tv.n_servers):
+        users = tuple(i for i in range(tv.n_agents) if fits[i, m, 0] > 0)
+        keys.setdefault((tuple(caps[m]), users), []).append(m)
+    out = []
+    for (cap, users), servers in keys.items():
+        cap = np.asarray(cap, dtype=float)
+        m = servers[0]
+        long_ = [i for i in users if e[i] >= 2]
+        short = [i for i in users if e[i] < 2]
+        items = [(i, a) for i in long_ for a in range(e[i])]
+        configs = _multisets(cap, [d[i] for i, _ in items], [int(fits[i, m, 0]) for i, _ in items])
+        state_items = [(i, a) for i in long_ for a in range(1, e[i])]
+        pos = {it: j for j, it in enumerate(items)}
+        carried = configs[:, [pos[it] for it in state_items]] if state_items else np.zeros((len(configs), 0), np.int64)
+        shifted = np.zeros_like(carried)
+        spos = {it: j for j, it in enumerate(state_items)}
+        for (i, a), j in spos.items():
+            shifted[:, j] = configs[:, pos[(i, a - 1)]]
+        table: dict = {}
+        for row in carried:
+            table.setdefault(row.tobytes(), len(table))
+        src = np.array([table[r.tobytes()] for r in carried], dtype=np.int64)
+        dst = np.array([table.get(r.tobytes(), -1) for r in shifted], dtype=np.int64)
+        if (dst < 0).any():           # cannot happen: a shifted configuration's tasks fit
+            raise AssertionError("patterns: a state entered is not a configuration's state")
+        empty = table[np.zeros(len(state_items), np.int64).tobytes()]
+        use = configs @ np.array([d[i] for i, _ in items]).reshape(len(items), -1) if items else np.zeros((len(configs), len(cap)))
+        shorts = _multisets(cap, [d[i] for i in short], [int(fits[i, m, 0]) for i in short])
+        suse = shorts @ np.array([d[i] for i in short]).reshape(len(short), -1) if short else np.zeros((len(shorts), len(cap)))
+        left = cap[None, :] - use
+        short_fit = (suse[None, :, :] <= left[:, None, :] + _EPS).all(axis=2)
+        st = ServerType(list(servers), cap, list(users), long_, short, items, configs, src, dst, len(table), empty,
+                        shorts, short_fit)
+        st.order = np.argsort(src, kind="stable")
+        st.starts_ = configs[:, [pos[(i, 0)] for i in long_]] if long_ else np.zeros((len(configs), 0), np.int64)
+        out.append(st)
+    return out
+
+
+@dataclass
+class PackingAnswer:
+    """The answer to a threshold question: ``feasible`` True (``starts`` a schedule meeting the
+    bounds), False (proven: ``bound`` > 0 is the Lagrangian certificate) or None (undecided)."""
+
+    feasible: bool | None
+    starts: np.ndarray | None
+    bound: float
+    stats: dict
+
+
+class _Master:
+    """The restricted master LP on highspy (module docstring): rows L_i, U_i, R_it, K_k, all ">=";
+    columns the deficits of L and U (cost 1), then the patterns and the branching rows' slacks."""
+
+    def __init__(self, tv: TimeVaryingInstance, types: list[ServerType], lower, upper) -> None:
+        import highspy
+
+        from .solvers import highs_threads, quiet_highs
+
+        self.tv, self.types = tv, types
+        n, T = tv.n_agents, tv.n_slots
+        self.n, self.T = n, T
+        self.lo = np.asarray(lower, dtype=float)
+        self.hi = np.asarray(upper, dtype=float)
+        self.cum = np.cumsum(tv.arrivals, axis=1).astype(float)
+        self.counts = np.array([t.count for t in types], dtype=float)
+        self.n_rows = 2 * n + n * T + len(types)
+        self.h = quiet_highs()
+        self.inf = highspy.kHighsInf
+        highs_threads(self.h, 1)          # the process-wide scheduler restarted if it ran with another count
+        self.h.addRows(self.n_rows, self.rhs(), np.full(self.n_rows, self.inf),
+                       0, np.array([], dtype=np.int32), np.array([], dtype=np.int32), np.array([]))
+        for i in range(n):                 # the elastic deficits, cost 1
+            self.h.addCol(1.0, 0.0, self.inf, 1, np.array([i], dtype=np.int32), np.array([1.0]))
+            self.h.addCol(1.0, 0.0, self.inf, 1, np.array([n + i], dtype=np.int32), np.array([1.0]))
+        self.cols: list[tuple[int, np.ndarray]] = []     # (type, starts (N, T))
+        self.where: list[int] = []                          # each pattern's highspy column
+        self.n_h = 2 * n                                    # highspy columns so far
+        self.keys: dict = {}
+
+    def rhs(self) -> np.ndarray:
+        """The rows' lower bounds: l_i, -u_i, -A_i(t), -n_k."""
+        return np.r_[self.lo, -self.hi, -self.cum.ravel(), -self.counts]
+
+    def column(self, k: int, y: np.ndarray) -> np.ndarray:
+        n, T = self.n, self.T
+        a = np.zeros(self.n_rows)
+        x = y.sum(axis=1)
+        a[:n] = x
+        a[n:2 * n] = -x
+        a[2 * n:2 * n + n * T] = -np.cumsum(y, axis=1).ravel()
+        a[2 * n + n * T + k] = -1.0
+        return a
+
+    def add(self, k: int, y: np.ndarray) -> int | None:
+        key = (k, y.tobytes())
+        if key in self.keys:
+            return None
+        a = self.column(k, y)
+        nz = np.flatnonzero(a)
+        self.h.addCol(0.0, 0.0, self.inf, len(nz), nz.astype(np.int32), a[nz])
+        self.keys[key] = len(self.cols)
+        self.cols.append((k, y))
+        self.where.append(self.n_h)
+        self.n_h += 1
+        return len(self.cols) - 1
+
+    def add_slack(self, row: int, sign: float) -> int:
+        """An elastic column of cost 1 on ``row`` (coefficient ``sign``); returns its highspy index."""
+        self.h.addCol(1.0, 0.0, self.inf, 1, np.array([row], dtype=np.int32), np.array([sign]))
+        self.n_h += 1
+        return self.n_h - 1
+
+    def solve(self) -> tuple[float, np.ndarray, np.ndarray]:
+        self.h.run()
+        obj = self.h.getInfo().objective_function_value
+        sol = self.h.getSolution()
+        if self.h.getModelStatus() != highspy_status().kOptimal:
+            raise RuntimeError(f"patterns: the master LP ended {self.h.modelStatusToString(self.h.getModelStatus())}")
+        lam = np.array(sol.col_value)[self.where] if self.where else np.zeros(0)
+        return float(obj), np.array(sol.row_dual), lam
+
+
+def _check(tv: TimeVaryingInstance, starts: np.ndarray) -> None:
+    """Re-check a schedule against the model's own rules with
+    :func:`~fairalloc.exact.tvtsf.schedule_details` (capacity per server, resource and slot; nothing
+    started before it is submitted; placement); a violation is a bug here, raised."""
+    from .tvtsf import schedule_details
+
+    det = schedule_details(tv, starts)
+    over = det["usage"] - tv.cluster.capacities[:, :, None]
+    if (over > 1e-9).any():
+        m, r, t = (int(v) for v in np.argwhere(over > 1e-9)[0])
+        raise RuntimeError(f"patterns: schedule over capacity on server {m}, resource {r}, slot {t}")
+    if (det["pending"] < 0).any():
+        i, t = (int(v) for v in np.argwhere(det["pending"] < 0)[0])
+        raise RuntimeError(f"patterns: user {i} started more tasks than submitted by slot {t}")
+    if starts[~np.broadcast_to(tv.placement[:, :, None], starts.shape)].any():
+        raise RuntimeError("patterns: a task on a server its placement forbids")
+
+
+def highspy_status():
+    import highspy
+
+    return highspy.HighsModelStatus
+
+
+def _per_server(types: list[ServerType]) -> list[ServerType]:
+    """One type per server (the same transitions), so that a server's starts are master quantities."""
+    import dataclasses
+
+    return [dataclasses.replace(st, servers=[m]) for st in types for m in st.servers]
+
+
+def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes: int = 2000, max_iterations: int = 20000, branching: str = "nearest",
+                types: list[ServerType] | None = None, progress: Any = None) -> PackingAnswer:
+    r"""Decide whether a schedule of ``tv`` gives every user :math:`\ell_i \le X_i \le u_i` tasks.
+
+    Column generation with exact pricing, the Lagrangian bound at the root as a certificate, then
+    branch-and-price on the servers' starts (module docstring).
+
+    Parameters
+    ----------
+    tv : TimeVaryingInstance
+        Demands constant in time (:func:`supports`).
+    lower, upper : array_like of int, shape (N,)
+        Bounds on the task totals (``upper`` default: the tasks submitted).
+    max_nodes, max_iterations : int
+        The budgets (branch-and-price nodes; pricing rounds in all).
+    branching : {"nearest", "up"}
+        Which fractional start is branched on first: the one nearest an integer, towards it
+        ("nearest"), or the one with the largest fractional part, rounded up first ("up").
+    types : list of ServerType, optional
+        Precomputed :func:`server_types` (to reuse between questions on one instance).
+    progress : callable, optional
+        Called with a one-line string at each node.
+
+    Returns
+    -------
+    PackingAnswer
+        ``feasible`` True with ``starts`` (N, M, T); False, proven (``bound`` > 0: the root's
+        Lagrangian certificate; or ``stats["exhausted"]``: every branch's LP positive); None when a
+        budget ran out.
+
+    Examples
+    --------
+    One server <2>, two users of demand <1> and duration 2, two tasks each submitted in slot 0 of a
+    3-slot horizon: two tasks at slot 0 hold the server for slots 0-1, two more start in slot 2 (the
+    last; they hold it inside the horizon only): 2 + 2 is feasible; 3 tasks of user 0 are not (only 2
+    are submitted):
+
+    >>> import fairalloc as fa
+    >>> tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0, 0], [2, 0, 0]], durations=[2, 2])
+    >>> threshold_schedule(tv, [2, 2]).feasible
+    True
+    >>> ans = threshold_schedule(tv, [3, 0])
+    >>> ans.feasible, ans.bound > 0
+    (False, True)
+    """
+    n, M, T = tv.n_agents, tv.n_servers, tv.n_slots
+    if branching not in ("nearest", "up"):
+        raise ValueError(f"branching={branching!r} must be 'nearest' or 'up'")
+    lower = np.asarray(lower, dtype=np.int64)
+    upper = tv.arrivals.sum(axis=1).astype(np.int64) if upper is None else np.asarray(upper, dtype=np.int64)
+    for name, v in (("lower", lower), ("upper", upper)):
+        if v.shape != (n,):
+            raise ValueError(f"{name} must have shape ({n},) (one bound per user), got {v.shape}")
+    if (lower > upper).any():
+        i = int(np.argmax(lower > upper))
+        return PackingAnswer(False, None, math.inf, {"reason": f"lower[{i}] = {lower[i]} > upper[{i}] = {upper[i]}"})
+    types = _per_server(server_types(tv) if types is None else types)
+    server = [st.servers[0] for st in types]
+    master = _Master(tv, types, lower, upper)
+    from .tvtsf import _fits
+
+    fits = _fits(tv)
+    cum = np.cumsum(tv.arrivals, axis=1)
+    ub = [np.minimum(fits[:, st.servers[0], :], cum) for st in types]
+    stats = {"iterations": 0, "nodes": 0, "branch_rows": 0, "pricing_s": 0.0, "lp_s": 0.0}
+    base_rows = master.n_rows
+    rows: list[tuple[int, int, int]] = []        # branching rows: (type, user, slot)
+    slacks: list[int] = []                       # their elastic columns
+    t0 = time.process_time()
+
+    def generate() -> tuple[float, float, np.ndarray, bool]:
+        """Column generation at the node: (LP value, root Lagrangian bound, lambda, converged)."""
+        best_lb = -math.inf
+        while True:
+            stats["iterations"] += 1
+            c0 = time.process_time()
+            obj, y, lam = master.solve()
+            stats["lp_s"] += time.process_time() - c0
+            pi, rho = np.clip(y[:n], 0, 1), np.clip(y[n:2 * n], 0, 1)
+            mu = np.clip(y[2 * n:2 * n + n * T], 0, None).reshape(n, T)
+            sigma = np.clip(y[2 * n + n * T:base_rows], 0, None)
+            c = (pi - rho)[:, None] - np.cumsum(mu[:, ::-1], axis=1)[:, ::-1]
+            res = master.rhs()
+            lb = float(pi @ res[:n] + rho @ res[n:2 * n] + mu.ravel() @ res[2 * n:2 * n + n * T])
+            extra = [np.zeros((n, T)) for _ in types]
+            for r, (k, i, t) in enumerate(rows):
+                extra[k][i, t] += y[base_rows + r]
+            added = 0
+            for k, st in enumerate(types):
+                c0 = time.process_time()
+                v, pat = st.price(c + extra[k], ub[k])
+                stats["pricing_s"] += time.process_time() - c0
+                if not rows:
+                    lb -= max(0.0, v)
+                if v > sigma[k] + 1e-7:
+                    j = master.add(k, pat)
+                    if j is not None:
+                        added += 1
+                        for r, (kk, i, t) in enumerate(rows):
+                            if kk == k and pat[i, t]:
+                                master.h.changeCoeff(base_rows + r, master.where[j], float(pat[i, t]))
+            best_lb = max(best_lb, lb)
+            if (not rows and best_lb > 1e-6) or added == 0:
+                return obj, best_lb, lam, True
+            if stats["iterations"] >= max_iterations:
+                return obj, best_lb, lam, False
+
+    def aggregate(lam: np.ndarray) -> np.ndarray:
+        x = np.zeros((len(types), n, T))
+        for j in np.flatnonzero(lam > 1e-12):
+            k, pat = master.cols[j]
+            x[k] += lam[j] * pat
+        return x
+
+    def add_row(k: int, i: int, t: int, lo_: float, hi_: float) -> None:
+        js = [j for j, (kk, pat) in enumerate(master.cols) if kk == k and pat[i, t]]
+        master.h.addRow(lo_, hi_, len(js), np.array([master.where[j] for j in js], dtype=np.int32),
+                        np.array([float(master.cols[j][1][i, t]) for j in js]))
+        # elastic (cost 1): the LP stays feasible, and a positive LP still proves the node empty
+        slacks.append(master.add_slack(base_rows + len(rows), 1.0 if hi_ == master.inf else -1.0))
+        rows.append((k, i, t))
+        stats["branch_rows"] += 1
+
+    def drop_row() -> None:
+        master.h.deleteRows(1, np.array([base_rows + len(rows) - 1], dtype=np.int32))
+        master.h.changeColBounds(slacks.pop(), 0.0, 0.0)       # its row is gone; the column stays, empty
+        rows.pop()
+
+    obj, lb, lam, done = generate()
+    stats["root_bound"], stats["root_lp"] = lb, obj
+    stats["columns"] = len(master.cols)
+    if lb > 1e-6:
+        stats["cpu_s"] = time.process_time() - t0
+        return PackingAnswer(False, None, lb, stats)
+    inf = master.inf
+    stack: list[tuple[int, int, int, int, bool]] = []     # (k, i, t, value, other side tried)
+    while stats["nodes"] < max_nodes:
+        stats["nodes"] += 1
+        frac = None
+        if not done:
+            break                       # the node's LP is not proven: nothing can be pruned
+        if obj <= _PRUNE:
+            x = aggregate(lam)
+            f = np.abs(x - np.rint(x))
+            if f.max() <= 1e-6:
+                starts = np.zeros((n, M, T), dtype=np.int64)
+                for k, m in enumerate(server):
+                    starts[:, m, :] = np.rint(x[k]).astype(np.int64)
+                got = starts.sum(axis=(1, 2))
+                if (got >= lower).all() and (got <= upper).all():
+                    _check(tv, starts)
+                    stats["cpu_s"] = time.process_time() - t0
+                    stats["columns"] = len(master.cols)
+                    return PackingAnswer(True, starts, lb, stats)
+            if branching == "up":         # the largest fractional part, rounded up first
+                up = x - np.floor(x)
+                fr = np.where(f > 1e-6, -up, np.inf)
+            else:                         # the fractional value nearest an integer, towards it first
+                fr = np.where(f > 1e-6, f, np.inf)
+            if np.isfinite(fr).any():
+                frac = np.unravel_index(int(np.argmin(fr)), fr.shape)
+        if progress is not None:
+            progress(f"node {stats['nodes']}: depth {len(stack)}, LP {obj:.4f}, {len(master.cols)} columns")
+        if frac is not None:
+            k, i, t = (int(v) for v in frac)
+            v = x[k, i, t]
+            down = branching != "up" and v - math.floor(v) < 0.5
+            if down:
+                add_row(k, i, t, -inf, float(math.floor(v)))
+            else:
+                add_row(k, i, t, float(math.ceil(v)), inf)
+            stack.append((k, i, t, int(math.floor(v)), down, False))
+        else:
+            # infeasible node: flip the deepest untried branch
+            while stack and stack[-1][5]:
+                stack.pop()
+                drop_row()
+            if not stack:
+                stats["cpu_s"] = time.process_time() - t0
+                stats["columns"] = len(master.cols)
+                stats["exhausted"] = True      # every branch's LP positive: no schedule (docstring)
+                return PackingAnswer(False, None, stats["root_bound"], stats)
+            k, i, t, fl, down, _ = stack.pop()
+            drop_row()
+            if down:
+                add_row(k, i, t, float(fl + 1), inf)
+            else:
+                add_row(k, i, t, -inf, float(fl))
+            stack.append((k, i, t, fl, not down, True))
+        obj, lb, lam, done = generate()
+    stats["cpu_s"] = time.process_time() - t0
+    stats["columns"] = len(master.cols)
+    return PackingAnswer(None, None, stats["root_bound"], stats)

@@ -1,0 +1,162 @@
+"""Column generation over per-server schedules (``fairalloc.exact.patterns``, issue 30 section 2).
+
+Specified by brute force: the pricing's dynamic program against enumerating every schedule of one
+server (values from random task values, exact maxima compared); the threshold questions of
+:func:`threshold_schedule` and :func:`dive_starts` against the set of feasible task totals enumerated by
+``_exact_bruteforce.feasible_tv_totals`` (a DFS over slots written from Eq. 10b, not our model), on
+seeded tiny instances, every "yes" schedule re-checked with ``schedule_details`` and every "no" a
+positive Lagrangian bound; and a hand case.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import fairalloc as fa
+from fairalloc.exact.patterns import server_types, supports, threshold_schedule
+from fairalloc.exact.tvtsf import _fits, schedule_details
+
+from _exact_bruteforce import feasible_tv_totals  # noqa: E402
+
+
+def tiny(seed: int):
+    """A tiny contended instance with durations 1..3 (the dense instances' range) and constant demands."""
+    g = np.random.default_rng(seed)
+    n = int(g.integers(2, 4))
+    m = int(g.integers(1, 3))
+    T = int(g.integers(3, 5))
+    caps = g.integers(3, 7, size=(m, 2)).astype(float)
+    if m == 2 and g.random() < 0.5:
+        caps[1] = caps[0]                          # two identical servers: one type of count 2
+    d = g.integers(1, 4, size=(n, 2)).astype(float)
+    for i in range(n):
+        d[i] = np.minimum(d[i], caps[0])
+    arr = g.integers(0, 3, size=(n, T))
+    dur = g.integers(1, 4, size=n)
+    p = g.random((n, m)) < 0.7
+    p[:, 0] = True
+    return fa.TimeVaryingInstance(fa.Cluster(caps), d, arr, dur, placement=p)
+
+
+def brute_best(tv, m: int, c: np.ndarray, ub: np.ndarray) -> float:
+    """max sum c_it y_it over every schedule y of server m alone (0 <= y_it <= ub_it, Eq. 10b per slot)."""
+    n, T = c.shape
+    cells = [(i, t) for i in range(n) for t in range(T) if ub[i, t] > 0 and tv.placement[i, m]]
+    best = 0.0
+    d, e, cap = tv.task_demands[:, 0, :], tv.durations, tv.cluster.capacities[m]
+    for combo in itertools.product(*[range(int(ub[i, t]) + 1) for i, t in cells]):
+        use = np.zeros((T, len(cap)))
+        for (i, t), k in zip(cells, combo):
+            use[t:t + int(e[i])] += k * d[i]
+        if (use <= cap + 1e-9).all():
+            best = max(best, sum(c[i, t] * k for (i, t), k in zip(cells, combo)))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_pricing_is_the_exact_maximum(seed):
+    tv = tiny(seed)
+    g = np.random.default_rng(100 + seed)
+    fits = _fits(tv)
+    cum = np.cumsum(tv.arrivals, axis=1)
+    for st in server_types(tv):
+        m = st.servers[0]
+        ub = np.minimum(np.minimum(fits[:, m, :], cum), 1 + (seed % 2))
+        ub = np.where(tv.placement[:, m][:, None], ub, 0)
+        if np.prod(ub + 1.0) > 5000:                 # keeps the enumeration small (a case count, not a time)
+            ub = np.minimum(ub, 1)
+        for _ in range(3):
+            c = g.normal(size=(tv.n_agents, tv.n_slots))
+            v, y = st.price(c, ub)
+            assert v == pytest.approx(brute_best(tv, m, c, ub), abs=1e-9)
+            assert float((c * y).sum()) == pytest.approx(v, abs=1e-9)         # the pattern has that value
+            assert (y <= ub).all() and (y >= 0).all()
+            starts = np.zeros((tv.n_agents, tv.n_servers, tv.n_slots), dtype=np.int64)
+            starts[:, m, :] = y
+            use = schedule_details(tv, starts)["usage"][m]
+            assert (use <= tv.cluster.capacities[m][:, None] + 1e-9).all()
+
+
+def check_answer(tv, lo, ans, feasible_totals):
+    truth = any(all(t[i] >= lo[i] for i in range(tv.n_agents)) for t in feasible_totals)
+    assert ans.feasible is not None, ans.stats          # tiny cases are decided within the node budget
+    assert ans.feasible == truth, (lo, ans.stats)
+    if ans.feasible:
+        det = schedule_details(tv, ans.starts)
+        assert (det["usage"] <= tv.cluster.capacities[:, :, None] + 1e-9).all()
+        assert (det["pending"] >= 0).all()
+        assert not ans.starts[~np.broadcast_to(tv.placement[:, :, None], ans.starts.shape)].any()
+        assert (ans.starts.sum(axis=(1, 2)) >= lo).all()
+    else:
+        assert ans.bound > 0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_threshold_questions_against_enumeration(seed):
+    tv = tiny(seed)
+    assert supports(tv)
+    totals = feasible_tv_totals(tv)
+    top = np.max(np.array(sorted(totals)), axis=0)
+    types = server_types(tv)
+    g = np.random.default_rng(seed)
+    asked = {tuple(top), tuple(top + 1), tuple(np.zeros(tv.n_agents, int))}
+    while len(asked) < 8:
+        asked.add(tuple(int(v) for v in g.integers(0, top + 2)))
+    for lo in sorted(asked):
+        lo = np.array(lo)
+        check_answer(tv, lo, threshold_schedule(tv, lo, types=types), totals)
+
+
+def test_hand_case_end_of_horizon():
+    """One server <2>, two users <1> of duration 2, two tasks each submitted at slot 0, 3 slots: 2 tasks
+    at slot 0 hold the server for slots 0-1, 2 more start at slot 2 and hold it for the one slot left: 2 + 2
+    is feasible; 3 for user 0 is not (2 submitted); 2 + 2 with the server <1> is not (3 server-slots hold
+    at most 3 tasks: slots 0-1 one task, slot 2 one task... 2 tasks in all)."""
+    tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0, 0], [2, 0, 0]], durations=[2, 2])
+    assert threshold_schedule(tv, [2, 2]).feasible is True
+    assert threshold_schedule(tv, [3, 0]).feasible is False
+    small = fa.TimeVaryingInstance([[1]], [[1], [1]], arrivals=[[2, 0, 0], [2, 0, 0]], durations=[2, 2])
+    ans = threshold_schedule(small, [1, 1])
+    assert ans.feasible is True
+    ans = threshold_schedule(small, [2, 1])
+    assert ans.feasible is False and ans.bound > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_up_branching_decides_alike(seed):
+    tv = tiny(seed)
+    totals = feasible_tv_totals(tv)
+    top = np.max(np.array(sorted(totals)), axis=0)
+    for lo in (top, top - (top > 0)):
+        check_answer(tv, lo, threshold_schedule(tv, lo, branching="up"), totals)
+
+
+def test_after_highs_ran_with_two_threads():
+    """HiGHS's process-wide scheduler keeps the first run's thread count; the master (one thread) must
+    still solve after a two-thread run in the same process (it ended "Not Set" before)."""
+    from fairalloc.exact.solvers import highs_threads, quiet_highs
+
+    h = quiet_highs()
+    highs_threads(h, 2)
+    h.addVar(0.0, 1.0)
+    h.run()
+    tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0, 0], [2, 0, 0]], durations=[2, 2])
+    assert threshold_schedule(tv, [2, 2]).feasible is True
+
+
+def test_bad_arguments_are_named():
+    tv = tiny(0)
+    with pytest.raises(ValueError, match="lower must have shape"):
+        threshold_schedule(tv, [1] * (tv.n_agents + 1))
+    with pytest.raises(ValueError, match="branching"):
+        threshold_schedule(tv, [0] * tv.n_agents, branching="sideways")
+
+
+def test_time_varying_demands_are_refused():
+    tv = fa.TimeVaryingInstance([[4]], np.array([[[1], [2]]]), arrivals=[[1, 1]], durations=[1])
+    assert not supports(tv)
+    with pytest.raises(ValueError, match="constant"):
+        server_types(tv)
