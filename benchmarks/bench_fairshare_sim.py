@@ -6,7 +6,7 @@ after a warm-up on a small trace (so compilation is not timed): ``fcfs`` and ``e
 loop (what ``fa.simulate`` uses for them), ``easy`` on the event engine, ``slurm`` (Fair Tree, flat tree,
 7-day half-life, 5-minute passes) and ``slurm+easy`` on the compiled loop (``fa.simulate``'s default for
 them) and on the event engine (the oracle; ``--events-max N`` skips those runs on traces of more than N
-jobs), and ``htcondor`` (event engine; 1-day half-life, 60 s cycles). It prints wall and CPU seconds, jobs
+jobs), and ``htcondor`` (1-day half-life, 60 s cycles) on the compiled loop and on the event engine. It prints wall and CPU seconds, jobs
 per CPU second, the policy's decisions (scheduler calls) per CPU second, and the CPU ratio against EASY
 (compiled loop and event engine) measured in the same run; a compiled run and its event-engine run must
 start every job at the same time (checked, printed). Goal (issue 27): no worse than 2x EASY's time.
@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 POLICIES = [("fcfs", {}), ("easy", {}), ("easy", {"engine": "events"}), ("slurm", {}), ("slurm+easy", {}),
-            ("slurm", {"engine": "events"}), ("slurm+easy", {"engine": "events"}), ("htcondor", {})]
+            ("slurm", {"engine": "events"}), ("slurm+easy", {"engine": "events"}), ("htcondor", {}),
+            ("htcondor", {"engine": "events"})]
 
 
 def _run(wl, capacity, policy, opts):
@@ -48,8 +49,7 @@ def bench(name: str, wl, capacity: int, events_max: int = 0) -> None:
             print(f"{policy + ' (events)':<22}skipped (--events-max {events_max})")
             continue
         w, c, r = _run(wl, capacity, policy, opts)
-        label = policy + (" (events)" if opts.get("engine") == "events" else " (kernel)" if policy != "htcondor"
-                          else " (events)")
+        label = policy + (" (events)" if opts.get("engine") == "events" else " (kernel)")
         if policy == "easy":
             base["events" if opts else "kernel"] = c
         dec = r.stats.get("decisions", r.stats.get("negotiations"))
@@ -58,7 +58,7 @@ def bench(name: str, wl, capacity: int, events_max: int = 0) -> None:
         print(f"{label:<22}{w:>9.2f}{c:>9.2f}{len(wl) / c:>12.0f}{(dec if dec is not None else float('nan')):>11.0f}"
               f"{(dec / c if dec else float('nan')):>11.0f}{ratio:>9.1f}{ratio_ev:>10.2f}"
               f"{r.jobs['wait'].mean():>13.0f}", flush=True)
-        if policy.startswith("slurm"):
+        if policy.startswith("slurm") or policy == "htcondor":
             s = r.jobs["start"].to_numpy()
             if policy in starts:
                 same = bool(((starts[policy] == s) | (np.isnan(s) & np.isnan(starts[policy]))).all())

@@ -80,6 +80,7 @@ __all__ = [
     "submitter_shares_into",
     "submitter_limit",
     "negotiate_into",
+    "negotiate_work_into",
     "group_quotas",
     "group_allocations",
     "group_limits",
@@ -416,7 +417,27 @@ def negotiate_into(eup, usage, job_ptr, job_size, free: float, slot_weight_total
     ([40.0, 20.0, 10.0], 0.0)
     """
     n = len(eup)
-    active = np.zeros(n, dtype=np.bool_)
+    for k in range(n):
+        order[k] = k
+    return negotiate_work_into(eup, usage, job_ptr, job_size, free, slot_weight_total, group_quota, group_usage,
+                               min_slot_weight, matched, shares, limits, order, np.zeros(n, dtype=np.bool_),
+                               np.empty(n))
+
+
+@callee
+def negotiate_work_into(eup, usage, job_ptr, job_size, free: float, slot_weight_total: float, group_quota: float,
+                        group_usage: float, min_slot_weight: float, matched, shares, limits, order, active,
+                        starve) -> float:
+    """:func:`negotiate_into` with its work space given (it allocates nothing: the simulator's compiled loop).
+
+    ``order`` holds, on entry, any permutation of ``range(n)`` (the previous cycle's order makes the first spin's
+    sort nearly linear; the result does not depend on it) and receives the first spin's order; ``active`` (bool)
+    and ``starve`` (float), shape (n,), are work space. The other parameters and the result are
+    :func:`negotiate_into`'s.
+    """
+    n = len(eup)
+    for i in range(n):
+        active[i] = False
     for i in range(n):
         for j in range(job_ptr[i], job_ptr[i + 1]):
             if not matched[j]:
@@ -446,19 +467,23 @@ def negotiate_into(eup, usage, job_ptr, job_size, free: float, slot_weight_total
         if pie_left <= 0:
             break
         if spin == 1:
-            # order: EUP, then starvation ratio, then index (stable sorts, last key first)
-            starve = np.empty(n)
+            # order: EUP, then starvation ratio, then index (a total order: an insertion sort from the order
+            # given gives the one result, in about n steps when that order is nearly sorted already)
             for i in range(n):
                 alloc = usage[i] + limits[i]
                 starve[i] = usage[i] / alloc if alloc > 0 else 3.4028234663852886e38
-            first = np.argsort(starve, kind="mergesort")
-            keys = np.empty(n)
-            for k in range(n):
-                keys[k] = eup[first[k]]
-            second = np.argsort(keys, kind="mergesort")
+            for k in range(1, n):
+                x = order[k]
+                q = k
+                while q > 0:
+                    y = order[q - 1]
+                    if not (eup[x] < eup[y] or (eup[x] == eup[y] and (starve[x] < starve[y] or (
+                            starve[x] == starve[y] and x < y)))):
+                        break
+                    order[q] = y
+                    q -= 1
+                order[q] = x
             n_order = n
-            for k in range(n):
-                order[k] = first[second[k]]
         pie_orig = pie_left
         active_orig = n_active
         for k in range(n_order):

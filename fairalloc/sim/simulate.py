@@ -120,13 +120,13 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
         ``"auto"`` uses the compiled loop (:mod:`fairalloc.sim.kernels`, the same schedule) for
         ``"fcfs"`` and ``"easy"`` on processors with one-task jobs (EASY: not with
         ``progress=True``), and for ``"drf"``, ``"sdrf"``, ``"tsf"`` and ``"cdrf"`` named by string
-        with a built-in server rule, not with ``progress=True``, and for ``"slurm"`` and
-        ``"slurm+easy"`` named by string on processors with one-task jobs (not with ``progress=True``,
-        ``watch=``, ``decay="continuous"``: those run on the engine, logged at INFO level with the
-        reason); the event engine otherwise;
+        with a built-in server rule, not with ``progress=True``, and for ``"slurm"``,
+        ``"slurm+easy"`` and ``"htcondor"`` named by string on processors with one-task jobs (not with
+        ``progress=True``, ``watch=``, Slurm's ``decay="continuous"``, HTCondor's accounting groups: those
+        run on the engine, logged at INFO level with the reason); the event engine otherwise;
         ``"events"`` forces the engine;
-        ``"kernel"`` forces the loop (a Slurm policy object too: it holds the run's usage and factors
-        after it) and raises :class:`InvalidInstanceError` naming what it does not support;
+        ``"kernel"`` forces the loop (a Slurm or HTCondor policy object too: it holds the run's usage,
+        factors or priorities after it) and raises :class:`InvalidInstanceError` naming what it does not support;
         ``"reference"``: ``policy="kueue"`` (with or without ``preemption=``) or ``policy="yarn"`` on the
         plain-Python reference loop (:func:`fairalloc.sim.preemption.reference_kueue_run`,
         :func:`fairalloc.sim.yarn_preemption.reference_yarn_run`), the oracles of the compiled one.
@@ -177,8 +177,8 @@ def simulate(workload: Workload, capacity: Any = None, *, policy: Any = "fcfs",
                else f"{why_not} for policy {pol.name!r}" if why_not is not None
                else "this policy/capacity: the compiled loop runs FCFS with or without EASY "
                     "backfilling ('fcfs', 'easy') on processors with one-task jobs, 'drf', 'sdrf', "
-                    "'tsf', 'cdrf' named by string with a built-in server rule, and 'slurm', 'slurm+easy' "
-                    "on processors, without a progress bar")
+                    "'tsf', 'cdrf' named by string with a built-in server rule, and 'slurm', 'slurm+easy', "
+                    "'htcondor' on processors, without a progress bar")
         raise InvalidInstanceError(f"engine='kernel' does not support {why}; use engine='auto' "
                                    "or 'events'", argument="engine", value=engine)
     if engine == "reference":

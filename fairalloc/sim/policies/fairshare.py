@@ -55,6 +55,12 @@ and limits (:func:`~fairalloc.fairshare.htcondor.group_limits`), then negotiates
 order of usage over quota (HTCondor's default ``GROUP_SORT_EXPR``; the ``<none>`` group, users directly
 under ``root``, last).
 
+Both run by default on the simulator's compiled loop (:mod:`.slurm_loop`, :mod:`.condor_loop`: one
+specialisation of :func:`fairalloc.sim.kernels._loop` for both, the same rules compiled from the same source,
+the event engine their oracle in the tests); ``engine="events"`` selects the event engine, and what the compiled
+loop does not cover runs there (logged with the reason: ``watch=``, ``progress=True``, Slurm's
+``decay="continuous"`` and tasks on a pool, HTCondor's accounting groups).
+
 Both policies keep, for :mod:`fairalloc.experiments.explain`, the factors of each decision about one
 *watched* job (``watch=row``): nothing is recorded otherwise.
 
@@ -115,6 +121,8 @@ _age_factor = jit(_sl.age_factor)
 _job_priority = jit(_sl.job_priority)
 _rup_update_into = jit(_hc.rup_update_into)
 _negotiate_into = jit(_hc.negotiate_into)
+_negotiate_work_into = jit(_hc.negotiate_work_into)
+_eup_into = jit(_hc.effective_priority_into)
 _decay_row_into = jit(commitments.decay_row_into)
 
 
@@ -183,15 +191,20 @@ def _slurm_priorities(jobs, submit, uidx, js, fs, now, max_age, wa, wf, wj, wp, 
 
 @jit
 def _condor_cycles(rup, in_use, uncharged, rho, last, now, interval, tau, min_priority):
-    """Every RUP update at ``last + k * interval <= now`` (in use constant in between); returns (last, cycles)."""
+    """Every RUP update at ``last + k * interval <= now`` (in use constant in between); returns (last, cycles).
+    The usage of the jobs ended counts in the first update; from the second on :math:`\rho` is ``in_use`` itself
+    (``in_use + 0 / dt`` is ``in_use``, exactly)."""
     n = 0
     t = last + interval
     while t <= now:
         dt = t - last
-        for i in range(rup.shape[0]):
-            rho[i] = in_use[i] + uncharged[i] / dt
-            uncharged[i] = 0.0
-        _rup_update_into(rup, rho, dt, tau, min_priority, rup)
+        if n == 0:
+            for i in range(rup.shape[0]):
+                rho[i] = in_use[i] + uncharged[i] / dt
+                uncharged[i] = 0.0
+            _rup_update_into(rup, rho, dt, tau, min_priority, rup)
+        else:
+            _rup_update_into(rup, in_use, dt, tau, min_priority, rup)
         last = t
         n += 1
         t = last + interval
@@ -251,6 +264,19 @@ def _rates(billing: Any, wl: Any) -> np.ndarray:
     b = billing if isinstance(billing, Billing) else Billing(billing)
     return b.rates(wl.processors.astype(float)[:, None], ["cpu"], capacities=None
                    if b.rule != "dominant_share" else [float(max(wl.processors.max(), 1))])
+
+
+def _loop_refusal(name: str, sim: Any, watch: Any) -> str | None:
+    """What of ``sim`` the compiled loop runs for neither policy (tasks on a pool, a progress bar, ``watch=``)."""
+    from ..cluster_state import ProcessorPool
+
+    if not (isinstance(sim.state, ProcessorPool) and bool(np.all(sim.workload.tasks == 1))):
+        return f"tasks on a pool (the compiled loop runs {name} on rigid jobs on processors)"
+    if sim.progress:
+        return "progress=True (the compiled loop shows no progress bar)"
+    if watch is not None:
+        return "watch= (explain records each decision on the event engine)"
+    return None
 
 
 def _check_watch(watch: Any) -> int | None:
@@ -618,14 +644,9 @@ class SlurmPolicy(QueuePolicy):
 
     def kernel_refusal(self, sim: Any) -> str | None:
         """Why the compiled loop (:meth:`run_kernel`) does not run ``sim``, or None when it does."""
-        from ..cluster_state import ProcessorPool
-
-        if not (isinstance(sim.state, ProcessorPool) and bool(np.all(sim.workload.tasks == 1))):
-            return "tasks on a pool (the compiled loop runs Slurm on rigid jobs on processors)"
-        if sim.progress:
-            return "progress=True (the compiled loop shows no progress bar)"
-        if self.watch is not None:
-            return "watch= (explain records each decision on the event engine)"
+        why = _loop_refusal("Slurm", sim, self.watch)
+        if why is not None:
+            return why
         if self.prio.decay == "continuous":
             return "decay='continuous' (SDRF's Eq. 6 between events runs on the event engine)"
         if self.prio.usage_reset not in ("none", "now") and float(self.prio.calc_period) != round(self.prio.calc_period):
@@ -947,6 +968,63 @@ class HTCondorPolicy(Policy):
 
     def run_stats(self) -> dict[str, Any]:
         return {"cycles": int(self.n_cycles), "negotiations": int(self.n_negotiations)}
+
+    # -- the compiled loop -----------------------------------------------------------------------------
+    #: ``fa.simulate(..., engine="kernel")`` may run a policy object on the compiled loop: :meth:`run_kernel`
+    #: leaves the state the event engine would (``rup``, ``in_use``, ``uncharged``, the counters).
+    kernel_keeps_state = True
+
+    def kernel_refusal(self, sim: Any) -> str | None:
+        """Why the compiled loop (:meth:`run_kernel`) does not run ``sim``, or None when it does."""
+        why = _loop_refusal("HTCondor", sim, self.watch)
+        if why is not None:
+            return why
+        tree = self.accounts if isinstance(self.accounts, AccountTree) else None
+        if self.accounts is not None and tree is None:
+            from ...accounts import read_accounts
+            tree = read_accounts(self.accounts)
+        if tree is not None:
+            quota = np.asarray(tree.attribute("quota"))
+            dyn = np.asarray(tree.attribute("quota_dynamic"))
+            if bool(np.any(~np.isnan(quota[1:])) or np.any(~np.isnan(dyn[1:]))):
+                return "accounting groups (quota or quota_dynamic: the group negotiation runs on the event engine)"
+        return None
+
+    def kernel_applies(self, sim: Any) -> bool:
+        """Whether :meth:`run_kernel` runs ``sim`` (:meth:`kernel_refusal` says why not)."""
+        return self.kernel_refusal(sim) is None
+
+    def run_kernel(self, sim: Any) -> Any:
+        """Run ``sim`` on the simulator's compiled loop (:func:`fairalloc.sim.kernels.rigid_run` with
+        :mod:`.condor_loop`, inside Slurm's specialisation of the loop): the event engine's schedule (the tests
+        compare every start time), with the rules and the set-up of this class. Call only when
+        :meth:`kernel_applies`."""
+        from ..kernels import rigid_run
+        from ..metrics import SimulationResult
+        from ..simulate import rigid_setup
+        from . import condor_loop as CL
+        from . import slurm_loop as SL
+
+        wl, state = sim.workload, sim.state
+        ok, rejected, kill, dur, order, expected = rigid_setup(sim)
+        self.reset(sim)                      # the tree, users, sizes and factors, as the engine's
+        n = len(wl)
+        sl = SL.condor_state(self.uidx[order], self.size[order], wl.processors[order], self.factor, self.prio,
+                             int(state.capacity))
+        start = np.full(n, np.nan)
+        start[order], _ = rigid_run(wl.submit[order], wl.processors[order], dur[order], expected[order],
+                                    int(state.capacity), backfill=False, slurm=sl)
+        hc = sl.hc
+        self.rup[:] = hc.rup[hc.slot]          # (kept by slot: condor_loop)
+        self.in_use[:] = hc.in_use[hc.slot]
+        self.uncharged[:] = hc.uncharged[hc.slot]
+        self.last = float(hc.cf[CL._LAST])
+        self.n_cycles = int(hc.ci[CL._CYCLES])
+        self.n_negotiations = int(hc.ci[CL._NEG])
+        return SimulationResult.from_run(wl, start=start, end=start + dur, killed=kill, rejected=rejected,
+                                         launches=None, policy=self.name, state=state,
+                                         enforce_walltime=sim.enforce_walltime,
+                                         stats={"engine": "kernel", **self.run_stats()})
 
     def _record(self, now, free, idle, matched, eup, rounds) -> dict[str, Any]:
         j = self.watch

@@ -41,6 +41,10 @@ as the order mostly survives a pass). Strict order hands EASY's core only the jo
 prefix up to the first that does not fit); with backfilling the whole order. Jobs are the loop's positions
 (arrival order), so "earlier submission, then lower row" is "lower position".
 
+HTCondor runs in the same specialisation of the loop: its state (:mod:`.condor_loop`) is the field ``hc`` of
+this one (:func:`condor_state`), and :func:`finish`, :func:`submit`, :func:`decide` and :func:`next_wakeup`
+hand an HTCondor run to its functions (a flag of the state, read at run time).
+
 Every function allocates nothing (the loop is compiled without reference counting); the arrays are made by
 :func:`new_state`.
 """
@@ -52,6 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._jit import jit
+from . import condor_loop as CL
 from . import easy as E
 from .fairshare import _age_factor, _job_priority, _slurm_factors, _slurm_passes, _usage_charge
 
@@ -60,8 +65,9 @@ __all__ = ["SlurmLoopState", "new_state"]
 # ints of the state (si); the counters _RANKS (rankings), _CERTS (decisions where the first job kept showed that
 # nothing starts), _SETTLED (other decisions settled by _settle) and _REPRIO (jobs re-prioritised by a factor
 # change) are read by tests; _WORK: _settle's work since the last ranking
+# _CONDOR: the run is HTCondor's (:mod:`.condor_loop`, on the field ``hc``), not Slurm's
 (_CLASSIC, _INTEGER, _NRUN, _STALE, _LO, _HI, _NPEND, _MINW, _RESET, _PASSES, _DECISIONS, _NQ, _EXACT, _RANKS, _CERTS,
- _REPRIO, _WORK, _SETTLED) = range(18)
+ _REPRIO, _WORK, _SETTLED, _CONDOR) = range(19)
 # floats of the state (sf)
 _LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU, _TREF, _EPS = range(15)
 
@@ -69,7 +75,7 @@ _LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _
 class SlurmLoopState(NamedTuple):
     """The policy's arrays between the loop's events (positions: the loop's jobs in arrival order)."""
 
-    si: np.ndarray        #: int64 (18,): flags and counters (module constants)
+    si: np.ndarray        #: int64 (19,): flags and counters (module constants)
     sf: np.ndarray        #: float (15,): last pass, period, per-second decay, max age, weights, factors, the
     #: instant that ran the last pass, the pass of the last ranking, the rounding margin of _settle
     resets: np.ndarray    #: usage-reset boundaries, ascending, then inf
@@ -114,16 +120,19 @@ class SlurmLoopState(NamedTuple):
     stack_node: np.ndarray
     stack_tied: np.ndarray
     sib_order: np.ndarray  #: Fair Tree's siblings in their last order (fair_tree_into's ``order``)
+    hc: CL.CondorLoopState  #: HTCondor's state when ``si[_CONDOR]`` (else one of no job: the same numba type)
 
 
 def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, partition: float, qos: float,
-              resets) -> SlurmLoopState:
+              resets, condor=None) -> SlurmLoopState:
     """The state for jobs in arrival order (``uidx``, ``js``, ``rate``, ``submit``, ``procs`` by position) on
     ``capacity`` processors, with ``prio`` (a :class:`~fairalloc.fairshare.SlurmPriority`) and the usage-reset
-    boundaries ``resets`` (ascending; see :meth:`SlurmPolicy.run_kernel`)."""
+    boundaries ``resets`` (ascending; see :meth:`SlurmPolicy.run_kernel`). ``condor``: an HTCondor run's state
+    (:func:`condor_state`), else None."""
     n = len(submit)
     m = n if n else 1
-    si = np.zeros(18, np.int64)
+    si = np.zeros(19, np.int64)
+    si[_CONDOR] = condor is not None
     si[_CLASSIC] = prio.fairshare == "classic"
     si[_INTEGER] = bool(prio.integer)
     si[_EXACT] = 1
@@ -154,7 +163,19 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
                           np.zeros(c, np.int64), t.parent, t.user_nodes, t.fs_parent, t.use_parent, t.raw_shares,
                           t.level_shares, t.normalized_shares, t.preorder, t.is_user, t.sibling_shares, t.fs_child_ptr,
                           t.fs_children, np.empty(nn), np.empty(nn), np.zeros(nn), np.empty(nn),
-                          np.empty(nn, np.int64), np.empty(nn, np.bool_), t.fs_children.copy())
+                          np.empty(nn, np.int64), np.empty(nn, np.bool_), t.fs_children.copy(),
+                          CL.idle_state() if condor is None else condor)
+
+
+def condor_state(uidx, size, procs, factor, prio, capacity: int) -> SlurmLoopState:
+    """The loop's state of an HTCondor run (:func:`fairalloc.sim.policies.condor_loop.new_state`'s arguments),
+    its Slurm part of no job (the loop's one specialisation runs both policies)."""
+    from ...accounts import AccountTree
+    from ...fairshare.slurm import SlurmPriority
+
+    hc = CL.new_state(uidx, size, procs, factor, prio, capacity)
+    return new_state(AccountTree.flat([0]), np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0),
+                     np.zeros(0, np.int64), 1, SlurmPriority(), partition=1.0, qos=0.0, resets=[], condor=hc)
 
 
 # ---- the rules, called with this state ----------------------------------------------------------------
@@ -381,6 +402,9 @@ def _settle(sl, free):
 @jit(_nrt=False)
 def finish(sl, j, now):
     """Job ``j`` ended at ``now``: the passes up to now, then its charge since the last pass (or its start)."""
+    if sl.si[_CONDOR] != 0:
+        CL.finish(sl.hc, j, now)
+        return
     catch_up(sl, now)
     si = sl.si
     k = sl.slot[j]
@@ -399,6 +423,9 @@ def finish(sl, j, now):
 def submit(sl, j, now):
     """Job ``j`` arrives at ``now``: its priority from the last pass's factors (age 0), into the order (placed
     at the next refresh if the factors are not computed yet)."""
+    if sl.si[_CONDOR] != 0:
+        CL.submit(sl.hc, j, now)
+        return
     catch_up(sl, now)
     si = sl.si
     wq, prio = sl.wq, sl.prio
@@ -457,7 +484,9 @@ def decide(sl, now, free, es, est, out, resv, backfill, scan, ready):
     """One decision at ``now`` with ``free`` processors: the passes up to now, then EASY's core
     (:func:`~fairalloc.sim.policies.easy.step`, strict order without ``backfill``) on the waiting jobs in
     order (``ready``: the loop's, empty). Writes the ranks started to ``out`` (their jobs: ``es.wjob``);
-    returns (how many, free left)."""
+    returns (how many, free left). An HTCondor run: :func:`fairalloc.sim.policies.condor_loop.decide`."""
+    if sl.si[_CONDOR] != 0:
+        return CL.decide(sl.hc, now, free, es, out)
     catch_up(sl, now)
     si = sl.si
     si[_DECISIONS] += 1
@@ -516,6 +545,8 @@ def decide(sl, now, free, es, est, out, resv, backfill, scan, ready):
 @jit(inline='always')
 def next_wakeup(sl, free):
     """The next pass while a waiting job fits in ``free`` processors (a pass may then start it); else inf."""
+    if sl.si[_CONDOR] != 0:
+        return CL.next_wakeup(sl.hc, free)
     si = sl.si
     if si[_NQ] == 0 or si[_MINW] > free:
         return np.inf

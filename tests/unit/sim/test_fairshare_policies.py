@@ -23,8 +23,9 @@ from fairalloc.workloads import Workload
 # t=100: job 0 ends, job 2 starts (the age term 1000 * 50/604800 = 0.08 does not change the integers).
 # t=110 (pass): u2 has no usage -> rank 3; u1 used 40, u0 400 -> LF u1 (1/3)/(40/440) > u0's: job 3, then
 #   job 1 at 120.
-# Every Slurm hand case runs on both engines: the readable event engine and the compiled loop
-# (fairalloc.sim.policies.slurm_loop), which fa.simulate uses by default for "slurm" named by string.
+# Every Slurm and HTCondor hand case runs on both engines: the readable event engine and the compiled loop
+# (fairalloc.sim.policies.slurm_loop, condor_loop), which fa.simulate uses by default for "slurm" and "htcondor"
+# named by string.
 ENGINES = ["events", "kernel"]
 
 HAND = Workload(submit=[0, 50, 50, 50], run_time=[100, 10, 10, 10], processors=[4, 4, 4, 4], user=[0, 0, 1, 2])
@@ -174,7 +175,8 @@ def test_slurm_fair_share_favours_the_light_user(engine):
 
 
 # ---- HTCondor --------------------------------------------------------------------------------------
-def test_htcondor_pie_hand_computed():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_htcondor_pie_hand_computed(engine):
     # 10 processors; users 0, 1, 2 with 5 one-processor jobs each (100 s) at 0; user 0's priority factor 2000,
     # the others 1000 (DEFAULT_PRIO_FACTOR); every RUP starts at the floor 0.5: EUP 1000, 500, 500.
     # Cycle at 0: shares (1/1000) : (1/500) : (1/500) = 0.2, 0.4, 0.4 of W = 10 -> limits 2, 4, 4; order by EUP:
@@ -185,20 +187,21 @@ def test_htcondor_pie_hand_computed():
     wl = Workload(submit=np.zeros(15), run_time=np.full(15, 100.0), processors=np.ones(15, int),
                   user=np.repeat([0, 1, 2], 5))
     p = HTCondorPolicy(accounts=tree)
-    r = simulate(wl, 10, policy=p)
+    r = simulate(wl, 10, policy=p, engine=engine)
     assert r.jobs["start"].tolist() == [0, 0, 120, 120, 120] + [0, 0, 0, 0, 120] * 2
     fc = simulate(wl, 10, policy="fcfs").jobs["start"].tolist()
     assert fc == [0] * 10 + [100] * 5                  # FCFS: users 0 and 1 first
 
 
-def test_htcondor_rup_steady_state_and_half_life():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_htcondor_rup_steady_state_and_half_life(engine):
     # HTCondor's manual: the RUP tends to the cores in use, and halves with nothing running every half-life.
     # User 0 runs 4 processors from 0 to 6000 (cycles every 60 s, half-life 600 s): from the floor 0.5,
     # RUP(6000) = 4 - 3.5 * 0.5^(6000/600) (each cycle beta = 0.5^(60/600), composed); then 11 cycles with
     # nothing running up to 6660 (user 1's job ends): RUP = RUP(6000) * 0.5^(660/600).
     wl = Workload(submit=[0, 6600], run_time=[6000, 60], processors=[4, 1], user=[0, 1])
     p = HTCondorPolicy(half_life=600, interval=60)
-    simulate(wl, 4, policy=p)
+    assert simulate(wl, 4, policy=p, engine=engine).stats.get("engine", "events") == engine
     r6000 = 4 - 3.5 * 0.5 ** 10
     assert p.rup[0] == pytest.approx(r6000 * 0.5 ** (660 / 600), rel=1e-9)
 

@@ -86,7 +86,7 @@ def test_walltime_killed_and_rejected_jobs_equal_the_event_engine():
     procs = wl.processors.copy()
     procs[7] = 64
     wl2 = Workload(submit=wl.submit, run_time=wl.run_time, processors=procs, user=wl.user, requested_time=req)
-    for policy in ("slurm", "slurm+easy"):
+    for policy in ("slurm", "slurm+easy", "htcondor"):        # (HTCondor's compiled loop: condor_loop)
         a = simulate(wl2, 16, policy=policy, engine="events", enforce_walltime=True, half_life=3600)
         b = simulate(wl2, 16, policy=policy, engine="kernel", enforce_walltime=True, half_life=3600)
         np.testing.assert_array_equal(b.jobs["start"].to_numpy(), a.jobs["start"].to_numpy())
