@@ -430,10 +430,34 @@ def negotiate_work_into(eup, usage, job_ptr, job_size, free: float, slot_weight_
                         starve) -> float:
     """:func:`negotiate_into` with its work space given (it allocates nothing: the simulator's compiled loop).
 
-    ``order`` holds, on entry, any permutation of ``range(n)`` (the previous cycle's order makes the first spin's
-    sort nearly linear; the result does not depend on it) and receives the first spin's order; ``active`` (bool)
-    and ``starve`` (float), shape (n,), are work space. The other parameters and the result are
-    :func:`negotiate_into`'s.
+    Parameters
+    ----------
+    eup, usage, job_ptr, job_size, free, slot_weight_total, group_quota, group_usage, min_slot_weight, matched, shares, limits
+        As in :func:`negotiate_into`.
+    order : ndarray of int64, shape (n,)
+        On entry any permutation of ``range(n)`` (the previous cycle's order makes the first spin's sort nearly
+        linear; the result does not depend on it); receives the first spin's order.
+    active : ndarray of bool, shape (n,)
+        Work space.
+    starve : ndarray of float, shape (n,)
+        Work space.
+
+    Returns
+    -------
+    float
+        As :func:`negotiate_into`: the free cores left.
+
+    Examples
+    --------
+    :func:`negotiate_into`'s example (slices 40, 20, 10 by the inverse ratio rule) from a reversed start order:
+
+    >>> n, jobs = 3, 100
+    >>> ptr = np.arange(0, (n + 1) * jobs, jobs, dtype=np.int64); size = np.ones(n * jobs)
+    >>> usage = np.zeros(n); matched = np.zeros(n * jobs, np.bool_); order = np.array([2, 1, 0])
+    >>> left = negotiate_work_into(np.array([5.0, 10.0, 20.0]), usage, ptr, size, 70.0, 70.0, math.inf, 0.0, 1.0,
+    ...                            matched, np.empty(n), np.empty(n), order, np.zeros(n, np.bool_), np.empty(n))
+    >>> usage.tolist(), float(left), order.tolist()
+    ([40.0, 20.0, 10.0], 0.0, [0, 1, 2])
     """
     n = len(eup)
     for i in range(n):

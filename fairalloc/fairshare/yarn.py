@@ -486,6 +486,15 @@ def starvation_goal_into(fair_share, demand, threshold: float, out) -> None:
     F_r\rfloor, D_r)` (the threshold times the fair share, truncated as Java's ``Resources.multiply`` of whole
     amounts, capped by the demand).
 
+    Parameters
+    ----------
+    fair_share, demand : ndarray of float, shape (m,)
+        The application's instantaneous fair share :math:`F` and its demand :math:`D` per resource.
+    threshold : float
+        ``fairSharePreemptionThreshold`` :math:`\theta`.
+    out : ndarray of float, shape (m,)
+        Receives :math:`G`.
+
     Examples
     --------
     >>> out = np.empty(2); starvation_goal_into(np.array([8.0, 5.0]), np.array([6.0, 1.0]), 0.5, out); out.tolist()
