@@ -38,7 +38,9 @@ from proofs_check.campaign import load_package_modules  # noqa: E402
 # local modules loaded at the time into its draws, and reads them again when sys.modules grows, so the
 # cases a derandomised test or a seeded search saw depended on which modules earlier tests in the same
 # worker had imported (proofs_check.campaign's docstring, Reproducibility). With all of them loaded
-# first, a seed gives the same cases in any order and on any number of workers.
+# first, a seed gives the same cases in any order and on any number of workers, but for the few modules
+# tests write to temporary folders and import (a sweep's cell functions, a user's mechanism file), whose
+# constants still join when they load.
 load_package_modules()
 
 REPO = Path(__file__).resolve().parent.parent
