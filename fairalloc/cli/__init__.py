@@ -35,7 +35,7 @@ from .conventions import (EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_S
                       add_common_options, configure_logging, debug_enabled, json_to_stdout, merge_common_options,
                       write_pending_json)
 
-__all__ = ["main", "SUBCOMMANDS", "COMMAND_HELP", "PLUGIN_GROUP", "build_parser"]
+__all__ = ["main", "console", "started_by_console", "SUBCOMMANDS", "COMMAND_HELP", "PLUGIN_GROUP", "build_parser"]
 
 #: One-line help of each built-in subcommand (``fairalloc --help``), in the order it lists them.
 COMMAND_HELP: dict[str, str] = {
@@ -263,5 +263,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+_CONSOLE = False
+
+
+def console(argv: Sequence[str] | None = None) -> int:
+    """The ``fairalloc`` command itself (the console script and ``python -m fairalloc``): :func:`main`
+    in a process of its own.
+
+    The same as :func:`main`, except that the process is known to exist for this one command, so a
+    subcommand may choose settings that hold for the whole process: ``fairalloc compare`` then runs
+    the greedy schedulers as plain Python instead of compiling them (its ``--compile auto``, see
+    :mod:`fairalloc.cli.compare`). Code that calls :func:`main` in its own process is never changed so.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        As :func:`main`.
+
+    Returns
+    -------
+    int
+        The exit status, as :func:`main`.
+    """
+    global _CONSOLE
+    _CONSOLE = True
+    return main(argv)
+
+
+def started_by_console() -> bool:
+    """Whether this process was started as the ``fairalloc`` command (:func:`console`), not by code
+    that calls :func:`main` in a process of its own.
+
+    Examples
+    --------
+    >>> started_by_console()          # a doctest calls it inside pytest's process
+    False
+    """
+    return _CONSOLE
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(console())

@@ -60,6 +60,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="solver threads per exact program (default 1: these programs are small, more threads "
                         "cost more than they save; 0: the solver's default)")
     p.add_argument("--no-pareto", action="store_true", help="skip the Pareto-domination MILPs")
+    p.add_argument("--compile", choices=("auto", "yes", "no"), default="auto",
+                   help="yes: compile the greedy schedulers with numba; no: run the same source as plain Python "
+                        "(numba's NUMBA_DISABLE_JIT, for the whole process); auto (default): no when run as the "
+                        "`fairalloc` command, yes when called through fairalloc.cli.main inside another program")
     add_output_options(p, runs="out/compare", what="output folder for the tables and the figure")
     add_format_option(p)
     p.set_defaults(func=run)
@@ -85,6 +89,37 @@ def _instances(args: argparse.Namespace) -> list[tuple[str, Any]]:
     return out
 
 
+def _compile_schedulers(choice: str) -> bool:
+    """Apply ``--compile`` before any scheduler runs; return whether the schedulers will be compiled.
+
+    On ``compare``'s small instances (a few users and tasks) a compiled call is no faster than the
+    same source run as Python (median 0.69 against 0.77 ms a call on the default instances, and the
+    same 189 rows; ``benchmarks/RESULTS.md``, issue 32), while compiling costs about 50 CPU s on a
+    machine's first run. numba reads ``NUMBA_DISABLE_JIT`` once, when it is imported, and fairalloc
+    imports it at the first call of a compiled function (:mod:`fairalloc._jit`): so "no" can only
+    take effect before that, and then holds for the rest of the process. ``auto`` chooses "no" only
+    for the ``fairalloc`` command (:func:`fairalloc.cli.started_by_console`), whose process ends with
+    the command; a program that calls :func:`fairalloc.cli.main` keeps compiling.
+    """
+    import os
+    import sys
+    import warnings
+
+    from . import started_by_console
+
+    plain = choice == "no" or (choice == "auto" and started_by_console())
+    numba = sys.modules.get("numba")
+    if plain and numba is None:
+        os.environ["NUMBA_DISABLE_JIT"] = "1"
+        return False
+    if numba is None:
+        return os.environ.get("NUMBA_DISABLE_JIT", "0").strip() in ("", "0")
+    if choice == "no" and not numba.config.DISABLE_JIT:
+        warnings.warn("--compile no: numba was already loaded in this process with compilation on, "
+                      "so the schedulers are compiled")
+    return not numba.config.DISABLE_JIT
+
+
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -101,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInstanceError(f"--variants: unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}",
                                    argument="variants", value=unknown[0])
     plan_output(args, ours=_WRITES)
+    compiled = _compile_schedulers(args.compile)
     instances = _instances(args)
     table = compare(instances, variants=variants, solver=args.solver, time_limit=args.time_limit,
                     pareto=not args.no_pareto, progress=show_progress(args), threads=args.threads or None)
@@ -120,8 +156,10 @@ def run(args: argparse.Namespace) -> int:
           "the allocation, so another solver or version may return another utilisation (same, min_gap and "
           "distance do not change)",
           f"  greedy_ms, exact_ms: median wall time of one call after an untimed warm-up "
-          f"({table.attrs.get('warmup_s', 0.0):.1f} s: numba compiling the schedulers or loading them from its "
-          "cache, solver start-up); exact_ms: the whole leximin sequence of MILPs")
+          f"({table.attrs.get('warmup_s', 0.0):.1f} s: "
+          + ("numba compiling the schedulers or loading them from its cache" if compiled else
+             "the schedulers run as plain Python, not compiled (--compile yes compiles them)")
+          + ", solver start-up); exact_ms: the whole leximin sequence of MILPs")
     bad = summary["not_proven"].sum()
     if bad:
         say(args, f"  {bad} exact program(s) not proven optimal (time limit {args.time_limit:g} s, or the "
@@ -137,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{r['exact_min']:.3f}, distance {r['leximin_distance']:.3f}, tasks {r['greedy_tasks']} vs "
                   f"{r['exact_tasks']}, {dom}")
     emit_json(args, {"summary": summary.reset_index().to_dict("records"), "rows": table.to_dict("records"),
-                     "warmup_s": table.attrs.get("warmup_s")})
+                     "warmup_s": table.attrs.get("warmup_s"), "compiled": compiled})
     with output_folder(args.out, args, "compare", ours=_WRITES) as out:
         written = (write_table(table, out / "compare", args.format.tables)
                    + write_table(summary, out / "summary", args.format.tables, index=True)
