@@ -102,7 +102,8 @@ from .online_slots import OnlineSlotScheduler
 from .servers import FreeCapacity, find_server
 from .tvtsf import _EPS, DOMINANT_AFTER, SlotFill, fill_slot_arrays
 
-__all__ = ["StaticSlotScheduler", "STATIC_MECHANISMS", "TSF_ROUNDINGS", "CDRF_REALISATIONS"]
+__all__ = ["StaticSlotScheduler", "STATIC_MECHANISMS", "TSF_ROUNDINGS", "CDRF_REALISATIONS", "TSF_POINTS",
+           "canonical_point", "canonical_weights"]
 
 #: ``mechanism=`` names of :class:`StaticSlotScheduler`.
 STATIC_MECHANISMS = ("tsf-static", "cdrf-static")
@@ -110,6 +111,9 @@ STATIC_MECHANISMS = ("tsf-static", "cdrf-static")
 TSF_ROUNDINGS = ("largest_remainder", "floor_server", "floor_user")
 #: ``realise=`` readings of the static CDRF's realisation (module docstring); the first is the default.
 CDRF_REALISATIONS = ("eligible", "blind")
+#: ``point=`` readings of the static TSF: which point of the divisible TSF's optimal face is rounded
+#: (:func:`canonical_point`); the first is the default.
+TSF_POINTS = ("canonical", "solver")
 
 
 class StaticSlotScheduler(OnlineSlotScheduler):
@@ -130,12 +134,16 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         How the static TSF's divisible allocation becomes tasks (module docstring); TSF only.
     realise : {"eligible", "blind"}, default "eligible"
         Where the static CDRF's grants go (module docstring); CDRF only.
+    point : {"canonical", "solver"}, default "canonical"
+        Which point of the divisible TSF's optimal face is rounded: the canonical point
+        (:func:`canonical_point`: one point, whichever HiGHS solved the LPs) or the vertex the LP
+        solver returned (the rule of the cells stored before the canonical point); TSF only.
 
     Raises
     ------
     InvalidInstanceError
-        An unknown mechanism, rounding or realisation, or a non-default reading of the other
-        mechanism (``rounding=`` with CDRF, ``realise=`` with TSF).
+        An unknown mechanism, rounding, realisation or point, or a non-default reading of the other
+        mechanism (``rounding=`` or ``point=`` with CDRF, ``realise=`` with TSF).
 
     Examples
     --------
@@ -153,8 +161,11 @@ class StaticSlotScheduler(OnlineSlotScheduler):
 
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
                  placement: Any = None, mechanism: str = "cdrf-static", server: Any = None,
-                 ties: str = "wait", rounding: str = "largest_remainder", realise: str = "eligible") -> None:
+                 ties: str = "wait", rounding: str = "largest_remainder", realise: str = "eligible",
+                 point: str = "canonical") -> None:
         self.mechanism = require_choice("mechanism", mechanism, STATIC_MECHANISMS)
+        #: Which point of the divisible TSF's optimal face is rounded (:func:`canonical_point`).
+        self.point = require_choice("point", point, TSF_POINTS)
         #: The static TSF's realisation (module docstring).
         self.rounding = require_choice("rounding", rounding, TSF_ROUNDINGS)
         #: The static CDRF's realisation (module docstring).
@@ -162,6 +173,9 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         if self.mechanism == "cdrf-static" and self.rounding != TSF_ROUNDINGS[0]:
             raise InvalidInstanceError(f"rounding={rounding!r} applies to tsf-static, not {mechanism!r}",
                                        argument="rounding", value=rounding)
+        if self.mechanism == "cdrf-static" and self.point != TSF_POINTS[0]:
+            raise InvalidInstanceError(f"point={point!r} applies to tsf-static, not {mechanism!r}",
+                                       argument="point", value=point)
         if self.mechanism == "tsf-static" and self.realise != CDRF_REALISATIONS[0]:
             raise InvalidInstanceError(f"realise={realise!r} applies to cdrf-static, not {mechanism!r}",
                                        argument="realise", value=realise)
@@ -171,6 +185,11 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         self.unrealised = 0
         #: TSF slots whose LPs were not all proven optimal (the allocation found was used).
         self.lp_not_optimal = 0
+        #: TSF slots whose canonical point was not found (an LP not optimal): the LP's own point was rounded.
+        self.canonical_failed = 0
+        #: The canonical points' LPs and the slots that needed more than one (:func:`canonical_point`).
+        self.canonical_lps = 0
+        self.canonical_multi = 0
         #: Tasks the CDRF pool granted (started or not: :attr:`unrealised` of them did not start).
         self.granted = 0
         #: Sum over slots of the static TSF's divisible tasks :math:`\sum_{i,m} x_{im}` (what the LP
@@ -290,12 +309,20 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         # free capacity is this scheduler's own bookkeeping: a round-off residue below 0 after take /
         # release is no capacity, as shares.tasks_that_fit reads it
         free = np.maximum(self.servers.free, 0.0)
-        r = divisible_tsf(free, D, K, h, self.placement[active], w, solver="scipy")
+        r = divisible_tsf(free, D, K, h, self.placement[active], w, solver=_LP_ROUTE)
         if r.status not in SOLUTION_PRESENT:
             raise SolverError(f"slot {slot}: divisible TSF found no allocation ({r.status}): {r.message}")
         if r.status is not Status.OPTIMAL:
             self.lp_not_optimal += 1
         x = r.tasks
+        if self.point == "canonical":
+            xc, st = canonical_point(free, D, K, h, self.placement[active], w, r.levels, active)
+            self.canonical_lps += st["lps"]
+            self.canonical_multi += st["lps"] > 1
+            if xc is None:
+                self.canonical_failed += 1
+            else:
+                x = xc
         self.lp_tasks += float(x.sum())
         self.rounds += 1
         base = np.floor(x + 1e-9)
@@ -376,6 +403,197 @@ class StaticSlotScheduler(OnlineSlotScheduler):
                     out.append(self._start(i, m, slot))
                     left -= 1
         return out
+
+
+#: The LP route of the static TSF's :func:`~fairalloc.exact.tsf_lp.divisible_tsf` (module docstring);
+#: with the canonical point the rounded point does not depend on it (``benchmarks/bench_tsf_lp1.py --cells``).
+_LP_ROUTE = "scipy"
+#: Relative slack of the canonical LP's share rows around the levels (:func:`canonical_point`).
+_CANON_SLACK = 1e-8
+#: A reduced cost or row dual at most this counts as zero in the uniqueness certificate.
+_CANON_TOL = 1e-9
+
+
+def canonical_weights(users: Any, n_servers: int) -> np.ndarray:
+    r"""The canonical point's weights (:func:`canonical_point`): :math:`c_{um} = 1 + z / 2^{64}`, :math:`z` the
+    SplitMix64 output (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014)
+    of the pair's number :math:`m + M u` (:math:`u` the scheduler's user index, :math:`m` the server,
+    :math:`M` the number of servers), its top 53 bits.
+
+    Fixed pseudo-random weights in :math:`[1, 2)`: a pair's weight does not depend on which other users
+    are in the slot, and no small integer relation holds among them (weights additive in the user and
+    the server, such as a Weyl sequence of :math:`m + M u`, would tie every exchange of two users between
+    two servers: :math:`c_{um} - c_{um'} - c_{u'm} + c_{u'm'} = 0`).
+
+    Examples
+    --------
+    >>> canonical_weights([0, 1], 2).round(6).tolist()
+    [[1.883311, 1.566562], [1.59119, 1.11345]]
+    """
+    z = (np.asarray(users, dtype=np.uint64)[:, None] * np.uint64(n_servers)
+         + np.arange(n_servers, dtype=np.uint64)[None, :])
+    with np.errstate(over="ignore"):
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return 1.0 + (z >> np.uint64(11)).astype(float) * 2.0 ** -53
+
+
+def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, eligible: Any, weights: Any,
+                    levels: Any, users: Any = None, *, cost: Any = None) -> tuple[np.ndarray | None, dict]:
+    r"""The one point of the divisible TSF's optimal face that the static TSF rounds.
+
+    :func:`fairalloc.exact.tsf_lp.divisible_tsf` finds the leximin task shares :math:`\ell_i`; they are
+    unique (the leximin of a convex set is), but the fractional tasks :math:`x_{im}` that reach them
+    are not: the optimal face
+
+    .. math::
+
+       P = \{x \ge 0 \text{ on the eligible pairs}:\ \textstyle\sum_i d_{ir} x_{im} \le F_{mr},\
+       X_i = \sum_m x_{im} \le K_i,\ X_i = \ell_i \omega_i h_i\}
+
+    is in general a polytope with many vertices (a user with room on two servers, two users
+    exchanging servers), and an LP solver returns one of them, which one depending on its version
+    and its start. The static TSF rounds :math:`x`, so without a rule its schedule depends on the
+    HiGHS build. **The rule**: the canonical point is the lexicographic maximum over *P* of
+
+    .. math::
+
+       \bigl(\textstyle\sum_{i,m} c_{im} x_{im},\ x_{p_1},\ x_{p_2},\ \dots,\ x_{p_n}\bigr)
+
+    with :math:`c` the fixed weights of :func:`canonical_weights` and :math:`p_1, \dots, p_n` the
+    eligible pairs in order (users as given, servers ascending).
+
+    **It is unique.** *P* is compact and nonempty (the divisible TSF's own solution is in it), so each
+    stage's maximum over the previous stage's maximisers is attained on a nonempty compact face; after
+    the stage of :math:`x_{p_k}` every maximiser has the same :math:`x_{p_k}`, so after the last stage
+    all coordinates are fixed: one point.
+
+    **How it is found, and why usually one LP.** Stage 0 maximises :math:`c \cdot x` over *P* (HiGHS
+    through highspy). Let :math:`y` be the optimal row duals and :math:`r` the reduced costs of the
+    optimal basis. Every feasible *x* has :math:`c\cdot x = z^\ast - \sum_{j \notin B} |r_j|\,
+    |x_j - \beta_j|` (:math:`\beta_j` the bound a nonbasic column or row activity sits at), so when every
+    nonbasic column and row that is not fixed has :math:`|r_j| > 0` (dual nondegeneracy), every
+    maximiser has the nonbasic values at their bounds, hence the same basic values: the maximiser is
+    unique, and it is the lexicographic maximum (the later stages have one point to choose from).
+    With the weights generic this certificate holds almost always. When it does not, the face of
+    maximisers is restricted exactly by complementary slackness (columns with :math:`r_j \ne 0` fixed at
+    their bound, rows with :math:`y_i \ne 0` made equalities: a feasible point satisfying complementary
+    slackness with an optimal dual is optimal, and every optimal point does), and the next stage
+    maximises the next pair's :math:`x_{p_k}` on it, from the previous basis, until a stage is
+    certified or the pairs run out.
+
+    Numerically, "zero" is :data:`_CANON_TOL`, and the share rows are
+    :math:`\ell_i \omega_i h_i (1 - \delta) \le X_i \le \min(K_i, \ell_i \omega_i h_i (1 + \delta))`
+    with :math:`\delta` = :data:`_CANON_SLACK` (the levels are LP optima, exact to the solver's
+    tolerances): two HiGHS builds give the same point to those tolerances, where their LP 1 vertices
+    can differ by whole tasks.
+
+    Parameters
+    ----------
+    capacities, demands, pending, monopoly, eligible, weights
+        As :func:`~fairalloc.exact.tsf_lp.divisible_tsf` (already validated by it).
+    levels : array_like (N,)
+        Its ``levels``.
+    users : array_like (N,), optional
+        The scheduler's index of each row (for the weights; default ``0..N-1``).
+    cost : array_like (N, M), optional
+        Other stage-0 weights than :func:`canonical_weights` (tests: equal weights exercise the later
+        stages).
+
+    Returns
+    -------
+    x : ndarray (N, M) or None
+        The canonical point (zero off the eligible pairs); None when an LP was not solved to
+        optimality (the caller keeps the divisible TSF's own point and counts it).
+    stats : dict
+        ``lps`` (LPs solved, 1 when stage 0 is certified), ``stages``.
+
+    Examples
+    --------
+    Two equal servers <2, 2> and one user <1, 1> asking for 2 tasks, :math:`h = 4` (the full cluster's):
+    its level 2/4 is reached by any :math:`x_{00} + x_{01} = 2`. The weights are
+    :math:`c_{00} = 1.883 > c_{01} = 1.567` (:func:`canonical_weights`): both tasks on server 0.
+
+    >>> x, st = canonical_point([[2, 2], [2, 2]], [[1, 1]], [2], [4], [[1, 1]], [1], [0.5])
+    >>> x.round(9).tolist(), st["lps"]
+    ([[2.0, 0.0]], 1)
+    """
+    import highspy
+    import scipy.sparse as sp
+
+    from ..exact.backends import highs_arrays
+    from ..exact.solvers import highs_threads, quiet_highs
+
+    F = np.asarray(capacities, dtype=float)
+    D = np.asarray(demands, dtype=float)
+    n, m = D.shape[0], F.shape[0]
+    k = F.shape[1]
+    K = np.asarray(pending, dtype=float)
+    wh = np.asarray(weights, dtype=float) * np.asarray(monopoly, dtype=float)
+    lv = np.asarray(levels, dtype=float)
+    E = np.asarray(eligible, dtype=bool) & (F > 0).all(axis=1)[None, :]
+    ui, si = np.nonzero(E)
+    nv = ui.size
+    x = np.zeros((n, m))
+    if nv == 0:
+        return x, {"lps": 0, "stages": 0}
+    c = canonical_weights(np.arange(n) if users is None else users, m) if cost is None else np.asarray(cost, float)
+    target = lv * wh
+    lo = target * (1 - _CANON_SLACK)
+    hi = np.maximum(lo, np.minimum(K, target * (1 + _CANON_SLACK)))
+    rows = np.concatenate([(si[:, None] * k + np.arange(k)).ravel(), m * k + ui])
+    cols = np.concatenate([np.repeat(np.arange(nv), k), np.arange(nv)])
+    vals = np.concatenate([D[ui].ravel(), np.ones(nv)])
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(m * k + n, nv))
+    row_lo = np.concatenate([np.full(m * k, -np.inf), lo])
+    row_hi = np.concatenate([F.ravel(), hi])
+    h = quiet_highs()
+    highs_threads(h, None)
+    h.passModel(highs_arrays(-c[ui, si], np.zeros(nv), np.full(nv, np.inf), A, row_lo, row_hi))
+    basic = highspy.HighsBasisStatus.kBasic.value
+    col_fixed = np.zeros(nv, dtype=bool)
+    row_fixed = row_lo == row_hi           # equality rows: any dual is fine
+    lps = 0
+    stage, pair = 0, -1
+    while True:
+        if stage:                          # the next pair's x on the face of the previous stages' maximisers
+            pair += 1
+            while pair < nv and col_fixed[pair]:
+                pair += 1
+            if pair == nv:
+                break
+            cost_now = np.zeros(nv)
+            cost_now[pair] = -1.0
+            h.changeColsCost(nv, np.arange(nv, dtype=np.int32), cost_now)
+        stage += 1
+        h.run()
+        lps += 1
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None, {"lps": lps, "stages": stage}
+        sol, basis = h.getSolution(), h.getBasis()
+        xs = np.asarray(sol.col_value)
+        rc, y = np.asarray(sol.col_dual), np.asarray(sol.row_dual)
+        cnb = np.array([s.value != basic for s in basis.col_status])
+        rnb = np.array([s.value != basic for s in basis.row_status])
+        # dual nondegeneracy: every nonbasic column and row that is not fixed has a nonzero reduced cost
+        if not ((cnb & ~col_fixed & (np.abs(rc) <= _CANON_TOL)).any()
+                or (rnb & ~row_fixed & (np.abs(y) <= _CANON_TOL)).any()):
+            break
+        # the face of this stage's maximisers, by complementary slackness with (y, r)
+        fix_c = np.flatnonzero(~col_fixed & (np.abs(rc) > _CANON_TOL))
+        if fix_c.size:
+            h.changeColsBounds(fix_c.size, fix_c.astype(np.int32), np.zeros(fix_c.size), np.zeros(fix_c.size))
+            col_fixed[fix_c] = True
+        fix_r = np.flatnonzero(~row_fixed & (np.abs(y) > _CANON_TOL))
+        if fix_r.size:
+            act = np.asarray(sol.row_value)[fix_r]
+            at = np.where(np.abs(act - row_hi[fix_r]) <= np.abs(act - row_lo[fix_r]), row_hi[fix_r], row_lo[fix_r])
+            h.changeRowsBounds(fix_r.size, fix_r.astype(np.int32), at, at)
+            row_fixed[fix_r] = True
+    x[ui, si] = np.maximum(xs, 0.0)
+    return x, {"lps": lps, "stages": stage}
 
 
 @jit(_nrt=False)
