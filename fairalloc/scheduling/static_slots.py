@@ -29,8 +29,14 @@ A *static* mechanism divides one pool of resources among users with given demand
     :math:`p_{im} = 0`, :math:`X_i = \sum_m x_{im} \le K_i` (pending tasks of the head job);
     :math:`h_i` the monopoly count (TV-TSF Eq. 4, :func:`fairalloc.shares.monopoly_tasks`) on the
     *full* capacities, as the cluster defines it. Solved by :func:`fairalloc.exact.tsf_lp.divisible_tsf`
-    (the one implementation of divisible TSF, also behind ``fa.tsf(method="lp")``) with
-    ``solver="scipy"`` (:func:`scipy.optimize.linprog` directly: no cvxpy compile in the slot loop).
+    (the one implementation of divisible TSF, also behind ``fa.tsf(method="lp")``) on fairalloc's LP
+    route (HiGHS through highspy, primal simplex without presolve). The leximin shares are unique but
+    the fractional tasks reaching them are not; what is rounded (``point=``) is the **canonical point**
+    of that optimal face (:func:`canonical_point`: the lexicographic maximum of a fixed pseudo-random
+    weighting of the pairs, then of the pairs in order; unique, so the schedule does not depend on
+    the HiGHS build or the LP method), or, ``point="solver"``, the vertex :func:`scipy.optimize.linprog`
+    returned (the rule of the cells stored before, computed with its bundled HiGHS 1.12: other
+    builds may return other vertices).
     A slot whose LPs are not all proven optimal still uses the allocation found (counted in
     :attr:`StaticSlotScheduler.lp_not_optimal`); a slot with no LP solution raises
     :class:`~fairalloc.errors.SolverError`.
@@ -136,8 +142,9 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         Where the static CDRF's grants go (module docstring); CDRF only.
     point : {"canonical", "solver"}, default "canonical"
         Which point of the divisible TSF's optimal face is rounded: the canonical point
-        (:func:`canonical_point`: one point, whichever HiGHS solved the LPs) or the vertex the LP
-        solver returned (the rule of the cells stored before the canonical point); TSF only.
+        (:func:`canonical_point`: one point, whichever HiGHS solved the LPs; the LPs on fairalloc's
+        HiGHS route) or the vertex :func:`scipy.optimize.linprog` returned (its bundled HiGHS; the rule
+        of the cells stored before the canonical point); TSF only.
 
     Raises
     ------
@@ -309,7 +316,9 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         # free capacity is this scheduler's own bookkeeping: a round-off residue below 0 after take /
         # release is no capacity, as shares.tasks_that_fit reads it
         free = np.maximum(self.servers.free, 0.0)
-        r = divisible_tsf(free, D, K, h, self.placement[active], w, solver=_LP_ROUTE)
+        # point="solver" rounds the LP's own vertex: linprog's, as the stored cells were computed
+        route, opts = (_LP_ROUTE, _LP_OPTIONS) if self.point == "canonical" else ("scipy", None)
+        r = divisible_tsf(free, D, K, h, self.placement[active], w, solver=route, options=opts)
         if r.status not in SOLUTION_PRESENT:
             raise SolverError(f"slot {slot}: divisible TSF found no allocation ({r.status}): {r.message}")
         if r.status is not Status.OPTIMAL:
@@ -407,9 +416,14 @@ class StaticSlotScheduler(OnlineSlotScheduler):
 
 #: The LP route of the static TSF's :func:`~fairalloc.exact.tsf_lp.divisible_tsf` (module docstring);
 #: with the canonical point the rounded point does not depend on it (``benchmarks/bench_tsf_lp1.py --cells``).
-_LP_ROUTE = "scipy"
+_LP_ROUTE = "highs"
+#: Its HiGHS options: primal simplex without presolve, about 2.6x faster than ``linprog``'s defaults on
+#: the paper scale's LP 1s (``benchmarks/RESULTS.md``, TV-TSF, fifth pass).
+_LP_OPTIONS = {"presolve": "off", "simplex_strategy": 4}
 #: Relative slack of the canonical LP's share rows around the levels (:func:`canonical_point`).
 _CANON_SLACK = 1e-8
+#: HiGHS options of the canonical LPs (any HiGHS and any options give the same point: it is unique).
+_CANON_OPTIONS = {"presolve": "off", "simplex_strategy": 4}
 #: A reduced cost or row dual at most this counts as zero in the uniqueness certificate.
 _CANON_TOL = 1e-9
 
@@ -551,6 +565,8 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
     row_hi = np.concatenate([F.ravel(), hi])
     h = quiet_highs()
     highs_threads(h, None)
+    for key, value in _CANON_OPTIONS.items():
+        h.setOptionValue(key, value)
     h.passModel(highs_arrays(-c[ui, si], np.zeros(nv), np.full(nv, np.inf), A, row_lo, row_hi))
     basic = highspy.HighsBasisStatus.kBasic.value
     col_fixed = np.zeros(nv, dtype=bool)
