@@ -498,11 +498,14 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
     maximises the next pair's :math:`x_{p_k}` on it, from the previous basis, until a stage is
     certified or the pairs run out.
 
-    Numerically, "zero" is :data:`_CANON_TOL`, and the share rows are
-    :math:`\ell_i \omega_i h_i (1 - \delta) \le X_i \le \min(K_i, \ell_i \omega_i h_i (1 + \delta))`
-    with :math:`\delta` = :data:`_CANON_SLACK` (the levels are LP optima, exact to the solver's
-    tolerances): two HiGHS builds give the same point to those tolerances, where their LP 1 vertices
-    can differ by whole tasks.
+    Numerically, "zero" is :data:`_CANON_TOL`, and the share rows are equalities
+    :math:`X_i = \min(K_i, \ell_i \omega_i h_i)` (the levels are LP optima, exact to the solver's
+    tolerances, so this face is feasible to those tolerances; equalities, not a band around them,
+    so that the weights cannot trade one user's tasks for another's inside the band: users tied in
+    the LP stay tied, and the rounding's tie rule decides between them). Should HiGHS still find
+    them infeasible, the rows become the band :math:`\pm\delta` relative, :math:`\delta` =
+    :data:`_CANON_SLACK`. Two HiGHS builds give the same point to the solver's tolerances, where their
+    LP 1 vertices can differ by whole tasks.
 
     Parameters
     ----------
@@ -534,11 +537,7 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
     >>> x.round(9).tolist(), st["lps"]
     ([[2.0, 0.0]], 1)
     """
-    import highspy
     import scipy.sparse as sp
-
-    from ..exact.backends import highs_arrays
-    from ..exact.solvers import highs_threads, quiet_highs
 
     F = np.asarray(capacities, dtype=float)
     D = np.asarray(demands, dtype=float)
@@ -554,20 +553,40 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
     if nv == 0:
         return x, {"lps": 0, "stages": 0}
     c = canonical_weights(np.arange(n) if users is None else users, m) if cost is None else np.asarray(cost, float)
-    target = lv * wh
-    lo = target * (1 - _CANON_SLACK)
-    hi = np.maximum(lo, np.minimum(K, target * (1 + _CANON_SLACK)))
+    target = np.minimum(K, lv * wh)
     rows = np.concatenate([(si[:, None] * k + np.arange(k)).ravel(), m * k + ui])
     cols = np.concatenate([np.repeat(np.arange(nv), k), np.arange(nv)])
     vals = np.concatenate([D[ui].ravel(), np.ones(nv)])
     A = sp.csr_matrix((vals, (rows, cols)), shape=(m * k + n, nv))
-    row_lo = np.concatenate([np.full(m * k, -np.inf), lo])
-    row_hi = np.concatenate([F.ravel(), hi])
+    lps = 0
+    for slack in (0.0, _CANON_SLACK):
+        xs, st = _canonical_lps(A, np.concatenate([np.full(m * k, -np.inf), target * (1 - slack)]),
+                                np.concatenate([F.ravel(), np.maximum(target * (1 - slack),
+                                                                      np.minimum(K, target * (1 + slack)))]),
+                                -c[ui, si])
+        lps += st["lps"]
+        if xs is not None:
+            break
+    if xs is None:
+        return None, {"lps": lps, "stages": st["stages"]}
+    x[ui, si] = np.maximum(xs, 0.0)
+    return x, {"lps": lps, "stages": st["stages"]}
+
+
+def _canonical_lps(A: Any, row_lo: np.ndarray, row_hi: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray | None, dict]:
+    """The stages of :func:`canonical_point` on ``row_lo <= A x <= row_hi``, ``x >= 0``, stage 0 minimising
+    ``cost @ x``: the point (None when a stage is not solved to optimality) and the LPs solved."""
+    import highspy
+
+    from ..exact.backends import highs_arrays
+    from ..exact.solvers import highs_threads, quiet_highs
+
+    nv = A.shape[1]
     h = quiet_highs()
     highs_threads(h, None)
     for key, value in _CANON_OPTIONS.items():
         h.setOptionValue(key, value)
-    h.passModel(highs_arrays(-c[ui, si], np.zeros(nv), np.full(nv, np.inf), A, row_lo, row_hi))
+    h.passModel(highs_arrays(cost, np.zeros(nv), np.full(nv, np.inf), A, row_lo, row_hi))
     basic = highspy.HighsBasisStatus.kBasic.value
     col_fixed = np.zeros(nv, dtype=bool)
     row_fixed = row_lo == row_hi           # equality rows: any dual is fine
@@ -608,8 +627,7 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
             at = np.where(np.abs(act - row_hi[fix_r]) <= np.abs(act - row_lo[fix_r]), row_hi[fix_r], row_lo[fix_r])
             h.changeRowsBounds(fix_r.size, fix_r.astype(np.int32), at, at)
             row_fixed[fix_r] = True
-    x[ui, si] = np.maximum(xs, 0.0)
-    return x, {"lps": lps, "stages": stage}
+    return xs, {"lps": lps, "stages": stage}
 
 
 @jit(_nrt=False)
