@@ -197,6 +197,7 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         #: The canonical points' LPs and the slots that needed more than one (:func:`canonical_point`).
         self.canonical_lps = 0
         self.canonical_multi = 0
+        self.canonical_banded = 0
         #: Tasks the CDRF pool granted (started or not: :attr:`unrealised` of them did not start).
         self.granted = 0
         #: Sum over slots of the static TSF's divisible tasks :math:`\sum_{i,m} x_{im}` (what the LP
@@ -328,6 +329,7 @@ class StaticSlotScheduler(OnlineSlotScheduler):
             xc, st = canonical_point(free, D, K, h, self.placement[active], w, r.levels, active)
             self.canonical_lps += st["lps"]
             self.canonical_multi += st["lps"] > 1
+            self.canonical_banded += st["banded"]
             if xc is None:
                 self.canonical_failed += 1
             else:
@@ -464,7 +466,7 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
 
     .. math::
 
-       P = \{x \ge 0 \text{ on the eligible pairs}:\ \textstyle\sum_i d_{ir} x_{im} \le F_{mr},\
+       P = \{x \ge 0 \text{ on the eligible pairs}:\ \textstyle\sum_i d_{ir} x_{im} \le F_{mr}(1 + \delta),\
        X_i = \sum_m x_{im} \le K_i,\ X_i = \ell_i \omega_i h_i\}
 
     is in general a polytope with many vertices (a user with room on two servers, two users
@@ -498,14 +500,17 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
     maximises the next pair's :math:`x_{p_k}` on it, from the previous basis, until a stage is
     certified or the pairs run out.
 
-    Numerically, "zero" is :data:`_CANON_TOL`, and the share rows are equalities
-    :math:`X_i = \min(K_i, \ell_i \omega_i h_i)` (the levels are LP optima, exact to the solver's
-    tolerances, so this face is feasible to those tolerances; equalities, not a band around them,
-    so that the weights cannot trade one user's tasks for another's inside the band: users tied in
-    the LP stay tied, and the rounding's tie rule decides between them). Should HiGHS still find
-    them infeasible, the rows become the band :math:`\pm\delta` relative, :math:`\delta` =
-    :data:`_CANON_SLACK`. Two HiGHS builds give the same point to the solver's tolerances, where their
-    LP 1 vertices can differ by whole tasks.
+    Numerically, "zero" is :data:`_CANON_TOL`; the share rows are equalities
+    :math:`X_i = \min(K_i, \ell_i \omega_i h_i)` and the capacities are relaxed by
+    :math:`\delta` = :data:`_CANON_SLACK` relative. The levels are LP optima, each round's computed
+    with the earlier rounds' levels relaxed by :math:`10^{-9}` relative, so all of them at once can
+    exceed the capacities by about that much (measured: the exact capacities made about half of the
+    reduced large50 cell's faces infeasible to HiGHS); the rounding checks that each task fits.
+    Equalities, not a band around the levels, so that the weights cannot trade one user's tasks for
+    another's inside the band: users tied in the LP stay tied, and the rounding's tie rule decides
+    between them. Should HiGHS still find the face infeasible, the share rows become the band
+    :math:`\pm\delta` (counted: ``banded``). Two HiGHS builds give the same point to the solver's
+    tolerances, where their LP 1 vertices can differ by whole tasks.
 
     Parameters
     ----------
@@ -525,7 +530,8 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
         The canonical point (zero off the eligible pairs); None when an LP was not solved to
         optimality (the caller keeps the divisible TSF's own point and counts it).
     stats : dict
-        ``lps`` (LPs solved, 1 when stage 0 is certified), ``stages``.
+        ``lps`` (LPs solved, 1 when stage 0 is certified), ``stages`` (of the last attempt), ``banded``
+        (the equalities were infeasible to HiGHS: the band was used).
 
     Examples
     --------
@@ -551,7 +557,7 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
     nv = ui.size
     x = np.zeros((n, m))
     if nv == 0:
-        return x, {"lps": 0, "stages": 0}
+        return x, {"lps": 0, "stages": 0, "banded": False}
     c = canonical_weights(np.arange(n) if users is None else users, m) if cost is None else np.asarray(cost, float)
     target = np.minimum(K, lv * wh)
     rows = np.concatenate([(si[:, None] * k + np.arange(k)).ravel(), m * k + ui])
@@ -559,18 +565,20 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
     vals = np.concatenate([D[ui].ravel(), np.ones(nv)])
     A = sp.csr_matrix((vals, (rows, cols)), shape=(m * k + n, nv))
     lps = 0
-    for slack in (0.0, _CANON_SLACK):
-        xs, st = _canonical_lps(A, np.concatenate([np.full(m * k, -np.inf), target * (1 - slack)]),
-                                np.concatenate([F.ravel(), np.maximum(target * (1 - slack),
-                                                                      np.minimum(K, target * (1 + slack)))]),
+    banded = False
+    cap = F.ravel() * (1 + _CANON_SLACK)
+    for band in (0.0, _CANON_SLACK):
+        xs, st = _canonical_lps(A, np.concatenate([np.full(m * k, -np.inf), target * (1 - band)]),
+                                np.concatenate([cap, np.maximum(target * (1 - band), np.minimum(K, target * (1 + band)))]),
                                 -c[ui, si])
         lps += st["lps"]
         if xs is not None:
             break
+        banded = True
     if xs is None:
-        return None, {"lps": lps, "stages": st["stages"]}
+        return None, {"lps": lps, "stages": st["stages"], "banded": banded}
     x[ui, si] = np.maximum(xs, 0.0)
-    return x, {"lps": lps, "stages": st["stages"]}
+    return x, {"lps": lps, "stages": st["stages"], "banded": banded}
 
 
 def _canonical_lps(A: Any, row_lo: np.ndarray, row_hi: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray | None, dict]:
