@@ -424,6 +424,8 @@ _LP_ROUTE = "highs"
 _LP_OPTIONS = {"presolve": "off", "simplex_strategy": 4}
 #: Relative slack of the canonical LP's share rows around the levels (:func:`canonical_point`).
 _CANON_SLACK = 1e-8
+#: A canonical :math:`x_{im}` this close to an integer is that integer (:func:`canonical_point`).
+_CANON_SNAP = 1e-6
 #: HiGHS options of the canonical LPs (any HiGHS and any options give the same point: it is unique).
 _CANON_OPTIONS = {"presolve": "off", "simplex_strategy": 4}
 #: A reduced cost or row dual at most this counts as zero in the uniqueness certificate.
@@ -509,7 +511,10 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
     Equalities, not a band around the levels, so that the weights cannot trade one user's tasks for
     another's inside the band: users tied in the LP stay tied, and the rounding's tie rule decides
     between them. Should HiGHS still find the face infeasible, the share rows become the band
-    :math:`\pm\delta` (counted: ``banded``). Two HiGHS builds give the same point to the solver's
+    :math:`\pm\delta` (counted: ``banded``). The relaxed capacities let a user's tasks drift by about
+    :math:`\delta` times a server's capacity in tasks from one server to another (1 task and
+    0.99999998 instead of 2 and 1), so the point is returned with every :math:`x_{im}` within
+    :data:`_CANON_SNAP` of an integer set to it. Two HiGHS builds give the same point to the solver's
     tolerances, where their LP 1 vertices can differ by whole tasks.
 
     Parameters
@@ -577,7 +582,9 @@ def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, 
         banded = True
     if xs is None:
         return None, {"lps": lps, "stages": st["stages"], "banded": banded}
-    x[ui, si] = np.maximum(xs, 0.0)
+    xs = np.maximum(xs, 0.0)
+    near = np.rint(xs)
+    x[ui, si] = np.where(np.abs(xs - near) <= _CANON_SNAP, near, xs)
     return x, {"lps": lps, "stages": st["stages"], "banded": banded}
 
 
