@@ -23,9 +23,9 @@ sample 0, the paper scale), then solves each again, timing each route in CPU sec
     python benchmarks/bench_tsf_lp1.py --lps 200
 
 ``--cells`` instead runs whole ``tsf-static`` cells (``--scenarios``, ``--n-jobs``, ``--slots``, sample ``--seed``) in
-this process under each reading and LP route: ``point="canonical"`` (the default) with the LPs on
+this process under each reading and LP route: ``point="canonical"`` with the LPs on
 fairalloc's HiGHS route (highspy, primal simplex, no presolve), on ``linprog``'s HiGHS, and on highspy with
-HiGHS's default options; ``point="solver"`` (``linprog``'s vertex, the stored cells' rule). It prints each
+HiGHS's default options; ``point="solver"`` (the default: ``linprog``'s vertex, the stored cells' rule). It prints each
 cell's CPU seconds, the canonical LPs and the sha256 of its tables: the canonical point's tables must not
 depend on the route.
 

@@ -29,14 +29,15 @@ A *static* mechanism divides one pool of resources among users with given demand
     :math:`p_{im} = 0`, :math:`X_i = \sum_m x_{im} \le K_i` (pending tasks of the head job);
     :math:`h_i` the monopoly count (TV-TSF Eq. 4, :func:`fairalloc.shares.monopoly_tasks`) on the
     *full* capacities, as the cluster defines it. Solved by :func:`fairalloc.exact.tsf_lp.divisible_tsf`
-    (the one implementation of divisible TSF, also behind ``fa.tsf(method="lp")``) on fairalloc's LP
-    route (HiGHS through highspy, primal simplex without presolve). The leximin shares are unique but
-    the fractional tasks reaching them are not; what is rounded (``point=``) is the **canonical point**
-    of that optimal face (:func:`canonical_point`: the lexicographic maximum of a fixed pseudo-random
-    weighting of the pairs, then of the pairs in order; unique, so the schedule does not depend on
-    the HiGHS build or the LP method), or, ``point="solver"``, the vertex :func:`scipy.optimize.linprog`
-    returned (the rule of the cells stored before, computed with its bundled HiGHS 1.12: other
-    builds may return other vertices).
+    (the one implementation of divisible TSF, also behind ``fa.tsf(method="lp")``), through
+    :func:`scipy.optimize.linprog` (``solver="scipy"``) or on fairalloc's LP route (HiGHS through
+    highspy, primal simplex without presolve; with ``point="canonical"``). The leximin shares are unique but the
+    fractional tasks reaching them are not, and what is rounded is a point of that optimal face
+    (``point=``): by default the vertex ``linprog`` returned (its bundled HiGHS; the stored cells were
+    computed so, with HiGHS 1.12; another build may return another vertex, hence another schedule), or
+    the **canonical point** (:func:`canonical_point`: the lexicographic maximum of a fixed
+    pseudo-random weighting of the pairs, then of the pairs in order; unique, so the schedule does not
+    depend on the HiGHS build or the LP method), the LPs then on fairalloc's HiGHS route.
     A slot whose LPs are not all proven optimal still uses the allocation found (counted in
     :attr:`StaticSlotScheduler.lp_not_optimal`); a slot with no LP solution raises
     :class:`~fairalloc.errors.SolverError`.
@@ -119,7 +120,7 @@ TSF_ROUNDINGS = ("largest_remainder", "floor_server", "floor_user")
 CDRF_REALISATIONS = ("eligible", "blind")
 #: ``point=`` readings of the static TSF: which point of the divisible TSF's optimal face is rounded
 #: (:func:`canonical_point`); the first is the default.
-TSF_POINTS = ("canonical", "solver")
+TSF_POINTS = ("solver", "canonical")
 
 
 class StaticSlotScheduler(OnlineSlotScheduler):
@@ -140,11 +141,14 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         How the static TSF's divisible allocation becomes tasks (module docstring); TSF only.
     realise : {"eligible", "blind"}, default "eligible"
         Where the static CDRF's grants go (module docstring); CDRF only.
-    point : {"canonical", "solver"}, default "canonical"
-        Which point of the divisible TSF's optimal face is rounded: the canonical point
-        (:func:`canonical_point`: one point, whichever HiGHS solved the LPs; the LPs on fairalloc's
-        HiGHS route) or the vertex :func:`scipy.optimize.linprog` returned (its bundled HiGHS; the rule
-        of the cells stored before the canonical point); TSF only.
+    point : {"solver", "canonical"}, default "solver"
+        Which point of the divisible TSF's optimal face is rounded: the vertex
+        :func:`scipy.optimize.linprog` returned (its bundled HiGHS; the rule of the stored cells; another
+        HiGHS build may return another vertex) or the canonical point (:func:`canonical_point`: one
+        point whichever HiGHS solved the LPs, the LPs on fairalloc's HiGHS route). Not the default:
+        rounding it starts fewer tasks per slot than rounding linprog's vertex (the static TSF's mean
+        completion 0.4-0.9 slots longer on sample 0 of the paper scale, ``benchmarks/RESULTS.md``,
+        TV-TSF, fifth pass), a change of the baseline that is the reproduction's to decide; TSF only.
 
     Raises
     ------
@@ -169,7 +173,7 @@ class StaticSlotScheduler(OnlineSlotScheduler):
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
                  placement: Any = None, mechanism: str = "cdrf-static", server: Any = None,
                  ties: str = "wait", rounding: str = "largest_remainder", realise: str = "eligible",
-                 point: str = "canonical") -> None:
+                 point: str = "solver") -> None:
         self.mechanism = require_choice("mechanism", mechanism, STATIC_MECHANISMS)
         #: Which point of the divisible TSF's optimal face is rounded (:func:`canonical_point`).
         self.point = require_choice("point", point, TSF_POINTS)

@@ -37,18 +37,22 @@ def test_cdrf_static_ignores_placement_and_duration_by_hand():
     assert r.stats["granted"] == 4 + 1 + 2          # slot 0: 4 grants, slot 1: 1, slot 2: 2
 
 
-def test_tsf_static_rounds_down_then_largest_remainder_by_hand():
+@pytest.mark.parametrize("point", ["solver", "canonical"])
+def test_tsf_static_rounds_down_then_largest_remainder_by_hand(point):
     # Server 0 <4,4>, server 1 <2,2>; A = <1,1> on both, B = <2,1> on server 0 only: the divisible
     # slot is x_A = (1, 2), x_B = (1.5, 0) (derived in tests/unit/exact/test_divisible_tsf.py). floors A 1 on s0 + 2 on s1, B 1 on s0; B's remainder 0.5 on s0
-    # does not fit (s0 has 4 - 1 - 2 = 1 CPU left, B needs 2). Starts: A 3, B 1.
-    s = StaticSlotScheduler([[4, 4], [2, 2]], n_users=2, placement=[[1, 1], [1, 0]], mechanism="tsf-static")
+    # does not fit (s0 has 4 - 1 - 2 = 1 CPU left, B needs 2). Starts: A 3, B 1. The optimal face is that
+    # one point (s1 takes at most 2 of A's 3 tasks, s0's CPU 4 >= x_A0 + 2 * 1.5 the rest), so the
+    # canonical point is the same.
+    s = StaticSlotScheduler([[4, 4], [2, 2]], n_users=2, placement=[[1, 1], [1, 0]], mechanism="tsf-static",
+                            point=point)
     s.submit(0, [1, 1], 10, slot=0)
     s.submit(1, [2, 1], 10, slot=0)
     st = s.step(0)
     assert sorted((a.user, a.server) for a in st) == [(0, 0), (0, 1), (0, 1), (1, 0)]
     # remainders: one server <3,3>, A = B = <2,2>, h = 1 each, 1 task each: x = 0.75 each (CPU 3 / 2
     # tasks of 2 = 1.5 tasks shared equally); floors 0; largest remainder, ties to user 0: A starts.
-    s = StaticSlotScheduler([[3, 3]], n_users=2, mechanism="tsf-static")
+    s = StaticSlotScheduler([[3, 3]], n_users=2, mechanism="tsf-static", point=point)
     s.submit(0, [2, 2], 1, slot=0)
     s.submit(1, [2, 2], 1, slot=0)
     assert [(a.user, a.server) for a in s.step(0)] == [(0, 0)]
@@ -245,7 +249,7 @@ def test_canonical_point_default_weights_and_any_lp_route():
 
 def test_point_applies_to_the_static_tsf_only():
     with pytest.raises(fa.InvalidInstanceError) as e:
-        StaticSlotScheduler([[1, 1]], n_users=1, mechanism="cdrf-static", point="solver")
+        StaticSlotScheduler([[1, 1]], n_users=1, mechanism="cdrf-static", point="canonical")
     assert e.value.argument == "point"
     with pytest.raises(fa.InvalidInstanceError) as e:
         StaticSlotScheduler([[1, 1]], n_users=1, mechanism="tsf-static", point="vertex")
