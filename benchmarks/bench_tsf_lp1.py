@@ -22,6 +22,15 @@ sample 0, the paper scale), then solves each again, timing each route in CPU sec
 
     python benchmarks/bench_tsf_lp1.py --lps 200
 
+``--cells`` instead runs whole ``tsf-static`` cells (``--scenarios``, ``--n-jobs``, ``--slots``, sample ``--seed``) in
+this process under each reading and LP route: ``point="canonical"`` with the LPs on
+fairalloc's HiGHS route (highspy, primal simplex, no presolve), on ``linprog``'s HiGHS, and on highspy with
+HiGHS's default options; ``point="solver"`` (the default: ``linprog``'s vertex, the stored cells' rule). It prints each
+cell's CPU seconds, the canonical LPs and the sha256 of its tables: the canonical point's tables must not
+depend on the route.
+
+    python benchmarks/bench_tsf_lp1.py --cells --scenarios large50 --n-jobs 100 --slots 150
+
 Prints per route the CPU seconds summed over the LPs, the ratio to ``linprog``, and how many
 solutions equal the recorded one (bitwise, and within 1e-9). Nothing here changes fairalloc: it is a
 measurement for the decision recorded in ``benchmarks/RESULTS.md`` (TV-TSF, fourth pass).
@@ -97,13 +106,64 @@ def _highspy_model(c, a, b, hi):
     return h
 
 
+_ROUTES = {"canonical/highs-primal": ("canonical", "highs", {"presolve": "off", "simplex_strategy": 4}),
+           "canonical/linprog": ("canonical", "scipy", None),
+           "canonical/highs": ("canonical", "highs", None),
+           "solver/linprog": ("solver", None, None)}
+
+
+def cells(scenarios: list, n_jobs: int, slots: int, seed: int) -> None:
+    """``--cells`` (module docstring)."""
+    import hashlib
+    import pickle
+
+    from fairalloc.experiments.reproductions import tvtsf
+    from fairalloc.scheduling import static_slots as ss
+
+    tvtsf._source()
+    made = []
+    init = ss.StaticSlotScheduler.__init__
+    old = (ss._LP_ROUTE, ss._LP_OPTIONS, dict(init.__kwdefaults__))
+
+    def init_(self, *a, **k):
+        init(self, *a, **k)
+        made.append(self)
+
+    ss.StaticSlotScheduler.__init__ = init_
+    try:
+        for sc in scenarios:
+            for name, (point, route, opts) in _ROUTES.items():
+                init.__kwdefaults__["point"] = point
+                ss._LP_ROUTE, ss._LP_OPTIONS = (route, opts) if route else old[:2]
+                made.clear()
+                t = time.process_time()
+                r = tvtsf.cell(scenario=sc, seed=seed, policy="tsf-static", n_jobs=n_jobs, slots=slots)
+                cpu = time.process_time() - t
+                s = [m for m in made if m.mechanism == "tsf-static"][-1]
+                digest = hashlib.sha256(pickle.dumps({k: v.to_dict("list") for k, v in r.items()})).hexdigest()
+                print(f"{sc} {n_jobs}/{slots} seed {seed} {name:<24} CPU {cpu:7.2f} s  slots {s.rounds}  canonical LPs "
+                      f"{s.canonical_lps} (slots with more than one {s.canonical_multi}, banded {s.canonical_banded}, "
+                      f"failed {s.canonical_failed})  tables {digest[:16]}", flush=True)
+    finally:
+        ss.StaticSlotScheduler.__init__ = init
+        ss._LP_ROUTE, ss._LP_OPTIONS = old[:2]
+        init.__kwdefaults__.update(old[2])
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cells", action="store_true", help="whole tsf-static cells per reading and route")
+    p.add_argument("--scenarios", nargs="*", default=["large50"])
+    p.add_argument("--n-jobs", type=int, default=100)
+    p.add_argument("--slots", type=int, default=150)
     p.add_argument("--scenario", default="large80")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lps", type=int, default=200)
     p.add_argument("--every", type=int, default=1, help="record every k-th LP 1 (spread over more slots)")
     a = p.parse_args(argv)
+    if a.cells:
+        cells(a.scenarios, a.n_jobs, a.slots, a.seed)
+        return
     t0 = time.process_time()
     lps = record(a.scenario, a.seed, a.lps, a.every)
     print(f"recorded {len(lps)} LP 1s of {a.scenario} sample {a.seed} in {time.process_time() - t0:.1f} CPU s; "

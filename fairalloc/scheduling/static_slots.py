@@ -29,8 +29,15 @@ A *static* mechanism divides one pool of resources among users with given demand
     :math:`p_{im} = 0`, :math:`X_i = \sum_m x_{im} \le K_i` (pending tasks of the head job);
     :math:`h_i` the monopoly count (TV-TSF Eq. 4, :func:`fairalloc.shares.monopoly_tasks`) on the
     *full* capacities, as the cluster defines it. Solved by :func:`fairalloc.exact.tsf_lp.divisible_tsf`
-    (the one implementation of divisible TSF, also behind ``fa.tsf(method="lp")``) with
-    ``solver="scipy"`` (:func:`scipy.optimize.linprog` directly: no cvxpy compile in the slot loop).
+    (the one implementation of divisible TSF, also behind ``fa.tsf(method="lp")``), through
+    :func:`scipy.optimize.linprog` (``solver="scipy"``) or on fairalloc's LP route (HiGHS through
+    highspy, primal simplex without presolve; with ``point="canonical"``). The leximin shares are unique but the
+    fractional tasks reaching them are not, and what is rounded is a point of that optimal face
+    (``point=``): by default the vertex ``linprog`` returned (its bundled HiGHS; the stored cells were
+    computed so, with HiGHS 1.12; another build may return another vertex, hence another schedule), or
+    the **canonical point** (:func:`canonical_point`: the lexicographic maximum of a fixed
+    pseudo-random weighting of the pairs, then of the pairs in order; unique, so the schedule does not
+    depend on the HiGHS build or the LP method), the LPs then on fairalloc's HiGHS route.
     A slot whose LPs are not all proven optimal still uses the allocation found (counted in
     :attr:`StaticSlotScheduler.lp_not_optimal`); a slot with no LP solution raises
     :class:`~fairalloc.errors.SolverError`.
@@ -102,7 +109,8 @@ from .online_slots import OnlineSlotScheduler
 from .servers import FreeCapacity, find_server
 from .tvtsf import _EPS, DOMINANT_AFTER, SlotFill, fill_slot_arrays
 
-__all__ = ["StaticSlotScheduler", "STATIC_MECHANISMS", "TSF_ROUNDINGS", "CDRF_REALISATIONS"]
+__all__ = ["StaticSlotScheduler", "STATIC_MECHANISMS", "TSF_ROUNDINGS", "CDRF_REALISATIONS", "TSF_POINTS",
+           "canonical_point", "canonical_weights"]
 
 #: ``mechanism=`` names of :class:`StaticSlotScheduler`.
 STATIC_MECHANISMS = ("tsf-static", "cdrf-static")
@@ -110,6 +118,9 @@ STATIC_MECHANISMS = ("tsf-static", "cdrf-static")
 TSF_ROUNDINGS = ("largest_remainder", "floor_server", "floor_user")
 #: ``realise=`` readings of the static CDRF's realisation (module docstring); the first is the default.
 CDRF_REALISATIONS = ("eligible", "blind")
+#: ``point=`` readings of the static TSF: which point of the divisible TSF's optimal face is rounded
+#: (:func:`canonical_point`); the first is the default.
+TSF_POINTS = ("solver", "canonical")
 
 
 class StaticSlotScheduler(OnlineSlotScheduler):
@@ -130,12 +141,20 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         How the static TSF's divisible allocation becomes tasks (module docstring); TSF only.
     realise : {"eligible", "blind"}, default "eligible"
         Where the static CDRF's grants go (module docstring); CDRF only.
+    point : {"solver", "canonical"}, default "solver"
+        Which point of the divisible TSF's optimal face is rounded: the vertex
+        :func:`scipy.optimize.linprog` returned (its bundled HiGHS; the rule of the stored cells; another
+        HiGHS build may return another vertex) or the canonical point (:func:`canonical_point`: one
+        point whichever HiGHS solved the LPs, the LPs on fairalloc's HiGHS route). Not the default:
+        rounding it starts fewer tasks per slot than rounding linprog's vertex (the static TSF's mean
+        completion 0.4-0.9 slots longer on sample 0 of the paper scale, ``benchmarks/RESULTS.md``,
+        TV-TSF, fifth pass), a change of the baseline that is the reproduction's to decide; TSF only.
 
     Raises
     ------
     InvalidInstanceError
-        An unknown mechanism, rounding or realisation, or a non-default reading of the other
-        mechanism (``rounding=`` with CDRF, ``realise=`` with TSF).
+        An unknown mechanism, rounding, realisation or point, or a non-default reading of the other
+        mechanism (``rounding=`` or ``point=`` with CDRF, ``realise=`` with TSF).
 
     Examples
     --------
@@ -153,8 +172,11 @@ class StaticSlotScheduler(OnlineSlotScheduler):
 
     def __init__(self, cluster: Any, /, *, n_users: int | None = None, weights: Any = None,
                  placement: Any = None, mechanism: str = "cdrf-static", server: Any = None,
-                 ties: str = "wait", rounding: str = "largest_remainder", realise: str = "eligible") -> None:
+                 ties: str = "wait", rounding: str = "largest_remainder", realise: str = "eligible",
+                 point: str = "solver") -> None:
         self.mechanism = require_choice("mechanism", mechanism, STATIC_MECHANISMS)
+        #: Which point of the divisible TSF's optimal face is rounded (:func:`canonical_point`).
+        self.point = require_choice("point", point, TSF_POINTS)
         #: The static TSF's realisation (module docstring).
         self.rounding = require_choice("rounding", rounding, TSF_ROUNDINGS)
         #: The static CDRF's realisation (module docstring).
@@ -162,6 +184,9 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         if self.mechanism == "cdrf-static" and self.rounding != TSF_ROUNDINGS[0]:
             raise InvalidInstanceError(f"rounding={rounding!r} applies to tsf-static, not {mechanism!r}",
                                        argument="rounding", value=rounding)
+        if self.mechanism == "cdrf-static" and self.point != TSF_POINTS[0]:
+            raise InvalidInstanceError(f"point={point!r} applies to tsf-static, not {mechanism!r}",
+                                       argument="point", value=point)
         if self.mechanism == "tsf-static" and self.realise != CDRF_REALISATIONS[0]:
             raise InvalidInstanceError(f"realise={realise!r} applies to cdrf-static, not {mechanism!r}",
                                        argument="realise", value=realise)
@@ -171,6 +196,12 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         self.unrealised = 0
         #: TSF slots whose LPs were not all proven optimal (the allocation found was used).
         self.lp_not_optimal = 0
+        #: TSF slots whose canonical point was not found (an LP not optimal): the LP's own point was rounded.
+        self.canonical_failed = 0
+        #: The canonical points' LPs and the slots that needed more than one (:func:`canonical_point`).
+        self.canonical_lps = 0
+        self.canonical_multi = 0
+        self.canonical_banded = 0
         #: Tasks the CDRF pool granted (started or not: :attr:`unrealised` of them did not start).
         self.granted = 0
         #: Sum over slots of the static TSF's divisible tasks :math:`\sum_{i,m} x_{im}` (what the LP
@@ -290,12 +321,23 @@ class StaticSlotScheduler(OnlineSlotScheduler):
         # free capacity is this scheduler's own bookkeeping: a round-off residue below 0 after take /
         # release is no capacity, as shares.tasks_that_fit reads it
         free = np.maximum(self.servers.free, 0.0)
-        r = divisible_tsf(free, D, K, h, self.placement[active], w, solver="scipy")
+        # point="solver" rounds the LP's own vertex: linprog's, as the stored cells were computed
+        route, opts = (_LP_ROUTE, _LP_OPTIONS) if self.point == "canonical" else ("scipy", None)
+        r = divisible_tsf(free, D, K, h, self.placement[active], w, solver=route, options=opts)
         if r.status not in SOLUTION_PRESENT:
             raise SolverError(f"slot {slot}: divisible TSF found no allocation ({r.status}): {r.message}")
         if r.status is not Status.OPTIMAL:
             self.lp_not_optimal += 1
         x = r.tasks
+        if self.point == "canonical":
+            xc, st = canonical_point(free, D, K, h, self.placement[active], w, r.levels, active)
+            self.canonical_lps += st["lps"]
+            self.canonical_multi += st["lps"] > 1
+            self.canonical_banded += st["banded"]
+            if xc is None:
+                self.canonical_failed += 1
+            else:
+                x = xc
         self.lp_tasks += float(x.sum())
         self.rounds += 1
         base = np.floor(x + 1e-9)
@@ -376,6 +418,235 @@ class StaticSlotScheduler(OnlineSlotScheduler):
                     out.append(self._start(i, m, slot))
                     left -= 1
         return out
+
+
+#: The LP route of the static TSF's :func:`~fairalloc.exact.tsf_lp.divisible_tsf` (module docstring);
+#: with the canonical point the rounded point does not depend on it (``benchmarks/bench_tsf_lp1.py --cells``).
+_LP_ROUTE = "highs"
+#: Its HiGHS options: primal simplex without presolve, about 2.6x faster than ``linprog``'s defaults on
+#: the paper scale's LP 1s (``benchmarks/RESULTS.md``, TV-TSF, fifth pass).
+_LP_OPTIONS = {"presolve": "off", "simplex_strategy": 4}
+#: Relative slack of the canonical LP's share rows around the levels (:func:`canonical_point`).
+_CANON_SLACK = 1e-8
+#: A canonical :math:`x_{im}` this close to an integer is that integer (:func:`canonical_point`).
+_CANON_SNAP = 1e-6
+#: HiGHS options of the canonical LPs (any HiGHS and any options give the same point: it is unique).
+_CANON_OPTIONS = {"presolve": "off", "simplex_strategy": 4}
+#: A reduced cost or row dual at most this counts as zero in the uniqueness certificate.
+_CANON_TOL = 1e-9
+
+
+def canonical_weights(users: Any, n_servers: int) -> np.ndarray:
+    r"""The canonical point's weights (:func:`canonical_point`): :math:`c_{um} = 1 + z / 2^{64}`, :math:`z` the
+    SplitMix64 output (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014)
+    of the pair's number :math:`m + M u` (:math:`u` the scheduler's user index, :math:`m` the server,
+    :math:`M` the number of servers), its top 53 bits.
+
+    Fixed pseudo-random weights in :math:`[1, 2)`: a pair's weight does not depend on which other users
+    are in the slot, and no small integer relation holds among them (weights additive in the user and
+    the server, such as a Weyl sequence of :math:`m + M u`, would tie every exchange of two users between
+    two servers: :math:`c_{um} - c_{um'} - c_{u'm} + c_{u'm'} = 0`).
+
+    Examples
+    --------
+    >>> canonical_weights([0, 1], 2).round(6).tolist()
+    [[1.883311, 1.566562], [1.59119, 1.11345]]
+    """
+    z = (np.asarray(users, dtype=np.uint64)[:, None] * np.uint64(n_servers)
+         + np.arange(n_servers, dtype=np.uint64)[None, :])
+    with np.errstate(over="ignore"):
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return 1.0 + (z >> np.uint64(11)).astype(float) * 2.0 ** -53
+
+
+def canonical_point(capacities: Any, demands: Any, pending: Any, monopoly: Any, eligible: Any, weights: Any,
+                    levels: Any, users: Any = None, *, cost: Any = None) -> tuple[np.ndarray | None, dict]:
+    r"""The one point of the divisible TSF's optimal face that the static TSF rounds.
+
+    :func:`fairalloc.exact.tsf_lp.divisible_tsf` finds the leximin task shares :math:`\ell_i`; they are
+    unique (the leximin of a convex set is), but the fractional tasks :math:`x_{im}` that reach them
+    are not: the optimal face
+
+    .. math::
+
+       P = \{x \ge 0 \text{ on the eligible pairs}:\ \textstyle\sum_i d_{ir} x_{im} \le F_{mr}(1 + \delta),\
+       X_i = \sum_m x_{im} \le K_i,\ X_i = \ell_i \omega_i h_i\}
+
+    is in general a polytope with many vertices (a user with room on two servers, two users
+    exchanging servers), and an LP solver returns one of them, which one depending on its version
+    and its start. The static TSF rounds :math:`x`, so without a rule its schedule depends on the
+    HiGHS build. **The rule**: the canonical point is the lexicographic maximum over *P* of
+
+    .. math::
+
+       \bigl(\textstyle\sum_{i,m} c_{im} x_{im},\ x_{p_1},\ x_{p_2},\ \dots,\ x_{p_n}\bigr)
+
+    with :math:`c` the fixed weights of :func:`canonical_weights` and :math:`p_1, \dots, p_n` the
+    eligible pairs in order (users as given, servers ascending).
+
+    **It is unique.** *P* is compact and nonempty (the divisible TSF's own solution is in it), so each
+    stage's maximum over the previous stage's maximisers is attained on a nonempty compact face; after
+    the stage of :math:`x_{p_k}` every maximiser has the same :math:`x_{p_k}`, so after the last stage
+    all coordinates are fixed: one point.
+
+    **How it is found, and why usually one LP.** Stage 0 maximises :math:`c \cdot x` over *P* (HiGHS
+    through highspy). Let :math:`y` be the optimal row duals and :math:`r` the reduced costs of the
+    optimal basis. Every feasible *x* has :math:`c\cdot x = z^\ast - \sum_{j \notin B} |r_j|\,
+    |x_j - \beta_j|` (:math:`\beta_j` the bound a nonbasic column or row activity sits at), so when every
+    nonbasic column and row that is not fixed has :math:`|r_j| > 0` (dual nondegeneracy), every
+    maximiser has the nonbasic values at their bounds, hence the same basic values: the maximiser is
+    unique, and it is the lexicographic maximum (the later stages have one point to choose from).
+    With the weights generic this certificate holds almost always. When it does not, the face of
+    maximisers is restricted exactly by complementary slackness (columns with :math:`r_j \ne 0` fixed at
+    their bound, rows with :math:`y_i \ne 0` made equalities: a feasible point satisfying complementary
+    slackness with an optimal dual is optimal, and every optimal point does), and the next stage
+    maximises the next pair's :math:`x_{p_k}` on it, from the previous basis, until a stage is
+    certified or the pairs run out.
+
+    Numerically, "zero" is :data:`_CANON_TOL`; the share rows are equalities
+    :math:`X_i = \min(K_i, \ell_i \omega_i h_i)` and the capacities are relaxed by
+    :math:`\delta` = :data:`_CANON_SLACK` relative. The levels are LP optima, each round's computed
+    with the earlier rounds' levels relaxed by :math:`10^{-9}` relative, so all of them at once can
+    exceed the capacities by about that much (measured: the exact capacities made about half of the
+    reduced large50 cell's faces infeasible to HiGHS); the rounding checks that each task fits.
+    Equalities, not a band around the levels, so that the weights cannot trade one user's tasks for
+    another's inside the band: users tied in the LP stay tied, and the rounding's tie rule decides
+    between them. Should HiGHS still find the face infeasible, the share rows become the band
+    :math:`\pm\delta` (counted: ``banded``). The relaxed capacities let a user's tasks drift by about
+    :math:`\delta` times a server's capacity in tasks from one server to another (1 task and
+    0.99999998 instead of 2 and 1), so the point is returned with every :math:`x_{im}` within
+    :data:`_CANON_SNAP` of an integer set to it. Two HiGHS builds give the same point to the solver's
+    tolerances, where their LP 1 vertices can differ by whole tasks.
+
+    Parameters
+    ----------
+    capacities, demands, pending, monopoly, eligible, weights
+        As :func:`~fairalloc.exact.tsf_lp.divisible_tsf` (already validated by it).
+    levels : array_like (N,)
+        Its ``levels``.
+    users : array_like (N,), optional
+        The scheduler's index of each row (for the weights; default ``0..N-1``).
+    cost : array_like (N, M), optional
+        Other stage-0 weights than :func:`canonical_weights` (tests: equal weights exercise the later
+        stages).
+
+    Returns
+    -------
+    x : ndarray (N, M) or None
+        The canonical point (zero off the eligible pairs); None when an LP was not solved to
+        optimality (the caller keeps the divisible TSF's own point and counts it).
+    stats : dict
+        ``lps`` (LPs solved, 1 when stage 0 is certified), ``stages`` (of the last attempt), ``banded``
+        (the equalities were infeasible to HiGHS: the band was used).
+
+    Examples
+    --------
+    Two equal servers <2, 2> and one user <1, 1> asking for 2 tasks, :math:`h = 4` (the full cluster's):
+    its level 2/4 is reached by any :math:`x_{00} + x_{01} = 2`. The weights are
+    :math:`c_{00} = 1.883 > c_{01} = 1.567` (:func:`canonical_weights`): both tasks on server 0.
+
+    >>> x, st = canonical_point([[2, 2], [2, 2]], [[1, 1]], [2], [4], [[1, 1]], [1], [0.5])
+    >>> x.round(9).tolist(), st["lps"]
+    ([[2.0, 0.0]], 1)
+    """
+    import scipy.sparse as sp
+
+    F = np.asarray(capacities, dtype=float)
+    D = np.asarray(demands, dtype=float)
+    n, m = D.shape[0], F.shape[0]
+    k = F.shape[1]
+    K = np.asarray(pending, dtype=float)
+    wh = np.asarray(weights, dtype=float) * np.asarray(monopoly, dtype=float)
+    lv = np.asarray(levels, dtype=float)
+    E = np.asarray(eligible, dtype=bool) & (F > 0).all(axis=1)[None, :]
+    ui, si = np.nonzero(E)
+    nv = ui.size
+    x = np.zeros((n, m))
+    if nv == 0:
+        return x, {"lps": 0, "stages": 0, "banded": False}
+    c = canonical_weights(np.arange(n) if users is None else users, m) if cost is None else np.asarray(cost, float)
+    target = np.minimum(K, lv * wh)
+    rows = np.concatenate([(si[:, None] * k + np.arange(k)).ravel(), m * k + ui])
+    cols = np.concatenate([np.repeat(np.arange(nv), k), np.arange(nv)])
+    vals = np.concatenate([D[ui].ravel(), np.ones(nv)])
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(m * k + n, nv))
+    lps = 0
+    banded = False
+    cap = F.ravel() * (1 + _CANON_SLACK)
+    for band in (0.0, _CANON_SLACK):
+        xs, st = _canonical_lps(A, np.concatenate([np.full(m * k, -np.inf), target * (1 - band)]),
+                                np.concatenate([cap, np.maximum(target * (1 - band), np.minimum(K, target * (1 + band)))]),
+                                -c[ui, si])
+        lps += st["lps"]
+        if xs is not None:
+            break
+        banded = True
+    if xs is None:
+        return None, {"lps": lps, "stages": st["stages"], "banded": banded}
+    xs = np.maximum(xs, 0.0)
+    near = np.rint(xs)
+    x[ui, si] = np.where(np.abs(xs - near) <= _CANON_SNAP, near, xs)
+    return x, {"lps": lps, "stages": st["stages"], "banded": banded}
+
+
+def _canonical_lps(A: Any, row_lo: np.ndarray, row_hi: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray | None, dict]:
+    """The stages of :func:`canonical_point` on ``row_lo <= A x <= row_hi``, ``x >= 0``, stage 0 minimising
+    ``cost @ x``: the point (None when a stage is not solved to optimality) and the LPs solved."""
+    import highspy
+
+    from ..exact.backends import highs_arrays
+    from ..exact.solvers import highs_threads, quiet_highs
+
+    nv = A.shape[1]
+    h = quiet_highs()
+    highs_threads(h, None)
+    for key, value in _CANON_OPTIONS.items():
+        h.setOptionValue(key, value)
+    h.passModel(highs_arrays(cost, np.zeros(nv), np.full(nv, np.inf), A, row_lo, row_hi))
+    basic = highspy.HighsBasisStatus.kBasic.value
+    col_fixed = np.zeros(nv, dtype=bool)
+    row_fixed = row_lo == row_hi           # equality rows: any dual is fine
+    lps = 0
+    stage, pair = 0, -1
+    while True:
+        if stage:                          # the next pair's x on the face of the previous stages' maximisers
+            pair += 1
+            while pair < nv and col_fixed[pair]:
+                pair += 1
+            if pair == nv:
+                break
+            cost_now = np.zeros(nv)
+            cost_now[pair] = -1.0
+            h.changeColsCost(nv, np.arange(nv, dtype=np.int32), cost_now)
+        stage += 1
+        h.run()
+        lps += 1
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None, {"lps": lps, "stages": stage}
+        sol, basis = h.getSolution(), h.getBasis()
+        xs = np.asarray(sol.col_value)
+        rc, y = np.asarray(sol.col_dual), np.asarray(sol.row_dual)
+        cnb = np.array([s.value != basic for s in basis.col_status])
+        rnb = np.array([s.value != basic for s in basis.row_status])
+        # dual nondegeneracy: every nonbasic column and row that is not fixed has a nonzero reduced cost
+        if not ((cnb & ~col_fixed & (np.abs(rc) <= _CANON_TOL)).any()
+                or (rnb & ~row_fixed & (np.abs(y) <= _CANON_TOL)).any()):
+            break
+        # the face of this stage's maximisers, by complementary slackness with (y, r)
+        fix_c = np.flatnonzero(~col_fixed & (np.abs(rc) > _CANON_TOL))
+        if fix_c.size:
+            h.changeColsBounds(fix_c.size, fix_c.astype(np.int32), np.zeros(fix_c.size), np.zeros(fix_c.size))
+            col_fixed[fix_c] = True
+        fix_r = np.flatnonzero(~row_fixed & (np.abs(y) > _CANON_TOL))
+        if fix_r.size:
+            act = np.asarray(sol.row_value)[fix_r]
+            at = np.where(np.abs(act - row_hi[fix_r]) <= np.abs(act - row_lo[fix_r]), row_hi[fix_r], row_lo[fix_r])
+            h.changeRowsBounds(fix_r.size, fix_r.astype(np.int32), at, at)
+            row_fixed[fix_r] = True
+    return xs, {"lps": lps, "stages": stage}
 
 
 @jit(_nrt=False)

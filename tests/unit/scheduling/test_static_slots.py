@@ -37,18 +37,22 @@ def test_cdrf_static_ignores_placement_and_duration_by_hand():
     assert r.stats["granted"] == 4 + 1 + 2          # slot 0: 4 grants, slot 1: 1, slot 2: 2
 
 
-def test_tsf_static_rounds_down_then_largest_remainder_by_hand():
+@pytest.mark.parametrize("point", ["solver", "canonical"])
+def test_tsf_static_rounds_down_then_largest_remainder_by_hand(point):
     # Server 0 <4,4>, server 1 <2,2>; A = <1,1> on both, B = <2,1> on server 0 only: the divisible
     # slot is x_A = (1, 2), x_B = (1.5, 0) (derived in tests/unit/exact/test_divisible_tsf.py). floors A 1 on s0 + 2 on s1, B 1 on s0; B's remainder 0.5 on s0
-    # does not fit (s0 has 4 - 1 - 2 = 1 CPU left, B needs 2). Starts: A 3, B 1.
-    s = StaticSlotScheduler([[4, 4], [2, 2]], n_users=2, placement=[[1, 1], [1, 0]], mechanism="tsf-static")
+    # does not fit (s0 has 4 - 1 - 2 = 1 CPU left, B needs 2). Starts: A 3, B 1. The optimal face is that
+    # one point (s1 takes at most 2 of A's 3 tasks, s0's CPU 4 >= x_A0 + 2 * 1.5 the rest), so the
+    # canonical point is the same.
+    s = StaticSlotScheduler([[4, 4], [2, 2]], n_users=2, placement=[[1, 1], [1, 0]], mechanism="tsf-static",
+                            point=point)
     s.submit(0, [1, 1], 10, slot=0)
     s.submit(1, [2, 1], 10, slot=0)
     st = s.step(0)
     assert sorted((a.user, a.server) for a in st) == [(0, 0), (0, 1), (0, 1), (1, 0)]
     # remainders: one server <3,3>, A = B = <2,2>, h = 1 each, 1 task each: x = 0.75 each (CPU 3 / 2
     # tasks of 2 = 1.5 tasks shared equally); floors 0; largest remainder, ties to user 0: A starts.
-    s = StaticSlotScheduler([[3, 3]], n_users=2, mechanism="tsf-static")
+    s = StaticSlotScheduler([[3, 3]], n_users=2, mechanism="tsf-static", point=point)
     s.submit(0, [2, 2], 1, slot=0)
     s.submit(1, [2, 2], 1, slot=0)
     assert [(a.user, a.server) for a in s.step(0)] == [(0, 0)]
@@ -188,3 +192,65 @@ def test_static_readings_are_checked(kw, arg):
     assert e.value.argument == arg
     with pytest.raises(fa.InvalidInstanceError):
         fa.sim.StaticSlotPolicy(kw["mechanism"], **{k: v for k, v in kw.items() if k != "mechanism"})
+
+
+# The canonical point of the divisible TSF's optimal face (static_slots.canonical_point). Two servers <2, 2>,
+# users A and B = <1, 1> asking for 2 tasks each, h = 4 (the full cluster's monopoly count), both servers
+# eligible. The leximin gives each 2 tasks (levels 2/4 = 0.5; 4 tasks fill the cluster), and the optimal face
+# is one segment: x_A0 = a, x_A1 = 2 - a, x_B0 = 2 - a, x_B1 = a for a in [0, 2] (each user's total 2, each
+# server's 2 tasks). A weighted sum of the pairs is constant + a (c_A0 - c_A1 - c_B0 + c_B1): its maximum is
+# a = 2 when that exchange sum is positive, a = 0 when negative; when it is 0 (equal weights) the next stage
+# maximises x_A0 (the first pair), a = 2 again.
+_TWO = dict(capacities=[[2, 2], [2, 2]], demands=[[1, 1], [1, 1]], pending=[2, 2], monopoly=[4, 4],
+            eligible=[[1, 1], [1, 1]], weights=[1, 1], levels=[0.5, 0.5])
+_A_ON_0 = [[2.0, 0.0], [0.0, 2.0]]
+_A_ON_1 = [[0.0, 2.0], [2.0, 0.0]]
+
+
+def _splitmix64_weight(k):
+    """SplitMix64 (Steele, Lea, Flood, OOPSLA 2014) in Python integers, its top 53 bits in [1, 2)."""
+    mask = 2 ** 64 - 1
+    z = (k + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return 1 + ((z ^ (z >> 31)) >> 11) / 2 ** 53
+
+
+@pytest.mark.parametrize("cost, want", [([[2, 1], [1, 1]], _A_ON_0),      # exchange sum +1
+                                        ([[1, 2], [1, 1]], _A_ON_1),      # exchange sum -1
+                                        ([[1, 1], [1, 1]], _A_ON_0)])     # 0: the lexicographic stage
+def test_canonical_point_on_a_face_with_many_optima_by_hand(cost, want):
+    from fairalloc.scheduling.static_slots import canonical_point
+
+    x, st = canonical_point(**_TWO, cost=cost)
+    np.testing.assert_allclose(x, want, atol=1e-7)
+    if cost == [[1, 1], [1, 1]]:
+        assert st["lps"] >= 2                      # stage 0's maximisers are the whole face: a later stage decided
+
+
+def test_canonical_point_default_weights_and_any_lp_route():
+    from fairalloc.exact.tsf_lp import divisible_tsf
+    from fairalloc.scheduling.static_slots import canonical_point, canonical_weights
+
+    # the weights: SplitMix64 of the pair numbers m + M u = 0, 1, 2, 3, computed independently here
+    c = [[_splitmix64_weight(0), _splitmix64_weight(1)], [_splitmix64_weight(2), _splitmix64_weight(3)]]
+    np.testing.assert_array_equal(canonical_weights([0, 1], 2), c)
+    want = _A_ON_0 if c[0][0] - c[0][1] - c[1][0] + c[1][1] > 0 else _A_ON_1
+    assert want == _A_ON_1                         # 1.883 - 1.567 - 1.591 + 1.113 < 0
+    # whichever LP route found the levels (scipy's HiGHS or highspy's), the same canonical point
+    args = {k: v for k, v in _TWO.items() if k != "levels"}
+    for solver in ("scipy", "highs"):
+        r = divisible_tsf(*args.values(), solver=solver)
+        np.testing.assert_allclose(r.levels, [0.5, 0.5], rtol=1e-9)
+        x, st = canonical_point(*args.values(), r.levels)
+        np.testing.assert_allclose(x, want, atol=1e-7)
+        assert st["lps"] == 1
+
+
+def test_point_applies_to_the_static_tsf_only():
+    with pytest.raises(fa.InvalidInstanceError) as e:
+        StaticSlotScheduler([[1, 1]], n_users=1, mechanism="cdrf-static", point="canonical")
+    assert e.value.argument == "point"
+    with pytest.raises(fa.InvalidInstanceError) as e:
+        StaticSlotScheduler([[1, 1]], n_users=1, mechanism="tsf-static", point="vertex")
+    assert e.value.argument == "point"
