@@ -351,6 +351,17 @@ def usage_charge(billing: float, run: float, per_second: float) -> float:
 def charge_decay(per_second: float, run: float) -> float:
     r"""The decay :math:`f^{r}` of a charge for :math:`r` seconds (:func:`usage_charge`).
 
+    Parameters
+    ----------
+    per_second : float
+        :func:`decay_per_second`.
+    run : float
+        Seconds the job ran since the last pass (or since it started).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> charge_decay(0.5, 2.0)
@@ -363,6 +374,19 @@ def charge_decay(per_second: float, run: float) -> float:
 def usage_charge_by(billing: float, run: float, decayed: float) -> float:
     r""":func:`usage_charge` with :math:`f^{r}` given (:func:`charge_decay`): a loop of passes of one length
     computes it once per length (the result is the same to the bit).
+
+    Parameters
+    ----------
+    billing : float
+        The job's billing rate.
+    run : float
+        Seconds it ran since the last pass (or since it started); ``<= 0`` charges nothing.
+    decayed : float
+        :func:`charge_decay` of ``run``.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
