@@ -37,6 +37,10 @@ def main() -> None:
                          "CDRF and SDRF at the 4 half-lives (0: skip)")
     ap.add_argument("--data", default=os.environ.get("FAIRALLOC_DATA", str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data")))
     ap.add_argument("--traces", default="KTH,SDSC", help="which traces, comma-separated (default KTH,SDSC)")
+    ap.add_argument("--out", default=None, metavar="DIR",
+                    help="keep the what-if folders in DIR/<trace> (a rerun resumes: it computes only the cells not "
+                         "done; `fairalloc whatif ... --out DIR/<trace>` then writes the report and figures); "
+                         "default: a temporary folder")
     a = ap.parse_args()
     traces = [t for t in ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz"]
               if t.split("-")[0] in a.traces.split(",")]
@@ -44,7 +48,8 @@ def main() -> None:
     total_w = total_c = 0.0
     cells = 0
     policies = ["fcfs", "easy", "slurm", "htcondor", "sdrf"]
-    with tempfile.TemporaryDirectory() as d:
+    with tempfile.TemporaryDirectory() as tmp:
+        d = a.out or tmp
         for t in traces:
             if not (Path(a.data) / "swf" / t).exists():
                 print(f"{t} skipped: not in {Path(a.data) / 'swf'} (set FAIRALLOC_DATA or --data)")
@@ -60,6 +65,7 @@ def main() -> None:
             sim = s["simulate_s"].sum()
             print(f"{t}: {len(s)} cells x {s['jobs'].iloc[0]} jobs: wall {w:.1f} s, CPU {c:.1f} s; simulate() inside cells "
                   f"{sim:.1f} s (ratio wall/simulate {w / sim:.2f})")
+            print(f"  cells computed in this call: {s.attrs['sweep'].done}")
             print(s[["label", "half_life", "mean_wait", "mean_bsld", "jain_user", "gap_user", "jain_account",
                      "simulate_s"]].to_string(index=False))
             w0, c0 = time.perf_counter(), cpu()

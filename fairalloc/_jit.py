@@ -26,9 +26,10 @@ import functools
 import sys
 from typing import Any, Callable
 
-__all__ = ["jit", "ensure", "Pending"]
+__all__ = ["jit", "callee", "ensure", "Pending"]
 
 _PENDING: list["Pending"] = []
+_CALLEES: list[Callable] = []
 _READY = False
 
 
@@ -78,6 +79,25 @@ def jit(fn: Callable | None = None, /, **options: Any):
     return mark if fn is None else mark(fn)
 
 
+def callee(fn: Callable) -> Callable:
+    """Mark the plain function ``fn`` as called by other plain functions that numba compiles; returns ``fn``.
+
+    Python calls ``fn`` as it is; before numba builds the first compiled function (:func:`ensure`), ``fn`` is
+    registered with ``numba.extending.register_jitable``, so that a compiled caller compiles the call (a
+    plain function is otherwise an untyped global to numba).
+    """
+    _CALLEES.append(fn)
+    if _READY:
+        _register(fn)
+    return fn
+
+
+def _register(fn: Callable) -> None:
+    from numba.extending import register_jitable
+
+    register_jitable(fn)
+
+
 def _compile(p: Pending) -> None:
     import numba
 
@@ -92,6 +112,8 @@ def ensure() -> None:
     global _READY
     if _READY:
         return
+    for fn in _CALLEES:
+        _register(fn)
     for p in _PENDING:
         if p.compiled is None:
             _compile(p)

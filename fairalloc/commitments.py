@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from . import shares
+from ._jit import callee
 from .validation import as_array, require_nonnegative, require_shape
 from .errors import InvalidInstanceError
 from .tolerance import ATOL
@@ -48,6 +49,8 @@ __all__ = [
     "decay_unchecked",
     "decay_row",
     "decay_row_into",
+    "decay_factors",
+    "decay_row_by_into",
     "excess_row_into",
     "excess_row",
     "tau_from_delta",
@@ -378,9 +381,7 @@ def decay_unchecked(c0: np.ndarray, excess_: np.ndarray, dt, tau: float) -> np.n
     [0.25]
     """
     if np.ndim(dt) == 0:
-        x = float(dt) / tau
-        one_minus = -math.expm1(-x)     # 1 - delta_hat, accurate for tiny dt / tau
-        keep = math.exp(-x)             # delta_hat, accurate for large dt / tau
+        one_minus, keep = decay_factors(float(dt), tau)
     else:
         x = dt / tau
         one_minus = -np.expm1(-x)
@@ -421,11 +422,66 @@ def decay_row(c0: list, excess_: list, dt: float, tau: float) -> list:
     return out
 
 
+@callee
+def decay_factors(dt: float, tau: float) -> tuple[float, float]:
+    r"""The two factors of SDRF Eq. 6 over an interval: :math:`(1-\hat\delta, \hat\delta)`, :math:`\hat\delta = e^{-\Delta t/\tau}`.
+
+    :math:`1 - \hat\delta` with ``expm1`` (accurate for tiny ``dt / tau``), :math:`\hat\delta` with ``exp``
+    (not ``1 - (1 - delta_hat)``, which is 0 beyond about 37 tau). They depend on ``dt / tau`` only: a
+    loop whose intervals repeat (a scheduler's fixed cycle) may compute them once per distinct ``dt`` and
+    apply them with :func:`decay_row_by_into`; :func:`decay_row_into` is these two functions, so the result
+    is the same to the bit.
+
+    Parameters
+    ----------
+    dt : float
+        Interval length, >= 0.
+    tau : float
+        Time constant, > 0.
+
+    Returns
+    -------
+    (float, float)
+        :math:`1-\hat\delta` and :math:`\hat\delta`.
+
+    Examples
+    --------
+    >>> decay_factors(1.0, tau_from_delta(0.5))
+    (0.5, 0.5)
+    """
+    x = dt / tau
+    return -math.expm1(-x), math.exp(-x)
+
+
+@callee
+def decay_row_by_into(c0, excess_, one_minus: float, keep: float, out) -> None:
+    r"""SDRF Eq. 6 with its factors given (:func:`decay_factors`): :math:`(1-\hat\delta)\bar o + \hat\delta c_0` into ``out``.
+
+    Parameters
+    ----------
+    c0, excess_ : sequence of float
+        As :func:`decay_row`.
+    one_minus, keep : float
+        :math:`1-\hat\delta` and :math:`\hat\delta` (:func:`decay_factors`).
+    out : mutable sequence of float
+        Receives the commitments at the end of the interval (may be ``c0``).
+
+    Examples
+    --------
+    >>> out = [0.0, 0.0]
+    >>> decay_row_by_into([0.0, 0.4], [0.5, 0.0], 0.5, 0.5, out); out
+    [0.25, 0.2]
+    """
+    for r in range(len(c0)):
+        out[r] = one_minus * excess_[r] + keep * c0[r]
+
+
 def decay_row_into(c0, excess_, dt: float, tau: float, out) -> None:
     r""":func:`decay_row` written into ``out`` (lists or arrays; ``out`` may be ``c0``).
 
     A plain loop, so that numba compiles this one definition for the compiled SDRF core
-    (:mod:`fairalloc.scheduling.core`) and Python runs it as it is.
+    (:mod:`fairalloc.scheduling.core`) and Python runs it as it is: :func:`decay_factors`, then
+    :func:`decay_row_by_into` (both registered for numba by :func:`fairalloc._jit.callee`).
 
     Parameters
     ----------
@@ -442,11 +498,8 @@ def decay_row_into(c0, excess_, dt: float, tau: float, out) -> None:
     >>> decay_row_into([0.0, 0.4], [0.5, 0.0], 1.0, tau_from_delta(0.5), out); out
     [0.25, 0.2]
     """
-    x = dt / tau
-    one_minus = -math.expm1(-x)        # 1 - delta_hat, accurate for tiny dt / tau
-    keep = math.exp(-x)                # delta_hat (not 1 - one_minus: 0 beyond about 37 tau)
-    for r in range(len(c0)):
-        out[r] = one_minus * excess_[r] + keep * c0[r]
+    one_minus, keep = decay_factors(dt, tau)
+    decay_row_by_into(c0, excess_, one_minus, keep, out)
 
 
 def excess_row(allocation: list, fair_share: float) -> list:

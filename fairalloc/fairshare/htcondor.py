@@ -75,6 +75,7 @@ __all__ = [
     "HTCondorPriority",
     "MIN_PRIORITY",
     "rup_update_into",
+    "rup_update_by_into",
     "update_rup",
     "effective_priority_into",
     "submitter_shares_into",
@@ -203,9 +204,34 @@ def rup_update_into(rup, rho, dt: float, tau: float, min_priority: float, out) -
     >>> round(float(out[0]), 9)
     75.125
     """
+    one_minus, keep = commitments.decay_factors(dt, tau)
+    rup_update_by_into(rup, rho, one_minus, keep, min_priority, out)
+
+
+@callee
+def rup_update_by_into(rup, rho, one_minus: float, keep: float, min_priority: float, out) -> None:
+    r""":func:`rup_update_into` with Eq. 6's factors given (:func:`fairalloc.commitments.decay_factors` of ``dt``
+    and ``tau``): a loop of cycles of one length computes them once (the result is the same to the bit).
+
+    Parameters
+    ----------
+    rup, rho, min_priority, out
+        As :func:`rup_update_into`.
+    one_minus, keep : float
+        :math:`1-\beta` and :math:`\beta`.
+
+    Examples
+    --------
+    The example of :func:`rup_update_into` (:math:`\beta = 1/4`):
+
+    >>> out = np.empty(1)
+    >>> rup_update_by_into(np.array([0.5]), np.array([100.0]), 0.75, 0.25, 0.5, out)
+    >>> float(out[0])
+    75.125
+    """
     for k in range(len(rup)):
         out[k] = rup[k] if rup[k] > min_priority else min_priority
-    commitments.decay_row_into(out, rho, dt, tau, out)
+    commitments.decay_row_by_into(out, rho, one_minus, keep, out)
     for k in range(len(out)):
         if out[k] < min_priority:
             out[k] = min_priority

@@ -39,15 +39,17 @@ __all__ = ["CondorLoopState", "new_state"]
 
 # ints of the state (ci): idle jobs, cycles (RUP updates), negotiations, decisions, users whose RUP moves
 _NIDLE, _CYCLES, _NEG, _DECISIONS, _NLIVE = range(5)
-# floats of the state (cf): last cycle, interval, tau, pool slot weight, min slot weight, smallest idle size
-_LAST, _INTERVAL, _TAU, _TOTAL, _MSW, _MINSIZE = range(6)
+# floats of the state (cf): last cycle, interval, tau, pool slot weight, min slot weight, smallest idle size, then
+# _condor_cycles' cache of Eq. 6's factors (dt, 1 - beta, beta, tau)
+_LAST, _INTERVAL, _TAU, _TOTAL, _MSW, _MINSIZE, _DC = range(7)
 
 
 class CondorLoopState(NamedTuple):
     """HTCondor's arrays between the loop's events (positions: the loop's jobs in arrival order)."""
 
     ci: np.ndarray          #: int64 (5,): counters (module constants)
-    cf: np.ndarray          #: float (6,): last cycle, interval, tau, pool, min slot weight, smallest idle size
+    cf: np.ndarray          #: float (10,): last cycle, interval, tau, pool, min slot weight, smallest idle size, the
+    #: cache of Eq. 6's factors (4)
     uidx: np.ndarray        #: (n,) each job's user
     size: np.ndarray        #: (n,) slot weight (billing rate)
     procs: np.ndarray       #: (n,) width
@@ -84,7 +86,8 @@ def new_state(uidx, size, procs, factor, prio, capacity: int) -> CondorLoopState
     m = n if n else 1
     nu = len(factor)
     ci = np.zeros(5, np.int64)
-    cf = np.array([0.0, float(prio.interval), float(prio.tau), float(capacity), float(prio.min_slot_weight), np.inf])
+    cf = np.array([0.0, float(prio.interval), float(prio.tau), float(capacity), float(prio.min_slot_weight), np.inf,
+                   np.nan, 0.0, 0.0, np.nan])
 
     def f(a, dt):
         return np.ascontiguousarray(a, dtype=dt)
@@ -140,7 +143,7 @@ def catch_up(hc, now):
         return
     nl = ci[_NLIVE]
     last, k = _condor_cycles(hc.rup[:nl], hc.in_use[:nl], hc.uncharged[:nl], hc.rho[:nl], cf[_LAST], now,
-                             cf[_INTERVAL], cf[_TAU], _hc.MIN_PRIORITY)
+                             cf[_INTERVAL], cf[_TAU], _hc.MIN_PRIORITY, cf[_DC:_DC + 4])
     cf[_LAST] = last
     ci[_CYCLES] += k
     s = 0

@@ -112,6 +112,8 @@ HTCONDOR_OPTIONS = tuple(f.name for f in fields(HTCondorPriority))
 # compiled copies of the one definition of each rule (fairalloc._jit: the same source under numba)
 _period_decay = jit(_sl.period_decay)
 _usage_charge = jit(_sl.usage_charge)
+_usage_charge_by = jit(_sl.usage_charge_by)
+_charge_decay = jit(_sl.charge_decay)
 _decay_usage_into = jit(_sl.decay_usage_into)
 _subtree_sum_into = jit(subtree_sum_into)
 _classic_into = jit(_sl.classic_fairshare_into)
@@ -120,6 +122,8 @@ _fair_tree_into = jit(_sl.fair_tree_into)
 _age_factor = jit(_sl.age_factor)
 _job_priority = jit(_sl.job_priority)
 _rup_update_into = jit(_hc.rup_update_into)
+_rup_update_by_into = jit(_hc.rup_update_by_into)
+_decay_factors = jit(commitments.decay_factors)
 _negotiate_into = jit(_hc.negotiate_into)
 _negotiate_work_into = jit(_hc.negotiate_work_into)
 _eup_into = jit(_hc.effective_priority_into)
@@ -136,9 +140,13 @@ def _register() -> None:
 
 # ---- the loops run at passes / cycles (compiled) -------------------------------------------------
 @jit
-def _slurm_passes(usage, per_second, last, now, period, run_user, run_rate, run_last, n_run, reset_at):
+def _slurm_passes(usage, per_second, last, now, period, run_user, run_rate, run_last, n_run, reset_at, dc):
     """Every Slurm pass at ``last + k * period <= now``: reset (once ``reset_at`` is reached: then return),
-    decay, charge the running jobs. Returns (time of the last pass, passes done, reset done)."""
+    decay, charge the running jobs. Returns (time of the last pass, passes done, reset done). ``dc`` (4 floats,
+    kept by the caller between calls; start with ``dt`` NaN): the last pass length ``dt``, ``per_second``,
+    :func:`~fairalloc.fairshare.slurm.period_decay` and :func:`~fairalloc.fairshare.slurm.charge_decay` of it,
+    so that passes of one length (and the charges of jobs that ran the whole pass) compute no power: the
+    same values to the bit (``usage_charge`` is ``usage_charge_by`` of ``charge_decay``)."""
     n = 0
     t = last + period
     reset = False
@@ -147,9 +155,16 @@ def _slurm_passes(usage, per_second, last, now, period, run_user, run_rate, run_
             for i in range(usage.shape[0]):
                 usage[i] = 0.0
             reset = True
-        _decay_usage_into(usage, _period_decay(per_second, t - last))
+        dt = t - last
+        if dt != dc[0] or per_second != dc[1]:
+            dc[0], dc[1] = dt, per_second
+            dc[2] = _period_decay(per_second, dt)
+            dc[3] = _charge_decay(per_second, dt)
+        _decay_usage_into(usage, dc[2])
         for k in range(n_run):
-            usage[run_user[k]] += _usage_charge(run_rate[k], t - run_last[k], per_second)
+            run = t - run_last[k]
+            usage[run_user[k]] += _usage_charge_by(run_rate[k], run, dc[3] if run == dt else
+                                                   _charge_decay(per_second, run))
             run_last[k] = t
         last = t
         n += 1
@@ -190,21 +205,28 @@ def _slurm_priorities(jobs, submit, uidx, js, fs, now, max_age, wa, wf, wj, wp, 
 
 
 @jit
-def _condor_cycles(rup, in_use, uncharged, rho, last, now, interval, tau, min_priority):
+def _condor_cycles(rup, in_use, uncharged, rho, last, now, interval, tau, min_priority, dc):
     """Every RUP update at ``last + k * interval <= now`` (in use constant in between); returns (last, cycles).
     The usage of the jobs ended counts in the first update; from the second on :math:`\rho` is ``in_use`` itself
-    (``in_use + 0 / dt`` is ``in_use``, exactly)."""
+    (``in_use + 0 / dt`` is ``in_use``, exactly). ``dc`` (4 floats, kept by the caller between calls: ``dt``,
+    the two factors of :func:`~fairalloc.commitments.decay_factors` of it, ``tau``; start with ``dt`` NaN)
+    caches Eq. 6's factors while the cycles' length repeats: each update is :func:`rup_update_into`'s to the bit
+    (``rup_update_into`` is ``decay_factors`` then ``rup_update_by_into``)."""
     n = 0
     t = last + interval
     while t <= now:
         dt = t - last
+        if dt != dc[0] or tau != dc[3]:
+            dc[1], dc[2] = _decay_factors(dt, tau)
+            dc[0] = dt
+            dc[3] = tau
         if n == 0:
             for i in range(rup.shape[0]):
                 rho[i] = in_use[i] + uncharged[i] / dt
                 uncharged[i] = 0.0
-            _rup_update_into(rup, rho, dt, tau, min_priority, rup)
+            _rup_update_by_into(rup, rho, dc[1], dc[2], min_priority, rup)
         else:
-            _rup_update_into(rup, in_use, dt, tau, min_priority, rup)
+            _rup_update_by_into(rup, in_use, dc[1], dc[2], min_priority, rup)
         last = t
         n += 1
         t = last + interval
@@ -410,6 +432,7 @@ class SlurmPolicy(QueuePolicy):
         self._fs = np.zeros(n_users)
         self.continuous = p.decay == "continuous"
         self.per_second = 1.0 if self.continuous else p.per_second
+        self._dc = np.array([np.nan, np.nan, 0.0, 0.0])      # _slurm_passes' cache of a pass's decays
         self.tau = commitments.tau_from_half_life(p.half_life) if self.continuous else math.inf
         self.user_rate = np.zeros(n_users)             # continuous: billing rate of the running jobs per user
         self.t_usage = 0.0                             # continuous: time the usage is at
@@ -474,7 +497,8 @@ class SlurmPolicy(QueuePolicy):
         else:
             while True:
                 last, n, reset = _slurm_passes(self.usage, self.per_second, self.last_pass, now, p.calc_period,
-                                               self.run_user, self.run_rate, self.run_last, self.n_run, self.reset_at)
+                                               self.run_user, self.run_rate, self.run_last, self.n_run, self.reset_at,
+                                               self._dc)
                 self.last_pass = last
                 done += n
                 if not reset:
@@ -852,6 +876,7 @@ class HTCondorPolicy(Policy):
         self.in_use = np.zeros(n_users)
         self.uncharged = np.zeros(n_users)
         self._rho = np.zeros(n_users)
+        self._dc = np.array([np.nan, 0.0, 0.0, np.nan])      # _condor_cycles' cache of Eq. 6's factors
         self.tau = self.prio.tau
         self.last = 0.0
         self.started_at: dict[int, float] = {}
@@ -866,7 +891,7 @@ class HTCondorPolicy(Policy):
 
     def _catch_up(self, now: float) -> None:
         last, n = _condor_cycles(self.rup, self.in_use, self.uncharged, self._rho, self.last, now, self.prio.interval,
-                                 self.tau, _hc.MIN_PRIORITY)
+                                 self.tau, _hc.MIN_PRIORITY, self._dc)
         self.last = last
         self.n_cycles += n
 

@@ -69,15 +69,17 @@ __all__ = ["SlurmLoopState", "new_state"]
 (_CLASSIC, _INTEGER, _NRUN, _STALE, _LO, _HI, _NPEND, _MINW, _RESET, _PASSES, _DECISIONS, _NQ, _EXACT, _RANKS, _CERTS,
  _REPRIO, _WORK, _SETTLED, _CONDOR) = range(19)
 # floats of the state (sf)
-_LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU, _TREF, _EPS = range(15)
+# (_DC: 4 floats, _slurm_passes' cache of a pass's decays)
+_LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU, _TREF, _EPS, _DC = range(16)
 
 
 class SlurmLoopState(NamedTuple):
     """The policy's arrays between the loop's events (positions: the loop's jobs in arrival order)."""
 
     si: np.ndarray        #: int64 (19,): flags and counters (module constants)
-    sf: np.ndarray        #: float (15,): last pass, period, per-second decay, max age, weights, factors, the
-    #: instant that ran the last pass, the pass of the last ranking, the rounding margin of _settle
+    sf: np.ndarray        #: float (19,): last pass, period, per-second decay, max age, weights, factors, the
+    #: instant that ran the last pass, the pass of the last ranking, the rounding margin of _settle, the cache of
+    #: a pass's decays (4)
     resets: np.ndarray    #: usage-reset boundaries, ascending, then inf
     uidx: np.ndarray      #: (n,) each job's user
     js: np.ndarray        #: (n,) job-size factor
@@ -138,7 +140,8 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
     si[_EXACT] = 1
     si[_STALE] = 1                        # the factors of the usage at the start (zero), when first needed
     si[_MINW] = np.iinfo(np.int64).max
-    sf = np.zeros(15)
+    sf = np.zeros(19)
+    sf[_DC] = sf[_DC + 1] = np.nan
     sf[_PERIOD], sf[_PERSEC], sf[_MAXAGE] = prio.calc_period, prio.per_second, prio.max_age
     sf[_WA], sf[_WF], sf[_WJ], sf[_WP], sf[_WQ] = (prio.weight_age, prio.weight_fairshare, prio.weight_job_size,
                                                    prio.weight_partition, prio.weight_qos)
@@ -244,7 +247,7 @@ def catch_up(sl, now):
     done = 0
     while True:
         last, k, reset = _slurm_passes(sl.usage, sf[_PERSEC], sf[_LAST], now, sf[_PERIOD], sl.run_user, sl.run_rate,
-                                       sl.run_last, si[_NRUN], sl.resets[si[_RESET]])
+                                       sl.run_last, si[_NRUN], sl.resets[si[_RESET]], sf[_DC:_DC + 4])
         sf[_LAST] = last
         done += k
         if not reset:

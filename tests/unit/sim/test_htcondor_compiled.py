@@ -132,3 +132,35 @@ def test_first_spin_order_from_any_start_is_the_documented_key():
         ratio = np.where(alloc > 0, usage / np.where(alloc > 0, alloc, 1), 3.4028234663852886e38)
         expect = np.lexsort((np.arange(n), ratio, eup))
         np.testing.assert_array_equal(order, expect)
+
+
+def test_cached_decay_factors_give_the_rule_to_the_bit():
+    # _condor_cycles keeps Eq. 6's factors while the cycle length and tau repeat (its dc cache, kept across
+    # calls); the oracle is the uncached rule, rup_update_into (decay_factors of each dt), cycle by cycle. Calls
+    # alternate tau and interval (an interval of 0.1 s gives cycle lengths that differ in the last bits), so a
+    # stale cache would show
+    from fairalloc.sim.policies.fairshare import _condor_cycles
+
+    rng = np.random.default_rng(5)
+    n = 4
+    rup, in_use = rng.uniform(0.5, 50.0, n), rng.uniform(0.0, 8.0, n)
+    ref = rup.copy()
+    dc = np.array([np.nan, 0.0, 0.0, np.nan])
+    last = 0.0
+    for step, (interval, half_life) in enumerate([(60.0, 3600.0), (60.0, 3600.0), (60.0, 600.0), (0.1, 600.0),
+                                                  (60.0, 3600.0), (0.1, 86400.0)] * 3):
+        tau = half_life / np.log(2)
+        uncharged = rng.uniform(0.0, 100.0, n) * (step % 2)
+        now = last + interval * rng.integers(1, 5) + 0.5 * interval
+        r_unc = uncharged.copy()
+        t, k = last + interval, 0
+        while t <= now:                       # the oracle: the plain rule at every cycle
+            dt = t - last if k == 0 else t - prev
+            rho = in_use + r_unc / dt if k == 0 else in_use
+            hc.rup_update_into(ref, rho, dt, tau, hc.MIN_PRIORITY, ref)
+            prev, t, k = t, t + interval, k + 1
+        got_last, got_k = _condor_cycles(rup, in_use, uncharged, np.zeros(n), last, now, interval, tau,
+                                         hc.MIN_PRIORITY, dc)
+        assert got_k == k
+        np.testing.assert_array_equal(rup, ref)
+        last = got_last

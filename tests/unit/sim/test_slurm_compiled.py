@@ -149,3 +149,40 @@ def test_default_path_and_routing(caplog):
     pool = fa.workloads.google_like(20, rng=0)
     with pytest.raises(InvalidInstanceError, match="pool"):
         simulate(pool, fa.sim.ResourcePool.from_workload(pool, 0.5), policy="slurm", engine="kernel")
+
+
+def test_cached_pass_decays_give_the_rule_to_the_bit():
+    # _slurm_passes keeps a pass's period_decay and charge_decay while the pass length and per-second decay repeat
+    # (its dc cache, kept across calls); the oracle is the uncached rule (period_decay, usage_charge of each pass
+    # and job), pass by pass. Jobs started inside a pass are charged a partial run (not the cached length); the
+    # calls alternate the period and the decay (a period of 0.1 s gives pass lengths that differ in the last bits)
+    from fairalloc.fairshare import slurm as sl
+    from fairalloc.sim.policies.fairshare import _slurm_passes
+
+    rng = np.random.default_rng(7)
+    nu, nr = 5, 3
+    usage = rng.uniform(0.0, 1e4, nu)
+    ref = usage.copy()
+    run_user = rng.integers(0, nu, nr)
+    run_rate = rng.uniform(1.0, 16.0, nr)
+    dc = np.array([np.nan, np.nan, 0.0, 0.0])
+    last = 0.0
+    for step, (period, hl) in enumerate([(300.0, 7 * 86400.0), (300.0, 7 * 86400.0), (300.0, 3600.0),
+                                         (0.1, 3600.0), (60.0, 7 * 86400.0)] * 3):
+        per_second = sl.decay_per_second(hl)
+        run_last = last + rng.uniform(0.0, period, nr) * (step % 2)   # started inside the last pass (odd steps)
+        rl = run_last.copy()
+        now = last + period * rng.integers(1, 4) + 0.5 * period
+        t = last + period
+        prev = last
+        while t <= now:                       # the oracle: the plain rule at every pass
+            ref *= sl.period_decay(per_second, t - prev)
+            for k in range(nr):
+                ref[run_user[k]] += sl.usage_charge(run_rate[k], t - rl[k], per_second)
+                rl[k] = t
+            prev, t = t, t + period
+        got_last, _, reset = _slurm_passes(usage, per_second, last, now, period, run_user, run_rate, run_last, nr,
+                                           np.inf, dc)
+        assert not reset and got_last == prev
+        np.testing.assert_array_equal(usage, ref)
+        last = got_last
