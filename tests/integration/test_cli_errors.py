@@ -132,8 +132,8 @@ def fairalloc(args, tmp: Path, env_extra=None, command=None):
     env.pop("FAIRALLOC_DEBUG", None)
     env.update(env_extra or {})
     argv = [a.replace("{tmp}", str(tmp)) for a in args]
-    return subprocess.run([*(command or [sys.executable, "-m", "fairalloc"]), *argv], capture_output=True, text=True, env=env,
-                          cwd=tmp, timeout=300)
+    return subprocess.run([*(command or [sys.executable, "-m", "fairalloc"]), *argv], capture_output=True, text=True,
+                          env=env, cwd=tmp, timeout=300)
 
 
 #: the cases that also run as a process: one per subcommand family (a YAML error of ``solve``, a workload
@@ -161,7 +161,8 @@ def in_process(files, monkeypatch, capsys, caplog):
         capsys.readouterr()
         code = main(argv)
         out = capsys.readouterr()
-        logged = [f"{r.levelname} {r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.WARNING]
+        logged = [f"{r.levelname} {r.name}: {r.getMessage()}" for r in caplog.records
+                  if r.levelno >= logging.WARNING]
         return code, out.out, out.err.splitlines() + logged
 
     yield run
@@ -197,7 +198,7 @@ def test_malformed_input_as_a_process(files, argv, code, words, how):
         # what the installer's `fairalloc` script runs: pyproject's [project.scripts] entry, called as
         # sys.exit(entry()) (read from pyproject, not from an installed script that may predate it)
         entry = re.search(r'^\[project\.scripts\]\s*^fairalloc\s*=\s*"([\w.]+):(\w+)"',
-                          (REPO / "pyproject.toml").read_text(), re.M)
+                          (REPO / "pyproject.toml").read_text(), re.MULTILINE)
         assert entry, "pyproject.toml declares no `fairalloc` console script"
         command = [sys.executable, "-c", f"import sys; from {entry[1]} import {entry[2]}; sys.exit({entry[2]}())"]
     p = fairalloc(argv, files, command=command)
@@ -220,8 +221,8 @@ def test_missing_capacities_are_a_one_line_warning(files, in_process):
     (files / "nocap.csv").write_text("user,cpu,mem\nA,3,3\nB,1,2\n")
     code, out, err = in_process(["solve", "{tmp}/nocap.csv", "-q"])
     assert code == 0 and out == ""
-    assert err == ["fairalloc solve: warning: the instance gives no capacities (CSV: no 'capacity' "
-                   "row): each resource has capacity 1"]
+    assert err == [("fairalloc solve: warning: the instance gives no capacities (CSV: no 'capacity' "
+                    "row): each resource has capacity 1")]
 
 
 @pytest.mark.parametrize("argv", [
