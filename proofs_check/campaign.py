@@ -356,8 +356,8 @@ def search(strategy, check, *, examples: int = 200, seconds: float = 60.0, seed:
 #: find it within a few seconds (measured when set; the tests and the notebook's small scale use them).
 #: Seed 0 finds each of them too, after more cases (bundling DRF filling ~150, TSF's PM ~350 LP
 #: cases, TV-TSF greedy's lie ~370), except the cumulative EF1 of TV-TSF: about one case in 2500.
-#: The TV-TSF program's constrained cumulative EF1 (an MILP per case): seeds 0-8 and 100-107, 109 find
-#: none in their first 600 cases, seed 2 at case 2489 (about 40 CPU s), seed 108 at case 44.
+#: The TV-TSF program's constrained cumulative EF1 (an MILP per case): seeds 0-8, 100-107 and 109 find
+#: none in their first 600 cases, seed 2 at case 2489 (about 50 CPU s), seed 108 at case 44 (1.5 CPU s with shrinking).
 QUICK: dict[str, tuple[int, int, int | None]] = {
     "drf_indivisible_stop/sp-stage/stage": (1, 500, None),
     "drf_indivisible_skip/sp-stage/stage": (1, 500, None),
