@@ -52,7 +52,7 @@ EXACT = {"tsf", "tsf_unfloored", "tsf_integer", "tvtsf_milp", "tvtsf_offline"}
 F_EXAMPLES = 500                                     # F cells stop at the first counterexample
 #: Every search here is bounded by counts (cases, shrink checks) with fixed seeds, so its verdict is the
 #: same on any machine; seconds are only a safety cap, far above the slowest cell (the TV-TSF program's
-#: constrained cumulative EF1: an MILP per case, ~2500 cases, about 18 s on a quiet machine), and a
+#: constrained cumulative EF1 at seed 0: an MILP per case, ~4000 cases, about 45 s), and a
 #: cell stopped by it says so (its ``reason``) instead of reporting "no violation".
 SECONDS = F_SECONDS = 900.0
 SHRINK_CHECKS_EXACT = 16                              # shrink candidates checked for LP / MILP rows
@@ -337,6 +337,7 @@ from hypothesis import strategies as st  # noqa: E402
 from proofs_check.strategies import repeated_games  # noqa: E402
 
 PROBE_EXAMPLES = {"small": 40, "full": 400}[SCALE]    # families where axioms.md knows no deviation
+DEVIATION_SEED = 10   # the family with a deviation: seed 10 finds one at game 64, seed 0 at game 198 (44 CPU s)
 families = {  # name: (game options, mechanism, what axioms.md says)
     "2 resources, vectors change (unit tasks)": (dict(n_resources=(2, 2), unit_tasks=True), fa.sdrf, "deviation"),
     "2 resources, constant, always active": (dict(n_resources=(2, 2), changing=False, absent=False, caps=False),
@@ -351,7 +352,7 @@ for name, (kw, mech, known) in families.items():
     out = campaign.search(strat, lambda x, mech=mech: find_profitable_deviation(
         SDRFDynamics(x[1], mechanism=mech), x[0], None, x[2], budget=60, rng=0),
         examples=F_EXAMPLES if known == "deviation" else PROBE_EXAMPLES,
-        seconds=F_SECONDS if known == "deviation" else SECONDS, seed=0)
+        seconds=F_SECONDS if known == "deviation" else SECONDS, seed=DEVIATION_SEED if known == "deviation" else 0)
     rows.append({"games": name, "axioms.md": known, "tried": out.examples,
                  "deviation found": out.verdict is not None,
                  "detail": out.verdict.detail if out.verdict is not None else "",

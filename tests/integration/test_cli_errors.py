@@ -1,13 +1,21 @@
-"""The ``fairalloc`` command as a subprocess on malformed input: one line on stderr naming what is wrong,
-the documented exit status (``fairalloc --help``: 2 for bad input), and never a Python traceback.
+"""The ``fairalloc`` command on malformed input: one line on stderr naming what is wrong, the documented
+exit status (``fairalloc --help``: 2 for bad input), and never a Python traceback.
 
 Each case: command line (``{tmp}`` is a folder holding the files of ``FILES``), expected exit status,
 and words the message must contain. Inputs are those of issue 10 (items 2 and 3) and their siblings.
+The cases run in this process through :func:`fairalloc.cli.main` (what the console script calls: its
+return value is the exit status), with stdout and stderr captured and every log record at WARNING or
+above counted as a line of stderr (what ``configure_logging`` prints in a process of its own); a few
+(``SUBPROCESS``, one per subcommand family, and one through pyproject's console-script entry) also run
+as a real ``python -m fairalloc`` / console-script process, so the entry point, its exit status and its stderr are
+checked end to end. The traceback of ``--debug``, the JSON of ``--json -`` with a C solver writing on
+file descriptor 1, and the imports of ``check --list`` run as processes too.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import subprocess
@@ -15,6 +23,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from fairalloc.cli import main
+from fairalloc.errors import InvalidInstanceError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -115,52 +126,123 @@ def files(tmp_path_factory):
     return tmp
 
 
-def fairalloc(args, tmp: Path, env_extra=None):
+def fairalloc(args, tmp: Path, env_extra=None, command=None):
+    """``fairalloc ARGS`` as a process (``python -m fairalloc`` unless ``command``) in the folder ``tmp``."""
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=f"{tmp}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     env.pop("FAIRALLOC_DEBUG", None)
     env.update(env_extra or {})
     argv = [a.replace("{tmp}", str(tmp)) for a in args]
-    return subprocess.run([sys.executable, "-m", "fairalloc", *argv], capture_output=True, text=True, env=env,
-                          cwd=tmp, timeout=300)
+    return subprocess.run([*(command or [sys.executable, "-m", "fairalloc"]), *argv], capture_output=True, text=True,
+                          env=env, cwd=tmp, timeout=300)
 
 
-@pytest.mark.parametrize("argv, code, words", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_malformed_input_gives_one_line_and_status(files, argv, code, words):
-    p = fairalloc(argv, files)
-    assert "Traceback" not in p.stderr, p.stderr
-    assert p.returncode == code, (p.returncode, p.stderr)
-    lines = [line for line in p.stderr.splitlines() if line.strip() and "warning" not in line]
-    assert len(lines) == 1, p.stderr
+#: the cases that also run as a process: one per subcommand family (a YAML error of ``solve``, a workload
+#: of ``simulate``, the ``check`` subcommand that an entry point of proofs_check provides, argparse's own
+#: usage error); ``console`` runs pyproject's ``fairalloc`` console-script entry the way its script does
+SUBPROCESS = {"yaml-word": "module", "swf-not-gzip": "module", "check-unknown-mechanism": "module",
+              "unknown-option": "console"}
+
+
+@pytest.fixture
+def in_process(files, monkeypatch, capsys, caplog):
+    """``run(args) -> (status, stdout, stderr lines)``: :func:`fairalloc.cli.main` in this process, in the
+    environment :func:`fairalloc` gives a process (cwd and ``sys.path`` hold the files, no
+    ``FAIRALLOC_DEBUG``); log records at WARNING or above count as stderr lines."""
+    monkeypatch.chdir(files)
+    monkeypatch.syspath_prepend(str(files))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.delenv("FAIRALLOC_DEBUG", raising=False)
+    levels = {n: logging.getLogger(n).level for n in ("fairalloc", "proofs_check")}
+    modules = set(sys.modules)
+
+    def run(args):
+        argv = [a.replace("{tmp}", str(files)) for a in args]
+        caplog.clear()
+        capsys.readouterr()
+        code = main(argv)
+        out = capsys.readouterr()
+        logged = [f"{r.levelname} {r.name}: {r.getMessage()}" for r in caplog.records
+                  if r.levelno >= logging.WARNING]
+        return code, out.out, out.err.splitlines() + logged
+
+    yield run
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+    for name in set(sys.modules) - modules:       # the user mechanism's module (mymech) came from the folder
+        if getattr(sys.modules[name], "__file__", None) and str(files) in str(sys.modules[name].__file__):
+            del sys.modules[name]
+
+
+def check_one_line(argv, code, words, status, err_lines):
+    err = "\n".join(err_lines)
+    assert "Traceback" not in err, err
+    assert status == code, (status, err)
+    lines = [line for line in err_lines if line.strip() and "warning" not in line]
+    assert len(lines) == 1, err
     assert re.match(rf"fairalloc( {argv[0]})?: error: ", lines[0]), lines[0]
     for w in words:
         assert w in lines[0], (w, lines[0])
 
 
-def test_debug_shows_the_traceback(files):
+@pytest.mark.parametrize("argv, code, words", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_malformed_input_gives_one_line_and_status(in_process, argv, code, words):
+    status, _, err = in_process(argv)
+    check_one_line(argv, code, words, status, err)
+
+
+@pytest.mark.parametrize("argv, code, words, how", [(*c[1:], SUBPROCESS[c[0]]) for c in CASES if c[0] in SUBPROCESS],
+                         ids=[c[0] for c in CASES if c[0] in SUBPROCESS])
+def test_malformed_input_as_a_process(files, argv, code, words, how):
+    command = None
+    if how == "console":
+        # what the installer's `fairalloc` script runs: pyproject's [project.scripts] entry, called as
+        # sys.exit(entry()) (read from pyproject, not from an installed script that may predate it)
+        entry = re.search(r'^\[project\.scripts\]\s*^fairalloc\s*=\s*"([\w.]+):(\w+)"',
+                          (REPO / "pyproject.toml").read_text(), re.MULTILINE)
+        assert entry, "pyproject.toml declares no `fairalloc` console script"
+        command = [sys.executable, "-c", f"import sys; from {entry[1]} import {entry[2]}; sys.exit({entry[2]}())"]
+    p = fairalloc(argv, files, command=command)
+    check_one_line(argv, code, words, p.returncode, p.stderr.splitlines())
+
+
+def test_all_cases_that_run_as_a_process_exist():
+    assert set(SUBPROCESS) <= {c[0] for c in CASES}
+
+
+def test_debug_shows_the_traceback(files, in_process, monkeypatch):
     p = fairalloc(["solve", "{tmp}/word.yaml", "--debug"], files)
     assert "Traceback" in p.stderr and "InvalidInstanceError" in p.stderr and p.returncode != 0
-    p = fairalloc(["solve", "{tmp}/word.yaml"], files, {"FAIRALLOC_DEBUG": "1"})
-    assert "Traceback" in p.stderr
+    monkeypatch.setenv("FAIRALLOC_DEBUG", "1")           # the variable, in this process: the error propagates
+    with pytest.raises(InvalidInstanceError):
+        in_process(["solve", "{tmp}/word.yaml"])
 
 
-def test_missing_capacities_are_a_one_line_warning(files):
+def test_missing_capacities_are_a_one_line_warning(files, in_process):
     (files / "nocap.csv").write_text("user,cpu,mem\nA,3,3\nB,1,2\n")
-    p = fairalloc(["solve", "{tmp}/nocap.csv", "-q"], files)
-    assert p.returncode == 0 and p.stdout == ""
-    assert p.stderr.strip() == ("fairalloc solve: warning: the instance gives no capacities (CSV: no 'capacity' "
-                                "row): each resource has capacity 1")
+    code, out, err = in_process(["solve", "{tmp}/nocap.csv", "-q"])
+    assert code == 0 and out == ""
+    assert err == [("fairalloc solve: warning: the instance gives no capacities (CSV: no 'capacity' "
+                    "row): each resource has capacity 1")]
 
 
 @pytest.mark.parametrize("argv", [
     ["solve", "--example", "drf-paper", "--mechanism", "drf"],
-    ["solve", f"{REPO}/examples/tasks_placement.yaml", "--mechanism", "drf", "--solver", "highs"],
     ["check", "--list"],
     ["simulate", "--workload", "swf:{tmp}/ok.swf", "--policy", "fcfs"],
-], ids=["solve-pooled", "solve-milp-highs", "check-list", "simulate"])
-def test_json_dash_prints_only_json(files, argv):
+], ids=["solve-pooled", "check-list", "simulate"])
+def test_json_dash_prints_only_json(in_process, argv):
+    code, out, err = in_process([*argv, "--json", "-"])
+    assert code == 0, err
+    json.loads(out)                           # nothing else on stdout (the table goes to stderr)
+    assert "".join(err).strip(), "the human-readable output moves to stderr"
+
+
+def test_json_dash_prints_only_json_with_a_c_solver(files):
+    # a process: HiGHS writes on file descriptor 1, which only a process of its own shows as it is
+    argv = ["solve", f"{REPO}/examples/tasks_placement.yaml", "--mechanism", "drf", "--solver", "highs"]
     p = fairalloc([*argv, "--json", "-"], files)
     assert p.returncode == 0, p.stderr
-    json.loads(p.stdout)                      # nothing else on stdout (the table goes to stderr)
+    json.loads(p.stdout)
     assert p.stderr.strip(), "the human-readable output moves to stderr"
 
 
