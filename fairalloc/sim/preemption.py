@@ -288,6 +288,73 @@ def _tournament():
     return _TOURNAMENT[0]
 
 
+class RunInput(NamedTuple):
+    """What the reference loops (:func:`reference_kueue_run`, :func:`fairalloc.sim.yarn_preemption.reference_yarn_run`)
+    start from: the workload's arrays, the policy's account tree, the rows admitted (in submission order) and the
+    empty run state."""
+    pool: Any
+    caps: np.ndarray
+    k: int
+    names: list
+    sub: np.ndarray
+    user_of: np.ndarray
+    n_tasks: np.ndarray
+    res: np.ndarray
+    dur: np.ndarray
+    n_users: int
+    tree: Any
+    rejected: list
+    jobs: list
+    queues: list        # per user: [job, tasks] FIFO (front = 0)
+    start: np.ndarray
+    end: np.ndarray
+    killed: np.ndarray
+    left: np.ndarray    # tasks not yet ended (done or killed)
+    running: dict       # launch row -> task
+    done_heap: list     # (end, launch row)
+    rows: list          # job, start, end, killed, preempted
+    events: list
+    loops: LoopCounter
+    wasted: np.ndarray
+    wake: list
+
+
+def run_input(workload: Any, capacity: Any, *, accounts: Any, weights: Any, policy: str, admitted: Any,
+              loop_window: float) -> RunInput:
+    """The reference loops' input preparation (:class:`RunInput`): ``policy``'s tree from
+    :class:`~fairalloc.scheduling.production.QueueScheduler`, the rows ``admitted`` (default: those whose
+    demand fits the pool; the others are rejected before the run), sorted by (submit, row)."""
+    from ..scheduling.production import QueueScheduler
+    from .cluster_state import ResourcePool
+
+    pool = capacity if isinstance(capacity, ResourcePool) else ResourcePool(np.asarray(capacity, dtype=float))
+    caps = np.asarray(pool.totals, dtype=float)
+    k = len(caps)
+    names = [str(x) for x in (getattr(workload, "resource_names", ()) or ())]
+    if len(names) != k:
+        names = [f"r{i}" for i in range(k)]
+    sub = np.asarray(workload.submit, dtype=float)
+    user_of = np.asarray(workload.user, dtype=np.int64)
+    n_tasks = np.asarray(workload.tasks, dtype=np.int64)
+    res = np.asarray(workload.resources, dtype=float).reshape(len(sub), k)
+    dur = np.asarray(workload.run_time, dtype=float)
+    n_users = int(user_of.max()) + 1 if len(user_of) else 1
+    if weights is not None:
+        n_users = max(n_users, len(np.atleast_1d(weights)))
+    tree = QueueScheduler(caps[None, :], policy=policy, accounts=accounts, n_users=n_users, weights=weights,
+                          resources=names).tree
+    if admitted is None:
+        rejected = [(j, "wider than the pool") for j in range(len(sub)) if np.any(res[j] > caps)]
+    else:
+        rejected = list(admitted[1])
+    bad = {j for j, _ in rejected}
+    jobs = sorted((j for j in range(len(sub)) if j not in bad), key=lambda j: (sub[j], j))
+    n = len(sub)
+    return RunInput(pool, caps, k, names, sub, user_of, n_tasks, res, dur, n_users, tree, rejected, jobs,
+                    [[] for _ in range(n_users)], np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool),
+                    n_tasks.copy(), {}, [], [], [], LoopCounter(loop_window), np.zeros(k), [])
+
+
 def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, weights: Any = None,
                         preemption: Any = True, policy_name: str = "kueue", admitted: Any = None,
                         shortcuts: bool = True) -> Any:
@@ -343,54 +410,19 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
     >>> wasted_by_user(r)["lost:r0"].to_dict()
     {0: 20.0}
     """
-    from ..scheduling.production import QueueScheduler
-    from .cluster_state import ResourcePool
     from .metrics import SimulationResult
 
     pre = as_preemption(preemption)
-    pool = capacity if isinstance(capacity, ResourcePool) else ResourcePool(np.asarray(capacity, dtype=float))
-    caps = np.asarray(pool.totals, dtype=float)
-    k = len(caps)
-    names = [str(x) for x in (getattr(workload, "resource_names", ()) or ())]
-    if len(names) != k:
-        names = [f"r{i}" for i in range(k)]
-    sub = np.asarray(workload.submit, dtype=float)
-    user_of = np.asarray(workload.user, dtype=np.int64)
-    n_tasks = np.asarray(workload.tasks, dtype=np.int64)
-    res = np.asarray(workload.resources, dtype=float).reshape(len(sub), k)
-    dur = np.asarray(workload.run_time, dtype=float)
-    n_users = int(user_of.max()) + 1 if len(user_of) else 1
-    if weights is not None:
-        n_users = max(n_users, len(np.atleast_1d(weights)))
-    qsched = QueueScheduler(caps[None, :], policy="kueue", accounts=accounts, n_users=n_users, weights=weights,
-                            resources=names)
-    tree = qsched.tree
+    (pool, caps, k, names, sub, user_of, n_tasks, res, dur, n_users, tree, rejected, jobs, queues, start, end, killed,
+     left, running, done_heap, rows, events, loops, wasted, wake) = run_input(
+        workload, capacity, accounts=accounts, weights=weights, policy="kueue", admitted=admitted,
+        loop_window=pre.loop_window if pre is not None else math.inf)
     kq = KueueQueues(tree, resources=names)
     cfg = pre.fair_sharing if pre is not None else KueueFairSharing()
     lq = np.array([tree.node(str(u)) for u in range(n_users)], dtype=np.int64)
     cq_of = kq.parent[lq]
     usage = np.zeros((tree.n_nodes, k))
     free = caps.copy()
-
-    # jobs that fit the pool and their cohort's quota at all (the others are rejected before the run)
-    if admitted is None:
-        rejected = [(j, "wider than the pool") for j in range(len(sub)) if np.any(res[j] > caps)]
-    else:
-        rejected = list(admitted[1])
-    bad = {j for j, _ in rejected}
-    jobs = sorted((j for j in range(len(sub)) if j not in bad), key=lambda j: (sub[j], j))
-    queues: list[list[list[int]]] = [[] for _ in range(n_users)]    # per user: [job, tasks] FIFO (front = 0)
-    start = np.full(len(sub), np.nan)
-    end = np.full(len(sub), np.nan)
-    killed = np.zeros(len(sub), dtype=bool)
-    left = n_tasks.copy()                                            # tasks not yet ended (done or killed)
-    running: dict[int, dict] = {}                                    # launch row -> task
-    done_heap: list[tuple[float, int]] = []                          # (end, launch row)
-    rows: list[list] = []                                            # job, start, end, killed, preempted
-    events: list[list] = []
-    loops = LoopCounter(pre.loop_window if pre is not None else math.inf)
-    wasted = np.zeros(k)
-    wake: list[float] = []
     decisions = 0
 
     def head(u: int) -> int:
