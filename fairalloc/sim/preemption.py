@@ -710,6 +710,7 @@ class PreemptState(NamedTuple):
     y_since: np.ndarray      #: (N,) start of the application's current time below its goal (inf: not below)
     y_fair: np.ndarray       #: (G, K) instantaneous fair shares in units
     y_act: np.ndarray        #: (G,) bool: a runnable application below
+    y_was: np.ndarray        #: (G,) bool: ``y_act`` when ``y_fair`` was computed (its only variable input)
     y_dem: np.ndarray        #: (N, K) demand (held + pending) in units
     y_s: np.ndarray          #: (N, K) starvation in units (rows of the starved applications)
     y_list: np.ndarray       #: (N,) int64 the applications starved for their timeout, in order
@@ -776,7 +777,8 @@ def _yarn_arrays(y: dict | None, g: int, n: int, k: int, rows: int) -> dict:
     f64 = np.float64
     out = dict(y_par=np.zeros(2), y_pre=np.zeros(g, np.int64), y_min=np.zeros((g, k)), y_max=np.zeros((g, k)),
                y_scale=np.ones(k), y_tot=np.ones(k), y_thr=np.zeros(n), y_tmo=np.zeros(n), y_since=np.full(n, np.inf),
-               y_fair=np.zeros((g, k)), y_act=np.zeros(g, np.bool_), y_dem=np.zeros((n, k)), y_s=np.zeros((n, k)),
+               y_fair=np.zeros((g, k)), y_act=np.zeros(g, np.bool_), y_was=np.zeros(g, np.bool_),
+               y_dem=np.zeros((n, k)), y_s=np.zeros((n, k)),
                y_list=np.zeros(n, np.int64), y_sw=np.zeros(g), y_smin=np.zeros(g), y_smax=np.zeros(g),
                y_sact=np.zeros(g, np.bool_), y_sout=np.zeros(g, f64), y_sfree=np.zeros(g, np.bool_),
                y_take=np.zeros((n, k)), y_vec=np.zeros((3, k)), y_cnt=np.zeros(rows, np.int64))
@@ -801,10 +803,12 @@ def _yarn_state(pre: Any, yq: Any, n_users: int, n_jobs: int, k: int, rows: int)
     node = np.array([t.node(str(u)) for u in range(n_users)], dtype=np.int64)
     thr, tmo = settings(yq, pre, n_users, node)
     lo, hi = yq.scaled_shares(totals, UNITS)
+    fair = np.zeros((g, k))                         # the fair shares with no runnable application (y_was)
+    fair[0] = float(UNITS)
     y = dict(y_par=np.array([float(UNITS), float(pre.utilization_threshold)]),
              y_pre=np.array(t.preorder, dtype=np.int64), y_min=lo, y_max=hi,
              y_scale=float(UNITS) / np.asarray(totals, dtype=float), y_tot=np.full(k, float(UNITS)),
-             y_thr=np.asarray(thr, dtype=float), y_tmo=np.asarray(tmo, dtype=float))
+             y_thr=np.asarray(thr, dtype=float), y_tmo=np.asarray(tmo, dtype=float), y_fair=fair)
     arrays = _yarn_arrays(y, g, n_users, k, rows)
     return base._replace(par=np.array([0.0]), cfg=np.array([pre.victim == "kill", 0, 0, 0, 1, YARN_RULE], np.int64),
                          child_ptr=np.array(t.fs_child_ptr, dtype=np.int64),     # (copies: the tree's are
@@ -1047,8 +1051,17 @@ def _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log
 def _yarn_fair_shares(ps, qs):
     """YARN's instantaneous fair shares in units (``ps.y_fair``), from the root down over the runnable
     applications ``ps.y_act`` (:func:`fairalloc.fairshare.yarn.compute_shares_into` per resource among siblings,
-    as :meth:`~fairalloc.fairshare.yarn.YarnQueues.fair_shares` with ``units``)."""
+    as :meth:`~fairalloc.fairshare.yarn.YarnQueues.fair_shares` with ``units``). The shares depend on nothing else
+    that changes during a run (weights, min and max shares and the totals are fixed): they are kept from the last
+    call (``ps.y_was``) while the runnable set is the same."""
     k = ps.y_tot.shape[0]
+    same = True
+    for v in range(ps.y_act.shape[0]):
+        if ps.y_act[v] != ps.y_was[v]:
+            same = False
+            ps.y_was[v] = ps.y_act[v]
+    if same:
+        return
     for r in range(k):
         ps.y_fair[0, r] = ps.y_tot[r]
     for i in range(ps.y_pre.shape[0]):
@@ -1102,17 +1115,8 @@ def _yarn_step(ps, st, runs, ts, now, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
     g = ps.y_act.shape[0]
     for v in range(g):
         ps.y_act[v] = False
-    for u in range(n_users):                        # demand (held + pending) and the runnable applications
+    for u in range(n_users):                        # the runnable applications
         v = qs.node[u]
-        for r in range(k):
-            ps.y_dem[u, r] = qs.usage[v, r]
-        h = st.qhead[u]
-        while h >= 0:
-            for r in range(k):
-                ps.y_dem[u, r] += runs.left[h] * runs.d[h, r]
-            h = runs.nxt[h]
-        for r in range(k):
-            ps.y_dem[u, r] *= sc[r]
         if st.n_pending[u] > 0 or qs.nrun[v] > 0:
             while v >= 0 and not ps.y_act[v]:
                 ps.y_act[v] = True
@@ -1124,7 +1128,21 @@ def _yarn_step(ps, st, runs, ts, now, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
         v = qs.node[u]
         for r in range(k):
             use[r] = qs.usage[v, r] * sc[r]
+            ps.y_dem[u, r] = np.inf
+        # G = min(floor(theta F), D) <= floor(theta F) coordinate-wise, so usage below G is below floor(theta F)
+        # too (a dominant share is monotone): the demand (held + pending) is summed only when that holds
         _yarn.starvation_goal_into(ps.y_fair[v], ps.y_dem[u], ps.y_thr[u], goal)
+        if _yarn.usage_below_share(use, goal, ps.y_tot):
+            for r in range(k):
+                ps.y_dem[u, r] = qs.usage[v, r]
+            h = st.qhead[u]
+            while h >= 0:
+                for r in range(k):
+                    ps.y_dem[u, r] += runs.left[h] * runs.d[h, r]
+                h = runs.nxt[h]
+            for r in range(k):
+                ps.y_dem[u, r] *= sc[r]
+            _yarn.starvation_goal_into(ps.y_fair[v], ps.y_dem[u], ps.y_thr[u], goal)
         if not _yarn.usage_below_share(use, goal, ps.y_tot):
             ps.y_since[u] = np.inf
             continue
