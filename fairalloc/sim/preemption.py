@@ -324,7 +324,7 @@ def run_input(workload: Any, capacity: Any, *, accounts: Any, weights: Any, poli
     """The reference loops' input preparation (:class:`RunInput`): ``policy``'s tree from
     :class:`~fairalloc.scheduling.production.QueueScheduler`, the rows ``admitted`` (default: those whose
     demand fits the pool; the others are rejected before the run), sorted by (submit, row)."""
-    from ..scheduling.production import QueueScheduler
+    from ..scheduling.production import QueueScheduler, as_tree, cluster_resources
     from .cluster_state import ResourcePool
 
     pool = capacity if isinstance(capacity, ResourcePool) else ResourcePool(np.asarray(capacity, dtype=float))
@@ -342,7 +342,7 @@ def run_input(workload: Any, capacity: Any, *, accounts: Any, weights: Any, poli
     if weights is not None:
         n_users = max(n_users, len(np.atleast_1d(weights)))
     tree = QueueScheduler(caps[None, :], policy=policy, accounts=accounts, n_users=n_users, weights=weights,
-                          resources=names).tree
+                          resources=cluster_resources(names, k, as_tree(accounts))).tree
     if admitted is None:
         rejected = [(j, "wider than the pool") for j in range(len(sub)) if np.any(res[j] > caps)]
     else:
@@ -417,7 +417,7 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
      left, running, done_heap, rows, events, loops, wasted, wake) = run_input(
         workload, capacity, accounts=accounts, weights=weights, policy="kueue", admitted=admitted,
         loop_window=pre.loop_window if pre is not None else math.inf)
-    kq = KueueQueues(tree, resources=names)
+    kq = KueueQueues(tree, resources=list(tree.resources))
     cfg = pre.fair_sharing if pre is not None else KueueFairSharing()
     lq = np.array([tree.node(str(u)) for u in range(n_users)], dtype=np.int64)
     cq_of = kq.parent[lq]

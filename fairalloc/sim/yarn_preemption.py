@@ -263,7 +263,7 @@ def reference_yarn_run(workload: Any, capacity: Any, *, accounts: Any = None, we
      left, running, done_heap, rows, events, loops, wasted, wake) = run_input(
         workload, capacity, accounts=accounts, weights=weights, policy="yarn", admitted=admitted,
         loop_window=pre.loop_window if pre is not None else math.inf)
-    yq = YarnQueues(tree, resources=names)
+    yq = YarnQueues(tree, resources=list(tree.resources))
     parent = np.asarray(tree.parent, dtype=np.int64)
     node = np.array([tree.node(str(u)) for u in range(n_users)], dtype=np.int64)
     leaf = parent[node]

@@ -47,9 +47,9 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
 (BestEffortFIFO) nominates its oldest pending workload, whatever its LocalQueue, to the cohort's tournament
 (the ClusterQueue's heap is ordered by priority, then the queue-order timestamp, then the UID:
 ``queueOrderingFunc`` in Kueue's ``pkg/cache/queue/cluster_queue.go``; the LocalQueue enters that order only with
-Admission Fair Sharing, KEP 4136, through its usage); the compiled loop keys each LocalQueue by its ClusterQueue's share with *its own*
-head request added, so within a ClusterQueue it may admit a younger, smaller head first. The two agree with one
-LocalQueue per ClusterQueue (the default tree). Such a tree is therefore run on the reference loop
+Admission Fair Sharing, KEP 4136, through its usage); the compiled loop keys each LocalQueue by its
+ClusterQueue's share with *its own* head request added, so within a ClusterQueue it may admit a younger, smaller
+head first. The two agree with one LocalQueue per ClusterQueue (the default tree). Such a tree is therefore run on the reference loop
 (:func:`fairalloc.sim.preemption.reference_kueue_run`, plain Python: Kueue's tournament of each ClusterQueue's
 oldest head), with or without ``preemption`` (a log record at INFO level says so); only where the reference loop
 does not apply (several servers, ``enforce_walltime``, ``blocking="stop"``, ``ties="index"``) does the compiled
@@ -67,7 +67,6 @@ simulated: ``preemption`` on a policy other than ``kueue`` and ``yarn``, with Ad
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -80,6 +79,7 @@ from ...scheduling.production import (
     QueueScheduler,
     admission_fair_sharing,
     as_tree,
+    cluster_resources,
 )
 from ...validation import require_choice
 from ..cluster_state import ResourcePool, Servers
@@ -256,11 +256,7 @@ class ContainerPolicy(TaskPolicy):
 
     def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
         k = state.capacities.shape[1]
-        names = [str(x) for x in (getattr(wl, "resource_names", ()) or ())]
-        given = tuple(self.accounts.resources) if self.accounts is not None else ()
-        if len(names) != k or (given and len(given) == k and not set(given) <= set(names)
-                               and all(re.fullmatch(r"r\d+", x) for x in names)):
-            names = None                              # an unnamed workload: the tree's names, in order
+        names = cluster_resources(getattr(wl, "resource_names", ()) or (), k, self.accounts)
         return QueueScheduler(state.capacities, policy=self.mechanism, accounts=self.accounts, n_users=n,
                               weights=self.weights, resources=names, excluded=self.excluded, eps=self.eps,
                               half_life=self.half_life, sampling_interval=self.sampling_interval,

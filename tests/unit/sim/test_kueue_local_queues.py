@@ -2,7 +2,8 @@
 
 Kueue's ClusterQueue (BestEffortFIFO) nominates its oldest pending workload to the cohort's tournament (its heap
 is ordered by priority, then timestamp, then UID: ``queueOrderingFunc`` in Kueue's
-``pkg/cache/queue/cluster_queue.go``; the LocalQueue enters that order only with Admission Fair Sharing, KEP 4136); the compiled ``kueue`` key orders the LocalQueues of a ClusterQueue by the ClusterQueue's share with
+``pkg/cache/queue/cluster_queue.go``; the LocalQueue enters that order only with Admission Fair Sharing,
+KEP 4136); the compiled ``kueue`` key orders the LocalQueues of a ClusterQueue by the ClusterQueue's share with
 each one's own head added. The reference loop plays Kueue's tournament; such a tree is routed to it, with or
 without ``preemption``, where it applies (one pool). Expected starts are computed by hand in the docstrings.
 """
