@@ -2,7 +2,8 @@
 and a Kueue-scale scenario (1,000 ClusterQueues in 100 cohorts).
 
 The policies: DRF (``stop`` and ``skip``), SDRF, Kueue (one ClusterQueue per user; ``-1cq``: one ClusterQueue
-holding every user; ``-afs``: Admission Fair Sharing with a 1 h half-life), YARN, Mesos, Volcano (proportion;
+holding every user, which runs on the plain-Python reference loop without AFS: Kueue nominates the ClusterQueue's
+oldest head, see :mod:`fairalloc.sim.policies.container`; ``-afs``: Admission Fair Sharing with a 1 h half-life), YARN, Mesos, Volcano (proportion;
 ``-drf``: with the DRF plugin's job order; ``-hdrf``: hierarchical DRF, flat here); ``kueue-preempt``: Kueue with
 fair-sharing preemption (default strategies; ``-10min``: a 600 s minimum run time) on the compiled loop, and
 ``-ref`` the same on the plain-Python reference loop of :mod:`fairalloc.sim.preemption` (``engine="reference"``;

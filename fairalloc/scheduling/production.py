@@ -85,7 +85,7 @@ from ..validation import require_choice
 from ._base import TaskScheduler
 from .queues import build_queues, normalize_tree
 
-__all__ = ["QueueScheduler", "QUEUE_POLICIES", "admission_fair_sharing"]
+__all__ = ["QueueScheduler", "QUEUE_POLICIES", "admission_fair_sharing", "cluster_resources"]
 
 #: The production policies that are keys on the core.
 QUEUE_POLICIES = ("kueue", "yarn", "mesos", "volcano", "volcano-drf", "volcano-hdrf")
@@ -139,6 +139,26 @@ def admission_fair_sharing(policy: str, half_life: Any = None, sampling_interval
     return AdmissionFairSharing(usage_half_life=float(half_life),
                                 sampling_interval=300.0 if sampling_interval is None else float(sampling_interval),
                                 resource_weights={str(r): float(x) for r, x in rw.items()})
+
+
+def cluster_resources(names: Sequence[str], k: int, accounts: AccountTree | None) -> list[str] | None:
+    """The resource names to give :class:`QueueScheduler` for a workload named ``names`` on ``k`` resources:
+    ``names``, or None (the tree's own names, in column order) when the workload is unnamed (``r0``, ``r1``, ...,
+    or not ``k`` names) and the tree names ``k`` resources that are not all among them.
+
+    >>> from fairalloc.accounts import AccountTree
+    >>> t = AccountTree([{"account": "a"}, {"user": "0", "account": "a"}], resources=["cpu"])
+    >>> cluster_resources(["r0"], 1, t) is None, cluster_resources(["cpu"], 1, t)
+    (True, ['cpu'])
+    """
+    import re
+
+    names = [str(x) for x in names]
+    given = tuple(accounts.resources) if accounts is not None else ()
+    if len(names) != k or (given and len(given) == k and not set(given) <= set(names)
+                           and all(re.fullmatch(r"r\d+", x) for x in names)):
+        return None
+    return names
 
 
 def as_tree(accounts: Any) -> AccountTree | None:

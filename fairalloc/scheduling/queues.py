@@ -23,10 +23,13 @@ task:
 * Volcano: :func:`queue_submit` adds a submission to its queue's pending demand, and
   :func:`volcano_session`, at the start of a pass after a submission or an end, computes the proportion
   plugin's deserved resources from every queue's request (held + pending;
-  :func:`fairalloc.fairshare.volcano.deserved_into`), as Volcano does when a scheduling session opens.
+  :func:`fairalloc.fairshare.volcano.deserved_into`), as Volcano does when a scheduling session opens;
+  every key is computed anew (:func:`fairalloc.scheduling.core.rekey_all`) only when what the keys read
+  moved: a queue's deserved resources (``volcano``) or a queue's rank (``volcano-drf``, ``volcano-hdrf``).
 
 The key of a user depends on its queue's usage, so when one member of a queue starts or ends a task
-every member with pending tasks is placed again (:func:`fairalloc.scheduling.core.regroup`).
+every member with pending tasks is placed again (:func:`fairalloc.scheduling.core.regroup`); for the ranked
+keys (one group: every user) only when a queue's rank moved (:func:`queue_group`).
 
 :func:`build_queues` makes the state from an :class:`~fairalloc.accounts.AccountTree` whose users are
 the simulator's users (named ``str(u)``); :func:`empty_queues` a one-node tree (for examples). Every other
@@ -95,7 +98,8 @@ class QueueState(NamedTuple):
     pend: np.ndarray        #: (Q, K) Volcano: pending demand of each queue
     req: np.ndarray         #: (Q, K) Volcano: scratch, each queue's request (held + pending)
     deserved: np.ndarray    #: (Q, K) Volcano: deserved resources at the last session
-    flags: np.ndarray       #: (1,) int64 Volcano, HDRF, AFS: 1 when the requests changed since the last session
+    flags: np.ndarray       #: (2,) int64 [0] Volcano, HDRF, AFS: 1 when the requests changed since the last session;
+    #:                         [1] ranked keys: 1 when the last change moved no queue's rank (:func:`queue_group`)
     eps: np.ndarray         #: (1,) Volcano: ``minResource``
     home: np.ndarray        #: (N,) ranked keys: the user's queue (``queue`` is then the root: one group)
     rank: np.ndarray        #: (Q,) ranked keys: dense rank of each queue of qlist in the queue order
@@ -126,6 +130,7 @@ class QueueState(NamedTuple):
     seq: np.ndarray         #: (1,) int64 AFS: the sequence counter
     head: np.ndarray        #: (G,) int64 AFS: each ClusterQueue's head LocalQueue (user; -1: none)
     tot: np.ndarray         #: (K,) the cluster's totals (HDRF's shares)
+    dprev: np.ndarray       #: (Q, K) Volcano scratch: the deserved resources before a session
 
 
 def empty_queues(k: int) -> QueueState:
@@ -140,8 +145,8 @@ def empty_queues(k: int) -> QueueState:
                       z.copy(), z.copy(), z.copy(), z.copy(), np.arange(k, dtype=np.int64), np.ones(1),
                       np.zeros(k, np.bool_), np.zeros(k), np.zeros((1, k)), np.zeros(k, np.int64),
                       i1.copy(), np.zeros(1, np.int64), np.ones(1), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(),
-                      np.zeros(1, np.int64), np.zeros(1), **_rank_arrays(None, i1.copy(), 1, k, 1),
-                      **_afs_arrays(None, 1, 1, k), tot=np.ones(k))
+                      np.zeros(2, np.int64), np.zeros(1), **_rank_arrays(None, i1.copy(), 1, k, 1),
+                      **_afs_arrays(None, 1, 1, k), tot=np.ones(k), dprev=np.zeros((1, k)))
 
 
 # ---- the compiled operations ---------------------------------------------------------------------------
@@ -226,16 +231,23 @@ def queue_submit(qs, kind, u, d, count):
 def volcano_session(qs, totals):
     """Volcano: the proportion plugin's deserved resources from the queues' requests now (held + pending,
     :func:`fairalloc.fairshare.volcano.deserved_into`), as at the opening of a scheduling session; clears the
-    stale flag. Returns whether it recomputed."""
+    stale flag. Returns -1 when nothing was recomputed (no change since the last session), else whether any
+    queue's deserved resources differ from the last session's (the proportion keys read nothing else that a
+    session changes)."""
     if qs.flags[0] == 0:
-        return False
+        return -1
     for p in range(qs.qlist.shape[0]):
         v = qs.qlist[p]
         for r in range(totals.shape[0]):
             qs.req[p, r] = qs.usage[v, r] + qs.pend[p, r]
+            qs.dprev[p, r] = qs.deserved[p, r]
     _deserved(qs.qw, qs.req, qs.guar, qs.rcap, totals, qs.eps[0], qs.deserved)
     qs.flags[0] = 0
-    return True
+    for p in range(qs.qlist.shape[0]):
+        for r in range(totals.shape[0]):
+            if qs.dprev[p, r] != qs.deserved[p, r]:
+                return 1
+    return 0
 
 
 @jit(_nrt=False)
@@ -259,6 +271,8 @@ def queue_release(qs, kind, u, d, k):
         _path_add(qs, v, d, -k)
         if kind == _VOLCANO or kind == _VOLCANO_DRF or kind == _HDRF:
             qs.flags[0] = 1                    # the request shrank: deserved (ranks) again at the next pass
+        if kind == _VOLCANO_DRF or kind == _HDRF:
+            qs.flags[1] = 1                    # the ranks move at that session only: the others keep their keys
 
 
 @jit(_nrt=False)
@@ -282,8 +296,10 @@ def queue_admits(qs, kind, u, d):
 
 @jit(_nrt=False)
 def queue_group(qs, u):
-    """The members of user u's queue: the span ``lo, hi`` of ``qs.members`` (0, 0 without queues)."""
-    if qs is None:                             # (np.int64: a literal return would type its callers' calls as literals)
+    """The members of user u's queue: the span ``lo, hi`` of ``qs.members`` (0, 0 without queues, and for the
+    ranked keys when the change that calls for it moved no queue's rank, ``flags[1]``: a ranked key is the
+    rank of the user's queue and the user's own share, so only u's own key moved, which the caller re-places)."""
+    if qs is None or qs.flags[1] != 0:         # (np.int64: a literal return would type its callers' calls as literals)
         return np.int64(0), np.int64(0)
     q = qs.queue[u]
     return qs.mptr[q], qs.mptr[q + 1]
@@ -364,7 +380,8 @@ def rank_queues(qs, kind, moved=-1):
     ``moved``: after a start, the qlist position of the queue that started it: ``volcano-drf`` recomputes
     that queue's share only (the others' holdings and deserved resources did not change) and both re-sort
     from the previous order by insertion (linear when few queues move); -1 (a session): every value, and a
-    merge sort from the tree order. The ranks do not depend on the order among equal queues."""
+    merge sort from the tree order. The ranks do not depend on the order among equal queues. Returns whether
+    any queue's rank changed, also kept in ``flags[1]`` (0: changed)."""
     n = qs.qlist.shape[0]
     if kind == _HDRF:
         for v in range(qs.hleaf.shape[0]):
@@ -385,11 +402,16 @@ def rank_queues(qs, kind, moved=-1):
             qs.order[p] = p
         _merge_sort(qs, kind, n)
     rank = 0.0
+    moved_any = qs.rank[qs.order[0]] != 0.0
     qs.rank[qs.order[0]] = 0.0
     for x in range(1, n):
         if _qcmp(qs, kind, qs.order[x - 1], qs.order[x]) != 0.0:
             rank += 1.0
+        if qs.rank[qs.order[x]] != rank:
+            moved_any = True
         qs.rank[qs.order[x]] = rank
+    qs.flags[1] = 0 if moved_any else 1
+    return moved_any
 
 
 # ---- Kueue's Admission Fair Sharing: LocalQueue usage with a half-life ---------------------------------------
@@ -476,19 +498,17 @@ def queue_session(qs, kind, totals, now):
     (:func:`_afs_session`). Returns whether every key must be recomputed."""
     if qs is None:
         return False
-    if kind == _VOLCANO:
-        return volcano_session(qs, totals)
-    if kind == _VOLCANO_DRF:
-        if volcano_session(qs, totals):
-            rank_queues(qs, kind, np.int64(-1))      # (not the default: one compiled signature)
-            return True
+    if kind == _VOLCANO:                       # the keys read the deserved resources: anew when they moved
+        return volcano_session(qs, totals) == 1
+    if kind == _VOLCANO_DRF:                   # the keys read the ranks only: anew when a rank moved
+        if volcano_session(qs, totals) >= 0:
+            return rank_queues(qs, kind, np.int64(-1))      # (not the default: one compiled signature)
         return False
     if kind == _HDRF:
         if qs.flags[0] == 0:
             return False
-        rank_queues(qs, kind, np.int64(-1))
         qs.flags[0] = 0
-        return True
+        return rank_queues(qs, kind, np.int64(-1))
     if kind == _AFS:
         return _afs_session(qs, now)
     return False
@@ -720,7 +740,8 @@ def build_queues(policy: str, tree: AccountTree, n_users: int, totals: np.ndarra
                       w=np.array(w, dtype=float), excluded=excl, work=np.zeros(k), save=np.zeros((depth + 1, k)),
                       iwork=np.zeros(k, np.int64), **_volcano_arrays(vol, g, k, eps, hdrf, home),
                       **_rank_arrays(hdrf, home, g, k, n_users), **_afs_arrays(afs, g, n_users, k, tree.resources),
-                      tot=np.array(totals, dtype=float))
+                      tot=np.array(totals, dtype=float),
+                      dprev=np.zeros((len(vol.queues) if vol is not None else 1, k)))
 
 
 def _volcano_arrays(vol: Any, g: int, k: int, eps: float, hdrf: Any = None, home: Any = None) -> dict:
@@ -732,14 +753,14 @@ def _volcano_arrays(vol: Any, g: int, k: int, eps: float, hdrf: Any = None, home
             qlist = np.unique(home).astype(np.int64)
             qpos[qlist] = np.arange(len(qlist))
         return dict(qlist=qlist, qpos=qpos, qw=np.ones(1), guar=z, rcap=z.copy(),
-                    pend=z.copy(), req=z.copy(), deserved=z.copy(), flags=np.ones(1, np.int64),
+                    pend=z.copy(), req=z.copy(), deserved=z.copy(), flags=np.array([1, 0], np.int64),
                     eps=np.array([float(eps)]))
     q = len(vol.queues)
     qpos = np.full(g, -1, np.int64)
     qpos[vol.queues] = np.arange(q)
     return dict(qlist=np.array(vol.queues, dtype=np.int64), qpos=qpos, qw=np.array(vol.weight, dtype=float),
                 guar=np.array(vol.guarantee, dtype=float), rcap=np.array(vol.real_capability, dtype=float),
-                pend=np.zeros((q, k)), req=np.zeros((q, k)), deserved=np.zeros((q, k)), flags=np.ones(1, np.int64),
+                pend=np.zeros((q, k)), req=np.zeros((q, k)), deserved=np.zeros((q, k)), flags=np.array([1, 0], np.int64),
                 eps=np.array([float(eps)]))
 
 

@@ -288,6 +288,73 @@ def _tournament():
     return _TOURNAMENT[0]
 
 
+class RunInput(NamedTuple):
+    """What the reference loops (:func:`reference_kueue_run`, :func:`fairalloc.sim.yarn_preemption.reference_yarn_run`)
+    start from: the workload's arrays, the policy's account tree, the rows admitted (in submission order) and the
+    empty run state."""
+    pool: Any
+    caps: np.ndarray
+    k: int
+    names: list
+    sub: np.ndarray
+    user_of: np.ndarray
+    n_tasks: np.ndarray
+    res: np.ndarray
+    dur: np.ndarray
+    n_users: int
+    tree: Any
+    rejected: list
+    jobs: list
+    queues: list        # per user: [job, tasks] FIFO (front = 0)
+    start: np.ndarray
+    end: np.ndarray
+    killed: np.ndarray
+    left: np.ndarray    # tasks not yet ended (done or killed)
+    running: dict       # launch row -> task
+    done_heap: list     # (end, launch row)
+    rows: list          # job, start, end, killed, preempted
+    events: list
+    loops: LoopCounter
+    wasted: np.ndarray
+    wake: list
+
+
+def run_input(workload: Any, capacity: Any, *, accounts: Any, weights: Any, policy: str, admitted: Any,
+              loop_window: float) -> RunInput:
+    """The reference loops' input preparation (:class:`RunInput`): ``policy``'s tree from
+    :class:`~fairalloc.scheduling.production.QueueScheduler`, the rows ``admitted`` (default: those whose
+    demand fits the pool; the others are rejected before the run), sorted by (submit, row)."""
+    from ..scheduling.production import QueueScheduler, as_tree, cluster_resources
+    from .cluster_state import ResourcePool
+
+    pool = capacity if isinstance(capacity, ResourcePool) else ResourcePool(np.asarray(capacity, dtype=float))
+    caps = np.asarray(pool.totals, dtype=float)
+    k = len(caps)
+    names = [str(x) for x in (getattr(workload, "resource_names", ()) or ())]
+    if len(names) != k:
+        names = [f"r{i}" for i in range(k)]
+    sub = np.asarray(workload.submit, dtype=float)
+    user_of = np.asarray(workload.user, dtype=np.int64)
+    n_tasks = np.asarray(workload.tasks, dtype=np.int64)
+    res = np.asarray(workload.resources, dtype=float).reshape(len(sub), k)
+    dur = np.asarray(workload.run_time, dtype=float)
+    n_users = int(user_of.max()) + 1 if len(user_of) else 1
+    if weights is not None:
+        n_users = max(n_users, len(np.atleast_1d(weights)))
+    tree = QueueScheduler(caps[None, :], policy=policy, accounts=accounts, n_users=n_users, weights=weights,
+                          resources=cluster_resources(names, k, as_tree(accounts))).tree
+    if admitted is None:
+        rejected = [(j, "wider than the pool") for j in range(len(sub)) if np.any(res[j] > caps)]
+    else:
+        rejected = list(admitted[1])
+    bad = {j for j, _ in rejected}
+    jobs = sorted((j for j in range(len(sub)) if j not in bad), key=lambda j: (sub[j], j))
+    n = len(sub)
+    return RunInput(pool, caps, k, names, sub, user_of, n_tasks, res, dur, n_users, tree, rejected, jobs,
+                    [[] for _ in range(n_users)], np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool),
+                    n_tasks.copy(), {}, [], [], [], LoopCounter(loop_window), np.zeros(k), [])
+
+
 def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, weights: Any = None,
                         preemption: Any = True, policy_name: str = "kueue", admitted: Any = None,
                         shortcuts: bool = True) -> Any:
@@ -343,54 +410,19 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
     >>> wasted_by_user(r)["lost:r0"].to_dict()
     {0: 20.0}
     """
-    from ..scheduling.production import QueueScheduler
-    from .cluster_state import ResourcePool
     from .metrics import SimulationResult
 
     pre = as_preemption(preemption)
-    pool = capacity if isinstance(capacity, ResourcePool) else ResourcePool(np.asarray(capacity, dtype=float))
-    caps = np.asarray(pool.totals, dtype=float)
-    k = len(caps)
-    names = [str(x) for x in (getattr(workload, "resource_names", ()) or ())]
-    if len(names) != k:
-        names = [f"r{i}" for i in range(k)]
-    sub = np.asarray(workload.submit, dtype=float)
-    user_of = np.asarray(workload.user, dtype=np.int64)
-    n_tasks = np.asarray(workload.tasks, dtype=np.int64)
-    res = np.asarray(workload.resources, dtype=float).reshape(len(sub), k)
-    dur = np.asarray(workload.run_time, dtype=float)
-    n_users = int(user_of.max()) + 1 if len(user_of) else 1
-    if weights is not None:
-        n_users = max(n_users, len(np.atleast_1d(weights)))
-    qsched = QueueScheduler(caps[None, :], policy="kueue", accounts=accounts, n_users=n_users, weights=weights,
-                            resources=names)
-    tree = qsched.tree
-    kq = KueueQueues(tree, resources=names)
+    (pool, caps, k, names, sub, user_of, n_tasks, res, dur, n_users, tree, rejected, jobs, queues, start, end, killed,
+     left, running, done_heap, rows, events, loops, wasted, wake) = run_input(
+        workload, capacity, accounts=accounts, weights=weights, policy="kueue", admitted=admitted,
+        loop_window=pre.loop_window if pre is not None else math.inf)
+    kq = KueueQueues(tree, resources=list(tree.resources))
     cfg = pre.fair_sharing if pre is not None else KueueFairSharing()
     lq = np.array([tree.node(str(u)) for u in range(n_users)], dtype=np.int64)
     cq_of = kq.parent[lq]
     usage = np.zeros((tree.n_nodes, k))
     free = caps.copy()
-
-    # jobs that fit the pool and their cohort's quota at all (the others are rejected before the run)
-    if admitted is None:
-        rejected = [(j, "wider than the pool") for j in range(len(sub)) if np.any(res[j] > caps)]
-    else:
-        rejected = list(admitted[1])
-    bad = {j for j, _ in rejected}
-    jobs = sorted((j for j in range(len(sub)) if j not in bad), key=lambda j: (sub[j], j))
-    queues: list[list[list[int]]] = [[] for _ in range(n_users)]    # per user: [job, tasks] FIFO (front = 0)
-    start = np.full(len(sub), np.nan)
-    end = np.full(len(sub), np.nan)
-    killed = np.zeros(len(sub), dtype=bool)
-    left = n_tasks.copy()                                            # tasks not yet ended (done or killed)
-    running: dict[int, dict] = {}                                    # launch row -> task
-    done_heap: list[tuple[float, int]] = []                          # (end, launch row)
-    rows: list[list] = []                                            # job, start, end, killed, preempted
-    events: list[list] = []
-    loops = LoopCounter(pre.loop_window if pre is not None else math.inf)
-    wasted = np.zeros(k)
-    wake: list[float] = []
     decisions = 0
 
     def head(u: int) -> int:
@@ -678,6 +710,7 @@ class PreemptState(NamedTuple):
     y_since: np.ndarray      #: (N,) start of the application's current time below its goal (inf: not below)
     y_fair: np.ndarray       #: (G, K) instantaneous fair shares in units
     y_act: np.ndarray        #: (G,) bool: a runnable application below
+    y_was: np.ndarray        #: (G,) bool: ``y_act`` when ``y_fair`` was computed (its only variable input)
     y_dem: np.ndarray        #: (N, K) demand (held + pending) in units
     y_s: np.ndarray          #: (N, K) starvation in units (rows of the starved applications)
     y_list: np.ndarray       #: (N,) int64 the applications starved for their timeout, in order
@@ -744,7 +777,8 @@ def _yarn_arrays(y: dict | None, g: int, n: int, k: int, rows: int) -> dict:
     f64 = np.float64
     out = dict(y_par=np.zeros(2), y_pre=np.zeros(g, np.int64), y_min=np.zeros((g, k)), y_max=np.zeros((g, k)),
                y_scale=np.ones(k), y_tot=np.ones(k), y_thr=np.zeros(n), y_tmo=np.zeros(n), y_since=np.full(n, np.inf),
-               y_fair=np.zeros((g, k)), y_act=np.zeros(g, np.bool_), y_dem=np.zeros((n, k)), y_s=np.zeros((n, k)),
+               y_fair=np.zeros((g, k)), y_act=np.zeros(g, np.bool_), y_was=np.zeros(g, np.bool_),
+               y_dem=np.zeros((n, k)), y_s=np.zeros((n, k)),
                y_list=np.zeros(n, np.int64), y_sw=np.zeros(g), y_smin=np.zeros(g), y_smax=np.zeros(g),
                y_sact=np.zeros(g, np.bool_), y_sout=np.zeros(g, f64), y_sfree=np.zeros(g, np.bool_),
                y_take=np.zeros((n, k)), y_vec=np.zeros((3, k)), y_cnt=np.zeros(rows, np.int64))
@@ -769,10 +803,12 @@ def _yarn_state(pre: Any, yq: Any, n_users: int, n_jobs: int, k: int, rows: int)
     node = np.array([t.node(str(u)) for u in range(n_users)], dtype=np.int64)
     thr, tmo = settings(yq, pre, n_users, node)
     lo, hi = yq.scaled_shares(totals, UNITS)
+    fair = np.zeros((g, k))                         # the fair shares with no runnable application (y_was)
+    fair[0] = float(UNITS)
     y = dict(y_par=np.array([float(UNITS), float(pre.utilization_threshold)]),
              y_pre=np.array(t.preorder, dtype=np.int64), y_min=lo, y_max=hi,
              y_scale=float(UNITS) / np.asarray(totals, dtype=float), y_tot=np.full(k, float(UNITS)),
-             y_thr=np.asarray(thr, dtype=float), y_tmo=np.asarray(tmo, dtype=float))
+             y_thr=np.asarray(thr, dtype=float), y_tmo=np.asarray(tmo, dtype=float), y_fair=fair)
     arrays = _yarn_arrays(y, g, n_users, k, rows)
     return base._replace(par=np.array([0.0]), cfg=np.array([pre.victim == "kill", 0, 0, 0, 1, YARN_RULE], np.int64),
                          child_ptr=np.array(t.fs_child_ptr, dtype=np.int64),     # (copies: the tree's are
@@ -1015,8 +1051,17 @@ def _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log
 def _yarn_fair_shares(ps, qs):
     """YARN's instantaneous fair shares in units (``ps.y_fair``), from the root down over the runnable
     applications ``ps.y_act`` (:func:`fairalloc.fairshare.yarn.compute_shares_into` per resource among siblings,
-    as :meth:`~fairalloc.fairshare.yarn.YarnQueues.fair_shares` with ``units``)."""
+    as :meth:`~fairalloc.fairshare.yarn.YarnQueues.fair_shares` with ``units``). The shares depend on nothing else
+    that changes during a run (weights, min and max shares and the totals are fixed): they are kept from the last
+    call (``ps.y_was``) while the runnable set is the same."""
     k = ps.y_tot.shape[0]
+    same = True
+    for v in range(ps.y_act.shape[0]):
+        if ps.y_act[v] != ps.y_was[v]:
+            same = False
+            ps.y_was[v] = ps.y_act[v]
+    if same:
+        return
     for r in range(k):
         ps.y_fair[0, r] = ps.y_tot[r]
     for i in range(ps.y_pre.shape[0]):
@@ -1070,17 +1115,8 @@ def _yarn_step(ps, st, runs, ts, now, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
     g = ps.y_act.shape[0]
     for v in range(g):
         ps.y_act[v] = False
-    for u in range(n_users):                        # demand (held + pending) and the runnable applications
+    for u in range(n_users):                        # the runnable applications
         v = qs.node[u]
-        for r in range(k):
-            ps.y_dem[u, r] = qs.usage[v, r]
-        h = st.qhead[u]
-        while h >= 0:
-            for r in range(k):
-                ps.y_dem[u, r] += runs.left[h] * runs.d[h, r]
-            h = runs.nxt[h]
-        for r in range(k):
-            ps.y_dem[u, r] *= sc[r]
         if st.n_pending[u] > 0 or qs.nrun[v] > 0:
             while v >= 0 and not ps.y_act[v]:
                 ps.y_act[v] = True
@@ -1092,7 +1128,21 @@ def _yarn_step(ps, st, runs, ts, now, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
         v = qs.node[u]
         for r in range(k):
             use[r] = qs.usage[v, r] * sc[r]
+            ps.y_dem[u, r] = np.inf
+        # G = min(floor(theta F), D) <= floor(theta F) coordinate-wise, so usage below G is below floor(theta F)
+        # too (a dominant share is monotone): the demand (held + pending) is summed only when that holds
         _yarn.starvation_goal_into(ps.y_fair[v], ps.y_dem[u], ps.y_thr[u], goal)
+        if _yarn.usage_below_share(use, goal, ps.y_tot):
+            for r in range(k):
+                ps.y_dem[u, r] = qs.usage[v, r]
+            h = st.qhead[u]
+            while h >= 0:
+                for r in range(k):
+                    ps.y_dem[u, r] += runs.left[h] * runs.d[h, r]
+                h = runs.nxt[h]
+            for r in range(k):
+                ps.y_dem[u, r] *= sc[r]
+            _yarn.starvation_goal_into(ps.y_fair[v], ps.y_dem[u], ps.y_thr[u], goal)
         if not _yarn.usage_below_share(use, goal, ps.y_tot):
             ps.y_since[u] = np.inf
             continue

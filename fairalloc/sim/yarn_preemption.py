@@ -91,7 +91,7 @@ from ..fairshare.yarn import (
     usage_below_share,
 )
 from ..shares import task_fits
-from .preemption import VICTIMS, LoopCounter, lost_work
+from .preemption import VICTIMS, lost_work, run_input
 
 __all__ = ["YarnPreemption", "as_yarn_preemption", "reference_yarn_run", "UNITS"]
 
@@ -256,29 +256,14 @@ def reference_yarn_run(workload: Any, capacity: Any, *, accounts: Any = None, we
     >>> r.jobs["end"].tolist()
     [200.0, 200.0]
     """
-    from ..scheduling.production import QueueScheduler
-    from .cluster_state import ResourcePool
     from .metrics import SimulationResult
 
     pre = as_yarn_preemption(preemption)
-    pool = capacity if isinstance(capacity, ResourcePool) else ResourcePool(np.asarray(capacity, dtype=float))
-    caps = np.asarray(pool.totals, dtype=float)
-    k = len(caps)
-    names = [str(x) for x in (getattr(workload, "resource_names", ()) or ())]
-    if len(names) != k:
-        names = [f"r{i}" for i in range(k)]
-    sub = np.asarray(workload.submit, dtype=float)
-    user_of = np.asarray(workload.user, dtype=np.int64)
-    n_tasks = np.asarray(workload.tasks, dtype=np.int64)
-    res = np.asarray(workload.resources, dtype=float).reshape(len(sub), k)
-    dur = np.asarray(workload.run_time, dtype=float)
-    n_users = int(user_of.max()) + 1 if len(user_of) else 1
-    if weights is not None:
-        n_users = max(n_users, len(np.atleast_1d(weights)))
-    qsched = QueueScheduler(caps[None, :], policy="yarn", accounts=accounts, n_users=n_users, weights=weights,
-                            resources=names)
-    tree = qsched.tree
-    yq = YarnQueues(tree, resources=names)
+    (pool, caps, k, names, sub, user_of, n_tasks, res, dur, n_users, tree, rejected, jobs, queues, start, end, killed,
+     left, running, done_heap, rows, events, loops, wasted, wake) = run_input(
+        workload, capacity, accounts=accounts, weights=weights, policy="yarn", admitted=admitted,
+        loop_window=pre.loop_window if pre is not None else math.inf)
+    yq = YarnQueues(tree, resources=list(tree.resources))
     parent = np.asarray(tree.parent, dtype=np.int64)
     node = np.array([tree.node(str(u)) for u in range(n_users)], dtype=np.int64)
     leaf = parent[node]
@@ -289,25 +274,6 @@ def reference_yarn_run(workload: Any, capacity: Any, *, accounts: Any = None, we
     free = caps.copy()
     units = np.full(k, float(UNITS))
     scale = units / caps
-
-    if admitted is None:
-        rejected = [(j, "wider than the pool") for j in range(len(sub)) if np.any(res[j] > caps)]
-    else:
-        rejected = list(admitted[1])
-    bad = {j for j, _ in rejected}
-    jobs = sorted((j for j in range(len(sub)) if j not in bad), key=lambda j: (sub[j], j))
-    queues: list[list[list[int]]] = [[] for _ in range(n_users)]
-    start = np.full(len(sub), np.nan)
-    end = np.full(len(sub), np.nan)
-    killed = np.zeros(len(sub), dtype=bool)
-    left = n_tasks.copy()
-    running: dict[int, dict] = {}
-    done_heap: list[tuple[float, int]] = []
-    rows: list[list] = []
-    events: list[list] = []
-    loops = LoopCounter(pre.loop_window if pre is not None else math.inf)
-    wasted = np.zeros(k)
-    wake: list[float] = []
     since = np.full(n_users, math.inf)                               # start of the current time below G
     decisions = 0
 

@@ -44,14 +44,16 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
 =============  ===========================================================================================
 
 **Several LocalQueues in one ClusterQueue** (``kueue`` without Admission Fair Sharing). Kueue's ClusterQueue
-(BestEffortFIFO) nominates its oldest pending workload, whatever its LocalQueue, to the cohort's tournament;
-the compiled loop keys each LocalQueue by its ClusterQueue's share with *its own* head request added, so
-within a ClusterQueue it may admit a younger, smaller head first. The two agree with one LocalQueue per
-ClusterQueue (the default tree). ``engine="reference"`` runs Kueue's tournament
-(:func:`fairalloc.sim.preemption.reference_kueue_run`, plain Python); with ``preemption`` such a tree is
-routed to it (a warning says so: the compiled preemption check nominates the oldest head, as the reference
-does, and would disagree with the compiled admission); without preemption the compiled loop runs and a
-warning names the difference.
+(BestEffortFIFO) nominates its oldest pending workload, whatever its LocalQueue, to the cohort's tournament
+(the ClusterQueue's heap is ordered by priority, then the queue-order timestamp, then the UID:
+``queueOrderingFunc`` in Kueue's ``pkg/cache/queue/cluster_queue.go``; the LocalQueue enters that order only with
+Admission Fair Sharing, KEP 4136, through its usage); the compiled loop keys each LocalQueue by its
+ClusterQueue's share with *its own* head request added, so within a ClusterQueue it may admit a younger, smaller
+head first. The two agree with one LocalQueue per ClusterQueue (the default tree). Such a tree is therefore run on the reference loop
+(:func:`fairalloc.sim.preemption.reference_kueue_run`, plain Python: Kueue's tournament of each ClusterQueue's
+oldest head), with or without ``preemption`` (a log record at INFO level says so); only where the reference loop
+does not apply (several servers, ``enforce_walltime``, ``blocking="stop"``, ``ties="index"``) does the compiled
+loop run, with a warning naming the difference.
 
 Refused with an :class:`~fairalloc.InvalidInstanceError` naming the field and value: quotas larger than
 the cluster, borrowing or lending limits without a cohort, negative weights (and 0 for Mesos), weights
@@ -65,7 +67,6 @@ simulated: ``preemption`` on a policy other than ``kueue`` and ``yarn``, with Ad
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -78,6 +79,7 @@ from ...scheduling.production import (
     QueueScheduler,
     admission_fair_sharing,
     as_tree,
+    cluster_resources,
 )
 from ...validation import require_choice
 from ..cluster_state import ResourcePool, Servers
@@ -179,23 +181,35 @@ class ContainerPolicy(TaskPolicy):
         """The compiled loop (with ``preemption``: :func:`fairalloc.sim.preemption.step` after each pass)."""
         if self.preemption is None:
             if self.mechanism == "kueue" and self.half_life is None and self._shared_cluster_queue(sim) is not None:
+                if self._reference_applies(sim):
+                    logger.info("policy 'kueue': ClusterQueue %r holds several LocalQueues; Kueue nominates the "
+                                "ClusterQueue's oldest head: routed to the reference loop (plain Python)",
+                                self._shared_cluster_queue(sim))
+                    return self.run_reference(sim)
                 logger.warning("policy 'kueue': ClusterQueue %r holds several LocalQueues; the compiled loop keys "
                                "each LocalQueue by its ClusterQueue's share with its own head added, Kueue nominates "
-                               "the ClusterQueue's oldest head (engine='reference' runs Kueue's tournament)",
+                               "the ClusterQueue's oldest head (the reference loop, which runs Kueue's tournament, "
+                               "takes one pool, blocking='skip', ties='wait', no enforce_walltime)",
                                self._shared_cluster_queue(sim))
             return super().run_kernel(sim)
         self._check_preemptive(sim)
         if self.mechanism == "kueue" and self._shared_cluster_queue(sim) is not None:
-            logger.warning("policy 'kueue' with preemption: ClusterQueue %r holds several LocalQueues; the compiled "
-                           "admission keys each LocalQueue by its own head, Kueue nominates the ClusterQueue's "
-                           "oldest head: routed to the reference loop (engine='reference', plain Python)",
-                           self._shared_cluster_queue(sim))
+            logger.info("policy 'kueue' with preemption: ClusterQueue %r holds several LocalQueues; Kueue nominates "
+                        "the ClusterQueue's oldest head: routed to the reference loop (plain Python)",
+                        self._shared_cluster_queue(sim))
             return self.run_reference(sim)
         self._on_kernel = True
         try:
             return super().run_kernel(sim)
         finally:
             self._on_kernel = False
+
+    def _reference_applies(self, sim: Any) -> bool:
+        """Whether the reference loop simulates this run as the compiled one would (one pool, Kueue's
+        BestEffortFIFO with the oldest task first, no wall-time enforcement)."""
+        state = sim.state
+        one = isinstance(state, ResourcePool) or state.capacities.shape[0] == 1
+        return one and not sim.enforce_walltime and self.blocking in (None, "skip") and self.ties == "wait"
 
     def _kernel_preemption(self, n_jobs: int) -> Any:
         """A live preemption state with ``preemption``, else one that does nothing (:func:`~fairalloc.sim.preemption.new_state`:
@@ -242,11 +256,7 @@ class ContainerPolicy(TaskPolicy):
 
     def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
         k = state.capacities.shape[1]
-        names = [str(x) for x in (getattr(wl, "resource_names", ()) or ())]
-        given = tuple(self.accounts.resources) if self.accounts is not None else ()
-        if len(names) != k or (given and len(given) == k and not set(given) <= set(names)
-                               and all(re.fullmatch(r"r\d+", x) for x in names)):
-            names = None                              # an unnamed workload: the tree's names, in order
+        names = cluster_resources(getattr(wl, "resource_names", ()) or (), k, self.accounts)
         return QueueScheduler(state.capacities, policy=self.mechanism, accounts=self.accounts, n_users=n,
                               weights=self.weights, resources=names, excluded=self.excluded, eps=self.eps,
                               half_life=self.half_life, sampling_interval=self.sampling_interval,

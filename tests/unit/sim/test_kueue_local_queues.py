@@ -1,9 +1,11 @@
 """Several LocalQueues in one Kueue ClusterQueue (issue 28): what runs where.
 
-Kueue's ClusterQueue (BestEffortFIFO) nominates its oldest pending workload to the cohort's tournament; the
-compiled ``kueue`` key orders the LocalQueues of a ClusterQueue by the ClusterQueue's share with each one's own
-head added. The reference loop (``engine="reference"``) plays Kueue's tournament; with ``preemption`` such a
-tree is routed to it, with a warning. Expected starts are computed by hand in the docstring.
+Kueue's ClusterQueue (BestEffortFIFO) nominates its oldest pending workload to the cohort's tournament (its heap
+is ordered by priority, then timestamp, then UID: ``queueOrderingFunc`` in Kueue's
+``pkg/cache/queue/cluster_queue.go``; the LocalQueue enters that order only with Admission Fair Sharing,
+KEP 4136); the compiled ``kueue`` key orders the LocalQueues of a ClusterQueue by the ClusterQueue's share with
+each one's own head added. The reference loop plays Kueue's tournament; such a tree is routed to it, with or
+without ``preemption``, where it applies (one pool). Expected starts are computed by hand in the docstrings.
 """
 
 from __future__ import annotations
@@ -25,27 +27,53 @@ def _case():
     return wl, t
 
 
-def test_reference_plays_kueue_tournament_and_the_compiled_key_differs(caplog):
+def test_shared_cluster_queue_runs_kueue_tournament(caplog):
     """At 10 the pool is free. Kueue: ``cq`` nominates its oldest workload, job 1 (3 CPUs), admitted at 10; job 2
-    (2 CPUs) then exceeds the 1 CPU left and waits for job 1's end at 110. The compiled key: DRS(cq + 2 CPUs) =
-    500 per mille < DRS(cq + 3 CPUs) = 750, so job 2 starts at 10 and job 1 at 110 (its end). A warning names the
-    difference on the compiled run."""
+    (2 CPUs) then exceeds the 1 CPU left and waits for job 1's end at 110. (The compiled key would start job 2
+    first: DRS(cq + 2 CPUs) = 500 per mille < DRS(cq + 3 CPUs) = 750.) The default engine routes the tree to the
+    reference loop and says so at INFO level; ``engine="reference"`` gives the same."""
     wl, t = _case()
     ref = fa.simulate(wl, [4.0], policy="kueue", accounts=t, engine="reference")
     assert ref.stats["engine"] == "reference"
     assert ref.jobs["start"].tolist() == [0.0, 10.0, 110.0]
+    with caplog.at_level(logging.INFO, logger="fairalloc.sim.policies.container"):
+        r = fa.simulate(wl, [4.0], policy="kueue", accounts=t)
+    assert r.stats["engine"] == "reference"
+    assert r.jobs["start"].tolist() == [0.0, 10.0, 110.0]
+    assert any("routed to the reference loop" in m for m in caplog.messages)
+    assert not [x for x in caplog.records if x.levelno >= logging.WARNING]
+
+
+def test_tie_goes_to_the_older_nominee_then_the_next_local_queue():
+    """Pool of 4; user 2 (``q2``) holds it 0..10; user 0 (``cq``) submits a 3-CPU task at 1, user 1 (``cq``) a
+    1-CPU task at 2, user 2 a 3-CPU task at 3; each runs 10 s. At 10, Kueue's tournament: ``cq``'s nominee
+    (its oldest, user 0's) has DRS(cq + 3) = 750 per mille, ``q2``'s DRS(q2 + 3) = 750: a tie, the older
+    workload (user 0's, created at 1) wins and starts (1 CPU left). Then ``cq`` nominates user 1's 1-CPU task
+    (DRS 1000) and ``q2`` its 3-CPU task, which does not fit: user 1's starts at 10. User 2's waits for both
+    to end at 20. (Keying each LocalQueue by its own head would start user 1's (250) first, then user 2's
+    (750 < DRS(cq + 1 + 3) = 1000), leaving user 0's for 20.)"""
+    t = _case()[1]
+    wl = fa.workloads.Workload(submit=[0, 1, 2, 3], run_time=[10, 10, 10, 10], tasks=[1, 1, 1, 1],
+                               user=[2, 0, 1, 2], resources=[[4.0], [3.0], [1.0], [3.0]])
+    r = fa.simulate(wl, [4.0], policy="kueue", accounts=t)
+    assert r.jobs["start"].tolist() == [0.0, 10.0, 10.0, 20.0]
+
+
+def test_several_servers_stay_compiled_with_a_warning(caplog):
+    """Where the reference loop does not apply (two servers), the compiled loop runs and a warning names the
+    difference."""
+    wl, t = _case()
     with caplog.at_level(logging.WARNING, logger="fairalloc.sim.policies.container"):
-        comp = fa.simulate(wl, [4.0], policy="kueue", accounts=t)
-    assert comp.stats["engine"] == "kernel"
-    assert comp.jobs["start"].tolist() == [0.0, 110.0, 10.0]
+        r = fa.simulate(wl, [[4.0], [4.0]], policy="kueue", accounts=t)
+    assert r.stats["engine"] == "kernel"
     assert any("holds several LocalQueues" in m for m in caplog.messages)
 
 
 def test_preemption_with_shared_cluster_queue_is_routed_to_the_reference(caplog):
     """With ``preemption``, the same tree runs on the reference loop (the compiled admission would disagree with
-    the compiled check's tournament): the result is the reference's, and a warning says so."""
+    the compiled check's tournament): the result is the reference's, and a log record says so."""
     wl, t = _case()
-    with caplog.at_level(logging.WARNING, logger="fairalloc.sim.policies.container"):
+    with caplog.at_level(logging.INFO, logger="fairalloc.sim.policies.container"):
         a = fa.simulate(wl, [4.0], policy="kueue", accounts=t, preemption=True)
     b = fa.simulate(wl, [4.0], policy="kueue", accounts=t, preemption=True, engine="reference")
     assert a.stats["engine"] == "reference"
