@@ -367,7 +367,8 @@ def _per_server(types: list[ServerType]) -> list[ServerType]:
 
 
 def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes: int = 2000, max_iterations: int = 20000, branching: str = "nearest",
-                types: list[ServerType] | None = None, progress: Any = None) -> PackingAnswer:
+                types: list[ServerType] | None = None, progress: Any = None,
+                cpu_limit: float | None = None, time_limit: float | None = None) -> PackingAnswer:
     r"""Decide whether a schedule of ``tv`` gives every user :math:`\ell_i \le X_i \le u_i` tasks.
 
     Column generation with exact pricing, the Lagrangian bound at the root as a certificate, then
@@ -381,6 +382,11 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
         Bounds on the task totals (``upper`` default: the tasks submitted).
     max_nodes, max_iterations : int
         The budgets (branch-and-price nodes; pricing rounds in all).
+    cpu_limit : float, optional
+        CPU seconds of this process (``time.process_time``) after which the search stops, checked
+        after every pricing round: a stop is an undecided answer (``stats["stopped"]``), never a verdict.
+    time_limit : float, optional
+        Wall seconds (``time.perf_counter``), checked likewise (``stats["stopped"] == "time_limit"``).
     branching : {"nearest", "up"}
         Which fractional start is branched on first: the one nearest an integer, towards it
         ("nearest"), or the one with the largest fractional part, rounded up first ("up").
@@ -394,7 +400,8 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
     PackingAnswer
         ``feasible`` True with ``starts`` (N, M, T); False, proven (``bound`` > 0: the root's
         Lagrangian certificate; or ``stats["exhausted"]``: every branch's LP positive); None when a
-        budget ran out.
+        budget ran out (``stats["stopped"]``: ``"cpu_limit"``, ``"time_limit"``, ``"iterations"`` or
+        ``"nodes"``).
 
     Examples
     --------
@@ -435,6 +442,14 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
     rows: list[tuple[int, int, int]] = []        # branching rows: (type, user, slot)
     slacks: list[int] = []                       # their elastic columns
     t0 = time.process_time()
+    w0 = time.perf_counter()
+
+    def out_of_budget() -> str | None:
+        if cpu_limit is not None and time.process_time() - t0 > cpu_limit:
+            return "cpu_limit"
+        if time_limit is not None and time.perf_counter() - w0 > time_limit:
+            return "time_limit"
+        return None
 
     def generate() -> tuple[float, float, np.ndarray, bool]:
         """Column generation at the node: (LP value, root Lagrangian bound, lambda, converged)."""
@@ -471,6 +486,11 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
             if (not rows and best_lb > 1e-6) or added == 0:
                 return obj, best_lb, lam, True
             if stats["iterations"] >= max_iterations:
+                stats["stopped"] = "iterations"
+                return obj, best_lb, lam, False
+            why = out_of_budget()
+            if why is not None:
+                stats["stopped"] = why
                 return obj, best_lb, lam, False
 
     def aggregate(lam: np.ndarray) -> np.ndarray:
@@ -507,6 +527,10 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
         frac = None
         if not done:
             break                       # the node's LP is not proven: nothing can be pruned
+        why = out_of_budget()
+        if why is not None:
+            stats["stopped"] = why
+            break
         if obj <= _PRUNE:
             x = aggregate(lam)
             f = np.abs(x - np.rint(x))
@@ -556,6 +580,7 @@ def threshold_schedule(tv: TimeVaryingInstance, lower, upper=None, *, max_nodes:
                 add_row(k, i, t, -inf, float(fl))
             stack.append((k, i, t, fl, not down, True))
         obj, lb, lam, done = generate()
+    stats.setdefault("stopped", "nodes")
     stats["cpu_s"] = time.process_time() - t0
     stats["columns"] = len(master.cols)
     return PackingAnswer(None, None, stats["root_bound"], stats)

@@ -238,7 +238,7 @@ class PositionDriver:
                  count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
                  max_lp_rounds: int = 8, after_stall: str = "double", query_backend: Any = None,
                  first_slice: float | None = None, refute_backend: Any = None,
-                 refute_slice: float | None = 2.0) -> None:
+                 refute_slice: float | None = 2.0, threshold: Any = None, max_matchings: int = 8) -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -267,6 +267,8 @@ class PositionDriver:
         self.first_slice = first_slice
         self.refute_backend = refute_backend   # a Backend that tries to refute the top values, or None
         self.refute_slice = refute_slice
+        self.threshold = threshold             # the threshold backend (module docstring, "Threshold backend")
+        self.max_matchings = int(max_matchings)
         self.refute_stalled: set = set()        # values whose refutation stalled, in this position
         self.zcap: int | None = None            # a bound on z proven by refutations, in this position
         self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
@@ -705,6 +707,10 @@ class PositionDriver:
         infeasible), None (undecided in the slice). ``backend``: this question's backend (default the
         sequence's, then ``query_backend`` if it stalls). Started from the kept solution's columns."""
         prog, hint = self.program("query", level=c, strong=True, hint_totals=self.r.totals)
+        if self.threshold is not None:
+            got = self.ask_threshold(c, time_slice, kind)
+            if got is not None:
+                return got
         start = self.r.start(prog, hint) if self.r.x is not None else None
         out, x = self.r.solve(kind, prog, proven=None, time_slice=self.r.wall_for(time_slice), start=start,
                               backend=backend)
@@ -728,6 +734,94 @@ class PositionDriver:
         if out.status is Status.INFEASIBLE:
             return False
         return None
+
+    def matchings(self) -> list[dict[int, int]] | None:
+        """Every way to give the open values to distinct free users who can take them (user -> value),
+        or None when there are more than ``max_matchings`` (module docstring, "Threshold backend")."""
+        slots = [v for v in sorted(self.open) for _ in range(self.open[v])]
+        free = self.free_users()
+        out: list[dict[int, int]] = []
+
+        def rec(j: int, used: dict[int, int], least: int) -> bool:
+            if j == len(slots):
+                out.append(dict(used))
+                return len(out) <= self.max_matchings
+            v = slots[j]
+            # equal values take users in increasing order (each set of users once)
+            lo_user = least if j > 0 and slots[j - 1] == v else -1
+            for i in free:
+                if i > lo_user and i not in used and self.k_of(i, v) is not None:
+                    used[i] = v
+                    ok = rec(j + 1, used, i)
+                    del used[i]
+                    if not ok:
+                        return False
+            return True
+
+        return out if rec(0, {}, -1) else None
+
+    def ask_threshold(self, c: int, time_slice: float | None, kind: str) -> bool | None:
+        """The query "is there x in P whose unmatched free users all have V_i >= c?" asked of the threshold
+        backend, one threshold question per matching of the open values (module docstring, "Threshold
+        backend"): True (a solution found, checked and kept), False (every matching proven impossible),
+        None (not of that form, or undecided: the MILP backends are asked next)."""
+        ms = self.matchings()
+        if ms is None:
+            self.stats["threshold_skipped"] += 1
+            return None
+        c0 = time.process_time()
+        budget = time_slice                          # CPU seconds; the sequence's wall budget besides
+        undecided = False
+        for m in ms:
+            lower = np.array(self.lo, dtype=np.int64)
+            upper = np.array(self.hi, dtype=np.int64)
+            for i in self.free_users():
+                if i in m:
+                    lower[i] = upper[i] = self.k_of(i, m[i])
+                else:
+                    lower[i] = max(self.lo[i], self.k_ge(i, c))
+            if (lower > upper).any():
+                continue                             # this matching leaves a user below c: impossible
+            spent = time.process_time() - c0
+            if budget is not None and spent >= budget:
+                undecided = True
+                break
+            ans, sol = self.threshold(lower, upper, None if budget is None else budget - spent, self.r.remaining())
+            self.stats["threshold_questions"] += 1
+            if ans is None:
+                undecided = True
+                continue
+            if ans:
+                x = np.zeros(self.r.base.n_cols)
+                for name, v in sol.items():
+                    x[self.r.base.index[name]] = v
+                # re-checked here, independently of the backend: the base program's rows, and the
+                # totals within this matching's bounds (so the solution lies in P, with N >= c)
+                bad = self.r.base.violation(x)
+                got = self.r.totals_of(x)
+                if bad is None and ((got < lower) | (got > upper)).any():
+                    bad = f"totals {got.tolist()} outside [{lower.tolist()}, {upper.tolist()}]"
+                if bad is not None:
+                    raise RuntimeError(f"position driver: the threshold backend's solution violates the query ({bad})")
+                self.r.record(kind, Status.FEASIBLE, backend="threshold", cpu_s=time.process_time() - c0,
+                              level=c, matchings=len(ms))
+                self.stats["threshold_found"] += 1
+                self.stats["threshold_cpu_ms"] += int(1000 * (time.process_time() - c0))
+                if kind == "query":
+                    self.stats["queries"] += 1
+                self.r.keep(x)
+                return True
+        cpu = time.process_time() - c0
+        self.stats["threshold_cpu_ms"] += int(1000 * cpu)
+        if undecided:
+            self.r.record(kind, Status.NOT_SOLVED, backend="threshold", cpu_s=cpu, level=c, matchings=len(ms))
+            self.stats["threshold_undecided"] += 1
+            return None
+        self.r.record(kind, Status.INFEASIBLE, backend="threshold", cpu_s=cpu, level=c, matchings=len(ms))
+        self.stats["threshold_refuted"] += 1
+        if kind == "query":
+            self.stats["queries"] += 1
+        return False
 
     def count(self) -> int | None:
         """Today's count MILP at the floor: the most free users *K* above it; returns the number of
