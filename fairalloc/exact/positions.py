@@ -782,11 +782,9 @@ class PositionDriver:
                     lower[i] = max(self.lo[i], self.k_ge(i, c))
             if (lower > upper).any():
                 continue                             # this matching leaves a user below c: impossible
-            spent = time.process_time() - c0
-            if budget is not None and spent >= budget:
-                undecided = True
-                break
-            ans, sol = self.threshold(lower, upper, None if budget is None else budget - spent, self.r.remaining())
+            spent = time.process_time() - c0       # every matching gets its root; the rest shares the slice
+            ans, sol = self.threshold(lower, upper, None if budget is None else max(budget - spent, 0.0),
+                                      self.r.remaining())
             self.stats["threshold_questions"] += 1
             if ans is None:
                 undecided = True

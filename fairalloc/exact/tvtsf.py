@@ -380,7 +380,7 @@ def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *
 
 
 class _PatternOracle:
-    """The position driver's threshold backend for one component (``leximin_options={"threshold_solver":
+    r"""The position driver's threshold backend for one component (``leximin_options={"threshold_solver":
     "patterns"}``): ``oracle(lower, upper, cpu_limit)`` asks :func:`fairalloc.exact.patterns.threshold_schedule`
     whether a schedule gives every user of the component :math:`\ell_i \le X_i \le u_i` tasks, and returns
     (True, {column name: value} of the component's model), (False, None) (proven) or (None, None)
@@ -403,7 +403,7 @@ class _PatternOracle:
         if self.types is None:
             self.types = server_types(self.sub)
         ans = threshold_schedule(self.sub, lower, upper, types=self.types, cpu_limit=cpu_limit,
-                                 time_limit=time_limit, max_nodes=max_nodes)
+                                 time_limit=time_limit, max_nodes=max_nodes, full_root=True)
         self.last = ans.stats
         if not ans.feasible:
             return ans.feasible, None

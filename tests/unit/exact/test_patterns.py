@@ -125,13 +125,14 @@ def test_hand_case_end_of_horizon():
     assert ans.feasible is False and ans.bound > 0
 
 
+@pytest.mark.parametrize("branching", ["up", "config"])
 @pytest.mark.parametrize("seed", range(4))
-def test_up_branching_decides_alike(seed):
+def test_other_branchings_decide_alike(seed, branching):
     tv = tiny(seed)
     totals = feasible_tv_totals(tv)
     top = np.max(np.array(sorted(totals)), axis=0)
     for lo in (top, top - (top > 0)):
-        check_answer(tv, lo, threshold_schedule(tv, lo, branching="up"), totals)
+        check_answer(tv, lo, threshold_schedule(tv, lo, branching=branching), totals)
 
 
 def test_after_highs_ran_with_two_threads():
