@@ -457,7 +457,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         used by the level driver (``flow_bounds``).
     threshold : callable, optional
         ``threshold(lower, upper, cpu_limit) -> (answer, solution)``: whether an allocation gives every
-        user :math:`\ell_i \le X_i \le u_i` (True with ``{column name: value}``, False when proven
+        user lower[i] <= X_i <= upper[i] (True with ``{column name: value}``, False when proven
         impossible, None when undecided within ``cpu_limit`` CPU seconds); the position driver's
         threshold backend when ``threshold_solver`` names it (TV-TSF: ``"patterns"``).
     strong : pulp.LpProblem or LinearProgram, optional

@@ -157,6 +157,26 @@ instance of seed 0, CP-SAT refutes "every user >= 77/1240" in about a second of 
 "every user >= 76/1240", which is feasible, takes HiGHS minutes to find; bisection asked the hard
 question first, ``benchmarks/RESULTS.md``).
 
+Threshold backend
+-----------------
+A formulation may hand over a *threshold backend* (``solve_leximin(threshold=...)``, used when the
+option ``threshold_solver`` names it; TV-TSF with demands constant in time:
+:func:`fairalloc.exact.patterns.threshold_schedule`): ``threshold(lower, upper, cpu_limit)`` decides
+whether an allocation has :math:`\ell_i \le X_i \le u_i` for every user. A feasibility query (or a
+refutation) at *c* is a union of such questions, one per *matching* of the open values to distinct
+free users who can take them: users of *Z* at their counts, a matched user at its value's count,
+every other free user in :math:`[\max(\ell_i, t_i(c)), u_i]`. (Matching each open value to one user
+who takes it is exactly membership in *P* with every unmatched free user at least *c*; the position
+program's binaries encode the same choice.) So the query is feasible iff one of the questions is, and
+infeasible iff every one is proven infeasible (a matching that leaves a user's bounds crossed needs no
+question). With at most ``max_matchings`` (8) matchings the driver asks them first, in the query's
+slice (each question's root column generation runs whatever the slice, so that its certificate does
+not depend on the machine's speed): a schedule found is re-checked against the base program and the
+matching's bounds before it is kept, every question refuted answers "no", and anything else leaves the
+query to the MILP backends, as without the backend. The rounds are recorded with ``backend``
+``"threshold"``; ``stats``: ``threshold_questions``, ``threshold_found``, ``threshold_refuted``,
+``threshold_undecided``, ``threshold_skipped`` (too many matchings), ``threshold_cpu_ms``.
+
 Free disposal
 -------------
 When the formulation says so (``solve_leximin(disposable=True)``: lowering a user's task columns never
