@@ -170,8 +170,7 @@ who takes it is exactly membership in *P* with every unmatched free user at leas
 program's binaries encode the same choice.) So the query is feasible iff one of the questions is, and
 infeasible iff every one is proven infeasible (a matching that leaves a user's bounds crossed needs no
 question). With at most ``max_matchings`` (8) matchings the driver asks them first, in the query's
-slice (each question's root column generation runs whatever the slice, so that its certificate does
-not depend on the machine's speed): a schedule found is re-checked against the base program and the
+slice (CPU seconds, shared by the questions): a schedule found is re-checked against the base program and the
 matching's bounds before it is kept, every question refuted answers "no", and anything else leaves the
 query to the MILP backends, as without the backend. The rounds are recorded with ``backend``
 ``"threshold"``; ``stats``: ``threshold_questions``, ``threshold_found``, ``threshold_refuted``,
@@ -802,10 +801,14 @@ class PositionDriver:
                     lower[i] = max(self.lo[i], self.k_ge(i, c))
             if (lower > upper).any():
                 continue                             # this matching leaves a user below c: impossible
-            spent = time.process_time() - c0       # every matching gets its root; the rest shares the slice
-            ans, sol = self.threshold(lower, upper, None if budget is None else max(budget - spent, 0.0),
-                                      self.r.remaining())
+            spent = time.process_time() - c0       # the matchings share the slice
+            if budget is not None and spent >= budget:
+                undecided = True
+                break
+            ans, sol = self.threshold(lower, upper, None if budget is None else budget - spent, self.r.remaining())
             self.stats["threshold_questions"] += 1
+            logger.debug("threshold question at %s (%s): %s %s", c, kind, ans,
+                         getattr(self.threshold, "last", None))
             if ans is None:
                 undecided = True
                 continue

@@ -403,7 +403,7 @@ class _PatternOracle:
         if self.types is None:
             self.types = server_types(self.sub)
         ans = threshold_schedule(self.sub, lower, upper, types=self.types, cpu_limit=cpu_limit,
-                                 time_limit=time_limit, max_nodes=max_nodes, full_root=True)
+                                 time_limit=time_limit, max_nodes=max_nodes)
         self.last = ans.stats
         if not ans.feasible:
             return ans.feasible, None
