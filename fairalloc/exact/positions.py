@@ -174,7 +174,9 @@ slice (CPU seconds, shared by the questions): a schedule found is re-checked aga
 matching's bounds before it is kept, every question refuted answers "no", and anything else leaves the
 query to the MILP backends, as without the backend. The rounds are recorded with ``backend``
 ``"threshold"``; ``stats``: ``threshold_questions``, ``threshold_found``, ``threshold_refuted``,
-``threshold_undecided``, ``threshold_skipped`` (too many matchings), ``threshold_cpu_ms``.
+``threshold_undecided``, ``threshold_skipped`` (too many matchings), ``threshold_unavailable`` (the
+backend declined the instance, e.g. the pattern model's transition tables too large: it is not asked
+again), ``threshold_cpu_ms``.
 
 Free disposal
 -------------
@@ -806,6 +808,10 @@ class PositionDriver:
                 undecided = True
                 break
             ans, sol = self.threshold(lower, upper, None if budget is None else budget - spent, self.r.remaining())
+            if getattr(self.threshold, "available", True) is False:
+                self.threshold = None              # the backend declined this instance: not asked again
+                self.stats["threshold_unavailable"] = 1
+                return None
             self.stats["threshold_questions"] += 1
             logger.debug("threshold question at %s (%s): %s %s", c, kind, ans,
                          getattr(self.threshold, "last", None))
