@@ -161,3 +161,15 @@ def test_time_varying_demands_are_refused():
     assert not supports(tv)
     with pytest.raises(ValueError, match="constant"):
         server_types(tv)
+
+
+def test_too_many_configurations_are_refused():
+    """The hand instance's one server <2> with two users of demand <1> and duration 2: a running
+    configuration counts tasks of four kinds (user, age 0 or 1) with at most 2 in all, C(4 + 2, 2) = 15
+    count vectors (1 empty, 4 single, 10 pairs); a limit of 5 is refused, by name."""
+    from fairalloc.exact.patterns import TooManyConfigurations
+
+    tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0, 0], [2, 0, 0]], durations=[2, 2])
+    assert len(server_types(tv)[0].configs) == 15
+    with pytest.raises(TooManyConfigurations, match="more than 5"):
+        server_types(tv, max_configs=5)
