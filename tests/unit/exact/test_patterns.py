@@ -131,8 +131,13 @@ def test_other_branchings_decide_alike(seed, branching):
     tv = tiny(seed)
     totals = feasible_tv_totals(tv)
     top = np.max(np.array(sorted(totals)), axis=0)
+    branched = 0
     for lo in (top, top - (top > 0)):
-        check_answer(tv, lo, threshold_schedule(tv, lo, branching=branching), totals)
+        ans = threshold_schedule(tv, lo, branching=branching)
+        check_answer(tv, lo, ans, totals)
+        branched += ans.stats.get("config_branches", 0)
+    if branching == "config" and seed in (1, 3):
+        assert branched > 0          # these two reach slot-decision branches (4 + 8 and 0 + 3 of them)
 
 
 def test_after_highs_ran_with_two_threads():
