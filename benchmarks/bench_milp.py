@@ -20,7 +20,9 @@ position driver's slice; ``--stall-unsliced`` adds each position-driver solve wi
 ``after_stall="unsliced"``; ``--first-slice S``, ``--query-solver NAME``, ``--refute-solver NAME``
 and ``--refute-slice S`` set those options of the position driver; ``--no-refute`` runs each
 position-driver solve first with the refutations from the top off (the driver before them), then as
-configured, back to back; ``--free-disposal`` likewise with free disposal on (``free_disposal=True``: fixed
+configured, back to back; ``--threshold`` runs each position-driver solve as configured, then with ``threshold_solver="patterns"`` (the
+threshold backend, :func:`fairalloc.exact.patterns.threshold_schedule`), back to back
+(``--threshold-solver patterns`` sets it everywhere); ``--free-disposal`` likewise with free disposal on (``free_disposal=True``: fixed
 and matched users asked for at least their counts, the default before exact counts).
 
 ``--random`` instead uses the sparse random instances (``random_time_varying_instance``) at users
@@ -103,6 +105,9 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
             "refuted": sum(c.get("refuted", 0) for c in r.stats.get("components", [])),
             "refute_cpu": sum(rd.get("cpu_s", 0.0) for c in r.stats.get("components", [])
                               for rd in c.get("rounds", []) if rd.get("kind") == "refute"),
+            **{k: sum(c.get(k, 0) for c in r.stats.get("components", []))
+               for k in ("threshold_questions", "threshold_found", "threshold_refuted", "threshold_undecided")},
+            "threshold_cpu": sum(c.get("threshold_cpu_ms", 0) for c in r.stats.get("components", [])) / 1000,
             "levels_proven": r.stats.get("levels_proven"), "n_users": tv.n_agents,
             "leximin": None if r.details is None or "leximin" not in r.details else r.details["leximin"]}
 
@@ -120,6 +125,10 @@ def fmt(res: dict) -> str:
     if res.get("refutations"):
         lp += (f" (refutations: {res['refuted']} of {res['refutations']} proven, "
                f"{res['refute_cpu']:.1f}s CPU)")
+    if res.get("threshold_questions"):
+        lp += (f" (threshold backend: {res['threshold_questions']} questions, {res['threshold_found']} found, "
+               f"{res['threshold_refuted']} refuted, {res['threshold_undecided']} undecided, "
+               f"{res['threshold_cpu']:.1f}s CPU)")
     cpu = f" ({res['cpu']:.1f}s CPU)" if res.get("cpu") is not None else ""
     ent = f", {res['entries']}/{res['n_users']} entries" if res.get("entries") is not None else ""
     if res["status"] == "optimal":
@@ -171,6 +180,10 @@ def main(argv=None) -> int:
     ap.add_argument("--refute-slice", type=float, default=None, help="CPU seconds per refutation attempt")
     ap.add_argument("--no-refute", action="store_true",
                     help="also each position-driver solve with the refutations from the top off (before/after)")
+    ap.add_argument("--threshold-solver", default=None, choices=["patterns", "none"],
+                    help="the position driver's threshold backend (leximin_options['threshold_solver'])")
+    ap.add_argument("--threshold", action="store_true",
+                    help="run each position-driver solve as configured, then with threshold_solver='patterns', back to back")
     ap.add_argument("--free-disposal", action="store_true",
                     help="run each position-driver solve first with free disposal on (\"at least\" counts), then "
                          "as configured, back to back")
@@ -226,6 +239,8 @@ def main(argv=None) -> int:
         args.base_opts["refute_solver"] = None if args.refute_solver == "none" else args.refute_solver
     if args.refute_slice is not None:
         args.base_opts["refute_slice"] = args.refute_slice
+    if args.threshold_solver is not None:
+        args.base_opts["threshold_solver"] = None if args.threshold_solver == "none" else args.threshold_solver
     args.driver_list = [d.strip() for d in args.drivers.split(",") if d.strip()]
     args.seed_values = ([int(v) for v in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds)))
     if args.base_opts:
@@ -308,6 +323,9 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                     if args.no_refute and "positions" in args.driver_list:
                         confs = {"positions, no refutation": {"leximin_options": {
                             **args.base_opts, "driver": "positions", "refute_solver": None}}, **confs}
+                    if args.threshold and "positions" in args.driver_list:
+                        confs["positions, threshold patterns"] = {"leximin_options": {
+                            **args.base_opts, "driver": "positions", "threshold_solver": "patterns"}}
                     if args.free_disposal and "positions" in args.driver_list:
                         confs = {"positions, free disposal": {"leximin_options": {
                             **args.base_opts, "driver": "positions", "free_disposal": True}}, **confs}
@@ -329,11 +347,12 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                         print(f"  {obj:7s} {solver:5s} {name:12s} (warm start {'on' if warm else 'off'}; load "
                               f"{_load()}): {fmt(res) if res['status'] != 'not installed' else 'not installed'}",
                               flush=True)
-                        if name in args.driver_list:
+                        if name in args.driver_list or name == "positions, threshold patterns":
                             rows[-1]["leximin_vector"] = (None if res.get("leximin") is None
                                                           else np.asarray(res["leximin"]).tolist())
                 ok = [r for r in rows if r["size"] == f"{n}x{m}x{t}" and r["seed"] == seed and r["objective"] == obj
-                      and r["status"] == "optimal" and r["config"] in args.driver_list]
+                      and r["status"] == "optimal"
+                      and (r["config"] in args.driver_list or r["config"] == "positions, threshold patterns")]
                 if len(ok) > 1:
                     vals = {(r["solver"], r["config"]): r["min_share"] for r in ok}
                     same = np.allclose(list(vals.values()), next(iter(vals.values())), atol=1e-12)

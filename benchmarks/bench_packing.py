@@ -528,7 +528,8 @@ def patterns(tv, lo, hi, args) -> str:
     from fairalloc.exact.patterns import threshold_schedule
 
     c0 = time.process_time()
-    ans = threshold_schedule(tv, lo, hi, max_nodes=args.max_nodes, branching=args.branching)
+    ans = threshold_schedule(tv, lo, hi, max_nodes=args.max_nodes, branching=args.branching,
+                             cpu_limit=args.cpu_limit)
     st = ans.stats
     work = (f"root LP {st['root_lp']:.6f}, Lagrangian bound {st['root_bound']:.6f}, {st['nodes']} nodes, "
             f"{st['iterations']} pricing rounds, {st.get('columns', 0)} columns, pricing {st['pricing_s']:.1f}s + "
@@ -541,7 +542,8 @@ def patterns(tv, lo, hi, args) -> str:
     if ans.feasible is False:
         how = "every branch's LP positive" if st.get("exhausted") else f"Lagrangian bound {ans.bound:.6f} > 0"
         return f"INFEASIBLE (proven: {how}; {work})"
-    return f"UNDECIDED (node budget; {work})"
+    extra = f", {st['config_branches']} slot-decision branches" if st.get("config_branches") else ""
+    return f"UNDECIDED ({st.get('stopped', 'node')} budget{extra}; {work})"
 
 
 def _D(tv) -> np.ndarray:
@@ -579,8 +581,10 @@ def main(argv=None) -> int:
     ap.add_argument("--random-seed", type=int, default=None,
                     help="milp: the backend's random_seed option (HiGHS and CP-SAT)")
     ap.add_argument("--max-nodes", type=int, default=2000, help="patterns: branch-and-price nodes")
-    ap.add_argument("--branching", choices=["nearest", "up"], default="nearest",
-                    help="patterns: which fractional start is branched on first")
+    ap.add_argument("--branching", choices=["nearest", "up", "config"], default="nearest",
+                    help="patterns: which fractional start is branched on first ('config': a server's slot "
+                         "decision first)")
+    ap.add_argument("--cpu-limit", type=float, default=None, help="patterns: CPU seconds (a stop is UNDECIDED)")
     ap.add_argument("--store", default=None, help="milp: write a schedule of deficit 0 to this JSON file")
     args = ap.parse_args(argv)
     num, den = (int(v) for v in args.threshold.split("/"))

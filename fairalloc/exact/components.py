@@ -222,6 +222,7 @@ def solve_by_components(comps: Sequence[tuple[np.ndarray, np.ndarray]], sizes: S
         out = solve_leximin(prog, tot, sub, objective=objective, backend=backend,
                             time_limit=component_budget(time_limit, t0, sizes, k), started=tk, label=label,
                             flow=None if flow is None else flow(users), strong=getattr(built, "strong", None),
+                            threshold=getattr(built, "threshold", None),
                             **kw)
         out = empty_fallback(out, sub)
         runs.append(ComponentRun(users, servers, out, built))

@@ -52,6 +52,13 @@ option                  default         meaning
                                         CP-SAT when OR-Tools is installed, else the sequence's backend;
                                         None: no refutation)
 ``refute_slice``        2.0             positions: CPU seconds of each refutation attempt
+``threshold_solver``    None            positions: ``"patterns"``: a refutation or feasibility query that
+                                        is a *threshold question* (bounds on every user's total; or,
+                                        with open values, one such question per matching, at most
+                                        ``max_matchings`` = 8 of them) is first asked of the formulation's
+                                        threshold backend (TV-TSF with demands constant in time:
+                                        :func:`fairalloc.exact.patterns.threshold_schedule`), in the
+                                        question's slice; undecided, the MILP backends are asked as before
 ``free_disposal``       False           positions: when the formulation has free disposal (``disposable``),
                                         ask fixed and matched users for *at least* their counts (True) or
                                         for their exact counts (False: measured faster on the dense
@@ -112,6 +119,7 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "query_solver": None,
     "refute_solver": "auto",
     "refute_slice": 2.0,
+    "threshold_solver": None,
     "free_disposal": False,
     "lp_bounds": True,
     "flow_bounds": True,
@@ -123,6 +131,7 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
 _CHOICES = {"driver": ("positions", "levels"), "after_stall": ("unsliced", "double"),
             "query_solver": (None, "highs", "cpsat", "cbc"),
             "refute_solver": (None, "auto", "highs", "cpsat", "cbc"), "level_by_count": ("ties", "always", "never"),
+            "threshold_solver": (None, "patterns"),
             "secondary": ("after-first", "always", "never")}
 _BOOLS = ("strengthen", "count_fallback", "free_disposal", "lp_bounds", "flow_bounds", "integer_first_level")
 
@@ -411,7 +420,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   count_fallback: bool = True, after_stall: str = "double", first_slice: float | None = None,
                   query_solver: str | None = None, refute_solver: str | None = "auto",
                   refute_slice: float | None = 2.0, free_disposal: bool = False, lp_bounds: bool = True,
-                  flow_bounds: bool = True,
+                  flow_bounds: bool = True, threshold_solver: str | None = None, threshold: Callable | None = None,
                   level_by_count: str = "ties", secondary: str = "after-first",
                   integer_first_level: bool = False) -> LeximinOutcome:
     """Maximise ``valuation`` over ``problem`` lexicographically (or just its minimum).
@@ -446,6 +455,11 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
         ``required[i]`` tasks of every user (False: proven impossible), e.g. a max-flow check
         (:func:`fairalloc.exact.placement.flow_check`, :func:`~fairalloc.exact.placement.tv_flow_check`);
         used by the level driver (``flow_bounds``).
+    threshold : callable, optional
+        ``threshold(lower, upper, cpu_limit) -> (answer, solution)``: whether an allocation gives every
+        user lower[i] <= X_i <= upper[i] (True with ``{column name: value}``, False when proven
+        impossible, None when undecided within ``cpu_limit`` CPU seconds); the position driver's
+        threshold backend when ``threshold_solver`` names it (TV-TSF: ``"patterns"``).
     strong : pulp.LpProblem or LinearProgram, optional
         The same feasible set with extra valid rows (the same columns, by name): the position
         driver's feasibility queries run on it (``strengthen``).
@@ -458,6 +472,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     driver, time_slice, strengthen, count_fallback, after_stall, first_slice, query_solver, refute_solver
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
     refute_slice, free_disposal, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
+    threshold_solver
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
 
     Returns
@@ -497,7 +512,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                                       first_slice=first_slice, query_solver=query_solver,
                                       refute_solver=refute_solver, refute_slice=refute_slice,
                                       free_disposal=free_disposal, lp_bounds=lp_bounds,
-                                      flow_bounds=flow_bounds,
+                                      flow_bounds=flow_bounds, threshold_solver=threshold_solver,
                                       level_by_count=level_by_count, secondary=secondary,
                                       integer_first_level=integer_first_level), "solve_leximin option")
     from .levels import LevelDriver
@@ -526,7 +541,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                              query_backend=None if opts["query_solver"] is None
                              else get_backend(opts["query_solver"], "milp"),
                              refute_backend=_refute_backend(opts["refute_solver"], backend),
-                             refute_slice=opts["refute_slice"]).run()
+                             refute_slice=opts["refute_slice"],
+                             threshold=threshold if opts["threshold_solver"] is not None else None).run()
     else:
         out = LevelDriver(rounds, valuation, objective=objective, lp_bounds=opts["lp_bounds"],
                           flow_bounds=opts["flow_bounds"], flow=flow, level_by_count=opts["level_by_count"],

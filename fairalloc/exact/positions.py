@@ -157,6 +157,27 @@ instance of seed 0, CP-SAT refutes "every user >= 77/1240" in about a second of 
 "every user >= 76/1240", which is feasible, takes HiGHS minutes to find; bisection asked the hard
 question first, ``benchmarks/RESULTS.md``).
 
+Threshold backend
+-----------------
+A formulation may hand over a *threshold backend* (``solve_leximin(threshold=...)``, used when the
+option ``threshold_solver`` names it; TV-TSF with demands constant in time:
+:func:`fairalloc.exact.patterns.threshold_schedule`): ``threshold(lower, upper, cpu_limit)`` decides
+whether an allocation has :math:`\ell_i \le X_i \le u_i` for every user. A feasibility query (or a
+refutation) at *c* is a union of such questions, one per *matching* of the open values to distinct
+free users who can take them: users of *Z* at their counts, a matched user at its value's count,
+every other free user in :math:`[\max(\ell_i, t_i(c)), u_i]`. (Matching each open value to one user
+who takes it is exactly membership in *P* with every unmatched free user at least *c*; the position
+program's binaries encode the same choice.) So the query is feasible iff one of the questions is, and
+infeasible iff every one is proven infeasible (a matching that leaves a user's bounds crossed needs no
+question). With at most ``max_matchings`` (8) matchings the driver asks them first, in the query's
+slice (CPU seconds, shared by the questions): a schedule found is re-checked against the base program and the
+matching's bounds before it is kept, every question refuted answers "no", and anything else leaves the
+query to the MILP backends, as without the backend. The rounds are recorded with ``backend``
+``"threshold"``; ``stats``: ``threshold_questions``, ``threshold_found``, ``threshold_refuted``,
+``threshold_undecided``, ``threshold_skipped`` (too many matchings), ``threshold_unavailable`` (the
+backend declined the instance, e.g. the pattern model's transition tables too large: it is not asked
+again), ``threshold_cpu_ms``.
+
 Free disposal
 -------------
 When the formulation says so (``solve_leximin(disposable=True)``: lowering a user's task columns never
@@ -238,7 +259,7 @@ class PositionDriver:
                  count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
                  max_lp_rounds: int = 8, after_stall: str = "double", query_backend: Any = None,
                  first_slice: float | None = None, refute_backend: Any = None,
-                 refute_slice: float | None = 2.0) -> None:
+                 refute_slice: float | None = 2.0, threshold: Any = None, max_matchings: int = 8) -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -267,6 +288,8 @@ class PositionDriver:
         self.first_slice = first_slice
         self.refute_backend = refute_backend   # a Backend that tries to refute the top values, or None
         self.refute_slice = refute_slice
+        self.threshold = threshold             # the threshold backend (module docstring, "Threshold backend")
+        self.max_matchings = int(max_matchings)
         self.refute_stalled: set = set()        # values whose refutation stalled, in this position
         self.zcap: int | None = None            # a bound on z proven by refutations, in this position
         self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
@@ -705,6 +728,10 @@ class PositionDriver:
         infeasible), None (undecided in the slice). ``backend``: this question's backend (default the
         sequence's, then ``query_backend`` if it stalls). Started from the kept solution's columns."""
         prog, hint = self.program("query", level=c, strong=True, hint_totals=self.r.totals)
+        if self.threshold is not None:
+            got = self.ask_threshold(c, time_slice, kind)
+            if got is not None:
+                return got
         start = self.r.start(prog, hint) if self.r.x is not None else None
         out, x = self.r.solve(kind, prog, proven=None, time_slice=self.r.wall_for(time_slice), start=start,
                               backend=backend)
@@ -728,6 +755,100 @@ class PositionDriver:
         if out.status is Status.INFEASIBLE:
             return False
         return None
+
+    def matchings(self) -> list[dict[int, int]] | None:
+        """Every way to give the open values to distinct free users who can take them (user -> value),
+        or None when there are more than ``max_matchings`` (module docstring, "Threshold backend")."""
+        slots = [v for v in sorted(self.open) for _ in range(self.open[v])]
+        free = self.free_users()
+        out: list[dict[int, int]] = []
+
+        def rec(j: int, used: dict[int, int], least: int) -> bool:
+            if j == len(slots):
+                out.append(dict(used))
+                return len(out) <= self.max_matchings
+            v = slots[j]
+            # equal values take users in increasing order (each set of users once)
+            lo_user = least if j > 0 and slots[j - 1] == v else -1
+            for i in free:
+                if i > lo_user and i not in used and self.k_of(i, v) is not None:
+                    used[i] = v
+                    ok = rec(j + 1, used, i)
+                    del used[i]
+                    if not ok:
+                        return False
+            return True
+
+        return out if rec(0, {}, -1) else None
+
+    def ask_threshold(self, c: int, time_slice: float | None, kind: str) -> bool | None:
+        """The query "is there x in P whose unmatched free users all have V_i >= c?" asked of the threshold
+        backend, one threshold question per matching of the open values (module docstring, "Threshold
+        backend"): True (a solution found, checked and kept), False (every matching proven impossible),
+        None (not of that form, or undecided: the MILP backends are asked next)."""
+        ms = self.matchings()
+        if ms is None:
+            self.stats["threshold_skipped"] += 1
+            return None
+        c0 = time.process_time()
+        budget = time_slice                          # CPU seconds; the sequence's wall budget besides
+        undecided = False
+        for m in ms:
+            lower = np.array(self.lo, dtype=np.int64)
+            upper = np.array(self.hi, dtype=np.int64)
+            for i in self.free_users():
+                if i in m:
+                    lower[i] = upper[i] = self.k_of(i, m[i])
+                else:
+                    lower[i] = max(self.lo[i], self.k_ge(i, c))
+            if (lower > upper).any():
+                continue                             # this matching leaves a user below c: impossible
+            spent = time.process_time() - c0       # the matchings share the slice
+            if budget is not None and spent >= budget:
+                undecided = True
+                break
+            ans, sol = self.threshold(lower, upper, None if budget is None else budget - spent, self.r.remaining())
+            if getattr(self.threshold, "available", True) is False:
+                self.threshold = None              # the backend declined this instance: not asked again
+                self.stats["threshold_unavailable"] = 1
+                return None
+            self.stats["threshold_questions"] += 1
+            logger.debug("threshold question at %s (%s): %s %s", c, kind, ans,
+                         getattr(self.threshold, "last", None))
+            if ans is None:
+                undecided = True
+                continue
+            if ans:
+                x = np.zeros(self.r.base.n_cols)
+                for name, v in sol.items():
+                    x[self.r.base.index[name]] = v
+                # re-checked here, independently of the backend: the base program's rows, and the
+                # totals within this matching's bounds (so the solution lies in P, with N >= c)
+                bad = self.r.base.violation(x)
+                got = self.r.totals_of(x)
+                if bad is None and ((got < lower) | (got > upper)).any():
+                    bad = f"totals {got.tolist()} outside [{lower.tolist()}, {upper.tolist()}]"
+                if bad is not None:
+                    raise RuntimeError(f"position driver: the threshold backend's solution violates the query ({bad})")
+                self.r.record(kind, Status.FEASIBLE, backend="threshold", cpu_s=time.process_time() - c0,
+                              level=c, matchings=len(ms))
+                self.stats["threshold_found"] += 1
+                self.stats["threshold_cpu_ms"] += int(1000 * (time.process_time() - c0))
+                if kind == "query":
+                    self.stats["queries"] += 1
+                self.r.keep(x)
+                return True
+        cpu = time.process_time() - c0
+        self.stats["threshold_cpu_ms"] += int(1000 * cpu)
+        if undecided:
+            self.r.record(kind, Status.NOT_SOLVED, backend="threshold", cpu_s=cpu, level=c, matchings=len(ms))
+            self.stats["threshold_undecided"] += 1
+            return None
+        self.r.record(kind, Status.INFEASIBLE, backend="threshold", cpu_s=cpu, level=c, matchings=len(ms))
+        self.stats["threshold_refuted"] += 1
+        if kind == "query":
+            self.stats["queries"] += 1
+        return False
 
     def count(self) -> int | None:
         """Today's count MILP at the floor: the most free users *K* above it; returns the number of

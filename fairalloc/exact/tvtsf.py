@@ -196,6 +196,7 @@ class _BuiltTV:
     groups: list            # (servers, f, users eligible)
     rows_dropped: int
     strong: Any = None      # the same columns with extra valid rows (the position driver's queries)
+    threshold: Any = None   # the position driver's threshold backend (``_PatternOracle``), or None
 
 
 def rounded_rows(coefs: Any, cap: float) -> list[tuple[np.ndarray, int]]:
@@ -376,6 +377,60 @@ def _build_tv(tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, *
             for a_, b_ in zip(g[:-1], g[1:]):
                 prob.addConstraint(totals[a_] - totals[b_] >= 0, f"{label}symusr_{a_}_{b_}")
     return _BuiltTV(prob, totals, x, groups, dropped)
+
+
+class _PatternOracle:
+    r"""The position driver's threshold backend for one component (``leximin_options={"threshold_solver":
+    "patterns"}``): ``oracle(lower, upper, cpu_limit)`` asks :func:`fairalloc.exact.patterns.threshold_schedule`
+    whether a schedule gives every user of the component :math:`\ell_i \le X_i \le u_i` tasks, and returns
+    (True, {column name: value} of the component's model), (False, None) (proven) or (None, None)
+    (undecided), with the answer's stats. The schedule is mapped onto the model's columns (aggregated
+    servers summed); the driver re-checks it against its program."""
+
+    def __init__(self, tv: TimeVaryingInstance, users: np.ndarray, servers: np.ndarray, built: _BuiltTV) -> None:
+        self.sub = tv.replace(cluster=tv.cluster.capacities[servers], task_demands=tv.task_demands[users],
+                              arrivals=tv.arrivals[users], durations=tv.durations[users],
+                              placement=tv.placement[np.ix_(users, servers)], weights=tv.weights[users],
+                              agent_names=[tv.agent_names[i] for i in users])
+        self.built = built
+        self.types: Any = None
+        self.last: dict = {}
+        self.available = True              # False once the transition tables proved too large
+        self.max_configs = 50_000          # beyond it the transition tables are not built (undecided)
+
+    def __call__(self, lower: np.ndarray, upper: np.ndarray, cpu_limit: float | None,
+                 time_limit: float | None = None, max_nodes: int = 2000) -> tuple[bool | None, dict[str, float] | None]:
+        from .patterns import TooManyConfigurations, server_types, threshold_schedule
+
+        if self.types is None:
+            try:
+                self.types = server_types(self.sub, max_configs=self.max_configs)
+            except TooManyConfigurations:
+                self.types = False         # the pattern model is too large here: never asked again
+        self.available = self.types is not False
+        if self.types is False:
+            self.last = {"unavailable": f"more than {self.max_configs} running configurations on a server"}
+            return None, None
+        ans = threshold_schedule(self.sub, lower, upper, types=self.types, cpu_limit=cpu_limit,
+                                 time_limit=time_limit, max_nodes=max_nodes)
+        self.last = ans.stats
+        if not ans.feasible:
+            return ans.feasible, None
+        st = ans.starts
+        sol: dict[str, float] = {}
+        placed = np.zeros_like(st)
+        for (i, col, t), v in self.built.x.items():
+            if isinstance(col, tuple):
+                g = self.built.groups[col[1]][0]
+                sol[v.name] = float(st[i, g, t].sum())
+                placed[i, g, t] = st[i, g, t]
+            else:
+                sol[v.name] = float(st[i, col, t])
+                placed[i, col, t] = st[i, col, t]
+        if not np.array_equal(placed, st):          # a start the model has no column for: a bug, raised
+            i, m_, t = (int(v) for v in np.argwhere(placed != st)[0])
+            raise RuntimeError(f"patterns: user {i} starts on server {m_} in slot {t}, which the model forbids")
+        return True, sol
 
 
 def _disaggregate(built: _BuiltTV, solution: Mapping[str, float], durations: np.ndarray,
@@ -610,6 +665,7 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
     upper = _upper_offline(tv, _fits(tv))
     full = tvtsf_valuation(tv, upper=upper)
     strengthen = driver_opts["driver"] == "positions" and driver_opts["strengthen"]
+    strengthen_patterns = driver_opts["driver"] == "positions" and driver_opts["threshold_solver"] == "patterns"
     comps = placement_components(tv) if decompose else [(np.arange(n), np.flatnonzero(edges(tv).any(axis=0)))]
     starts = np.zeros((n, m, T), dtype=np.int64)
     sizes = [float(edges(tv)[np.ix_(u, s)].sum()) * T for u, s in comps]
@@ -622,6 +678,11 @@ def tvtsf_milp(tv: TimeVaryingInstance, /, *, objective: str = "leximin", solver
             # the same columns with extra valid rows, for the position driver's feasibility queries
             built.strong = _build_tv(tv, users, servers, symmetry=symmetry or "servers", aggregate=aggregate,
                                      tighten=tighten, upper=upper[users], label=label, cuts=True).problem
+        if strengthen_patterns:
+            from .patterns import supports
+
+            if supports(tv):       # demands constant in time: the pattern model applies
+                built.threshold = _PatternOracle(tv, users, servers, built)
         counts["dropped"] += built.rows_dropped
         counts["aggregated"] += sum(int(g[0].size) for g in built.groups)
         return built

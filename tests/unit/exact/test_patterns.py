@@ -125,13 +125,19 @@ def test_hand_case_end_of_horizon():
     assert ans.feasible is False and ans.bound > 0
 
 
+@pytest.mark.parametrize("branching", ["up", "config"])
 @pytest.mark.parametrize("seed", range(4))
-def test_up_branching_decides_alike(seed):
+def test_other_branchings_decide_alike(seed, branching):
     tv = tiny(seed)
     totals = feasible_tv_totals(tv)
     top = np.max(np.array(sorted(totals)), axis=0)
+    branched = 0
     for lo in (top, top - (top > 0)):
-        check_answer(tv, lo, threshold_schedule(tv, lo, branching="up"), totals)
+        ans = threshold_schedule(tv, lo, branching=branching)
+        check_answer(tv, lo, ans, totals)
+        branched += ans.stats.get("config_branches", 0)
+    if branching == "config" and seed in (1, 3):
+        assert branched > 0          # these two reach slot-decision branches (4 + 8 and 0 + 3 of them)
 
 
 def test_after_highs_ran_with_two_threads():
@@ -160,3 +166,15 @@ def test_time_varying_demands_are_refused():
     assert not supports(tv)
     with pytest.raises(ValueError, match="constant"):
         server_types(tv)
+
+
+def test_too_many_configurations_are_refused():
+    """The hand instance's one server <2> with two users of demand <1> and duration 2: a running
+    configuration counts tasks of four kinds (user, age 0 or 1) with at most 2 in all, C(4 + 2, 2) = 15
+    count vectors (1 empty, 4 single, 10 pairs); a limit of 5 is refused, by name."""
+    from fairalloc.exact.patterns import TooManyConfigurations
+
+    tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0, 0], [2, 0, 0]], durations=[2, 2])
+    assert len(server_types(tv)[0].configs) == 15
+    with pytest.raises(TooManyConfigurations, match="more than 5"):
+        server_types(tv, max_configs=5)

@@ -535,3 +535,60 @@ def test_a_solve_stopped_at_the_old_incumbents_gap_is_solved_again_not_searched(
     assert d.solve_position() == [15]
     assert [k for k, _ in calls] == ["position", "position"] and d.stats["resolved_at_gap"] == 1
     assert calls[0][1] == 0.5 and calls[1][1] == 0.5      # 13 - 12 - 1/2: the gap of the new incumbent
+
+
+def hand_threshold(cap, upper):
+    """The threshold backend of the hand program sum X <= cap, 0 <= X_i <= upper[i], by hand: bounds
+    lower <= X <= hi are met exactly when lower <= min(hi, upper) and sum(lower) <= cap (then X = lower)."""
+    asked = []
+
+    def oracle(lower, hi, cpu_limit, time_limit=None):
+        asked.append((tuple(int(v) for v in lower), tuple(int(v) for v in hi)))
+        if (np.asarray(lower) > np.minimum(hi, upper)).any() or sum(lower) > cap:
+            return False, None
+        return True, {f"x{i}": float(v) for i, v in enumerate(lower)}
+    return oracle, asked
+
+
+def test_threshold_backend_asks_one_question_per_matching_by_hand():
+    # the state of test_count_and_query_rounds_by_hand: open {1}, floor 1, sum X <= 4, X_i <= 3. Query
+    # "the two unmatched users >= 2": any of the three users can take the open 1, so three threshold
+    # questions (1, 2, 2), (2, 1, 2), (2, 2, 1), each of sum 5 > 4: refuted without a MILP. At 1 the first
+    # matching (1, 1, 1) is feasible and its solution is kept
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    d.threshold, asked = hand_threshold(4, [3, 3, 3])
+    state(d, [1], 1)
+    assert d.query(2, None) is False
+    assert sorted(lo for lo, _ in asked) == [(1, 2, 2), (2, 1, 2), (2, 2, 1)]
+    assert [rd["backend"] for rd in d.r.rounds] == ["threshold"] and d.r.rounds[0]["status"] == "infeasible"
+    asked.clear()
+    assert d.query(1, None) is True and d.r.totals.tolist() == [1, 1, 1]
+    assert len(asked) == 1 and d.stats["threshold_found"] == 1
+    # more matchings than max_matchings: not asked, the MILP backend answers (the same "no")
+    d.max_matchings = 2
+    asked.clear()
+    assert d.query(2, None) is False and asked == [] and d.stats["threshold_skipped"] == 1
+    assert d.r.rounds[-1].get("backend") is None
+
+
+def test_threshold_backend_undecided_falls_back_to_the_milp():
+    d = driver([1, 1, 1], [3, 3, 3], cap=4)
+    d.threshold = lambda lower, hi, cpu_limit, time_limit=None: (None, None)
+    state(d, [1], 1)
+    assert d.query(2, None) is False                    # HiGHS proves it after the backend's "don't know"
+    assert [rd.get("backend") for rd in d.r.rounds] == ["threshold", None]
+    assert d.r.rounds[0]["status"] == "not_solved"
+
+
+def test_threshold_backend_equals_brute_force():
+    # tiny TV-TSF instances with the pattern backend (threshold_solver="patterns") and a one-microsecond
+    # slice, so that values are searched by refutations and queries; the refutations get 60 CPU seconds,
+    # which the backend (asked first) needs milliseconds of here: the proven vector is the enumerated one
+    opts = {"driver": "positions", "time_slice": 1e-6, "refute_slice": 60.0, "threshold_solver": "patterns",
+            "lp_bounds": False}
+    decided = Counter()
+    for seed in (0, 1, 2, 3, 21, 23, 25, 27):
+        r = tv_equals_brute_force(tiny_tv_instance(600 + seed, max_slots=4, identical=seed % 2 == 0), opts)
+        for c in r.stats["components"]:
+            decided.update({k: c.get(k, 0) for k in ("threshold_found", "threshold_refuted")})
+    assert decided["threshold_found"] > 0 and decided["threshold_refuted"] > 0     # both answers were used
