@@ -284,10 +284,23 @@ def console(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit status, as :func:`main`.
+
+    Examples
+    --------
+    It is what ``python -m fairalloc`` runs (in a process of its own, as here: a call inside this
+    process would let ``compare`` turn numba off for the rest of it):
+
+    >>> import subprocess, sys
+    >>> run = subprocess.run([sys.executable, "-m", "fairalloc", "--version"], capture_output=True, text=True)
+    >>> run.returncode, run.stdout.startswith("fairalloc ")
+    (0, True)
     """
     global _CONSOLE
-    _CONSOLE = True
-    return main(argv)
+    before, _CONSOLE = _CONSOLE, True
+    try:
+        return main(argv)
+    finally:
+        _CONSOLE = before
 
 
 def started_by_console() -> bool:
