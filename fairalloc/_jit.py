@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import functools
 import sys
+import types
 from typing import Any, Callable
 
-__all__ = ["jit", "callee", "ensure", "Pending"]
+__all__ = ["jit", "callee", "specialise", "ensure", "Pending"]
 
 _PENDING: list["Pending"] = []
 _CALLEES: list[Callable] = []
+_GLOBALS: list[dict] = []          # the globals of :func:`specialise`'s copies (rebound by :func:`ensure`)
 _READY = False
 
 
@@ -92,6 +94,46 @@ def callee(fn: Callable) -> Callable:
     return fn
 
 
+def specialise(fn: Callable, suffix: str, /, *, cache: bool = True, **names: Any) -> Any:
+    """A compiled copy of the plain function ``fn`` in which the global ``names`` are bound as given.
+
+    One source, several compiled functions: ``fn`` reads a global (a comparator, say) that each copy binds
+    to another marked function, and numba compiles each copy with its own callee inlined or called
+    directly, as if it had been written out. (Passing the callee as an argument instead makes numba's
+    cache miss at every run, since a dispatcher's type names its address.) The copy is named
+    ``fn.__qualname__ + "_" + suffix``, which also names its cache file, so copies never share one.
+    Options are :func:`jit`'s defaults with ``_nrt=False`` (``cache=False`` for a function without a file).
+
+    Examples
+    --------
+    >>> def apply(x):
+    ...     return op(x)
+    >>> def double(x):
+    ...     return 2 * x
+    >>> apply_double = specialise(apply, "double", cache=False, op=double)
+    >>> apply_double.py_func.__qualname__, apply_double.py_func(4)
+    ('apply_double', 8)
+    """
+    g = dict(fn.__globals__)
+    g.update(names)
+    copy = types.FunctionType(fn.__code__, g, f"{fn.__name__}_{suffix}", fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = f"{fn.__qualname__}_{suffix}"
+    copy.__module__ = fn.__module__
+    copy.__doc__ = fn.__doc__
+    _GLOBALS.append(g)
+    if _READY:
+        _rebind(g)
+    return jit(copy, _nrt=False, cache=cache)
+
+
+def _rebind(g: dict) -> None:
+    for attr, val in list(g.items()):
+        if type(val) is Pending:
+            if val.compiled is None:
+                _compile(val)
+            g[attr] = val.compiled
+
+
 def _register(fn: Callable) -> None:
     from numba.extending import register_jitable
 
@@ -118,6 +160,8 @@ def ensure() -> None:
         if p.compiled is None:
             _compile(p)
     _READY = True
+    for g in _GLOBALS:
+        _rebind(g)
     for name, mod in list(sys.modules.items()):
         if mod is None or not (name == "fairalloc" or name.startswith("fairalloc.")):
             continue

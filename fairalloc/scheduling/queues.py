@@ -47,6 +47,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from .._jit import jit
+from .._merge_sort import sorter
 from ..accounts import NODE_ATTRIBUTES, AccountTree
 from ..commitments import decay_row_into as _decay
 from ..errors import InvalidInstanceError
@@ -324,36 +325,13 @@ def _qcmp(qs, kind, a, b):
 
 
 @jit(_nrt=False)
-def _merge_sort(qs, kind, n):
-    """qs.order[:n] sorted by :func:`_qcmp`, stable (bottom-up merge sort; ties keep qlist order)."""
-    a, b = qs.order, qs.tmp
-    width = 1
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                if _qcmp(qs, kind, a[j], a[i]) < 0:
-                    b[k] = a[j]
-                    j += 1
-                else:
-                    b[k] = a[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                b[k] = a[i]
-                i += 1
-                k += 1
-            while j < hi:
-                b[k] = a[j]
-                j += 1
-                k += 1
-            lo += 2 * width
-        for x in range(n):
-            a[x] = b[x]
-        width *= 2
+def _qbefore(ctx, a, b):
+    """Whether qlist position ``a`` goes before ``b`` in the queue order (``ctx = (qs, kind)``, :func:`_qcmp`)."""
+    return _qcmp(ctx[0], ctx[1], a, b) < 0
+
+
+#: qs.order[:n] sorted by :func:`_qbefore`, stable (ties keep qlist order): :func:`fairalloc._merge_sort.merge_sort`
+_sort_queues = sorter(_qbefore, "queues")
 
 
 @jit(_nrt=False)
@@ -400,7 +378,7 @@ def rank_queues(qs, kind, moved=-1):
     else:
         for p in range(n):
             qs.order[p] = p
-        _merge_sort(qs, kind, n)
+        _sort_queues(qs.order, qs.tmp, 0, n, (qs, kind))
     rank = 0.0
     moved_any = qs.rank[qs.order[0]] != 0.0
     qs.rank[qs.order[0]] = 0.0

@@ -97,6 +97,7 @@ import numpy as np
 import pandas as pd
 
 from .._jit import jit
+from .._merge_sort import sorter
 from ..errors import InvalidInstanceError
 from ..fairshare import kueue as _kq
 from ..fairshare import yarn as _yarn
@@ -892,45 +893,24 @@ def _push_wake(ps, t):
 
 
 @jit(_nrt=False)
+def _cand_before(ctx, a, b):
+    """Whether candidate ``a`` goes before ``b`` (``ctx = (ps, hint, cq)``): by launch (``hint``'s sequence of the
+    candidates' heap entries ``c_ent``) when ``cq`` is -1, else by Kueue's candidate order for the preemptor's
+    ClusterQueue ``cq`` (:func:`candidates_cmp`, without AFS)."""
+    ps, hint, cq = ctx
+    if cq < 0:
+        return hint[ps.c_ent[a], 0] < hint[ps.c_ent[b], 0]
+    return _kq.candidates_cmp(a, b, False, cq, ps.o_ev, ps.o_cq, ps.o_cq, ps.o_adm, ps.o_pr, ps.o_adm) < 0
+
+
+_sort_candidates = sorter(_cand_before, "preemption_candidates")
+
+
+@jit(_nrt=False)
 def _sort(ps, n, hint, cq):
-    """``ps.cands[:n]`` sorted (bottom-up merge sort): by launch (``hint``'s sequence of the candidates' heap
-    entries ``c_ent``) when ``cq`` is -1, else by Kueue's candidate order for the preemptor's ClusterQueue ``cq``
-    (:func:`candidates_cmp`, without AFS). (One int64 argument, not a literal flag, and counts typed int64 from
-    their start: numba compiles one signature per literal value.)"""
-    by_seq = cq < 0
-    a, b = ps.cands, ps.c_tmp
-    width = 1
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                if by_seq:
-                    first = hint[ps.c_ent[a[j]], 0] < hint[ps.c_ent[a[i]], 0]
-                else:
-                    first = _kq.candidates_cmp(a[j], a[i], False, cq, ps.o_ev, ps.o_cq, ps.o_cq, ps.o_adm, ps.o_pr,
-                                               ps.o_adm) < 0
-                if first:
-                    b[k] = a[j]
-                    j += 1
-                else:
-                    b[k] = a[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                b[k] = a[i]
-                i += 1
-                k += 1
-            while j < hi:
-                b[k] = a[j]
-                j += 1
-                k += 1
-            lo += 2 * width
-        for x in range(n):
-            a[x] = b[x]
-        width *= 2
+    """``ps.cands[:n]`` sorted, stably, by :func:`_cand_before` (scratch ``ps.c_tmp``). (One int64 argument ``cq``,
+    not a literal flag, and counts typed int64 from their start: numba compiles one signature per literal value.)"""
+    _sort_candidates(ps.cands, ps.c_tmp, np.int64(0), n, (ps, hint, cq))
 
 
 @jit(_nrt=False)

@@ -56,6 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._jit import jit
+from ..._merge_sort import sorter
 from . import condor_loop as CL
 from . import easy as E
 from .fairshare import _age_factor, _job_priority, _slurm_factors, _slurm_passes, _usage_charge
@@ -205,35 +206,9 @@ def _before(prio, a, b):
     return prio[a] > prio[b] or (prio[a] == prio[b] and a < b)
 
 
-@jit(_nrt=False)
-def _sort(wq, buf, lo, hi, prio):
-    """Sort ``wq[lo:hi]`` by :func:`_before` (bottom-up merge sort; a merge of two runs already in order is
-    skipped, so an order that mostly survived a pass costs about one comparison per run)."""
-    w = 1
-    n = hi - lo
-    while w < n:
-        a = lo
-        while a < hi - w:
-            m = a + w
-            b = min(a + 2 * w, hi)
-            if _before(prio, wq[m], wq[m - 1]):        # not in order across the two runs: merge
-                for q in range(a, m):
-                    buf[q] = wq[q]
-                i, j, k = a, m, a
-                while i < m and j < b:
-                    if _before(prio, wq[j], buf[i]):
-                        wq[k] = wq[j]
-                        j += 1
-                    else:
-                        wq[k] = buf[i]
-                        i += 1
-                    k += 1
-                while i < m:
-                    wq[k] = buf[i]
-                    i += 1
-                    k += 1
-            a = b
-        w *= 2
+#: ``wq[lo:hi]`` sorted by :func:`_before` (:func:`fairalloc._merge_sort.merge_sort`: a merge of two runs already
+#: in order is skipped, so an order that mostly survived a pass costs about one comparison per run)
+_sort = sorter(_before, "slurm_jobs")
 
 
 @jit(_nrt=False)
