@@ -299,7 +299,7 @@ def _load_word(r: Any) -> str:
         return f"the gain rises with the load within the kind (rank correlation {rho:.2f}): a heavier trace may reach it"
     if rho <= -_TREND:
         return f"the gain falls as the load rises within the kind (rank correlation {rho:.2f}): not a lighter load"
-    return f"the gains do not follow the load within the kind (rank correlation {rho:.2f})"
+    return f"no clear trend with the load over these traces (rank correlation {rho:.2f})"
 
 
 def _load_text(g: pd.DataFrame, runs: pd.DataFrame) -> str:
@@ -324,8 +324,8 @@ def _load_text(g: pd.DataFrame, runs: pd.DataFrame) -> str:
         txt += ("Where the gain rises with the load within a kind, a heavier trace than ours may reach the paper's "
                 "7.25x; the paper gives neither its trace's load nor its Lublin parameters for 256 processors.")
     else:
-        txt += ("So the traces do not say that a heavier trace would reach 7.25x: no kind's gain rises with its "
-                f"load (kinds of at least {_TREND_TRACES} traces" +
+        txt += ("So these traces do not say that a heavier trace would reach 7.25x: no kind's gain rises clearly "
+                f"with its load (rank correlation {_TREND} or more, kinds of at least {_TREND_TRACES} traces" +
                 ("; falling: " + ", ".join(f"{r['kind']} {r['rank_corr']:.2f}" for _, r in strong.iterrows())
                  if len(strong) else "") + ")"
                 + ". The paper gives neither its trace's load nor its Lublin parameters for 256 processors; its "
