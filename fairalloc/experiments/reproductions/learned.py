@@ -40,7 +40,7 @@ from ...sim import simulate
 from .buc import offered_load
 from .tvtsf import data_dir
 
-__all__ = ["sweep_cell", "trace", "cell", "gains", "trace_table", "NODES", "BASELINES"]
+__all__ = ["sweep_cell", "trace", "cell", "gains", "load_relation", "trace_table", "NODES", "BASELINES"]
 
 NODES = 256
 BASELINES = ("fcfs", "wfp3", "unicef")
@@ -230,14 +230,107 @@ CRITERIA = (
      "accepts the number as reproduced when some trace of the same length and machine shows it. A "
      "smaller largest gain leaves the direction reproduced (the claim above) and the size not."),
     ("F1 clearly better than F2", "F1's AVEbsld is below F2's on every trace of the kind; the median of "
-     "F2 / F1 says how clearly."),
+     "F2 / F1 says how clearly. The paper's words are 'considerably lower performance' with no number, "
+     "so the test asks for the direction on every trace only: the least a reader would take the words to "
+     "mean, and a 'yes' would still need the median ratio read beside it."),
 )
 
 
 def _kind_label(kind: str, k: pd.DataFrame) -> str:
     if kind == "model-program":
-        return f"model-program output, its {len(k)} windows of 30 days"
+        last = k.sort_values("window").iloc[-1] if "window" in k else None
+        short = ""
+        if last is not None and {"from_day", "to_day"} <= set(k) and np.isfinite(last["to_day"]):
+            length = float(last["to_day"] - last["from_day"])
+            short = f", the last {length:.1f}" if length < 30.0 - 0.05 else ""
+        return f"model-program output, its {len(k)} windows of 30 days{short}"
     return f"{kind} model, {len(k)} traces of 30 days"
+
+
+def load_relation(g: pd.DataFrame) -> pd.DataFrame:
+    """Per trace kind: how F1's gain goes with the trace's offered load.
+
+    Parameters
+    ----------
+    g : pandas.DataFrame
+        :func:`gains`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per ``kind``: ``traces``, ``load_min``, ``load_max``, ``rank_corr`` (Spearman's, the Pearson
+        correlation of the ranks; NaN with fewer than 3 traces), ``top_gain`` and ``top_load`` (the
+        largest gain and its trace's load), ``lightest`` (True when that trace is the kind's lightest).
+
+    Examples
+    --------
+    Gains 1, 3, 2 at loads 0.5, 0.6, 0.7: ranks (1, 3, 2) against (1, 2, 3), correlation 0.5; the
+    largest gain (3) at load 0.6:
+
+    >>> g = pd.DataFrame({"kind": "typed", "offered_load": [0.5, 0.6, 0.7], "gain_f1": [1.0, 3.0, 2.0]})
+    >>> r = load_relation(g).iloc[0]
+    >>> int(r["traces"]), float(r["rank_corr"]), float(r["top_load"]), bool(r["lightest"])
+    (3, 0.5, 0.6, False)
+    """
+    rows = []
+    for kind, k in g.groupby("kind", sort=False):
+        top = k.loc[k["gain_f1"].idxmax()]
+        rho = float(k["offered_load"].rank().corr(k["gain_f1"].rank())) if len(k) > 2 else np.nan
+        rows.append({"kind": kind, "traces": len(k), "load_min": float(k["offered_load"].min()),
+                     "load_max": float(k["offered_load"].max()), "rank_corr": rho,
+                     "top_gain": float(top["gain_f1"]), "top_load": float(top["offered_load"]),
+                     "lightest": bool(top["offered_load"] == k["offered_load"].min())})
+    return pd.DataFrame(rows)
+
+
+#: Rank correlations of gain and load within a kind at least this large (in absolute value) are
+#: reported as a trend; smaller ones as none; kinds with fewer traces than ``_TREND_TRACES``: no trend.
+_TREND = 0.3
+_TREND_TRACES = 5
+
+
+def _load_word(r: Any) -> str:
+    """What the load does to the gain within one kind, in words (:func:`load_relation`'s row)."""
+    rho = r["rank_corr"]
+    if not np.isfinite(rho) or r["traces"] < _TREND_TRACES:
+        return ("too few traces for a trend in the load" +
+                ("; the largest gain is in the lightest" if r["lightest"] and r["traces"] > 1 else ""))
+    if rho >= _TREND:
+        return f"the gain rises with the load within the kind (rank correlation {rho:.2f}): a heavier trace may reach it"
+    if rho <= -_TREND:
+        return f"the gain falls as the load rises within the kind (rank correlation {rho:.2f}): not a lighter load"
+    return f"no clear trend with the load over these traces (rank correlation {rho:.2f})"
+
+
+def _load_text(g: pd.DataFrame, runs: pd.DataFrame) -> str:
+    rel = load_relation(g)
+    per = "; ".join(f"{r['kind']} {r['rank_corr']:.2f} over {int(r['traces'])} traces (load {r['load_min']:.2f}.."
+                    f"{r['load_max']:.2f}; largest gain {r['top_gain']:.2f}x at load {r['top_load']:.2f}"
+                    + (", the kind's lightest trace" if r["lightest"] else "") + ")"
+                    for _, r in rel.iterrows())
+    txt = ("F1's gain against the trace's offered load, rank correlation within each kind: " + per + ". ")
+    gen = g[g["kind"].isin(["typed", "typeless"])]
+    if gen["kind"].nunique() == 2 and len(gen) > 2:
+        pooled = float(gen["offered_load"].rank().corr(gen["gain_f1"].rank()))
+        jpd = runs[runs["kind"].isin(["typed", "typeless"])].groupby("kind")["jobs_per_day"].mean()
+        txt += (f"Pooled over the generated traces the correlation is {pooled:.2f}, but pooling only says that the "
+                "typeless traces are both heavier and give larger gains than the typed ones, and the two kinds "
+                "differ in their job mix as well (the typed model adds interactive jobs: "
+                f"{jpd.get('typed', np.nan):.0f} jobs a day against {jpd.get('typeless', np.nan):.0f}), so the "
+                "data do not separate the load from the mix. ")
+    rel = rel[rel["traces"] >= _TREND_TRACES]
+    strong = rel[rel["rank_corr"].abs() >= _TREND]
+    if (rel["rank_corr"] >= _TREND).any():
+        txt += ("Where the gain rises with the load within a kind, a heavier trace than ours may reach the paper's "
+                "7.25x; the paper gives neither its trace's load nor its Lublin parameters for 256 processors.")
+    else:
+        txt += ("So these traces do not say that a heavier trace would reach 7.25x: no kind's gain rises clearly "
+                f"with its load (rank correlation {_TREND} or more, kinds of at least {_TREND_TRACES} traces" +
+                ("; falling: " + ", ".join(f"{r['kind']} {r['rank_corr']:.2f}" for _, r in strong.iterrows())
+                 if len(strong) else "") + ")"
+                + ". The paper gives neither its trace's load nor its Lublin parameters for 256 processors; its "
+                "7.25x is one trace (its Fig. 1).")
+    return txt
 
 
 def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | None = None,
@@ -254,6 +347,7 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
     save_table(runs, out, "avebsld", formats)
     fig = save_figure(learned_bars(runs), out, "avebsld", formats)
     claims = []
+    rel = load_relation(g).set_index("kind")
     for kind, k in g.groupby("kind", sort=False):
         where = _kind_label(kind, k)
         load = f"offered load {k['offered_load'].min():.2f}..{k['offered_load'].max():.2f}"
@@ -273,21 +367,18 @@ def report(tables: dict, out: Any, *, scale: str, spec: dict, seconds: float | N
         claims.append(Claim(f"F1 up to {PAPER_GAIN}x better than the best baseline ({where})", f"up to {PAPER_GAIN}x",
                             f"largest gain {top['gain_f1']:.2f}x ({_trace_name(top)}, load "
                             f"{top['offered_load']:.2f})", big,
-                            "" if big else f"largest gain {top['gain_f1']:.2f}x; the gain grows with the load, "
-                            "which the paper does not give"))
+                            "" if big else f"largest gain {top['gain_f1']:.2f}x over {len(k)} trace(s) "
+                            f"({PAPER_GAIN}x is {PAPER_GAIN / float(top['gain_f1']):.1f} times it); " +
+                            _load_word(rel.loc[kind])))
         f2 = int(k["f1_beats_f2"].sum())
         ratio = (k["f2"] / k["f1"]).median()
         claims.append(Claim(f"F1 clearly better than F2 ({where})", "F1 better",
                             f"F1 below F2 on {f2}/{len(k)} traces; F2 / F1 median {ratio:.2f}", f2 == len(k),
                             "" if f2 == len(k) else f"F2 does better on {len(k) - f2} trace(s)"))
     jpd = g.groupby("kind")["jobs_per_day"].mean()
-    typed = g[g["kind"] != "model-program"]
-    rho = typed["offered_load"].rank().corr(typed["gain_f1"].rank()) if len(typed) > 2 else np.nan
     analysis = [("What each test checks", "\n".join(f"- **{n}**: {t}" for n, t in CRITERIA))]
-    analysis.append(("Load decides the gain", f"F1's gain rises with the trace's offered load (rank correlation "
-                     f"{rho:.2f} over the generated traces; the table below lists every trace). The paper "
-                     "gives neither its traces' load nor its Lublin parameters for 256 processors, so a "
-                     "largest gain below 7.25x may be a lighter load, not a weaker F1."))
+    analysis.append(("Does the load explain the gap to 7.25x?", _load_text(g, runs) +
+                     " The table below lists every trace with its load."))
     if "model-program" in set(g["kind"]):
         m = g[g["kind"] == "model-program"].sort_values("window")
         jobs = int(runs[runs["kind"] == "model-program"].groupby("window")["jobs"].first().sum())

@@ -19,6 +19,11 @@ Policies compared in every cell (:func:`cell`):
     (``rounding=`` / ``realise=`` of :class:`~fairalloc.scheduling.static_slots.StaticSlotScheduler`).
     They are wasteful (capacity the allocation granted stays idle) and can deadlock; the report
     says how often and what their margins then measure.
+``tsf-canonical``
+    the static TSF rounding the canonical point of the divisible TSF's optimal face instead of the
+    LP solver's vertex (``point="canonical"``, :func:`~fairalloc.scheduling.static_slots.canonical_point`):
+    the same for any HiGHS build. Not one of :data:`READINGS` (the stored axes do not have it); a cell
+    of it is ``cell(..., policy="tsf-canonical")``.
 
 Workload (:func:`workload`): the paper samples Alibaba v2018 ``batch_task`` (not shipped);
 :func:`fairalloc.workloads.alibaba_like` resamples the shipped **2017** ``batch_task`` rows
@@ -90,7 +95,8 @@ POLICIES = {"tvtsf": ("tvtsf", {}), "tsf-static": ("tsf-static", {}), "cdrf-stat
             "tsf-slotted": ("tsf", {"slot": 1.0}), "cdrf-slotted": ("cdrf", {"slot": 1.0}),
             "tsf-floor-user": ("tsf-static", {"rounding": "floor_user"}),
             "tsf-floor-server": ("tsf-static", {"rounding": "floor_server"}),
-            "cdrf-blind": ("cdrf-static", {"realise": "blind"})}
+            "cdrf-blind": ("cdrf-static", {"realise": "blind"}),
+            "tsf-canonical": ("tsf-static", {"point": "canonical"})}
 #: The paper's comparison (Figs. 1-3): TV-TSF, the Table 1 baselines and the controlled variants.
 MAIN = ("tvtsf", "tsf-static", "cdrf-static", "tsf-slotted", "cdrf-slotted")
 #: Other readings of the Table 1 baselines (:mod:`fairalloc.scheduling.static_slots`): the static

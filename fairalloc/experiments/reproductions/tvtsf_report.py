@@ -464,9 +464,10 @@ def _load_text(t: pd.DataFrame, paper: tuple[int, int]) -> str:
     short = [sl for _, sl in windows if sl != paper[1]]
     note = ("" if not short else
             "\n\nUnder overload the backlog grows through the submission window, so queuing and completion times "
-            f"in slots grow with the window's length: over {short[0]} slots they are roughly {short[0] / paper[1]:g} "
-            f"of what the same load gives over the paper's {paper[1]} (the axes at the paper's window are one "
-            "command, in the stored cells' README).")
+            f"in slots depend on the window's length: these points ran over {short[0]} slots, the paper's over "
+            f"{paper[1]}, and the same load over the paper's window is not measured here (no fixed ratio carries "
+            "one window's margins to the other; the axes at the paper's window are one command, in the stored "
+            "cells' README).")
     return "\n\n".join(parts) + note
 
 

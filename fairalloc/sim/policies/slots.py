@@ -187,12 +187,17 @@ class StaticSlotPolicy(SlotPolicy):
         The static TSF's realisation (TSF only).
     realise : {"eligible", "blind"}, default "eligible"
         The static CDRF's realisation (CDRF only).
+    point : {"solver", "canonical"}, default "solver"
+        Which point of the divisible TSF's optimal face the static TSF rounds: the vertex the LP
+        solver returned, or the canonical point
+        (:func:`~fairalloc.scheduling.static_slots.canonical_point`, the same whichever HiGHS solved
+        the LPs); TSF only.
 
     Raises
     ------
     InvalidInstanceError
-        An unknown mechanism, rounding or realisation, a reading of the other mechanism, or a slot
-        length not finite and > 0.
+        An unknown mechanism, rounding, realisation or point, a reading of the other mechanism, or a
+        slot length not finite and > 0.
 
     Examples
     --------
@@ -201,21 +206,30 @@ class StaticSlotPolicy(SlotPolicy):
 
     >>> StaticSlotPolicy("tsf-static", slot=2.0).name
     'tsf-static'
+
+    The canonical point is asked for like the other readings (``fa.simulate(..., policy="tsf-static",
+    point="canonical")``); it is the static TSF's only:
+
+    >>> StaticSlotPolicy("cdrf-static", point="canonical")
+    Traceback (most recent call last):
+    ...
+    fairalloc.errors.InvalidInstanceError: point='canonical' applies to tsf-static, not 'cdrf-static'
     """
 
     def __init__(self, mechanism: str = "cdrf-static", *, slot: float = 1.0, weights: Any = None,
                  server: Any = None, ties: str = "wait", rounding: str = "largest_remainder",
-                 realise: str = "eligible") -> None:
+                 realise: str = "eligible", point: str = "solver") -> None:
         from ...scheduling.static_slots import STATIC_MECHANISMS, StaticSlotScheduler   # (scipy's LP solvers)
 
         super().__init__("tsf", slot=slot, weights=weights, server=server, ties=ties)
         #: The static mechanism (``self.mechanism`` stays ``"tsf"`` for SlotPolicy's own checks).
         self.static = require_choice("policy", mechanism, STATIC_MECHANISMS)
         self.name = self.static
-        self.rounding, self.realise = rounding, realise
+        self.rounding, self.realise, self.point = rounding, realise, point
         self._deadlocked = False
         # refuse a bad reading now, not at the first run
-        StaticSlotScheduler([[1.0]], n_users=1, mechanism=self.static, rounding=rounding, realise=realise)
+        StaticSlotScheduler([[1.0]], n_users=1, mechanism=self.static, rounding=rounding, realise=realise,
+                            point=point)
 
     def reset(self, sim: Any) -> None:
         from ...scheduling.static_slots import StaticSlotScheduler
@@ -224,7 +238,7 @@ class StaticSlotPolicy(SlotPolicy):
         s = self.scheduler
         self.scheduler = StaticSlotScheduler(s.cluster, weights=s.weights, placement=s.placement,
                                              mechanism=self.static, server=self.server, ties=self.ties,
-                                             rounding=self.rounding, realise=self.realise)
+                                             rounding=self.rounding, realise=self.realise, point=self.point)
         submit = sim.workload.submit
         self._last_submit = float(submit.max()) if len(submit) else float("-inf")
         self._deadlocked = False
@@ -241,6 +255,9 @@ class StaticSlotPolicy(SlotPolicy):
         out["lp_not_optimal"] = self.scheduler.lp_not_optimal
         out["granted"] = self.scheduler.granted
         out["lp_tasks"] = self.scheduler.lp_tasks
+        if self.point != "solver":
+            out["point"] = self.point
+            out["canonical_failed"] = self.scheduler.canonical_failed
         if self._deadlocked:
             out["deadlocked"] = True
         return out

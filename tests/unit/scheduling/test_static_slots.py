@@ -254,3 +254,26 @@ def test_point_applies_to_the_static_tsf_only():
     with pytest.raises(fa.InvalidInstanceError) as e:
         StaticSlotScheduler([[1, 1]], n_users=1, mechanism="tsf-static", point="vertex")
     assert e.value.argument == "point"
+
+
+def test_simulator_rounds_the_canonical_point_when_asked():
+    # _TWO through the simulator: two servers <2, 2>, users 0 and 1 with one job of 2 tasks <1, 1> each at slot 0
+    # (h = 4, levels 0.5). The canonical point is _A_ON_1 (test above, by SplitMix64 computed here): user 0's two
+    # tasks on server 1, user 1's on server 0; all integers, so rounding starts exactly them. (linprog's vertex is
+    # that point too on this face, so the run's stats show that the reading reached the scheduler.)
+    wl = Workload(submit=[0, 0], run_time=[1, 1], tasks=[2, 2], user=[0, 1],
+                  resources=[[1, 1], [1, 1]], resource_names=("cpu", "mem"))
+    cl = fa.Cluster([[2, 2], [2, 2]])
+    r = fa.simulate(wl, cl, policy="tsf-static", point="canonical")
+    user = r.jobs.set_index("row")["user"]
+    placed = sorted((int(user.loc[j]), int(s), int(k)) for j, s, k in zip(r.launches["job"], r.launches["server"],
+                                                                           r.launches["tasks"]))
+    assert placed == [(0, 1, 2), (1, 0, 2)]
+    assert r.stats["point"] == "canonical" and r.stats["canonical_failed"] == 0
+    assert "point" not in fa.simulate(wl, cl, policy="tsf-static").stats      # the default reading says nothing
+    with pytest.raises(fa.InvalidInstanceError) as e:
+        fa.simulate(wl, cl, policy="cdrf-static", point="canonical")
+    assert e.value.argument == "point"
+    with pytest.raises(fa.InvalidInstanceError) as e:
+        fa.sim.StaticSlotPolicy("tsf-static", point="vertex")
+    assert e.value.argument == "point"
