@@ -30,18 +30,63 @@ Pricing (exact, by dynamic programming)
 With duals :math:`\pi_i, \rho_i \in [0, 1]` of the bounds, :math:`\mu_{it} \ge 0` of the submission
 rows and :math:`\sigma_k \ge 0` of the type counts, a task of user *i* started in slot *t* is worth
 :math:`c_{it} = \pi_i - \rho_i - \sum_{t' \ge t} \mu_{it'}`, and the best pattern of type *k*
-maximises :math:`\sum_{it} c_{it} y_{it}`. A server's state between slots is the multiset of tasks
-still running, labelled by user and age :math:`a = 1..e_i - 1` (only users with :math:`e_i \ge 2`
-carry over; demands are constant in time, which this module requires). Every *running configuration*
-(a multiset of long tasks labelled with ages :math:`0..e_i - 1` that fits :math:`C_k`) is one
-transition: the tasks of age :math:`\ge 1` are the state it leaves, those of age 0 the long tasks
-started, the tasks of age :math:`a + 1 \le e_i - 1` the state it enters. The short tasks
-(:math:`e_i = 1`) started with it are the best multiset fitting the capacity left (enumerated once).
-The value recursion :math:`V_t(s) = \max_{\text{transitions from } s} [\text{value at } t +
-V_{t+1}(s')]`, :math:`V_T \equiv 0`, gives the best pattern from the empty state exactly. (The
-per-server submission rows are left to the master, which implies them: a pattern breaking one can
-appear only fractionally.) On the dense 10 x 10 x 20 instances a server type has at most a few
-thousand configurations, and one pricing takes milliseconds.
+maximises :math:`\sum_{it} c_{it} y_{it}` over the server schedules with :math:`y_{it} \le
+b_{it} = \min(f_{ik}, A_i(t))` that meet Eq. 10b in every slot (demands are constant in time, which
+this module requires). (The per-server submission rows are left to the master, which implies them: a
+pattern breaking one can appear only fractionally.)
+
+*The table, from slot transitions.* A *long* user has :math:`e_i \ge 2` (:math:`e_i` its duration,
+at most *T*), a *short* one :math:`e_i = 1`; :math:`u(\cdot)` is the usage of a multiset of tasks
+(linear). A server's *state* before slot *t* is the multiset :math:`s` of long tasks started before
+*t* and still running in *t*, counted by (user, age :math:`a = 1..e_i - 1`: started in slot
+:math:`t - a`). A *move* in slot *t* starts long tasks :math:`x` and short tasks :math:`q` with
+:math:`x, q \le b_{\cdot t}` and
+
+.. math:: u(s) + u(x) + u(q) \le C_k,
+
+and enters the state :math:`s'` with age-1 part :math:`x` and :math:`s'(i, a) = s(i, a - 1)` for
+:math:`2 \le a \le e_i - 1`: the *core* of :math:`s'` (its part of age :math:`\ge 2`) is
+:math:`\gamma(s)`, a function of :math:`s` alone (``succ_core``).
+
+*Claim: the sequences of moves from the empty state are exactly the server schedules above* (the
+set the previous table, one transition per running configuration, generated; the same set, so the
+same pricing). (i) Given a schedule *y*, let :math:`s_t` be its tasks running in *t* and started
+before *t*. The tasks running in slot *t* are :math:`s_t` and those started in *t*, so Eq. 10b in
+slot *t* is the move condition; the state after the move is :math:`s_{t+1}` (the tasks started in
+*t* have age 1; a task of age :math:`a \le e_i - 2` has age :math:`a + 1`; one of age :math:`e_i -
+1` ends). Every state met fits (:math:`u(s_t) \le C_k`, its tasks run in slot *t*), and the table
+holds every multiset of (user, age :math:`\ge 1`) that fits: the moves exist in the table. (ii)
+Conversely a sequence of moves gives starts :math:`y_{\cdot t} = (x_t, q_t)` within the bounds, and
+by induction on *t* the state before slot *t* is that schedule's :math:`s_t`, so each move condition
+is Eq. 10b in slot *t*. (Slots after the horizon are not checked, as in the program.) The states
+entered all fit: :math:`u(s') = u(x) + u(\gamma\text{-part of } s) \le u(s) + u(x) \le C_k`.
+
+*Evaluation by table entries, not by moves.* Per resource *r* the *grid* is the set of sums of the
+type's task demands :math:`d_{jr}` up to :math:`C_{kr}`; the usage of any set of tasks that fits is
+a grid point in every resource. Write :math:`\lfloor v \rfloor` for the largest grid point
+:math:`\le v` (per resource). Then, for a grid point *w* (a usage that fits),
+:math:`w \le v \iff w \le \lfloor v \rfloor`, so the move condition reads
+:math:`u(q) \le \lfloor \lfloor C_k - u(s) \rfloor - u(x) \rfloor`. Group the states entered by
+(core, cell of :math:`u(x)`) (*start classes*) and the states left by (:math:`\gamma(s)`, cell of
+:math:`\lfloor C_k - u(s) \rfloor`) (*room classes*); an *entry* is a (room class, start class) of
+the same core with the start's usage within the room, and carries the cell left to the short tasks.
+The value recursion :math:`V_T \equiv 0`,
+
+.. math::
+
+   V_t(s) = \max_{\text{moves } (x, q) \text{ from } s} \big[c_{\cdot t} \cdot (x, q) + V_{t+1}(s')\big]
+          = \max_{\text{entries } (\rho(s), \kappa)} \big[A_t(\kappa) + B_t(\text{rest})\big],
+
+with :math:`A_t(\kappa)` the best :math:`c_{\cdot t} \cdot x + V_{t+1}(s')` over the states
+:math:`s'` of start class :math:`\kappa` (:math:`x \le b_{\cdot t}`) and :math:`B_t(w)` the best
+:math:`c_{\cdot t} \cdot q` over the short multisets :math:`q \le b_{\cdot t}` with :math:`u(q) \le
+w` (a running maximum over the grid), maximises over the same moves, grouped: it is exact, and
+:math:`V_0(\emptyset)` is the best pattern's value; the pattern is read forward along maximising
+moves. The table stores states, classes and entries, whose number grows far slower than the running
+configurations' (the previous table): on the dense 10 x 10 x 20 instance of seed 1 the largest type
+has 590,993 states and 4,367,731 entries against 30,767,486 running configurations
+(``benchmarks/RESULTS.md``). ``tests/unit/exact/test_patterns.py`` checks the claim on tiny
+instances: the schedules the moves generate against every start vector enumerated.
 
 Bound (a certificate of infeasibility)
 --------------------------------------
@@ -105,7 +150,8 @@ def supports(tv: TimeVaryingInstance) -> bool:
 
 
 class TooManyConfigurations(ValueError):
-    """A server type has more running configurations than ``max_configs`` (:func:`server_types`)."""
+    """A server type's table has more states, short multisets or entries than ``max_configs``
+    (:func:`server_types`)."""
 
 
 def _multisets(cap: np.ndarray, demands: list[np.ndarray], bounds: list[int], limit: int | None = None) -> np.ndarray:
