@@ -120,6 +120,17 @@ after column generation (above ``_PRUNE``: the pricing's tolerance is 1e-7 per s
 and a search that runs out of nodes to try has *proven* the question infeasible. Depth first; bounded by ``max_nodes`` nodes and
 ``max_iterations`` pricing rounds (counts, never time): running out of them decides nothing.
 
+Branching on slot decisions
+---------------------------
+``branching="config"``: a pattern is a path of moves, and its *slot decision* in slot *t* is its move
+there (the state left and entered, encoded ``s * n_states + s'``, and the short multiset). Where the
+master's weight on one server's slot decision is fractional, the search first forces it (every
+pattern of that server takes it: the others are held at 0 and the pricing prices only that move in
+slot *t*), and on backtrack bans it (the pricing prices the states it touches move by move,
+:meth:`ServerType.moves`, without it). Both sides are sets of patterns closed under the pricing, so
+the pricing stays exact; they split the server's schedules, so the search stays complete (the starts
+are branched on when no slot decision is fractional).
+
 References
 ----------
 .. [1] G. Desaulniers, J. Desrosiers, M. M. Solomon (eds.), *Column Generation*, Springer 2005
