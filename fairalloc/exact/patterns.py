@@ -30,18 +30,63 @@ Pricing (exact, by dynamic programming)
 With duals :math:`\pi_i, \rho_i \in [0, 1]` of the bounds, :math:`\mu_{it} \ge 0` of the submission
 rows and :math:`\sigma_k \ge 0` of the type counts, a task of user *i* started in slot *t* is worth
 :math:`c_{it} = \pi_i - \rho_i - \sum_{t' \ge t} \mu_{it'}`, and the best pattern of type *k*
-maximises :math:`\sum_{it} c_{it} y_{it}`. A server's state between slots is the multiset of tasks
-still running, labelled by user and age :math:`a = 1..e_i - 1` (only users with :math:`e_i \ge 2`
-carry over; demands are constant in time, which this module requires). Every *running configuration*
-(a multiset of long tasks labelled with ages :math:`0..e_i - 1` that fits :math:`C_k`) is one
-transition: the tasks of age :math:`\ge 1` are the state it leaves, those of age 0 the long tasks
-started, the tasks of age :math:`a + 1 \le e_i - 1` the state it enters. The short tasks
-(:math:`e_i = 1`) started with it are the best multiset fitting the capacity left (enumerated once).
-The value recursion :math:`V_t(s) = \max_{\text{transitions from } s} [\text{value at } t +
-V_{t+1}(s')]`, :math:`V_T \equiv 0`, gives the best pattern from the empty state exactly. (The
-per-server submission rows are left to the master, which implies them: a pattern breaking one can
-appear only fractionally.) On the dense 10 x 10 x 20 instances a server type has at most a few
-thousand configurations, and one pricing takes milliseconds.
+maximises :math:`\sum_{it} c_{it} y_{it}` over the server schedules with :math:`y_{it} \le
+b_{it} = \min(f_{ik}, A_i(t))` that meet Eq. 10b in every slot (demands are constant in time, which
+this module requires). (The per-server submission rows are left to the master, which implies them: a
+pattern breaking one can appear only fractionally.)
+
+*The table, from slot transitions.* A *long* user has :math:`e_i \ge 2` (:math:`e_i` its duration,
+at most *T*), a *short* one :math:`e_i = 1`; :math:`u(\cdot)` is the usage of a multiset of tasks
+(linear). A server's *state* before slot *t* is the multiset :math:`s` of long tasks started before
+*t* and still running in *t*, counted by (user, age :math:`a = 1..e_i - 1`: started in slot
+:math:`t - a`). A *move* in slot *t* starts long tasks :math:`x` and short tasks :math:`q` with
+:math:`x, q \le b_{\cdot t}` and
+
+.. math:: u(s) + u(x) + u(q) \le C_k,
+
+and enters the state :math:`s'` with age-1 part :math:`x` and :math:`s'(i, a) = s(i, a - 1)` for
+:math:`2 \le a \le e_i - 1`: the *core* of :math:`s'` (its part of age :math:`\ge 2`) is
+:math:`\gamma(s)`, a function of :math:`s` alone (``succ_core``).
+
+*Claim: the sequences of moves from the empty state are exactly the server schedules above* (the
+set the previous table, one transition per running configuration, generated; the same set, so the
+same pricing). (i) Given a schedule *y*, let :math:`s_t` be its tasks running in *t* and started
+before *t*. The tasks running in slot *t* are :math:`s_t` and those started in *t*, so Eq. 10b in
+slot *t* is the move condition; the state after the move is :math:`s_{t+1}` (the tasks started in
+*t* have age 1; a task of age :math:`a \le e_i - 2` has age :math:`a + 1`; one of age :math:`e_i -
+1` ends). Every state met fits (:math:`u(s_t) \le C_k`, its tasks run in slot *t*), and the table
+holds every multiset of (user, age :math:`\ge 1`) that fits: the moves exist in the table. (ii)
+Conversely a sequence of moves gives starts :math:`y_{\cdot t} = (x_t, q_t)` within the bounds, and
+by induction on *t* the state before slot *t* is that schedule's :math:`s_t`, so each move condition
+is Eq. 10b in slot *t*. (Slots after the horizon are not checked, as in the program.) The states
+entered all fit: :math:`u(s') = u(x) + u(\gamma\text{-part of } s) \le u(s) + u(x) \le C_k`.
+
+*Evaluation by table entries, not by moves.* Per resource *r* the *grid* is the set of sums of the
+type's task demands :math:`d_{jr}` up to :math:`C_{kr}`; the usage of any set of tasks that fits is
+a grid point in every resource. Write :math:`\lfloor v \rfloor` for the largest grid point
+:math:`\le v` (per resource). Then, for a grid point *w* (a usage that fits),
+:math:`w \le v \iff w \le \lfloor v \rfloor`, so the move condition reads
+:math:`u(q) \le \lfloor \lfloor C_k - u(s) \rfloor - u(x) \rfloor`. Group the states entered by
+(core, cell of :math:`u(x)`) (*start classes*) and the states left by (:math:`\gamma(s)`, cell of
+:math:`\lfloor C_k - u(s) \rfloor`) (*room classes*); an *entry* is a (room class, start class) of
+the same core with the start's usage within the room, and carries the cell left to the short tasks.
+The value recursion :math:`V_T \equiv 0`,
+
+.. math::
+
+   V_t(s) = \max_{\text{moves } (x, q) \text{ from } s} \big[c_{\cdot t} \cdot (x, q) + V_{t+1}(s')\big]
+          = \max_{\text{entries } (\rho(s), \kappa)} \big[A_t(\kappa) + B_t(\text{rest})\big],
+
+with :math:`A_t(\kappa)` the best :math:`c_{\cdot t} \cdot x + V_{t+1}(s')` over the states
+:math:`s'` of start class :math:`\kappa` (:math:`x \le b_{\cdot t}`) and :math:`B_t(w)` the best
+:math:`c_{\cdot t} \cdot q` over the short multisets :math:`q \le b_{\cdot t}` with :math:`u(q) \le
+w` (a running maximum over the grid), maximises over the same moves, grouped: it is exact, and
+:math:`V_0(\emptyset)` is the best pattern's value; the pattern is read forward along maximising
+moves. The table stores states, classes and entries, whose number grows far slower than the running
+configurations' (the previous table): on the dense 10 x 10 x 20 instance of seed 1 the largest type
+has 590,993 states and 4,367,731 entries against 30,767,486 running configurations
+(``benchmarks/RESULTS.md``). ``tests/unit/exact/test_patterns.py`` checks the claim on tiny
+instances: the schedules the moves generate against every start vector enumerated.
 
 Bound (a certificate of infeasibility)
 --------------------------------------
@@ -75,6 +120,17 @@ after column generation (above ``_PRUNE``: the pricing's tolerance is 1e-7 per s
 and a search that runs out of nodes to try has *proven* the question infeasible. Depth first; bounded by ``max_nodes`` nodes and
 ``max_iterations`` pricing rounds (counts, never time): running out of them decides nothing.
 
+Branching on slot decisions
+---------------------------
+``branching="config"``: a pattern is a path of moves, and its *slot decision* in slot *t* is its move
+there (the state left and entered, encoded ``s * n_states + s'``, and the short multiset). Where the
+master's weight on one server's slot decision is fractional, the search first forces it (every
+pattern of that server takes it: the others are held at 0 and the pricing prices only that move in
+slot *t*), and on backtrack bans it (the pricing prices the states it touches move by move,
+:meth:`ServerType.moves`, without it). Both sides are sets of patterns closed under the pricing, so
+the pricing stays exact; they split the server's schedules, so the search stays complete (the starts
+are branched on when no slot decision is fractional).
+
 References
 ----------
 .. [1] G. Desaulniers, J. Desrosiers, M. M. Solomon (eds.), *Column Generation*, Springer 2005
@@ -105,55 +161,131 @@ def supports(tv: TimeVaryingInstance) -> bool:
 
 
 class TooManyConfigurations(ValueError):
-    """A server type has more running configurations than ``max_configs`` (:func:`server_types`)."""
+    """A server type's table has more states, short multisets or entries than ``max_configs``
+    (:func:`server_types`)."""
 
 
 def _multisets(cap: np.ndarray, demands: list[np.ndarray], bounds: list[int], limit: int | None = None) -> np.ndarray:
     """Every count vector c with c_j <= bounds[j] and sum_j c_j d_j <= cap (componentwise), in a fixed
-    (lexicographic) order; :class:`TooManyConfigurations` beyond ``limit`` of them."""
-    out: list[list[int]] = []
-    cur = [0] * len(demands)
+    order (built one coordinate at a time, vectorised); :class:`TooManyConfigurations` beyond ``limit``
+    of them (checked after each coordinate: the prefixes of the vectors are vectors of the prefix)."""
+    cap = np.asarray(cap, dtype=float)
+    rows = np.zeros((1, 0), dtype=np.int64)
+    rem = cap[None, :].copy()
+    for d, b in zip(demands, bounds):
+        d = np.asarray(d, dtype=float)
+        parts, rems = [], []
+        for k in range(int(b) + 1):
+            ok = (rem - k * d >= -_EPS).all(axis=1)
+            if not ok.any():
+                break
+            parts.append(np.c_[rows[ok], np.full(int(ok.sum()), k, dtype=np.int64)])
+            rems.append(rem[ok] - k * d)
+        rows, rem = np.concatenate(parts), np.concatenate(rems)
+        if limit is not None and len(rows) > limit:
+            raise TooManyConfigurations(f"patterns: more than {limit} table entries on one server")
+    return rows
 
-    def rec(j: int, rem: np.ndarray) -> None:
-        if j == len(demands):
-            out.append(cur.copy())
-            if limit is not None and len(out) > limit:
-                raise TooManyConfigurations(f"patterns: more than {limit} running configurations on one server")
-            return
-        k = 0
-        while k <= bounds[j] and (rem - k * demands[j] >= -_EPS).all():
-            cur[j] = k
-            rec(j + 1, rem - k * demands[j])
-            k += 1
-        cur[j] = 0
 
-    rec(0, np.asarray(cap, dtype=float))
-    return np.array(out, dtype=np.int64).reshape(len(out), len(demands))
+def _sums(values: np.ndarray, cap: float) -> np.ndarray:
+    """The sorted sums of nonnegative multiples of ``values`` up to ``cap`` (one resource's grid)."""
+    vals = sorted({round(float(v), 9) for v in values if v > _EPS})
+    out = {0.0}
+    frontier = [0.0]
+    while frontier:
+        new = []
+        for s in frontier:
+            for v in vals:
+                w = round(s + v, 9)
+                if w <= cap + _EPS and w not in out:
+                    out.add(w)
+                    new.append(w)
+        frontier = new
+        if len(out) > 100_000:
+            raise TooManyConfigurations("patterns: more than 100000 usage levels of one resource on one server")
+    return np.array(sorted(out))
 
 
 @dataclass
 class ServerType:
-    """One type of identical servers and its precomputed transitions (module docstring, "Pricing")."""
+    """One type of identical servers and its slot-transition table (module docstring, "Pricing").
+
+    ``states``: every multiset of long tasks (:math:`e_i \\ge 2`) that fits, counted by (user, age
+    :math:`a = 1..e_i - 1`), the tasks still running after a slot. ``core``: a state's part of age
+    :math:`\\ge 2`; ``succ_core``: the core of every state a move from it enters (its tasks of age
+    :math:`a \\le e_i - 2`, one slot older). ``x_of``: a state's age-1 part (the long tasks started
+    into it). The table of moves is stored by *cells* of the usage grid (per resource, the sums of
+    the type's task demands up to the capacity): an *entry* (room class, start class) pairs the states
+    of one successor core and one cell of room left (``room_key``) with the states of that core and
+    one cell of age-1 usage that fits in it (``x_key``), with the cell of the room then left to the
+    short tasks (``pair_rest``). Its size is what grows, not the (state, move) pairs."""
 
     servers: list[int]
     cap: np.ndarray
     users: list[int]                  # eligible users whose task fits the server
     long: list[int]                   # of them, duration >= 2
     short: list[int]                  # duration 1
-    items: list[tuple[int, int]]      # (user, age) of the running configurations, age 0..e-1
-    configs: np.ndarray               # (C, len(items)) counts
-    src: np.ndarray                   # (C,) state index left
-    dst: np.ndarray                   # (C,) state index entered
-    n_states: int
+    state_items: list[tuple[int, int]]   # (user, age) of a state's coordinates, age 1..e-1
+    states: np.ndarray                # (S, len(state_items)) counts
+    x_of: np.ndarray                  # (S, len(long)) a state's age-1 part
+    core: np.ndarray                  # (S,) index of a state's core
+    succ_core: np.ndarray             # (S,) core of every state a move from it enters
+    use: np.ndarray                   # (S, R) usage of each state
+    x_use: np.ndarray                 # (S, R) usage of its age-1 part
+    grid: list[np.ndarray]            # per resource, the sorted usage levels
     empty: int                        # index of the empty state
-    shorts: np.ndarray                # (Q, len(short)) counts of short tasks
-    short_fit: np.ndarray             # (C, Q) short multiset q fits beside configuration c
-    order: np.ndarray = field(default=None)     # configurations sorted by src
-    starts_: np.ndarray = field(default=None)   # (C, len(long)) long tasks started (age 0)
+    shorts: np.ndarray                # (Q, len(short)) the short multisets that fit the server
+    short_use: np.ndarray             # (Q, R)
+    x_key: np.ndarray = field(default=None)      # (S,) start class (core, cell of x_use)
+    room_key: np.ndarray = field(default=None)   # (S,) room class (succ_core, cell of the room left)
+    order: np.ndarray = field(default=None)      # states sorted by x_key, and the classes' first positions
+    x_bounds: np.ndarray = field(default=None)
+    pair_x: np.ndarray = field(default=None)     # (P,) the entries' start classes, grouped by room class
+    pair_rest: np.ndarray = field(default=None)  # (P,) cell of the room left to the short tasks
+    pair_bounds: np.ndarray = field(default=None)   # first entry of each room class
+    short_cell: np.ndarray = field(default=None)    # (Q,) cell of each short multiset's usage
+    x_max: np.ndarray = field(default=None)         # (len(long),) largest age-1 count of each long user
+    x_float: np.ndarray = field(default=None)       # x_of as floats, contiguous (the recursion's product)
 
     @property
     def count(self) -> int:
         return len(self.servers)
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def n_entries(self) -> int:
+        return len(self.pair_x)
+
+    def cells(self, u: np.ndarray) -> np.ndarray:
+        """Flattened grid cell of the largest grid point <= ``u`` (rows, per resource); -1 where some
+        coordinate is below every grid point (negative)."""
+        u = np.atleast_2d(u)
+        idx = np.zeros(len(u), dtype=np.int64)
+        bad = np.zeros(len(u), dtype=bool)
+        for r, g in enumerate(self.grid):
+            j = np.searchsorted(g, u[:, r] + _EPS, side="right") - 1
+            bad |= j < 0
+            idx = idx * len(g) + np.maximum(j, 0)
+        return np.where(bad, -1, idx)
+
+    def moves(self, s: int, ub_t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every move from state ``s`` in a slot with start bounds ``ub_t`` (N,), listed: (the states
+        entered, the short multisets' indices), pairwise (module docstring, "Pricing")."""
+        cand = np.flatnonzero(self.core == self.succ_core[s])
+        room = self.cap - self.use[s]
+        okx = (self.x_use[cand] <= room + _EPS).all(axis=1)
+        if self.long:
+            okx &= (self.x_of[cand] <= ub_t[self.long]).all(axis=1)
+        cand = cand[okx]
+        okq = (self.shorts <= ub_t[self.short]).all(axis=1) if self.short else np.ones(len(self.shorts), bool)
+        qs = np.flatnonzero(okq)
+        left = room[None, :] - self.x_use[cand]
+        fit = (self.short_use[qs][None, :, :] <= left[:, None, :] + _EPS).all(axis=2)
+        a, b = np.nonzero(fit)
+        return cand[a], qs[b]
 
     def price(self, c: np.ndarray, ub: np.ndarray) -> tuple[float, np.ndarray]:
         """The best pattern for task values ``c`` (N, T) with per-slot start bounds ``ub`` (N, T):
@@ -161,86 +293,128 @@ class ServerType:
         v, y, _ = self.price_path(c, ub)
         return v, y
 
+    def _short_table(self, c_t: np.ndarray, ub_t: np.ndarray) -> np.ndarray:
+        """Per grid cell, the best value of a short multiset (within ``ub_t``) whose usage is at most
+        the cell's grid point (flattened; the empty multiset makes every entry >= 0)."""
+        dims = [len(g) for g in self.grid]
+        B = np.full(int(np.prod(dims)), -np.inf)
+        qv = self.shorts @ c_t[self.short] if self.short else np.zeros(len(self.shorts))
+        if self.short:
+            qv = np.where((self.shorts <= ub_t[self.short]).all(axis=1), qv, -np.inf)
+        np.maximum.at(B, self.short_cell, qv)
+        B = B.reshape(dims)
+        for r in range(len(dims)):                    # "usage <= room": running maxima along every resource
+            np.maximum.accumulate(B, axis=r, out=B)
+        return B.reshape(-1)
+
+    def _slot(self, c_t: np.ndarray, ub_t: np.ndarray, V: np.ndarray) -> np.ndarray:
+        """One slot of the value recursion, by table entries (module docstring, "Pricing")."""
+        a = V.copy()
+        if self.long:
+            a += self.x_float @ c_t[self.long]
+            if (ub_t[self.long] < self.x_max).any():      # some start bound binds in this slot
+                a[(self.x_of > ub_t[self.long]).any(axis=1)] = -np.inf
+        best_x = np.maximum.reduceat(a[self.order], self.x_bounds)        # per start class
+        B = self._short_table(c_t, ub_t)
+        val = best_x[self.pair_x] + B[self.pair_rest]
+        return np.maximum.reduceat(val, self.pair_bounds)[self.room_key]
+
+    def _best_move(self, s: int, c_t, ub_t, V) -> tuple[int, int]:
+        """A best move from ``s`` (the state entered, the short multiset): the best state entered given
+        the best short multiset in the room it leaves (:meth:`_short_table`), then that multiset."""
+        cand = np.flatnonzero(self.core == self.succ_core[s])
+        room = self.cap - self.use[s]
+        ok = (self.x_use[cand] <= room + _EPS).all(axis=1)
+        if self.long:
+            ok &= (self.x_of[cand] <= ub_t[self.long]).all(axis=1)
+        cand = cand[ok]
+        B = self._short_table(c_t, ub_t)
+        val = V[cand] + B[self.cells(room[None, :] - self.x_use[cand])]
+        if self.long:
+            val += self.x_of[cand] @ c_t[self.long]
+        nxt = int(cand[int(np.argmax(val))])
+        left = room - self.x_use[nxt]
+        qv = self.shorts @ c_t[self.short] if self.short else np.zeros(len(self.shorts))
+        okq = (self.short_use <= left + _EPS).all(axis=1)
+        if self.short:
+            okq &= (self.shorts <= ub_t[self.short]).all(axis=1)
+        return nxt, int(np.argmax(np.where(okq, qv, -np.inf)))
+
+    def _move_values(self, s: int, c_t, ub_t, V, forced, banned) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        nxt, qs = self.moves(s, ub_t)
+        val = V[nxt].copy()
+        if self.long:
+            val += self.x_of[nxt] @ c_t[self.long]
+        if self.short:
+            val += self.shorts[qs] @ c_t[self.short]
+        cfg = s * self.n_states + nxt
+        if forced is not None:
+            val = np.where((cfg == forced[0]) & (qs == forced[1]), val, -np.inf)
+        for f, q in (banned or ()):
+            val = np.where((cfg == f) & (qs == q), -np.inf, val)
+        return val, nxt, qs
+
     def price_path(self, c: np.ndarray, ub: np.ndarray, forced: dict | None = None,
                    banned: dict | None = None) -> tuple[float, np.ndarray, np.ndarray]:
         """:meth:`price` over the patterns that, in every slot *t* of ``forced`` ({t: (configuration,
         short multiset)}), take that slot decision, and in no slot *t* of ``banned`` ({t: set of
-        such pairs}) take one of those; also returns the best pattern's slot decisions (T, 2). The
-        value is -inf when no pattern qualifies. Exact: the restrictions are per transition."""
+        such pairs}) take one of those; also returns the best pattern's slot decisions (T, 2). A
+        slot decision is (configuration, short multiset), the configuration ``s * n_states + s'`` of
+        the move from state *s* into state *s'* (the tasks running in the slot are those of *s* and
+        the age-1 part of *s'*). The value is -inf when no pattern qualifies. Exact: the restrictions
+        are per move, and the states they touch are priced move by move (:meth:`moves`)."""
         n, T = c.shape
-        C = len(self.configs)
-        V = np.zeros(self.n_states)
-        arg = np.zeros((T, self.n_states), dtype=np.int64)
-        qarg = np.zeros((T, C), dtype=np.int64)
-        long_, short = self.long, self.short
-        src_sorted = self.src[self.order]
-        bounds = np.r_[np.flatnonzero(np.r_[True, src_sorted[1:] != src_sorted[:-1]])]
-        states_present = src_sorted[bounds]
-        Q = len(self.shorts)
+        S = self.n_states
+        Vs = np.zeros((T + 1, S))
         for t in range(T - 1, -1, -1):
-            lv = self.starts_ @ c[long_, t] if long_ else np.zeros(C)
-            ok = (self.starts_ <= ub[long_, t]).all(axis=1) if long_ else np.ones(C, bool)
-            qv = self.shorts @ c[short, t] if short else np.zeros(Q)
-            if short:
-                qv = np.where((self.shorts <= ub[short, t]).all(axis=1), qv, -np.inf)
-            m = np.where(self.short_fit, qv[None, :], -np.inf)
             f = None if forced is None else forced.get(t)
             b = None if banned is None else banned.get(t)
-            if f is not None or b:
-                m = m.copy()
-                if f is not None:
-                    keep = m[f[0], f[1]]
-                    m[:, :] = -np.inf
-                    m[f[0], f[1]] = keep
-                for cfg, q in (b or ()):
-                    m[cfg, q] = -np.inf
-            qa = m.argmax(axis=1)
-            sv = m[np.arange(C), qa]
-            qarg[t] = qa
-            tot = np.where(ok, lv + sv + V[self.dst], -np.inf)
-            ts = tot[self.order]
-            newV = np.full(self.n_states, -np.inf)
-            best = np.maximum.reduceat(ts, bounds)
-            # the first configuration of each group reaching its maximum
-            newV[states_present] = best
-            hit = ts == np.repeat(best, np.diff(np.r_[bounds, C]))
-            idx = np.flatnonzero(hit)
-            grp = np.searchsorted(bounds, idx, side="right") - 1
-            first = np.full(len(bounds), -1)
-            first[grp[::-1]] = idx[::-1]
-            arg[t, states_present] = self.order[first]
-            V = newV
+            if f is not None:
+                V = np.full(S, -np.inf)
+                s = int(f[0]) // S
+                V[s] = self._move_values(s, c[:, t], ub[:, t], Vs[t + 1], f, b)[0].max(initial=-np.inf)
+            else:
+                V = self._slot(c[:, t], ub[:, t], Vs[t + 1])
+                for s in sorted({int(cfg) // S for cfg, _ in (b or ())}):
+                    V[s] = self._move_values(s, c[:, t], ub[:, t], Vs[t + 1], None, b)[0].max(initial=-np.inf)
+            Vs[t] = V
         y = np.zeros((n, T), dtype=np.int64)
         path = np.zeros((T, 2), dtype=np.int64)
-        if not np.isfinite(V[self.empty]):
+        if not np.isfinite(Vs[0, self.empty]):
             return -math.inf, y, path
         s = self.empty
-        for t in range(T):
-            cfg = arg[t, s]
-            path[t] = cfg, qarg[t, cfg]
-            for j, i in enumerate(long_):
-                y[i, t] += self.starts_[cfg, j]
-            if short:
-                q = self.shorts[qarg[t, cfg]]
-                for j, i in enumerate(short):
-                    y[i, t] += q[j]
-            s = self.dst[cfg]
-        return float(V[self.empty]), y, path
+        for t in range(T):          # forward along the best moves (the recursion's maxima, listed)
+            f = None if forced is None else forced.get(t)
+            b = None if banned is None else banned.get(t)
+            if f is None and not b:
+                nxt, q = self._best_move(s, c[:, t], ub[:, t], Vs[t + 1])
+            else:
+                val, nxts, qs = self._move_values(s, c[:, t], ub[:, t], Vs[t + 1], f, b)
+                j = int(np.argmax(val))
+                nxt, q = int(nxts[j]), int(qs[j])
+            path[t] = s * S + nxt, q
+            for jj, i in enumerate(self.long):
+                y[i, t] += self.x_of[nxt, jj]
+            for jj, i in enumerate(self.short):
+                y[i, t] += self.shorts[q, jj]
+            s = nxt
+        return float(Vs[0, self.empty]), y, path
 
 
 def server_types(tv: TimeVaryingInstance, max_configs: int | None = None) -> list[ServerType]:
-    """Group identical servers (capacities, eligible users whose task fits) and precompute each type's
-    running configurations and short multisets; :class:`TooManyConfigurations` when a type has more
-    than ``max_configs`` (the enumeration is exponential in the long users a server holds at once: on
-    the dense 10 x 10 x 20 instance of seed 0 the largest type has 6,729, on seeds 1 and 2 the
-    enumeration did not end within two minutes)."""
+    """Group identical servers (capacities, eligible users whose task fits) and build each type's
+    slot-transition table (:class:`ServerType`); :class:`TooManyConfigurations` when a type has more
+    than ``max_configs`` states, short multisets or table entries (on the dense 10 x 10 x 20 instances
+    the largest type, seed 1's server 6, has 590,993 states and 4,367,731 entries:
+    ``benchmarks/RESULTS.md``)."""
     if not supports(tv):
         raise ValueError("patterns: every user's task demand must be constant over the slots")
     from .tvtsf import _fits
 
     fits = _fits(tv)
     caps = tv.cluster.capacities
-    d = tv.task_demands[:, 0, :]
+    d = tv.task_demands[:, 0, :].astype(float)
+    R = d.shape[1]
     e = np.minimum(tv.durations.astype(int), tv.n_slots)
     keys: dict = {}
     for m in range(tv.n_servers):
@@ -252,32 +426,63 @@ def server_types(tv: TimeVaryingInstance, max_configs: int | None = None) -> lis
         m = servers[0]
         long_ = [i for i in users if e[i] >= 2]
         short = [i for i in users if e[i] < 2]
-        items = [(i, a) for i in long_ for a in range(e[i])]
-        configs = _multisets(cap, [d[i] for i, _ in items], [int(fits[i, m, 0]) for i, _ in items], max_configs)
-        state_items = [(i, a) for i in long_ for a in range(1, e[i])]
+        items = [(i, a) for i in long_ for a in range(1, e[i])]
+        states = _multisets(cap, [d[i] for i, _ in items], [int(fits[i, m, 0]) for i, _ in items], max_configs)
         pos = {it: j for j, it in enumerate(items)}
-        carried = configs[:, [pos[it] for it in state_items]] if state_items else np.zeros((len(configs), 0), np.int64)
-        shifted = np.zeros_like(carried)
-        spos = {it: j for j, it in enumerate(state_items)}
-        for (i, a), j in spos.items():
-            shifted[:, j] = configs[:, pos[(i, a - 1)]]
-        table: dict = {}
-        for row in carried:
-            table.setdefault(row.tobytes(), len(table))
-        src = np.array([table[r.tobytes()] for r in carried], dtype=np.int64)
-        dst = np.array([table.get(r.tobytes(), -1) for r in shifted], dtype=np.int64)
-        if (dst < 0).any():           # cannot happen: a shifted configuration's tasks fit
-            raise AssertionError("patterns: a state entered is not a configuration's state")
-        empty = table[np.zeros(len(state_items), np.int64).tobytes()]
-        use = configs @ np.array([d[i] for i, _ in items]).reshape(len(items), -1) if items else np.zeros((len(configs), len(cap)))
+        old = [it for it in items if it[1] >= 2]                       # a core's coordinates
+        core_rows = states[:, [pos[it] for it in old]] if old else np.zeros((len(states), 0), np.int64)
+        aged = np.zeros_like(core_rows)              # the core a move enters: ages a <= e - 2, one older
+        for j, (i, a) in enumerate(old):
+            aged[:, j] = states[:, pos[(i, a - 1)]]
+        cores, core = np.unique(core_rows, axis=0, return_inverse=True)
+        core = core.reshape(-1)
+        lookup = {r.tobytes(): k for k, r in enumerate(cores)}
+        succ = np.array([lookup.get(r.tobytes(), -1) for r in aged], dtype=np.int64)
+        if (succ < 0).any():          # cannot happen: an aged core fits (it is part of a state that fits)
+            raise AssertionError("patterns: an aged core is not a state's core")
+        D = np.array([d[i] for i, _ in items]).reshape(len(items), R)
+        use = states @ D
+        x_of = states[:, [pos[(i, 1)] for i in long_]] if long_ else np.zeros((len(states), 0), np.int64)
+        x_use = x_of @ np.array([d[i] for i in long_]).reshape(len(long_), R)
         shorts = _multisets(cap, [d[i] for i in short], [int(fits[i, m, 0]) for i in short], max_configs)
-        suse = shorts @ np.array([d[i] for i in short]).reshape(len(short), -1) if short else np.zeros((len(shorts), len(cap)))
-        left = cap[None, :] - use
-        short_fit = (suse[None, :, :] <= left[:, None, :] + _EPS).all(axis=2)
-        st = ServerType(list(servers), cap, list(users), long_, short, items, configs, src, dst, len(table), empty,
-                        shorts, short_fit)
-        st.order = np.argsort(src, kind="stable")
-        st.starts_ = configs[:, [pos[(i, 0)] for i in long_]] if long_ else np.zeros((len(configs), 0), np.int64)
+        short_use = shorts @ np.array([d[i] for i in short]).reshape(len(short), R)
+        grid = [_sums(d[list(users), r], cap[r]) for r in range(R)]
+        st = ServerType(list(servers), cap, list(users), long_, short, items, states, x_of, core, succ, use, x_use,
+                        grid, int(np.flatnonzero((states == 0).all(axis=1))[0]), shorts, short_use)
+        dims = [len(g) for g in grid]
+        x_cell, room_cell = st.cells(x_use), st.cells(cap[None, :] - use)
+        xk, st.x_key = np.unique(core * np.prod(dims) + x_cell, return_inverse=True)
+        rk, st.room_key = np.unique(succ * np.prod(dims) + room_cell, return_inverse=True)
+        st.x_key, st.room_key = st.x_key.reshape(-1), st.room_key.reshape(-1)
+        st.order = np.argsort(st.x_key, kind="stable")
+        st.x_bounds = np.flatnonzero(np.r_[True, np.diff(st.x_key[st.order]) != 0])
+        # entries: per core, every (room cell, start cell) with the start's usage within the room
+        gx, cx = np.divmod(xk, np.prod(dims))
+        gr, cr = np.divmod(rk, np.prod(dims))
+        xpt = np.stack([g[i] for g, i in zip(grid, np.unravel_index(cx, dims))], axis=1)
+        rpt = np.stack([g[i] for g, i in zip(grid, np.unravel_index(cr, dims))], axis=1)
+        x_start = np.searchsorted(gx, np.arange(len(cores) + 1))        # start classes by core
+        r_start = np.searchsorted(gr, np.arange(len(cores) + 1))        # room classes by core
+        px, prest, counts = [], [], np.zeros(len(rk), dtype=np.int64)
+        n_pairs = 0
+        for g in range(len(cores)):
+            rows = np.arange(r_start[g], r_start[g + 1])
+            if not len(rows):
+                continue
+            xs = np.arange(x_start[g], x_start[g + 1])
+            fit = (xpt[xs][None, :, :] <= rpt[rows][:, None, :] + _EPS).all(axis=2)
+            a, b = np.nonzero(fit)                     # row-major: grouped by room class
+            counts[rows] = fit.sum(axis=1)
+            px.append(xs[b].astype(np.int32))
+            prest.append(st.cells(rpt[rows[a]] - xpt[xs[b]]).astype(np.int32))
+            n_pairs += len(a)
+            if max_configs is not None and n_pairs > max_configs:
+                raise TooManyConfigurations(f"patterns: more than {max_configs} table entries on one server")
+        st.pair_x, st.pair_rest = np.concatenate(px), np.concatenate(prest)
+        st.pair_bounds = np.r_[0, np.cumsum(counts)[:-1]]
+        st.short_cell = st.cells(short_use)
+        st.x_max = x_of.max(axis=0)
+        st.x_float = np.ascontiguousarray(x_of, dtype=float)
         out.append(st)
     return out
 

@@ -396,7 +396,7 @@ class _PatternOracle:
         self.types: Any = None
         self.last: dict = {}
         self.available = True              # False once the transition tables proved too large
-        self.max_configs = 50_000          # beyond it the transition tables are not built (undecided)
+        self.max_configs = 5_000_000       # beyond it the transition tables are not built (undecided)
 
     def __call__(self, lower: np.ndarray, upper: np.ndarray, cpu_limit: float | None,
                  time_limit: float | None = None, max_nodes: int = 2000) -> tuple[bool | None, dict[str, float] | None]:
@@ -409,7 +409,7 @@ class _PatternOracle:
                 self.types = False         # the pattern model is too large here: never asked again
         self.available = self.types is not False
         if self.types is False:
-            self.last = {"unavailable": f"more than {self.max_configs} running configurations on a server"}
+            self.last = {"unavailable": f"more than {self.max_configs} table entries on a server"}
             return None, None
         ans = threshold_schedule(self.sub, lower, upper, types=self.types, cpu_limit=cpu_limit,
                                  time_limit=time_limit, max_nodes=max_nodes)

@@ -169,12 +169,74 @@ def test_time_varying_demands_are_refused():
 
 
 def test_too_many_configurations_are_refused():
-    """The hand instance's one server <2> with two users of demand <1> and duration 2: a running
-    configuration counts tasks of four kinds (user, age 0 or 1) with at most 2 in all, C(4 + 2, 2) = 15
-    count vectors (1 empty, 4 single, 10 pairs); a limit of 5 is refused, by name."""
+    """The hand instance's one server <2> with two users of demand <1> and duration 2: a state counts
+    the running tasks of age 1 of each user, at most 2 in all: (a, b) with a + b <= 2, 6 states (1
+    empty, 2 single, 3 pairs); no task lives 3 slots, so one (empty) core; usage levels {0, 1, 2};
+    a table entry is (room left r, usage c of the tasks started) with c <= r: 1 + 2 + 3 = 6 entries.
+    A limit of 5 is refused, by name."""
     from fairalloc.exact.patterns import TooManyConfigurations
 
     tv = fa.TimeVaryingInstance([[2]], [[1], [1]], arrivals=[[2, 0, 0], [2, 0, 0]], durations=[2, 2])
-    assert len(server_types(tv)[0].configs) == 15
+    st = server_types(tv)[0]
+    assert (st.n_states, st.n_entries, len(st.shorts)) == (6, 6, 1)
     with pytest.raises(TooManyConfigurations, match="more than 5"):
         server_types(tv, max_configs=5)
+
+
+def brute_schedules(tv, m: int, ub: np.ndarray) -> set:
+    """Every schedule y of server m alone with 0 <= y_it <= ub_it and Eq. 10b in every slot (a task of
+    user i started in slot t holds d_i in slots t..t+e_i-1), enumerated cell by cell."""
+    n, T = ub.shape
+    cells = [(i, t) for i in range(n) for t in range(T) if ub[i, t] > 0 and tv.placement[i, m]]
+    d, e, cap = tv.task_demands[:, 0, :], tv.durations, tv.cluster.capacities[m]
+    out = set()
+    for combo in itertools.product(*[range(int(ub[i, t]) + 1) for i, t in cells]):
+        use = np.zeros((T, len(cap)))
+        y = np.zeros((n, T), dtype=np.int64)
+        for (i, t), k in zip(cells, combo):
+            use[t:t + int(e[i])] += k * d[i]
+            y[i, t] = k
+        if (use <= cap + 1e-9).all():
+            out.add(y.tobytes())
+    return out
+
+
+def table_schedules(st, ub: np.ndarray) -> set:
+    """Every schedule the slot-transition table generates: all paths of moves from the empty state."""
+    n, T = ub.shape
+    out = set()
+
+    def walk(t: int, s: int, y: np.ndarray) -> None:
+        if t == T:
+            out.add(y.tobytes())
+            return
+        nxt, qs = st.moves(s, ub[:, t])
+        for s2, q in zip(nxt, qs):
+            z = y.copy()
+            z[st.long, t] = st.x_of[s2]
+            z[st.short, t] = st.shorts[q]
+            walk(t + 1, int(s2), z)
+
+    walk(0, st.empty, np.zeros((n, T), dtype=np.int64))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_table_generates_exactly_the_feasible_server_schedules(seed):
+    """The table's moves from the empty state give the same set of server schedules as enumerating
+    every start vector against Eq. 10b (the set the pricing maximises over; module docstring)."""
+    tv = tiny(seed)
+    fits = _fits(tv)
+    cum = np.cumsum(tv.arrivals, axis=1)
+    sizes = []
+    for st in server_types(tv):
+        m = st.servers[0]
+        ub = np.minimum(np.minimum(fits[:, m, :], cum), 2)
+        ub = np.where(tv.placement[:, m][:, None], ub, 0)
+        if np.prod(ub + 1.0) > 3000:                 # keeps the enumeration small (a case count, not a time)
+            ub = np.minimum(ub, 1)
+        want = brute_schedules(tv, m, ub)
+        got = table_schedules(st, ub)
+        assert got == want
+        sizes.append(len(want))
+    assert max(sizes) > 1                            # not only the empty schedule
