@@ -181,7 +181,8 @@ class SlurmPriority:
         [``FairShareDampeningFactor``] classic only, ``>= 1`` (Slurm takes integers); default 1.
     weight_age, weight_fairshare, weight_job_size, weight_partition, weight_qos : float, optional
         [``PriorityWeight*``], ``>= 0``. Defaults 1000, 10000, 1000, 1000, 0: the multifactor page's
-        configuration example (Slurm's own defaults are all 0, which makes the order FIFO).
+        configuration example (Slurm's own defaults are all 0, which makes the order FIFO: refused here,
+        as weights that sum to 0 turn fair share off; that order is policy ``"fcfs"``).
     favor_small : bool, optional
         [``PriorityFavorSmall``] default False.
     size_relative_to_time : bool, optional
@@ -192,7 +193,7 @@ class SlurmPriority:
     Raises
     ------
     InvalidInstanceError
-        A half-life, period or age of 0 or below, a negative weight, an unknown option.
+        A half-life, period or age of 0 or below, a negative weight, weights that sum to 0, an unknown option.
 
     Examples
     --------
@@ -240,9 +241,16 @@ class SlurmPriority:
             raise InvalidInstanceError(f"dampening={self.dampening!r} must be >= 1 (FairShareDampeningFactor)",
                                        argument="dampening", value=self.dampening)
         object.__setattr__(self, "dampening", d)
+        weights = {}
         for f in fields(self):
             if f.name.startswith("weight_"):
                 object.__setattr__(self, f.name, scalar(f.name, getattr(self, f.name), strict=False))
+                weights[f.name] = getattr(self, f.name)
+        if not any(weights.values()):
+            raise InvalidInstanceError(f"the priority weights sum to 0 ({', '.join(f'{k}=0' for k in weights)}): every "
+                                       "job's priority would be 1 and the order first come first served (Slurm's FIFO), "
+                                       "fair share off; give one weight > 0 (or use policy 'fcfs')", argument="weights",
+                                       value=weights)
         if self.half_life == math.inf and self.decay == "continuous":
             raise InvalidInstanceError("decay='continuous' needs a finite half_life (tau = half_life / ln 2)",
                                        argument="half_life", value=self.half_life)
