@@ -117,7 +117,6 @@ import numpy as np
 from ..accounts import AccountTree, subtree_sum_into
 from ..errors import InvalidInstanceError
 from ._checks import scalar
-from .._jit import callee as _callee
 from ._jit import callee
 
 __all__ = [
@@ -129,8 +128,6 @@ __all__ = [
     "decay_per_second",
     "period_decay",
     "usage_charge",
-    "usage_charge_by",
-    "charge_decay",
     "decay_usage_into",
     "classic_fairshare_into",
     "level_fairshare_into",
@@ -352,58 +349,9 @@ def usage_charge(billing: float, run: float, per_second: float) -> float:
     >>> round(usage_charge(4.0, 300.0, 1 - 0.693 / 600), 1)     # 1200 * 0.998845^300
     848.4
     """
-    return usage_charge_by(billing, run, charge_decay(per_second, run))
-
-
-@_callee
-def charge_decay(per_second: float, run: float) -> float:
-    r"""The decay :math:`f^{r}` of a charge for :math:`r` seconds (:func:`usage_charge`).
-
-    Parameters
-    ----------
-    per_second : float
-        :func:`decay_per_second`.
-    run : float
-        Seconds the job ran since the last pass (or since it started).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> charge_decay(0.5, 2.0)
-    0.25
-    """
-    return per_second ** run
-
-
-@_callee
-def usage_charge_by(billing: float, run: float, decayed: float) -> float:
-    r""":func:`usage_charge` with :math:`f^{r}` given (:func:`charge_decay`): a loop of passes of one length
-    computes it once per length (the result is the same to the bit).
-
-    Parameters
-    ----------
-    billing : float
-        The job's billing rate.
-    run : float
-        Seconds it ran since the last pass (or since it started); ``<= 0`` charges nothing.
-    decayed : float
-        :func:`charge_decay` of ``run``.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> usage_charge_by(4.0, 300.0, 1.0)
-    1200.0
-    """
     if run <= 0:
         return 0.0
-    return run * decayed * billing
+    return run * per_second ** run * billing
 
 
 def decay_usage_into(usage, factor: float) -> None:
