@@ -140,7 +140,8 @@ class Billing:
     Raises
     ------
     InvalidInstanceError
-        An unknown rule, a negative or non-finite weight, weights with ``dominant_share``.
+        An unknown rule, a negative or non-finite weight, weights that sum to 0 (nothing would be
+        charged), weights with ``dominant_share``.
 
     Examples
     --------
@@ -175,6 +176,10 @@ class Billing:
                     raise InvalidInstanceError(f"weights give {key!r} twice (as {name!r})", argument="weights",
                                                value=name)
                 w[key] = float(value)
+            if not any(w.values()):
+                raise InvalidInstanceError(f"billing weights {weights!r} sum to 0: every job would be billed 0, no "
+                                           "usage would be charged and fair share would be off; give a weight > 0",
+                                           argument="weights", value=dict(weights or {}))
         self.weights = w
         self.rule = rule
 

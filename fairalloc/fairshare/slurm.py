@@ -117,7 +117,6 @@ import numpy as np
 from ..accounts import AccountTree, subtree_sum_into
 from ..errors import InvalidInstanceError
 from ._checks import scalar
-from .._jit import callee as _callee
 from ._jit import callee
 
 __all__ = [
@@ -129,8 +128,6 @@ __all__ = [
     "decay_per_second",
     "period_decay",
     "usage_charge",
-    "usage_charge_by",
-    "charge_decay",
     "decay_usage_into",
     "classic_fairshare_into",
     "level_fairshare_into",
@@ -181,7 +178,8 @@ class SlurmPriority:
         [``FairShareDampeningFactor``] classic only, ``>= 1`` (Slurm takes integers); default 1.
     weight_age, weight_fairshare, weight_job_size, weight_partition, weight_qos : float, optional
         [``PriorityWeight*``], ``>= 0``. Defaults 1000, 10000, 1000, 1000, 0: the multifactor page's
-        configuration example (Slurm's own defaults are all 0, which makes the order FIFO).
+        configuration example (Slurm's own defaults are all 0, which makes the order FIFO: refused here,
+        as weights that sum to 0 turn fair share off; that order is policy ``"fcfs"``).
     favor_small : bool, optional
         [``PriorityFavorSmall``] default False.
     size_relative_to_time : bool, optional
@@ -192,7 +190,7 @@ class SlurmPriority:
     Raises
     ------
     InvalidInstanceError
-        A half-life, period or age of 0 or below, a negative weight, an unknown option.
+        A half-life, period or age of 0 or below, a negative weight, weights that sum to 0, an unknown option.
 
     Examples
     --------
@@ -240,9 +238,16 @@ class SlurmPriority:
             raise InvalidInstanceError(f"dampening={self.dampening!r} must be >= 1 (FairShareDampeningFactor)",
                                        argument="dampening", value=self.dampening)
         object.__setattr__(self, "dampening", d)
+        weights = {}
         for f in fields(self):
             if f.name.startswith("weight_"):
                 object.__setattr__(self, f.name, scalar(f.name, getattr(self, f.name), strict=False))
+                weights[f.name] = getattr(self, f.name)
+        if not any(weights.values()):
+            raise InvalidInstanceError(f"the priority weights sum to 0 ({', '.join(f'{k}=0' for k in weights)}): every "
+                                       "job's priority would be 1 and the order first come first served (Slurm's FIFO), "
+                                       "fair share off; give one weight > 0 (or use policy 'fcfs')", argument="weights",
+                                       value=weights)
         if self.half_life == math.inf and self.decay == "continuous":
             raise InvalidInstanceError("decay='continuous' needs a finite half_life (tau = half_life / ln 2)",
                                        argument="half_life", value=self.half_life)
@@ -344,58 +349,9 @@ def usage_charge(billing: float, run: float, per_second: float) -> float:
     >>> round(usage_charge(4.0, 300.0, 1 - 0.693 / 600), 1)     # 1200 * 0.998845^300
     848.4
     """
-    return usage_charge_by(billing, run, charge_decay(per_second, run))
-
-
-@_callee
-def charge_decay(per_second: float, run: float) -> float:
-    r"""The decay :math:`f^{r}` of a charge for :math:`r` seconds (:func:`usage_charge`).
-
-    Parameters
-    ----------
-    per_second : float
-        :func:`decay_per_second`.
-    run : float
-        Seconds the job ran since the last pass (or since it started).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> charge_decay(0.5, 2.0)
-    0.25
-    """
-    return per_second ** run
-
-
-@_callee
-def usage_charge_by(billing: float, run: float, decayed: float) -> float:
-    r""":func:`usage_charge` with :math:`f^{r}` given (:func:`charge_decay`): a loop of passes of one length
-    computes it once per length (the result is the same to the bit).
-
-    Parameters
-    ----------
-    billing : float
-        The job's billing rate.
-    run : float
-        Seconds it ran since the last pass (or since it started); ``<= 0`` charges nothing.
-    decayed : float
-        :func:`charge_decay` of ``run``.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> usage_charge_by(4.0, 300.0, 1.0)
-    1200.0
-    """
     if run <= 0:
         return 0.0
-    return run * decayed * billing
+    return run * per_second ** run * billing
 
 
 def decay_usage_into(usage, factor: float) -> None:

@@ -112,8 +112,6 @@ HTCONDOR_OPTIONS = tuple(f.name for f in fields(HTCondorPriority))
 # compiled copies of the one definition of each rule (fairalloc._jit: the same source under numba)
 _period_decay = jit(_sl.period_decay)
 _usage_charge = jit(_sl.usage_charge)
-_usage_charge_by = jit(_sl.usage_charge_by)
-_charge_decay = jit(_sl.charge_decay)
 _decay_usage_into = jit(_sl.decay_usage_into)
 _subtree_sum_into = jit(subtree_sum_into)
 _classic_into = jit(_sl.classic_fairshare_into)
@@ -140,13 +138,9 @@ def _register() -> None:
 
 # ---- the loops run at passes / cycles (compiled) -------------------------------------------------
 @jit
-def _slurm_passes(usage, per_second, last, now, period, run_user, run_rate, run_last, n_run, reset_at, dc):
+def _slurm_passes(usage, per_second, last, now, period, run_user, run_rate, run_last, n_run, reset_at):
     """Every Slurm pass at ``last + k * period <= now``: reset (once ``reset_at`` is reached: then return),
-    decay, charge the running jobs. Returns (time of the last pass, passes done, reset done). ``dc`` (4 floats,
-    kept by the caller between calls; start with ``dt`` NaN): the last pass length ``dt``, ``per_second``,
-    :func:`~fairalloc.fairshare.slurm.period_decay` and :func:`~fairalloc.fairshare.slurm.charge_decay` of it,
-    so that passes of one length (and the charges of jobs that ran the whole pass) compute no power: the
-    same values to the bit (``usage_charge`` is ``usage_charge_by`` of ``charge_decay``)."""
+    decay, charge the running jobs. Returns (time of the last pass, passes done, reset done)."""
     n = 0
     t = last + period
     reset = False
@@ -155,16 +149,9 @@ def _slurm_passes(usage, per_second, last, now, period, run_user, run_rate, run_
             for i in range(usage.shape[0]):
                 usage[i] = 0.0
             reset = True
-        dt = t - last
-        if dt != dc[0] or per_second != dc[1]:
-            dc[0], dc[1] = dt, per_second
-            dc[2] = _period_decay(per_second, dt)
-            dc[3] = _charge_decay(per_second, dt)
-        _decay_usage_into(usage, dc[2])
+        _decay_usage_into(usage, _period_decay(per_second, t - last))
         for k in range(n_run):
-            run = t - run_last[k]
-            usage[run_user[k]] += _usage_charge_by(run_rate[k], run, dc[3] if run == dt else
-                                                   _charge_decay(per_second, run))
+            usage[run_user[k]] += _usage_charge(run_rate[k], t - run_last[k], per_second)
             run_last[k] = t
         last = t
         n += 1
@@ -432,7 +419,6 @@ class SlurmPolicy(QueuePolicy):
         self._fs = np.zeros(n_users)
         self.continuous = p.decay == "continuous"
         self.per_second = 1.0 if self.continuous else p.per_second
-        self._dc = np.array([np.nan, np.nan, 0.0, 0.0])      # _slurm_passes' cache of a pass's decays
         self.tau = commitments.tau_from_half_life(p.half_life) if self.continuous else math.inf
         self.user_rate = np.zeros(n_users)             # continuous: billing rate of the running jobs per user
         self.t_usage = 0.0                             # continuous: time the usage is at
@@ -497,8 +483,7 @@ class SlurmPolicy(QueuePolicy):
         else:
             while True:
                 last, n, reset = _slurm_passes(self.usage, self.per_second, self.last_pass, now, p.calc_period,
-                                               self.run_user, self.run_rate, self.run_last, self.n_run, self.reset_at,
-                                               self._dc)
+                                               self.run_user, self.run_rate, self.run_last, self.n_run, self.reset_at)
                 self.last_pass = last
                 done += n
                 if not reset:

@@ -23,7 +23,10 @@ job's priority; between passes the order is fixed. Here:
 
 * the factors, at the first arrival or decision after a pass that needs them (:func:`_refresh`); the
   waiting jobs of the users whose factor changed are re-prioritised then (Fair Tree's factors are ranks:
-  most passes change none);
+  most passes change none). On a flat tree under Fair Tree the factors kept are not computed again when
+  :func:`_same_ranks` shows from the usages that the ranking and its ties stay as they are (one
+  comparison per two neighbours in the ranking instead of the tree's sums, level fair shares, sort and
+  ranks);
 * every waiting job's priority (a *ranking*, :func:`_rank`), with backfilling at a decision that may
   start a job (EASY may start any job of the order). Without backfilling a decision starts jobs only
   from the front of the order, and the priorities kept decide it without re-ranking in most cases
@@ -67,20 +70,20 @@ __all__ = ["SlurmLoopState", "new_state"]
 # nothing starts), _SETTLED (other decisions settled by _settle) and _REPRIO (jobs re-prioritised by a factor
 # change) are read by tests; _WORK: _settle's work since the last ranking
 # _CONDOR: the run is HTCondor's (:mod:`.condor_loop`, on the field ``hc``), not Slurm's
+# _FLAT: Fair Tree on a flat tree (:func:`_same_ranks` applies); _FSOK: the kept factors are of a full computation on
+# it; _FSKIP (read by tests): factor computations that :func:`_same_ranks` showed unchanged
 (_CLASSIC, _INTEGER, _NRUN, _STALE, _LO, _HI, _NPEND, _MINW, _RESET, _PASSES, _DECISIONS, _NQ, _EXACT, _RANKS, _CERTS,
- _REPRIO, _WORK, _SETTLED, _CONDOR) = range(19)
+ _REPRIO, _WORK, _SETTLED, _CONDOR, _FLAT, _FSOK, _FSKIP) = range(22)
 # floats of the state (sf)
-# (_DC: 4 floats, _slurm_passes' cache of a pass's decays)
-_LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU, _TREF, _EPS, _DC = range(16)
+_LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU, _TREF, _EPS = range(15)
 
 
 class SlurmLoopState(NamedTuple):
     """The policy's arrays between the loop's events (positions: the loop's jobs in arrival order)."""
 
-    si: np.ndarray        #: int64 (19,): flags and counters (module constants)
-    sf: np.ndarray        #: float (19,): last pass, period, per-second decay, max age, weights, factors, the
-    #: instant that ran the last pass, the pass of the last ranking, the rounding margin of _settle, the cache of
-    #: a pass's decays (4)
+    si: np.ndarray        #: int64 (22,): flags and counters (module constants)
+    sf: np.ndarray        #: float (15,): last pass, period, per-second decay, max age, weights, factors, the
+    #: instant that ran the last pass, the pass of the last ranking, the rounding margin of _settle
     resets: np.ndarray    #: usage-reset boundaries, ascending, then inf
     uidx: np.ndarray      #: (n,) each job's user
     js: np.ndarray        #: (n,) job-size factor
@@ -134,15 +137,14 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
     (:func:`condor_state`), else None."""
     n = len(submit)
     m = n if n else 1
-    si = np.zeros(19, np.int64)
+    si = np.zeros(22, np.int64)
     si[_CONDOR] = condor is not None
     si[_CLASSIC] = prio.fairshare == "classic"
     si[_INTEGER] = bool(prio.integer)
     si[_EXACT] = 1
     si[_STALE] = 1                        # the factors of the usage at the start (zero), when first needed
     si[_MINW] = np.iinfo(np.int64).max
-    sf = np.zeros(19)
-    sf[_DC] = sf[_DC + 1] = np.nan
+    sf = np.zeros(15)
     sf[_PERIOD], sf[_PERSEC], sf[_MAXAGE] = prio.calc_period, prio.per_second, prio.max_age
     sf[_WA], sf[_WF], sf[_WJ], sf[_WP], sf[_WQ] = (prio.weight_age, prio.weight_fairshare, prio.weight_job_size,
                                                    prio.weight_partition, prio.weight_qos)
@@ -153,6 +155,10 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
                        + prio.weight_qos + 1.0)
     t = tree
     nn, nu = t.n_nodes, t.n_users
+    # Fair Tree on a flat tree: every user a child of the root, user k at node k + 1 (AccountTree.flat's layout)
+    si[_FLAT] = (prio.fairshare == "fair_tree" and nn == nu + 1 and bool(np.array_equal(t.user_nodes, np.arange(1, nn)))
+                 and bool(np.all(t.fs_parent[1:] == 0)) and not bool(np.any(t.use_parent))
+                 and int(t.fs_child_ptr[1] - t.fs_child_ptr[0]) == nu)
     c = int(capacity) + 1
 
     def f(a, dt):
@@ -183,10 +189,55 @@ def condor_state(uidx, size, procs, factor, prio, capacity: int) -> SlurmLoopSta
 
 
 # ---- the rules, called with this state ----------------------------------------------------------------
+#: Relative margin of :func:`_same_ranks` (far above the few roundings of the level fair shares: 2^-52 each).
+_MARGIN = 1e-12
+
+
+@jit(_nrt=False)
+def _same_ranks(sl, usage):
+    r"""Whether Fair Tree's factors of ``usage`` on a flat tree are the ones kept (the last full computation's),
+    shown without computing them: True only if every two users adjacent in the kept order keep that order and
+    its ties. Fair Tree on a flat tree ranks the users by :math:`LF_v = S_v/(U_v/U_{root})` (descending; ties
+    keep one rank, :func:`~fairalloc.fairshare.slurm.fair_tree_into`), so the factors depend only on the order
+    and on which neighbours tie. Two neighbours ``a`` before ``b``:
+
+    * tied in the kept order: they stay tied if their shares and usages are equal (the same operations on
+      the same numbers give the same :math:`LF`);
+    * ``a`` strictly first: it stays so if :math:`S_a U_b > S_b U_a (1 + 10^{-12})` (:math:`U` = usage; for
+      :math:`U_a = 0`: :math:`LF_a = \infty` above a used ``b``). The computed :math:`LF` is :math:`S/(U/U_{root})`
+      with two roundings of relative error :math:`2^{-53}` each (the root's :math:`U_{root}` is the same
+      number for both): a margin of :math:`10^{-12}` between the exact quotients keeps the computed ones
+      strictly ordered, as long as no quotient leaves the normal range (usages in
+      :math:`[10^{-200}, 10^{90}]` or 0).
+
+    Anything else (a near tie, a new tie, zero shares) answers False: the factors are computed."""
+    order, lf, sh = sl.sib_order, sl.level_fs, sl.sibling_shares
+    lo, hi = sl.fs_child_ptr[0], sl.fs_child_ptr[1]
+    for i in range(lo, hi):
+        x = usage[order[i] - 1]
+        if x != 0.0 and not (1e-200 <= x <= 1e90):
+            return False
+    for i in range(lo + 1, hi):
+        a, b = order[i - 1], order[i]
+        ua, ub = usage[a - 1], usage[b - 1]
+        if lf[a] == lf[b]:
+            if ua != ub or sh[a] != sh[b]:
+                return False
+        elif not (sh[a] * ub > (sh[b] * ua) * (1.0 + _MARGIN)):
+            return False
+    return True
+
+
 @jit(_nrt=False)
 def _factors(sl, usage):
-    """Every user's fair-share factor from ``usage`` (the usage at a pass) into ``sl.fs``."""
-    sl.si[_STALE] = 0
+    """Every user's fair-share factor from ``usage`` (the usage at a pass) into ``sl.fs`` (on a flat tree under Fair
+    Tree, kept when :func:`_same_ranks` shows them unchanged)."""
+    si = sl.si
+    si[_STALE] = 0
+    if si[_FSOK] != 0 and _same_ranks(sl, usage):
+        si[_FSKIP] += 1
+        return
+    si[_FSOK] = si[_FLAT]
     _slurm_factors(usage, sl.parent, sl.user_nodes, sl.node_usage, sl.si[_CLASSIC] != 0, sl.fs_parent, sl.use_parent,
                    sl.raw_shares, sl.level_shares, sl.norm_shares, sl.preorder, sl.sf[_DAMP], sl.efctv, sl.node_f,
                    sl.is_user, sl.sibling_shares, sl.level_fs, sl.fs_child_ptr, sl.fs_children, sl.stack_node,
@@ -222,7 +273,7 @@ def catch_up(sl, now):
     done = 0
     while True:
         last, k, reset = _slurm_passes(sl.usage, sf[_PERSEC], sf[_LAST], now, sf[_PERIOD], sl.run_user, sl.run_rate,
-                                       sl.run_last, si[_NRUN], sl.resets[si[_RESET]], sf[_DC:_DC + 4])
+                                       sl.run_last, si[_NRUN], sl.resets[si[_RESET]])
         sf[_LAST] = last
         done += k
         if not reset:

@@ -208,3 +208,40 @@ def test_slurm_on_a_task_pool_in_the_grid(tmp_path):
     from fairalloc.experiments.inputs import build_capacity
     r = fa.simulate(wl, build_capacity({"pool": 0.8}, wl), policy="slurm", half_life=3600.0, accounts=tree)
     assert s["mean_wait"].iloc[0] == pytest.approx(r.jobs["wait"].mean())
+
+
+def test_bench_whatif_runs_the_commands_grid(tmp_path, monkeypatch):
+    # benchmarks/bench_whatif.py times `fairalloc whatif` itself (fairalloc.cli.main with its command()): the spec
+    # the command builds from those arguments is issue 27's grid (Measure: 3 policies x 4 half-lives, beside FCFS
+    # and EASY once each; 1 h, 1 d, 7 d, 30 d = 3,600, 86,400, 604,800, 2,592,000 s), on a synthetic account tree
+    import importlib.util
+    from pathlib import Path
+
+    import fairalloc.experiments.runner as runner
+    from fairalloc.cli import main
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_whatif.py"
+    spec = importlib.util.spec_from_file_location("_bench_whatif_under_test", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    swf = fa.workloads.write_swf(_wl(), tmp_path / "t.swf", header={"MaxProcs": 16})
+    caught = []
+
+    class Caught(Exception):
+        pass
+
+    def no_run(spec, *args, **kwargs):
+        caught.append(spec)
+        raise Caught
+
+    monkeypatch.setattr(runner, "run_sweep", no_run)
+    with pytest.raises(Caught):
+        main([*bench.command(swf, tmp_path / "out", workers=2), "--debug"])
+    cells = caught[0].cells()
+    hours = {c.params["label"]: [] for c in cells}
+    for c in cells:
+        hours[c.params["label"]].append(c.params["options"].get("half_life"))
+        assert c.params["options"]["tree"].startswith("synthetic: 4 accounts")
+    assert hours == {"fcfs": [None], "easy": [None], "slurm": [3600.0, 86400.0, 604800.0, 2592000.0],
+                     "htcondor": [3600.0, 86400.0, 604800.0, 2592000.0], "sdrf": [3600.0, 86400.0, 604800.0, 2592000.0]}
+    assert (tmp_path / "out" / "inputs").is_dir()        # the command's folder (what `fairalloc whatif` resumes)

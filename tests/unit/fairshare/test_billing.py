@@ -79,6 +79,8 @@ def test_row_rule_by_hand():
     (lambda: Billing({"cpu": -1}), r"weights\['cpu'\]=-1 must be a finite number >= 0"),
     (lambda: Billing({"cpu": True}), r"weights\['cpu'\]=True"),
     (lambda: Billing({"cpu": 1, "CPU": 2}), r"give 'cpu' twice"),
+    # weights that sum to 0 would bill nothing: fair share silently off (issue 27, Bad input; Kueue PR #15228)
+    (lambda: Billing({"cpu": 0, "mem": 0.0}), r"billing weights \{'cpu': 0, 'mem': 0.0\} sum to 0"),
     (lambda: Billing(rule="max"), r"rule='max' is not a billing rule"),
     (lambda: Billing({"cpu": 1}, rule="dominant_share"), r"takes no weights"),
     (lambda: Billing(rule="dominant_share").rates([[1, 1]], ["cpu", "mem"]), r"needs the cluster's capacities"),

@@ -310,6 +310,8 @@ def test_config_checks():
         slurm.SlurmPriority(decay="fast")
     with pytest.raises(InvalidInstanceError, match="weight_age=-1"):
         slurm.SlurmPriority(weight_age=-1)
+    with pytest.raises(InvalidInstanceError, match="priority weights sum to 0 .*weight_qos=0.*fair share off"):
+        slurm.SlurmPriority(weight_age=0, weight_fairshare=0, weight_job_size=0, weight_partition=0)
     with pytest.raises(InvalidInstanceError, match="dampening=0.5 must be >= 1"):
         slurm.SlurmPriority(dampening=0.5)
     with pytest.raises(InvalidInstanceError, match="usage_reset='hourly'"):

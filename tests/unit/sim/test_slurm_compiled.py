@@ -151,38 +151,41 @@ def test_default_path_and_routing(caplog):
         simulate(pool, fa.sim.ResourcePool.from_workload(pool, 0.5), policy="slurm", engine="kernel")
 
 
-def test_cached_pass_decays_give_the_rule_to_the_bit():
-    # _slurm_passes keeps a pass's period_decay and charge_decay while the pass length and per-second decay repeat
-    # (its dc cache, kept across calls); the oracle is the uncached rule (period_decay, usage_charge of each pass
-    # and job), pass by pass. Jobs started inside a pass are charged a partial run (not the cached length); the
-    # calls alternate the period and the decay (a period of 0.1 s gives pass lengths that differ in the last bits)
-    from fairalloc.fairshare import slurm as sl
-    from fairalloc.sim.policies.fairshare import _slurm_passes
+def test_flat_fair_tree_factors_kept_only_when_the_rule_gives_them():
+    # On a flat tree the compiled loop keeps Fair Tree's factors when its check (slurm_loop._same_ranks) shows that
+    # no two neighbours in the kept order swap or change their tie; the oracle is the rule itself,
+    # fairshare.slurm.fairshare_factors, on every usage vector. The vectors: passes (every usage times the same
+    # decay, a few users charged), then exact ties, near ties (1 and 1 + 2^-52 apart: tied after the decay or not),
+    # a user at 0, and a reset to 0.
+    from fairalloc.fairshare.slurm import SlurmPriority, fairshare_factors
+    from fairalloc.sim.policies import slurm_loop as SL
+    from fairalloc.sim.policies.fairshare import _register
 
-    rng = np.random.default_rng(7)
-    nu, nr = 5, 3
-    usage = rng.uniform(0.0, 1e4, nu)
-    ref = usage.copy()
-    run_user = rng.integers(0, nu, nr)
-    run_rate = rng.uniform(1.0, 16.0, nr)
-    dc = np.array([np.nan, np.nan, 0.0, 0.0])
-    last = 0.0
-    for step, (period, hl) in enumerate([(300.0, 7 * 86400.0), (300.0, 7 * 86400.0), (300.0, 3600.0),
-                                         (0.1, 3600.0), (60.0, 7 * 86400.0)] * 3):
-        per_second = sl.decay_per_second(hl)
-        run_last = last + rng.uniform(0.0, period, nr) * (step % 2)   # started inside the last pass (odd steps)
-        rl = run_last.copy()
-        now = last + period * rng.integers(1, 4) + 0.5 * period
-        t = last + period
-        prev = last
-        while t <= now:                       # the oracle: the plain rule at every pass
-            ref *= sl.period_decay(per_second, t - prev)
-            for k in range(nr):
-                ref[run_user[k]] += sl.usage_charge(run_rate[k], t - rl[k], per_second)
-                rl[k] = t
-            prev, t = t, t + period
-        got_last, _, reset = _slurm_passes(usage, per_second, last, now, period, run_user, run_rate, run_last, nr,
-                                           np.inf, dc)
-        assert not reset and got_last == prev
-        np.testing.assert_array_equal(usage, ref)
-        last = got_last
+    _register()                                   # (the rules' callees, as a run registers them)
+    tree = AccountTree.flat(list(range(6)), shares=[1, 1, 2, 1, 3, 1])
+    sl = SL.new_state(tree, np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), 4,
+                      SlurmPriority(), partition=1.0, qos=0.0, resets=[])
+    assert sl.si[SL._FLAT] == 1
+    rng = np.random.default_rng(5)
+    usage = rng.uniform(1e3, 1e6, 6)
+    vectors = []
+    for _ in range(60):
+        usage = usage * 0.999
+        usage[rng.integers(0, 6, 2)] += rng.uniform(0.0, 50.0, 2) * 10.0 ** rng.integers(0, 5)  # (some reorder)
+        vectors.append(usage.copy())
+    u = vectors[-1].copy()
+    u[1] = u[3]                                   # equal shares, equal usage: tied
+    vectors += [u.copy(), u * 0.5]
+    u[0] = np.nextafter(u[3], np.inf)             # a near tie (one ulp apart): the rule decides, not the check
+    vectors += [u.copy(), u * 0.999, u * 0.999 * 0.999]
+    u[5] = 0.0                                    # unused: LF infinite
+    vectors += [u.copy(), u * 0.7, np.zeros(6), np.zeros(6)]
+    for k, v in enumerate(vectors):
+        SL._factors(sl, v)
+        np.testing.assert_array_equal(sl.fs, fairshare_factors(tree, v), err_msg=f"vector {k}")
+    kept = int(sl.si[SL._FSKIP])
+    assert 0 < kept < len(vectors)                # the check keeps most passes' factors, not all
+    two = SL.new_state(AccountTree([{"account": "A"}, {"user": "0", "account": "A"}, {"user": "1"}]), np.zeros(0, np.int64),
+                       np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), 4, SlurmPriority(), partition=1.0,
+                       qos=0.0, resets=[])
+    assert two.si[SL._FLAT] == 0                  # accounts: the factors are always computed
