@@ -1232,6 +1232,36 @@ def _yarn_step(ps, st, runs, ts, now, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
 
 
 @jit(_nrt=False)
+def _may_preempt(ps, st, runs, qs, u, q1, q2):
+    """Whether user u's head can find victims at all (a necessary condition, independent of the order in which
+    heads are tried): it needs a resource its ClusterQueue x does not have available, and either x with the
+    head added stays within its nominal quota on the needed resources (``FairSharingPreemptWithinNominal``) or
+    another ClusterQueue with candidates (the highest, ``q1``, or the second, ``q2``, when x is ``q1``) has
+    DRS(y) >= DRS(x + w) (no other can satisfy S2-a or S2-b). Sets ``ps.need``; returns (whether, within, and
+    :func:`~fairalloc.fairshare.kueue.drs_key` of DRS(x + w))."""
+    x = qs.queue[u]
+    d = runs.d[st.qhead[u]]
+    anyneed = False
+    for r in range(d.shape[0]):
+        ps.need[r] = d[r] > 0.0 and d[r] > _kq.available(x, r, qs.parent, qs.quota, qs.limit, qs.borrow, qs.usage)
+        anyneed = anyneed or ps.need[r]
+    if not anyneed:
+        return False, False, np.int64(0), 0.0
+    _path_copy(qs.usage, qs.parent, x, ps.save, True)   # the share of x with the head added (path restored)
+    _kq.add_usage_into(x, d, qs.parent, qs.quota, qs.limit, qs.usage)
+    within = True
+    for r in range(d.shape[0]):
+        if ps.need[r] and qs.usage[x, r] > qs.quota[x, r]:
+            within = False
+    ratio, _ = _kq.dominant_resource_share(x, qs.parent, qs.quota, qs.usage, qs.lam, qs.group_of, ps.work)
+    mt, mv = _kq.drs_key(ratio, qs.w[x])
+    _path_copy(qs.usage, qs.parent, x, ps.save, False)
+    other = q1 if q1 != x else q2                # the highest share of another ClusterQueue
+    ok = other >= 0 and (within or _key_ge(ps.top_t[other], ps.top_v[other], mt, mv))
+    return ok, within, mt, mv
+
+
+@jit(_nrt=False)
 def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_log, rem, end, killed, user):
     """After a pass (``blocking="skip"``) at ``now``: Kueue's fair-sharing preemption for the heads set aside,
     as :func:`reference_kueue_run`'s ``preempt_once`` (module docstring): the heads in tournament order, the
@@ -1259,17 +1289,41 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
         return ROOM, n_log
     ps.meta[_NEED] = 0
     mrt = ps.par[0]
-    n_e = np.int64(0)                               # launches holding candidates, in launch order
-    for e in range(hs):
-        s = lt0[hint[e, 0] - 1]
-        if s < now and now - s >= mrt:              # preemptible()
-            ps.c_ent[n_e] = e
-            ps.cands[n_e] = n_e
-            n_e += 1
-    nc = 0
     g = ps.has.shape[0]
     for q in range(g):
         ps.has[q] = False
+    n_e = np.int64(0)                               # launches holding candidates (preemptible(), a task left)
+    for e in range(hs):
+        s = lt0[hint[e, 0] - 1]
+        if s < now and now - s >= mrt and hint[e, 2] > 0:
+            ps.c_ent[n_e] = e
+            ps.cands[n_e] = n_e
+            n_e += 1
+            q = qs.queue[user[hint[e, 1]]]
+            if not ps.has[q]:
+                ps.has[q] = True
+                ratio, _ = _kq.dominant_resource_share(q, qs.parent, qs.quota, qs.usage, qs.lam, qs.group_of, ps.work)
+                ps.top_t[q], ps.top_v[q] = _kq.drs_key(ratio, qs.w[q])
+    # the two highest shares among ClusterQueues with candidates (a head's own queue is not a target)
+    q1 = -1
+    for q in range(g):
+        if ps.has[q] and (q1 < 0 or not _key_ge(ps.top_t[q1], ps.top_v[q1], ps.top_t[q], ps.top_v[q])):
+            q1 = q
+    q2 = -1
+    for q in range(g):
+        if ps.has[q] and q != q1 and (q2 < 0 or not _key_ge(ps.top_t[q2], ps.top_v[q2], ps.top_t[q], ps.top_v[q])):
+            q2 = q
+    # the heads that pass the necessary test (_may_preempt: it does not depend on the order in which heads are
+    # tried, nor on the candidates' order): the tournament and the candidate list only when one does, and the
+    # heads are tried only until the last of those (the others evict nothing, wherever they come)
+    n_pass = 0
+    if n_e > 0:
+        for u in range(ps.rest.shape[0]):
+            if ps.rest[u] and _may_preempt(ps, st, runs, qs, u, q1, q2)[0]:
+                n_pass += 1
+    if n_pass == 0:
+        n_e = 0
+    nc = 0
     if n_e > 0:
         _sort(ps, n_e, hint, np.int64(-1))
         for j in range(n_e):                        # one candidate per task (c_tmp: the entries, sorted)
@@ -1288,45 +1342,15 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
                 nc += 1
         for i in range(nc):
             ps.c_ent[i] = ps.o_idx[i]
-            q = ps.c_cq[i]
-            if not ps.has[q]:
-                ps.has[q] = True
-                ratio, _ = _kq.dominant_resource_share(q, qs.parent, qs.quota, qs.usage, qs.lam, qs.group_of, ps.work)
-                ps.top_t[q], ps.top_v[q] = _kq.drs_key(ratio, qs.w[q])
-    # the two highest shares among ClusterQueues with candidates (a head's own queue is not a target)
-    q1 = -1
-    for q in range(g):
-        if ps.has[q] and (q1 < 0 or not _key_ge(ps.top_t[q1], ps.top_v[q1], ps.top_t[q], ps.top_v[q])):
-            q1 = q
-    q2 = -1
-    for q in range(g):
-        if ps.has[q] and q != q1 and (q2 < 0 or not _key_ge(ps.top_t[q2], ps.top_v[q2], ps.top_t[q], ps.top_v[q])):
-            q2 = q
     m = runs.d.shape[1]
-    left = n_aside
-    while nc > 0 and left > 0:
+    while nc > 0 and n_pass > 0:
         u = _next_head(ps, st, runs, qs)
-        left -= 1
+        ok, within, mt, mv = _may_preempt(ps, st, runs, qs, u, q1, q2)
+        if not ok:
+            continue
+        n_pass -= 1
         x = qs.queue[u]
         d = runs.d[st.qhead[u]]
-        anyneed = False
-        for r in range(m):
-            ps.need[r] = d[r] > 0.0 and d[r] > _kq.available(x, r, qs.parent, qs.quota, qs.limit, qs.borrow, qs.usage)
-            anyneed = anyneed or ps.need[r]
-        if not anyneed:
-            continue
-        _path_copy(qs.usage, qs.parent, x, ps.save, True)   # the share of x with the head added (path restored)
-        _kq.add_usage_into(x, d, qs.parent, qs.quota, qs.limit, qs.usage)
-        within = True
-        for r in range(m):
-            if ps.need[r] and qs.usage[x, r] > qs.quota[x, r]:
-                within = False
-        ratio, _ = _kq.dominant_resource_share(x, qs.parent, qs.quota, qs.usage, qs.lam, qs.group_of, ps.work)
-        mt, mv = _kq.drs_key(ratio, qs.w[x])
-        _path_copy(qs.usage, qs.parent, x, ps.save, False)
-        other = q1 if q1 != x else q2                # the highest share of another ClusterQueue
-        if other < 0 or not (within or _key_ge(ps.top_t[other], ps.top_v[other], mt, mv)):
-            continue
         n_ok = 0                                    # only ClusterQueues y with DRS(y) >= DRS(x + w) can lose one
         for i in range(nc):
             q = ps.c_cq[i]
