@@ -1305,11 +1305,12 @@ def step(ps, st, runs, ts, now, hend, hint, hs, lp, lk, lm, lt0, lt1, lkill, n_l
                 ratio, _ = _kq.dominant_resource_share(q, qs.parent, qs.quota, qs.usage, qs.lam, qs.group_of, ps.work)
                 ps.top_t[q], ps.top_v[q] = _kq.drs_key(ratio, qs.w[q])
     # the two highest shares among ClusterQueues with candidates (a head's own queue is not a target)
-    q1 = -1
+    q1 = np.int64(-1)                               # (typed int64 from the start: a literal -1 makes numba
+                                                    # compile _may_preempt once more, for Literal[int](-1))
     for q in range(g):
         if ps.has[q] and (q1 < 0 or not _key_ge(ps.top_t[q1], ps.top_v[q1], ps.top_t[q], ps.top_v[q])):
             q1 = q
-    q2 = -1
+    q2 = np.int64(-1)
     for q in range(g):
         if ps.has[q] and q != q1 and (q2 < 0 or not _key_ge(ps.top_t[q2], ps.top_v[q2], ps.top_t[q], ps.top_v[q])):
             q2 = q
