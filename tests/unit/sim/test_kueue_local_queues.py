@@ -89,3 +89,19 @@ def test_one_local_queue_per_cluster_queue_stays_compiled(caplog):
         r = fa.simulate(wl, [4.0], policy="kueue", preemption=True)
     assert r.stats["engine"] == "kernel"
     assert not caplog.messages
+
+
+def test_afs_next_local_queue_waits_for_the_next_cycle():
+    """Kueue's cycle nominates one workload per ClusterQueue (``schedule()`` in Kueue's
+    ``pkg/scheduler/scheduler.go``: "1. Get the heads from the queues", ..., "6. Requeue the heads that were not
+    scheduled"). Pool of 4; user 2 (``q2``) runs 2 CPUs 0..1000, user 1 (``cq``) 1 CPU 0..5; users 0, 1, 2 submit
+    3, 2, 2 CPUs at 1, 2, 3 (100 s each). At 5, 2 CPUs are free; ``cq``'s head is user 0's (AFS usage 0 < user
+    1's). By hand: DRS(cq + 3) = 750 per mille < DRS(q2 + 2) = 1000, so ``cq``'s nominee goes first and does not
+    fit; ``q2``'s does and starts at 5; user 1's 2-CPU task is ``cq``'s nominee in the next cycle, with nothing
+    left, and starts when user 2's ends at 105. User 0's 3 CPUs are free only when user 2's first task ends
+    at 1000."""
+    t = _case()[1]
+    wl = fa.workloads.Workload(submit=[0, 0, 1, 2, 3], run_time=[1000, 5, 100, 100, 100], tasks=[1] * 5,
+                               user=[2, 1, 0, 1, 2], resources=[[2.0], [1.0], [3.0], [2.0], [2.0]])
+    r = fa.simulate(wl, [4.0], policy="kueue", accounts=t, half_life=3600.0)
+    assert r.jobs["start"].tolist() == [0.0, 0.0, 1000.0, 105.0, 5.0]
