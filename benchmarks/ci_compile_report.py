@@ -20,6 +20,7 @@ what one shared compile would have saved); then the same per function (all signa
     python benchmarks/ci_compile_report.py pytest -- tests/unit/sim -x
     python benchmarks/ci_compile_report.py compare                # cold `fairalloc compare`
     python benchmarks/ci_compile_report.py warmup -- queues       # cold groups of tests/_compile_warmup.py
+    python benchmarks/ci_compile_report.py warmup --parallel -- queues plain   # one process per group, as conftest
     python benchmarks/ci_compile_report.py table LOGDIR           # the table of an earlier run
     python benchmarks/ci_compile_report.py pytest --warm          # keep the caches (a warm run)
 
@@ -33,6 +34,7 @@ import collections
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -255,6 +257,9 @@ def main(argv=None) -> int:
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("-n", default="2", help="pytest's -n (default 2, CI's cores)")
     ap.add_argument("--warm", action="store_true", help="keep the numba caches")
+    ap.add_argument("--parallel", action="store_true",
+                    help="warmup: one process per group, all started together (as tests/conftest.py runs them on "
+                         "as many xdist workers); each prints its group's wall and CPU seconds last")
     ap.add_argument("--top", type=int, default=40)
     argv = list(sys.argv[1:] if argv is None else argv)
     rest = argv[argv.index("--") + 1:] if "--" in argv else []
@@ -269,7 +274,11 @@ def main(argv=None) -> int:
     if a.what == "pytest":
         cmd = [a.python, "-m", "pytest", "-n", a.n, "-p", "no:cacheprovider", "-q"] + rest
     elif a.what == "warmup":
-        cmd = [a.python, str(a.tree.resolve() / "tests" / "_compile_warmup.py")] + (rest or ["queues"])
+        script = str(a.tree.resolve() / "tests" / "_compile_warmup.py")
+        cmd = [a.python, script] + (rest or ["queues"])
+        if a.parallel:
+            cmd = ["sh", "-c", " ".join(f"{shlex.quote(a.python)} {shlex.quote(script)} {shlex.quote(g)} &"
+                                        for g in (rest or ["queues"])) + " wait"]
     else:
         out = Path(tempfile.mkdtemp(prefix="compile-compare-out-"))
         cmd = [a.python, "-c", "import sys; from fairalloc.cli import main; sys.exit(main())", "compare",

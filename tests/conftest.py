@@ -127,7 +127,6 @@ def pytest_addoption(parser):
 #: alone at the end (the greedy longest-first schedule on two machines). Only the order changes: every test
 #: is independent of the others.
 FIRST = ("tests/integration/test_notebook_axioms.py",
-         "tests/unit/sim/test_production_policies.py::test_schedules_follow_the_rule[kueue]",
          "tests/integration/test_check_cli.py::test_all_on_the_sweep_runner_matches_and_resumes",
          "tests/integration/test_notebook",
          "tests/unit/experiments/test_sweep.py::test_local_cluster_same_rows_workload_built_once_per_worker")
