@@ -10,6 +10,7 @@ rank  units                                               what they are
 0     errors, version, tolerance, validation, rng, _numeric  exceptions, numeric and validation helpers
 0     formats                                             output formats of tables and figures, the table writer
 0     kinetic                                             sorted structures: imports nothing of fairalloc
+0     _merge_sort                                         the compiled loops' one stable sort (through _jit)
 1     shares                                              THE formulas, over plain arrays
 2     model, result, commitments, clusters                 instances, results, SDRF commitments (use shares)
 3     io, examples, workloads, accounts, formats           reading instances, traces, account trees; output formats
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 RANKS: dict[str, int] = {
     "errors": 0, "version": 0, "tolerance": 0, "validation": 0, "rng": 0,
-    "_numeric": 0, "kinetic": 0, "_jit_cache": 0, "formats": 0, "_jit": 0,
+    "_numeric": 0, "kinetic": 0, "_jit_cache": 0, "formats": 0, "_jit": 0, "_merge_sort": 0,
     "shares": 1,
     "model": 2, "result": 2, "commitments": 2, "clusters": 2,
     "io": 3, "examples": 3, "workloads": 3, "accounts": 3,
@@ -49,8 +50,9 @@ RANKS: dict[str, int] = {
     "experiments": 6, "plots": 6,
     "cli": 7, "__main__": 7,
 }
-#: Units that import nothing of fairalloc but one another (``_jit`` compiles at first use; ``kinetic`` uses it).
-STANDALONE = {"kinetic", "_jit_cache", "_jit"}
+#: Units that import nothing of fairalloc but one another (``_jit`` compiles at first use; ``kinetic`` uses it;
+#: ``_merge_sort`` is the one sort of the compiled loops, bound per comparator through ``_jit``).
+STANDALONE = {"kinetic", "_jit_cache", "_jit", "_merge_sort"}
 
 
 def _imports(path: Path, package: list[str]) -> list[tuple[int, str]]:
