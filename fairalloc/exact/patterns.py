@@ -271,15 +271,21 @@ class ServerType:
             idx = idx * len(g) + np.maximum(j, 0)
         return np.where(bad, -1, idx)
 
+    def _entered(self, s: int, ub_t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The states a move from state ``s`` can enter in a slot with start bounds ``ub_t`` (N,): those whose
+        core is ``s``'s successor core, whose usage fits the room ``s`` leaves and whose long starts are
+        within the bounds; and that room (cap - use of ``s``)."""
+        cand = np.flatnonzero(self.core == self.succ_core[s])
+        room = self.cap - self.use[s]
+        ok = (self.x_use[cand] <= room + _EPS).all(axis=1)
+        if self.long:
+            ok &= (self.x_of[cand] <= ub_t[self.long]).all(axis=1)
+        return cand[ok], room
+
     def moves(self, s: int, ub_t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every move from state ``s`` in a slot with start bounds ``ub_t`` (N,), listed: (the states
         entered, the short multisets' indices), pairwise (module docstring, "Pricing")."""
-        cand = np.flatnonzero(self.core == self.succ_core[s])
-        room = self.cap - self.use[s]
-        okx = (self.x_use[cand] <= room + _EPS).all(axis=1)
-        if self.long:
-            okx &= (self.x_of[cand] <= ub_t[self.long]).all(axis=1)
-        cand = cand[okx]
+        cand, room = self._entered(s, ub_t)
         okq = (self.shorts <= ub_t[self.short]).all(axis=1) if self.short else np.ones(len(self.shorts), bool)
         qs = np.flatnonzero(okq)
         left = room[None, :] - self.x_use[cand]
@@ -322,12 +328,7 @@ class ServerType:
     def _best_move(self, s: int, c_t, ub_t, V) -> tuple[int, int]:
         """A best move from ``s`` (the state entered, the short multiset): the best state entered given
         the best short multiset in the room it leaves (:meth:`_short_table`), then that multiset."""
-        cand = np.flatnonzero(self.core == self.succ_core[s])
-        room = self.cap - self.use[s]
-        ok = (self.x_use[cand] <= room + _EPS).all(axis=1)
-        if self.long:
-            ok &= (self.x_of[cand] <= ub_t[self.long]).all(axis=1)
-        cand = cand[ok]
+        cand, room = self._entered(s, ub_t)
         B = self._short_table(c_t, ub_t)
         val = V[cand] + B[self.cells(room[None, :] - self.x_use[cand])]
         if self.long:
