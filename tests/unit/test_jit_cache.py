@@ -8,6 +8,7 @@ by reading their source."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -58,6 +59,8 @@ def test_an_edit_in_another_file_reaches_the_cached_caller(tmp_path):
     assert _run(tmp_path) == "11"                                       # g() = K + 10 with K = 1
     assert list((pkg / "__pycache__").glob("user.g-*.nbi"))             # numba cached g beside the source
     (pkg / "consts.py").write_text("K = 2\n")                           # neither core.py nor user.py changes
+    st = (pkg / "consts.py").stat()         # dated 2 s later, as an edit by hand would be: Python's bytecode
+    os.utime(pkg / "consts.py", ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))   # cache checks whole seconds
     assert _jit_cache.check(pkg) >= 2                                   # f's and g's cache files removed
     assert _run(tmp_path) == "12"                                       # K = 2 reaches g
     assert _jit_cache.check(pkg) == 0                                   # the stamp matches: nothing to do
