@@ -5,9 +5,11 @@ workers of a 2-core run often compile the same function at the same time (numba'
 process that starts compiling after the other saved). The controller therefore runs, before the workers
 start, one process per group below (in parallel); each runs small ``fairalloc`` command lines in one
 interpreter, which compile the heaviest entry points through the same public paths the tests take, and
-numba saves them; the workers then load them from the cache. It changes no test and no verdict: a test
-compiles whatever the warm-up did not (a failure here is printed at the end of the test run's report,
-and the tests still run; so does a warm-up stopped by :data:`CAP_SECONDS`, a safety cap only).
+numba saves them; the workers then load them from the cache. It changes no test: a test compiles whatever
+the warm-up did not. A command that fails here is printed at the end of the test run's report, the tests
+still run, and the run fails (its commands are public command lines; ``.ci/run``'s second leg counts on
+them to run the compiled entry points on the newest Python); a warm-up stopped by :data:`CAP_SECONDS`, a
+safety cap only, is printed and fails nothing.
 
     python tests/_compile_warmup.py GROUP [GROUP ...]      # run these groups in this process
 

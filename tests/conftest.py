@@ -88,20 +88,31 @@ def pytest_configure(config):
     t0, c0 = time.perf_counter(), os.times()
     procs = [subprocess.Popen([sys.executable, spec.origin, *names], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, cwd=REPO) for names in share if names]
-    failed, groups = [], []
+    failed, groups, errors = [], [], 0
     for p in procs:
+        capped = False
         try:
             out = p.communicate(timeout=max(1.0, warmup.CAP_SECONDS - (time.perf_counter() - t0)))[0]
         except subprocess.TimeoutExpired:           # a safety cap: the tests then compile what is missing
             p.kill()
             out = p.communicate()[0] + f"\nstopped by the warm-up's cap of {warmup.CAP_SECONDS} s"
+            capped = True
         if p.returncode != 0:
             failed.append(out)
+            errors += not capped
         lines = out.strip().splitlines()
         groups.append(lines[-1] if lines else "?")
     c1 = os.times()
-    _WARMUP.update(wall=time.perf_counter() - t0, procs=len(procs), failed=failed, groups=groups,
+    _WARMUP.update(wall=time.perf_counter() - t0, procs=len(procs), failed=failed, groups=groups, errors=errors,
                    cpu=c1.children_user + c1.children_system - c0.children_user - c0.children_system)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A warm-up command that failed (an exit status, an exception: not the safety cap, which depends on the
+    machine's speed) fails the run: its commands are ``fairalloc`` command lines through the public paths,
+    and ``.ci/run``'s second leg counts on them to run the compiled entry points on the newest Python."""
+    if _WARMUP.get("errors") and exitstatus == 0 and not hasattr(session.config, "workerinput"):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_report_header(config):
@@ -114,7 +125,8 @@ def pytest_report_header(config):
 
 def pytest_terminal_summary(terminalreporter):
     for out in _WARMUP.get("failed", ()):
-        terminalreporter.write_sep("=", "compile warm-up failed (the tests ran without it)", red=True)
+        terminalreporter.write_sep("=", "compile warm-up failed (the tests ran without it; a command that failed, "
+                                   "not the safety cap, fails the run)", red=True)
         terminalreporter.write_line(out[-4000:])
 
 
