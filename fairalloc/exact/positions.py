@@ -157,6 +157,36 @@ instance of seed 0, CP-SAT refutes "every user >= 77/1240" in about a second of 
 "every user >= 76/1240", which is feasible, takes HiGHS minutes to find; bisection asked the hard
 question first, ``benchmarks/RESULTS.md``).
 
+By matching
+-----------
+With ``split_matchings`` > 0, a later position whose MILP stops in its slice with open values and at
+most ``split_matchings`` matchings of them (:meth:`PositionDriver.matchings`) is settled without the
+value search, by one program per matching *m* of the open values to distinct free users who can take
+them: :math:`P_m`, the allocations of *P* in which the users of *m* have exactly their values, is the
+position program's feasible set with those binaries fixed, so its program has no binaries (and no
+big-M): users of *m* fixed at their counts, every other free user :math:`V_i \ge f`, :math:`\max z`,
+:math:`z \le V_i` for those users, :math:`z \ge c_m` with :math:`c_m` the next achievable value of
+its unmatched users above the incumbent. *Proof.* *P* is the union of the :math:`P_m` (a point of *P*
+comes with a matching), and on :math:`P_m` the matched users hold the open values (all :math:`\le f`)
+and the others are :math:`\ge f`, so :math:`N(x)` is the least unmatched value, which the program
+maximises; so :math:`\mu_{p+1} = \max_m \max_{P_m} N`. A program found INFEASIBLE proves that
+:math:`P_m` has no point with :math:`N` above the incumbent; one that stops (its slice, or the
+backend's gap) with a bound *b* proves it when no achievable value of its unmatched users lies in
+(incumbent, *b*]; otherwise it is solved again (twice the slice when it stalled), and every solution
+found is kept (it lies in *P*, with :math:`N` above the incumbent, which rises to it). When every
+matching is settled the incumbent is :math:`\mu_{p+1}` and the kept solution attains it, so (I1)-(I3)
+hold as after a position solve. A matching's set is also skipped when it lies inside one proven empty
+at an earlier position (``split_known_empty``; not with free disposal): a proof of INFEASIBLE for a
+state whose non-free users had counts :math:`k_i` and whose other users needed :math:`V_j \ge c`
+within bounds :math:`[\ell_j, u_j]` says that no feasible allocation has those counts and those
+values; bounds only tighten as the driver goes on, so a later matching's set is inside it when its
+users fixed then have the same counts, every user fixed since has a value :math:`\ge c`, and every
+unmatched user's least allowed value (the floor, or above the incumbent) is :math:`\ge c`. On the
+dense 10 x 10 x 20 TV-TSF instance of seed 1 the matchings' programs settle positions whose MILP and
+value search stalled (``benchmarks/RESULTS.md``). ``stats``: ``split_positions``, ``split_solves``,
+``split_known_empty``, ``split_skipped`` (more matchings than ``split_matchings``: the value search
+ran).
+
 Threshold backend
 -----------------
 A formulation may hand over a *threshold backend* (``solve_leximin(threshold=...)``, used when the
@@ -259,7 +289,8 @@ class PositionDriver:
                  count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
                  max_lp_rounds: int = 8, after_stall: str = "double", query_backend: Any = None,
                  first_slice: float | None = None, refute_backend: Any = None,
-                 refute_slice: float | None = 2.0, threshold: Any = None, max_matchings: int = 8) -> None:
+                 refute_slice: float | None = 2.0, threshold: Any = None, max_matchings: int = 8,
+                 split_matchings: int = 0) -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -290,6 +321,8 @@ class PositionDriver:
         self.refute_slice = refute_slice
         self.threshold = threshold             # the threshold backend (module docstring, "Threshold backend")
         self.max_matchings = int(max_matchings)
+        self.split_matchings = int(split_matchings)   # "By matching": at most this many; 0: off
+        self.no_schedule: list[tuple[dict[int, int], int]] = []   # "By matching": proven empty sets
         self.refute_stalled: set = set()        # values whose refutation stalled, in this position
         self.zcap: int | None = None            # a bound on z proven by refutations, in this position
         self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
@@ -582,6 +615,11 @@ class PositionDriver:
                 # (module docstring, "Proof by the backend's bound")
                 self.stats["resolved_at_gap"] += 1
                 continue
+            if self.split_matchings and self.open:
+                ms = self.matchings(self.split_matchings)
+                if ms is not None:
+                    return self.by_matching(ms, inc, known, slice_)
+                self.stats["split_skipped"] += 1
             got = self.search(inc, known, slice_)
             if got is None:
                 return None
@@ -596,6 +634,103 @@ class PositionDriver:
             else:
                 slice_ = None if slice_ is None else 2 * slice_
                 self.stats["slices_doubled"] += 1
+
+    def _enter(self, m: dict[int, int]) -> tuple:
+        """Fix the users of matching ``m`` at their values' counts (the state of :math:`P_m`, module
+        docstring "By matching"); returns what :meth:`_leave` restores."""
+        saved = (list(self.lo), list(self.hi), list(self.free), Counter(self.open))
+        for i, v in m.items():
+            k = self.k_of(i, v)
+            self.lo[i] = self.hi[i] = k
+            self.free[i] = False
+            self.open[v] -= 1
+            if self.open[v] == 0:
+                del self.open[v]
+        return saved
+
+    def _leave(self, saved: tuple) -> None:
+        self.lo, self.hi, self.free, self.open = list(saved[0]), list(saved[1]), list(saved[2]), Counter(saved[3])
+
+    def by_matching(self, ms: list[dict[int, int]], inc: int, known: int, slice_: float | None) -> list[int] | None:
+        """The position as the largest of one program per matching (module docstring, "By matching"):
+        each matching's program has its users fixed and no binaries; it asks for *z* at least the next
+        achievable value above the incumbent, runs in ``slice_`` (doubled for the matchings it leaves
+        open) and is asked again until no achievable value of its unmatched users lies in (incumbent,
+        its bound]. Returns [the entry], or None when the budget ran out."""
+        self.stats["split_positions"] += 1
+        xs = self.r.totals
+        own = self.assignment(xs)                         # the kept solution's matching first
+        ms = sorted(ms, key=lambda m: m != own)
+        pending = []                                      # [matching, its bound, its slice]
+        for m in ms:
+            saved = self._enter(m)
+            cap = min(self.V(i, self.hi[i]) for i in self.free_users())
+            empty = self._known_empty(inc)
+            self._leave(saved)
+            if empty:
+                self.stats["split_known_empty"] += 1
+            else:
+                pending.append([m, min(known, cap), slice_])
+        while pending:
+            left = []
+            for m, b, sl in pending:
+                saved = self._enter(m)
+                try:
+                    cand = self.candidates(inc, b)
+                    if not cand:
+                        continue                          # nothing above the incumbent in P_m
+                    gap = float(cand[1] - cand[0]) - 0.5 if len(cand) > 1 else 0.5
+                    prog, _ = self.program("position", level=cand[0], zub=b)
+                    out, x = self.r.solve("matching", prog, proven=gap, time_slice=self.r.wall_for(sl))
+                    self.stats["split_solves"] += 1
+                    if out is None:
+                        return None
+                    if out.status is Status.INFEASIBLE:   # max over P_m of N < cand[0]: at most inc
+                        if not self.disposable:
+                            self.no_schedule.append(({i: self.lo[i] for i in range(self.n) if not self.free[i]},
+                                                     cand[0]))
+                        continue
+                    if out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.NOT_SOLVED):
+                        self.failed = out
+                        return None
+                    if x is not None:
+                        self.keep(prog, x)                # in P_m, so in P; its N is above inc
+                        inc = max(inc, self.next_entry(self.r.totals))
+                    bd = out.stats.get("bound")
+                    if bd is not None and math.isfinite(bd):
+                        b = min(b, int(math.floor(bd + 1e-6 * max(1.0, abs(bd)))))
+                    if self.r.user_gap is not None and x is not None:
+                        self.failed = out
+                        return None
+                    if self.candidates(inc, b):
+                        stalled = out.status is not Status.OPTIMAL
+                        left.append([m, b, (None if sl is None else 2 * sl) if stalled else sl])
+                finally:
+                    self._leave(saved)
+            if left and self.r.out_of_time():
+                return None
+            # a matching left open before the incumbent rose is asked again only if it still has values above it
+            pending = [e for e in left if self._above(e[0], inc, e[1])]
+        return [inc]
+
+    def _known_empty(self, inc: int) -> bool:
+        """In a matching's state (:meth:`_enter`): is its set of allocations with *N* above ``inc`` inside
+        one proven empty before (module docstring, "By matching")?"""
+        det = {i: self.lo[i] for i in range(self.n) if not self.free[i]}
+        free = self.free_users()
+        for old, lb in self.no_schedule:
+            if (all(det.get(i) == k for i, k in old.items())
+                    and all(self.V(i, k) >= lb for i, k in det.items() if i not in old)
+                    and all(self.V(j, max(self.lo[j], self.k_ge(j, max(self.floor, inc + 1)))) >= lb for j in free)):
+                return True
+        return False
+
+    def _above(self, m: dict[int, int], inc: int, b: int) -> bool:
+        saved = self._enter(m)
+        try:
+            return bool(self.candidates(inc, b))
+        finally:
+            self._leave(saved)
 
     def tighten(self, inc: int, known: int) -> int:
         """The largest achievable value not above the bound of the position program's LP relaxation
@@ -756,9 +891,11 @@ class PositionDriver:
             return False
         return None
 
-    def matchings(self) -> list[dict[int, int]] | None:
+    def matchings(self, limit: int | None = None) -> list[dict[int, int]] | None:
         """Every way to give the open values to distinct free users who can take them (user -> value),
-        or None when there are more than ``max_matchings`` (module docstring, "Threshold backend")."""
+        or None when there are more than ``limit`` (default ``max_matchings``; module docstring,
+        "Threshold backend")."""
+        limit = self.max_matchings if limit is None else int(limit)
         slots = [v for v in sorted(self.open) for _ in range(self.open[v])]
         free = self.free_users()
         out: list[dict[int, int]] = []
@@ -766,7 +903,7 @@ class PositionDriver:
         def rec(j: int, used: dict[int, int], least: int) -> bool:
             if j == len(slots):
                 out.append(dict(used))
-                return len(out) <= self.max_matchings
+                return len(out) <= limit
             v = slots[j]
             # equal values take users in increasing order (each set of users once)
             lo_user = least if j > 0 and slots[j - 1] == v else -1
