@@ -679,16 +679,21 @@ class PositionDriver:
                     cand = self.candidates(inc, b)
                     if not cand:
                         continue                          # nothing above the incumbent in P_m
-                    gap = float(cand[1] - cand[0]) - 0.5 if len(cand) > 1 else 0.5
-                    prog, _ = self.program("position", level=cand[0], zub=b)
-                    out, x = self.r.solve("matching", prog, proven=gap, time_slice=self.r.wall_for(sl))
+                    # the kept solution lies in P_m when its matching is m: the program then starts from
+                    # it (z >= the incumbent); otherwise it asks for z >= the next value (INFEASIBLE: settled)
+                    mine = self.r.x is not None and self._in(m, self.r.totals)
+                    level = inc if mine else cand[0]
+                    gap = float(cand[0] - inc) - 0.5 if mine else (float(cand[1] - cand[0]) - 0.5 if len(cand) > 1 else 0.5)
+                    prog, hint = self.program("position", level=level, zub=b, hint_totals=self.r.totals if mine else None)
+                    out, x = self.r.solve("matching", prog, proven=gap, time_slice=self.r.wall_for(sl),
+                                          start=self._start(prog, hint) if mine else None)
                     self.stats["split_solves"] += 1
                     if out is None:
                         return None
-                    if out.status is Status.INFEASIBLE:   # max over P_m of N < cand[0]: at most inc
+                    if out.status is Status.INFEASIBLE:   # max over P_m of N < level: at most inc
                         if not self.disposable:
                             self.no_schedule.append(({i: self.lo[i] for i in range(self.n) if not self.free[i]},
-                                                     cand[0]))
+                                                     level))
                         continue
                     if out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.NOT_SOLVED):
                         self.failed = out
@@ -712,6 +717,10 @@ class PositionDriver:
             # a matching left open before the incumbent rose is asked again only if it still has values above it
             pending = [e for e in left if self._above(e[0], inc, e[1])]
         return [inc]
+
+    def _in(self, m: dict[int, int], totals: np.ndarray) -> bool:
+        """In a matching's state: do ``totals`` give its users their values' counts (so lie in P_m)?"""
+        return all(int(totals[i]) == self.lo[i] for i in m)
 
     def _known_empty(self, inc: int) -> bool:
         """In a matching's state (:meth:`_enter`): is its set of allocations with *N* above ``inc`` inside
