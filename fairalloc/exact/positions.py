@@ -166,7 +166,8 @@ them: :math:`P_m`, the allocations of *P* in which the users of *m* have exactly
 position program's feasible set with those binaries fixed, so its program has no binaries (and no
 big-M): users of *m* fixed at their counts, every other free user :math:`V_i \ge f`, :math:`\max z`,
 :math:`z \le V_i` for those users, :math:`z \ge c_m` with :math:`c_m` the next achievable value of
-its unmatched users above the incumbent. *Proof.* *P* is the union of the :math:`P_m` (a point of *P*
+its unmatched users above the incumbent (for the matching of the kept solution, which lies in
+:math:`P_m`: :math:`z \ge` the incumbent, started from that solution). *Proof.* *P* is the union of the :math:`P_m` (a point of *P*
 comes with a matching), and on :math:`P_m` the matched users hold the open values (all :math:`\le f`)
 and the others are :math:`\ge f`, so :math:`N(x)` is the least unmatched value, which the program
 maximises; so :math:`\mu_{p+1} = \max_m \max_{P_m} N`. A program found INFEASIBLE proves that
