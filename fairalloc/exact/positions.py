@@ -617,9 +617,11 @@ class PositionDriver:
                 self.stats["resolved_at_gap"] += 1
                 continue
             if self.split_matchings and self.open:
-                ms = self.matchings(self.split_matchings)
-                if ms is not None:
-                    return self.by_matching(ms, inc, known, slice_)
+                live = self.live_matchings(inc, known)
+                logger.debug("position by matching? %s live matchings (at most %s)",
+                             None if live is None else len(live), self.split_matchings)
+                if live is not None and len(live) <= self.split_matchings:
+                    return self.by_matching(live, inc, slice_)
                 self.stats["split_skipped"] += 1
             got = self.search(inc, known, slice_)
             if got is None:
@@ -652,26 +654,41 @@ class PositionDriver:
     def _leave(self, saved: tuple) -> None:
         self.lo, self.hi, self.free, self.open = list(saved[0]), list(saved[1]), list(saved[2]), Counter(saved[3])
 
-    def by_matching(self, ms: list[dict[int, int]], inc: int, known: int, slice_: float | None) -> list[int] | None:
-        """The position as the largest of one program per matching (module docstring, "By matching"):
-        each matching's program has its users fixed and no binaries; it asks for *z* at least the next
-        achievable value above the incumbent, runs in ``slice_`` (doubled for the matchings it leaves
+    def live_matchings(self, inc: int, known: int) -> list[list] | None:
+        """The matchings of the open values whose sets may still hold an allocation with *N* above the
+        incumbent (module docstring, "By matching"): not those whose unmatched users' least cap is at
+        most ``inc``, nor those inside a set proven empty; as [matching, its bound]; the kept solution's
+        matching first. None when there are more than ``_SPLIT_ENUMERATE`` matchings in all."""
+        ms = self.matchings(self._SPLIT_ENUMERATE)
+        if ms is None:
+            return None
+        own = self.assignment(self.r.totals)
+        out = []
+        for m in sorted(ms, key=lambda m: m != own):
+            saved = self._enter(m)
+            try:
+                cap = min(known, min(self.V(i, self.hi[i]) for i in self.free_users()))
+                if not self.candidates(inc, cap):
+                    continue
+                if self._known_empty(inc):
+                    self.stats["split_known_empty"] += 1
+                    continue
+                out.append([m, cap])
+            finally:
+                self._leave(saved)
+        return out
+
+    _SPLIT_ENUMERATE = 256      # matchings enumerated at most to count the live ones
+
+    def by_matching(self, live: list[list], inc: int, slice_: float | None) -> list[int] | None:
+        """The position as the largest of one program per live matching (:meth:`live_matchings`; module
+        docstring, "By matching"): each matching's program has its users fixed and no binaries; it asks
+        for *z* at least the next achievable value above the incumbent (or starts from the kept solution
+        when it lies in the matching's set), runs in ``slice_`` (doubled for the matchings it leaves
         open) and is asked again until no achievable value of its unmatched users lies in (incumbent,
         its bound]. Returns [the entry], or None when the budget ran out."""
         self.stats["split_positions"] += 1
-        xs = self.r.totals
-        own = self.assignment(xs)                         # the kept solution's matching first
-        ms = sorted(ms, key=lambda m: m != own)
-        pending = []                                      # [matching, its bound, its slice]
-        for m in ms:
-            saved = self._enter(m)
-            cap = min(self.V(i, self.hi[i]) for i in self.free_users())
-            empty = self._known_empty(inc)
-            self._leave(saved)
-            if empty:
-                self.stats["split_known_empty"] += 1
-            else:
-                pending.append([m, min(known, cap), slice_])
+        pending = [[m, b, slice_] for m, b in live]       # [matching, its bound, its slice]
         while pending:
             left = []
             for m, b, sl in pending:
