@@ -182,7 +182,10 @@ state whose non-free users had counts :math:`k_i` and whose other users needed :
 within bounds :math:`[\ell_j, u_j]` says that no feasible allocation has those counts and those
 values; bounds only tighten as the driver goes on, so a later matching's set is inside it when its
 users fixed then have the same counts, every user fixed since has a value :math:`\ge c`, and every
-unmatched user's least allowed value (the floor, or above the incumbent) is :math:`\ge c`. On the
+unmatched user's least allowed value (the floor, or above the incumbent) is :math:`\ge c`. A pair
+(free user, open value) that only matchings inside such sets use (at the floor) is *ruled out*
+(``pairs_ruled_out``): *P* is the union of the other matchings' sets, so the deductions below count
+takers without it (on seed 1 this lets rule 2 fix the two users left at 22 tasks). On the
 dense 10 x 10 x 20 TV-TSF instance of seed 1 the matchings' programs settle positions whose MILP and
 value search stalled (``benchmarks/RESULTS.md``). ``stats``: ``split_positions``, ``split_solves``,
 ``split_known_empty``, ``split_skipped`` (more matchings than ``split_matchings``: the value search
@@ -324,6 +327,7 @@ class PositionDriver:
         self.max_matchings = int(max_matchings)
         self.split_matchings = int(split_matchings)   # "By matching": at most this many; 0: off
         self.no_schedule: list[tuple[dict[int, int], int]] = []   # "By matching": proven empty sets
+        self.dead: set = set()                  # (user, open value) pairs no allocation of P uses
         self.refute_stalled: set = set()        # values whose refutation stalled, in this position
         self.zcap: int | None = None            # a bound on z proven by refutations, in this position
         self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
@@ -349,7 +353,12 @@ class PositionDriver:
 
     def takes(self, i: int) -> list[int]:
         """Open values user i can take (achievable within its bounds), ascending."""
-        return [v for v in sorted(self.open) if self.k_of(i, v) is not None]
+        return [v for v in sorted(self.open) if self.can_take(i, v)]
+
+    def can_take(self, i: int, v: int) -> bool:
+        """Can free user i take open value v: achievable within its bounds, and not a pair ruled out
+        by sets proven empty (module docstring, "By matching")?"""
+        return self.k_of(i, v) is not None and (i, v) not in self.dead
 
     # ---- state -------------------------------------------------------------------------------
     def free_users(self) -> list[int]:
@@ -372,10 +381,10 @@ class PositionDriver:
         """The exact deductions (module docstring), to a fixpoint."""
         changed = True
         while changed:
-            changed = False
+            changed = self.prune_pairs()
             free = self.free_users()
             for v in sorted(self.open):
-                cand = [i for i in free if self.k_of(i, v) is not None]
+                cand = [i for i in free if self.can_take(i, v)]
                 if len(cand) < self.open[v]:
                     raise RuntimeError(f"position driver: open value {v} x{self.open[v]} has only {cand}")
                 if len(cand) == self.open[v]:
@@ -418,7 +427,7 @@ class PositionDriver:
         """Can every user of ``users`` take a distinct open slot (Kuhn's augmenting paths)?"""
         slots = [v for v in sorted(self.open) for _ in range(self.open[v])]
         owner = [-1] * len(slots)
-        can = {i: [s for s, v in enumerate(slots) if self.k_of(i, v) is not None] for i in users}
+        can = {i: [s for s, v in enumerate(slots) if self.can_take(i, v)] for i in users}
 
         def augment(i: int, seen: set) -> bool:
             for s in can[i]:
@@ -736,6 +745,31 @@ class PositionDriver:
             pending = [e for e in left if self._above(e[0], inc, e[1])]
         return [inc]
 
+    def prune_pairs(self) -> bool:
+        """Rule out the pairs (user, open value) that only matchings inside sets proven empty use
+        (module docstring, "By matching"); True when some pair was ruled out."""
+        if not self.no_schedule or not self.open or self.floor is None:
+            return False
+        ms = self.matchings(self._SPLIT_ENUMERATE)
+        if ms is None:
+            return False
+        used: set = set()
+        for m in ms:
+            saved = self._enter(m)
+            try:
+                empty = self._known_empty(self.floor - 1)
+            finally:
+                self._leave(saved)
+            if not empty:
+                used.update(m.items())
+        if not used:
+            raise RuntimeError("position driver: every matching of the open values lies in a set proven empty")
+        new = {(i, v) for i in self.free_users() for v in self.open
+               if self.can_take(i, v) and (i, v) not in used}
+        self.dead |= new
+        self.stats["pairs_ruled_out"] += len(new)
+        return bool(new)
+
     def _in(self, m: dict[int, int], totals: np.ndarray) -> bool:
         """In a matching's state: do ``totals`` give its users their values' counts (so lie in P_m)?"""
         return all(int(totals[i]) == self.lo[i] for i in m)
@@ -935,7 +969,7 @@ class PositionDriver:
             # equal values take users in increasing order (each set of users once)
             lo_user = least if j > 0 and slots[j - 1] == v else -1
             for i in free:
-                if i > lo_user and i not in used and self.k_of(i, v) is not None:
+                if i > lo_user and i not in used and self.can_take(i, v):
                     used[i] = v
                     ok = rec(j + 1, used, i)
                     del used[i]

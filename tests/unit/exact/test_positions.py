@@ -626,3 +626,16 @@ def test_a_matching_inside_a_set_proven_empty_is_skipped_by_hand():
 
     assert empty(2, 6, 4) and empty(2, 5, 4)
     assert not empty(2, 4, 4) and not empty(3, 6, 4) and not empty(2, 6, 3)
+
+
+def test_a_pair_only_empty_sets_use_is_ruled_out_and_rule_2_fixes_by_hand():
+    # V = X for three users, open {2}, floor 3, user 2 at X >= 3 (cannot take 2). Proven before: no
+    # allocation with X_0 = 2 and every other user >= 3. The matching {0: 2} lies inside that set (its
+    # unmatched users 1 and 2 are >= the floor 3), so user 0 cannot take 2; user 1 is then the only
+    # taker of one copy and rule 2 fixes it at 2
+    d = driver([1, 1, 1], [9, 9, 9])
+    state(d, [2], 3, lo={2: 3})
+    d.no_schedule = [({0: 2}, 3)]
+    d.deduce()
+    assert (0, 2) in d.dead and d.stats["pairs_ruled_out"] == 1
+    assert d.free == [True, False, True] and d.lo[1] == d.hi[1] == 2 and not d.open
