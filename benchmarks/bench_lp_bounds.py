@@ -21,7 +21,7 @@ library's defaults):
 * ``refute``: the position driver without and with its refutations from the top (``refute_solver``);
 * ``disposal``: the position driver with exact counts and with free disposal (``free_disposal``);
 * ``split``: the position driver's stalled positions by value search (``split_matchings=0``) and by
-  matching (``split_matchings=64``);
+  matching (``split_matchings=2``);
 * ``integer-first``: the level driver's first level MILP with the level as an integer
   (``integer_first_level``) against the continuous level (CP-SAT is integer either way).
 
@@ -62,7 +62,7 @@ SWITCHES = {"driver": ("driver", {"driver": "levels"}, {"driver": "positions"}),
             "disposal": ("free_disposal", {"driver": "positions", "free_disposal": False},
                          {"driver": "positions", "free_disposal": True}),
             "split": ("split_matchings", {"driver": "positions", "split_matchings": 0},
-                      {"driver": "positions", "split_matchings": 64}),
+                      {"driver": "positions", "split_matchings": 2}),
             "integer-first": ("integer_first_level", {**_LEVELS, "integer_first_level": False},
                               {**_LEVELS, "integer_first_level": True})}
 KEYS = ("lp_users_dropped", "levels_skipped", "lp_solves", "lp_s", "flow_checks", "flow_users_dropped",

@@ -52,9 +52,9 @@ option                  default         meaning
                                         CP-SAT when OR-Tools is installed, else the sequence's backend;
                                         None: no refutation)
 ``refute_slice``        2.0             positions: CPU seconds of each refutation attempt
-``split_matchings``     0               positions: a position whose MILP stalls in its slice, with at
-                                        most this many matchings of its open values, is solved as one
-                                        program per matching instead of by the value search
+``split_matchings``     2               positions: a position whose MILP stalls in its slice, with at
+                                        most this many *live* matchings of its open values, is solved as
+                                        one program per matching instead of by the value search
                                         (:mod:`fairalloc.exact.positions`, "By matching"); 0: off
 ``threshold_solver``    None            positions: ``"patterns"``: a refutation or feasibility query that
                                         is a *threshold question* (bounds on every user's total; or,
@@ -123,7 +123,7 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "query_solver": None,
     "refute_solver": "auto",
     "refute_slice": 2.0,
-    "split_matchings": 0,
+    "split_matchings": 2,
     "threshold_solver": None,
     "free_disposal": False,
     "lp_bounds": True,
@@ -428,7 +428,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   disposable: bool = False, driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
                   count_fallback: bool = True, after_stall: str = "double", first_slice: float | None = None,
                   query_solver: str | None = None, refute_solver: str | None = "auto",
-                  refute_slice: float | None = 2.0, split_matchings: int = 0, free_disposal: bool = False,
+                  refute_slice: float | None = 2.0, split_matchings: int = 2, free_disposal: bool = False,
                   lp_bounds: bool = True,
                   flow_bounds: bool = True, threshold_solver: str | None = None, threshold: Callable | None = None,
                   level_by_count: str = "ties", secondary: str = "after-first",
