@@ -115,6 +115,10 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
             "leximin": None if r.details is None or "leximin" not in r.details else r.details["leximin"]}
 
 
+#: configurations besides the drivers whose proven leximin vectors are compared with the drivers'
+_COMPARED = ("positions, threshold patterns", "positions, no split")
+
+
 def fmt(res: dict) -> str:
     lp = ""
     if res.get("levels_skipped") or res.get("lp_dropped") or res.get("lp_s"):
@@ -362,12 +366,12 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                         print(f"  {obj:7s} {solver:5s} {name:12s} (warm start {'on' if warm else 'off'}; load "
                               f"{_load()}): {fmt(res) if res['status'] != 'not installed' else 'not installed'}",
                               flush=True)
-                        if name in args.driver_list or name == "positions, threshold patterns":
+                        if name in args.driver_list or name in _COMPARED:
                             rows[-1]["leximin_vector"] = (None if res.get("leximin") is None
                                                           else np.asarray(res["leximin"]).tolist())
                 ok = [r for r in rows if r["size"] == f"{n}x{m}x{t}" and r["seed"] == seed and r["objective"] == obj
                       and r["status"] == "optimal"
-                      and (r["config"] in args.driver_list or r["config"] == "positions, threshold patterns")]
+                      and (r["config"] in args.driver_list or r["config"] in _COMPARED)]
                 if len(ok) > 1:
                     vals = {(r["solver"], r["config"]): r["min_share"] for r in ok}
                     same = np.allclose(list(vals.values()), next(iter(vals.values())), atol=1e-12)
