@@ -186,9 +186,12 @@ users fixed then have the same counts, every user fixed since has a value :math:
 unmatched user's least allowed value (the floor, or above the incumbent) is :math:`\ge c`. A pair
 (free user, open value) that only matchings inside such sets use (at the floor) is *ruled out*
 (``pairs_ruled_out``): *P* is the union of the other matchings' sets, so the deductions below count
-takers without it (on seed 1 this lets rule 2 fix the two users left at 22 tasks). On the
-dense 10 x 10 x 20 TV-TSF instance of seed 1 the matchings' programs settle positions whose MILP and
-value search stalled (``benchmarks/RESULTS.md``). ``stats``: ``split_positions``, ``split_solves``,
+takers without it. Why at most 2 live matchings by default: on the dense 10 x 10 x 20 TV-TSF instance
+of seed 2 the last entry's one matching program found the entry where the position MILP and the
+value search stalled (the sequence proven in 56-61 s of CPU against 96-191 s); on seed 1, positions
+with 6-12 live matchings went slower by matching than by the value search, a matching asked for *z*
+above the incumbent stalling where the position MILP proved the position (``benchmarks/RESULTS.md``).
+``stats``: ``split_positions``, ``split_solves``,
 ``split_known_empty``, ``split_skipped`` (more matchings than ``split_matchings``: the value search
 ran).
 
