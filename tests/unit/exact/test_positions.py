@@ -458,6 +458,10 @@ def test_driver_options_are_checked_and_named():
         check_leximin_options({"query_solver": "gurobi"})
     with pytest.raises(InvalidInstanceError, match=r"first_slice'\]=-1 must be a positive number"):
         check_leximin_options({"first_slice": -1})
+    with pytest.raises(InvalidInstanceError, match=r"split_matchings'\]=-1 must be a nonnegative integer"):
+        check_leximin_options({"split_matchings": -1})
+    with pytest.raises(InvalidInstanceError, match=r"split_matchings'\]=True must be a nonnegative integer"):
+        check_leximin_options({"split_matchings": True})
 
 
 def test_values_that_do_not_scale_to_integers_run_the_level_driver():
