@@ -188,7 +188,7 @@ unmatched user's least allowed value (the floor, or above the incumbent) is :mat
 (``pairs_ruled_out``): *P* is the union of the other matchings' sets, so the deductions below count
 takers without it. Why at most 2 live matchings by default: on the dense 10 x 10 x 20 TV-TSF instance
 of seed 2 the last entry's one matching program found the entry where the position MILP and the
-value search stalled (the sequence proven in 56-61 s of CPU against 96-191 s); on seed 1, positions
+value search stalled (the sequence proven in 56-62 s of CPU against 93-96 s, or unproven); on seed 1, positions
 with 6-12 live matchings went slower by matching than by the value search, a matching asked for *z*
 above the incumbent stalling where the position MILP proved the position (``benchmarks/RESULTS.md``).
 ``stats``: ``split_positions``, ``split_solves``,
