@@ -710,8 +710,8 @@ class PositionDriver:
                     if not cand:
                         continue                          # nothing above the incumbent in P_m
                     # z >= the next achievable value: INFEASIBLE settles the matching. (Starting the kept
-                    # solution's matching from it, with z >= the incumbent, found the last entry of seed 2
-                    # of the dense 10 x 10 x 20 instance later in both runs tried: benchmarks/RESULTS.md)
+                    # solution's matching from it, with z >= the incumbent, did not find the last entry of
+                    # seed 2 of the dense 10 x 10 x 20 instance in either run tried: benchmarks/RESULTS.md)
                     level = cand[0]
                     gap = float(cand[1] - cand[0]) - 0.5 if len(cand) > 1 else 0.5
                     prog, _ = self.program("position", level=level, zub=b)
