@@ -574,7 +574,7 @@ def pricing(seed: int) -> int:
         c = g.normal(size=(tv.n_agents, tv.n_slots))
         tracemalloc.start()
         c0 = time.process_time()
-        v, y, path = st.price_path(c, ub)
+        v, y, _ = st.price_path(c, ub)
         cpu = time.process_time() - c0
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()

@@ -732,7 +732,7 @@ class PositionDriver:
                         inc = max(inc, self.next_entry(self.r.totals))
                     bd = out.stats.get("bound")
                     if bd is not None and math.isfinite(bd):
-                        b = min(b, int(math.floor(bd + 1e-6 * max(1.0, abs(bd)))))
+                        b = min(b, math.floor(bd + 1e-6 * max(1.0, abs(bd))))
                     if self.r.user_gap is not None and x is not None:
                         self.failed = out
                         return None
