@@ -20,6 +20,8 @@ library's defaults):
 * ``positions-lp``: the position driver's LP bounds (``lp_bounds`` with ``driver="positions"``);
 * ``refute``: the position driver without and with its refutations from the top (``refute_solver``);
 * ``disposal``: the position driver with exact counts and with free disposal (``free_disposal``);
+* ``split``: the position driver's stalled positions by value search (``split_matchings=0``) and by
+  matching (``split_matchings=2``);
 * ``integer-first``: the level driver's first level MILP with the level as an integer
   (``integer_first_level``) against the continuous level (CP-SAT is integer either way).
 
@@ -29,6 +31,7 @@ library's defaults):
     python benchmarks/bench_lp_bounds.py --switch positions-lp --solvers highs --repeats 1
     python benchmarks/bench_lp_bounds.py --switch refute --solvers highs --repeats 1
     python benchmarks/bench_lp_bounds.py --switch disposal --solvers highs --repeats 1
+    python benchmarks/bench_lp_bounds.py --switch split --solvers highs --repeats 1
 
 The dense instances are measured by ``bench_milp.py --lp-bounds`` / ``--counting``.
 """
@@ -58,12 +61,14 @@ SWITCHES = {"driver": ("driver", {"driver": "levels"}, {"driver": "positions"}),
                        {"driver": "positions", "refute_solver": "auto"}),
             "disposal": ("free_disposal", {"driver": "positions", "free_disposal": False},
                          {"driver": "positions", "free_disposal": True}),
+            "split": ("split_matchings", {"driver": "positions", "split_matchings": 0},
+                      {"driver": "positions", "split_matchings": 2}),
             "integer-first": ("integer_first_level", {**_LEVELS, "integer_first_level": False},
                               {**_LEVELS, "integer_first_level": True})}
 KEYS = ("lp_users_dropped", "levels_skipped", "lp_solves", "lp_s", "flow_checks", "flow_users_dropped",
         "flow_levels_skipped", "flow_s", "levels_by_count", "count_rises", "users_fixed", "searches", "queries",
         "counts", "positions_by_bound", "proven_by_bound", "positions_by_lp", "lp_rounds", "lp_cpu_s", "refutations",
-        "refuted", "top_stalled")
+        "refuted", "top_stalled", "split_positions", "split_solves", "split_known_empty")
 
 
 def run(insts, solver: str, opts: dict) -> dict:
@@ -97,7 +102,8 @@ def describe(r: dict) -> str:
             f"{r['positions_by_bound']} positions by the matching bound, {r['searches']} value searches "
             f"({r['queries']} queries), {r['counts']} count fallbacks, {r['positions_by_lp']} positions by LP "
             f"bounds ({r['lp_rounds']} LPs, {r['lp_cpu_s']:.1f}s CPU), {r['refuted']} of {r['refutations']} "
-            f"refutations proven, {r['top_stalled']} stalled top queries")
+            f"refutations proven, {r['top_stalled']} stalled top queries; by matching: {r['split_positions']} "
+            f"positions, {r['split_solves']} solves, {r['split_known_empty']} matchings known empty")
 
 
 def main(argv=None) -> int:

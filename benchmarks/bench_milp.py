@@ -18,7 +18,9 @@ solve with the MIP start flipped (the measurement behind ``WARM_START_DEFAULT``)
 solve with the Chvatal-Gomory capacity rows (``tvtsf_milp(cuts=True)``); ``--time-slice S`` sets the
 position driver's slice; ``--stall-unsliced`` adds each position-driver solve with
 ``after_stall="unsliced"``; ``--first-slice S``, ``--query-solver NAME``, ``--refute-solver NAME``
-and ``--refute-slice S`` set those options of the position driver; ``--no-refute`` runs each
+and ``--refute-slice S`` set those options of the position driver (``--split-matchings N`` its
+``split_matchings``; ``--no-split`` runs each position-driver solve first with ``split_matchings=0``, the
+value search on a stalled position, then as configured); ``--no-refute`` runs each
 position-driver solve first with the refutations from the top off (the driver before them), then as
 configured, back to back; ``--threshold`` runs each position-driver solve as configured, then with ``threshold_solver="patterns"`` (the
 threshold backend, :func:`fairalloc.exact.patterns.threshold_schedule`), back to back
@@ -106,10 +108,15 @@ def run_one(tv, solver: str, objective: str, options: dict, time_limit: float, t
             "refute_cpu": sum(rd.get("cpu_s", 0.0) for c in r.stats.get("components", [])
                               for rd in c.get("rounds", []) if rd.get("kind") == "refute"),
             **{k: sum(c.get(k, 0) for c in r.stats.get("components", []))
-               for k in ("threshold_questions", "threshold_found", "threshold_refuted", "threshold_undecided")},
+               for k in ("threshold_questions", "threshold_found", "threshold_refuted", "threshold_undecided",
+                         "split_positions", "split_solves", "split_known_empty")},
             "threshold_cpu": sum(c.get("threshold_cpu_ms", 0) for c in r.stats.get("components", [])) / 1000,
             "levels_proven": r.stats.get("levels_proven"), "n_users": tv.n_agents,
             "leximin": None if r.details is None or "leximin" not in r.details else r.details["leximin"]}
+
+
+#: configurations besides the drivers whose proven leximin vectors are compared with the drivers'
+_COMPARED = ("positions, threshold patterns", "positions, no split")
 
 
 def fmt(res: dict) -> str:
@@ -129,6 +136,9 @@ def fmt(res: dict) -> str:
         lp += (f" (threshold backend: {res['threshold_questions']} questions, {res['threshold_found']} found, "
                f"{res['threshold_refuted']} refuted, {res['threshold_undecided']} undecided, "
                f"{res['threshold_cpu']:.1f}s CPU)")
+    if res.get("split_positions"):
+        lp += (f" (by matching: {res['split_positions']} positions, {res['split_solves']} solves, "
+               f"{res['split_known_empty']} matchings known empty)")
     cpu = f" ({res['cpu']:.1f}s CPU)" if res.get("cpu") is not None else ""
     ent = f", {res['entries']}/{res['n_users']} entries" if res.get("entries") is not None else ""
     if res["status"] == "optimal":
@@ -184,6 +194,10 @@ def main(argv=None) -> int:
                     help="the position driver's threshold backend (leximin_options['threshold_solver'])")
     ap.add_argument("--threshold", action="store_true",
                     help="run each position-driver solve as configured, then with threshold_solver='patterns', back to back")
+    ap.add_argument("--split-matchings", type=int, default=None,
+                    help="the position driver's split_matchings (by matching; 0: off)")
+    ap.add_argument("--no-split", action="store_true",
+                    help="run each position-driver solve first with split_matchings=0 (value search), then as configured")
     ap.add_argument("--free-disposal", action="store_true",
                     help="run each position-driver solve first with free disposal on (\"at least\" counts), then "
                          "as configured, back to back")
@@ -239,6 +253,8 @@ def main(argv=None) -> int:
         args.base_opts["refute_solver"] = None if args.refute_solver == "none" else args.refute_solver
     if args.refute_slice is not None:
         args.base_opts["refute_slice"] = args.refute_slice
+    if args.split_matchings is not None:
+        args.base_opts["split_matchings"] = args.split_matchings
     if args.threshold_solver is not None:
         args.base_opts["threshold_solver"] = None if args.threshold_solver == "none" else args.threshold_solver
     args.driver_list = [d.strip() for d in args.drivers.split(",") if d.strip()]
@@ -323,6 +339,9 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                     if args.no_refute and "positions" in args.driver_list:
                         confs = {"positions, no refutation": {"leximin_options": {
                             **args.base_opts, "driver": "positions", "refute_solver": None}}, **confs}
+                    if args.no_split and "positions" in args.driver_list:
+                        confs = {"positions, no split": {"leximin_options": {
+                            **args.base_opts, "driver": "positions", "split_matchings": 0}}, **confs}
                     if args.threshold and "positions" in args.driver_list:
                         confs["positions, threshold patterns"] = {"leximin_options": {
                             **args.base_opts, "driver": "positions", "threshold_solver": "patterns"}}
@@ -347,12 +366,12 @@ def dense(args, solvers: list[str], objectives: list[str]) -> int:
                         print(f"  {obj:7s} {solver:5s} {name:12s} (warm start {'on' if warm else 'off'}; load "
                               f"{_load()}): {fmt(res) if res['status'] != 'not installed' else 'not installed'}",
                               flush=True)
-                        if name in args.driver_list or name == "positions, threshold patterns":
+                        if name in args.driver_list or name in _COMPARED:
                             rows[-1]["leximin_vector"] = (None if res.get("leximin") is None
                                                           else np.asarray(res["leximin"]).tolist())
                 ok = [r for r in rows if r["size"] == f"{n}x{m}x{t}" and r["seed"] == seed and r["objective"] == obj
                       and r["status"] == "optimal"
-                      and (r["config"] in args.driver_list or r["config"] == "positions, threshold patterns")]
+                      and (r["config"] in args.driver_list or r["config"] in _COMPARED)]
                 if len(ok) > 1:
                     vals = {(r["solver"], r["config"]): r["min_share"] for r in ok}
                     same = np.allclose(list(vals.values()), next(iter(vals.values())), atol=1e-12)

@@ -32,6 +32,11 @@ optimum is 0 the LP does not decide; the master is then solved once as an intege
 columns generated (price-and-branch: a deficit of 0 is a feasible schedule; a positive one decides
 nothing). Duals are smoothed towards the best bound's (Wentges, ``--alpha``).
 
+``--model pricing``: no question; builds the pattern tables of ``--seed``'s instance
+(:func:`fairalloc.exact.patterns.server_types`) and prices every server type once with random task
+values (``numpy`` seed 0), printing per type its states, room classes, entries, the CPU seconds and
+the peak of Python memory (``tracemalloc``) of that one ``price_path`` call, and the value found.
+
 ``--model patterns``: :func:`fairalloc.exact.patterns.threshold_schedule`, the same Dantzig-Wolfe
 master with exact pricing by dynamic programming over each server's running tasks (milliseconds
 instead of a MILP per pricing), the Lagrangian bound as a certificate, then branch-and-price on the
@@ -552,9 +557,36 @@ def _D(tv) -> np.ndarray:
     return np.rint(1 / tvtsf_valuation(tv, upper=upper).slope).astype(int)
 
 
+def pricing(seed: int) -> int:
+    """``--model pricing``: one ``price_path`` per server type of the dense 10x10x20 instance of ``seed``."""
+    import tracemalloc
+
+    from fairalloc.exact.patterns import server_types
+
+    tv = dense_time_varying_instance(10, 10, 20, rng=seed)
+    c0 = time.process_time()
+    types = server_types(tv, 5_000_000)
+    print(f"dense 10x10x20 seed {seed}: tables built in {time.process_time() - c0:.2f}s CPU; "
+          f"load average {os.getloadavg()}")
+    g = np.random.default_rng(0)
+    ub = np.minimum(np.cumsum(tv.arrivals, axis=1), 50)
+    for k, st in enumerate(types):
+        c = g.normal(size=(tv.n_agents, tv.n_slots))
+        tracemalloc.start()
+        c0 = time.process_time()
+        v, y, _ = st.price_path(c, ub)
+        cpu = time.process_time() - c0
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"type {k} (servers {st.servers}): {st.n_states} states, {len(st.pair_bounds)} room classes, "
+              f"{st.n_entries} entries; one pricing {cpu:.3f}s CPU, peak {peak / 1e6:.1f} MB; value {v!r}, "
+              f"{int(y.sum())} tasks")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", choices=["cpsat", "cpsat-time", "colgen", "milp", "patterns"], required=True)
+    ap.add_argument("--model", choices=["cpsat", "cpsat-time", "colgen", "milp", "patterns", "pricing"], required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threshold", default="76/1240", help="share every user must reach, num/den")
     ap.add_argument("--time-limit", type=float, default=600.0)
@@ -587,6 +619,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cpu-limit", type=float, default=None, help="patterns: CPU seconds (a stop is UNDECIDED)")
     ap.add_argument("--store", default=None, help="milp: write a schedule of deficit 0 to this JSON file")
     args = ap.parse_args(argv)
+    if args.model == "pricing":
+        return pricing(args.seed)
     num, den = (int(v) for v in args.threshold.split("/"))
     tv, lo, hi = instance(args.seed, num, den)
     print(f"dense 10x10x20 seed {args.seed}: every user >= {num}/{den}, i.e. tasks >= {lo.tolist()}; model "

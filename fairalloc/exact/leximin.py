@@ -52,6 +52,10 @@ option                  default         meaning
                                         CP-SAT when OR-Tools is installed, else the sequence's backend;
                                         None: no refutation)
 ``refute_slice``        2.0             positions: CPU seconds of each refutation attempt
+``split_matchings``     2               positions: a position whose MILP stalls in its slice, with at
+                                        most this many *live* matchings of its open values, is solved as
+                                        one program per matching instead of by the value search
+                                        (:mod:`fairalloc.exact.positions`, "By matching"); 0: off
 ``threshold_solver``    None            positions: ``"patterns"``: a refutation or feasibility query that
                                         is a *threshold question* (bounds on every user's total; or,
                                         with open values, one such question per matching, at most
@@ -119,6 +123,7 @@ LEXIMIN_OPTIONS: dict[str, Any] = {
     "query_solver": None,
     "refute_solver": "auto",
     "refute_slice": 2.0,
+    "split_matchings": 2,
     "threshold_solver": None,
     "free_disposal": False,
     "lp_bounds": True,
@@ -185,6 +190,10 @@ def check_leximin_options(options: Mapping[str, Any] | None, argument: str = "le
         if key in ("time_slice", "first_slice", "refute_slice") and value is not None and not (
                 isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0):
             raise InvalidInstanceError(f"{name}={value!r} must be a positive number of seconds or None",
+                                       argument=argument, value=value)
+        if key == "split_matchings" and not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+                                             and value >= 0):
+            raise InvalidInstanceError(f"{name}={value!r} must be a nonnegative integer (0: off)",
                                        argument=argument, value=value)
         out[key] = value
     return out
@@ -419,7 +428,8 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                   disposable: bool = False, driver: str = "positions", time_slice: float | None = 2.0, strengthen: bool = True,
                   count_fallback: bool = True, after_stall: str = "double", first_slice: float | None = None,
                   query_solver: str | None = None, refute_solver: str | None = "auto",
-                  refute_slice: float | None = 2.0, free_disposal: bool = False, lp_bounds: bool = True,
+                  refute_slice: float | None = 2.0, split_matchings: int = 2, free_disposal: bool = False,
+                  lp_bounds: bool = True,
                   flow_bounds: bool = True, threshold_solver: str | None = None, threshold: Callable | None = None,
                   level_by_count: str = "ties", secondary: str = "after-first",
                   integer_first_level: bool = False) -> LeximinOutcome:
@@ -472,7 +482,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
     driver, time_slice, strengthen, count_fallback, after_stall, first_slice, query_solver, refute_solver
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
     refute_slice, free_disposal, lp_bounds, flow_bounds, level_by_count, secondary, integer_first_level
-    threshold_solver
+    threshold_solver, split_matchings
         The driver options (module docstring, "Options"; defaults in :data:`LEXIMIN_OPTIONS`).
 
     Returns
@@ -511,7 +521,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                                       count_fallback=count_fallback, after_stall=after_stall,
                                       first_slice=first_slice, query_solver=query_solver,
                                       refute_solver=refute_solver, refute_slice=refute_slice,
-                                      free_disposal=free_disposal, lp_bounds=lp_bounds,
+                                      split_matchings=split_matchings, free_disposal=free_disposal, lp_bounds=lp_bounds,
                                       flow_bounds=flow_bounds, threshold_solver=threshold_solver,
                                       level_by_count=level_by_count, secondary=secondary,
                                       integer_first_level=integer_first_level), "solve_leximin option")
@@ -541,7 +551,7 @@ def solve_leximin(problem: Any, totals: Sequence[Any], valuation: Valuation, *, 
                              query_backend=None if opts["query_solver"] is None
                              else get_backend(opts["query_solver"], "milp"),
                              refute_backend=_refute_backend(opts["refute_solver"], backend),
-                             refute_slice=opts["refute_slice"],
+                             refute_slice=opts["refute_slice"], split_matchings=opts["split_matchings"],
                              threshold=threshold if opts["threshold_solver"] is not None else None).run()
     else:
         out = LevelDriver(rounds, valuation, objective=objective, lp_bounds=opts["lp_bounds"],

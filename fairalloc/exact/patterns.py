@@ -82,7 +82,12 @@ with :math:`A_t(\kappa)` the best :math:`c_{\cdot t} \cdot x + V_{t+1}(s')` over
 :math:`c_{\cdot t} \cdot q` over the short multisets :math:`q \le b_{\cdot t}` with :math:`u(q) \le
 w` (a running maximum over the grid), maximises over the same moves, grouped: it is exact, and
 :math:`V_0(\emptyset)` is the best pattern's value; the pattern is read forward along maximising
-moves. The table stores states, classes and entries, whose number grows far slower than the running
+moves. :math:`V_t(s)` depends on *s* only through its room class, so the recursion keeps one value per
+room class and slot (the pattern read forward rebuilds one slot's :math:`V_{t+1}` at a time), and
+evaluates the entries in runs of whole room classes: its memory is that of the table plus
+:math:`T` times the room classes, not :math:`T` times the states (seed 1's largest type below:
+133,372 room classes; one pricing's peak 36.6 MB against 179.8 MB with every :math:`V_t` stored,
+``benchmarks/RESULTS.md``). The table stores states, classes and entries, whose number grows far slower than the running
 configurations' (the previous table): on the dense 10 x 10 x 20 instance of seed 1 the largest type
 has 590,993 states and 4,367,731 entries against 30,767,486 running configurations
 (``benchmarks/RESULTS.md``). ``tests/unit/exact/test_patterns.py`` checks the claim on tiny
@@ -313,17 +318,45 @@ class ServerType:
             np.maximum.accumulate(B, axis=r, out=B)
         return B.reshape(-1)
 
-    def _slot(self, c_t: np.ndarray, ub_t: np.ndarray, V: np.ndarray) -> np.ndarray:
-        """One slot of the value recursion, by table entries (module docstring, "Pricing")."""
+    _CHUNK = 1 << 19     # table entries evaluated at once in :meth:`_rooms` (bounds its temporaries)
+
+    def _chunks(self) -> list[tuple[int, int, int, int]]:
+        """The entries cut into runs of whole room classes of about ``_CHUNK`` entries: (first room
+        class, last + 1, first entry, last + 1); computed once per table."""
+        got = getattr(self, "_chunk_list", None)
+        if got is None:
+            R, P = len(self.pair_bounds), len(self.pair_x)
+            ends = np.r_[self.pair_bounds, P]
+            got, r0 = [], 0
+            while r0 < R:
+                r1 = int(np.searchsorted(ends, ends[r0] + self._CHUNK, side="right")) - 1
+                r1 = min(R, max(r1, r0 + 1))
+                got.append((r0, r1, int(ends[r0]), int(ends[r1])))
+                r0 = r1
+            self._chunk_list = got
+        return got
+
+    def _rooms(self, c_t: np.ndarray, ub_t: np.ndarray, V: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """One slot of the value recursion, by table entries (module docstring, "Pricing"): the value of
+        every *room class* into ``out`` (R,). A state's value is its room class's (``out[room_key]``):
+        the recursion's maximum depends on a state only through the room class it leaves."""
         a = V.copy()
         if self.long:
             a += self.x_float @ c_t[self.long]
             if (ub_t[self.long] < self.x_max).any():      # some start bound binds in this slot
                 a[(self.x_of > ub_t[self.long]).any(axis=1)] = -np.inf
         best_x = np.maximum.reduceat(a[self.order], self.x_bounds)        # per start class
+        del a
         B = self._short_table(c_t, ub_t)
-        val = best_x[self.pair_x] + B[self.pair_rest]
-        return np.maximum.reduceat(val, self.pair_bounds)[self.room_key]
+        for r0, r1, e0, e1 in self._chunks():             # entries in runs of whole room classes
+            val = best_x[self.pair_x[e0:e1]]
+            val += B[self.pair_rest[e0:e1]]
+            out[r0:r1] = np.maximum.reduceat(val, self.pair_bounds[r0:r1] - e0)
+        return out
+
+    def _slot(self, c_t: np.ndarray, ub_t: np.ndarray, V: np.ndarray) -> np.ndarray:
+        """One slot of the value recursion: every state's value (:meth:`_rooms`, spread to the states)."""
+        return self._rooms(c_t, ub_t, V, np.empty(len(self.pair_bounds)))[self.room_key]
 
     def _best_move(self, s: int, c_t, ub_t, V) -> tuple[int, int]:
         """A best move from ``s`` (the state entered, the short multiset): the best state entered given
@@ -366,31 +399,38 @@ class ServerType:
         are per move, and the states they touch are priced move by move (:meth:`moves`)."""
         n, T = c.shape
         S = self.n_states
-        Vs = np.zeros((T + 1, S))
+        # V_t is kept per room class (W[t], R values: V_t = W[t][room_key]) plus the states a restricted
+        # slot prices move by move (over[t]): R is far below S on large tables (seed 1's server 6 of the
+        # dense 10 x 10 x 20 instance: 133,372 room classes, 590,993 states); one V of S values at a time
+        W = np.empty((T, len(self.pair_bounds)))
+        over: dict[int, dict[int, float]] = {}
+        V = np.zeros(S)                                   # V_T = 0
         for t in range(T - 1, -1, -1):
             f = None if forced is None else forced.get(t)
             b = None if banned is None else banned.get(t)
             if f is not None:
-                V = np.full(S, -np.inf)
                 s = int(f[0]) // S
-                V[s] = self._move_values(s, c[:, t], ub[:, t], Vs[t + 1], f, b)[0].max(initial=-np.inf)
+                over[t] = {s: self._move_values(s, c[:, t], ub[:, t], V, f, b)[0].max(initial=-np.inf)}
+                W[t] = -np.inf
             else:
-                V = self._slot(c[:, t], ub[:, t], Vs[t + 1])
-                for s in sorted({int(cfg) // S for cfg, _ in (b or ())}):
-                    V[s] = self._move_values(s, c[:, t], ub[:, t], Vs[t + 1], None, b)[0].max(initial=-np.inf)
-            Vs[t] = V
+                over[t] = {s: self._move_values(s, c[:, t], ub[:, t], V, None, b)[0].max(initial=-np.inf)
+                           for s in sorted({int(cfg) // S for cfg, _ in (b or ())})}
+                self._rooms(c[:, t], ub[:, t], V, W[t])
+            V = self._values(W, over, t, V)
         y = np.zeros((n, T), dtype=np.int64)
         path = np.zeros((T, 2), dtype=np.int64)
-        if not np.isfinite(Vs[0, self.empty]):
+        v0 = float(V[self.empty])
+        if not np.isfinite(v0):
             return -math.inf, y, path
         s = self.empty
         for t in range(T):          # forward along the best moves (the recursion's maxima, listed)
             f = None if forced is None else forced.get(t)
             b = None if banned is None else banned.get(t)
+            V = np.zeros(S) if t + 1 == T else self._values(W, over, t + 1, V)      # V_{t+1}, rebuilt
             if f is None and not b:
-                nxt, q = self._best_move(s, c[:, t], ub[:, t], Vs[t + 1])
+                nxt, q = self._best_move(s, c[:, t], ub[:, t], V)
             else:
-                val, nxts, qs = self._move_values(s, c[:, t], ub[:, t], Vs[t + 1], f, b)
+                val, nxts, qs = self._move_values(s, c[:, t], ub[:, t], V, f, b)
                 j = int(np.argmax(val))
                 nxt, q = int(nxts[j]), int(qs[j])
             path[t] = s * S + nxt, q
@@ -399,7 +439,17 @@ class ServerType:
             for jj, i in enumerate(self.short):
                 y[i, t] += self.shorts[q, jj]
             s = nxt
-        return float(Vs[0, self.empty]), y, path
+        return v0, y, path
+
+    def _values(self, W: np.ndarray, over: dict, t: int, out: np.ndarray) -> np.ndarray:
+        """V_t of every state from its room-class form (:meth:`price_path`), into ``out`` when it has S
+        entries (a new array otherwise)."""
+        if out.shape != (self.n_states,):
+            out = np.empty(self.n_states)
+        np.take(W[t], self.room_key, out=out)
+        for s, v in over.get(t, {}).items():
+            out[s] = v
+        return out
 
 
 def server_types(tv: TimeVaryingInstance, max_configs: int | None = None) -> list[ServerType]:

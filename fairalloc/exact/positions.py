@@ -157,6 +157,44 @@ instance of seed 0, CP-SAT refutes "every user >= 77/1240" in about a second of 
 "every user >= 76/1240", which is feasible, takes HiGHS minutes to find; bisection asked the hard
 question first, ``benchmarks/RESULTS.md``).
 
+By matching
+-----------
+With ``split_matchings`` > 0 (2 through :func:`~fairalloc.exact.leximin.solve_leximin`), a later
+position whose MILP stops in its slice with open values and at most ``split_matchings`` *live*
+matchings of them (:meth:`PositionDriver.live_matchings`: those whose set may still hold an allocation
+with *N* above the incumbent, by their unmatched users' caps and the sets proven empty below) is settled
+without the value search, by one program per live matching *m* of the open values to distinct free
+users who can take them: :math:`P_m`, the allocations of *P* in which the users of *m* have exactly their values, is the
+position program's feasible set with those binaries fixed, so its program has no binaries (and no
+big-M): users of *m* fixed at their counts, every other free user :math:`V_i \ge f`, :math:`\max z`,
+:math:`z \le V_i` for those users, :math:`z \ge c_m` with :math:`c_m` the next achievable value of
+its unmatched users above the incumbent. *Proof.* *P* is the union of the :math:`P_m` (a point of *P*
+comes with a matching), and on :math:`P_m` the matched users hold the open values (all :math:`\le f`)
+and the others are :math:`\ge f`, so :math:`N(x)` is the least unmatched value, which the program
+maximises; so :math:`\mu_{p+1} = \max_m \max_{P_m} N`. A program found INFEASIBLE proves that
+:math:`P_m` has no point with :math:`N` above the incumbent; one that stops (its slice, or the
+backend's gap) with a bound *b* proves it when no achievable value of its unmatched users lies in
+(incumbent, *b*]; otherwise it is solved again (twice the slice when it stalled), and every solution
+found is kept (it lies in *P*, with :math:`N` above the incumbent, which rises to it). When every
+matching is settled the incumbent is :math:`\mu_{p+1}` and the kept solution attains it, so (I1)-(I3)
+hold as after a position solve. A matching's set is also skipped when it lies inside one proven empty
+at an earlier position (``split_known_empty``; not with free disposal): a proof of INFEASIBLE for a
+state whose non-free users had counts :math:`k_i` and whose other users needed :math:`V_j \ge c`
+within bounds :math:`[\ell_j, u_j]` says that no feasible allocation has those counts and those
+values; bounds only tighten as the driver goes on, so a later matching's set is inside it when its
+users fixed then have the same counts, every user fixed since has a value :math:`\ge c`, and every
+unmatched user's least allowed value (the floor, or above the incumbent) is :math:`\ge c`. A pair
+(free user, open value) that only matchings inside such sets use (at the floor) is *ruled out*
+(``pairs_ruled_out``): *P* is the union of the other matchings' sets, so the deductions below count
+takers without it. Why at most 2 live matchings by default: on the dense 10 x 10 x 20 TV-TSF instance
+of seed 2 the last entry's one matching program found the entry where the position MILP and the
+value search stalled (the sequence proven in 56-62 s of CPU against 93-96 s, or unproven); on seed 1, positions
+with 6-12 live matchings went slower by matching than by the value search, a matching asked for *z*
+above the incumbent stalling where the position MILP proved the position (``benchmarks/RESULTS.md``).
+``stats``: ``split_positions``, ``split_solves``,
+``split_known_empty``, ``split_skipped`` (more matchings than ``split_matchings``: the value search
+ran).
+
 Threshold backend
 -----------------
 A formulation may hand over a *threshold backend* (``solve_leximin(threshold=...)``, used when the
@@ -259,7 +297,8 @@ class PositionDriver:
                  count_fallback: bool = True, disposable: bool = False, lp_bounds: bool = True,
                  max_lp_rounds: int = 8, after_stall: str = "double", query_backend: Any = None,
                  first_slice: float | None = None, refute_backend: Any = None,
-                 refute_slice: float | None = 2.0, threshold: Any = None, max_matchings: int = 8) -> None:
+                 refute_slice: float | None = 2.0, threshold: Any = None, max_matchings: int = 8,
+                 split_matchings: int = 0) -> None:
         self.r = rounds
         self.valuation = valuation
         self.S = int(scale)
@@ -290,6 +329,9 @@ class PositionDriver:
         self.refute_slice = refute_slice
         self.threshold = threshold             # the threshold backend (module docstring, "Threshold backend")
         self.max_matchings = int(max_matchings)
+        self.split_matchings = int(split_matchings)   # "By matching": at most this many; 0: off
+        self.no_schedule: list[tuple[dict[int, int], int]] = []   # "By matching": proven empty sets
+        self.dead: set = set()                  # (user, open value) pairs no allocation of P uses
         self.refute_stalled: set = set()        # values whose refutation stalled, in this position
         self.zcap: int | None = None            # a bound on z proven by refutations, in this position
         self.lp_cpu = 0.0                       # CPU seconds of the LP relaxations (``lp_bounds``)
@@ -315,7 +357,12 @@ class PositionDriver:
 
     def takes(self, i: int) -> list[int]:
         """Open values user i can take (achievable within its bounds), ascending."""
-        return [v for v in sorted(self.open) if self.k_of(i, v) is not None]
+        return [v for v in sorted(self.open) if self.can_take(i, v)]
+
+    def can_take(self, i: int, v: int) -> bool:
+        """Can free user i take open value v: achievable within its bounds, and not a pair ruled out
+        by sets proven empty (module docstring, "By matching")?"""
+        return self.k_of(i, v) is not None and (i, v) not in self.dead
 
     # ---- state -------------------------------------------------------------------------------
     def free_users(self) -> list[int]:
@@ -338,10 +385,10 @@ class PositionDriver:
         """The exact deductions (module docstring), to a fixpoint."""
         changed = True
         while changed:
-            changed = False
+            changed = self.prune_pairs()
             free = self.free_users()
             for v in sorted(self.open):
-                cand = [i for i in free if self.k_of(i, v) is not None]
+                cand = [i for i in free if self.can_take(i, v)]
                 if len(cand) < self.open[v]:
                     raise RuntimeError(f"position driver: open value {v} x{self.open[v]} has only {cand}")
                 if len(cand) == self.open[v]:
@@ -384,7 +431,7 @@ class PositionDriver:
         """Can every user of ``users`` take a distinct open slot (Kuhn's augmenting paths)?"""
         slots = [v for v in sorted(self.open) for _ in range(self.open[v])]
         owner = [-1] * len(slots)
-        can = {i: [s for s, v in enumerate(slots) if self.k_of(i, v) is not None] for i in users}
+        can = {i: [s for s, v in enumerate(slots) if self.can_take(i, v)] for i in users}
 
         def augment(i: int, seen: set) -> bool:
             for s in can[i]:
@@ -582,6 +629,13 @@ class PositionDriver:
                 # (module docstring, "Proof by the backend's bound")
                 self.stats["resolved_at_gap"] += 1
                 continue
+            if self.split_matchings and self.open:
+                live = self.live_matchings(inc, known)
+                logger.debug("position by matching? %s live matchings (at most %s)",
+                             None if live is None else len(live), self.split_matchings)
+                if live is not None and len(live) <= self.split_matchings:
+                    return self.by_matching(live, inc, slice_)
+                self.stats["split_skipped"] += 1
             got = self.search(inc, known, slice_)
             if got is None:
                 return None
@@ -596,6 +650,146 @@ class PositionDriver:
             else:
                 slice_ = None if slice_ is None else 2 * slice_
                 self.stats["slices_doubled"] += 1
+
+    def _enter(self, m: dict[int, int]) -> tuple:
+        """Fix the users of matching ``m`` at their values' counts (the state of :math:`P_m`, module
+        docstring "By matching"); returns what :meth:`_leave` restores."""
+        saved = (list(self.lo), list(self.hi), list(self.free), Counter(self.open))
+        for i, v in m.items():
+            k = self.k_of(i, v)
+            self.lo[i] = self.hi[i] = k
+            self.free[i] = False
+            self.open[v] -= 1
+            if self.open[v] == 0:
+                del self.open[v]
+        return saved
+
+    def _leave(self, saved: tuple) -> None:
+        self.lo, self.hi, self.free, self.open = list(saved[0]), list(saved[1]), list(saved[2]), Counter(saved[3])
+
+    def live_matchings(self, inc: int, known: int) -> list[list] | None:
+        """The matchings of the open values whose sets may still hold an allocation with *N* above the
+        incumbent (module docstring, "By matching"): not those whose unmatched users' least cap is at
+        most ``inc``, nor those inside a set proven empty; as [matching, its bound]; the kept solution's
+        matching first. None when there are more than ``_SPLIT_ENUMERATE`` matchings in all."""
+        ms = self.matchings(self._SPLIT_ENUMERATE)
+        if ms is None:
+            return None
+        own = self.assignment(self.r.totals)
+        out = []
+        for m in sorted(ms, key=lambda m: m != own):
+            saved = self._enter(m)
+            try:
+                cap = min(known, min(self.V(i, self.hi[i]) for i in self.free_users()))
+                if not self.candidates(inc, cap):
+                    continue
+                if self._known_empty(inc):
+                    self.stats["split_known_empty"] += 1
+                    continue
+                out.append([m, cap])
+            finally:
+                self._leave(saved)
+        return out
+
+    _SPLIT_ENUMERATE = 256      # matchings enumerated at most to count the live ones
+
+    def by_matching(self, live: list[list], inc: int, slice_: float | None) -> list[int] | None:
+        """The position as the largest of one program per live matching (:meth:`live_matchings`; module
+        docstring, "By matching"): each matching's program has its users fixed and no binaries; it asks
+        for *z* at least the next achievable value above the incumbent, runs in ``slice_`` (doubled for the matchings it leaves
+        open) and is asked again until no achievable value of its unmatched users lies in (incumbent,
+        its bound]. Returns [the entry], or None when the budget ran out."""
+        self.stats["split_positions"] += 1
+        pending = [[m, b, slice_] for m, b in live]       # [matching, its bound, its slice]
+        while pending:
+            left = []
+            for m, b, sl in pending:
+                saved = self._enter(m)
+                try:
+                    cand = self.candidates(inc, b)
+                    if not cand:
+                        continue                          # nothing above the incumbent in P_m
+                    # z >= the next achievable value: INFEASIBLE settles the matching. (Starting the kept
+                    # solution's matching from it, with z >= the incumbent, did not find the last entry of
+                    # seed 2 of the dense 10 x 10 x 20 instance in either run tried: benchmarks/RESULTS.md)
+                    level = cand[0]
+                    gap = float(cand[1] - cand[0]) - 0.5 if len(cand) > 1 else 0.5
+                    prog, _ = self.program("position", level=level, zub=b)
+                    out, x = self.r.solve("matching", prog, proven=gap, time_slice=self.r.wall_for(sl))
+                    self.stats["split_solves"] += 1
+                    if out is None:
+                        return None
+                    if out.status is Status.INFEASIBLE:   # max over P_m of N < level: at most inc
+                        if not self.disposable:
+                            self.no_schedule.append(({i: self.lo[i] for i in range(self.n) if not self.free[i]},
+                                                     level))
+                        continue
+                    if out.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.NOT_SOLVED):
+                        self.failed = out
+                        return None
+                    if x is not None:
+                        self.keep(prog, x)                # in P_m, so in P; its N is above inc
+                        inc = max(inc, self.next_entry(self.r.totals))
+                    bd = out.stats.get("bound")
+                    if bd is not None and math.isfinite(bd):
+                        b = min(b, math.floor(bd + 1e-6 * max(1.0, abs(bd))))
+                    if self.r.user_gap is not None and x is not None:
+                        self.failed = out
+                        return None
+                    if self.candidates(inc, b):
+                        stalled = out.status is not Status.OPTIMAL
+                        left.append([m, b, (None if sl is None else 2 * sl) if stalled else sl])
+                finally:
+                    self._leave(saved)
+            if left and self.r.out_of_time():
+                return None
+            # a matching left open before the incumbent rose is asked again only if it still has values above it
+            pending = [e for e in left if self._above(e[0], inc, e[1])]
+        return [inc]
+
+    def prune_pairs(self) -> bool:
+        """Rule out the pairs (user, open value) that only matchings inside sets proven empty use
+        (module docstring, "By matching"); True when some pair was ruled out."""
+        if not self.no_schedule or not self.open or self.floor is None:
+            return False
+        ms = self.matchings(self._SPLIT_ENUMERATE)
+        if ms is None:
+            return False
+        used: set = set()
+        for m in ms:
+            saved = self._enter(m)
+            try:
+                empty = self._known_empty(self.floor - 1)
+            finally:
+                self._leave(saved)
+            if not empty:
+                used.update(m.items())
+        if not used:
+            raise RuntimeError("position driver: every matching of the open values lies in a set proven empty")
+        new = {(i, v) for i in self.free_users() for v in self.open
+               if self.can_take(i, v) and (i, v) not in used}
+        self.dead |= new
+        self.stats["pairs_ruled_out"] += len(new)
+        return bool(new)
+
+    def _known_empty(self, inc: int) -> bool:
+        """In a matching's state (:meth:`_enter`): is its set of allocations with *N* above ``inc`` inside
+        one proven empty before (module docstring, "By matching")?"""
+        det = {i: self.lo[i] for i in range(self.n) if not self.free[i]}
+        free = self.free_users()
+        for old, lb in self.no_schedule:
+            if (all(det.get(i) == k for i, k in old.items())
+                    and all(self.V(i, k) >= lb for i, k in det.items() if i not in old)
+                    and all(self.V(j, max(self.lo[j], self.k_ge(j, max(self.floor, inc + 1)))) >= lb for j in free)):
+                return True
+        return False
+
+    def _above(self, m: dict[int, int], inc: int, b: int) -> bool:
+        saved = self._enter(m)
+        try:
+            return bool(self.candidates(inc, b))
+        finally:
+            self._leave(saved)
 
     def tighten(self, inc: int, known: int) -> int:
         """The largest achievable value not above the bound of the position program's LP relaxation
@@ -756,9 +950,11 @@ class PositionDriver:
             return False
         return None
 
-    def matchings(self) -> list[dict[int, int]] | None:
+    def matchings(self, limit: int | None = None) -> list[dict[int, int]] | None:
         """Every way to give the open values to distinct free users who can take them (user -> value),
-        or None when there are more than ``max_matchings`` (module docstring, "Threshold backend")."""
+        or None when there are more than ``limit`` (default ``max_matchings``; module docstring,
+        "Threshold backend")."""
+        limit = self.max_matchings if limit is None else int(limit)
         slots = [v for v in sorted(self.open) for _ in range(self.open[v])]
         free = self.free_users()
         out: list[dict[int, int]] = []
@@ -766,12 +962,12 @@ class PositionDriver:
         def rec(j: int, used: dict[int, int], least: int) -> bool:
             if j == len(slots):
                 out.append(dict(used))
-                return len(out) <= self.max_matchings
+                return len(out) <= limit
             v = slots[j]
             # equal values take users in increasing order (each set of users once)
             lo_user = least if j > 0 and slots[j - 1] == v else -1
             for i in free:
-                if i > lo_user and i not in used and self.k_of(i, v) is not None:
+                if i > lo_user and i not in used and self.can_take(i, v):
                     used[i] = v
                     ok = rec(j + 1, used, i)
                     del used[i]

@@ -58,6 +58,22 @@ def brute_best(tv, m: int, c: np.ndarray, ub: np.ndarray) -> float:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_pricing_is_the_exact_maximum(seed):
+    check_pricing(seed)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_pricing_in_runs_of_few_entries_is_the_exact_maximum(seed, monkeypatch):
+    """The recursion evaluates the table entries in runs of whole room classes (``ServerType._CHUNK``
+    entries, half a million by default, so one run on these tables): runs of 2 entries give the same
+    brute-force maxima."""
+    from fairalloc.exact.patterns import ServerType
+
+    monkeypatch.setattr(ServerType, "_CHUNK", 2)
+    check_pricing(seed)
+
+
+def check_pricing(seed: int) -> None:
+    """The pricing of every server type of ``tiny(seed)`` against :func:`brute_best`, 3 random value sets."""
     tv = tiny(seed)
     g = np.random.default_rng(100 + seed)
     fits = _fits(tv)

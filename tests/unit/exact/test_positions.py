@@ -458,6 +458,10 @@ def test_driver_options_are_checked_and_named():
         check_leximin_options({"query_solver": "gurobi"})
     with pytest.raises(InvalidInstanceError, match=r"first_slice'\]=-1 must be a positive number"):
         check_leximin_options({"first_slice": -1})
+    with pytest.raises(InvalidInstanceError, match=r"split_matchings'\]=-1 must be a nonnegative integer"):
+        check_leximin_options({"split_matchings": -1})
+    with pytest.raises(InvalidInstanceError, match=r"split_matchings'\]=True must be a nonnegative integer"):
+        check_leximin_options({"split_matchings": True})
 
 
 def test_values_that_do_not_scale_to_integers_run_the_level_driver():
@@ -592,3 +596,50 @@ def test_threshold_backend_equals_brute_force():
         for c in r.stats["components"]:
             decided.update({k: c.get(k, 0) for k in ("threshold_found", "threshold_refuted")})
     assert decided["threshold_found"] > 0 and decided["threshold_refuted"] > 0     # both answers were used
+
+
+def test_by_matching_equals_brute_force():
+    # a one-microsecond slice stops every position MILP at once; with open values the position is then
+    # solved as one program per matching (``split_matchings``, module docstring "By matching"), slices
+    # doubling for the matchings left open: the proven vector is the enumerated one
+    opts = {"driver": "positions", "time_slice": 1e-6, "split_matchings": 64, "lp_bounds": False}
+    split = 0
+    for seed in range(4):
+        ti = tiny_task_instance(500 + seed, identical=seed % 2 == 0, commitments=seed % 3 == 0)
+        for mech in ("tsf", "drf"):
+            r = task_equals_brute_force(ti, mech, opts)
+            split += sum(c.get("split_positions", 0) for c in r.stats.get("components", []))
+    for seed in (0, 2, 4, 6):
+        r = tv_equals_brute_force(tiny_tv_instance(600 + seed, identical=True), opts)
+        split += sum(c.get("split_positions", 0) for c in r.stats.get("components", []))
+    assert split > 0          # the by-matching path ran
+
+
+def test_a_matching_inside_a_set_proven_empty_is_skipped_by_hand():
+    # V = X for three users. Proven before: no allocation with X_0 = 2 and every other user >= 5
+    # (module docstring, "By matching"). A later matching's set lies inside it when user 0 is still at
+    # 2, a user fixed since has a value >= 5 and the unmatched users must exceed the incumbent 4 (so
+    # >= 5); not when the fixed user is at 4, user 0 at 3, or the incumbent is 3 (unmatched >= 4 only)
+    d = driver([1, 1, 1], [9, 9, 9])
+    d.no_schedule = [({0: 2}, 5)]
+    d.floor = 4
+
+    def empty(x0, x1, inc):
+        d.lo[:], d.hi[:], d.free[:] = [x0, x1, 0], [x0, x1, 9], [False, False, True]
+        return d._known_empty(inc)
+
+    assert empty(2, 6, 4) and empty(2, 5, 4)
+    assert not empty(2, 4, 4) and not empty(3, 6, 4) and not empty(2, 6, 3)
+
+
+def test_a_pair_only_empty_sets_use_is_ruled_out_and_rule_2_fixes_by_hand():
+    # V = X for three users, open {2}, floor 3, user 2 at X >= 3 (cannot take 2). Proven before: no
+    # allocation with X_0 = 2 and every other user >= 3. The matching {0: 2} lies inside that set (its
+    # unmatched users 1 and 2 are >= the floor 3), so user 0 cannot take 2; user 1 is then the only
+    # taker of one copy and rule 2 fixes it at 2
+    d = driver([1, 1, 1], [9, 9, 9])
+    state(d, [2], 3, lo={2: 3})
+    d.no_schedule = [({0: 2}, 3)]
+    d.deduce()
+    assert (0, 2) in d.dead and d.stats["pairs_ruled_out"] == 1
+    assert d.free == [True, False, True] and d.lo[1] == d.hi[1] == 2 and not d.open
