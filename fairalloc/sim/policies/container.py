@@ -250,9 +250,12 @@ class ContainerPolicy(TaskPolicy):
         state.bind(wl)
         pool = state if isinstance(state, ResourcePool) else ResourcePool(state.capacities[0],
                                                                            resource_names=state.resource_names)
+        kw = {"admitted": sim.admissible()}
+        if self.mechanism == "kueue":                    # Kueue's cycle where the compiled key is not Kueue's order
+            kw["cycle"] = self._shared_cluster_queue(sim) is not None
         run = reference_yarn_run if self.mechanism == "yarn" else reference_kueue_run
         return run(wl, pool, accounts=self.accounts, weights=self.weights, preemption=self.preemption,
-                   policy_name=self.name, admitted=sim.admissible())
+                   policy_name=self.name, **kw)
 
     def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
         k = state.capacities.shape[1]
