@@ -11,7 +11,9 @@ The semantics (each rule with its source)
 **When a check runs.** At every decision instant (the simulator's order: completions, then arrivals,
 then decisions) the admission pass runs first (Kueue's tournament, :mod:`fairalloc.fairshare.kueue`,
 ``runTournament``; ``blocking="skip"``: a LocalQueue whose head task the quota or the pool refuses is set
-aside, Kueue's BestEffortFIFO). Then, for the heads set aside, taken in tournament order, Kueue's
+aside, Kueue's BestEffortFIFO; in :func:`reference_kueue_run` by Kueue's scheduling cycle, one nominee per
+ClusterQueue per cycle, with ``cycle=True``, its Notes, or one admission per tournament, the compiled loop's
+order, with ``cycle=False``). Then, for the heads set aside, taken in tournament order, Kueue's
 ``fairPreemptions`` (``pkg/scheduler/preemption/preemption.go``) is asked which running tasks to evict so
 that the head fits. The first head for which it finds victims has them evicted; then the pass runs again
 (the freed quota goes to whoever the tournament puts first, as in Kueue, where the preemptor is admitted
