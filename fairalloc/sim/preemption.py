@@ -11,7 +11,9 @@ The semantics (each rule with its source)
 **When a check runs.** At every decision instant (the simulator's order: completions, then arrivals,
 then decisions) the admission pass runs first (Kueue's tournament, :mod:`fairalloc.fairshare.kueue`,
 ``runTournament``; ``blocking="skip"``: a LocalQueue whose head task the quota or the pool refuses is set
-aside, Kueue's BestEffortFIFO). Then, for the heads set aside, taken in tournament order, Kueue's
+aside, Kueue's BestEffortFIFO; in :func:`reference_kueue_run` by Kueue's scheduling cycle, one nominee per
+ClusterQueue per cycle, with ``cycle=True``, its Notes, or one admission per tournament, the compiled loop's
+order, with ``cycle=False``). Then, for the heads set aside, taken in tournament order, Kueue's
 ``fairPreemptions`` (``pkg/scheduler/preemption/preemption.go``) is asked which running tasks to evict so
 that the head fits. The first head for which it finds victims has them evicted; then the pass runs again
 (the freed quota goes to whoever the tournament puts first, as in Kueue, where the preemptor is admitted
@@ -358,7 +360,7 @@ def run_input(workload: Any, capacity: Any, *, accounts: Any, weights: Any, poli
 
 def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, weights: Any = None,
                         preemption: Any = True, policy_name: str = "kueue", admitted: Any = None,
-                        shortcuts: bool = True) -> Any:
+                        shortcuts: bool = True, cycle: bool = True) -> Any:
     """Kueue's admission and fair-sharing preemption on a task workload, decision by decision (module docstring).
 
     Parameters
@@ -381,6 +383,37 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
     admitted : tuple (mask, rejected), optional
         The simulator's admission (:meth:`fairalloc.sim.Simulation.admissible`); default: the rows whose
         demand fits the pool.
+    cycle : bool, default True
+        True: Kueue's scheduling cycle (below). False: one admission per tournament, each ClusterQueue's
+        next task competing at once (the order of the compiled ``kueue`` key, which the compiled loop's tests
+        are held to; it differs from Kueue's cycle where a ClusterQueue could start several tasks at one
+        instant and the room runs out, or where a ClusterQueue's nominee does not fit).
+
+    Notes
+    -----
+    **Kueue's scheduling cycle** (``cycle=True``), as ``Scheduler.schedule`` in Kueue's
+    ``pkg/scheduler/scheduler.go`` runs it: "1. Get the heads from the queues" (``Manager.heads``: one
+    ``ClusterQueue.Pop`` per ClusterQueue, so **one nominee per ClusterQueue per cycle**, its oldest pending
+    workload); "2. Take a snapshot"; "3." nominate against the snapshot (a nominee that does not fit is
+    ``NoFit``); "4." order by the fair-sharing iterator (``fair_sharing_iterator.go``: ``pop`` runs the
+    tournament over the ClusterQueues that still hold a nominee of this cycle, with the usage of the
+    admissions made so far in the cycle, and removes the winner's ClusterQueue); "5." admit each in that
+    order (``processEntry``: ``NoFit`` is not admitted; a nominee that fitted the snapshot but "no longer fits
+    after processing another workload" is skipped); "6. Requeue the heads that were not scheduled"
+    (``RequeueIfNotPresent`` in ``pkg/cache/queue/cluster_queue.go``, BestEffortFIFO: a ``NoFit`` nominee goes
+    to the inadmissible workloads, so its ClusterQueue nominates its next workload in the next cycle; a
+    skipped one is requeued at once, ``FailedAfterNomination``, and is the ClusterQueue's nominee again in
+    the next cycle). Kueue's loop starts the next cycle at once while some ClusterQueue has a head
+    (``Manager.Heads`` blocks only when none has). In this discrete-event reading a cycle takes no time: at
+    each decision instant cycles run until one has no nominee (each cycle admits a task or sets every
+    nominee aside, so this ends), and the next cycle after that starts at the next event. A task set aside
+    (inadmissible) stays aside, also across instants, until a task of its cohort (the ClusterQueue itself
+    without a cohort) ends or is evicted (``QueueAssociatedInadmissibleWorkloadsAfter``: quota freed in the
+    cohort requeues its inadmissible workloads) or, with preemption, at a wake-up (the timer-based retry).
+    Modelling choices: a LocalQueue is FIFO and its head stands for it (a head set aside sets its LocalQueue
+    aside, as Kueue's equivalence hashing sets aside the job's other tasks of the same shape; a younger job of
+    that LocalQueue waits behind it); the nominee of a ClusterQueue is the oldest head of its LocalQueues not
+    set aside (ties: the lower user index, for Kueue's UID); the pool is checked beside the quota.
 
     Returns
     -------
@@ -495,6 +528,7 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
         d = res[j]
         free[:] += d
         kq.remove(usage, int(lq[v]), d)
+        release(v)
         rows[row][2] = now
         rows[row][4] = True
         lost = lost_work(d, t["start"], now)
@@ -512,9 +546,47 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
         else:
             queues[v].insert(0, [j, 1])
 
+    top_of = np.arange(n_nodes, dtype=np.int64)                     # the child of the root above each node:
+    for v in range(1, n_nodes):                                      # the cohort whose freed quota requeues
+        while kq.parent[top_of[v]] > 0:                              # a ClusterQueue's inadmissible workloads
+            top_of[v] = kq.parent[top_of[v]]
+    held: set[int] = set()                                           # cycle=True: the LocalQueues set aside
+
+    def release(u: int) -> None:
+        """A task of user u ended or was evicted: its cohort's LocalQueues set aside are nominated again."""
+        if cycle and held:
+            g = top_of[cq_of[u]]
+            held.difference_update([v for v in held if top_of[cq_of[v]] == g])
+
+    def cycles(now: float) -> set[int]:
+        """Kueue's scheduling cycles at ``now`` (Notes): per cycle one nominee per ClusterQueue (its oldest head
+        not set aside), the nominees checked against the cycle's snapshot, then taken in tournament order: a
+        nominee that did not fit the snapshot is set aside, one that still fits starts, one that fitted the
+        snapshot but no longer fits stays its ClusterQueue's nominee for the next cycle. Returns the users set
+        aside."""
+        while True:
+            nominee: dict[int, int] = {}
+            for u in range(n_users):
+                if queues[u] and u not in held:
+                    q = int(cq_of[u])
+                    b = nominee.get(q)
+                    if b is None or (sub[head(u)], u) < (sub[head(b)], b):
+                        nominee[q] = u
+            if not nominee:
+                return held
+            fit = {u: admits(u, res[head(u)]) for u in nominee.values()}        # 3. against the snapshot
+            for u in order_heads(set(nominee.values())):                         # 4.-5. the iterator's order
+                if not fit[u]:
+                    held.add(u)                                                  # NoFit: inadmissible
+                elif admits(u, res[head(u)]):
+                    start_task(u, now)
+                # else skipped: "no longer fits after processing another workload", requeued immediately
+
     def pass_(now: float) -> set[int]:
         """Admission (skip): the tournament's winner starts if the quota and the pool admit its head task,
-        else its user is set aside; returns the users set aside."""
+        else its user is set aside; returns the users set aside (``cycle=True``: :func:`cycles`)."""
+        if cycle:
+            return cycles(now)
         aside: set[int] = set()
         while True:
             open_ = set()
@@ -592,6 +664,7 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
             break
         while wake and wake[0] <= now:
             heapq.heappop(wake)
+            held.clear()                                             # the timer-based retry
         while done_heap and done_heap[0][0] == now:                  # 1. completions
             _, row = heapq.heappop(done_heap)
             t = running.pop(row, None)
@@ -600,6 +673,7 @@ def reference_kueue_run(workload: Any, capacity: Any, *, accounts: Any = None, w
             j, u = t["job"], t["user"]
             free[:] += res[j]
             kq.remove(usage, int(lq[u]), res[j])
+            release(u)
             left[j] -= 1
             if left[j] == 0:
                 end[j] = now
@@ -1016,15 +1090,14 @@ def _evict(ps, st, runs, ts, e, u, now, hint, lp, lk, lm, lt0, lt1, lkill, n_log
             st.qhead[v] = r
             if h < 0:
                 st.qtail[v] = r
-        idle = st.n_pending[v] == 0
-        st.n_pending[v] += 1
-        if idle:
-            st.meta[C._ACTIVE] += 1
+        if st.n_pending[v] == 0:                    # idle: back in the order (then, below, its queue's
+            st.meta[C._ACTIVE] += 1                 # others re-keyed; its own key, just set, is set again)
+            st.n_pending[v] = 1
             C._activate(st, runs, ts, v)
-            C.regroup(st, runs, ts, v)
-            return n_log + 1
-    C.changed(st, runs, ts, v)                      # (one call site: the core inlines it, a large body)
-    return n_log + 1
+        else:
+            st.n_pending[v] += 1
+    C.changed(st, runs, ts, v)                      # (one call site: the core inlines it and its `regroup`, large
+    return n_log + 1                                # bodies; a second `regroup` here cost ~1/3 of this compile)
 
 
 @jit(_nrt=False)

@@ -50,10 +50,13 @@ tree puts them in queues. Options (beside those of :class:`~fairalloc.sim.TaskPo
 Admission Fair Sharing, KEP 4136, through its usage); the compiled loop keys each LocalQueue by its
 ClusterQueue's share with *its own* head request added, so within a ClusterQueue it may admit a younger, smaller
 head first. The two agree with one LocalQueue per ClusterQueue (the default tree). Such a tree is therefore run on the reference loop
-(:func:`fairalloc.sim.preemption.reference_kueue_run`, plain Python: Kueue's tournament of each ClusterQueue's
-oldest head), with or without ``preemption`` (a log record at INFO level says so); only where the reference loop
+(:func:`fairalloc.sim.preemption.reference_kueue_run`, plain Python, with Kueue's scheduling cycle: one nominee per
+ClusterQueue per cycle, ``Scheduler.schedule`` in Kueue's ``pkg/scheduler/scheduler.go``, see that function's
+Notes), with or without ``preemption`` (a log record at INFO level says so); only where the reference loop
 does not apply (several servers, ``enforce_walltime``, ``blocking="stop"``, ``ties="index"``) does the compiled
-loop run, with a warning naming the difference.
+loop run, with a warning naming the difference. Other trees run the compiled key, one admission per tournament
+(a ClusterQueue's next task competes at once, not in the next cycle: ``engine="reference"`` runs that order too,
+``cycle=False``); Kueue's cycle on the compiled loop is not built (``docs/policies/kueue.md``).
 
 Refused with an :class:`~fairalloc.InvalidInstanceError` naming the field and value: quotas larger than
 the cluster, borrowing or lending limits without a cohort, negative weights (and 0 for Mesos), weights
@@ -250,9 +253,12 @@ class ContainerPolicy(TaskPolicy):
         state.bind(wl)
         pool = state if isinstance(state, ResourcePool) else ResourcePool(state.capacities[0],
                                                                            resource_names=state.resource_names)
+        kw = {"admitted": sim.admissible()}
+        if self.mechanism == "kueue":                    # Kueue's cycle where the compiled key is not Kueue's order
+            kw["cycle"] = self._shared_cluster_queue(sim) is not None
         run = reference_yarn_run if self.mechanism == "yarn" else reference_kueue_run
         return run(wl, pool, accounts=self.accounts, weights=self.weights, preemption=self.preemption,
-                   policy_name=self.name, admitted=sim.admissible())
+                   policy_name=self.name, **kw)
 
     def _new_scheduler(self, state: Servers, n: int, wl: Any) -> QueueScheduler:
         k = state.capacities.shape[1]

@@ -3,7 +3,8 @@
 Expected numbers are computed by hand in each test's docstring from the rules the module states (KEP 1714's
 S2-a / S2-b on Kueue's DRS, per mille of the lendable capacity); the hand cases run on both engines (the
 compiled loop, the default, and ``engine="reference"``, the plain-Python loop). The reference's admission
-without preemption is checked against the compiled ``kueue`` key (an independent path: the tournament of
+without preemption (one admission per tournament, ``cycle=False``: the order the compiled loop follows, not yet
+Kueue's scheduling cycle, see ``test_kueue_local_queues.py``) is checked against the compiled ``kueue`` key (an independent path: the tournament of
 ``KueueQueues`` against the core's one-float key); with preemption, the compiled loop's events (admissions,
 evictions with victim and time, requeue order, lost work, loops, decisions) against the reference's on seeded
 random instances, and invariants recomputed from the result's own tables (every task runs to its end exactly
@@ -131,7 +132,7 @@ def test_reference_admission_is_the_compiled_kueue(seed):
     ClusterQueue per user: the core's key is that queue's DRS with the head task added)."""
     wl = fa.workloads.google_like(6, 300, rng=seed, horizon=3600.0)
     pool = ResourcePool.from_workload(wl, 0.5)
-    ref = reference_kueue_run(wl, pool, preemption=None)
+    ref = reference_kueue_run(wl, pool, preemption=None, cycle=False)
     cmp = fa.simulate(wl, pool, policy="kueue")
     np.testing.assert_array_equal(ref.jobs["start"].to_numpy(), cmp.jobs["start"].to_numpy())
     np.testing.assert_array_equal(ref.jobs["end"].to_numpy(), cmp.jobs["end"].to_numpy())
@@ -222,14 +223,16 @@ def test_invariants_on_random_instances(seed, pre):
     _check_invariants(wl, pool, r, pre)
 
 
-@pytest.mark.parametrize("seed,pre", [(0, True), (2, {"victim": "kill"}), (3, {"min_run_time": 600.0})])
-def test_shortcuts_change_nothing(seed, pre):
+@pytest.mark.parametrize("seed,pre,cycle", [(0, True, False), (2, {"victim": "kill"}, False),
+                                            (3, {"min_run_time": 600.0}, False), (0, True, True)])
+def test_shortcuts_change_nothing(seed, pre, cycle):
     """The default's three shortcuts (compiled tournament, refused heads aside first, candidates only from
-    ClusterQueues with DRS(y) >= DRS(x + w)) against the plainest reading: the same evictions and ends."""
+    ClusterQueues with DRS(y) >= DRS(x + w)) against the plainest reading: the same evictions and ends (with
+    Kueue's cycle, ``cycle=True``: the first and the third)."""
     wl = fa.workloads.google_like(8, 400, rng=seed, horizon=3600.0)
     pool = ResourcePool.from_workload(wl, 0.4)
-    a = reference_kueue_run(wl, pool, preemption=pre)
-    b = reference_kueue_run(wl, pool, preemption=pre, shortcuts=False)
+    a = reference_kueue_run(wl, pool, preemption=pre, cycle=cycle)
+    b = reference_kueue_run(wl, pool, preemption=pre, shortcuts=False, cycle=cycle)
     assert a.stats["preemptions"] > 0
     assert a.preemptions.equals(b.preemptions)
     np.testing.assert_array_equal(a.jobs["end"].to_numpy(), b.jobs["end"].to_numpy())
