@@ -73,7 +73,7 @@ __all__ = ["SlurmLoopState", "new_state"]
 # _FLAT: Fair Tree on a flat tree (:func:`_same_ranks` applies); _FSOK: the kept factors are of a full computation on
 # it; _FSKIP (read by tests): factor computations that :func:`_same_ranks` showed unchanged
 (_CLASSIC, _INTEGER, _NRUN, _STALE, _LO, _HI, _NPEND, _MINW, _RESET, _PASSES, _DECISIONS, _NQ, _EXACT, _RANKS, _CERTS,
- _REPRIO, _WORK, _SETTLED, _CONDOR, _FLAT, _FSOK, _FSKIP) = range(22)
+ _REPRIO, _WORK, _SETTLED, _CONDOR, _FLAT, _FSOK, _FSKIP, _XRK, _XRF, _XRQ, _XST, _ESOK, _ESN, _SORTS) = range(29)
 # floats of the state (sf)
 _LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU, _TREF, _EPS = range(15)
 
@@ -137,7 +137,7 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
     (:func:`condor_state`), else None."""
     n = len(submit)
     m = n if n else 1
-    si = np.zeros(22, np.int64)
+    si = np.zeros(29, np.int64)
     si[_CONDOR] = condor is not None
     si[_CLASSIC] = prio.fairshare == "classic"
     si[_INTEGER] = bool(prio.integer)
@@ -262,6 +262,24 @@ def _before(prio, a, b):
 _sort = sorter(_before, "slurm_jobs")
 
 
+@jit(inline='always')
+def _in_order(wq, lo, hi, prio):
+    """Whether ``wq[lo:hi]`` is sorted by :func:`_before` (then sorting it changes nothing)."""
+    for q in range(lo + 1, hi):
+        if _before(prio, wq[q], wq[q - 1]):
+            return False
+    return True
+
+
+@jit(inline='always')
+def _resort(sl, lo, hi):
+    """``wq[lo:hi]`` sorted by the priorities kept; if that moved a job, EASY's ranks no longer hold the order."""
+    if not _in_order(sl.wq, lo, hi, sl.prio):
+        _sort(sl.wq, sl.buf, lo, hi, sl.prio)
+        sl.si[_ESOK] = 0
+        sl.si[_SORTS] += 1
+
+
 @jit(_nrt=False)
 def catch_up(sl, now):
     """Every pass up to ``now`` (the usage reset at each boundary). The factors of the last pass (from its
@@ -337,7 +355,8 @@ def _refresh(sl):
         prio[j] = _priority(sl, j, at)
         sl.pat[j] = at
     si[_NPEND] = 0
-    _sort(wq, sl.buf, lo, hi, prio)
+    si[_XRF] += hi - lo
+    _resort(sl, lo, hi)
 
 
 @jit(_nrt=False)
@@ -352,7 +371,8 @@ def _rank(sl):
         at = _at(sl, j)
         sl.prio[j] = _priority(sl, j, at)
         sl.pat[j] = at
-    _sort(wq, sl.buf, lo, hi, sl.prio)
+    si[_XRK] += hi - lo
+    _resort(sl, lo, hi)
     si[_EXACT] = 1
     si[_RANKS] += 1
     si[_WORK] = 0
@@ -479,6 +499,8 @@ def submit(sl, j, now):
             else:
                 b = m
         k = a
+        if k < hi:
+            si[_ESOK] = 0                 # EASY's ranks no longer hold the order (an arrival at the end is pushed)
         for q in range(hi, k, -1):
             wq[q] = wq[q - 1]
     wq[k] = j
@@ -544,8 +566,19 @@ def decide(sl, now, free, es, est, out, resv, backfill, scan, ready):
                 m += 1
                 if f < 0:
                     break
-    E._requeue(wq[lo:m], procs, est, es, resv)
+    si[_XST] += 1
+    new = hi - lo - si[_ESN]
+    if backfill and si[_ESOK] != 0 and es.ist[1] + new <= es.wproc.shape[0]:
+        for q in range(hi - new, hi):     # EASY's ranks hold wq[lo:hi - new]: the arrivals since, at the end
+            j = wq[q]
+            E.push(j, procs[j], est[j], es)
+    else:
+        si[_XRQ] += m - lo
+        E._requeue(wq[lo:m], procs, est, es, resv)
     k, free = E.step(now, free, es, out, resv, backfill, scan, ready)
+    if backfill:
+        si[_ESOK] = 1                     # EASY's ranks: the order less the jobs started (removed below)
+        si[_ESN] = hi - lo - k
     if k == 0:
         return 0, free
     for q in range(k):
