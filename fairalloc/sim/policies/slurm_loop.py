@@ -40,8 +40,13 @@ job's priority; between passes the order is fixed. Here:
 
 The waiting jobs are kept sorted by the priorities kept (an arrival goes in by binary search; a
 re-prioritisation or a ranking re-sorts them, a merge sort that skips the merges of runs already in order,
-as the order mostly survives a pass). Strict order hands EASY's core only the jobs it can look at (the
-prefix up to the first that does not fit); with backfilling the whole order. Jobs are the loop's positions
+as the order mostly survives a pass; a ranking or refresh that leaves the order as it was sorts nothing). Strict
+order hands EASY's core only the jobs it can look at (the prefix up to the first that does not fit); with
+backfilling the whole order, once: EASY's ranks then hold it, less the jobs started (the jobs left keep their ranks
+and relative order), and the next decision only pushes the jobs that arrived since at the order's end. The order
+is handed over again (:func:`fairalloc.sim.policies.easy._requeue`) only after a job arrived before its end, or a
+ranking or refresh moved a job. EASY's decision depends only on the waiting jobs in order (a rank left empty by a
+started job is skipped), so it is the same as after a requeue. Jobs are the loop's positions
 (arrival order), so "earlier submission, then lower row" is "lower position".
 
 HTCondor runs in the same specialisation of the loop: its state (:mod:`.condor_loop`) is the field ``hc`` of
@@ -72,8 +77,10 @@ __all__ = ["SlurmLoopState", "new_state"]
 # _CONDOR: the run is HTCondor's (:mod:`.condor_loop`, on the field ``hc``), not Slurm's
 # _FLAT: Fair Tree on a flat tree (:func:`_same_ranks` applies); _FSOK: the kept factors are of a full computation on
 # it; _FSKIP (read by tests): factor computations that :func:`_same_ranks` showed unchanged
+# _ESOK: with backfilling, EASY's waiting ranks hold the first _ESN jobs of the order (the others arrived since, at its
+# end); _REQUEUES: decisions that handed EASY the whole order again (E._requeue)
 (_CLASSIC, _INTEGER, _NRUN, _STALE, _LO, _HI, _NPEND, _MINW, _RESET, _PASSES, _DECISIONS, _NQ, _EXACT, _RANKS, _CERTS,
- _REPRIO, _WORK, _SETTLED, _CONDOR, _FLAT, _FSOK, _FSKIP, _XRK, _XRF, _XRQ, _XST, _ESOK, _ESN, _SORTS) = range(29)
+ _REPRIO, _WORK, _SETTLED, _CONDOR, _FLAT, _FSOK, _FSKIP, _ESOK, _ESN, _REQUEUES) = range(25)
 # floats of the state (sf)
 _LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU, _TREF, _EPS = range(15)
 
@@ -81,7 +88,7 @@ _LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _
 class SlurmLoopState(NamedTuple):
     """The policy's arrays between the loop's events (positions: the loop's jobs in arrival order)."""
 
-    si: np.ndarray        #: int64 (22,): flags and counters (module constants)
+    si: np.ndarray        #: int64 (25,): flags and counters (module constants)
     sf: np.ndarray        #: float (15,): last pass, period, per-second decay, max age, weights, factors, the
     #: instant that ran the last pass, the pass of the last ranking, the rounding margin of _settle
     resets: np.ndarray    #: usage-reset boundaries, ascending, then inf
@@ -137,7 +144,7 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
     (:func:`condor_state`), else None."""
     n = len(submit)
     m = n if n else 1
-    si = np.zeros(29, np.int64)
+    si = np.zeros(25, np.int64)
     si[_CONDOR] = condor is not None
     si[_CLASSIC] = prio.fairshare == "classic"
     si[_INTEGER] = bool(prio.integer)
@@ -277,7 +284,6 @@ def _resort(sl, lo, hi):
     if not _in_order(sl.wq, lo, hi, sl.prio):
         _sort(sl.wq, sl.buf, lo, hi, sl.prio)
         sl.si[_ESOK] = 0
-        sl.si[_SORTS] += 1
 
 
 @jit(_nrt=False)
@@ -355,7 +361,6 @@ def _refresh(sl):
         prio[j] = _priority(sl, j, at)
         sl.pat[j] = at
     si[_NPEND] = 0
-    si[_XRF] += hi - lo
     _resort(sl, lo, hi)
 
 
@@ -371,7 +376,6 @@ def _rank(sl):
         at = _at(sl, j)
         sl.prio[j] = _priority(sl, j, at)
         sl.pat[j] = at
-    si[_XRK] += hi - lo
     _resort(sl, lo, hi)
     si[_EXACT] = 1
     si[_RANKS] += 1
@@ -566,14 +570,13 @@ def decide(sl, now, free, es, est, out, resv, backfill, scan, ready):
                 m += 1
                 if f < 0:
                     break
-    si[_XST] += 1
     new = hi - lo - si[_ESN]
     if backfill and si[_ESOK] != 0 and es.ist[1] + new <= es.wproc.shape[0]:
         for q in range(hi - new, hi):     # EASY's ranks hold wq[lo:hi - new]: the arrivals since, at the end
             j = wq[q]
             E.push(j, procs[j], est[j], es)
     else:
-        si[_XRQ] += m - lo
+        si[_REQUEUES] += 1
         E._requeue(wq[lo:m], procs, est, es, resv)
     k, free = E.step(now, free, es, out, resv, backfill, scan, ready)
     if backfill:
