@@ -238,17 +238,21 @@ def _same_ranks(sl, usage):
 @jit(_nrt=False)
 def _factors(sl, usage):
     """Every user's fair-share factor from ``usage`` (the usage at a pass) into ``sl.fs`` (on a flat tree under Fair
-    Tree, kept when :func:`_same_ranks` shows them unchanged)."""
+    Tree, kept when :func:`_same_ranks` shows them unchanged). Returns whether they were computed (then the
+    factors before are in ``sl.fs_old``); False: ``sl.fs`` is unchanged."""
     si = sl.si
     si[_STALE] = 0
     if si[_FSOK] != 0 and _same_ranks(sl, usage):
         si[_FSKIP] += 1
-        return
+        return False
     si[_FSOK] = si[_FLAT]
+    for u in range(sl.fs.shape[0]):
+        sl.fs_old[u] = sl.fs[u]
     _slurm_factors(usage, sl.parent, sl.user_nodes, sl.node_usage, sl.si[_CLASSIC] != 0, sl.fs_parent, sl.use_parent,
                    sl.raw_shares, sl.level_shares, sl.norm_shares, sl.preorder, sl.sf[_DAMP], sl.efctv, sl.node_f,
                    sl.is_user, sl.sibling_shares, sl.level_fs, sl.fs_child_ptr, sl.fs_children, sl.stack_node,
                    sl.stack_tied, sl.sib_order, sl.fs)
+    return True
 
 
 @jit(inline='always')
@@ -328,15 +332,14 @@ def _at(sl, j):
 def _refresh(sl):
     """The factors of the last pass (from its usage, kept in ``snap``), if not computed yet; the waiting jobs of
     the users whose factor changed, and those that arrived meanwhile, get their priority (as the event engine
-    has it now) and the order is sorted again. The other jobs keep theirs (their factor is the same: the
-    priority kept differs from the engine's only by the age, which :func:`_settle` bounds)."""
+    has it now) and their place in the order. The other jobs keep theirs (their factor is the same: the
+    priority kept differs from the engine's only by the age, which :func:`_settle` bounds) and their order
+    (sorted by the priorities kept); so only the jobs recomputed move: each arrival alone by binary search, else
+    out, sorted, and merged back."""
     si = sl.si
     changed = False
-    if si[_STALE] != 0:
+    if si[_STALE] != 0 and _factors(sl, sl.snap):
         fs, old = sl.fs, sl.fs_old
-        for u in range(fs.shape[0]):
-            old[u] = fs[u]
-        _factors(sl, sl.snap)
         for u in range(fs.shape[0]):
             if fs[u] != old[u] and sl.ucnt[u] > 0:
                 changed = True
@@ -344,24 +347,75 @@ def _refresh(sl):
     npend = si[_NPEND]
     if not changed and npend == 0:
         return
-    wq, prio, uidx = sl.wq, sl.prio, sl.uidx
-    if changed:
-        fs, old = sl.fs, sl.fs_old
-        for q in range(lo, hi - npend):
-            j = wq[q]
-            u = uidx[j]
-            if fs[u] != old[u]:
-                at = _at(sl, j)
-                prio[j] = _priority(sl, j, at)
-                sl.pat[j] = at
-                si[_REPRIO] += 1
-    for q in range(hi - npend, hi):
-        j = wq[q]
-        at = _at(sl, j)
-        prio[j] = _priority(sl, j, at)
-        sl.pat[j] = at
+    wq, prio, uidx, buf = sl.wq, sl.prio, sl.uidx, sl.buf
     si[_NPEND] = 0
-    _resort(sl, lo, hi)
+    if not changed:                       # the arrivals only: each into its place (binary search), as submit does
+        for q in range(hi - npend, hi):
+            j = wq[q]
+            at = _at(sl, j)
+            prio[j] = _priority(sl, j, at)
+            sl.pat[j] = at
+            a, b = lo, q
+            while a < b:
+                m = (a + b) >> 1
+                if _before(prio, wq[m], j):
+                    a = m + 1
+                else:
+                    b = m
+            if a < q:
+                si[_ESOK] = 0             # EASY's ranks no longer hold the order
+                for r in range(q, a, -1):
+                    wq[r] = wq[r - 1]
+                wq[a] = j
+        return
+    # The jobs whose priority is recomputed (of a user whose factor changed, or arrived meanwhile: ``x``) leave the
+    # order; the others keep theirs and their order (checked: else the whole order is sorted); ``x`` is sorted and
+    # merged back from the end. The order of the priorities kept is total (ties go to the lower position), so this
+    # is the order a sort of the whole gives.
+    si[_ESOK] = 0
+    fs, old = sl.fs, sl.fs_old
+    w = lo
+    nx = 0
+    ok = True
+    for q in range(lo, hi):
+        j = wq[q]
+        u = uidx[j]
+        if q >= hi - npend or fs[u] != old[u]:
+            if q < hi - npend:
+                si[_REPRIO] += 1
+            at = _at(sl, j)
+            prio[j] = _priority(sl, j, at)
+            sl.pat[j] = at
+            buf[lo + nx] = j
+            nx += 1
+        else:
+            if w > lo and _before(prio, j, wq[w - 1]):
+                ok = False
+            wq[w] = j
+            w += 1
+    for q in range(nx):
+        wq[w + q] = buf[lo + q]
+    if not ok:
+        _sort(wq, buf, lo, hi, prio)
+        return
+    _sort(wq, buf, w, hi, prio)
+    for q in range(w, hi):
+        buf[q] = wq[q]
+    i = w - 1
+    x = hi - 1
+    k = hi - 1
+    while x >= w and i >= lo:
+        if _before(prio, buf[x], wq[i]):
+            wq[k] = wq[i]
+            i -= 1
+        else:
+            wq[k] = buf[x]
+            x -= 1
+        k -= 1
+    while x >= w:
+        wq[k] = buf[x]
+        x -= 1
+        k -= 1
 
 
 @jit(_nrt=False)
