@@ -239,7 +239,11 @@ def _tree_for(accounts: Any, wl: Any) -> tuple[AccountTree, np.ndarray]:
     else:
         from ...accounts import read_accounts
         tree = read_accounts(accounts)
-    return tree, tree.user_index(wl.user.tolist())
+    uniq, inv = np.unique(wl.user, return_inverse=True)     # each distinct user looked up once
+    names = set(tree.user_names)
+    if any(str(u) not in names for u in uniq.tolist()):
+        return tree, tree.user_index(wl.user.tolist())       # (its error names the first job without one)
+    return tree, tree.user_index(uniq.tolist())[inv.reshape(-1)]
 
 
 def _mode(policy: str, sim: Any, pool: bool = False) -> str:

@@ -40,8 +40,13 @@ job's priority; between passes the order is fixed. Here:
 
 The waiting jobs are kept sorted by the priorities kept (an arrival goes in by binary search; a
 re-prioritisation or a ranking re-sorts them, a merge sort that skips the merges of runs already in order,
-as the order mostly survives a pass). Strict order hands EASY's core only the jobs it can look at (the
-prefix up to the first that does not fit); with backfilling the whole order. Jobs are the loop's positions
+as the order mostly survives a pass; a ranking or refresh that leaves the order as it was sorts nothing). Strict
+order hands EASY's core only the jobs it can look at (the prefix up to the first that does not fit); with
+backfilling the whole order, once: EASY's ranks then hold it, less the jobs started (the jobs left keep their ranks
+and relative order), and the next decision only pushes the jobs that arrived since at the order's end. The order
+is handed over again (:func:`fairalloc.sim.policies.easy._requeue`) only after a job arrived before its end, or a
+ranking or refresh moved a job. EASY's decision depends only on the waiting jobs in order (a rank left empty by a
+started job is skipped), so it is the same as after a requeue. Jobs are the loop's positions
 (arrival order), so "earlier submission, then lower row" is "lower position".
 
 HTCondor runs in the same specialisation of the loop: its state (:mod:`.condor_loop`) is the field ``hc`` of
@@ -72,8 +77,10 @@ __all__ = ["SlurmLoopState", "new_state"]
 # _CONDOR: the run is HTCondor's (:mod:`.condor_loop`, on the field ``hc``), not Slurm's
 # _FLAT: Fair Tree on a flat tree (:func:`_same_ranks` applies); _FSOK: the kept factors are of a full computation on
 # it; _FSKIP (read by tests): factor computations that :func:`_same_ranks` showed unchanged
+# _ESOK: with backfilling, EASY's waiting ranks hold the first _ESN jobs of the order (the others arrived since, at its
+# end); _REQUEUES: decisions that handed EASY the whole order again (E._requeue)
 (_CLASSIC, _INTEGER, _NRUN, _STALE, _LO, _HI, _NPEND, _MINW, _RESET, _PASSES, _DECISIONS, _NQ, _EXACT, _RANKS, _CERTS,
- _REPRIO, _WORK, _SETTLED, _CONDOR, _FLAT, _FSOK, _FSKIP) = range(22)
+ _REPRIO, _WORK, _SETTLED, _CONDOR, _FLAT, _FSOK, _FSKIP, _ESOK, _ESN, _REQUEUES) = range(25)
 # floats of the state (sf)
 _LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _TCU, _TREF, _EPS = range(15)
 
@@ -81,7 +88,7 @@ _LAST, _PERIOD, _PERSEC, _MAXAGE, _WA, _WF, _WJ, _WP, _WQ, _PART, _QOS, _DAMP, _
 class SlurmLoopState(NamedTuple):
     """The policy's arrays between the loop's events (positions: the loop's jobs in arrival order)."""
 
-    si: np.ndarray        #: int64 (22,): flags and counters (module constants)
+    si: np.ndarray        #: int64 (25,): flags and counters (module constants)
     sf: np.ndarray        #: float (15,): last pass, period, per-second decay, max age, weights, factors, the
     #: instant that ran the last pass, the pass of the last ranking, the rounding margin of _settle
     resets: np.ndarray    #: usage-reset boundaries, ascending, then inf
@@ -137,7 +144,7 @@ def new_state(tree, uidx, js, rate, submit, procs, capacity: int, prio, *, parti
     (:func:`condor_state`), else None."""
     n = len(submit)
     m = n if n else 1
-    si = np.zeros(22, np.int64)
+    si = np.zeros(25, np.int64)
     si[_CONDOR] = condor is not None
     si[_CLASSIC] = prio.fairshare == "classic"
     si[_INTEGER] = bool(prio.integer)
@@ -231,17 +238,21 @@ def _same_ranks(sl, usage):
 @jit(_nrt=False)
 def _factors(sl, usage):
     """Every user's fair-share factor from ``usage`` (the usage at a pass) into ``sl.fs`` (on a flat tree under Fair
-    Tree, kept when :func:`_same_ranks` shows them unchanged)."""
+    Tree, kept when :func:`_same_ranks` shows them unchanged). Returns whether they were computed (then the
+    factors before are in ``sl.fs_old``); False: ``sl.fs`` is unchanged."""
     si = sl.si
     si[_STALE] = 0
     if si[_FSOK] != 0 and _same_ranks(sl, usage):
         si[_FSKIP] += 1
-        return
+        return False
     si[_FSOK] = si[_FLAT]
+    for u in range(sl.fs.shape[0]):
+        sl.fs_old[u] = sl.fs[u]
     _slurm_factors(usage, sl.parent, sl.user_nodes, sl.node_usage, sl.si[_CLASSIC] != 0, sl.fs_parent, sl.use_parent,
                    sl.raw_shares, sl.level_shares, sl.norm_shares, sl.preorder, sl.sf[_DAMP], sl.efctv, sl.node_f,
                    sl.is_user, sl.sibling_shares, sl.level_fs, sl.fs_child_ptr, sl.fs_children, sl.stack_node,
                    sl.stack_tied, sl.sib_order, sl.fs)
+    return True
 
 
 @jit(inline='always')
@@ -260,6 +271,23 @@ def _before(prio, a, b):
 #: ``wq[lo:hi]`` sorted by :func:`_before` (:func:`fairalloc._merge_sort.merge_sort`: a merge of two runs already
 #: in order is skipped, so an order that mostly survived a pass costs about one comparison per run)
 _sort = sorter(_before, "slurm_jobs")
+
+
+@jit(inline='always')
+def _in_order(wq, lo, hi, prio):
+    """Whether ``wq[lo:hi]`` is sorted by :func:`_before` (then sorting it changes nothing)."""
+    for q in range(lo + 1, hi):
+        if _before(prio, wq[q], wq[q - 1]):
+            return False
+    return True
+
+
+@jit(inline='always')
+def _resort(sl, lo, hi):
+    """``wq[lo:hi]`` sorted by the priorities kept; if that moved a job, EASY's ranks no longer hold the order."""
+    if not _in_order(sl.wq, lo, hi, sl.prio):
+        _sort(sl.wq, sl.buf, lo, hi, sl.prio)
+        sl.si[_ESOK] = 0
 
 
 @jit(_nrt=False)
@@ -304,15 +332,14 @@ def _at(sl, j):
 def _refresh(sl):
     """The factors of the last pass (from its usage, kept in ``snap``), if not computed yet; the waiting jobs of
     the users whose factor changed, and those that arrived meanwhile, get their priority (as the event engine
-    has it now) and the order is sorted again. The other jobs keep theirs (their factor is the same: the
-    priority kept differs from the engine's only by the age, which :func:`_settle` bounds)."""
+    has it now) and their place in the order. The other jobs keep theirs (their factor is the same: the
+    priority kept differs from the engine's only by the age, which :func:`_settle` bounds) and their order
+    (sorted by the priorities kept); so only the jobs recomputed move: each arrival alone by binary search, else
+    out, sorted, and merged back."""
     si = sl.si
     changed = False
-    if si[_STALE] != 0:
+    if si[_STALE] != 0 and _factors(sl, sl.snap):
         fs, old = sl.fs, sl.fs_old
-        for u in range(fs.shape[0]):
-            old[u] = fs[u]
-        _factors(sl, sl.snap)
         for u in range(fs.shape[0]):
             if fs[u] != old[u] and sl.ucnt[u] > 0:
                 changed = True
@@ -320,24 +347,75 @@ def _refresh(sl):
     npend = si[_NPEND]
     if not changed and npend == 0:
         return
-    wq, prio, uidx = sl.wq, sl.prio, sl.uidx
-    if changed:
-        fs, old = sl.fs, sl.fs_old
-        for q in range(lo, hi - npend):
-            j = wq[q]
-            u = uidx[j]
-            if fs[u] != old[u]:
-                at = _at(sl, j)
-                prio[j] = _priority(sl, j, at)
-                sl.pat[j] = at
-                si[_REPRIO] += 1
-    for q in range(hi - npend, hi):
-        j = wq[q]
-        at = _at(sl, j)
-        prio[j] = _priority(sl, j, at)
-        sl.pat[j] = at
+    wq, prio, uidx, buf = sl.wq, sl.prio, sl.uidx, sl.buf
     si[_NPEND] = 0
-    _sort(wq, sl.buf, lo, hi, prio)
+    if not changed:                       # the arrivals only: each into its place (binary search), as submit does
+        for q in range(hi - npend, hi):
+            j = wq[q]
+            at = _at(sl, j)
+            prio[j] = _priority(sl, j, at)
+            sl.pat[j] = at
+            a, b = lo, q
+            while a < b:
+                m = (a + b) >> 1
+                if _before(prio, wq[m], j):
+                    a = m + 1
+                else:
+                    b = m
+            if a < q:
+                si[_ESOK] = 0             # EASY's ranks no longer hold the order
+                for r in range(q, a, -1):
+                    wq[r] = wq[r - 1]
+                wq[a] = j
+        return
+    # The jobs whose priority is recomputed (of a user whose factor changed, or arrived meanwhile: ``x``) leave the
+    # order; the others keep theirs and their order (checked: else the whole order is sorted); ``x`` is sorted and
+    # merged back from the end. The order of the priorities kept is total (ties go to the lower position), so this
+    # is the order a sort of the whole gives.
+    si[_ESOK] = 0
+    fs, old = sl.fs, sl.fs_old
+    w = lo
+    nx = 0
+    ok = True
+    for q in range(lo, hi):
+        j = wq[q]
+        u = uidx[j]
+        if q >= hi - npend or fs[u] != old[u]:
+            if q < hi - npend:
+                si[_REPRIO] += 1
+            at = _at(sl, j)
+            prio[j] = _priority(sl, j, at)
+            sl.pat[j] = at
+            buf[lo + nx] = j
+            nx += 1
+        else:
+            if w > lo and _before(prio, j, wq[w - 1]):
+                ok = False
+            wq[w] = j
+            w += 1
+    for q in range(nx):
+        wq[w + q] = buf[lo + q]
+    if not ok:
+        _sort(wq, buf, lo, hi, prio)
+        return
+    _sort(wq, buf, w, hi, prio)
+    for q in range(w, hi):
+        buf[q] = wq[q]
+    i = w - 1
+    x = hi - 1
+    k = hi - 1
+    while x >= w and i >= lo:
+        if _before(prio, buf[x], wq[i]):
+            wq[k] = wq[i]
+            i -= 1
+        else:
+            wq[k] = buf[x]
+            x -= 1
+        k -= 1
+    while x >= w:
+        wq[k] = buf[x]
+        x -= 1
+        k -= 1
 
 
 @jit(_nrt=False)
@@ -352,7 +430,7 @@ def _rank(sl):
         at = _at(sl, j)
         sl.prio[j] = _priority(sl, j, at)
         sl.pat[j] = at
-    _sort(wq, sl.buf, lo, hi, sl.prio)
+    _resort(sl, lo, hi)
     si[_EXACT] = 1
     si[_RANKS] += 1
     si[_WORK] = 0
@@ -479,6 +557,8 @@ def submit(sl, j, now):
             else:
                 b = m
         k = a
+        if k < hi:
+            si[_ESOK] = 0                 # EASY's ranks no longer hold the order (an arrival at the end is pushed)
         for q in range(hi, k, -1):
             wq[q] = wq[q - 1]
     wq[k] = j
@@ -544,8 +624,18 @@ def decide(sl, now, free, es, est, out, resv, backfill, scan, ready):
                 m += 1
                 if f < 0:
                     break
-    E._requeue(wq[lo:m], procs, est, es, resv)
+    new = hi - lo - si[_ESN]
+    if backfill and si[_ESOK] != 0 and es.ist[1] + new <= es.wproc.shape[0]:
+        for q in range(hi - new, hi):     # EASY's ranks hold wq[lo:hi - new]: the arrivals since, at the end
+            j = wq[q]
+            E.push(j, procs[j], est[j], es)
+    else:
+        si[_REQUEUES] += 1
+        E._requeue(wq[lo:m], procs, est, es, resv)
     k, free = E.step(now, free, es, out, resv, backfill, scan, ready)
+    if backfill:
+        si[_ESOK] = 1                     # EASY's ranks: the order less the jobs started (removed below)
+        si[_ESN] = hi - lo - k
     if k == 0:
         return 0, free
     for q in range(k):
