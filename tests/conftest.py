@@ -1,7 +1,7 @@
 """Shared fixtures and settings for the whole test suite.
 
 * Hypothesis profiles: ``ci`` (default: bounded, derandomised, no deadline), ``ci-newest`` (``ci`` with a
-  quarter of its examples: ``.ci/run``'s second leg), ``dev`` (few examples), ``thorough`` (many
+  twelfth of its examples: ``.ci/run``'s second leg), ``dev`` (few examples), ``thorough`` (many
   examples). Pick one with ``HYPOTHESIS_PROFILE=thorough pytest``.
 * ``--runslow`` runs tests marked ``slow``.
 * ``shared_data`` gives the folder of real traces (``$FAIRALLOC_DATA`` or ``../shared/data`` beside
@@ -47,10 +47,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 settings.register_profile("ci", max_examples=60, derandomize=True, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
-# .ci/run's second leg (the newest Python and packages): every property test still runs, on a quarter of
-# ci's cases; what that leg checks is that the same code runs there, the depth of the searches is the
-# first leg's (the same tests at the ci profile)
-settings.register_profile("ci-newest", parent=settings.get_profile("ci"), max_examples=15)
+# .ci/run's second leg (the newest Python and packages): every property test still runs, on a twelfth of
+# ci's cases (5: each strategy and check is drawn and run there); what that leg checks is that the same code
+# runs there, the depth of the searches is the first leg's (the same tests at the ci profile)
+settings.register_profile("ci-newest", parent=settings.get_profile("ci"), max_examples=5)
 settings.register_profile("dev", max_examples=15, deadline=None)
 settings.register_profile("thorough", max_examples=2000, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
