@@ -283,6 +283,28 @@ def _in_order(wq, lo, hi, prio):
 
 
 @jit(inline='always')
+def _place(sl, j, at, lo, q):
+    """Job ``j`` with its priority at ``at`` into ``wq[lo:q + 1]``, whose first ``q - lo`` places hold the order
+    (``wq[q]`` is free or ``j`` itself): binary search for the first place whose job goes after ``j``, the jobs from
+    there shifted one place on. If ``j`` did not land at the end, EASY's ranks no longer hold the order."""
+    wq, prio = sl.wq, sl.prio
+    prio[j] = _priority(sl, j, at)
+    sl.pat[j] = at
+    a, b = lo, q
+    while a < b:
+        m = (a + b) >> 1
+        if _before(prio, wq[m], j):
+            a = m + 1
+        else:
+            b = m
+    if a < q:
+        sl.si[_ESOK] = 0
+    for r in range(q, a, -1):
+        wq[r] = wq[r - 1]
+    wq[a] = j
+
+
+@jit(inline='always')
 def _resort(sl, lo, hi):
     """``wq[lo:hi]`` sorted by the priorities kept; if that moved a job, EASY's ranks no longer hold the order."""
     if not _in_order(sl.wq, lo, hi, sl.prio):
@@ -352,21 +374,7 @@ def _refresh(sl):
     if not changed:                       # the arrivals only: each into its place (binary search), as submit does
         for q in range(hi - npend, hi):
             j = wq[q]
-            at = _at(sl, j)
-            prio[j] = _priority(sl, j, at)
-            sl.pat[j] = at
-            a, b = lo, q
-            while a < b:
-                m = (a + b) >> 1
-                if _before(prio, wq[m], j):
-                    a = m + 1
-                else:
-                    b = m
-            if a < q:
-                si[_ESOK] = 0             # EASY's ranks no longer hold the order
-                for r in range(q, a, -1):
-                    wq[r] = wq[r - 1]
-                wq[a] = j
+            _place(sl, j, _at(sl, j), lo, q)
         return
     # The jobs whose priority is recomputed (of a user whose factor changed, or arrived meanwhile: ``x``) leave the
     # order; the others keep theirs and their order (checked: else the whole order is sorted); ``x`` is sorted and
@@ -535,7 +543,7 @@ def submit(sl, j, now):
         return
     catch_up(sl, now)
     si = sl.si
-    wq, prio = sl.wq, sl.prio
+    wq = sl.wq
     lo, hi = si[_LO], si[_HI]
     if hi == wq.shape[0]:                 # room at the end: move the order to the front
         for q in range(lo, hi):
@@ -543,25 +551,11 @@ def submit(sl, j, now):
         hi -= lo
         lo = 0
         si[_LO] = 0
-    k = hi
     if si[_STALE] != 0 or si[_NPEND] != 0:
         si[_NPEND] += 1                   # the factors are not computed yet: placed at the next refresh
-    else:                                 # binary search: the first place whose job goes after j
-        prio[j] = _priority(sl, j, now)
-        sl.pat[j] = now
-        a, b = lo, hi
-        while a < b:
-            m = (a + b) >> 1
-            if _before(prio, wq[m], j):
-                a = m + 1
-            else:
-                b = m
-        k = a
-        if k < hi:
-            si[_ESOK] = 0                 # EASY's ranks no longer hold the order (an arrival at the end is pushed)
-        for q in range(hi, k, -1):
-            wq[q] = wq[q - 1]
-    wq[k] = j
+        wq[hi] = j
+    else:                                 # into its place (an arrival at the end keeps EASY's ranks)
+        _place(sl, j, now, lo, hi)
     sl.slot[j] = -1                       # waiting
     si[_HI] = hi + 1
     si[_NQ] += 1
